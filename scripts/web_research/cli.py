@@ -1,0 +1,87 @@
+"""Command-line entry point: `web-research <subcommand>`.
+
+This module only builds the argument parser and dispatches; each subcommand's
+work lives in its own module, imported lazily so that `--help` and the hooks'
+fast path stay cheap. Tests extract the command lines written in the prompts
+and run them through `build_parser()`, so a prompt that names a wrong
+subcommand or flag fails the suite.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Sequence
+
+# Exit codes shared by every subcommand.
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1  # verify: an error-severity check failed
+EXIT_USAGE = 2  # invalid input / cannot run
+EXIT_PRIOR_RUN = 3  # start: prior run present and refresh is off
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="web-research",
+        description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("slug", help="print the slug of a question")
+    p.add_argument("--date", metavar="YYYY-MM-DD", help="prefix the slug with this date")
+    p.add_argument("question", help="the research question")
+
+    p = sub.add_parser("start", help="open a run folder (re-run protection, archiving)")
+    p.add_argument("--question", help="the research question, verbatim")
+    p.add_argument("--output-dir", help="run folder to use instead of the default")
+    p.add_argument("--auto-proceed", action="store_true", help="skip the plan review gate")
+    p.add_argument("--refresh", action="store_true", help="archive a prior run in the folder first")
+    p.add_argument("--args", dest="raw_args", metavar="TEXT",
+                   help="the raw argument text the skill received (YAML mapping or question)")
+    p.add_argument("--args-file", metavar="PATH",
+                   help="read the raw argument text from PATH ('-' for standard input)")
+
+    p = sub.add_parser("briefs", help="render one brief per subtopic of DIR/plan.md")
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+
+    p = sub.add_parser("verify", help="run the verification checklist on a run folder")
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
+
+    p = sub.add_parser("status", help="print a table of a run's subtopics and report")
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+
+    p = sub.add_parser("fetch", help="snapshot a page's main text under DIR/sources/")
+    p.add_argument("url", metavar="URL")
+    p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
+    p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
+    p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
+    p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
+    return parser
+
+
+def _handler(command: str) -> Callable[[argparse.Namespace], int]:
+    """Import the module that implements `command` only when it runs."""
+    if command == "slug":
+        from .commands import slug_cmd as mod
+    elif command == "start":
+        from .commands import start_cmd as mod
+    elif command == "briefs":
+        from .commands import briefs_cmd as mod
+    elif command == "verify":
+        from .commands import verify_cmd as mod
+    elif command == "status":
+        from .commands import status_cmd as mod
+    elif command == "fetch":
+        from .commands import fetch_cmd as mod
+    else:  # pragma: no cover - argparse rejects unknown commands first
+        raise SystemExit(EXIT_USAGE)
+    return mod.run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return _handler(args.command)(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Thin command-line adapters, one module per subcommand (each exposes run(args) -> int)."""

@@ -1,0 +1,91 @@
+"""The shared vocabulary of a research run: one place for every rule that both
+the prompts (skill, agent, reference files) and the code depend on.
+
+Tests read the Markdown prompts and check that they agree with these values,
+so a change here that is not mirrored in the prompts fails the suite.
+Nothing in this module imports anything heavy: hooks import it on their fast path.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+# --- Files inside a run folder -------------------------------------------
+PLAN_FILE = "plan.md"
+REPORT_FILE = "report.md"
+FINDINGS_DIR = "findings"
+BRIEFS_DIR = "briefs"
+SOURCES_DIR = "sources"  # page snapshots (web-research fetch)
+ARCHIVE_PREFIX = ".archive-"
+# Files whose presence means "a prior run lives here" (re-run protection).
+PRIOR_RUN_MARKERS = (PLAN_FILE, REPORT_FILE)
+
+# --- Default output location ---------------------------------------------
+DEFAULT_ROOT = Path(".beagle") / "research"
+ROOT_ENV_VAR = "WEB_RESEARCH_ROOT"
+SLUG_MAX_LEN = 60
+SLUG_FALLBACK = "research"
+
+# --- plan.md ---------------------------------------------------------------
+PLAN_SECTION_QUESTION = "Research question"
+PLAN_SECTION_SUBTOPICS = "Subtopics"
+PLAN_SECTION_SYNTHESIS = "Synthesis approach"
+PLAN_SECTION_BUDGET = "Budget"
+PLAN_SECTIONS = (
+    PLAN_SECTION_QUESTION,
+    PLAN_SECTION_SUBTOPICS,
+    PLAN_SECTION_SYNTHESIS,
+    PLAN_SECTION_BUDGET,
+)
+PLAN_BUDGET_LINE = "Searches per subagent"
+DEFAULT_SEARCH_BUDGET = 5
+MIN_SUBTOPICS = 1
+MAX_SUBTOPICS = 5
+MAX_PARALLEL_RESEARCHERS = 3
+
+# --- Findings files --------------------------------------------------------
+STATUS_OK = "ok"
+STATUS_EMPTY = "empty"
+STATUS_FAILED = "failed"
+STATUSES = (STATUS_OK, STATUS_EMPTY, STATUS_FAILED)
+FINDINGS_FIELDS = ("status", "subtopic", "brief_hash", "started_at", "finished_at", "reason")
+FINDINGS_SOURCES_HEADING = "Sources"
+BRIEF_HASH_PREFIX = "sha256:"
+
+# --- report.md -------------------------------------------------------------
+REPORT_TITLE_PREFIX = "# Research: "
+REPORT_SECTIONS = ("TL;DR", "Findings", "Gaps & Limitations", "Sources")
+TLDR_MIN_BULLETS = 3
+TLDR_MAX_BULLETS = 5
+
+# --- Citations (report and findings) --------------------------------------
+# Label as written in Markdown -> field name in citation.schema.json.
+CITATION_LABELS = {
+    "Title": "title",
+    "URL": "url",
+    "Excerpt": "excerpt",
+    "Retrieved": "retrieved_at",
+    "Source type": "source_type",
+}
+CITATION_REQUIRED = ("title", "url", "excerpt")
+SOURCE_TYPES = ("official-docs", "vendor", "blog", "forum", "news", "other")
+
+# --- Plugin names ----------------------------------------------------------
+PLUGIN_NAME = "web-research"
+SKILL_NAME = "web-research"
+RESEARCHER_AGENT = "researcher"
+RESEARCHER_SUBAGENT_TYPE = f"{PLUGIN_NAME}:{RESEARCHER_AGENT}"
+
+# --- Companion contract ----------------------------------------------------
+ERROR_WEB_TOOLS_UNAVAILABLE = "web-tools-unavailable"
+ERROR_PRIOR_RUN_PRESENT = "prior-run-present"
+ERROR_INVALID_INPUT = "invalid-input"
+
+# --- Locations of the files the code shares with the prompts --------------
+PACKAGE_DIR = Path(__file__).resolve().parent
+SCHEMAS_DIR = PACKAGE_DIR / "schemas"
+PLUGIN_ROOT = PACKAGE_DIR.parent.parent
+SKILL_DIR = PLUGIN_ROOT / "skills" / SKILL_NAME
+REFERENCES_DIR = SKILL_DIR / "references"
+BRIEF_TEMPLATE = REFERENCES_DIR / "subagent-brief.md"
+REPORT_TEMPLATE = REFERENCES_DIR / "report-template.md"
+CITATION_SCHEMA_DOC = REFERENCES_DIR / "citation-schema.md"
