@@ -1,0 +1,184 @@
+"""What `web-research start` was asked to do, from flags or from raw skill arguments.
+
+The skill hands over its raw argument text untouched (a quoted heredoc), so the
+decision "is this the companion contract or a bare question?" is made here,
+mechanically, and the result is validated against
+`schemas/start-input.schema.json` (the contract's single source of truth).
+
+Raw text is the contract only when it parses as a YAML mapping holding at least
+one contract key; anything else is the question itself, optionally preceded by
+`--auto`, `--refresh` and `--out DIR` (`--` ends the options). So a question
+such as `Kubernetes: how do pods schedule?` stays a question even though YAML
+would read it as a mapping.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Mapping
+
+from .formats import SCHEMAS_DIR
+
+SCHEMA_FILE = SCHEMAS_DIR / "start-input.schema.json"
+QUESTION_KEY = "research_question"
+FLAG_AUTO = "--auto"
+FLAG_REFRESH = "--refresh"
+FLAG_OUT = "--out"
+END_OF_OPTIONS = "--"
+
+
+class InputError(ValueError):
+    """Invalid start input; the message names the field and what was expected."""
+
+
+@dataclass(frozen=True)
+class StartInput:
+    question: str
+    output_dir: str | None = None
+    auto_proceed: bool = False
+    refresh: bool = False
+
+
+@lru_cache(maxsize=1)
+def load_schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+
+
+def contract_keys() -> tuple[str, ...]:
+    """The companion-contract keys, in schema order."""
+    return tuple(load_schema()["properties"])
+
+
+# --- the raw argument text ---------------------------------------------------
+
+def _yaml_mapping(text: str) -> dict[Any, Any] | None:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _take_token(text: str, option: str) -> tuple[str, str]:
+    """Split off the first token of `text` (a quoted one may hold spaces)."""
+    if text[:1] in ("'", '"'):
+        end = text.find(text[0], 1)
+        if end == -1:
+            raise InputError(f"arguments: the value of {option} opens a {text[0]} quote that is never closed")
+        return text[1:end], text[end + 1:]
+    parts = text.split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0], parts[1] if len(parts) > 1 else ""
+
+
+_OPTION = re.compile(r"--[^\s=]*")
+
+
+def _flagged_question(text: str) -> dict[str, Any]:
+    """Parse `[--auto] [--refresh] [--out DIR|--out=DIR] [--] question`."""
+    result: dict[str, Any] = {}
+    rest = text.strip()
+    while rest.startswith("--"):
+        name = _OPTION.match(rest).group(0)  # type: ignore[union-attr]
+        after = rest[len(name):]
+        if name == END_OF_OPTIONS and not after[:1] == "=":
+            rest = after
+            break
+        if name in (FLAG_AUTO, FLAG_REFRESH) and not after[:1] == "=":
+            result["auto_proceed" if name == FLAG_AUTO else "refresh"] = True
+            rest = after.lstrip()
+            continue
+        if name != FLAG_OUT:
+            raise InputError(
+                f"arguments: unknown option '{rest.split(None, 1)[0]}'; expected {FLAG_AUTO}, {FLAG_REFRESH} or "
+                f"{FLAG_OUT} DIR before the question (put '{END_OF_OPTIONS}' before a question that starts with '--')"
+            )
+        if "output_dir" in result:
+            raise InputError(f"arguments: {FLAG_OUT} given twice; expected one run folder")
+        value, rest = _take_token(after[1:] if after[:1] == "=" else after.lstrip(), FLAG_OUT)
+        if not value.strip():
+            raise InputError(f"arguments: {FLAG_OUT} needs a folder; expected {FLAG_OUT} DIR before the question")
+        result["output_dir"] = value
+        rest = rest.lstrip()
+    result[QUESTION_KEY] = rest.strip()
+    return result
+
+
+def mapping_from_raw(text: str) -> dict[Any, Any]:
+    """The unvalidated contract mapping that raw skill arguments stand for."""
+    mapping = _yaml_mapping(text)
+    keys = contract_keys()
+    if mapping is not None and any(isinstance(key, str) and key in keys for key in mapping):
+        return mapping
+    return _flagged_question(text)
+
+
+# --- validation -----------------------------------------------------------
+
+def _describe(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def _error_detail(error: Any, mapping: Mapping[Any, Any], schema: dict[str, Any]) -> str:
+    properties: dict[str, Any] = schema["properties"]
+    if error.validator == "required":
+        missing = next(key for key in schema["required"] if key not in mapping)
+        return f"{missing}: missing; expected {properties[missing]['description']}"
+    if error.validator == "additionalProperties":
+        unknown = sorted(str(key) for key in mapping if key not in properties)
+        allowed = ", ".join(properties)
+        return f"unknown key {', '.join(repr(k) for k in unknown)}; expected only {allowed}"
+    field = str(error.absolute_path[0]) if error.absolute_path else "input"
+    expected = properties.get(field, {}).get("description", error.message)
+    got = _describe(error.instance)
+    return f"{field}: got {got}; expected {expected}"
+
+
+def validate(mapping: Mapping[Any, Any]) -> StartInput:
+    """Check a contract mapping against the schema and return the typed input."""
+    from jsonschema import Draft202012Validator
+
+    schema = load_schema()
+    plain = {str(key) if not isinstance(key, str) else key: value for key, value in mapping.items()}
+    errors = sorted(
+        Draft202012Validator(schema).iter_errors(plain),
+        key=lambda e: (e.validator not in ("additionalProperties", "required"), list(map(str, e.absolute_path))),
+    )
+    if errors:
+        raise InputError(_error_detail(errors[0], plain, schema))
+    return StartInput(
+        question=plain[QUESTION_KEY].strip(),
+        output_dir=plain.get("output_dir"),
+        auto_proceed=bool(plain.get("auto_proceed", False)),
+        refresh=bool(plain.get("refresh", False)),
+    )
+
+
+def from_raw(text: str) -> StartInput:
+    """Raw skill arguments -> validated input."""
+    return validate(mapping_from_raw(text))
+
+
+def from_flags(
+    question: str | None, output_dir: str | None, auto_proceed: bool, refresh: bool
+) -> StartInput:
+    """Command-line flags -> validated input (same schema as the raw route)."""
+    mapping: dict[str, Any] = {}
+    if question is not None:
+        mapping[QUESTION_KEY] = question
+    if output_dir is not None:
+        mapping["output_dir"] = output_dir
+    if auto_proceed:
+        mapping["auto_proceed"] = True
+    if refresh:
+        mapping["refresh"] = True
+    return validate(mapping)
