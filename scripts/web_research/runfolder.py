@@ -66,6 +66,14 @@ def entries_to_archive(directory: Path) -> list[str]:
         return sorted(entry.name for entry in entries if not is_archive(entry))
 
 
+class ArchiveError(OSError):
+    """Archiving stopped part-way; every entry is either in place or in `archive`."""
+
+    def __init__(self, archive: Path, cause: OSError) -> None:
+        super().__init__(cause.errno, f"{cause.strerror or cause} (entries already moved are in {archive})")
+        self.archive = archive
+
+
 def _claim_archive_dir(directory: Path, now: datetime.datetime) -> Path:
     """Create a fresh `.archive-<stamp>[-N]` folder; mkdir is the atomic claim on the name."""
     stamp = now.astimezone(datetime.timezone.utc).strftime(ARCHIVE_TIME_FORMAT)
@@ -91,5 +99,8 @@ def archive_prior_run(directory: Path, now: datetime.datetime) -> Path:
     names = entries_to_archive(directory)
     archive = _claim_archive_dir(directory, now)
     for name in names:
-        os.rename(Path(directory) / name, archive / name)
+        try:
+            os.rename(Path(directory) / name, archive / name)
+        except OSError as error:
+            raise ArchiveError(archive, error) from error
     return archive

@@ -1,0 +1,160 @@
+"""Render one researcher brief per subtopic of plan.md, and hash it.
+
+The template lives in `skills/web-research/references/subagent-brief.md` (the
+single fenced ```text block), shared with the prompts. Rendering is a pure
+function of the plan and the run folder, with no timestamps, so an unchanged
+plan gives byte-identical briefs and the same hashes.
+
+Hashing: `brief_hash` is `sha256:` + the hex digest of the brief file's exact
+bytes. The researcher cannot read its own hash from inside the text it
+hashes, so the Agent prompt is the brief text followed by one last line
+`Brief hash: <brief_hash>` (`compose_agent_prompt`); hooks recover and check
+both halves with `split_agent_prompt`.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .formats import (
+    BRIEF_HASH_PREFIX,
+    BRIEF_TEMPLATE,
+    BRIEFS_DIR,
+    FINDINGS_DIR,
+    MAX_PARALLEL_RESEARCHERS,
+    PLAN_FILE,
+    PLUGIN_ROOT,
+)
+from .fsutil import atomic_write_text, is_within
+from .plan import Plan, Subtopic, load_plan
+
+# The fields the renderer fills; the template must use exactly these.
+PLACEHOLDERS = (
+    "subtopic", "question", "establish", "budget",
+    "findings_path", "run_dir", "command", "max_parallel",
+)
+PLACEHOLDER_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+TEMPLATE_FENCE_OPEN = "```text"
+TEMPLATE_FENCE_CLOSE = "```"
+COMMAND_PATH = PLUGIN_ROOT / "scripts" / "web-research"
+AGENT_PROMPT_HASH_LABEL = "Brief hash: "
+_HASH_LINE = re.compile(r"^" + re.escape(AGENT_PROMPT_HASH_LABEL) + r"(" + re.escape(BRIEF_HASH_PREFIX) + r"[0-9a-f]{64})$")
+
+
+class TemplateError(ValueError):
+    """The brief template file is malformed (a packaging bug, not user input)."""
+
+
+@dataclass(frozen=True)
+class BriefInfo:
+    subtopic: str
+    slug: str
+    brief_path: str
+    brief_hash: str
+    findings_path: str
+
+    def to_json(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def extract_template(markdown: str, path: Path | str = BRIEF_TEMPLATE) -> str:
+    """The text inside the one ```text block of the reference file, ending with a newline."""
+    lines = markdown.replace("\r\n", "\n").split("\n")
+    opens = [i for i, line in enumerate(lines) if line.rstrip() == TEMPLATE_FENCE_OPEN]
+    if len(opens) != 1:
+        raise TemplateError(f"{path}: expected exactly one '{TEMPLATE_FENCE_OPEN}' block, found {len(opens)}")
+    start = opens[0] + 1
+    for end in range(start, len(lines)):
+        if lines[end].rstrip() == TEMPLATE_FENCE_CLOSE:
+            return "\n".join(lines[start:end]) + "\n"
+    raise TemplateError(f"{path}:{opens[0] + 1}: the '{TEMPLATE_FENCE_OPEN}' block is never closed")
+
+
+def load_template(path: Path = BRIEF_TEMPLATE) -> str:
+    return extract_template(Path(path).read_text(encoding="utf-8"), path)
+
+
+def template_placeholders(template: str) -> set[str]:
+    return {match.group(1) for match in PLACEHOLDER_PATTERN.finditer(template)}
+
+
+def findings_path(run_dir: Path, subtopic: Subtopic) -> Path:
+    return Path(run_dir) / FINDINGS_DIR / f"{subtopic.slug}.md"
+
+
+def brief_path(run_dir: Path, subtopic: Subtopic) -> Path:
+    return Path(run_dir) / BRIEFS_DIR / f"{subtopic.slug}.md"
+
+
+def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str]:
+    return {
+        "subtopic": subtopic.name,
+        "question": plan.question,
+        "establish": "\n".join(f"- {item}" for item in subtopic.establish),
+        "budget": str(plan.budget),
+        "findings_path": str(findings_path(run_dir, subtopic)),
+        "run_dir": str(run_dir),
+        "command": str(COMMAND_PATH),
+        "max_parallel": str(MAX_PARALLEL_RESEARCHERS),
+    }
+
+
+def render_brief(plan: Plan, subtopic: Subtopic, run_dir: Path, template: str | None = None) -> str:
+    """Fill the template in one pass (values are never re-scanned for placeholders)."""
+    text = load_template() if template is None else template
+    values = brief_values(plan, subtopic, Path(run_dir))
+    unknown = template_placeholders(text) - set(values)
+    if unknown:
+        raise TemplateError(f"unknown placeholder(s) in the brief template: {', '.join(sorted(unknown))}")
+    return PLACEHOLDER_PATTERN.sub(lambda match: values[match.group(1)], text)
+
+
+def brief_hash(data: bytes) -> str:
+    """`sha256:<hex>` of exactly these bytes."""
+    return BRIEF_HASH_PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def compose_agent_prompt(brief_text: str, hash_value: str) -> str:
+    """The Agent prompt for a brief: its text, a blank line, then `Brief hash: <hash>`."""
+    return f"{brief_text.rstrip()}\n\n{AGENT_PROMPT_HASH_LABEL}{hash_value}\n"
+
+
+def split_agent_prompt(prompt: str) -> tuple[str, str | None]:
+    """Undo `compose_agent_prompt`: (brief text ending in one newline, stated hash or None).
+
+    Tolerates surrounding whitespace that a model may add or drop; hash the
+    returned text's UTF-8 bytes and compare with the stated hash and with the
+    files under briefs/.
+    """
+    body = prompt.replace("\r\n", "\n").rstrip()
+    head, _, last = body.rpartition("\n")
+    match = _HASH_LINE.match(last.strip())
+    if not match:
+        return body + "\n", None
+    return head.rstrip() + "\n", match.group(1)
+
+
+def write_briefs(run_dir: Path) -> list[BriefInfo]:
+    """Render, write (atomically; untouched when unchanged) and hash every brief of the plan."""
+    run_dir = Path(os.path.abspath(run_dir))  # same spelling as `start` printed (symlinks kept)
+    plan = load_plan(run_dir / PLAN_FILE)
+    template = load_template()
+    infos: list[BriefInfo] = []
+    for subtopic in plan.subtopics:
+        target = brief_path(run_dir, subtopic)
+        if not is_within(target, run_dir / BRIEFS_DIR):  # slugs cannot hold '/' or '.'; belt and braces
+            raise ValueError(f"brief path escapes the run folder: {target}")
+        data = render_brief(plan, subtopic, run_dir, template).encode("utf-8")
+        if not (target.is_file() and target.read_bytes() == data):
+            atomic_write_text(target, data.decode("utf-8"))
+        infos.append(BriefInfo(
+            subtopic=subtopic.name,
+            slug=subtopic.slug,
+            brief_path=str(target),
+            brief_hash=brief_hash(data),
+            findings_path=str(findings_path(run_dir, subtopic)),
+        ))
+    return infos

@@ -1,0 +1,25 @@
+"""`web-research briefs DIR`: write briefs/<slug>.md for every subtopic and print them as JSON."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..cli import EXIT_OK, EXIT_USAGE
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..briefs import write_briefs
+    from ..plan import PlanError
+
+    try:
+        infos = write_briefs(args.dir)
+    except PlanError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as error:
+        print(f"error: {args.dir}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    text = json.dumps([info.to_json() for info in infos], ensure_ascii=False, indent=2)
+    sys.stdout.buffer.write((text + "\n").encode("utf-8"))
+    return EXIT_OK

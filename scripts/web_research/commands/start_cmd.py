@@ -1,0 +1,111 @@
+"""`web-research start`: validate the input and open the run folder, or refuse.
+
+Prints one JSON object on stdout either way, so the skill and the hooks read
+the outcome mechanically: success (exit 0), `invalid-input` (exit 2) or
+`prior-run-present` (exit 3, nothing written).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..cli import EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+from ..formats import (
+    ERROR_INVALID_INPUT,
+    ERROR_PRIOR_RUN_PRESENT,
+    FINDINGS_DIR,
+    PLAN_FILE,
+    REPORT_FILE,
+)
+from ..inputs import InputError, StartInput, from_flags, from_raw
+
+STDIN_MARK = "-"
+
+
+def _emit(payload: dict[str, Any]) -> None:
+    # UTF-8 whatever the locale: the question may hold any character.
+    sys.stdout.buffer.write((json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8"))
+    sys.stdout.flush()
+
+
+def _fail(code: str, detail: str, exit_code: int) -> int:
+    _emit({"error": code, "detail": detail})
+    return exit_code
+
+
+def _raw_text(args: argparse.Namespace) -> str | None:
+    if args.raw_args is not None and args.args_file is not None:
+        raise InputError("arguments: both --args and --args-file given; expected only one")
+    if args.raw_args is not None:
+        return args.raw_args
+    if args.args_file is None:
+        return None
+    try:
+        data = sys.stdin.buffer.read() if args.args_file == STDIN_MARK else Path(args.args_file).read_bytes()
+    except OSError as error:
+        raise InputError(f"--args-file: cannot read {args.args_file}: {error.strerror or error}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(f"--args-file: {args.args_file} is not UTF-8 text") from None
+
+
+def read_input(args: argparse.Namespace) -> StartInput:
+    raw = _raw_text(args)
+    if raw is None:
+        return from_flags(args.question, args.output_dir, args.auto_proceed, args.refresh)
+    if args.question is not None or args.output_dir is not None or args.auto_proceed or args.refresh:
+        raise InputError(
+            "arguments: --args/--args-file cannot be combined with --question, --output-dir, "
+            "--auto-proceed or --refresh; expected one way of giving the input"
+        )
+    return from_raw(raw)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..runfolder import archive_prior_run, entries_to_archive, has_prior_run, resolve_output_dir
+
+    try:
+        request = read_input(args)
+    except InputError as error:
+        return _fail(ERROR_INVALID_INPUT, str(error), EXIT_USAGE)
+
+    try:
+        cwd = Path(os.getcwd())
+    except OSError as error:
+        return _fail(ERROR_INVALID_INPUT, f"current directory is not readable: {error}", EXIT_USAGE)
+    run_dir = resolve_output_dir(request.question, request.output_dir, cwd, datetime.date.today(), os.environ)
+
+    if os.path.lexists(run_dir) and not run_dir.is_dir():
+        return _fail(ERROR_INVALID_INPUT, f"output_dir: {run_dir} exists and is not a folder; expected a folder or a new path", EXIT_USAGE)
+    if has_prior_run(run_dir) and not request.refresh:
+        return _fail(
+            ERROR_PRIOR_RUN_PRESENT,
+            f"{run_dir} already contains {PLAN_FILE} or {REPORT_FILE} from a prior run. "
+            "Pass refresh: true to archive it and start over, or choose a different output_dir.",
+            EXIT_PRIOR_RUN,
+        )
+
+    archived: Path | None = None
+    try:
+        if request.refresh and entries_to_archive(run_dir):
+            archived = archive_prior_run(run_dir, datetime.datetime.now(datetime.timezone.utc))
+        (run_dir / FINDINGS_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return _fail(ERROR_INVALID_INPUT, f"output_dir: cannot prepare {run_dir}: {error.strerror or error}", EXIT_USAGE)
+
+    _emit({
+        "output_dir": str(run_dir),
+        "plan": str(run_dir / PLAN_FILE),
+        "findings_dir": f"{run_dir / FINDINGS_DIR}{os.sep}",
+        "report": str(run_dir / REPORT_FILE),
+        "auto_proceed": request.auto_proceed,
+        "research_question": request.question,
+        "archived_to": str(archived) if archived else None,
+    })
+    return EXIT_OK
