@@ -1,0 +1,269 @@
+"""The verification checklist of a run folder: `run_checklist(run_dir) -> list[Check]`.
+
+It reads the folder and writes nothing, so `web-research verify`, `status`
+and the hooks can all run it at any moment. The rules live in small per-file
+modules (`citations`, `findings`, `report`); this module only walks the folder,
+parses each file once and collects their checks in a stable order.
+
+Each check has a stable id (hooks and people match on these). `<slug>` is a
+subtopic slug from plan.md; severities are errors unless marked (warning).
+
+    plan.exists                           plan.md exists
+    plan.parses                           plan.md parses (question, 1-5 subtopics, budget)
+    findings.<slug>.exists                findings/<slug>.md exists for each subtopic
+    findings.<slug>.frontmatter           frontmatter present, YAML mapping, fields valid
+                                          (subtopic, brief_hash, started_at, finished_at)
+    findings.<slug>.frontmatter.extra     (warning) fields the schema does not know
+    findings.<slug>.status                status is ok, empty or failed
+    findings.<slug>.reason                reason given for empty/failed, absent for ok
+    findings.<slug>.subtopic              frontmatter subtopic equals the plan's name
+    findings.<slug>.brief_hash            brief_hash equals the hash of briefs/<slug>.md
+                                          (only when that brief exists)
+    findings.<slug>.sources               one "## Sources" heading when the file cites anything
+    findings.<slug>.citations.<rule>      the citation rules below, on the file's own citations
+    findings.<slug>.citations.none        (warning) status ok but nothing cited
+    findings.unexpected                   (warning) files in findings/ no subtopic expects
+    report.exists                         report.md exists
+    report.title                          first line is "# Research: <question verbatim>"
+    report.sections.missing               each of TL;DR, Findings, Gaps & Limitations, Sources
+                                          appears as a "##" heading
+    report.sections.duplicate             ... and only once
+    report.sections.order                 ... in that order
+    report.sections.extra                 (warning) other "##" headings
+    report.tldr.bullets                   TL;DR has 3 to 5 top-level bullets
+    report.gaps.nonempty                  Gaps & Limitations has content
+    report.gaps.names.<slug>              Gaps names each failed, empty or missing subtopic
+    report.findings.uncited               (warning) Findings paragraphs without a footnote
+    report.citations.<rule>               the citation rules below, on report.md
+    report.citations.none                 (warning) the report cites nothing
+
+Citation rules (`citations.citation_checks`): `undefined` (a [^n] without an
+entry), `orphan` (an entry never used), `duplicate` (two entries, one number),
+`numbering` (numbers used run 1..n, entries ascending), `placement` (entries
+inside the Sources section), `required` (title, absolute http(s) URL, quoted
+excerpt), `optional` (Retrieved date, Source type, no unknown labels).
+
+A check that cannot apply (its file is missing, or the part it inspects is
+already reported broken) is left out rather than failed, so that one defect
+fails one check. When plan.md is unusable, the files found in findings/ are
+still checked on their own (ids use the file name's stem as `<slug>`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, NamedTuple, Sequence
+
+if TYPE_CHECKING:  # imported lazily at run time: see run_checklist
+    from .citations import Citation
+    from .findings import Findings
+    from .report import Report
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one rule. `message` says what was checked when it passes
+    and what is wrong (and what was expected) when it fails."""
+
+    id: str
+    ok: bool
+    severity: Severity
+    message: str
+    path: str | None = None
+    line: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "ok": self.ok, "severity": self.severity,
+                "message": self.message, "path": self.path, "line": self.line}
+
+
+class Problem(NamedTuple):
+    """A defect found by a parser or validator, before it becomes a check."""
+
+    line: int | None
+    message: str
+
+
+class Cited(NamedTuple):
+    """A citation entry and the file it appears in (input of extra check groups)."""
+
+    path: Path
+    citation: "Citation"
+
+
+@dataclass
+class ParsedRun:
+    """Everything the checklist parsed, handed to extra check groups so they
+    need not read the files again."""
+
+    run_dir: Path
+    plan: Any = None  # plan.Plan, or None when missing or unparseable
+    findings: dict[str, "Findings"] = field(default_factory=dict)  # by slug
+    report: "Report | None" = None
+    report_path: Path | None = None
+
+    @property
+    def cited(self) -> list[Cited]:
+        """Every citation entry of the report and of each findings file."""
+        out: list[Cited] = []
+        if self.report is not None and self.report_path is not None:
+            out.extend(Cited(self.report_path, c) for c in self.report.citations)
+        for found in self.findings.values():
+            out.extend(Cited(found.path, c) for c in found.citations)
+        return out
+
+
+CheckGroup = Callable[[Path, ParsedRun], "list[Check]"]
+
+# ---- Extension point ------------------------------------------------------
+# Optional extra check groups, run after the built-in ones, in order. Each is
+# called as group(run_dir, parsed_run) and returns a list of Check. Keep
+# imports inside the callables so verify stays fast to start.
+# Page-snapshot integrity joins here, e.g.:
+#     def _integrity(run_dir, parsed):
+#         from .integrity import citation_integrity_checks
+#         return citation_integrity_checks(run_dir, parsed.cited)
+EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = ()
+# ---------------------------------------------------------------------------
+
+
+def passed(checks: Iterable[Check]) -> bool:
+    """True when no error-severity check failed (failed warnings are allowed)."""
+    return not any(not c.ok and c.severity == "error" for c in checks)
+
+
+def ok(check_id: str, message: str, path: Path | str | None = None, severity: Severity = "error") -> Check:
+    return Check(check_id, True, severity, message, str(path) if path is not None else None, None)
+
+
+def fail(check_id: str, message: str, path: Path | str | None = None, line: int | None = None,
+         severity: Severity = "error") -> Check:
+    return Check(check_id, False, severity, message, str(path) if path is not None else None, line)
+
+
+def _read(path: Path) -> tuple[str | None, str | None]:
+    """The file's text, or an explanation of why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or exc}"
+
+
+def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
+    from . import formats
+
+    path = run_dir / formats.PLAN_FILE
+    if not path.is_file():
+        return [fail("plan.exists", f"{formats.PLAN_FILE} is missing; expected the research plan here", path)]
+    checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
+    text, error = _read(path)
+    if text is None:
+        return checks + [fail("plan.parses", f"{formats.PLAN_FILE}: {error}", path)]
+    from .plan import PlanError, parse_plan
+
+    try:
+        parsed.plan = parse_plan(text, path)
+    except PlanError as exc:
+        line = getattr(exc, "line", None)
+        message = getattr(exc, "message", None) or str(exc)
+        return checks + [fail("plan.parses", str(message), path, line if isinstance(line, int) else None)]
+    plan = parsed.plan
+    return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path)]
+
+
+def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
+    from . import formats
+    from .findings import findings_checks, load_findings
+
+    findings_dir = run_dir / formats.FINDINGS_DIR
+    briefs_dir = run_dir / formats.BRIEFS_DIR
+    on_disk = sorted(findings_dir.glob("*.md")) if findings_dir.is_dir() else []
+    checks: list[Check] = []
+    if parsed.plan is not None:
+        expected = [(s.slug, s) for s in parsed.plan.subtopics]
+    else:
+        expected = [(p.stem, None) for p in on_disk]
+    expected_slugs = {slug for slug, _ in expected}
+    for slug, subtopic in expected:
+        path = findings_dir / f"{slug}.md"
+        check_id = f"findings.{slug}.exists"
+        if not path.is_file():
+            what = f' for subtopic "{subtopic.name}"' if subtopic is not None else ""
+            checks.append(fail(check_id, f"findings/{slug}.md is missing{what}; every subtopic needs a "
+                                         "findings file, even a failed one", path))
+            continue
+        text, error = _read(path)
+        if text is None:
+            checks.append(fail(check_id, f"findings/{slug}.md: {error}", path))
+            continue
+        checks.append(ok(check_id, f"findings/{slug}.md exists", path))
+        found = load_findings(path, text)
+        parsed.findings[slug] = found
+        brief_path = briefs_dir / f"{slug}.md"
+        brief = None
+        if brief_path.is_file():
+            try:
+                brief = brief_path.read_bytes()
+            except OSError:
+                brief = None
+        checks.extend(findings_checks(slug, subtopic.name if subtopic is not None else None,
+                                      found, brief, brief_path))
+    unexpected = [p for p in on_disk if p.stem not in expected_slugs]
+    if parsed.plan is not None:
+        if unexpected:
+            names = ", ".join(f"findings/{p.name}" for p in unexpected)
+            checks.append(fail("findings.unexpected", f"{names}: no subtopic in plan.md expects "
+                               f"{'this file' if len(unexpected) == 1 else 'these files'}",
+                               unexpected[0], None, "warning"))
+        else:
+            checks.append(ok("findings.unexpected", "every file in findings/ belongs to a subtopic",
+                             findings_dir, "warning"))
+    return checks
+
+
+def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
+    from . import formats
+    from .report import parse_report, report_checks
+
+    path = run_dir / formats.REPORT_FILE
+    parsed.report_path = path
+    if not path.is_file():
+        return [fail("report.exists", f"{formats.REPORT_FILE} is missing; expected the synthesized report here",
+                     path)]
+    text, error = _read(path)
+    if text is None:
+        return [fail("report.exists", f"{formats.REPORT_FILE}: {error}", path)]
+    parsed.report = parse_report(text)
+    gaps_needed: list[tuple[str, str, str]] = []  # (slug, name, status)
+    if parsed.plan is not None:
+        for s in parsed.plan.subtopics:
+            found = parsed.findings.get(s.slug)
+            if found is None:
+                gaps_needed.append((s.slug, s.name, "missing"))
+            elif found.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED):
+                gaps_needed.append((s.slug, s.name, found.status))
+    question = parsed.plan.question if parsed.plan is not None else None
+    return [ok("report.exists", f"{formats.REPORT_FILE} exists", path)] + \
+        report_checks(path, parsed.report, question, gaps_needed)
+
+
+BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_plan_checks, _findings_checks, _report_checks)
+
+
+def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None) -> tuple[ParsedRun, list[Check]]:
+    """Run every group and also return what was parsed (for `status`)."""
+    run_dir = Path(run_dir)
+    parsed = ParsedRun(run_dir=run_dir)
+    checks: list[Check] = []
+    for group in BUILTIN_CHECK_GROUPS + tuple(EXTRA_CHECK_GROUPS if extra is None else extra):
+        checks.extend(group(run_dir, parsed))
+    return parsed, checks
+
+
+def run_checklist(run_dir: Path) -> list[Check]:
+    """Every check for the run folder `run_dir`, in a stable order. Read-only."""
+    return parse_and_check(run_dir)[1]

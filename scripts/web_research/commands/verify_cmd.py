@@ -1,0 +1,98 @@
+"""`web-research verify DIR [--json]`: run the checklist, change nothing.
+
+Exit 0 when no error-severity check fails (warnings allowed), 1 when one
+does, 2 when the folder cannot be checked at all (one line on stderr).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from ..cli import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
+
+MARKS = {"pass": "\u2713", "fail": "\u2717", "warn": "!"}
+ASCII_MARKS = {"pass": "ok", "fail": "FAIL", "warn": "WARN"}
+
+
+def open_run_dir(raw: str, command: str) -> Path | None:
+    """The run folder as an absolute path, or None after printing why it cannot be used."""
+    path = Path(raw).expanduser()
+    problem = None
+    if not path.exists():
+        problem = "no such folder"
+    elif not path.is_dir():
+        problem = "not a folder"
+    else:
+        try:
+            next(os.scandir(path), None)
+        except OSError as exc:
+            problem = f"cannot read the folder ({exc.strerror or exc})"
+    if problem:
+        print(f"web-research {command}: {raw}: {problem}", file=sys.stderr)
+        return None
+    return path.resolve()
+
+
+def display_path(path: str | None) -> str:
+    """A path relative to the working folder when it lies below it, else absolute."""
+    if path is None:
+        return ""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _marks() -> dict[str, str]:
+    encoding = getattr(sys.stdout, "encoding", None) or "ascii"
+    try:
+        "".join(MARKS.values()).encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return ASCII_MARKS
+    return MARKS
+
+
+def format_checks(checks: Sequence, run_dir: Path) -> str:
+    """The people's view: one line per check, then a summary line."""
+    marks = _marks()
+    lines = [f"Verifying {display_path(str(run_dir)) or '.'}"]
+    for check in checks:
+        if check.ok:
+            lines.append(f"{marks['pass']} {check.id}: {check.message}")
+            continue
+        mark = marks["fail"] if check.severity == "error" else marks["warn"]
+        where = display_path(check.path)
+        if where and check.line:
+            where = f"{where}:{check.line}"
+        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{check.message}")
+    errors = sum(1 for c in checks if not c.ok and c.severity == "error")
+    warnings = sum(1 for c in checks if not c.ok and c.severity == "warning")
+    passed = sum(1 for c in checks if c.ok)
+    verdict = "FAILED" if errors else "PASSED"
+    lines.append(f"{verdict}: {passed} of {len(checks)} checks passed, {errors} error(s), {warnings} warning(s)")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    run_dir = open_run_dir(args.dir, "verify")
+    if run_dir is None:
+        return EXIT_USAGE
+    from ..checklist import passed, run_checklist
+
+    try:
+        checks = run_checklist(run_dir)
+    except OSError as exc:
+        print(f"web-research verify: {args.dir}: cannot read the run ({exc})", file=sys.stderr)
+        return EXIT_USAGE
+    good = passed(checks)
+    if args.json:
+        payload = {"output_dir": str(run_dir), "ok": good, "checks": [c.as_dict() for c in checks]}
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        print(format_checks(checks, run_dir))
+    return EXIT_OK if good else EXIT_CHECK_FAILED

@@ -1,0 +1,228 @@
+"""Findings files (`findings/<subtopic-slug>.md`): parsing and per-file checks.
+
+A findings file is YAML frontmatter (schema: `schemas/findings-frontmatter.schema.json`)
+followed by Markdown claims carrying `[^n]` footnotes and a `## Sources` section
+in the same citation layout as the report. Parsing keeps file line numbers for
+every frontmatter key, marker and entry so each defect can be pointed at.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import formats
+from .checklist import Check, Problem, fail, ok
+from .citations import Citation, citation_checks, code_free_lines, find_markers, parse_citations, schema_errors
+
+FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
+_H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
+_H1_OR_H2 = re.compile(r"^ {0,3}#{1,2}(?:[ \t]|$)")
+
+
+@dataclass
+class Findings:
+    """A parsed findings file. `errors` are frontmatter problems found while
+    parsing (missing block, invalid YAML, not a mapping)."""
+
+    path: Path
+    frontmatter: dict[str, Any] | None
+    key_lines: dict[str, int]
+    body: str
+    body_first_line: int
+    citations: list[Citation]
+    markers: list[tuple[int, int]]
+    sources_headings: list[int]
+    sources_span: tuple[int, int] | None
+    errors: list[Problem] = field(default_factory=list)
+    frontmatter_line: int = 1
+
+    @property
+    def status(self) -> str | None:
+        value = (self.frontmatter or {}).get("status")
+        return value if value in formats.STATUSES else None
+
+    @property
+    def reason(self) -> str | None:
+        value = (self.frontmatter or {}).get("reason")
+        return value if isinstance(value, str) else None
+
+
+def _string_loader():
+    """A safe YAML loader that keeps timestamps as the strings written, so the
+    schema validates what the researcher typed rather than a datetime object."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class Loader(base):  # type: ignore[misc, valid-type]
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    return Loader
+
+
+_LOADER = None
+
+
+def parse_frontmatter(text: str) -> tuple[dict[str, Any] | None, dict[str, int], int, list[Problem]]:
+    """Split off the `---` block. Returns (mapping or None, key -> file line,
+    first body line, problems)."""
+    global _LOADER
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        return None, {}, 1, [Problem(1, "no frontmatter: the file must start with a '---' line, "
+                                        "then the YAML fields, then '---'")]
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
+    if end is None:
+        return None, {}, 1, [Problem(1, "frontmatter is not closed: expected a second '---' line")]
+    block = "\n".join(lines[1:end])
+    import yaml
+
+    if _LOADER is None:
+        _LOADER = _string_loader()
+    loader = _LOADER(block)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = 2 + mark.line if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc)
+        return None, {}, end + 2, [Problem(line, f"frontmatter is not valid YAML: {problem}")]
+    finally:
+        loader.dispose()
+    if not isinstance(data, dict):
+        return None, {}, end + 2, [Problem(2, "frontmatter must be a mapping of 'field: value' lines")]
+    key_lines = {}
+    for key_node, _value in node.value:
+        key_lines[str(key_node.value)] = 2 + key_node.start_mark.line
+    return {str(k): v for k, v in data.items()}, key_lines, end + 2, []
+
+
+def load_findings(path: Path, text: str | None = None) -> Findings:
+    """Parse a findings file (read from `path` unless `text` is given)."""
+    path = Path(path)
+    if text is None:
+        text = path.read_text(encoding="utf-8")
+    frontmatter, key_lines, body_first, problems = parse_frontmatter(text)
+    body = "\n".join(text.splitlines()[body_first - 1:])
+    headings: list[int] = []
+    span_start: int | None = None
+    span_end: int | None = None
+    last = body_first - 1
+    for number, line in code_free_lines(body, body_first):
+        last = number
+        if _H1_OR_H2.match(line):
+            heading = _H2.match(line)
+            if heading and heading.group(1).strip() == formats.FINDINGS_SOURCES_HEADING:
+                headings.append(number)
+                if span_start is None:
+                    span_start = number
+            elif span_start is not None and span_end is None:
+                span_end = number - 1
+    last = max(last, body_first - 1 + len(body.splitlines()))
+    span = (span_start, span_end if span_end is not None else last) if span_start is not None else None
+    return Findings(
+        path=path,
+        frontmatter=frontmatter,
+        key_lines=key_lines,
+        body=body,
+        body_first_line=body_first,
+        citations=parse_citations(body, body_first),
+        markers=find_markers(body, body_first),
+        sources_headings=headings,
+        sources_span=span,
+        errors=problems,
+    )
+
+
+def _field_check(check_id: str, path: Path, problems: list[Problem], passed: str,
+                 severity: str = "error") -> Check:
+    if not problems:
+        return ok(check_id, passed, path, severity)  # type: ignore[arg-type]
+    first = problems[0]
+    message = "; ".join(p.message for p in problems)
+    return fail(check_id, message, path, first.line, severity)  # type: ignore[arg-type]
+
+
+def findings_checks(slug: str, subtopic: str | None, found: Findings,
+                    brief: bytes | None = None, brief_path: Path | None = None) -> list[Check]:
+    """The checks for one findings file. `subtopic` is the plan's name for it
+    (None when the plan is unusable); `brief` is the content of briefs/<slug>.md
+    when that file exists."""
+    scope = f"findings.{slug}"
+    path = found.path
+    checks: list[Check] = []
+    if found.frontmatter is None:
+        checks.append(_field_check(f"{scope}.frontmatter", path, found.errors, ""))
+    else:
+        fm = found.frontmatter
+        groups: dict[str, list[Problem]] = {"frontmatter": [], "extra": [], "status": [], "reason": []}
+        for name, what in schema_errors(FRONTMATTER_SCHEMA, fm):
+            line = found.key_lines.get(name, found.frontmatter_line)
+            if name not in formats.FINDINGS_FIELDS:
+                groups["extra"].append(Problem(line, f"frontmatter field '{name}' {what}; "
+                                                     f"known fields: {', '.join(formats.FINDINGS_FIELDS)}"))
+            elif name in ("status", "reason"):
+                if name == "reason" and what.startswith("is missing"):
+                    what = f"is missing; it is required when status is {fm.get('status')}"
+                groups[name].append(Problem(line, f"frontmatter field '{name}' {what}"))
+            else:
+                groups["frontmatter"].append(Problem(line, f"frontmatter field '{name}' {what}"))
+        checks.append(_field_check(f"{scope}.frontmatter", path, groups["frontmatter"],
+                                   "frontmatter has valid subtopic, brief_hash, started_at, finished_at"))
+        checks.append(_field_check(f"{scope}.frontmatter.extra", path, groups["extra"],
+                                   "frontmatter has no unknown fields", "warning"))
+        checks.append(_field_check(f"{scope}.status", path, groups["status"],
+                                   f"status is {fm.get('status')}"))
+        if not groups["status"]:
+            checks.append(_field_check(f"{scope}.reason", path, groups["reason"],
+                                       "reason given" if fm.get("status") != formats.STATUS_OK
+                                       else "no reason for an ok result"))
+        declared = fm.get("subtopic")
+        if subtopic is not None and isinstance(declared, str) and declared.strip():
+            if declared.strip() == subtopic.strip():
+                checks.append(ok(f"{scope}.subtopic", f'subtopic is "{subtopic}"', path))
+            else:
+                checks.append(fail(f"{scope}.subtopic", f'frontmatter subtopic is "{declared}"; expected '
+                                   f'"{subtopic}" as named in plan.md', path, found.key_lines.get("subtopic")))
+        declared_hash = fm.get("brief_hash")
+        if brief is not None and isinstance(declared_hash, str) and not any(
+                p for p in groups["frontmatter"] if "'brief_hash'" in p.message):
+            from .briefs import brief_hash
+
+            actual = brief_hash(brief)
+            if declared_hash == actual:
+                checks.append(ok(f"{scope}.brief_hash", "brief_hash matches the brief", path))
+            else:
+                where = f"briefs/{slug}.md" if brief_path is None else f"briefs/{brief_path.name}"
+                checks.append(fail(f"{scope}.brief_hash", f"brief_hash is {declared_hash}; {where} hashes to "
+                                   f"{actual} (the findings were written for a different brief)",
+                                   path, found.key_lines.get("brief_hash")))
+
+    cites_anything = bool(found.citations or found.markers)
+    heading = formats.FINDINGS_SOURCES_HEADING
+    if len(found.sources_headings) > 1:
+        checks.append(fail(f"{scope}.sources", f'"## {heading}" appears {len(found.sources_headings)} times; '
+                           "expected once", path, found.sources_headings[1]))
+    elif cites_anything and not found.sources_headings:
+        first = min([c.line for c in found.citations] + [line for _n, line in found.markers])
+        checks.append(fail(f"{scope}.sources", f'the file cites sources but has no "## {heading}" section',
+                           path, first))
+    else:
+        checks.append(ok(f"{scope}.sources", f'"## {heading}" section present' if found.sources_headings
+                         else "nothing cited, no Sources section needed", path))
+    checks.extend(citation_checks(scope, path, found.citations, found.markers, found.sources_span))
+    if found.status == formats.STATUS_OK:
+        if found.citations:
+            checks.append(ok(f"{scope}.citations.none", f"{len(found.citations)} source(s) cited", path,
+                             "warning"))
+        else:
+            checks.append(fail(f"{scope}.citations.none", "status is ok but the file cites no sources",
+                               path, found.key_lines.get("status"), "warning"))
+    return checks

@@ -1,0 +1,199 @@
+"""report.md: parsing into title, `##` sections and citations, and its checks.
+
+The layout (`formats.REPORT_SECTIONS`, title prefix, TL;DR bullet range) is
+shared with `skills/web-research/references/report-template.md`; tests keep
+the two in agreement.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from . import formats
+from .checklist import Check, Problem, fail, ok
+from .citations import Citation, citation_checks, code_free_lines, find_markers, parse_citations
+
+_H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
+_H1 = re.compile(r"^ {0,3}#[ \t]+")
+_TOP_LEVEL_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
+_ANY_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A `## name` heading at `line`; its body runs to `end` (inclusive)."""
+
+    name: str
+    line: int
+    end: int
+
+
+@dataclass
+class Report:
+    lines: list[str]
+    title: str | None
+    title_line: int | None
+    sections: list[Section]
+    citations: list[Citation]
+    markers: list[tuple[int, int]]
+
+    def section(self, name: str) -> Section | None:
+        """The first `##` section called `name`."""
+        return next((s for s in self.sections if s.name == name), None)
+
+    def body(self, section: Section) -> list[tuple[int, str]]:
+        """`(line, text)` of the section's lines after its heading, outside code fences."""
+        text = "\n".join(self.lines[section.line:section.end])
+        return list(code_free_lines(text, section.line + 1))
+
+
+def parse_report(text: str) -> Report:
+    """Split report.md into its title line, `##` sections, citations and markers."""
+    lines = text.splitlines()
+    title = title_line = None
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            title, title_line = line.rstrip(), number
+            break
+    headings: list[tuple[str, int]] = []
+    for number, line in code_free_lines(text):
+        match = _H2.match(line)
+        if match:
+            headings.append((match.group(1).strip(), number))
+    sections = [Section(name, line, (headings[i + 1][1] - 1) if i + 1 < len(headings) else len(lines))
+                for i, (name, line) in enumerate(headings)]
+    return Report(lines, title, title_line, sections, parse_citations(text), find_markers(text))
+
+
+def _title_check(path: Path, report: Report, question: str | None) -> Check:
+    prefix = formats.REPORT_TITLE_PREFIX
+    if question is not None:
+        expected = prefix + " ".join(question.split())
+        written = report.title[len(prefix):] if report.title and report.title.startswith(prefix) else None
+        if written is not None and " ".join(written.split()) == " ".join(question.split()):
+            return ok("report.title", "title holds the question verbatim", path)
+        if report.title is not None and report.title.startswith(prefix):
+            return fail("report.title", f"title question is {report.title[len(prefix):].strip()!r}; expected the "
+                        f"question from plan.md verbatim: {question!r}", path, report.title_line)
+        return fail("report.title", f"first line is {report.title or ''!r}; expected {expected!r}",
+                    path, report.title_line or 1)
+    if report.title is not None and report.title.startswith(prefix) and report.title[len(prefix):].strip():
+        return ok("report.title", f"title line starts with {prefix.strip()!r} (plan unavailable to compare)", path)
+    return fail("report.title", f"first line is {report.title or ''!r}; expected '{prefix}<question>'",
+                path, report.title_line or 1)
+
+
+def _section_checks(path: Path, report: Report) -> list[Check]:
+    wanted = formats.REPORT_SECTIONS
+    names = [s.name for s in report.sections]
+    checks: list[Check] = []
+    missing = [w for w in wanted if w not in names]
+    if missing:
+        checks.append(fail("report.sections.missing", "missing section(s): " + ", ".join(f"'## {m}'" for m in missing)
+                           + "; expected " + ", ".join(wanted) + " in that order", path, None))
+    else:
+        checks.append(ok("report.sections.missing", "all four sections present", path))
+    repeated = [s for i, s in enumerate(report.sections) if s.name in wanted and s.name in names[:i]]
+    if repeated:
+        checks.append(fail("report.sections.duplicate", f"'## {repeated[0].name}' appears again; each section "
+                           "appears once", path, repeated[0].line))
+    else:
+        checks.append(ok("report.sections.duplicate", "each section appears once", path))
+    firsts = [report.section(w) for w in wanted if w in names]
+    out_of_order = next((b for a, b in zip(firsts, firsts[1:]) if b.line < a.line), None)
+    if out_of_order is not None:
+        checks.append(fail("report.sections.order", f"'## {out_of_order.name}' is out of order; expected "
+                           + " -> ".join(wanted), path, out_of_order.line))
+    else:
+        checks.append(ok("report.sections.order", "sections in order: " + " -> ".join(wanted), path))
+    extra = [s for s in report.sections if s.name not in wanted]
+    if extra:
+        checks.append(fail("report.sections.extra", f"unexpected section '## {extra[0].name}'; use '###' "
+                           "headings inside Findings instead", path, extra[0].line, "warning"))
+    else:
+        checks.append(ok("report.sections.extra", "no other '##' sections", path, "warning"))
+    return checks
+
+
+def _tldr_check(path: Path, report: Report) -> Check | None:
+    section = report.section(formats.REPORT_SECTIONS[0])
+    if section is None:
+        return None
+    bullets = [n for n, line in report.body(section) if _TOP_LEVEL_ITEM.match(line)]
+    low, high = formats.TLDR_MIN_BULLETS, formats.TLDR_MAX_BULLETS
+    if low <= len(bullets) <= high:
+        return ok("report.tldr.bullets", f"TL;DR has {len(bullets)} bullets", path)
+    line = bullets[high] if len(bullets) > high else section.line
+    return fail("report.tldr.bullets", f"TL;DR has {len(bullets)} bullet(s); expected {low} to {high}",
+                path, line)
+
+
+def _gaps_checks(path: Path, report: Report, gaps_needed: Sequence[tuple[str, str, str]]) -> list[Check]:
+    section = report.section(formats.REPORT_SECTIONS[2])
+    if section is None:
+        return []
+    content = [(n, line) for n, line in report.body(section) if line.strip()]
+    if not content:
+        return [fail("report.gaps.nonempty", "Gaps & Limitations is empty; it always names what the research "
+                     "could not establish", path, section.line)]
+    checks = [ok("report.gaps.nonempty", "Gaps & Limitations has content", path)]
+    text = "\n".join(line for _n, line in content).casefold()
+    for slug, name, status in gaps_needed:
+        if name.casefold() in text or slug.casefold() in text:
+            checks.append(ok(f"report.gaps.names.{slug}", f'Gaps names the {status} subtopic "{name}"', path))
+        else:
+            checks.append(fail(f"report.gaps.names.{slug}", f'Gaps & Limitations does not name subtopic "{name}" '
+                               f"(findings {status}); give it a bullet with the reason", path, section.line))
+    return checks
+
+
+def _uncited_check(path: Path, report: Report) -> Check | None:
+    """Warn about Findings paragraphs and list items that carry no footnote:
+    every claim there should be sourced. Headings and blank lines are skipped."""
+    section = report.section(formats.REPORT_SECTIONS[1])
+    if section is None:
+        return None
+    marked = {line for _n, line in report.markers}
+    blocks: list[list[int]] = []
+    for number, line in report.body(section):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#") or _THEMATIC_BREAK.match(line):
+            blocks.append([])
+            continue
+        if _ANY_ITEM.match(line) or not blocks or not blocks[-1]:
+            blocks.append([number])
+        else:
+            blocks[-1].append(number)
+    uncited = [b[0] for b in blocks if b and not any(n in marked for n in b)]
+    if uncited:
+        return fail("report.findings.uncited", f"{len(uncited)} paragraph(s) or item(s) in Findings carry no "
+                    f"[^n] footnote (first at line {uncited[0]}); cite every claim", path, uncited[0], "warning")
+    return ok("report.findings.uncited", "every paragraph and item in Findings carries a footnote", path, "warning")
+
+
+def report_checks(path: Path, report: Report, question: str | None,
+                  gaps_needed: Sequence[tuple[str, str, str]]) -> list[Check]:
+    """All checks of report.md. `question` is the plan's question (None when
+    the plan is unusable); `gaps_needed` lists `(slug, name, status)` of the
+    subtopics whose findings are failed, empty or missing."""
+    checks = [_title_check(path, report, question)]
+    checks.extend(_section_checks(path, report))
+    for maybe in (_tldr_check(path, report),):
+        if maybe is not None:
+            checks.append(maybe)
+    checks.extend(_gaps_checks(path, report, gaps_needed))
+    uncited = _uncited_check(path, report)
+    if uncited is not None:
+        checks.append(uncited)
+    sources = report.section(formats.REPORT_SECTIONS[3])
+    span = (sources.line, sources.end) if sources is not None else None
+    checks.extend(citation_checks("report", path, report.citations, report.markers, span))
+    if report.citations or report.markers:
+        checks.append(ok("report.citations.none", f"{len(report.citations)} source(s) cited", path, "warning"))
+    else:
+        checks.append(fail("report.citations.none", "the report cites no sources", path,
+                           sources.line if sources else None, "warning"))
+    return checks
