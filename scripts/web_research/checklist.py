@@ -35,6 +35,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.gaps.names.<slug>              Gaps names each failed, empty or missing subtopic
     report.findings.uncited               (warning) Findings paragraphs without a footnote
     report.citations.<rule>               the citation rules below, on report.md
+    report.citations.provenance           each report entry is copied from a findings file
+                                          (same title, URL and excerpt)
     report.citations.none                 (warning) the report cites nothing
 
 Citation rules (`citations.citation_checks`): `undefined` (a [^n] without an
@@ -43,6 +45,11 @@ entry), `orphan` (an entry never used), `duplicate` (two entries, one number),
 inside the Sources section), `required` (title, absolute http(s) URL, quoted
 excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 
+Defects in a findings file (or a missing one) can only be recorded, not
+fixed, once the researchers are done: a failing `findings.<slug>.*` error is
+reported as a warning when report.md's Gaps & Limitations names that subtopic
+(its message then ends with "(recorded in Gaps & Limitations)").
+
 A check that cannot apply (its file is missing, or the part it inspects is
 already reported broken) is left out rather than failed, so that one defect
 fails one check. When plan.md is unusable, the files found in findings/ are
@@ -50,7 +57,7 @@ still checked on their own (ids use the file name's stem as `<slug>`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, NamedTuple, Sequence
 
@@ -247,8 +254,36 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
             elif found.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED):
                 gaps_needed.append((s.slug, s.name, found.status))
     question = parsed.plan.question if parsed.plan is not None else None
+    findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path)] + \
-        report_checks(path, parsed.report, question, gaps_needed)
+        report_checks(path, parsed.report, question, gaps_needed, findings_citations)
+
+
+def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
+    """Turn failing `findings.<slug>.*` errors into warnings when report.md's
+    Gaps & Limitations names that subtopic.
+
+    Only report.md may be edited after the researchers return, so a defect in
+    a findings file (or a missing one) can only be recorded, never fixed: once
+    recorded in Gaps it is no longer a silent failure, and verify can pass.
+    Without such an entry it stays an error.
+    """
+    if parsed.report is None or parsed.plan is None:
+        return checks
+    from .report import gaps_name
+
+    named = {s.slug for s in parsed.plan.subtopics if gaps_name(parsed.report, s.name, s.slug)}
+    if not named:
+        return checks
+    out = []
+    for check in checks:
+        parts = check.id.split(".")
+        if (not check.ok and check.severity == "error" and parts[0] == "findings"
+                and len(parts) > 2 and parts[1] in named):
+            check = replace(check, severity="warning",
+                            message=check.message + " (recorded in Gaps & Limitations)")
+        out.append(check)
+    return out
 
 
 BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_plan_checks, _findings_checks, _report_checks)
@@ -259,7 +294,10 @@ def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None) ->
     run_dir = Path(run_dir)
     parsed = ParsedRun(run_dir=run_dir)
     checks: list[Check] = []
-    for group in BUILTIN_CHECK_GROUPS + tuple(EXTRA_CHECK_GROUPS if extra is None else extra):
+    for group in BUILTIN_CHECK_GROUPS:
+        checks.extend(group(run_dir, parsed))
+    checks = _acknowledge_gaps(parsed, checks)
+    for group in tuple(EXTRA_CHECK_GROUPS if extra is None else extra):
         checks.extend(group(run_dir, parsed))
     return parsed, checks
 

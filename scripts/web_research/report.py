@@ -13,7 +13,7 @@ from typing import Sequence
 
 from . import formats
 from .checklist import Check, Problem, fail, ok
-from .citations import Citation, citation_checks, code_free_lines, find_markers, parse_citations
+from .citations import Citation, citation_checks, citation_problems, code_free_lines, find_markers, parse_citations
 
 _H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
 _H1 = re.compile(r"^ {0,3}#[ \t]+")
@@ -140,9 +140,8 @@ def _gaps_checks(path: Path, report: Report, gaps_needed: Sequence[tuple[str, st
         return [fail("report.gaps.nonempty", "Gaps & Limitations is empty; it always names what the research "
                      "could not establish", path, section.line)]
     checks = [ok("report.gaps.nonempty", "Gaps & Limitations has content", path)]
-    text = "\n".join(line for _n, line in content).casefold()
     for slug, name, status in gaps_needed:
-        if name.casefold() in text or slug.casefold() in text:
+        if gaps_name(report, name, slug):
             checks.append(ok(f"report.gaps.names.{slug}", f'Gaps names the {status} subtopic "{name}"', path))
         else:
             checks.append(fail(f"report.gaps.names.{slug}", f'Gaps & Limitations does not name subtopic "{name}" '
@@ -174,11 +173,49 @@ def _uncited_check(path: Path, report: Report) -> Check | None:
     return ok("report.findings.uncited", "every paragraph and item in Findings carries a footnote", path, "warning")
 
 
+def gaps_text(report: Report) -> str | None:
+    """The Gaps & Limitations section's text, casefolded (None when absent)."""
+    section = report.section(formats.REPORT_SECTIONS[2])
+    if section is None:
+        return None
+    return "\n".join(line for _n, line in report.body(section)).casefold()
+
+
+def gaps_name(report: Report, name: str, slug: str) -> bool:
+    """Whether Gaps & Limitations names a subtopic (its name or slug, any case)."""
+    text = gaps_text(report)
+    return text is not None and (name.casefold() in text or slug.casefold() in text)
+
+
+def _provenance_check(path: Path, report: Report, findings_citations: Sequence[Citation]) -> Check:
+    """Each report entry must be copied from a findings file: same title, URL
+    and excerpt. Entries whose required fields are already invalid are left to
+    `report.citations.required`."""
+    known = {(c.fields.get("title"), c.fields.get("url"), c.fields.get("excerpt")) for c in findings_citations}
+    problems = []
+    for c in report.citations:
+        key = (c.fields.get("title"), c.fields.get("url"), c.fields.get("excerpt"))
+        if None in key or any(name in formats.CITATION_REQUIRED for name, _p in citation_problems(c)):
+            continue
+        if key not in known:
+            same_url = [f for f in findings_citations if f.fields.get("url") == c.fields.get("url")]
+            what = ("its title or excerpt differs from the findings entry for this URL" if same_url
+                    else "no findings file cites this URL")
+            problems.append(Problem(c.line, f"[^{c.number}] is not copied from a findings file: {what}"))
+    if not problems:
+        return ok("report.citations.provenance", "every entry is copied from a findings file", path)
+    more = f" (and {len(problems) - 1} more: " + ", ".join(f"line {p.line}" for p in problems[1:6]) + ")" \
+        if len(problems) > 1 else ""
+    return fail("report.citations.provenance", problems[0].message + more, path, problems[0].line)
+
+
 def report_checks(path: Path, report: Report, question: str | None,
-                  gaps_needed: Sequence[tuple[str, str, str]]) -> list[Check]:
+                  gaps_needed: Sequence[tuple[str, str, str]],
+                  findings_citations: Sequence[Citation] | None = None) -> list[Check]:
     """All checks of report.md. `question` is the plan's question (None when
     the plan is unusable); `gaps_needed` lists `(slug, name, status)` of the
-    subtopics whose findings are failed, empty or missing."""
+    subtopics whose findings are failed, empty or missing; `findings_citations`
+    are the entries of every findings file (None: skip the provenance check)."""
     checks = [_title_check(path, report, question)]
     checks.extend(_section_checks(path, report))
     for maybe in (_tldr_check(path, report),):
@@ -191,6 +228,8 @@ def report_checks(path: Path, report: Report, question: str | None,
     sources = report.section(formats.REPORT_SECTIONS[3])
     span = (sources.line, sources.end) if sources is not None else None
     checks.extend(citation_checks("report", path, report.citations, report.markers, span))
+    if findings_citations is not None:
+        checks.append(_provenance_check(path, report, findings_citations))
     if report.citations or report.markers:
         checks.append(ok("report.citations.none", f"{len(report.citations)} source(s) cited", path, "warning"))
     else:
