@@ -77,7 +77,7 @@ class _Section:
 _H1 = re.compile(r"^#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _H2 = re.compile(r"^##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _H3 = re.compile(r"^###(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_H3_NUMBER = re.compile(r"^\d+\.\s+")
+_H3_NUMBER = re.compile(r"^\d+\.(?:\s+|$)")
 _BULLET = re.compile(r"^[-*][ \t]+(.*)$|^[-*]$")
 _BUDGET = re.compile(r"^" + re.escape(PLAN_BUDGET_LINE) + r"\s*:\s*(.*?)\s*$", re.IGNORECASE)
 _SECTION_BY_KEY = {name.casefold(): name for name in PLAN_SECTIONS}

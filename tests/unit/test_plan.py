@@ -1,0 +1,213 @@
+"""plan.md parsing: the accepted format, and one test per error naming its line."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixtures_core_a import VALID_PLAN, plan_text
+from web_research.formats import DEFAULT_SEARCH_BUDGET, MAX_SUBTOPICS, PLAN_SECTIONS
+from web_research.plan import PlanError, load_plan, parse_plan
+
+
+def _line_of(text: str, needle: str, occurrence: int = 1) -> int:
+    hits = [i for i, line in enumerate(text.split("\n"), start=1) if line.startswith(needle)]
+    return hits[occurrence - 1]
+
+
+def _error(text: str) -> PlanError:
+    with pytest.raises(PlanError) as info:
+        parse_plan(text, Path("/runs/x/plan.md"))
+    return info.value
+
+
+def test_valid_plan() -> None:
+    plan = parse_plan(VALID_PLAN)
+    assert plan.title == "Plan: logs pricing"
+    assert plan.question == "How do enterprise observability vendors price their logs tier in 2026?"
+    assert [s.name for s in plan.subtopics] == ["Pricing models", "Enterprise discounts"]
+    assert [s.slug for s in plan.subtopics] == ["pricing-models", "enterprise-discounts"]
+    assert plan.subtopics[0].establish == [
+        "Which units vendors bill logs by (GB ingested, events, hosts)",
+        "Whether retention is priced separately",
+    ]
+    assert plan.subtopics[1].establish == ["Published volume discounts", "Minimum commitments"]
+    assert plan.subtopics[0].line == _line_of(VALID_PLAN, "### 1.")
+    assert plan.synthesis.startswith("Compare the vendors")
+    assert plan.budget == 4
+
+
+def test_question_is_verbatim_and_blockquote_is_unwrapped() -> None:
+    question = 'Kubernetes: how do `pods` schedule "fast" at $5/hr?'
+    assert parse_plan(plan_text(question=question)).question == question
+    assert parse_plan(plan_text(question=f"> {question}")).question == question
+    two_lines = "First line of the question\n  second line, indented"
+    assert parse_plan(plan_text(question=two_lines)).question == two_lines
+
+
+def test_budget_defaults_and_variants() -> None:
+    assert parse_plan(plan_text(budget_line=None)).budget == DEFAULT_SEARCH_BUDGET
+    assert parse_plan(plan_text(budget_line="Free text about the budget.")).budget == DEFAULT_SEARCH_BUDGET
+    assert parse_plan(plan_text(budget_line="* Searches per subagent: 7")).budget == 7
+    assert parse_plan(plan_text(budget_line="- **Searches per subagent:** 3")).budget == 3
+    assert parse_plan(plan_text(budget_line="searches per subagent : 2")).budget == 2
+
+
+def test_headings_are_parsed_with_care() -> None:
+    plan = parse_plan(plan_text(subtopics={"C# tooling": ["x"], "2024 outlook": ["y"]}))
+    assert [s.name for s in plan.subtopics] == ["C# tooling", "2024 outlook"]
+    unnumbered = VALID_PLAN.replace("### 1. Pricing models", "### Pricing models ###")
+    assert parse_plan(unnumbered).subtopics[0].name == "Pricing models"
+
+
+def test_bullet_continuation_lines_join() -> None:
+    text = VALID_PLAN.replace("- Whether retention is priced separately",
+                              "- Whether retention is priced\n  separately")
+    assert parse_plan(text).subtopics[0].establish[1] == "Whether retention is priced separately"
+
+
+def test_five_subtopics_allowed() -> None:
+    subtopics = {f"Topic {n}": ["point"] for n in range(1, MAX_SUBTOPICS + 1)}
+    assert len(parse_plan(plan_text(subtopics=subtopics)).subtopics) == MAX_SUBTOPICS
+
+
+def test_error_str_is_path_line_message() -> None:
+    error = _error(VALID_PLAN.replace("## Synthesis approach", "## Synthesis"))
+    assert str(error) == f"/runs/x/plan.md:{error.line}: {error.message}"
+
+
+@pytest.mark.parametrize("section", PLAN_SECTIONS)
+def test_missing_section_names_where_it_was_expected(section: str) -> None:
+    heading = f"## {section}"
+    start = VALID_PLAN.index(heading)
+    following = [VALID_PLAN.index(f"## {s}") for s in PLAN_SECTIONS if VALID_PLAN.index(f"## {s}") > start]
+    end = min(following) if following else len(VALID_PLAN)
+    text = VALID_PLAN[:start] + VALID_PLAN[end:]
+    error = _error(text)
+    assert f"missing section '{heading}'" in error.message
+    later = [s for s in PLAN_SECTIONS[PLAN_SECTIONS.index(section) + 1:]]
+    if later:
+        assert error.line == _line_of(text, f"## {later[0]}")
+    else:
+        assert error.line == len(text.split("\n"))
+
+
+def test_missing_everything_is_line_one() -> None:
+    assert _error("").line == 1
+
+
+def test_duplicate_section() -> None:
+    text = VALID_PLAN + "\n## Budget\n\nSearches per subagent: 2\n"
+    error = _error(text)
+    assert error.line == _line_of(text, "## Budget", 2)
+    assert "duplicate section '## Budget'" in error.message
+    assert f"line {_line_of(text, '## Budget')}" in error.message
+
+
+def test_unknown_section() -> None:
+    text = VALID_PLAN.replace("## Synthesis approach", "## Synthesis plan")
+    error = _error(text)
+    assert error.line == _line_of(text, "## Synthesis plan")
+    assert "unknown section" in error.message and "## Synthesis approach" in error.message
+
+
+def test_text_before_first_section() -> None:
+    text = "# Title\nstray words\n" + VALID_PLAN.split("\n", 1)[1]
+    error = _error(text)
+    assert error.line == 2 and "before the first section" in error.message
+
+
+def test_zero_subtopics() -> None:
+    text = plan_text(subtopics={})
+    error = _error(text)
+    assert error.line == _line_of(text, "## Subtopics")
+    assert "found 0 subtopics" in error.message and "1 to 5" in error.message
+
+
+def test_six_subtopics_points_at_the_sixth() -> None:
+    text = plan_text(subtopics={f"Topic {n}": ["point"] for n in range(1, 7)})
+    error = _error(text)
+    assert error.line == _line_of(text, "### 6.")
+    assert "found 6 subtopics" in error.message
+
+
+def test_subtopic_without_bullets() -> None:
+    text = plan_text(subtopics={"Pricing": ["x"], "Discounts": []})
+    error = _error(text)
+    assert error.line == _line_of(text, "### 2. Discounts")
+    assert "'Discounts' has no bullets" in error.message
+
+
+@pytest.mark.parametrize("heading", ["### ", "###", "### 3. ", "###   "])
+def test_empty_subtopic_name(heading: str) -> None:
+    text = VALID_PLAN.replace("### 2. Enterprise discounts", heading)
+    error = _error(text)
+    assert error.line == _line_of(VALID_PLAN, "### 2.")
+    assert "empty subtopic name" in error.message
+
+
+def test_duplicate_subtopic_slug_names_both_lines() -> None:
+    text = plan_text(subtopics={"Pricing models": ["x"], "Other": ["y"], "pricing: models!": ["z"]})
+    error = _error(text)
+    first, third = _line_of(text, "### 1."), _line_of(text, "### 3.")
+    assert error.line == third
+    assert f"line {first}" in error.message and "pricing-models" in error.message
+
+
+def test_text_that_is_not_a_bullet_under_a_subtopic() -> None:
+    text = VALID_PLAN.replace("* Minimum commitments", "Minimum commitments")
+    error = _error(text)
+    assert error.line == _line_of(text, "Minimum commitments")
+    assert "expected a bullet" in error.message
+
+
+def test_text_before_first_subtopic_heading() -> None:
+    text = VALID_PLAN.replace("### 1. Pricing models", "Intro sentence.\n\n### 1. Pricing models")
+    error = _error(text)
+    assert error.line == _line_of(text, "Intro sentence.")
+    assert "expected a subtopic heading" in error.message
+
+
+def test_empty_question() -> None:
+    text = plan_text(question="")
+    error = _error(text)
+    assert error.line == _line_of(text, "## Research question")
+    assert "empty" in error.message
+
+
+def test_empty_synthesis() -> None:
+    text = plan_text(synthesis="")
+    error = _error(text)
+    assert error.line == _line_of(text, "## Synthesis approach")
+
+
+@pytest.mark.parametrize("value", ["five", "0", "-2", "3.5", "", "4 searches"])
+def test_bad_budget(value: str) -> None:
+    text = plan_text(budget_line=f"- Searches per subagent: {value}")
+    error = _error(text)
+    assert error.line == _line_of(text, "- Searches per subagent")
+    assert "whole number of at least 1" in error.message
+
+
+def test_duplicate_budget_line() -> None:
+    text = plan_text(budget_line="Searches per subagent: 3\nSearches per subagent: 4")
+    error = _error(text)
+    assert error.line == _line_of(text, "Searches per subagent", 2)
+    assert "duplicate" in error.message
+
+
+def test_crlf_line_endings() -> None:
+    assert parse_plan(VALID_PLAN.replace("\n", "\r\n")) == parse_plan(VALID_PLAN)
+
+
+def test_load_plan_errors_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(PlanError) as missing:
+        load_plan(tmp_path / "plan.md")
+    assert str(missing.value).startswith(f"{tmp_path / 'plan.md'}:1: ")
+    bad = tmp_path / "bad.md"
+    bad.write_bytes(b"\xff\xfe")
+    with pytest.raises(PlanError, match="not valid UTF-8"):
+        load_plan(bad)
+    good = tmp_path / "good.md"
+    good.write_text(VALID_PLAN, encoding="utf-8")
+    assert load_plan(good) == parse_plan(VALID_PLAN)
