@@ -1,0 +1,355 @@
+"""The Markdown prompts are product code: their frontmatter, links, agent names and the
+vocabulary they share with the core (formats.py) are checked here.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from web_research import formats
+
+ROOT = formats.PLUGIN_ROOT
+SKILL = formats.SKILL_DIR / "SKILL.md"
+AGENTS_DIR = ROOT / "agents"
+AGENT = AGENTS_DIR / f"{formats.RESEARCHER_AGENT}.md"
+FAILURE_MODES = formats.REFERENCES_DIR / "failure-modes.md"
+CONTRACT = formats.REFERENCES_DIR / "companion-contract.md"
+
+RESEARCHER_TOOLS = {"WebSearch", "WebFetch", "Read", "Write", "Bash"}
+SKILL_TOOLS = {"Read", "Write", "Edit", "Bash", "Agent", "ToolSearch"}
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that also refuses duplicate keys (PyYAML keeps the last one silently)."""
+
+
+def _mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False):
+    seen = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+
+
+def frontmatter(text: str) -> tuple[dict, str]:
+    """(frontmatter mapping, body). Raises ValueError/YAMLError on anything malformed."""
+    lines = text.split("\n")
+    if not lines or lines[0].rstrip() != "---":
+        raise ValueError("no frontmatter: the first line must be '---'")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].rstrip() == "---")
+    except StopIteration:
+        raise ValueError("frontmatter is never closed with '---'") from None
+    data = yaml.load("\n".join(lines[1:end]), Loader=_StrictLoader)
+    if not isinstance(data, dict):
+        raise ValueError("frontmatter is not a YAML mapping")
+    return data, "\n".join(lines[end + 1:])
+
+
+def prompt_files() -> list[Path]:
+    return sorted([*formats.SKILL_DIR.rglob("*.md"), *AGENTS_DIR.glob("*.md")])
+
+
+def read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def prose(text: str) -> str:
+    """Whitespace collapsed, so that a phrase wrapped over two lines still matches."""
+    return re.sub(r"\s+", " ", text)
+
+
+def fenced_blocks(text: str, info: str) -> list[str]:
+    return re.findall(rf"^```{re.escape(info)}[ \t]*\n(.*?)^```[ \t]*$", text, flags=re.S | re.M)
+
+
+# --- frontmatter -----------------------------------------------------------------------------
+
+def test_frontmatter_parser_is_strict():
+    with pytest.raises(yaml.YAMLError):
+        frontmatter("---\nname: x\ndescription: Use it: for things\n---\nbody\n")
+    with pytest.raises(yaml.YAMLError):
+        frontmatter("---\nname: x\nname: y\n---\n")
+    with pytest.raises(ValueError):
+        frontmatter("name: x\n")
+    assert frontmatter('---\nname: x\ndescription: "Use it: for things"\n---\nbody\n')[0]["description"] \
+        == "Use it: for things"
+
+
+def test_skill_frontmatter():
+    meta, body = frontmatter(read(SKILL))
+    assert meta["name"] == formats.SKILL_NAME
+    description = meta["description"]
+    assert isinstance(description, str) and 200 <= len(description) <= 1536
+    for phrase in ("research", "find sources", "Not for searching the codebase, local files"):
+        assert phrase in description, phrase
+    assert isinstance(meta["argument-hint"], str) and meta["argument-hint"].strip()
+    tools = {t.strip() for t in meta["allowed-tools"].split(",")}
+    assert tools == SKILL_TOOLS
+    assert "disable-model-invocation" not in meta, "sibling skills must be able to call it"
+    assert len(read(SKILL).splitlines()) < 200, "keep SKILL.md lean; detail goes to references/"
+    assert body.strip()
+
+
+def test_agent_frontmatter():
+    meta, body = frontmatter(read(AGENT))
+    assert meta["name"] == formats.RESEARCHER_AGENT and ":" not in meta["name"]
+    assert isinstance(meta["description"], str) and meta["description"].strip()
+    assert {t.strip() for t in meta["tools"].split(",")} == RESEARCHER_TOOLS
+    assert meta["model"] == "sonnet"
+    assert isinstance(meta["maxTurns"], int) and 20 <= meta["maxTurns"] <= 100
+    assert body.strip()
+
+
+@pytest.mark.parametrize("path", sorted(AGENTS_DIR.glob("*.md")) + sorted(formats.SKILL_DIR.glob("*/SKILL.md"))
+                         + [SKILL], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_skill_and_agent_frontmatter_parses_strictly(path):
+    meta, _ = frontmatter(read(path))
+    assert {"name", "description"} <= set(meta)
+    assert all(isinstance(value, (str, int, bool, list)) for value in meta.values())
+
+
+# --- links and agent names -------------------------------------------------------------------
+
+_LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def heading_anchors(text: str) -> set[str]:
+    """GitHub-style anchors of every Markdown heading."""
+    anchors = set()
+    for line in text.splitlines():
+        match = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if match:
+            slug = re.sub(r"[^\w\- ]", "", match.group(1).strip().lower()).replace(" ", "-")
+            anchors.add(slug)
+    return anchors
+
+
+def relative_links(path: Path) -> list[tuple[str, str]]:
+    links = []
+    for target in _LINK.findall(read(path)):
+        if re.match(r"^[a-z][a-z0-9+.-]*:", target, flags=re.I) or target.startswith("#"):
+            continue
+        file_part, _, anchor = target.partition("#")
+        links.append((file_part, anchor))
+    return links
+
+
+@pytest.mark.parametrize("path", prompt_files(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(path):
+    for file_part, anchor in relative_links(path):
+        target = (path.parent / file_part).resolve()
+        assert target.exists(), f"{path.relative_to(ROOT)}: link to {file_part} does not resolve"
+        if anchor:
+            assert anchor in heading_anchors(read(target)), \
+                f"{path.relative_to(ROOT)}: {file_part} has no heading for #{anchor}"
+
+
+def test_skill_links_its_references():
+    targets = {file_part for file_part, _ in relative_links(SKILL)}
+    for name in ("failure-modes.md", "companion-contract.md", "report-template.md", "citation-schema.md"):
+        assert f"references/{name}" in targets, name
+
+
+_SUBAGENT_TYPE = re.compile(r"subagent_type[`\"']?\s*[:=]\s*[`\"']?([\w.:-]+)")
+
+
+def test_every_subagent_type_is_namespaced_and_names_an_existing_agent():
+    agents = {frontmatter(read(p))[0]["name"] for p in AGENTS_DIR.glob("*.md")}
+    found = []
+    for path in prompt_files():
+        for value in _SUBAGENT_TYPE.findall(read(path)):
+            found.append(value)
+            plugin, sep, agent = value.partition(":")
+            assert sep and plugin == formats.PLUGIN_NAME, f"{path.name}: {value} is not namespaced"
+            assert agent in agents, f"{path.name}: no agent named {agent} in agents/"
+    assert formats.RESEARCHER_SUBAGENT_TYPE in found
+
+
+# --- agreement with formats.py ---------------------------------------------------------------
+
+def code_spans(text: str) -> set[str]:
+    return set(re.findall(r"`([^`\n]+)`", text))
+
+
+@pytest.mark.parametrize("path", [SKILL, AGENT], ids=lambda p: p.name)
+def test_statuses_are_named_exactly(path):
+    text = read(path)
+    assert set(formats.STATUSES) <= code_spans(text)
+    for value in re.findall(r"status: ?`?([A-Za-z_-]+)", text):
+        assert value in formats.STATUSES, f"{path.name}: unknown status {value!r}"
+
+
+def test_researcher_names_every_findings_field_and_the_skill_the_ones_it_reads():
+    assert set(formats.FINDINGS_FIELDS) <= code_spans(read(AGENT))
+    assert {"status", "reason"} <= code_spans(read(SKILL))
+
+
+def test_skill_names_the_report_sections_in_order():
+    text = read(SKILL)
+    named = [span[3:] for span in re.findall(r"`(## [^`]+)`", text) if span[3:] in formats.REPORT_SECTIONS]
+    assert named == list(formats.REPORT_SECTIONS)
+    for path in prompt_files():
+        assert not re.search(r"Gaps and Limitations|Gaps & limitations|TLDR|TL; DR", read(path)), path.name
+
+
+def test_skill_plan_skeleton_is_the_format_the_core_parses():
+    from web_research.plan import parse_plan
+
+    (skeleton,) = fenced_blocks(read(SKILL), "markdown")
+    headings = re.findall(r"^## (.+)$", skeleton, flags=re.M)
+    assert headings == list(formats.PLAN_SECTIONS)
+    assert f"{formats.PLAN_BUDGET_LINE}: {formats.DEFAULT_SEARCH_BUDGET}" in skeleton
+    filled = re.sub(r"<[^<>\n]+>", "sample text", skeleton)
+    plan = parse_plan(filled)
+    assert plan.question == "sample text"
+    assert len(plan.subtopics) == 1 and plan.budget == formats.DEFAULT_SEARCH_BUDGET
+
+
+def test_numbers_in_the_skill_match_the_limits():
+    text = prose(read(SKILL)) + " " + prose(read(FAILURE_MODES))
+    counts = re.findall(r"(\d+) researchers", text)
+    assert counts and set(counts) == {str(formats.MAX_PARALLEL_RESEARCHERS)}
+    assert f"at most {formats.MAX_PARALLEL_RESEARCHERS} researchers at once" in text
+    assert re.findall(r"(\d+) to (\d+) subtopics", text) == [
+        (str(formats.MIN_SUBTOPICS), str(formats.MAX_SUBTOPICS))]
+    assert re.findall(r"With (\d+) or (\d+) subtopics", text) == [
+        (str(formats.MAX_PARALLEL_RESEARCHERS + 1), str(formats.MAX_SUBTOPICS))]
+    assert f"send the first {formats.MAX_PARALLEL_RESEARCHERS}" in text
+
+
+def test_skill_dispatches_the_rendered_brief_with_its_hash_line():
+    from web_research.briefs import AGENT_PROMPT_HASH_LABEL
+
+    text = prose(read(SKILL))
+    assert f"`{AGENT_PROMPT_HASH_LABEL}<brief_hash>`" in text
+    assert "`run_in_background`: `false`" in text
+    assert f"`subagent_type`: `{formats.RESEARCHER_SUBAGENT_TYPE}`" in text
+    assert "ONE message" in text
+
+
+def test_skill_error_and_return_shapes_match_the_contract():
+    text = read(SKILL)
+    for code in (formats.ERROR_WEB_TOOLS_UNAVAILABLE, formats.ERROR_PRIOR_RUN_PRESENT, formats.ERROR_INVALID_INPUT):
+        assert code in text, code
+    shapes = [json.loads(block) for block in fenced_blocks(text, "json")]
+    assert {"error": formats.ERROR_WEB_TOOLS_UNAVAILABLE, "detail": "missing: WebSearch"} in shapes
+    assert {"plan": "<plan>", "report": "<report>", "findings_dir": "<findings_dir>"} in shapes
+
+
+# --- the companion contract ------------------------------------------------------------------
+
+def test_contract_examples_are_valid_start_input():
+    from web_research.inputs import contract_keys, from_raw
+
+    text = read(CONTRACT)
+    examples = fenced_blocks(text, "yaml")
+    assert len(examples) >= 4
+    for block in examples:
+        mapping = yaml.safe_load(block)
+        assert set(mapping) <= set(contract_keys())
+        request = from_raw(block)  # the parser `start` uses; raises InputError when invalid
+        assert request.question == mapping["research_question"]
+    table_keys = re.findall(r"^\| `([a-z_]+)` \|", text, flags=re.M)
+    assert table_keys == list(contract_keys())
+
+
+def test_contract_return_shapes():
+    text = read(CONTRACT)
+    shapes = [json.loads(block) for block in fenced_blocks(text, "json")]
+    errors = {shape["error"] for shape in shapes if "error" in shape}
+    assert errors == {formats.ERROR_WEB_TOOLS_UNAVAILABLE, formats.ERROR_PRIOR_RUN_PRESENT, formats.ERROR_INVALID_INPUT}
+    assert all(set(shape) == {"error", "detail"} for shape in shapes if "error" in shape)
+    (success,) = [shape for shape in shapes if "error" not in shape]
+    assert set(success) == {"plan", "report", "findings_dir"}
+    assert success["plan"].endswith("/" + formats.PLAN_FILE)
+    assert success["report"].endswith("/" + formats.REPORT_FILE)
+    assert success["findings_dir"].rstrip("/").endswith("/" + formats.FINDINGS_DIR)
+    assert "web-research:web-research" in text
+    assert formats.DEFAULT_ROOT.as_posix() in text and formats.ROOT_ENV_VAR in text
+    assert formats.ARCHIVE_PREFIX in text
+
+
+def test_failure_modes_maps_every_kind_of_verify_failure():
+    text = read(FAILURE_MODES)
+    assert "## Verification failures" in text
+    for word in ("Partial success", "Silent failure", "Re-run protection", "Fail fast"):
+        assert word in text, word
+    assert formats.ARCHIVE_PREFIX in text
+    assert "findings file" in text and "Gaps & Limitations" in text
+
+
+# --- failure-modes.md covers every check verify can fail --------------------------------------
+
+def table_check_patterns(text: str) -> list[str]:
+    """Check-id patterns named in the verification table; `.x` continues the row's first id."""
+    section = text.split("## Verification failures", 1)[1]
+    patterns = []
+    for row in re.findall(r"^\| (.+?) \|", section, flags=re.M):
+        spans = re.findall(r"`([^`]+)`", row)
+        base = None
+        for span in spans:
+            if span.startswith("."):
+                if base is None:
+                    raise AssertionError(f"shorthand {span} without a full id first: {row}")
+                patterns.append(base + span)
+            elif re.match(r"^(plan|findings|report)\.", span):
+                patterns.append(span)
+                base = span.rsplit(".", 1)[0]
+    return patterns
+
+
+def broken_runs(tmp_path: Path) -> list[Path]:
+    """The bundled example run, and copies broken so that most checks fail somewhere."""
+    import shutil
+
+    example = ROOT / "examples" / "observability-pricing"
+    runs = [example]
+    broken = tmp_path / "broken"
+    shutil.copytree(example, broken)
+    findings = sorted((broken / formats.FINDINGS_DIR).glob("*.md"))
+    findings[0].unlink()
+    text = findings[1].read_text(encoding="utf-8")
+    findings[1].write_text(text.replace("status: ok", "status: done").replace("[^1]", "[^9]", 1)
+                           + "\n\n## Extra\n\n[^7]: **Title**: x\n", encoding="utf-8")
+    (broken / formats.FINDINGS_DIR / "stray.md").write_text("---\nstatus: ok\n---\n", encoding="utf-8")
+    report = (broken / formats.REPORT_FILE).read_text(encoding="utf-8")
+    (broken / formats.REPORT_FILE).write_text(
+        report.replace("# Research:", "# Report:").replace("## TL;DR", "## Summary")
+        + "\n## Extra\n\nUnsourced claim.\n\n[^99]: **Title**: t\n      **URL**: ftp://x\n", encoding="utf-8")
+    runs.append(broken)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    runs.append(empty)
+    return runs
+
+
+def test_failure_modes_table_names_real_checks_and_covers_every_check(tmp_path):
+    from fnmatch import fnmatchcase
+
+    from web_research.checklist import run_checklist
+    from web_research.plan import load_plan
+
+    patterns = table_check_patterns(read(FAILURE_MODES))
+    assert patterns
+    seen: set[str] = set()
+    for run in broken_runs(tmp_path):
+        slugs = set()
+        if (run / formats.PLAN_FILE).is_file():
+            slugs = {s.slug for s in load_plan(run / formats.PLAN_FILE).subtopics}
+        slugs |= {p.stem for p in (run / formats.FINDINGS_DIR).glob("*.md")} if (run / formats.FINDINGS_DIR).is_dir() else set()
+        for check in run_checklist(run):
+            seen.add(".".join("<slug>" if part in slugs else part for part in check.id.split(".")))
+    uncovered = sorted(i for i in seen if not any(fnmatchcase(i, p) for p in patterns))
+    assert not uncovered, f"failure-modes.md does not say what to do for: {uncovered}"
+    unknown = sorted(p for p in patterns if not any(fnmatchcase(i, p) for i in seen))
+    assert not unknown, f"failure-modes.md names checks verify never reports: {unknown}"
