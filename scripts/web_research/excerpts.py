@@ -1,0 +1,172 @@
+"""Checking that a quoted excerpt really appears in a page's text.
+
+A citation's excerpt is supposed to be verbatim, but a quote copied by a model
+differs from the page in ways no reader would call a misquote: curly versus
+straight quotes, an en dash typed as a hyphen, a line break where the page had
+a space, a ligature. `normalize` removes exactly those differences and nothing
+else (case and wording still count), so a match means "the page says this" and
+a mismatch means the quote was paraphrased or invented.
+
+An ellipsis (`...`, `…`, `[...]`) marks an omission: the parts around it must
+each appear, in order. On a mismatch, `closest_passage` finds the stretch of
+the page most like the failing part, so the writer can correct the quote.
+Everything here is pure and standard-library only: `verify` runs it on every
+citation and must stay fast.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+# Quote marks, straight and curly, single and double, are dropped: a writer who
+# wraps an excerpt in quotes turns the page's inner double quotes into single
+# ones or leaves them out, and quote marks never carry the claim.
+_QUOTES = "'\"\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u0060\u00b4\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u2039\u203a"
+# Every dash and hyphen variant becomes "-".
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d"
+# Invisible characters that pages use for layout (soft hyphen, zero-width space/joiners, BOM).
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_TRANSLATION = {
+    **dict.fromkeys(map(ord, _QUOTES + _INVISIBLE), None),
+    **dict.fromkeys(map(ord, _DASHES), "-"),
+}
+_WHITESPACE = re.compile(r"\s+")
+# An omission marker: "...", "…" (NFKC turns it into "..."), optionally in brackets.
+_ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
+_WORD = re.compile(r"\w+")
+
+CLOSEST_MAX_CHARS = 240
+
+
+def normalize(text: str) -> str:
+    """Fold the differences that do not change what a text says.
+
+    Unicode NFKC (ligatures, full-width forms, non-breaking spaces, `…`), quote
+    marks and invisible characters removed, every dash to `-`, runs of
+    whitespace to one space, ends trimmed. Case and wording still count.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = text.translate(_TRANSLATION)
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def excerpt_parts(excerpt: str) -> list[str]:
+    """Normalize an excerpt and split it at its omission markers.
+
+    Empty parts (an excerpt that starts or ends with an ellipsis) are dropped.
+    """
+    text = normalize(excerpt)
+    return [part for part in (p.strip() for p in _ELLIPSIS.split(text)) if part]
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Outcome of looking for an excerpt in a page.
+
+    `ok` is True when every part was found in order. Otherwise `failed_part` is
+    the first part that was not found (normalized) and `closest` the page
+    passage most similar to it, with `similarity` in [0, 1].
+    """
+
+    ok: bool
+    parts_total: int
+    parts_found: int
+    failed_part: str | None = None
+    closest: str | None = None
+    similarity: float = 0.0
+
+
+def match_excerpt(excerpt: str, page_text: str, *, normalized_page: bool = False) -> MatchResult:
+    """Look for `excerpt` in `page_text` after normalizing both.
+
+    Pass `normalized_page=True` when `page_text` already went through
+    `normalize` (callers checking many excerpts against one page do this once).
+    """
+    page = page_text if normalized_page else normalize(page_text)
+    parts = excerpt_parts(excerpt)
+    if not parts:
+        return MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="")
+    position = 0
+    for index, part in enumerate(parts):
+        found = page.find(part, position)
+        if found < 0:
+            closest, score = closest_passage(part, page, normalized=True)
+            return MatchResult(
+                ok=False,
+                parts_total=len(parts),
+                parts_found=index,
+                failed_part=part,
+                closest=closest,
+                similarity=score,
+            )
+        position = found + len(part)
+    return MatchResult(ok=True, parts_total=len(parts), parts_found=len(parts))
+
+
+def closest_passage(needle: str, page_text: str, *, normalized: bool = False) -> tuple[str | None, float]:
+    """Return the passage of `page_text` most similar to `needle`, and its similarity.
+
+    Two stages keep this fast on long pages: a linear sliding window over the
+    page's words ranks every window of the needle's length by how many words it
+    shares with the needle; only the best few are then scored precisely with
+    difflib. The passage is trimmed to `CLOSEST_MAX_CHARS`.
+    """
+    page = page_text if normalized else normalize(page_text)
+    target = needle if normalized else normalize(needle)
+    if not page or not target:
+        return None, 0.0
+    words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(page)]
+    wanted = Counter(w.casefold() for w in _WORD.findall(target))
+    if not words or not wanted:
+        return _trim(page[: len(target)]), SequenceMatcher(None, target, page[: len(target)]).ratio()
+    width = max(1, min(len(words), sum(wanted.values())))
+    starts = _best_window_starts(words, wanted, width, keep=5)
+    best_text, best_score = "", -1.0
+    for start in starts:
+        for shift in (-2, -1, 0, 1, 2):
+            first = min(max(0, start + shift), len(words) - 1)
+            last = min(len(words), first + width) - 1
+            candidate = _widen(page, words[first][0], words[last][1])
+            score = SequenceMatcher(None, target, candidate, autojunk=False).ratio()
+            if score > best_score:
+                best_text, best_score = candidate, score
+    return _trim(best_text), round(best_score, 3)
+
+
+def _best_window_starts(words: list[tuple[int, int, str]], wanted: Counter, width: int, keep: int) -> list[int]:
+    """Indices of the `keep` word windows sharing the most words with `wanted`."""
+    have: Counter = Counter()
+    shared = 0
+
+    def add(word: str, sign: int) -> int:
+        before = min(have[word], wanted[word])
+        have[word] += sign
+        return min(have[word], wanted[word]) - before
+
+    for _, _, word in words[:width]:
+        shared += add(word, 1)
+    scores = [(shared, 0)]
+    for start in range(1, len(words) - width + 1):
+        shared += add(words[start - 1][2], -1)
+        shared += add(words[start + width - 1][2], 1)
+        scores.append((shared, start))
+    scores.sort(key=lambda item: (-item[0], item[1]))
+    return [start for _, start in scores[:keep]]
+
+
+def _widen(page: str, start: int, end: int) -> str:
+    """The page between `start` and `end`, widened to whole whitespace-separated tokens."""
+    while start > 0 and not page[start - 1].isspace():
+        start -= 1
+    while end < len(page) and not page[end].isspace():
+        end += 1
+    return page[start:end]
+
+
+def _trim(text: str) -> str:
+    if len(text) <= CLOSEST_MAX_CHARS:
+        return text
+    return text[: CLOSEST_MAX_CHARS - 1].rstrip() + "\u2026"

@@ -1,0 +1,289 @@
+"""Citation integrity: does each cited page really say what its excerpt quotes?
+
+For every citation of report.md and of the findings files whose URL (or the
+URL it redirected to) has a page snapshot under `sources/`, the excerpt must
+appear in the snapshot's text (see `excerpts`): a mismatch is an error naming
+the citation, the URL and the closest passage of the page, so the writer can
+correct the quote. A citation without a snapshot cannot be checked and is a
+warning ("not verifiable"), as are a site root cited where a page was meant,
+one URL under two numbers, and a title that differs from the page's own.
+
+Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
+`report` or `findings.<slug>`:
+
+    verbatim      error    one failing check per mismatched excerpt (or changed
+                           snapshot); one passing check per file otherwise
+    snapshot      warning  citations with no snapshot (not verifiable)
+    site_root     warning  a bare domain or site root, or a page that
+                           redirected to one
+    repeated_url  warning  the same URL under two numbers in one file
+    title         warning  cited title differs from the page's title
+    sources.records          warning  unreadable snapshot records
+    citations.integrity      warning  the summary line: citations, verified
+                             verbatim, not verifiable, mismatched
+
+Standard library only, and each page is normalized once: verify must stay fast.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+from urllib.parse import urlsplit
+
+from . import formats
+from .excerpts import match_excerpt, normalize
+from .snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
+
+if TYPE_CHECKING:
+    from .checklist import Check
+
+INTEGRITY_CHECK_ID = "citations.integrity"
+SOURCES_CHECK_ID = "sources.records"
+MAX_LISTED = 6
+TITLE_SIMILARITY = 0.85
+_ROOT_PATHS = {"", "/", "/index.html", "/index.htm", "/index.php", "/default.aspx", "/home"}
+
+
+@dataclass(frozen=True)
+class IntegritySummary:
+    """Counts behind the citation-integrity line; every citation is in exactly one bucket."""
+
+    citations: int = 0
+    verified: int = 0
+    not_verifiable: int = 0
+    mismatched: int = 0
+
+    def line(self) -> str:
+        return (f"Citation integrity: {self.citations} citations, {self.verified} verified verbatim, "
+                f"{self.not_verifiable} not verifiable, {self.mismatched} mismatched")
+
+
+@dataclass
+class _Finding:
+    line: int | None
+    message: str
+
+
+@dataclass
+class _FileResult:
+    """What one file's citations produced, before it becomes checks."""
+
+    path: Path
+    scope: str
+    snapshot_backed: int = 0
+    mismatches: list[_Finding] = field(default_factory=list)
+    unverifiable: list[_Finding] = field(default_factory=list)
+    site_roots: list[_Finding] = field(default_factory=list)
+    repeated: list[_Finding] = field(default_factory=list)
+    titles: list[_Finding] = field(default_factory=list)
+
+
+def citation_integrity_checks(run_dir: Path, cited: Iterable[Any]) -> "list[Check]":
+    """The integrity checks for `cited`: items with `.path` and `.citation`
+    (the checklist's `Cited`) or `(path, citation)` pairs."""
+    checks, _ = citation_integrity(run_dir, cited)
+    return checks
+
+
+def citation_integrity(run_dir: Path, cited: Iterable[Any]) -> "tuple[list[Check], IntegritySummary]":
+    """Checks and summary counts in one pass."""
+    from .checklist import Check
+
+    run_dir = Path(run_dir)
+    index = SnapshotIndex.build(run_dir)
+    pages = _PageCache()
+    files: dict[Path, _FileResult] = {}
+    seen_urls: dict[tuple[Path, str], int] = {}
+    counts = {"citations": 0, "verified": 0, "not_verifiable": 0, "mismatched": 0}
+
+    for path, citation in _pairs(cited):
+        result = files.get(path)
+        if result is None:
+            result = files[path] = _FileResult(path, _scope(run_dir, path))
+        counts["citations"] += 1
+        outcome = _check_citation(citation, index, pages, result, seen_urls)
+        counts[outcome] += 1
+
+    checks: list[Check] = []
+    for result in files.values():
+        checks.extend(_file_checks(Check, result))
+    for meta_path, message in index.problems:
+        checks.append(Check(SOURCES_CHECK_ID, False, "warning",
+                            f"{message}; its page cannot back any citation", str(meta_path), None))
+    summary = IntegritySummary(**counts)
+    if summary.citations:
+        clean = summary.mismatched == 0 and summary.not_verifiable == 0
+        checks.append(Check(INTEGRITY_CHECK_ID, clean, "warning", summary.line(), None, None))
+    return checks, summary
+
+
+def _pairs(cited: Iterable[Any]) -> Iterable[tuple[Path, Any]]:
+    for item in cited:
+        if hasattr(item, "citation") and hasattr(item, "path"):
+            yield Path(item.path), item.citation
+        else:
+            path, citation = item
+            yield Path(path), citation
+
+
+def _scope(run_dir: Path, path: Path) -> str:
+    """`report` or `findings.<slug>`, as the checklist names checks about that file."""
+    if path.name == formats.REPORT_FILE:
+        return "report"
+    if path.parent.name == formats.FINDINGS_DIR:
+        return f"findings.{path.stem}"
+    return path.stem
+
+
+class _PageCache:
+    """Each snapshot's text, read, hash-checked and normalized once per verify."""
+
+    def __init__(self) -> None:
+        self._pages: dict[Path, tuple[str | None, str | None]] = {}
+
+    def normalized(self, snap: Snapshot) -> tuple[str | None, str | None]:
+        """(normalized text, None) or (None, why the text cannot be used)."""
+        if snap.text_path not in self._pages:
+            try:
+                text = snap.text()
+            except SnapshotError as exc:
+                self._pages[snap.text_path] = (None, str(exc))
+            else:
+                if snap.text_is_intact(text):
+                    self._pages[snap.text_path] = (normalize(text), None)
+                else:
+                    self._pages[snap.text_path] = (None, (
+                        f"{formats.SOURCES_DIR}/{snap.text_path.name} was changed after it was fetched "
+                        "(its SHA-256 no longer matches); fetch the page again"))
+        return self._pages[snap.text_path]
+
+
+def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, result: _FileResult,
+                    seen_urls: dict[tuple[Path, str], int]) -> str:
+    """Record the citation's problems in `result`; return its summary bucket."""
+    number, line = citation.number, citation.line or None
+    url = (citation.url or "").strip()
+    excerpt = citation.excerpt or ""
+    if not url:
+        result.unverifiable.append(_Finding(line, f"[^{number}] has no URL (not verifiable)"))
+        return "not_verifiable"
+
+    key = url_key(url)
+    first = seen_urls.setdefault((result.path, key), number)
+    if first != number:
+        result.repeated.append(_Finding(line, f"[^{number}] cites the same URL as [^{first}] ({url}); "
+                                              f"reuse [^{first}] instead of a second number"))
+    snap = index.find(url)
+    if is_site_root(url):
+        result.site_roots.append(_Finding(line, f"[^{number}] cites the site root {url}; "
+                                                "cite the page that makes the claim"))
+    elif snap is not None and is_site_root(snap.final_url):
+        result.site_roots.append(_Finding(line, f"[^{number}] {url} redirected to the site root "
+                                                f"{snap.final_url}; the page it names may be gone"))
+    if snap is not None and citation.title and not title_matches(citation.title, snap.titles):
+        result.titles.append(_Finding(line, f"[^{number}] title {citation.title!r} differs from the page's "
+                                            f"title {snap.title!r} ({url})"))
+    if not excerpt.strip():
+        result.unverifiable.append(_Finding(line, f"[^{number}] has no excerpt (not verifiable)"))
+        return "not_verifiable"
+    if snap is None:
+        result.unverifiable.append(_Finding(line, f"[^{number}] {url} has no page snapshot (not verifiable); "
+                                                  "fetch it with 'web-research fetch' and quote from its text"))
+        return "not_verifiable"
+
+    result.snapshot_backed += 1
+    page, problem = pages.normalized(snap)
+    where = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
+    if page is None:
+        result.mismatches.append(_Finding(line, f"[^{number}] cannot be checked against {url}: {problem}"))
+        return "mismatched"
+    match = match_excerpt(excerpt, page, normalized_page=True)
+    if match.ok:
+        return "verified"
+    part = "" if match.parts_total <= 1 else f" (part {match.parts_found + 1} of {match.parts_total}, split at '...')"
+    closest = f"closest passage in the page: \"{match.closest}\"" if match.closest else "the page has no similar passage"
+    result.mismatches.append(_Finding(line, (
+        f"[^{number}] excerpt is not in the page {url} ({where}){part}: \"{_shorten(match.failed_part or '')}\"; "
+        f"{closest}. Quote the page exactly, or drop the claim")))
+    return "mismatched"
+
+
+def _file_checks(Check: Any, result: _FileResult) -> "list[Check]":
+    prefix = f"{result.scope}.citations"
+    path = str(result.path)
+    checks = []
+    if result.mismatches:
+        checks.extend(Check(f"{prefix}.verbatim", False, "error", f.message, path, f.line) for f in result.mismatches)
+    elif result.snapshot_backed:
+        checks.append(Check(f"{prefix}.verbatim", True, "error",
+                            f"all {result.snapshot_backed} snapshot-backed excerpts appear verbatim in their pages",
+                            path, None))
+    checks.append(_aggregate(Check, f"{prefix}.snapshot", path, result.unverifiable,
+                             "every citation has a page snapshot to check its excerpt against"))
+    checks.append(_aggregate(Check, f"{prefix}.site_root", path, result.site_roots,
+                             "no citation points at a bare site root"))
+    checks.append(_aggregate(Check, f"{prefix}.repeated_url", path, result.repeated,
+                             "each URL is cited under one number"))
+    if result.snapshot_backed or result.titles:
+        checks.append(_aggregate(Check, f"{prefix}.title", path, result.titles,
+                                 "cited titles match the pages' titles"))
+    return checks
+
+
+def _aggregate(Check: Any, check_id: str, path: str, found: list[_Finding], passed: str) -> "Check":
+    """One warning per rule and file: the first finding gives the line, the message lists them."""
+    if not found:
+        return Check(check_id, True, "warning", passed, path, None)
+    message = found[0].message
+    rest = found[1:]
+    if rest:
+        message += "; also " + "; ".join(f"line {f.line}: {f.message}" for f in rest[: MAX_LISTED - 1])
+        if len(rest) > MAX_LISTED - 1:
+            message += f"; and {len(rest) - (MAX_LISTED - 1)} more"
+    return Check(check_id, False, "warning", message, path, found[0].line)
+
+
+def _shorten(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+def is_site_root(url: str) -> bool:
+    """True for a bare domain or home page (no path beyond `/` or an index file, no query)."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    if not parts.scheme or not parts.netloc or parts.query:
+        return False
+    return parts.path.lower() in _ROOT_PATHS or parts.path.lower().rstrip("/") in _ROOT_PATHS
+
+
+def _title_form(title: str) -> str:
+    return " ".join(normalize(title).casefold().split())
+
+
+def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
+    """True when the cited title is one of the page's titles, after normalization.
+
+    Also accepted: one contains the other and the shorter has at least two
+    words (a title cited without its site name: "Enterprise Pricing" for
+    "Enterprise Pricing - Acme Docs"), or the two are nearly identical (a
+    changed separator, a typo).
+    """
+    mine = _title_form(cited)
+    if not mine:
+        return True
+    for title in page_titles:
+        theirs = _title_form(title)
+        if not theirs:
+            continue
+        if mine == theirs:
+            return True
+        shorter, longer = sorted((mine, theirs), key=len)
+        if len(shorter.split()) >= 2 and shorter in longer:
+            return True
+        if SequenceMatcher(None, mine, theirs).ratio() >= TITLE_SIMILARITY:
+            return True
+    return False

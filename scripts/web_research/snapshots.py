@@ -1,0 +1,249 @@
+"""Page snapshots: the stored text of every page a researcher fetched.
+
+A snapshot is two files under `<run>/sources/`, named from the hash of the
+page's URL: `<id>.txt` (the page's main text, exactly what the researcher was
+shown) and `<id>.json` (where it came from, when, and the SHA-256 of the text).
+`verify` checks each cited excerpt against the snapshot of its URL, so a
+snapshot must be found from either the URL the researcher asked for or the one
+it finally landed on after redirects; `SnapshotIndex` maps both.
+
+Only the standard library is used here: `verify` imports this module.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from .formats import SOURCES_DIR
+from .fsutil import atomic_write_text, is_within
+
+SNAPSHOT_VERSION = 1
+ID_LENGTH = 16
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+class SnapshotError(Exception):
+    """A snapshot cannot be written or read; `str()` names the file and the problem."""
+
+
+def url_key(url: str) -> str:
+    """The form of a URL used to find its snapshot.
+
+    Scheme and host lower-cased, default port and fragment dropped, an empty
+    path written as `/`, one trailing slash of a non-root path ignored: two
+    spellings of the same page share a key, different pages never do.
+    """
+    raw = url.strip()
+    try:
+        parts = urlsplit(raw)
+        host = (parts.hostname or "").lower()
+        port = parts.port
+    except ValueError:
+        return raw
+    if not parts.scheme or not host:
+        return raw
+    scheme = parts.scheme.lower()
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        netloc = f"{netloc}:{port}"
+    path = parts.path or "/"
+    if len(path) > 1 and path.endswith("/"):
+        path = path[:-1]
+    return urlunsplit((scheme, netloc, path, parts.query, ""))
+
+
+def snapshot_id(url: str) -> str:
+    """File stem of the snapshot of `url`: the first hex digits of SHA-256 of its key."""
+    return hashlib.sha256(url_key(url).encode("utf-8")).hexdigest()[:ID_LENGTH]
+
+
+def text_sha256(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Metadata of one stored page; `text()` reads the stored text."""
+
+    requested_url: str
+    final_url: str
+    title: str
+    status: int
+    content_type: str
+    retrieved_at: str
+    sha256: str
+    chars: int
+    extractor: str
+    meta_path: Path
+    text_path: Path
+    other_titles: tuple[str, ...] = field(default=())
+
+    @property
+    def titles(self) -> tuple[str, ...]:
+        """Every title the page declares (the `<title>` first), for comparing with a cited title."""
+        return tuple(t for t in (self.title, *self.other_titles) if t)
+
+    def text(self) -> str:
+        try:
+            return self.text_path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SnapshotError(f"{self.text_path}: cannot read snapshot text: {exc}") from exc
+
+    def text_is_intact(self, text: str) -> bool:
+        """True when `text` still has the SHA-256 recorded at fetch time."""
+        return text_sha256(text) == self.sha256
+
+
+def sources_dir(run_dir: Path) -> Path:
+    return Path(run_dir) / SOURCES_DIR
+
+
+def store_snapshot(
+    run_dir: Path,
+    *,
+    requested_url: str,
+    final_url: str,
+    title: str,
+    status: int,
+    content_type: str,
+    retrieved_at: str,
+    text: str,
+    extractor: str,
+    other_titles: tuple[str, ...] = (),
+) -> Snapshot:
+    """Write `text` and its metadata under `run_dir/sources/`, atomically.
+
+    The text is written first, so a metadata file never points at a missing or
+    older text. Refuses a `sources` folder that leads outside the run folder.
+    """
+    folder = sources_dir(run_dir)
+    if folder.exists() and not is_within(folder, run_dir):
+        raise SnapshotError(f"{folder}: leads outside the run folder {run_dir}; refusing to write there")
+    stem = snapshot_id(requested_url)
+    text_path, meta_path = folder / f"{stem}.txt", folder / f"{stem}.json"
+    meta = {
+        "version": SNAPSHOT_VERSION,
+        "requested_url": requested_url,
+        "final_url": final_url,
+        "title": title,
+        "other_titles": list(other_titles),
+        "status": status,
+        "content_type": content_type,
+        "retrieved_at": retrieved_at,
+        "sha256": text_sha256(text),
+        "chars": len(text),
+        "extractor": extractor,
+        "text_file": text_path.name,
+    }
+    atomic_write_text(text_path, text)
+    atomic_write_text(meta_path, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
+    return _from_meta(meta, meta_path)
+
+
+def load_snapshot(meta_path: Path) -> Snapshot:
+    """Read one `<id>.json`; raise `SnapshotError` naming the file and the bad field."""
+    meta_path = Path(meta_path)
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SnapshotError(f"{meta_path}: not a readable snapshot record: {exc}") from exc
+    if not isinstance(meta, dict):
+        raise SnapshotError(f"{meta_path}: expected a JSON object")
+    return _from_meta(meta, meta_path)
+
+
+_STRING_FIELDS = ("requested_url", "final_url", "title", "content_type", "retrieved_at", "sha256", "extractor", "text_file")
+
+
+def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
+    for name in _STRING_FIELDS:
+        if not isinstance(meta.get(name), str):
+            raise SnapshotError(f"{meta_path}: field '{name}' must be a string")
+    for name in ("status", "chars"):
+        if not isinstance(meta.get(name), int):
+            raise SnapshotError(f"{meta_path}: field '{name}' must be an integer")
+    other = meta.get("other_titles", [])
+    if not isinstance(other, list) or not all(isinstance(t, str) for t in other):
+        raise SnapshotError(f"{meta_path}: field 'other_titles' must be a list of strings")
+    text_path = meta_path.parent / meta["text_file"]
+    if text_path.parent != meta_path.parent or not is_within(text_path, meta_path.parent):
+        raise SnapshotError(f"{meta_path}: field 'text_file' must name a file beside it")
+    return Snapshot(
+        requested_url=meta["requested_url"],
+        final_url=meta["final_url"],
+        title=meta["title"],
+        other_titles=tuple(other),
+        status=meta["status"],
+        content_type=meta["content_type"],
+        retrieved_at=meta["retrieved_at"],
+        sha256=meta["sha256"],
+        chars=meta["chars"],
+        extractor=meta["extractor"],
+        meta_path=meta_path,
+        text_path=text_path,
+    )
+
+
+@dataclass
+class SnapshotIndex:
+    """Every snapshot of a run, found by requested or final URL.
+
+    Built by reading each metadata file once; texts are read only on demand.
+    Unreadable records are kept in `problems` (path, message) instead of
+    failing the whole index.
+    """
+
+    by_key: dict[str, Snapshot] = field(default_factory=dict)
+    problems: list[tuple[Path, str]] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, run_dir: Path) -> "SnapshotIndex":
+        index = cls()
+        folder = sources_dir(run_dir)
+        if not folder.is_dir():
+            return index
+        if not is_within(folder, run_dir):
+            index.problems.append((folder, f"{folder}: leads outside the run folder; snapshots ignored"))
+            return index
+        for meta_path in sorted(folder.glob("*.json")):
+            try:
+                snap = load_snapshot(meta_path)
+            except SnapshotError as exc:
+                index.problems.append((meta_path, str(exc)))
+                continue
+            # A page fetched under its own URL wins over one that merely redirected there.
+            index.by_key.setdefault(url_key(snap.final_url), snap)
+            index.by_key[url_key(snap.requested_url)] = snap
+        return index
+
+    def find(self, url: str) -> Snapshot | None:
+        return self.by_key.get(url_key(url))
+
+    def __len__(self) -> int:
+        return len({id(s) for s in self.by_key.values()})
+
+
+def find_snapshot(run_dir: Path, url: str) -> Snapshot | None:
+    """The snapshot whose requested or final URL is `url`, or None.
+
+    Looks up the file named from `url` first (the common case, no scan), then
+    falls back to the index for a URL reached only through a redirect.
+    """
+    meta_path = sources_dir(run_dir) / f"{snapshot_id(url)}.json"
+    if meta_path.is_file() and is_within(meta_path, run_dir):
+        try:
+            return load_snapshot(meta_path)
+        except SnapshotError:
+            pass
+    return SnapshotIndex.build(run_dir).find(url)
+
+
+def snapshot_as_dict(snap: Snapshot) -> dict:
+    """JSON-friendly view of a snapshot (paths as strings)."""
+    data = asdict(snap)
+    data["meta_path"], data["text_path"] = str(snap.meta_path), str(snap.text_path)
+    data["other_titles"] = list(snap.other_titles)
+    return data
