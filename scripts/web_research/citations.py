@@ -59,6 +59,7 @@ class Citation:
     fields: dict[str, str] = field(default_factory=dict)
     field_lines: dict[str, int] = field(default_factory=dict)
     duplicates: list[tuple[str, int]] = field(default_factory=list)
+    unlabelled: str | None = None  # text after `[^n]:` that has no **Label**
 
 
 # --------------------------------------------------------------------------
@@ -141,8 +142,8 @@ def parse_citations(text: str, first_line: int = 1) -> list[Citation]:
                 _add_field(current, labelled.group(1).strip(), labelled.group(2), number)
                 last_name = formats.CITATION_LABELS.get(labelled.group(1).strip(), labelled.group(1).strip())
             elif rest.strip():
-                # Text without a label: keep it visible to validation as "unlabelled".
-                _add_field(current, "unlabelled text", rest, number)
+                # Text without a label: most likely a title missing its label.
+                current.unlabelled = rest.strip()
             continue
         if current is None:
             continue
@@ -265,6 +266,8 @@ def citation_problems(citation: Citation) -> list[tuple[str, Problem]]:
     for name, what in schema_errors("citation.schema.json", citation.fields):
         label = _LABEL_OF_FIELD.get(name, name)
         line = citation.field_lines.get(name, citation.line)
+        if name == "title" and citation.unlabelled:
+            what += f"; the entry starts with {citation.unlabelled!r} but no **{label}**: label"
         problems.append((name, Problem(line, f"[^{citation.number}] **{label}** {what}")))
     for name, line in citation.duplicates:
         label = _LABEL_OF_FIELD.get(name, name)
@@ -320,19 +323,18 @@ def citation_checks(scope: str, path: Path, citations: Sequence[Citation],
     orphans = [Problem(c.line, f"[^{n}] is listed in Sources but never used")
                for n, c in defined.items() if n not in used]
 
+    # Numbering looks at the entries; a number that is used but has no entry
+    # is not a gap here, since `undefined` already reports it.
     numbering: list[Problem] = []
-    all_numbers = set(defined) | set(used)
-    if all_numbers:
-        expected = set(range(1, max(all_numbers) + 1))
-        skipped = sorted(expected - all_numbers)
-        if 0 in all_numbers:
-            c = defined.get(0)
-            numbering.append(Problem(c.line if c else used[0], "[^0]: numbering starts at 1"))
+    if defined:
+        accounted = set(defined) | set(used)
+        skipped = sorted(set(range(1, max(defined) + 1)) - accounted)
+        if 0 in defined:
+            numbering.append(Problem(defined[0].line, "[^0]: numbering starts at 1"))
         if skipped:
-            after = [n for n in sorted(all_numbers) if n > skipped[0]]
-            where = defined[after[0]].line if after and after[0] in defined else (used[after[0]] if after else None)
-            numbering.append(Problem(where, "numbering skips " + ", ".join(f"[^{n}]" for n in skipped)
-                                     + f"; expected [^1]..[^{len(all_numbers)}] without gaps"))
+            after = min(n for n in defined if n > skipped[0])
+            numbering.append(Problem(defined[after].line, "numbering skips " + ", ".join(f"[^{n}]" for n in skipped)
+                                     + f"; expected [^1]..[^{len(accounted)}] without gaps"))
     previous = 0
     for c in citations:
         if c.number < previous:

@@ -191,13 +191,24 @@ def _provenance_check(path: Path, report: Report, findings_citations: Sequence[C
     """Each report entry must be copied from a findings file: same title, URL
     and excerpt. Entries whose required fields are already invalid are left to
     `report.citations.required`."""
-    known = {(c.fields.get("title"), c.fields.get("url"), c.fields.get("excerpt")) for c in findings_citations}
+    def key(c: Citation) -> tuple:
+        return tuple(c.fields.get(name) for name in formats.CITATION_REQUIRED)
+
+    def invalid(c: Citation) -> bool:
+        return any(name in formats.CITATION_REQUIRED for name, _p in citation_problems(c))
+
+    known = {key(c) for c in findings_citations}
+    # Findings entries with a broken required field are reported in their own
+    # file; a report entry copied from one (two of three fields equal) is not
+    # reported again here.
+    broken = [key(c) for c in findings_citations if invalid(c)]
     problems = []
     for c in report.citations:
-        key = (c.fields.get("title"), c.fields.get("url"), c.fields.get("excerpt"))
-        if None in key or any(name in formats.CITATION_REQUIRED for name, _p in citation_problems(c)):
+        if None in key(c) or invalid(c):
             continue
-        if key not in known:
+        if any(sum(a == b for a, b in zip(key(c), other)) >= 2 for other in broken):
+            continue
+        if key(c) not in known:
             same_url = [f for f in findings_citations if f.fields.get("url") == c.fields.get("url")]
             what = ("its title or excerpt differs from the findings entry for this URL" if same_url
                     else "no findings file cites this URL")

@@ -1,0 +1,70 @@
+"""Helpers for the core-B tests (citations, findings, report, checklist, verify, status).
+
+Every checklist test starts from a copy of the bundled example run, which
+passes verify, and breaks it in one place.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from web_research import formats
+from web_research.checklist import Check
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS_DIR = REPO_ROOT / "scripts"
+EXAMPLE_DIR = REPO_ROOT / "examples" / "observability-pricing"
+
+BILLING = "billing-units-and-retention-tiers"
+COMMITMENTS = "enterprise-commitments-and-overages"
+COST = "cost-controls-for-high-volume-logs"  # the failed subtopic, named in Gaps
+
+
+def copy_example(tmp_path: Path, name: str = "run") -> Path:
+    """A fresh copy of the example run under tmp_path."""
+    target = tmp_path / name
+    shutil.copytree(EXAMPLE_DIR, target)
+    return target
+
+
+def findings_path(run: Path, slug: str) -> Path:
+    return run / formats.FINDINGS_DIR / f"{slug}.md"
+
+
+def replace_once(path: Path, old: str, new: str) -> None:
+    """Replace the only occurrence of `old` in the file (fails the test otherwise)."""
+    text = path.read_text(encoding="utf-8")
+    count = text.count(old)
+    assert count == 1, f"{path.name}: expected exactly one {old!r}, found {count}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def line_of(path: Path, needle: str, occurrence: int = 1) -> int:
+    """1-based number of the line holding the n-th occurrence of `needle`."""
+    seen = 0
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if needle in line:
+            seen += 1
+            if seen == occurrence:
+                return number
+    raise AssertionError(f"{needle!r} not found {occurrence} time(s) in {path}")
+
+
+def failing(checks: list[Check]) -> dict[str, Check]:
+    """The failing checks by id (errors and warnings)."""
+    bad = [c for c in checks if not c.ok]
+    ids = [c.id for c in bad]
+    assert len(ids) == len(set(ids)), f"duplicate check ids: {ids}"
+    return {c.id: c for c in bad}
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Run `python -m web_research ARGS` the way the launcher does."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(SCRIPTS_DIR) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.setdefault("PYTHONIOENCODING", "utf-8")
+    return subprocess.run([sys.executable, "-m", "web_research", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, encoding="utf-8", timeout=60)
