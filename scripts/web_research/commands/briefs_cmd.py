@@ -9,12 +9,12 @@ from ..cli import EXIT_OK, EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..briefs import write_briefs
+    from ..briefs import TemplateError, write_briefs
     from ..plan import PlanError
 
     try:
         infos = write_briefs(args.dir)
-    except PlanError as error:
+    except (PlanError, TemplateError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as error:
