@@ -302,7 +302,7 @@ def table_check_patterns(text: str) -> list[str]:
                 if base is None:
                     raise AssertionError(f"shorthand {span} without a full id first: {row}")
                 patterns.append(base + span)
-            elif re.match(r"^(plan|findings|report)\.", span):
+            elif re.match(r"^(plan|findings|report|sources|citations)\.", span):
                 patterns.append(span)
                 base = span.rsplit(".", 1)[0]
     return patterns
@@ -333,23 +333,58 @@ def broken_runs(tmp_path: Path) -> list[Path]:
     return runs
 
 
+def check_groups():
+    """The extra check groups verify runs; page-snapshot integrity when it is not yet joined."""
+    from web_research import checklist
+
+    if checklist.EXTRA_CHECK_GROUPS:
+        return tuple(checklist.EXTRA_CHECK_GROUPS)
+    try:
+        from web_research.integrity import citation_integrity_checks
+    except ImportError:
+        return ()
+    return (lambda run_dir, parsed: citation_integrity_checks(run_dir, parsed.cited),)
+
+
+def add_mismatching_snapshot(run: Path) -> None:
+    """Store a page snapshot that contradicts the first URL cited in report.md."""
+    try:
+        from web_research.snapshots import store_snapshot
+    except ImportError:
+        return
+    url = re.search(r"\*\*URL\*\*: (\S+)", (run / formats.REPORT_FILE).read_text(encoding="utf-8")).group(1)
+    store_snapshot(run, requested_url=url, final_url=url, title="Another page entirely", status=200,
+                   content_type="text/html", retrieved_at="2026-04-18T09:00:00Z",
+                   text="Nothing on this page matches any excerpt.", extractor="test")
+
+
 def test_failure_modes_table_names_real_checks_and_covers_every_check(tmp_path):
     from fnmatch import fnmatchcase
 
-    from web_research.checklist import run_checklist
+    from web_research.checklist import parse_and_check
     from web_research.plan import load_plan
 
     patterns = table_check_patterns(read(FAILURE_MODES))
     assert patterns
+    runs = broken_runs(tmp_path)
+    add_mismatching_snapshot(runs[1])
     seen: set[str] = set()
-    for run in broken_runs(tmp_path):
+    for run in runs:
         slugs = set()
         if (run / formats.PLAN_FILE).is_file():
             slugs = {s.slug for s in load_plan(run / formats.PLAN_FILE).subtopics}
-        slugs |= {p.stem for p in (run / formats.FINDINGS_DIR).glob("*.md")} if (run / formats.FINDINGS_DIR).is_dir() else set()
-        for check in run_checklist(run):
+        if (run / formats.FINDINGS_DIR).is_dir():
+            slugs |= {p.stem for p in (run / formats.FINDINGS_DIR).glob("*.md")}
+        for check in parse_and_check(run, extra=check_groups())[1]:
             seen.add(".".join("<slug>" if part in slugs else part for part in check.id.split(".")))
     uncovered = sorted(i for i in seen if not any(fnmatchcase(i, p) for p in patterns))
     assert not uncovered, f"failure-modes.md does not say what to do for: {uncovered}"
-    unknown = sorted(p for p in patterns if not any(fnmatchcase(i, p) for i in seen))
-    assert not unknown, f"failure-modes.md names checks verify never reports: {unknown}"
+    # Every id the table names is one the core knows: seen here, or named in the core's source.
+    core_source = "\n".join(path.read_text(encoding="utf-8")
+                             for path in (formats.PACKAGE_DIR).glob("*.py"))
+    for pattern in patterns:
+        if any(fnmatchcase(i, pattern) for i in seen):
+            continue
+        rule = pattern.rsplit(".", 1)[1]
+        assert rule != "*" and re.search(rf"\b{re.escape(rule)}\b", core_source), \
+            f"failure-modes.md names a check the core does not have: {pattern}"
