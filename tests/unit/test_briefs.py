@@ -56,7 +56,8 @@ def test_template_agrees_with_formats() -> None:
     for label in CITATION_LABELS:
         assert f"**{label}**:" in template
     assert "## Sources" in template
-    assert (BRIEF_TEMPLATE.parent / "citation-schema.md").name in BRIEF_TEMPLATE.read_text()
+    assert "[citation-schema.md](citation-schema.md)" in BRIEF_TEMPLATE.read_text(encoding="utf-8")
+    assert (BRIEF_TEMPLATE.parent / "citation-schema.md").is_file()
 
 
 def test_render_fills_every_field(tmp_path: Path) -> None:

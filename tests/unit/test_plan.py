@@ -4,6 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fixtures_core_a import VALID_PLAN, plan_text
 from web_research.formats import DEFAULT_SEARCH_BUDGET, MAX_SUBTOPICS, PLAN_SECTIONS
@@ -211,3 +213,29 @@ def test_load_plan_errors_name_the_file(tmp_path: Path) -> None:
     good = tmp_path / "good.md"
     good.write_text(VALID_PLAN, encoding="utf-8")
     assert load_plan(good) == parse_plan(VALID_PLAN)
+
+
+_words = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=40)
+_names = _words.map(str.strip).filter(lambda s: s and not s.startswith("#") and not s[0].isdigit())
+_bullets = _words.map(str.strip).filter(bool)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    question=_words.map(str.strip).filter(lambda s: s and not s.startswith(("#", ">"))),
+    subtopics=st.lists(st.tuples(_names, st.lists(_bullets, min_size=1, max_size=4)), min_size=1, max_size=MAX_SUBTOPICS),
+    budget=st.integers(min_value=1, max_value=999),
+)
+def test_round_trip(question: str, subtopics: list[tuple[str, list[str]]], budget: int) -> None:
+    """Any plan written in the documented shape parses back to what was written."""
+    from web_research.slug import slugify
+
+    if len({slugify(name) for name, _ in subtopics}) != len(subtopics):
+        return  # duplicate slugs are an error, covered above
+    text = plan_text(question=question, subtopics=dict(subtopics), budget_line=f"Searches per subagent: {budget}")
+    if len(dict(subtopics)) != len(subtopics):
+        return
+    plan = parse_plan(text)
+    assert plan.question == question
+    assert [(s.name, s.establish) for s in plan.subtopics] == subtopics
+    assert plan.budget == budget
