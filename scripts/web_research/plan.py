@@ -241,9 +241,10 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
     """Parse plan.md text; raise `PlanError` naming the offending line."""
     lines = _lines(text)
     title, sections = _split_sections(lines, path)
+    last_line = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
     for name in PLAN_SECTIONS:
         if name not in sections:
-            raise PlanError(path, _missing_section_line(name, sections, len(lines)), f"missing section '## {name}'")
+            raise PlanError(path, _missing_section_line(name, sections, last_line), f"missing section '## {name}'")
     return Plan(
         question=_parse_question(sections[PLAN_SECTION_QUESTION], path),
         subtopics=_parse_subtopics(sections[PLAN_SECTION_SUBTOPICS], path),
