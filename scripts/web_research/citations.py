@@ -236,7 +236,7 @@ def schema_errors(name: str, instance: Mapping[str, object]) -> list[tuple[str, 
     keys involved, so every message can name the field the user must fix.
     """
     found: list[tuple[str, str]] = []
-    for error in schema_validator(name).iter_errors(dict(instance)):
+    for error in sorted(schema_validator(name).iter_errors(dict(instance)), key=lambda e: list(e.path)):
         kind = error.validator
         if kind == "required":
             for missing in error.validator_value:
@@ -257,7 +257,15 @@ def schema_errors(name: str, instance: Mapping[str, object]) -> list[tuple[str, 
             else:
                 expected = error.schema.get("description") or error.message
             found.append((name_, f"is {error.instance!r}; expected {expected}"))
-    return found
+    # One message per field: jsonschema reports each missing key once per
+    # `required` error, and a value may break both `pattern` and `format`.
+    seen: set[str] = set()
+    unique = []
+    for field_name, what in found:
+        if field_name not in seen:
+            seen.add(field_name)
+            unique.append((field_name, what))
+    return unique
 
 
 def citation_problems(citation: Citation) -> list[tuple[str, Problem]]:
