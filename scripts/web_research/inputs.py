@@ -165,7 +165,18 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
 
 def from_raw(text: str) -> StartInput:
     """Raw skill arguments -> validated input."""
-    return validate(mapping_from_raw(text))
+    mapping = mapping_from_raw(text)
+    if QUESTION_KEY not in mapping:
+        # Read as the contract because a line starts with a contract key; say how to
+        # research such text instead (e.g. "refresh: what changed in v2?").
+        try:
+            return validate(mapping)
+        except InputError as error:
+            raise InputError(
+                f"{error} (the arguments were read as a YAML mapping of the companion contract; "
+                f"to research text that starts with a contract key, put '{END_OF_OPTIONS} ' before it)"
+            ) from None
+    return validate(mapping)
 
 
 def from_flags(

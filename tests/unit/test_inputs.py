@@ -87,6 +87,12 @@ def test_invalid_input_names_field_and_expectation(text: str, field: str, expect
     assert field in detail and expected in detail
 
 
+def test_text_starting_with_a_contract_key_can_be_escaped() -> None:
+    detail = _detail("refresh: what changed in React 19?")
+    assert "research_question: missing" in detail and "'-- '" in detail
+    assert from_raw("-- refresh: what changed in React 19?").question == "refresh: what changed in React 19?"
+
+
 def test_from_flags_uses_the_same_schema() -> None:
     assert from_flags("Q: x", "out", True, False) == StartInput("Q: x", "out", True, False)
     with pytest.raises(InputError, match="research_question: missing"):
