@@ -1,0 +1,128 @@
+"""Run SKILL.md's command lines, as written, through bash against the real core.
+
+The orchestrator relies on what these commands print (start's keys, briefs' list) and on
+the way it composes each researcher's prompt; if the core's output and the prompt's
+description drift apart, this fails.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ (for prompt_commands)
+
+from prompt_commands import core_argv, expand, extract_commands  # noqa: E402
+from web_research import formats  # noqa: E402
+from web_research.briefs import brief_hash, split_agent_prompt  # noqa: E402
+
+SKILL = formats.SKILL_DIR / "SKILL.md"
+SKILL_TEXT = SKILL.read_text(encoding="utf-8")
+START_KEYS = ("research_question", "output_dir", "plan", "findings_dir", "report", "auto_proceed")
+BRIEF_KEYS = ("subtopic", "brief_path", "brief_hash", "findings_path")
+QUESTION = "How do managed log services price retention beyond 30 days?"
+
+
+def skill_command(subcommand: str) -> str:
+    (command,) = [c for c in extract_commands(SKILL_TEXT) if core_argv(c)[0] == subcommand]
+    return command
+
+
+def run_skill_command(subcommand: str, cwd: Path, arguments: str = "", output_dir: str = "") -> subprocess.CompletedProcess[str]:
+    """Expand the way Claude Code does ($ARGUMENTS, ${CLAUDE_PLUGIN_ROOT}) and run it with bash."""
+    command = expand(skill_command(subcommand), {
+        "CLAUDE_PLUGIN_ROOT": str(formats.PLUGIN_ROOT),
+        "ARGUMENTS": arguments,
+        "<output_dir>": output_dir,
+    })
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", formats.ROOT_ENV_VAR)}
+    return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def skill_plan(question: str, subtopics: list[tuple[str, list[str]]]) -> str:
+    """plan.md written in the skeleton SKILL.md gives, with the placeholders filled."""
+    skeleton = re.search(r"^```markdown\n(.*?)^```$", SKILL_TEXT, flags=re.S | re.M).group(1)
+    head, rest = skeleton.split("### <subtopic name>\n", 1)
+    _, tail = rest.split("\n\n## ", 1)
+    blocks = "\n\n".join(f"### {name}\n" + "".join(f"- {item}\n" for item in items) for name, items in subtopics)
+    text = head.replace("<short title>", "Log retention pricing").replace(
+        "<research_question from start's output, verbatim>", question) + blocks + "\n## " + tail
+    return re.sub(r"<[^<>\n]+>", "Compare the subtopics side by side.", text)
+
+
+def test_skill_names_the_keys_the_core_prints():
+    spans = set(re.findall(r"`([^`\n]+)`", SKILL_TEXT))
+    assert set(START_KEYS) <= spans
+    assert set(BRIEF_KEYS) <= spans
+
+
+def test_start_briefs_status_verify_as_the_skill_runs_them(tmp_path):
+    run_dir = tmp_path / "run"
+    arguments = f'research_question: "{QUESTION}"\noutput_dir: "{run_dir}"\nauto_proceed: true'
+    started = run_skill_command("start", tmp_path, arguments=arguments)
+    assert started.returncode == 0, started.stderr
+    opened = json.loads(started.stdout)
+    assert set(START_KEYS) <= set(opened)
+    assert opened["research_question"] == QUESTION and opened["auto_proceed"] is True
+    assert opened["output_dir"] == str(run_dir)
+    assert opened["plan"] == str(run_dir / formats.PLAN_FILE)
+
+    Path(opened["plan"]).write_text(skill_plan(opened["research_question"], [
+        ("Published retention tiers", ["the retention periods each service lists, with prices"]),
+        ("Archive and rehydration", ["what reading archived logs back costs"]),
+    ]), encoding="utf-8")
+    rendered = run_skill_command("briefs", tmp_path, output_dir=opened["output_dir"])
+    assert rendered.returncode == 0, rendered.stderr
+    briefs = json.loads(rendered.stdout)
+    assert [b["subtopic"] for b in briefs] == ["Published retention tiers", "Archive and rehydration"]
+    for brief in briefs:
+        assert set(BRIEF_KEYS) <= set(brief)
+        text = Path(brief["brief_path"]).read_text(encoding="utf-8")
+        assert QUESTION in text and brief["findings_path"] in text
+        # The Agent prompt, composed as SKILL.md says: the file's text, a blank line, the hash line.
+        prompt = f"{text}\nBrief hash: {brief['brief_hash']}"
+        body, stated = split_agent_prompt(prompt)
+        assert stated == brief["brief_hash"] == brief_hash(body.encode("utf-8"))
+        assert Path(brief["findings_path"]).parent == Path(opened["findings_dir"])
+
+    status = run_skill_command("status", tmp_path, output_dir=opened["output_dir"])
+    assert status.returncode == 0, status.stderr
+    assert "missing" in status.stdout  # no findings yet: the skill turns these into Gaps entries
+    verified = run_skill_command("verify", tmp_path, output_dir=opened["output_dir"])
+    assert verified.returncode == 1  # no findings, no report yet
+    assert "report.exists" in verified.stdout
+
+
+@pytest.mark.parametrize("arguments,expected_error", [
+    ("", formats.ERROR_INVALID_INPUT),
+    ("research_question: 42", formats.ERROR_INVALID_INPUT),
+])
+def test_start_refusals_are_json_the_skill_can_return_unchanged(tmp_path, arguments, expected_error):
+    refused = run_skill_command("start", tmp_path, arguments=arguments)
+    assert refused.returncode != 0
+    assert json.loads(refused.stdout)["error"] == expected_error
+    assert expected_error in SKILL_TEXT
+    assert not any(tmp_path.iterdir()), "a refused start writes nothing"
+
+
+def test_a_second_start_in_the_same_folder_is_refused(tmp_path):
+    arguments = f"--out {tmp_path / 'run'} {QUESTION}"
+    first = run_skill_command("start", tmp_path, arguments=arguments)
+    assert first.returncode == 0, first.stdout + first.stderr
+    Path(json.loads(first.stdout)["plan"]).write_text("# a prior plan\n", encoding="utf-8")
+    second = run_skill_command("start", tmp_path, arguments=arguments)
+    refusal = json.loads(second.stdout)
+    assert refusal["error"] == formats.ERROR_PRIOR_RUN_PRESENT and formats.ERROR_PRIOR_RUN_PRESENT in SKILL_TEXT
+    assert (tmp_path / "run" / formats.PLAN_FILE).read_text(encoding="utf-8") == "# a prior plan\n"
+
+
+def test_raw_arguments_reach_start_untouched_by_the_shell(tmp_path):
+    question = "What does `rm -rf` cost in $HOME and \"quotes\" or 'single' \\ backslashes?"
+    started = run_skill_command("start", tmp_path, arguments=f"--out {tmp_path / 'run'} {question}")
+    assert started.returncode == 0, started.stdout + started.stderr
+    assert json.loads(started.stdout)["research_question"] == question
