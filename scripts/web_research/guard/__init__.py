@@ -1,0 +1,18 @@
+"""The hooks' core: which research run is active, and what each hook decides.
+
+The hook scripts in `hooks/` are thin adapters over `events`; everything they
+decide is computed by small pure modules here so that it can be tested directly:
+
+  registry      the per-session run record under ${CLAUDE_PLUGIN_DATA}, with locking
+  commandline   strict recognition of the plugin's own command lines
+  briefs_match  which rendered brief a researcher prompt is (by hash)
+  dispatch      the researcher cap and the brief check for `Agent` calls
+  writescope    where a researcher may write
+  findings_gate whether a researcher left a usable findings file
+  stopgate      whether the main agent may stop once report.md exists
+  events        one handler per hook event: payload in, decision out
+  output        the JSON shapes Claude Code reads from a hook
+
+Nothing here imports YAML, jsonschema or the verifier at module level: a hook
+pays for those only when a run is active and the decision needs them.
+"""

@@ -1,0 +1,106 @@
+"""Researcher dispatch: only rendered briefs, at most 3 at once.
+
+The cap counts *reservations*, not started subagents. Several `Agent` calls in
+one assistant message get their PreToolUse hooks before any subagent starts,
+so counting SubagentStart events would let a run-away message through. Each
+allowed dispatch reserves a slot (under the session lock); the slot is freed
+when the researcher's SubagentStop lets it end, when a foreground Agent call
+returns (PostToolUse), when the main agent stops with no background task left,
+at SessionEnd, or after RESERVATION_TTL seconds as a last resort against a
+crashed subagent holding a slot forever.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from .. import formats
+from .briefs_match import Brief, dispatch_prompt, load_briefs, match_prompt
+
+MAX_DISPATCHES_PER_BRIEF = 2  # the first attempt and one retry
+RESERVATION_TTL_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: str  # "allow" | "deny"
+    reason: str
+    updated_input: dict[str, Any] | None = None
+
+
+def expected_briefs(run: dict[str, Any]) -> list[Brief]:
+    """The run's briefs: those `briefs` reported when it last succeeded, or else all in the folder."""
+    recorded = run.get("briefs")
+    hashes = [b.get("brief_hash") for b in recorded] if isinstance(recorded, list) and recorded else None
+    return load_briefs(run["run_dir"], hashes)
+
+
+def expire_reservations(run: dict[str, Any], now: float, ttl: float) -> None:
+    run["reservations"] = [r for r in run.get("reservations", []) if now - float(r.get("since", 0)) < ttl]
+
+
+def release(run: dict[str, Any], *, slug: str | None = None, tool_use_id: str | None = None,
+            agent_id: str | None = None) -> bool:
+    """Free one slot, matched by tool_use_id, agent_id or (oldest) slug. True when one was freed."""
+    reservations = run.get("reservations", [])
+    for index, item in enumerate(reservations):
+        if ((tool_use_id and item.get("tool_use_id") == tool_use_id)
+                or (agent_id and item.get("agent_id") == agent_id)):
+            del reservations[index]
+            return True
+    if slug:
+        for index, item in enumerate(reservations):
+            if item.get("slug") == slug:
+                del reservations[index]
+                return True
+    return False
+
+
+def _brief_list(briefs: Sequence[Brief]) -> str:
+    return "\n".join(f"- {b.brief_path} (subtopic file {b.findings_path})" for b in briefs)
+
+
+def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id: str | None,
+                    briefs: Sequence[Brief], now: float,
+                    ttl: float = RESERVATION_TTL_SECONDS) -> Decision:
+    """Decide one `Agent` call for a researcher; on allow, reserve its slot in `run`."""
+    run_dir = run["run_dir"]
+    if not briefs:
+        return Decision("deny", "No researcher briefs exist for this run yet. Run "
+                        f'"<plugin root>/scripts/web-research" briefs "{run_dir}" first, then dispatch '
+                        "each researcher with a brief file's text as its prompt.")
+    prompt = tool_input.get("prompt")
+    match = match_prompt(prompt if isinstance(prompt, str) else "", briefs)
+    updated: dict[str, Any] | None = None
+    brief = match.brief
+    if brief is None:
+        if len(match.intended) != 1:
+            return Decision("deny", "A researcher's prompt must be one rendered brief, exactly as written, "
+                            "followed by its 'Brief hash:' line. This prompt is none of this run's briefs:\n"
+                            f"{_brief_list(briefs)}\nRead the brief file and pass its text unchanged.")
+        brief = match.intended[0]
+        updated = dict(tool_input)
+        updated["prompt"] = dispatch_prompt(brief)
+    expire_reservations(run, now, ttl)
+    reservations = run.setdefault("reservations", [])
+    if any(r.get("slug") == brief.slug for r in reservations):
+        return Decision("deny", f"A researcher for {brief.brief_path} is already running; wait for it to "
+                        "return instead of dispatching it again.")
+    cap = formats.MAX_PARALLEL_RESEARCHERS
+    if len(reservations) >= cap:
+        running = ", ".join(sorted(r.get("slug", "?") for r in reservations))
+        return Decision("deny", f"{cap} researchers are already running ({running}); at most {cap} run at "
+                        f"once. Wait until they return, then dispatch {brief.slug} in a later message.")
+    dispatched = run.setdefault("dispatches", {})
+    if dispatched.get(brief.slug, 0) >= MAX_DISPATCHES_PER_BRIEF:
+        return Decision("deny", f"The researcher for {brief.slug} was already dispatched "
+                        f"{dispatched[brief.slug]} times. Do not dispatch it again: record the subtopic "
+                        "under Gaps & Limitations with the reason from its findings file (or as a silent "
+                        "failure when the file is missing).")
+    reservations.append({"tool_use_id": tool_use_id, "slug": brief.slug, "since": now, "agent_id": None})
+    dispatched[brief.slug] = dispatched.get(brief.slug, 0) + 1
+    if updated is not None:
+        return Decision("allow", f"Prompt replaced by the exact text of {brief.brief_path} and its hash line "
+                        "(a researcher gets its brief verbatim).", updated)
+    return Decision("allow", f"Researcher for {brief.slug}: brief {brief.brief_hash} matches; "
+                    f"{len(reservations)} of {cap} slots in use.")

@@ -1,0 +1,382 @@
+"""One handler per hook event: payload in, decision (a JSON-able dict) out.
+
+Handlers do the I/O (run record, files of the run folder) and delegate every
+rule to the pure modules beside this one. `{}` means "no decision". Whatever a
+handler cannot attribute to this session's active run it leaves alone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from .. import formats
+from . import output
+from .briefs_match import Brief, first_user_message, load_briefs, match_prompt, subagent_transcript_path
+from .commandline import CommandRejected, parse_plugin_command, same_path
+from .registry import SILENT_FAILURES_FILE, Session, data_dir, new_run, now_iso, valid_session_id, write_run_state
+
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+AGENT_TOOLS = ("Agent", "Task")
+RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
+TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
+BACKGROUND_LAUNCH_STATUSES = ("async_launched", "launched", "running")
+
+
+@dataclass
+class Context:
+    payload: dict[str, Any]
+    env: Mapping[str, str]
+    now: float = field(default_factory=time.time)
+
+    @property
+    def session(self) -> Session | None:
+        sid = self.payload.get("session_id")
+        return Session(data_dir(self.env), sid) if valid_session_id(sid) else None
+
+    @property
+    def plugin_root(self) -> str:
+        return self.env.get("CLAUDE_PLUGIN_ROOT") or str(formats.PLUGIN_ROOT)
+
+    @property
+    def tool_input(self) -> dict[str, Any]:
+        value = self.payload.get("tool_input")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def in_researcher(self) -> bool:
+        return self.payload.get("agent_type") == RESEARCHER
+
+    def parse_command(self) -> tuple[Any, str]:
+        try:
+            return parse_plugin_command(self.tool_input.get("command", ""), self.plugin_root, self.env), ""
+        except CommandRejected as exc:
+            return None, str(exc)
+
+
+def _active(ctx: Context) -> tuple[Session, dict[str, Any]] | None:
+    session = ctx.session
+    if session is None or not session.has_active_run():
+        return None
+    record = session.read()
+    return (session, record) if record is not None else None
+
+
+def _briefs(run: dict[str, Any]) -> list[Brief]:
+    from .dispatch import expected_briefs
+
+    return expected_briefs(run)
+
+
+# --- PreToolUse -----------------------------------------------------------------
+
+def pre_tool_use(ctx: Context) -> dict[str, Any]:
+    tool = ctx.payload.get("tool_name")
+    if tool == "Bash":
+        return _pre_bash(ctx)
+    if tool in AGENT_TOOLS:
+        return _pre_agent(ctx)
+    if tool in WRITE_TOOLS:
+        return _pre_write(ctx)
+    return {}
+
+
+def _pre_bash(ctx: Context) -> dict[str, Any]:
+    parsed, why = ctx.parse_command()
+    if parsed is not None and parsed.subcommand == "start" and not ctx.in_researcher:
+        return output.pre_tool_use("allow", "web-research: the plugin's start command.")
+    active = _active(ctx)
+    if active is None:
+        return {}
+    run_dir = active[1]["run"]["run_dir"]
+    if ctx.in_researcher:
+        if parsed is not None and parsed.subcommand == "fetch" and same_path(parsed.run_dir, run_dir):
+            return output.pre_tool_use("allow", "web-research: the researcher's fetch command.")
+        if parsed is not None and parsed.subcommand == "fetch":
+            why = f"--run must be the run folder {run_dir}"
+        return output.pre_tool_use("deny", (
+            "Inside a researcher, Bash runs only the page-snapshot command, exactly as the brief shows: "
+            f'"{ctx.plugin_root}/scripts/web-research" fetch "<url>" --run "{run_dir}" [--offset N]. '
+            f"This command was refused: {why or 'it is not that command'}."))
+    if parsed is not None and parsed.subcommand in ("briefs", "verify", "status") \
+            and same_path(parsed.run_dir, run_dir):
+        return output.pre_tool_use("allow", f"web-research: the plugin's {parsed.subcommand} command.")
+    return {}
+
+
+def _pre_agent(ctx: Context) -> dict[str, Any]:
+    if ctx.tool_input.get("subagent_type") != RESEARCHER:
+        return {}
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
+
+    ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
+    session = active[0]
+    with session.locked():
+        record = session.read()
+        if record is None:
+            return {}
+        run = record["run"]
+        decision = decide_dispatch(run, ctx.tool_input, ctx.payload.get("tool_use_id"), _briefs(run),
+                                   ctx.now, ttl)
+        if decision.action == "allow":
+            session.write(record)
+    return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
+
+
+def _attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief], transcript: str | None) -> Brief | None:
+    """The brief of the subagent in this payload: remembered, or read from its transcript."""
+    agent_id = ctx.payload.get("agent_id")
+    known = run.get("agents", {}).get(agent_id) if isinstance(agent_id, str) else None
+    if known and known.get("slug"):
+        return next((b for b in briefs if b.slug == known["slug"]), None)
+    prompt = first_user_message(transcript) if transcript else None
+    if prompt is None:
+        return None
+    brief = match_prompt(prompt, briefs).brief
+    if brief is not None and isinstance(agent_id, str):
+        run.setdefault("agents", {})[agent_id] = {"slug": brief.slug, "blocks": 0, "state": "running"}
+    return brief
+
+
+def _pre_write(ctx: Context) -> dict[str, Any]:
+    if not ctx.in_researcher:
+        return {}
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from .writescope import write_allowed
+
+    session = active[0]
+    with session.locked():
+        record = session.read()
+        if record is None:
+            return {}
+        run = record["run"]
+        briefs = _briefs(run)
+        transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+        before = json.dumps(run.get("agents"), sort_keys=True)
+        brief = _attribute(ctx, run, briefs, transcript)
+        if json.dumps(run.get("agents"), sort_keys=True) != before:
+            session.write(record)
+    if brief is not None:
+        candidates = [brief]
+    else:  # cannot tell which researcher this is: any brief no other researcher owns
+        owned = {a.get("slug") for a in run.get("agents", {}).values()}
+        candidates = [b for b in briefs if b.slug not in owned]
+    path = ctx.tool_input.get("file_path") or ctx.tool_input.get("notebook_path")
+    allowed, reason = write_allowed(path, ctx.payload.get("cwd"), run["run_dir"], candidates)
+    return output.pre_tool_use("allow" if allowed else "deny", reason)
+
+
+# --- PostToolUse ----------------------------------------------------------------
+
+def _stdout_json(response: Any) -> dict[str, Any] | None:
+    stdout = response.get("stdout") if isinstance(response, dict) else response
+    if not isinstance(stdout, str):
+        return None
+    for candidate in (stdout.strip(), *reversed(stdout.strip().splitlines())):
+        if candidate.startswith("{"):
+            try:
+                value = json.loads(candidate)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+def post_tool_use(ctx: Context) -> dict[str, Any]:
+    tool = ctx.payload.get("tool_name")
+    if tool == "Bash" and not ctx.in_researcher:
+        return _post_bash(ctx)
+    if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == RESEARCHER:
+        return _post_agent(ctx)
+    return {}
+
+
+def _post_bash(ctx: Context) -> dict[str, Any]:
+    parsed, _why = ctx.parse_command()
+    if parsed is None or ctx.session is None:
+        return {}
+    response = ctx.payload.get("tool_response")
+    if parsed.subcommand == "start":
+        result = _stdout_json(response)
+        if not result or "error" in result or not isinstance(result.get("output_dir"), str):
+            return {}
+        if not os.path.isabs(result["output_dir"]):
+            return {}
+        session = ctx.session
+        with session.locked():
+            session.open_run(new_run(os.path.normpath(result["output_dir"]), result))
+        return {}
+    if parsed.subcommand == "briefs":
+        active = _active(ctx)
+        if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
+            return {}
+        stdout = response.get("stdout", "") if isinstance(response, dict) else str(response or "")
+        session = active[0]
+        with session.locked():
+            record = session.read()
+            if record is None:
+                return {}
+            run = record["run"]
+            briefs = load_briefs(run["run_dir"])
+            printed = [b for b in briefs if b.brief_hash in stdout]
+            run["briefs"] = [{"slug": b.slug, "brief_path": b.brief_path, "brief_hash": b.brief_hash,
+                              "findings_path": b.findings_path} for b in (printed or briefs)]
+            session.write(record)
+    return {}
+
+
+def _post_agent(ctx: Context) -> dict[str, Any]:
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from .dispatch import release
+
+    response = ctx.payload.get("tool_response")
+    response = response if isinstance(response, dict) else {}
+    agent_id = response.get("agentId")
+    tool_use_id = ctx.payload.get("tool_use_id")
+    session = active[0]
+    with session.locked():
+        record = session.read()
+        if record is None:
+            return {}
+        run = record["run"]
+        if response.get("status") in BACKGROUND_LAUNCH_STATUSES:
+            for item in run.get("reservations", []):
+                if item.get("tool_use_id") == tool_use_id:
+                    item["agent_id"] = agent_id
+        else:
+            release(run, tool_use_id=tool_use_id)
+        if isinstance(agent_id, str) and agent_id not in run.setdefault("agents", {}):
+            brief = match_prompt(ctx.tool_input.get("prompt") or "", _briefs(run)).brief
+            if brief is not None:
+                run["agents"][agent_id] = {"slug": brief.slug, "blocks": 0, "state": "returned"}
+        session.write(record)
+    return {}
+
+
+# --- SubagentStop ---------------------------------------------------------------
+
+def subagent_stop(ctx: Context) -> dict[str, Any]:
+    if ctx.payload.get("agent_type") not in (RESEARCHER, "", None):
+        return {}
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from .dispatch import release
+    from .findings_gate import findings_problems
+
+    agent_id = ctx.payload.get("agent_id")
+    transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
+        ctx.payload.get("transcript_path"), agent_id)
+    session = active[0]
+    with session.locked():
+        record = session.read()
+        if record is None:
+            return {}
+        run = record["run"]
+        briefs = _briefs(run)
+        brief = _attribute(ctx, run, briefs, transcript)
+        if brief is None:
+            return {}  # not one of this run's researchers
+        problems = findings_problems(brief)
+        agent = run.setdefault("agents", {}).setdefault(
+            agent_id or f"unknown-{brief.slug}", {"slug": brief.slug, "blocks": 0, "state": "running"})
+        if problems and not agent.get("blocks") and not ctx.payload.get("stop_hook_active"):
+            agent["blocks"] = 1
+            session.write(record)
+            return output.block(
+                f"Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
+                + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives (status, subtopic, "
+                "brief_hash, and reason when status is empty or failed). If you have nothing usable, write it "
+                "with status: failed and a one-line reason. Then reply with the status line.")
+        release(run, agent_id=agent_id, slug=brief.slug)
+        if not problems:
+            agent["state"] = "done"
+            session.write(record)
+            return {}
+        agent["state"] = "silent-failure"
+        entry = {"slug": brief.slug, "findings_path": brief.findings_path, "brief_path": brief.brief_path,
+                 "agent_id": agent_id, "problems": problems, "at": now_iso()}
+        run.setdefault("silent_failures", []).append(entry)
+        state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
+        session.write(record)
+    return output.notice(
+        f"web-research: the researcher for {brief.slug} ended without a usable findings file "
+        f"({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the report's "
+        "Gaps & Limitations must name it.")
+
+
+# --- Stop -----------------------------------------------------------------------
+
+def stop(ctx: Context) -> dict[str, Any]:
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from .stopgate import block_reason, decide_stop, release_message, report_path, verifier_failures
+
+    run_dir = active[1]["run"]["run_dir"]
+    failures = verifier_failures(run_dir) if report_path(run_dir).is_file() else None
+    session = active[0]
+    with session.locked():
+        record = session.read()
+        if record is None:
+            return {}
+        run = record["run"]
+        if ctx.payload.get("background_tasks") == []:
+            run["reservations"] = []  # nothing runs in the background: no researcher holds a slot
+        decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")))
+        if decision.action == "pass":
+            session.archive(record, "verified")
+            return {}
+        if decision.action == "release":
+            session.archive(record, "unverified")
+            return output.notice(release_message(run_dir, decision.failures))
+        session.write(record)
+    if decision.action == "block":
+        return output.block(block_reason(run_dir, decision.failures),
+                            f"web-research: report.md fails {len(decision.failures)} check(s); "
+                            "asking the agent to fix them.")
+    return {}
+
+
+# --- SessionEnd -----------------------------------------------------------------
+
+def session_end(ctx: Context) -> dict[str, Any]:
+    """No subagent outlives its session: free every slot. The run itself stays
+    active, so a resumed session carries on with it."""
+    active = _active(ctx)
+    if active is None:
+        return {}
+    session = active[0]
+    with session.locked():
+        record = session.read()
+        if record is not None and record["run"].get("reservations"):
+            record["run"]["reservations"] = []
+            session.write(record)
+    return {}
+
+
+HANDLERS: dict[str, Callable[[Context], dict[str, Any]]] = {
+    "PreToolUse": pre_tool_use,
+    "PostToolUse": post_tool_use,
+    "SubagentStop": subagent_stop,
+    "Stop": stop,
+    "SessionEnd": session_end,
+}
+
+
+def handle(event: str, payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+    handler = HANDLERS.get(event)
+    if handler is None or payload.get("hook_event_name", event) != event:
+        return {}
+    return handler(Context(payload, env))

@@ -1,0 +1,39 @@
+"""Did a researcher leave a usable findings file? The same rules as the verifier
+(`findings.findings_checks`), restricted to the file's existence and frontmatter:
+the body's citations are the report's business, but a file without a valid
+`status` (and `reason` when it is not ok) makes a failure invisible.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .briefs_match import Brief
+
+# Check ids (after "findings.<slug>.") that SubagentStop insists on.
+FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
+
+
+def findings_problems(brief: Brief) -> list[str]:
+    """Each problem as "<path>:<line>: <what is wrong>"; empty when the file is usable."""
+    path = Path(brief.findings_path)
+    if not path.is_file():
+        return [f"{path}: the file does not exist"]
+    from ..findings import findings_checks, load_findings
+
+    try:
+        found = load_findings(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        return [f"{path}: cannot be read ({exc})"]
+    brief_bytes = None
+    try:
+        brief_bytes = Path(brief.brief_path).read_bytes()
+    except OSError:
+        pass
+    scope = f"findings.{brief.slug}."
+    wanted = {scope + name for name in FRONTMATTER_CHECKS}
+    problems = []
+    for check in findings_checks(brief.slug, None, found, brief_bytes, Path(brief.brief_path)):
+        if check.ok or check.severity != "error" or check.id not in wanted:
+            continue
+        problems.append(f"{check.path or path}:{check.line or 1}: {check.message}")
+    return problems

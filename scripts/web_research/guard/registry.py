@@ -1,0 +1,149 @@
+"""The run registry: which research run a Claude Code session has open.
+
+One JSON file per session, `<data>/sessions/<session_id>.json`, exists exactly
+while that session has an active run. The hook launcher only tests that the
+file exists to decide whether to start Python at all, so a session that is not
+researching never pays for more than a shell. Closed runs (verified, replaced
+by a second `start`, given up) move to `<session_id>.history.json`.
+
+Every read-modify-write happens under an exclusive `fcntl` lock on
+`<session_id>.lock`: hooks for concurrent tool calls run as concurrent
+processes, and the researcher cap is only real if they cannot both read
+"2 running" and both reserve the third slot.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from ..fsutil import atomic_write_text
+
+RECORD_VERSION = 1
+SESSIONS_DIR = "sessions"
+LOGS_DIR = "logs"
+# Files a hook writes inside the run folder for the orchestrator and the verifier.
+RUN_STATE_DIR = ".web-research"
+SILENT_FAILURES_FILE = "silent-failures.json"
+HISTORY_LIMIT = 50
+
+_SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+def valid_session_id(session_id: object) -> bool:
+    """Session ids become file names: accept only the characters Claude Code uses."""
+    return isinstance(session_id, str) and bool(_SESSION_ID.match(session_id))
+
+
+def user_data_dir(env: Mapping[str, str]) -> Path:
+    """Per-user location used when CLAUDE_PLUGIN_DATA is unset (the Bash tool's
+    environment, a person at a terminal). Must agree with scripts/lib/python-env.sh."""
+    if env.get("WEB_RESEARCH_STATE_DIR"):
+        return Path(env["WEB_RESEARCH_STATE_DIR"])
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    return Path(base) / "web-research"
+
+
+def data_dir(env: Mapping[str, str]) -> Path:
+    """Where hooks keep run records and logs."""
+    value = env.get("CLAUDE_PLUGIN_DATA")
+    return Path(value) if value else user_data_dir(env)
+
+
+class Session:
+    """The files of one session's record."""
+
+    def __init__(self, data: Path, session_id: str):
+        if not valid_session_id(session_id):
+            raise ValueError(f"invalid session id: {session_id!r}")
+        self.session_id = session_id
+        self.dir = Path(data) / SESSIONS_DIR
+        self.record_path = self.dir / f"{session_id}.json"
+        self.history_path = self.dir / f"{session_id}.history.json"
+        self.lock_path = self.dir / f"{session_id}.lock"
+
+    def has_active_run(self) -> bool:
+        return self.record_path.is_file()
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator["Session"]:
+        """Hold the session's exclusive lock (blocks until other hooks release it)."""
+        import fcntl
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield self
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def read(self) -> dict[str, Any] | None:
+        """The active record, or None. A corrupt file reads as None (and is kept for diagnosis)."""
+        try:
+            data = json.loads(self.record_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) and isinstance(data.get("run"), dict) else None
+
+    def write(self, record: dict[str, Any]) -> None:
+        record["updated_at"] = now_iso()
+        atomic_write_text(self.record_path, json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+    def history(self) -> list[dict[str, Any]]:
+        try:
+            data = json.loads(self.history_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return data if isinstance(data, list) else []
+
+    def archive(self, record: dict[str, Any], outcome: str) -> None:
+        """Move the active run to the history list and remove the active record."""
+        run = dict(record.get("run") or {})
+        run["outcome"] = outcome
+        run["closed_at"] = now_iso()
+        history = (self.history() + [run])[-HISTORY_LIMIT:]
+        atomic_write_text(self.history_path, json.dumps(history, indent=1, sort_keys=True) + "\n")
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.record_path)
+
+    def open_run(self, run: dict[str, Any]) -> dict[str, Any] | None:
+        """Make `run` the active run (call under the lock). A run already active in this
+        session is archived as replaced and returned."""
+        previous = self.read()
+        if previous is not None:
+            self.archive(previous, "replaced")
+        self.write({"version": RECORD_VERSION, "session_id": self.session_id, "run": run})
+        return previous
+
+
+def new_run(run_dir: str, start_output: Mapping[str, Any]) -> dict[str, Any]:
+    """The record of a run that `web-research start` just opened."""
+    return {
+        "run_dir": run_dir,
+        "started_at": now_iso(),
+        "auto_proceed": bool(start_output.get("auto_proceed")),
+        "briefs": None,  # filled when `briefs` succeeds; see dispatch.expected_briefs
+        "reservations": [],  # researcher slots: {"tool_use_id", "slug", "since", "agent_id"}
+        "dispatches": {},  # slug -> how many researchers were dispatched for it
+        "agents": {},  # agent_id -> {"slug", "blocks", "state"}
+        "silent_failures": [],
+        "stop": {"blocks": 0, "last_failures": []},
+    }
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def write_run_state(run_dir: Path, name: str, data: Any) -> Path:
+    """Write `<run>/.web-research/<name>` atomically (files the orchestrator and verifier read)."""
+    path = Path(run_dir) / RUN_STATE_DIR / name
+    atomic_write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return path

@@ -1,0 +1,73 @@
+"""The main agent may stop with a broken report only after it was told what is broken.
+
+Before report.md exists the gate stays open (the review gate waits for the
+user with no report yet). Once it exists, the verifier runs: a passing report
+finishes the run; failing error checks block the stop with the list. The gate
+never loops: a repeated stop (`stop_hook_active`) with the same failures, or a
+third block, lets the agent stop and shows the user what is still wrong; the
+run is then closed as unverified so later turns are not nagged again.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from .. import formats
+
+MAX_STOP_BLOCKS = 3
+
+
+@dataclass(frozen=True)
+class StopDecision:
+    action: str  # "wait" (no report yet) | "pass" | "block" | "release"
+    failures: tuple[str, ...] = ()
+
+
+def report_path(run_dir: str | Path) -> Path:
+    return Path(run_dir) / formats.REPORT_FILE
+
+
+def verifier_failures(run_dir: str | Path) -> list[str]:
+    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]"."""
+    from ..checklist import run_checklist
+
+    failures = []
+    for check in run_checklist(Path(run_dir)):
+        if check.ok or check.severity != "error":
+            continue
+        where = check.path or str(run_dir)
+        if check.line:
+            where = f"{where}:{check.line}"
+        failures.append(f"{where}: {check.message} [{check.id}]")
+    return failures
+
+
+def decide_stop(state: dict[str, Any], failures: Sequence[str] | None, stop_hook_active: bool) -> StopDecision:
+    """`failures` is None while report.md does not exist. Updates `state` (the run's "stop" entry)."""
+    if failures is None:
+        return StopDecision("wait")
+    if not failures:
+        return StopDecision("pass")
+    current = list(failures)
+    repeated = stop_hook_active and current == state.get("last_failures")
+    if repeated or int(state.get("blocks", 0)) >= MAX_STOP_BLOCKS:
+        return StopDecision("release", tuple(current))
+    state["blocks"] = int(state.get("blocks", 0)) + 1
+    state["last_failures"] = current
+    return StopDecision("block", tuple(current))
+
+
+def block_reason(run_dir: str | Path, failures: Sequence[str]) -> str:
+    lines = "\n".join(f"- {item}" for item in failures)
+    return (f"The research report in {run_dir} fails verification ({len(failures)} error(s)):\n{lines}\n"
+            "Fix each one in report.md, or, where the evidence is missing, remove the claim and record it "
+            "under Gaps & Limitations. Do not edit plan.md, briefs or findings files. Then run "
+            f'"<plugin root>/scripts/web-research" verify "{run_dir}" until it passes.')
+
+
+def release_message(run_dir: str | Path, failures: Sequence[str]) -> str:
+    lines = "\n".join(f"- {item}" for item in failures[:20])
+    more = f"\n- ... and {len(failures) - 20} more" if len(failures) > 20 else ""
+    return (f"web-research: the report in {run_dir} still fails verification:\n{lines}{more}\n"
+            "Treat it as unverified.")
