@@ -17,8 +17,10 @@ from typing import Callable
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))  # prompt_commands
 
-from harness.runner import RunResult, RunSpec, claude_available, run_cli, sandbox_available  # noqa: E402
+from harness.runner import (PAGES_HOST, WEB_ADDRESS, RunResult, RunSpec, claude_available,  # noqa: E402
+                            run_cli, sandbox_available)
 from harness.tls import TlsFiles, make_tls  # noqa: E402
 
 PINNED_VERSION = "2.1.328"
@@ -67,7 +69,7 @@ def claude_bin() -> str:
 
 @pytest.fixture(scope="session")
 def tls_files(tmp_path_factory) -> TlsFiles:
-    return make_tls(tmp_path_factory.mktemp("tls"), ["docs.example.test"])
+    return make_tls(tmp_path_factory.mktemp("tls"), [PAGES_HOST], [WEB_ADDRESS])
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,8 @@
 `runner.py` launches `unshare -n -m python -m harness.inside SPEC` so that the
 fake API, the fake web and the CLI share one namespace whose only interface is
 loopback: nothing the CLI, a hook or a script does can leave the machine.
-This process brings loopback up, points the test host names at 127.0.0.1 in
+This process brings loopback up (with the fake web's address), points the test
+host names at that address in
 a private /etc/hosts (bind mount, visible in this mount namespace only),
 starts both servers, runs the CLI with the environment the runner prepared,
 and writes what happened to `result.json` next to the spec.
@@ -28,23 +29,36 @@ from .scenario import Context, Scenario
 
 _SIOCGIFFLAGS = 0x8913
 _SIOCSIFFLAGS = 0x8914
+_SIOCSIFADDR = 0x8916
+_SIOCSIFNETMASK = 0x891C
 _IFF_UP = 0x1
 
 
-def bring_up_loopback() -> None:
-    """`ip link set lo up` without needing iproute2."""
+def _sockaddr(ip: str) -> bytes:
+    return struct.pack("HH4s8x", socket.AF_INET, 0, socket.inet_aton(ip))
+
+
+def bring_up_loopback(web_address: str) -> None:
+    """`ip link set lo up` plus `ip addr add <web_address>/32 dev lo`, without iproute2.
+
+    The fake web gets a public-looking address on loopback because our `fetch`
+    command rightly refuses loopback and private addresses (SSRF protection);
+    in this namespace that address reaches nothing but our page server.
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
         ifreq = struct.pack("16sh", b"lo", 0)
-        flags = struct.unpack("16sh", fcntl.ioctl(s, _SIOCGIFFLAGS, ifreq))[1]
+        flags = struct.unpack("16sh", fcntl.ioctl(s, _SIOCGIFFLAGS, ifreq)[:18])[1]
         fcntl.ioctl(s, _SIOCSIFFLAGS, struct.pack("16sh", b"lo", flags | _IFF_UP))
+        fcntl.ioctl(s, _SIOCSIFADDR, struct.pack("16s", b"lo:web") + _sockaddr(web_address))
+        fcntl.ioctl(s, _SIOCSIFNETMASK, struct.pack("16s", b"lo:web") + _sockaddr("255.255.255.255"))
 
 
-def private_hosts(names: list[str], workdir: Path) -> bool:
-    """Make `names` resolve to 127.0.0.1 for this namespace only. Returns False
-    when bind mounts are not possible (then tests fall back to 127.0.0.1 URLs)."""
+def private_hosts(names: list[str], address: str, workdir: Path) -> bool:
+    """Make `names` resolve to `address` for this namespace only. Returns False
+    when bind mounts are not possible (then URLs use the address itself)."""
     hosts = workdir / "hosts"
     hosts.write_text("127.0.0.1 localhost\n::1 localhost\n"
-                     + "".join(f"127.0.0.1 {n}\n" for n in names))
+                     + "".join(f"{address} {n}\n" for n in names))
     done = subprocess.run(["mount", "--bind", str(hosts), "/etc/hosts"], capture_output=True)
     return done.returncode == 0
 
@@ -68,18 +82,19 @@ def main(spec_path: str) -> int:
     spec = json.loads(Path(spec_path).read_text())
     workdir = Path(spec["workdir"])
     result: dict = {"errors": [], "matched": []}
-    bring_up_loopback()
+    web_address = spec["web_address"]
+    bring_up_loopback(web_address)
     # /sys/class/net shows the namespace sysfs was mounted in; ask the kernel instead.
     result["interfaces"] = sorted(name for _, name in socket.if_nameindex())
     host = spec["pages_host"]
-    if host != "127.0.0.1" and not private_hosts([host], workdir):
-        host = "127.0.0.1"
+    if not private_hosts([host], web_address, workdir):
+        host = web_address
     result["pages_host"] = host
 
     # Servers bind first; the scenario learns their addresses through Context.
     placeholder = Scenario()
     pages = PageServer(placeholder, Path(spec["tls_cert"]), Path(spec["tls_key"]),
-                       workdir / "pages.jsonl")
+                       workdir / "pages.jsonl", host=web_address)
     ctx = Context(pages_origin=f"https://{host}:{pages.port}", cwd=spec["cwd"], home=spec["home"],
                   plugin_root=spec["plugin_root"], extra=spec.get("context_extra", {}))
     scenario = load_scenario(spec["scenario"], ctx, spec.get("scenario_args", {}))

@@ -26,6 +26,9 @@ from .tls import TlsFiles
 E2E_DIR = Path(__file__).resolve().parent.parent
 REPO_ROOT = E2E_DIR.parent.parent
 PAGES_HOST = "docs.example.test"
+# Public-looking, so that `fetch` (which refuses loopback and private addresses)
+# treats the fake web like the real one. It exists only on the sandbox's loopback.
+WEB_ADDRESS = "203.0.114.10"
 
 
 @dataclass
@@ -150,12 +153,15 @@ def run_cli(spec: RunSpec, workdir: Path, tls: TlsFiles, claude_bin: str,
     inside = {
         "workdir": str(workdir), "cwd": str(cwd), "home": str(home), "plugin_root": str(REPO_ROOT),
         "argv": argv, "env": env, "timeout": spec.timeout, "pages_host": PAGES_HOST,
+        "web_address": WEB_ADDRESS,
         "tls_cert": str(tls.cert), "tls_key": str(tls.key),
         "scenario": spec.scenario, "scenario_args": spec.scenario_args,
     }
     spec_path = workdir / "spec.json"
     spec_path.write_text(json.dumps(inside, indent=1))
-    wrapper_env = {"PATH": env["PATH"], "PYTHONPATH": str(E2E_DIR), "LANG": "C.UTF-8",
+    # tests/ for prompt_commands.py, scripts/ for web_research.formats (the scripted model uses both).
+    pythonpath = ":".join(str(p) for p in (E2E_DIR, REPO_ROOT / "tests", REPO_ROOT / "scripts"))
+    wrapper_env = {"PATH": env["PATH"], "PYTHONPATH": pythonpath, "LANG": "C.UTF-8",
                    "PYTHONDONTWRITEBYTECODE": "1"}
     started = time.monotonic()
     done = subprocess.run(unshare_prefix() + [sys.executable, "-m", "harness.inside", str(spec_path)],

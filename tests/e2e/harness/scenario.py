@@ -48,7 +48,7 @@ class Page:
 class Context:
     """What a scenario knows about its sandbox once the servers are listening."""
 
-    pages_origin: str  # e.g. https://docs.example.test:41234
+    pages_origin: str  # e.g. https://docs.example.test:41234 (203.0.114.10 in the sandbox)
     cwd: str
     home: str
     plugin_root: str

@@ -24,8 +24,8 @@ def _openssl(*args: str, cwd: Path) -> None:
     subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
 
 
-def make_tls(folder: Path, hostnames: list[str]) -> TlsFiles:
-    """Create a CA and one server certificate for `hostnames` plus 127.0.0.1."""
+def make_tls(folder: Path, hostnames: list[str], addresses: list[str] = ()) -> TlsFiles:
+    """Create a CA and one server certificate for `hostnames` and `addresses`."""
     folder.mkdir(parents=True, exist_ok=True)
     _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
              "-subj", "/CN=web-research e2e throwaway CA",
@@ -34,7 +34,7 @@ def make_tls(folder: Path, hostnames: list[str]) -> TlsFiles:
              "-keyout", "ca.key", "-out", "ca.pem", cwd=folder)
     _openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={hostnames[0]}",
              "-keyout", "server.key", "-out", "server.csr", cwd=folder)
-    alt_names = ",".join([f"DNS:{h}" for h in hostnames] + ["IP:127.0.0.1"])
+    alt_names = ",".join([f"DNS:{h}" for h in hostnames] + [f"IP:{a}" for a in addresses])
     (folder / "server.ext").write_text(
         f"subjectAltName={alt_names}\nbasicConstraints=CA:FALSE\n"
         "keyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n")

@@ -1,0 +1,85 @@
+"""What a research session left behind, in the terms the scenarios assert on.
+
+A session's outcome is three things: the files on disk (run folder, archive),
+what the hooks decided (in the stream), and the final answer (the return
+shape). These helpers read each of them once, the same way for every test.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from .runner import REPO_ROOT, RunResult
+
+CORE = REPO_ROOT / "scripts" / "web-research"
+
+
+def final_json(result: RunResult) -> dict[str, Any]:
+    """The session's final message parsed as the one JSON object the contract promises."""
+    text = result.stream.final_text().strip()
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise AssertionError(f"final answer is not one JSON object: {text[:1000]!r}\n{result.describe()}") from exc
+    assert isinstance(value, dict), text
+    return value
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    """Every file under `root` (hidden ones too) by relative path, with its exact bytes."""
+    if not root.exists():
+        return {}
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def verify(run_dir: Path) -> subprocess.CompletedProcess:
+    """Run the core's verifier on a run folder, outside the session (independent check)."""
+    return subprocess.run([str(CORE), "verify", str(run_dir)], capture_output=True, text=True, timeout=60)
+
+
+def sha256(path: Path) -> str:
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def bash_runs(result: RunResult, subcommand: str, main_only: bool = True) -> list[tuple[dict, str]]:
+    """(tool_use, result text) for each Bash call of `web-research <subcommand>`."""
+    out = []
+    for use in result.stream.tool_uses("Bash", main_only=main_only):
+        first_line = use["input"].get("command", "").split("\n", 1)[0]
+        if f'/scripts/web-research" {subcommand}' in first_line or f"/scripts/web-research {subcommand}" in first_line:
+            out.append((use, result.stream.tool_result_text(use["id"])))
+    return out
+
+
+def tool_result_is_error(result: RunResult, tool_use_id: str) -> bool:
+    for block in result.stream.tool_results():
+        if block.get("tool_use_id") == tool_use_id:
+            return bool(block.get("is_error"))
+    raise AssertionError(f"no result for tool_use {tool_use_id}")
+
+
+def agent_messages(result: RunResult) -> list[list[dict]]:
+    """Main-agent assistant messages that contain Agent calls, each as its list of calls."""
+    groups: dict[str, list[dict]] = {}
+    for ev in result.stream.events:
+        if ev.get("type") != "assistant" or ev.get("parent_tool_use_id"):
+            continue
+        msg = ev.get("message") or {}
+        uses = [b for b in msg.get("content") or [] if b.get("type") == "tool_use" and b.get("name") == "Agent"]
+        if uses:
+            groups.setdefault(msg.get("id"), []).extend(uses)
+    return list(groups.values())
+
+
+def subagent_request_spans(result: RunResult) -> dict[str, tuple[int, int]]:
+    """agent_id -> (first, last) request sequence number of each subagent conversation."""
+    spans: dict[str, tuple[int, int]] = {}
+    for req in result.requests:
+        if req.kind != "subagent" or not req.agent_id:
+            continue
+        first, last = spans.get(req.agent_id, (req.seq, req.seq))
+        spans[req.agent_id] = (min(first, req.seq), max(last, req.seq))
+    return spans

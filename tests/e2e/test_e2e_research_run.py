@@ -1,0 +1,106 @@
+"""Scenario 1: `/web-research --auto <question>`, the whole run.
+
+Plan, briefs, three researchers dispatched in one message and running
+concurrently, three findings files, a report that `verify` passes, and the
+final return shape with absolute paths. The scripted model runs the command
+lines of SKILL.md as the CLI delivered them, so this also proves the
+`${CLAUDE_PLUGIN_ROOT}` substitution and every path and flag in the prompt.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import REPO_ROOT, RunSpec
+from scripted.prompt_text import skill_body
+
+from web_research import formats
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+
+
+@pytest.fixture(scope="module")
+def run(run_module_session):
+    return run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}",
+                                      scenario="scripted.research:build"))
+
+
+@pytest.fixture(scope="module")
+def answer(run):
+    assert run.exit_code == 0 and not run.timed_out, run.describe()
+    assert run.errors == [], run.describe()
+    return outcome.final_json(run)
+
+
+def test_skill_body_arrives_with_the_plugin_root_substituted(run):
+    body = skill_body(run.requests[0])
+    assert "${CLAUDE_PLUGIN_ROOT}" not in body
+    assert f'"{REPO_ROOT}/scripts/web-research" start --args-file -' in body
+    (start, output), = outcome.bash_runs(run, "start")
+    assert start["input"]["command"].startswith(f'"{REPO_ROOT}/scripts/web-research" start'), start
+    assert QUESTION in start["input"]["command"]
+
+
+def test_final_answer_is_the_success_shape_with_absolute_paths(run, answer):
+    assert set(answer) == {"plan", "report", "findings_dir"}, answer
+    run_dir = Path(answer["plan"]).parent
+    assert run_dir.is_absolute() and run_dir.is_relative_to(run.cwd), run_dir
+    assert run_dir.parent == run.cwd / formats.DEFAULT_ROOT
+    assert answer["plan"] == str(run_dir / formats.PLAN_FILE)
+    assert answer["report"] == str(run_dir / formats.REPORT_FILE)
+    assert answer["findings_dir"].rstrip("/") == str(run_dir / formats.FINDINGS_DIR)
+    assert Path(answer["plan"]).is_file() and Path(answer["report"]).is_file()
+
+
+def test_plan_briefs_findings_on_disk(run, answer):
+    run_dir = Path(answer["plan"]).parent
+    plan = Path(answer["plan"]).read_text()
+    assert QUESTION in plan
+    briefs = sorted((run_dir / formats.BRIEFS_DIR).glob("*.md"))
+    findings = sorted((run_dir / formats.FINDINGS_DIR).glob("*.md"))
+    assert [p.name for p in briefs] == [p.name for p in findings] and len(findings) == 3, (briefs, findings)
+    for brief, found in zip(briefs, findings):
+        text = found.read_text()
+        assert "status: ok" in text, text
+        assert f"brief_hash: {outcome.sha256(brief)}" in text, "findings do not carry their brief's hash"
+    assert list((run_dir / formats.SOURCES_DIR).glob("*")), "no page snapshots were stored"
+
+
+def test_three_researchers_dispatched_in_one_message_and_concurrent(run, answer):
+    groups = outcome.agent_messages(run)
+    assert len(groups) == 1 and len(groups[0]) == 3, groups
+    assert {u["input"]["subagent_type"] for u in groups[0]} == {formats.RESEARCHER_SUBAGENT_TYPE}
+    spans = outcome.subagent_request_spans(run)
+    assert len(spans) == 3, spans
+    latest_start = max(first for first, _ in spans.values())
+    earliest_end = min(last for _, last in spans.values())
+    assert latest_start < earliest_end, f"researchers ran one after another: {spans}"
+
+
+def test_each_researcher_got_its_rendered_brief_verbatim(run, answer):
+    run_dir = Path(answer["plan"]).parent
+    expected = {f"{p.read_text()}\nBrief hash: {outcome.sha256(p)}"
+                for p in (run_dir / formats.BRIEFS_DIR).glob("*.md")}
+    firsts = {}
+    for req in run.requests:
+        if req.kind == "subagent" and req.agent_id not in firsts:
+            firsts[req.agent_id] = req.first_user_text
+    got = {next((e for e in expected if e in prompt), None) for prompt in firsts.values()}
+    assert got == expected, "each researcher's prompt must be one rendered brief plus its hash line"
+
+
+def test_report_passes_verify_in_session_and_independently(run, answer):
+    (use, text), = outcome.bash_runs(run, "verify")
+    assert not outcome.tool_result_is_error(run, use["id"]), text
+    done = outcome.verify(Path(answer["plan"]).parent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = Path(answer["report"]).read_text()
+    assert report.startswith(f"{formats.REPORT_TITLE_PREFIX}{QUESTION}\n")
+
+
+def test_hooks_allowed_the_run_without_blocking(run, answer):
+    assert run.stream.denials() == [], run.describe()
+    for event in ("Stop", "SubagentStop"):
+        assert run.stream.blocks(event) == [], run.describe()
