@@ -1,0 +1,56 @@
+"""`web-research status`: the run at a glance."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from helpers_core_b import BILLING, COMMITMENTS, COST, EXAMPLE_DIR, copy_example, findings_path, replace_once, run_cli
+
+
+def _rows(stdout: str) -> dict[str, list[str]]:
+    lines = stdout.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("SUBTOPIC"))
+    rows = {}
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        cells = line.split()
+        rows[cells[-4]] = cells[-3:]  # slug -> status, sources, claims
+    return rows
+
+
+def test_status_of_the_example() -> None:
+    result = run_cli("status", str(EXAMPLE_DIR))
+    assert result.returncode == 0, result.stderr
+    assert _rows(result.stdout) == {BILLING: ["ok", "5", "6"], COMMITMENTS: ["ok", "4", "5"],
+                                    COST: ["failed", "0", "0"]}
+    assert "Question: How do enterprise observability vendors price their logs tier in 2026?" in result.stdout
+    assert "Report: report.md present, 9 sources, 20 claims" in result.stdout
+    assert "Verify: passes (0 error(s), 0 warning(s))" in result.stdout
+
+
+def test_status_shows_missing_invalid_and_a_failing_report(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    findings_path(run, COMMITMENTS).unlink()
+    replace_once(findings_path(run, BILLING), "status: ok\n", "status: done\n")
+    (run / "report.md").unlink()
+    result = run_cli("status", str(run))
+    assert result.returncode == 0
+    rows = _rows(result.stdout)
+    assert rows[COMMITMENTS] == ["missing", "-", "-"]
+    assert rows[BILLING][0] == "invalid"
+    assert "Report: report.md missing" in result.stdout
+    assert "Verify: fails (" in result.stdout
+
+
+def test_status_without_a_plan_lists_the_findings_files(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    (run / "plan.md").unlink()
+    result = run_cli("status", str(run))
+    assert result.returncode == 0
+    assert "Plan: unusable (plan.md is missing" in result.stdout
+    assert set(_rows(result.stdout)) == {BILLING, COMMITMENTS, COST}
+
+
+def test_status_of_a_missing_folder_exits_2(tmp_path: Path) -> None:
+    result = run_cli("status", str(tmp_path / "nope"))
+    assert result.returncode == 2 and result.stdout == "" and "no such folder" in result.stderr

@@ -1,0 +1,96 @@
+"""`web-research verify`: exit codes, the people's view and the JSON shape."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers_core_b import BILLING, EXAMPLE_DIR, copy_example, findings_path, line_of, replace_once, run_cli
+from web_research.checklist import run_checklist
+
+SCRIPT_LAUNCHER = Path(__file__).resolve().parents[2] / "scripts" / "web-research"
+
+
+def test_the_example_passes_with_exit_0_and_a_summary() -> None:
+    result = run_cli("verify", str(EXAMPLE_DIR))
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    checks = run_checklist(EXAMPLE_DIR)
+    assert len(lines) == len(checks) + 2  # heading, one line per check, summary
+    assert all(line.startswith("\u2713 ") for line in lines[1:-1])
+    assert lines[-1].startswith("PASSED:") and f"{len(checks)} of {len(checks)}" in lines[-1]
+    assert result.stderr == ""
+
+
+def test_a_failing_error_check_exits_1_and_names_path_and_line(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    replace_once(findings_path(run, BILLING), "status: ok\n", "status: done\n")
+    result = run_cli("verify", str(run), cwd=tmp_path)
+    assert result.returncode == 1
+    (line,) = [ln for ln in result.stdout.splitlines() if ln.startswith("\u2717 ")]
+    assert line.startswith(f"\u2717 findings.{BILLING}.status: run/findings/{BILLING}.md:2: ")
+    assert "'done'" in line
+    assert result.stdout.splitlines()[-1].startswith("FAILED:") and "1 error(s)" in result.stdout
+
+
+def test_warnings_alone_keep_exit_0_and_are_marked(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    (run / "findings" / "scratch.md").write_text("notes\n", encoding="utf-8")
+    result = run_cli("verify", str(run), cwd=tmp_path)
+    assert result.returncode == 0
+    assert "! findings.unexpected: run/findings/scratch.md: " in result.stdout
+    assert "1 warning(s)" in result.stdout.splitlines()[-1]
+
+
+def test_json_has_the_documented_shape(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    replace_once(run / "report.md", "off list[^9].", "off list[^9][^11].")
+    result = run_cli("verify", str(run), "--json")
+    assert result.returncode == 1
+    payload = json.loads(result.stdout)
+    assert set(payload) == {"output_dir", "ok", "checks"}
+    assert payload["output_dir"] == str(run.resolve()) and payload["ok"] is False
+    for check in payload["checks"]:
+        assert set(check) == {"id", "ok", "severity", "message", "path", "line"}
+        assert check["severity"] in ("error", "warning")
+    bad = [c for c in payload["checks"] if not c["ok"]]
+    assert [(c["id"], c["line"]) for c in bad] == [("report.citations.undefined", line_of(run / "report.md", "[^11]"))]
+    assert bad[0]["path"] == str(run.resolve() / "report.md")
+    ok = json.loads(run_cli("verify", str(EXAMPLE_DIR), "--json").stdout)
+    assert ok["ok"] is True and all(c["ok"] for c in ok["checks"])
+
+
+def test_a_folder_that_is_not_there_exits_2_with_one_line(tmp_path: Path) -> None:
+    for target, words in ((tmp_path / "nope", "no such folder"), (EXAMPLE_DIR / "plan.md", "not a folder")):
+        result = run_cli("verify", str(target))
+        assert result.returncode == 2
+        assert result.stdout == ""
+        assert result.stderr.count("\n") == 1 and words in result.stderr and str(target) in result.stderr
+
+
+def test_verify_changes_nothing(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    before = sorted((p, p.read_bytes()) for p in run.rglob("*") if p.is_file())
+    run_cli("verify", str(run))
+    run_cli("verify", str(run), "--json")
+    assert sorted((p, p.read_bytes()) for p in run.rglob("*") if p.is_file()) == before
+
+
+def test_the_launcher_runs_verify() -> None:
+    import subprocess
+
+    result = subprocess.run([str(SCRIPT_LAUNCHER), "verify", str(EXAMPLE_DIR)], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].startswith("PASSED:")
+
+
+def test_ascii_terminals_get_ascii_marks(tmp_path: Path, monkeypatch) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=str(SCRIPT_LAUNCHER.parent), PYTHONIOENCODING="ascii")
+    result = subprocess.run([sys.executable, "-m", "web_research", "verify", str(EXAMPLE_DIR)], env=env,
+                            capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode("ascii").splitlines()[1].startswith("ok plan.exists")
