@@ -157,6 +157,8 @@ def test_start_passes_the_raw_arguments_untouched_through_a_quoted_heredoc():
     assert first_line.endswith("start --args-file - <<'WEB_RESEARCH_ARGS'")
     assert heredoc_body(start) == "$ARGUMENTS\n"
     assert core_argv(start) == ["start", "--args-file", "-"]
+    # Claude Code replaces $ARGUMENTS wherever it stands: only inside the quoted heredoc is that safe.
+    assert SKILL.read_text(encoding="utf-8").count("$ARGUMENTS") == 1
 
 
 def test_researcher_reads_pages_through_the_fetch_command_into_the_run_folder():
