@@ -15,6 +15,7 @@ citation and must stay fast.
 """
 from __future__ import annotations
 
+import heapq
 import re
 import unicodedata
 from collections import Counter
@@ -118,43 +119,63 @@ def closest_passage(needle: str, page_text: str, *, normalized: bool = False) ->
     target = needle if normalized else normalize(needle)
     if not page or not target:
         return None, 0.0
-    words = [(m.start(), m.end(), m.group().casefold()) for m in _WORD.finditer(page)]
     wanted = Counter(w.casefold() for w in _WORD.findall(target))
+    words = [(m.start(), m.end()) for m in _WORD.finditer(page)]
     if not words or not wanted:
         return _trim(page[: len(target)]), SequenceMatcher(None, target, page[: len(target)]).ratio()
     width = max(1, min(len(words), sum(wanted.values())))
-    starts = _best_window_starts(words, wanted, width, keep=5)
+    tokens = [w if w in wanted else None for w in (page[a:b].casefold() for a, b in words)]
+    starts = _best_window_starts(tokens, wanted, width, keep=5)
     best_text, best_score = "", -1.0
+    tried: set[tuple[int, int]] = set()
     for start in starts:
+        # Nudge each window's ends by a few words: the quote may have dropped or added some.
         for shift in (-2, -1, 0, 1, 2):
-            first = min(max(0, start + shift), len(words) - 1)
-            last = min(len(words), first + width) - 1
-            candidate = _widen(page, words[first][0], words[last][1])
-            score = SequenceMatcher(None, target, candidate, autojunk=False).ratio()
-            if score > best_score:
-                best_text, best_score = candidate, score
+            for extra in (-1, 0, 1, 2, 3):
+                first = min(max(0, start + shift), len(words) - 1)
+                last = min(len(words), first + max(1, width + extra)) - 1
+                if (first, last) in tried:
+                    continue
+                tried.add((first, last))
+                candidate = _widen(page, words[first][0], words[last][1])
+                score = SequenceMatcher(None, target, candidate, autojunk=False).ratio()
+                if score > best_score:
+                    best_text, best_score = candidate, score
     return _trim(best_text), round(best_score, 3)
 
 
-def _best_window_starts(words: list[tuple[int, int, str]], wanted: Counter, width: int, keep: int) -> list[int]:
-    """Indices of the `keep` word windows sharing the most words with `wanted`."""
-    have: Counter = Counter()
+def _best_window_starts(tokens: list[str | None], wanted: Counter, width: int, keep: int) -> list[int]:
+    """Indices of the `keep` windows of `width` tokens sharing the most words with `wanted`.
+
+    `tokens` holds each page word, or None for words the needle does not
+    contain (they can never add to a window's score, so they cost nothing).
+    """
+    have: dict[str, int] = {}
     shared = 0
 
-    def add(word: str, sign: int) -> int:
-        before = min(have[word], wanted[word])
-        have[word] += sign
-        return min(have[word], wanted[word]) - before
+    def enter(word: str | None) -> int:
+        if word is None:
+            return 0
+        count = have.get(word, 0)
+        have[word] = count + 1
+        return 1 if count < wanted[word] else 0
 
-    for _, _, word in words[:width]:
-        shared += add(word, 1)
-    scores = [(shared, 0)]
-    for start in range(1, len(words) - width + 1):
-        shared += add(words[start - 1][2], -1)
-        shared += add(words[start + width - 1][2], 1)
-        scores.append((shared, start))
-    scores.sort(key=lambda item: (-item[0], item[1]))
-    return [start for _, start in scores[:keep]]
+    def leave(word: str | None) -> int:
+        if word is None:
+            return 0
+        count = have[word]
+        have[word] = count - 1
+        return -1 if count <= wanted[word] else 0
+
+    for word in tokens[:width]:
+        shared += enter(word)
+    best = [(shared, 0)]
+    for start in range(1, len(tokens) - width + 1):
+        delta = leave(tokens[start - 1]) + enter(tokens[start + width - 1])
+        if delta or shared:
+            shared += delta
+            best.append((shared, start))
+    return [start for _, start in heapq.nsmallest(keep, best, key=lambda item: (-item[0], item[1]))]
 
 
 def _widen(page: str, start: int, end: int) -> str:

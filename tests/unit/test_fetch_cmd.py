@@ -1,0 +1,162 @@
+"""`web-research fetch` as the researcher runs it: output, snapshots, refusals, paging."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from page_server import TLS_CA, PageServer
+from web_research import formats
+from web_research.cli import EXIT_OK, EXIT_USAGE, main
+from web_research.snapshots import find_snapshot, snapshot_id
+
+ROOT = Path(__file__).resolve().parents[2]
+LAUNCHER = ROOT / "scripts" / "web-research"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[PageServer]:
+    with PageServer() as running:
+        yield running
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    run = tmp_path / "run"
+    run.mkdir()
+    return run
+
+
+def fetch(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["fetch", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_prints_title_final_url_and_text_and_stores_the_snapshot(server, run_dir, capsys) -> None:
+    url = server.url("/redirect/2")
+    code, out, err = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")
+    assert (code, err) == (EXIT_OK, "")
+    lines = out.splitlines()
+    assert lines[0] == "Title: Enterprise Pricing \u2014 Acme Docs"
+    assert lines[1] == f"URL: {server.url('/article')}"
+    assert lines[2] == f"Requested URL: {url}"
+    assert f"Snapshot: {formats.SOURCES_DIR}/{snapshot_id(url)}.txt (fetched now" in out
+    assert "(end of text)" in out
+    assert "Enterprise plans start at $20,000 per year" in out
+    assert "BOILERPLATE" not in out
+
+    meta = json.loads((run_dir / "sources" / f"{snapshot_id(url)}.json").read_text(encoding="utf-8"))
+    assert meta["requested_url"] == url
+    assert meta["final_url"] == server.url("/article")
+    assert meta["title"] == "Enterprise Pricing \u2014 Acme Docs"
+    assert meta["status"] == 200 and meta["content_type"] == "text/html"
+    assert meta["retrieved_at"].endswith("+00:00")
+    text = (run_dir / "sources" / f"{snapshot_id(url)}.txt").read_text(encoding="utf-8")
+    assert text in out  # the researcher saw exactly the stored text
+    assert find_snapshot(run_dir, server.url("/article")) is not None  # found by its final URL too
+
+
+def test_paging_serves_the_stored_snapshot_without_refetching(server, run_dir, capsys) -> None:
+    url = server.url("/article")
+    code, first, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback", "--max-chars", "100")
+    assert code == EXIT_OK
+    assert "Showing characters 0-100 of " in first and "continue with --offset 100" in first
+    requests_after_first = len(server.requests)
+
+    code, second, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback", "--offset", "100",
+                            "--max-chars", "100")
+    assert code == EXIT_OK
+    assert len(server.requests) == requests_after_first
+    assert "stored earlier in this run" in second
+    text = (run_dir / "sources" / f"{snapshot_id(url)}.txt").read_text(encoding="utf-8")
+    body = second.split("----- BEGIN PAGE TEXT -----\n", 1)[1].split("\n----- END PAGE TEXT -----", 1)[0]
+    assert body == text[100:200]
+
+
+def test_a_tampered_snapshot_is_fetched_again(server, run_dir, capsys) -> None:
+    url = server.url("/article")
+    assert fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")[0] == EXIT_OK
+    text_path = run_dir / "sources" / f"{snapshot_id(url)}.txt"
+    text_path.write_text("Enterprise plans are free forever.", encoding="utf-8")
+    code, out, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")
+    assert code == EXIT_OK and "fetched now" in out
+    assert "free forever" not in text_path.read_text(encoding="utf-8")
+
+
+def test_offset_past_the_end_is_a_usage_error(server, run_dir, capsys) -> None:
+    code, out, err = fetch(capsys, server.url("/plain.txt"), "--run", str(run_dir), "--allow-loopback",
+                           "--offset", "100000")
+    assert code == EXIT_USAGE and out == ""
+    assert err.startswith("web-research fetch: --offset 100000 is past the end of the text (")
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--offset", "-1"], "--offset must be 0 or more"),
+    (["--max-chars", "0"], "--max-chars must be 1 or more"),
+])
+def test_bad_window_arguments(server, run_dir, capsys, extra, words) -> None:
+    code, _, err = fetch(capsys, server.url("/article"), "--run", str(run_dir), *extra)
+    assert code == EXIT_USAGE and words in err
+
+
+def test_a_missing_run_folder_is_a_usage_error(server, tmp_path, capsys) -> None:
+    code, _, err = fetch(capsys, server.url("/article"), "--run", str(tmp_path / "nope"), "--allow-loopback")
+    assert code == EXIT_USAGE and "the run folder does not exist" in err
+    assert not (tmp_path / "nope").exists()
+
+
+@pytest.mark.parametrize("path, words", [
+    ("/status/500", "answered HTTP 500"),
+    ("/image.png", "cannot extract text"),
+    ("/redirect-to?url=http%3A%2F%2F169.254.169.254%2Flatest%2Fmeta-data%2F", "link-local"),
+])
+def test_failures_are_one_line_on_stderr_with_exit_2(server, run_dir, capsys, path, words) -> None:
+    code, out, err = fetch(capsys, server.url(path), "--run", str(run_dir), "--allow-loopback")
+    assert code == EXIT_USAGE and out == ""
+    assert err.count("\n") == 1 and err.startswith("web-research fetch: ") and words in err
+    assert not (run_dir / "sources").exists() or not any((run_dir / "sources").iterdir())
+
+
+def _launch(*argv: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WEB_RESEARCH_")}
+    env["WEB_RESEARCH_PYTHON"] = sys.executable
+    env.update(env_extra or {})
+    return subprocess.run([str(LAUNCHER), *argv], capture_output=True, text=True, env=env, timeout=60)
+
+
+@pytest.mark.parametrize("url", [
+    "http://127.0.0.1:9/",                  # loopback without the test-only option
+    "http://169.254.169.254/latest/meta-data/iam/",
+    "http://localhost:9/admin",             # a name that resolves to loopback
+    "file:///etc/passwd",
+])
+def test_the_launcher_refuses_private_targets_without_a_traceback(run_dir, url) -> None:
+    result = _launch("fetch", url, "--run", str(run_dir))
+    assert result.returncode == EXIT_USAGE
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"web-research fetch: refused {url}")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_the_launcher_fetches_over_https(run_dir) -> None:
+    with PageServer(tls=True) as tls_server:
+        result = _launch("fetch", tls_server.url("/doc.pdf"), "--run", str(run_dir), "--allow-loopback",
+                         env_extra={"SSL_CERT_FILE": str(TLS_CA)})
+    assert result.returncode == EXIT_OK, result.stderr
+    assert result.stdout.startswith("Title: Quarterly Infrastructure Report\n")
+    assert "Median page load time fell to 840 milliseconds" in result.stdout
+
+
+def test_verify_side_modules_do_not_import_the_extractors() -> None:
+    code = ("import sys; import web_research.integrity, web_research.snapshots, web_research.excerpts; "
+            "import web_research.commands.fetch_cmd; "
+            "print(sorted(m for m in ('trafilatura', 'pypdf', 'lxml') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT / "scripts")}, check=True)
+    assert result.stdout.strip() == "[]"
