@@ -126,3 +126,22 @@ def test_raw_arguments_reach_start_untouched_by_the_shell(tmp_path):
     started = run_skill_command("start", tmp_path, arguments=f"--out {tmp_path / 'run'} {question}")
     assert started.returncode == 0, started.stdout + started.stderr
     assert json.loads(started.stdout)["research_question"] == question
+
+
+def test_the_fetch_output_is_what_the_researcher_prompt_describes(tmp_path):
+    """agents/researcher.md tells the researcher to cite the header's Title and URL, take its
+    clock from the `retrieved` stamp and page on with --offset: the command must print those."""
+    from web_research.commands.fetch_cmd import render_window
+    from web_research.snapshots import store_snapshot
+
+    agent = (formats.PLUGIN_ROOT / "agents" / f"{formats.RESEARCHER_AGENT}.md").read_text(encoding="utf-8")
+    for phrase in ("`Title:`", "`URL:`", "`retrieved`", "`--offset <offset>`"):
+        assert phrase in agent, phrase
+    text = "word " * 5000
+    snap = store_snapshot(tmp_path, requested_url="https://example.org/a", final_url="https://example.org/b",
+                          title="Page B", status=200, content_type="text/html",
+                          retrieved_at="2026-04-18T09:30:00+00:00", text=text, extractor="test")
+    window = render_window(snap, text, tmp_path, 0, 100, False)
+    assert "Title: Page B" in window and "URL: https://example.org/b" in window
+    assert "retrieved 2026-04-18T09:30:00+00:00" in window
+    assert re.search(r"--offset (\d+)", window).group(1) == "100"
