@@ -268,10 +268,16 @@ def schema_errors(name: str, instance: Mapping[str, object]) -> list[tuple[str, 
     return unique
 
 
+@lru_cache(maxsize=4096)
+def _citation_schema_errors(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    # Cached by content: the report repeats its findings files' entries verbatim.
+    return tuple(schema_errors("citation.schema.json", dict(items)))
+
+
 def citation_problems(citation: Citation) -> list[tuple[str, Problem]]:
     """Every defect of one entry as `(field, Problem)`, in field order."""
     problems: list[tuple[str, Problem]] = []
-    for name, what in schema_errors("citation.schema.json", citation.fields):
+    for name, what in _citation_schema_errors(tuple(sorted(citation.fields.items()))):
         label = _LABEL_OF_FIELD.get(name, name)
         line = citation.field_lines.get(name, citation.line)
         if name == "title" and citation.unlabelled:
