@@ -14,6 +14,7 @@ both halves with `split_agent_prompt`.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from dataclasses import asdict, dataclass
@@ -33,7 +34,7 @@ from .plan import Plan, Subtopic, load_plan
 
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
-    "subtopic", "question", "establish", "budget",
+    "subtopic", "subtopic_yaml", "question", "establish", "budget",
     "findings_path", "run_dir", "command", "max_parallel",
 )
 PLACEHOLDER_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -92,6 +93,9 @@ def brief_path(run_dir: Path, subtopic: Subtopic) -> Path:
 def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str]:
     return {
         "subtopic": subtopic.name,
+        # A double-quoted YAML scalar (JSON is valid YAML), so a name holding
+        # quotes or backslashes still gives the researcher valid frontmatter.
+        "subtopic_yaml": json.dumps(subtopic.name, ensure_ascii=False),
         "question": plan.question,
         "establish": "\n".join(f"- {item}" for item in subtopic.establish),
         "budget": str(plan.budget),

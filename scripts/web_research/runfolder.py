@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from .formats import ARCHIVE_PREFIX, DEFAULT_ROOT, PRIOR_RUN_MARKERS, ROOT_ENV_VAR
+from .formats import ARCHIVE_PREFIX, BRIEFS_DIR, DEFAULT_ROOT, FINDINGS_DIR, PRIOR_RUN_MARKERS, ROOT_ENV_VAR, SOURCES_DIR
 from .slug import dated_slug
 
 PROJECT_DIR_ENV_VAR = "CLAUDE_PROJECT_DIR"
@@ -52,6 +52,16 @@ def resolve_output_dir(
 def has_prior_run(directory: Path) -> bool:
     """True when the folder holds plan.md or report.md (of any kind, even a broken link)."""
     return any(os.path.lexists(Path(directory) / marker) for marker in PRIOR_RUN_MARKERS)
+
+
+def holds_run_artifacts(directory: Path) -> bool:
+    """True when the folder holds anything a research run writes.
+
+    Refresh archives only such a folder: `refresh` with an output_dir that
+    is an ordinary project folder must not sweep the whole project away.
+    """
+    names = (*PRIOR_RUN_MARKERS, FINDINGS_DIR, BRIEFS_DIR, SOURCES_DIR)
+    return any(os.path.lexists(Path(directory) / name) for name in names)
 
 
 def is_archive(entry: os.DirEntry[str]) -> bool:

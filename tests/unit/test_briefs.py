@@ -147,3 +147,16 @@ def test_agent_prompt_round_trip() -> None:
     assert split_agent_prompt(prompt.rstrip() + "  \n\n") == (text, digest)  # tolerant of trailing space
     assert split_agent_prompt(text) == (text, None)
     assert split_agent_prompt(text + "Brief hash: sha256:nothex\n")[1] is None
+
+
+def test_subtopic_with_quotes_gives_parseable_frontmatter(tmp_path: Path) -> None:
+    """The frontmatter the brief dictates stays valid YAML whatever the subtopic name holds."""
+    import yaml
+
+    name = 'The "pay-as-you-go" tier \\ legacy plans'
+    run = _run(tmp_path, plan_text(subtopics={name: ["Prices"]}))
+    info = write_briefs(run)[0]
+    text = Path(info.brief_path).read_text(encoding="utf-8")
+    block = text.split("\n---\n")[1]
+    line = next(l for l in block.splitlines() if l.startswith("subtopic:"))
+    assert yaml.safe_load(line) == {"subtopic": name}

@@ -166,3 +166,27 @@ def test_entries_to_archive_ignores_only_archive_folders(tmp_path: Path) -> None
     (tmp_path / "plan.md").write_text("x")
     assert runfolder.entries_to_archive(tmp_path) == [".archive-looks-like-one.txt", "plan.md"]
     assert runfolder.entries_to_archive(tmp_path / "missing") == []
+
+
+def test_refresh_leaves_a_folder_without_run_artifacts_alone(tmp_path):
+    """`refresh` pointed at an ordinary project folder must not archive the project."""
+    import subprocess, sys, json as _json, os as _os
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "main.py").write_text("print('hi')\n")
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(_os.environ, PYTHONPATH=str(repo / "scripts"))
+    out = subprocess.run(
+        [sys.executable, "-m", "web_research", "start", "--question", "Q?", "--output-dir", str(project), "--refresh"],
+        capture_output=True, text=True, env=env, check=True,
+    )
+    assert _json.loads(out.stdout)["archived_to"] is None
+    assert (project / "src" / "main.py").read_text() == "print('hi')\n"
+    assert not any(p.name.startswith(".archive-") for p in project.iterdir())
+
+
+def test_holds_run_artifacts_sees_a_findings_folder_without_a_plan(tmp_path):
+    from web_research.runfolder import holds_run_artifacts
+    assert not holds_run_artifacts(tmp_path)
+    (tmp_path / "findings").mkdir()
+    assert holds_run_artifacts(tmp_path)

@@ -68,7 +68,7 @@ def read_input(args: argparse.Namespace) -> StartInput:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runfolder import archive_prior_run, entries_to_archive, has_prior_run, resolve_output_dir
+    from ..runfolder import archive_prior_run, entries_to_archive, has_prior_run, holds_run_artifacts, resolve_output_dir
 
     try:
         request = read_input(args)
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
     archived: Path | None = None
     try:
-        if request.refresh and entries_to_archive(run_dir):
+        if request.refresh and holds_run_artifacts(run_dir) and entries_to_archive(run_dir):
             archived = archive_prior_run(run_dir, datetime.datetime.now(datetime.timezone.utc))
         (run_dir / FINDINGS_DIR).mkdir(parents=True, exist_ok=True)
     except OSError as error:
