@@ -26,6 +26,7 @@ Standard library only, and each page is normalized once: verify must stay fast.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -260,6 +261,9 @@ def is_site_root(url: str) -> bool:
     return parts.path.lower() in _ROOT_PATHS or parts.path.lower().rstrip("/") in _ROOT_PATHS
 
 
+_TITLE_SEPARATORS = re.compile(r"\s+[-|:\u00b7\u2022\u00bb/]\s+")
+
+
 def _title_form(title: str) -> str:
     return " ".join(normalize(title).casefold().split())
 
@@ -267,10 +271,10 @@ def _title_form(title: str) -> str:
 def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
     """True when the cited title is one of the page's titles, after normalization.
 
-    Also accepted: one contains the other and the shorter has at least two
-    words (a title cited without its site name: "Enterprise Pricing" for
-    "Enterprise Pricing - Acme Docs"), or the two are nearly identical (a
-    changed separator, a typo).
+    Also accepted: a nearly identical title (another separator, a typo); the
+    page's title with something added (the site name); the page title's main
+    part, i.e. its longest segment between separators ("Enterprise Pricing"
+    for "Enterprise Pricing - Acme Docs", but not "Acme Docs", the site name).
     """
     mine = _title_form(cited)
     if not mine:
@@ -279,11 +283,11 @@ def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
         theirs = _title_form(title)
         if not theirs:
             continue
-        if mine == theirs:
+        if mine == theirs or SequenceMatcher(None, mine, theirs).ratio() >= TITLE_SIMILARITY:
             return True
-        shorter, longer = sorted((mine, theirs), key=len)
-        if len(shorter.split()) >= 2 and shorter in longer:
+        if len(theirs.split()) >= 2 and theirs in mine:
             return True
-        if SequenceMatcher(None, mine, theirs).ratio() >= TITLE_SIMILARITY:
+        main_part = max(_TITLE_SEPARATORS.split(theirs), key=len)
+        if mine == main_part or SequenceMatcher(None, mine, main_part).ratio() >= TITLE_SIMILARITY:
             return True
     return False
