@@ -28,6 +28,14 @@ def final_json(result: RunResult) -> dict[str, Any]:
     return value
 
 
+def json_of(text: str) -> Any:
+    """The first JSON object in a tool's output (e.g. `start`'s)."""
+    start = text.find("{")
+    if start < 0:
+        raise AssertionError(f"no JSON object in: {text[:500]!r}")
+    return json.JSONDecoder().raw_decode(text[start:])[0]
+
+
 def tree_bytes(root: Path) -> dict[str, bytes]:
     """Every file under `root` (hidden ones too) by relative path, with its exact bytes."""
     if not root.exists():

@@ -91,16 +91,22 @@ def _raw_last_results(req: RequestView) -> list[dict[str, Any]]:
 
 
 def _hook_feedback(req: RequestView) -> str | None:
-    """The text of a Stop/SubagentStop hook's block, when that is what just arrived."""
-    last = req.messages[-1] if req.messages else {}
-    if last.get("role") != "user":
-        return None
-    content = last.get("content")
-    texts = [content] if isinstance(content, str) else [
-        b.get("text", "") for b in content or [] if b.get("type") == "text"]
-    for text in texts:
-        if "hook feedback" in text.lower():
-            return text
+    """The text of a Stop/SubagentStop hook's block, when that is what arrived
+    since the assistant last spoke (as a user message, plus a system note)."""
+    tail: list[dict[str, Any]] = []
+    for m in reversed(req.messages):
+        if m.get("role") == "assistant":
+            break
+        tail.append(m)
+    for m in reversed(tail):
+        content = m.get("content")
+        if isinstance(content, list) and any(b.get("type") == "tool_result" for b in content):
+            continue
+        texts = [content] if isinstance(content, str) else [
+            b.get("text", "") for b in content or [] if b.get("type") == "text"]
+        for text in texts:
+            if "hook feedback:" in text.lower():
+                return text
     return None
 
 
@@ -127,6 +133,7 @@ def _now() -> str:
 # --- the orchestrator --------------------------------------------------------------
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int):
+        """extra_dispatches: Agent calls added to the dispatch message beyond one per brief."""
         self.ctx = ctx
         self.topics = topics
         self.report_mode = report
@@ -231,7 +238,13 @@ class Orchestrator:
             agents.append(("Agent", {"description": b["subtopic"], "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
                                      "run_in_background": False,
                                      "prompt": f"{brief}\nBrief hash: {b['brief_hash']}"}))
-        agents += [agents[i % len(agents)] for i in range(self.extra_dispatches)]
+        for i in range(self.extra_dispatches):  # alternately a duplicate and a free-form prompt
+            if i % 2 == 0:
+                agents.append(agents[i // 2 % len(agents)])
+            else:
+                agents.append(("Agent", {"description": "More research", "run_in_background": False,
+                                         "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
+                                         "prompt": "Research anything else that seems relevant to the question."}))
         return calls(*agents)
 
     def on_stop_feedback(self, req: RequestView, feedback: str) -> Reply:

@@ -1,0 +1,86 @@
+"""Scenarios 3 and 4: a researcher that fails, and one that dies silently.
+
+Partial failure: the researcher writes `status: failed` with a reason; the run
+goes on and the report names the subtopic under Gaps & Limitations.
+Silent failure: the researcher ends without writing its file; SubagentStop
+blocks it once with the missing path; when it still writes nothing, the run
+goes on and Gaps names the subtopic as having no findings file.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+from scripted.research import DEFAULT_SUBTOPICS
+
+from web_research import formats
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+
+
+def _with(behaviours: dict[str, str]) -> list[dict]:
+    return [{**s, "behaviour": behaviours.get(s["name"], "ok")} for s in DEFAULT_SUBTOPICS]
+
+
+def _gaps(report: Path) -> str:
+    """The body of the Gaps & Limitations section."""
+    text = report.read_text()
+    heading = "## Gaps & Limitations\n"
+    assert heading in text, text
+    return text.split(heading, 1)[1].split("\n## ", 1)[0]
+
+
+@pytest.fixture(scope="module")
+def partial(run_module_session):
+    result = run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
+                                        scenario_args={"subtopics": _with({"Retention tiers": "failed"})}))
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+@pytest.fixture(scope="module")
+def silent(run_module_session):
+    result = run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
+                                        scenario_args={"subtopics": _with({"Commitment discounts": "silent"})}))
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+def test_failed_researcher_is_named_under_gaps(partial):
+    answer = outcome.final_json(partial)
+    run_dir = Path(answer["plan"]).parent
+    failed = (run_dir / formats.FINDINGS_DIR / "retention-tiers.md").read_text()
+    assert "status: failed" in failed and "reason:" in failed
+    gaps = _gaps(Path(answer["report"]))
+    assert 'Subtopic "Retention tiers"' in gaps and "failed" in gaps, gaps
+    assert "the search backend returned no usable page" in gaps, gaps
+    assert outcome.verify(run_dir).returncode == 0
+
+
+def test_failed_researcher_is_not_blocked(partial):
+    # It wrote its file with a valid status and reason: nothing to insist on.
+    assert partial.stream.blocks("SubagentStop") == [], partial.describe()
+    assert partial.stream.blocks("Stop") == [], partial.describe()
+
+
+def test_silent_researcher_is_blocked_once(silent):
+    blocks = silent.stream.blocks("SubagentStop")
+    assert len(blocks) == 1, silent.describe()
+    reason = silent.stream.decision_of(blocks[0]).get("reason", "") + str(blocks[0].get("stderr", ""))
+    assert "findings/commitment-discounts.md" in reason, reason
+    # The researcher saw the hook's feedback and still wrote nothing.
+    feedback = [r for r in silent.requests if r.kind == "subagent" and "commitment-discounts.md" in r.last_user_text
+                and "hook" in r.last_user_text.lower()]
+    assert feedback, "the researcher never received the SubagentStop feedback"
+
+
+def test_silent_failure_is_named_under_gaps(silent):
+    answer = outcome.final_json(silent)
+    run_dir = Path(answer["plan"]).parent
+    assert not (run_dir / formats.FINDINGS_DIR / "commitment-discounts.md").exists()
+    gaps = _gaps(Path(answer["report"]))
+    assert 'Subtopic "Commitment discounts"' in gaps and "no findings file" in gaps, gaps
+    assert outcome.verify(run_dir).returncode == 0

@@ -1,0 +1,46 @@
+"""Scenario 2: without auto-proceed the run stops after plan.md and waits.
+
+No brief is rendered, no researcher starts, and the Stop hook lets the
+session end at the gate (there is no report to check yet).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+
+from web_research import formats
+
+QUESTION = "Which open-source licences do the main vector databases use?"
+
+
+@pytest.fixture(scope="module")
+def run(run_module_session):
+    result = run_module_session(RunSpec(prompt=f"/web-research {QUESTION}", scenario="scripted.research:build"))
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+def test_stops_after_the_plan_and_shows_it(run):
+    (start, output), = outcome.bash_runs(run, "start")
+    plan = Path(outcome.json_of(output)["plan"])
+    assert plan.is_file() and QUESTION in plan.read_text()
+    assert str(plan) in run.stream.final_text(), run.stream.final_text()
+    run_dir = plan.parent
+    assert not (run_dir / formats.REPORT_FILE).exists()
+    assert not list((run_dir / formats.BRIEFS_DIR).glob("*")) if (run_dir / formats.BRIEFS_DIR).exists() else True
+    assert not list((run_dir / formats.FINDINGS_DIR).glob("*.md"))
+
+
+def test_no_researcher_starts(run):
+    assert run.stream.tool_uses("Agent") == []
+    assert [r for r in run.requests if r.kind != "main"] == []
+    assert outcome.bash_runs(run, "briefs") == []
+
+
+def test_stop_hook_waits_without_blocking(run):
+    assert run.stream.blocks("Stop") == [], run.describe()
+    assert run.stream.system_messages() == [], run.describe()

@@ -1,0 +1,74 @@
+"""Scenario 5: a broken report meets the Stop hook.
+
+The scripted orchestrator writes a report with a missing section (Gaps &
+Limitations) and an orphan Sources entry, ignores `verify` and tries to stop.
+Fixed case: the hook blocks with the failures, the model rewrites the report,
+and the run ends with a passing report. Bounded case: the model never fixes
+it; the hook gives up instead of looping, the session ends, and the user is
+shown what is still wrong.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+
+
+def _session(run_module_session, mode: str):
+    result = run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
+                                        scenario_args={"report": mode}))
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+@pytest.fixture(scope="module")
+def fixed(run_module_session):
+    return _session(run_module_session, "broken-then-fixed")
+
+
+@pytest.fixture(scope="module")
+def never_fixed(run_module_session):
+    return _session(run_module_session, "broken-forever")
+
+
+def _reason(result, block) -> str:
+    return str(result.stream.decision_of(block).get("reason", "")) + str(block.get("stderr", ""))
+
+
+def test_stop_hook_blocks_with_the_failures(fixed):
+    blocks = fixed.stream.blocks("Stop")
+    assert len(blocks) == 1, fixed.describe()
+    reason = _reason(fixed, blocks[0])
+    assert "Gaps & Limitations" in reason, reason
+    assert "[^4]" in reason, reason  # the orphan Sources entry
+    feedback = [r for r in fixed.requests if r.kind == "main" and r.last_user_text.startswith("Stop hook feedback")]
+    assert feedback and "Gaps & Limitations" in feedback[0].last_user_text
+
+
+def test_fixed_report_passes_and_the_run_returns_success(fixed):
+    answer = outcome.final_json(fixed)
+    assert set(answer) == {"plan", "report", "findings_dir"}
+    assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
+    last_stop = fixed.stream.hook_responses("Stop")[-1]
+    assert fixed.stream.decision_of(last_stop).get("decision") != "block"
+    verifies = outcome.bash_runs(fixed, "verify")
+    assert len(verifies) == 2 and not outcome.tool_result_is_error(fixed, verifies[-1][0]["id"])
+
+
+def test_never_fixed_report_still_ends_the_session(never_fixed):
+    blocks = never_fixed.stream.blocks("Stop")
+    assert 1 <= len(blocks) <= 3, never_fixed.describe()
+    stops = never_fixed.stream.hook_responses("Stop")
+    assert len(stops) == len(blocks) + 1, "the last Stop must let the session end"
+    answer = outcome.final_json(never_fixed)
+    assert outcome.verify(Path(answer["plan"]).parent).returncode != 0, "the report was expected to stay broken"
+
+
+def test_never_fixed_failures_are_shown_to_the_user(never_fixed):
+    shown = "\n".join(never_fixed.stream.system_messages())
+    assert "Gaps & Limitations" in shown and "[^4]" in shown, never_fixed.describe()
