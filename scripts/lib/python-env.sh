@@ -133,7 +133,14 @@ web_research_prepare() {
 
 web_research_python() {
     _wr_root=$1 _wr_mode=${2:-}
-    if [ -n "${WEB_RESEARCH_PYTHON:-}" ]; then printf '%s\n' "$WEB_RESEARCH_PYTHON"; return 0; fi
+    if [ -n "${WEB_RESEARCH_PYTHON:-}" ]; then
+        if [ -x "$WEB_RESEARCH_PYTHON" ] || command -v "$WEB_RESEARCH_PYTHON" >/dev/null 2>&1; then
+            printf '%s\n' "$WEB_RESEARCH_PYTHON"
+            return 0
+        fi
+        echo "WEB_RESEARCH_PYTHON=$WEB_RESEARCH_PYTHON is not an executable" >&2
+        return 1
+    fi
     if [ -x "$_wr_root/.venv/bin/python" ]; then printf '%s\n' "$_wr_root/.venv/bin/python"; return 0; fi
     _wr_key=$(_wr_lock_key "$_wr_root")
     _wr_data=$(_wr_data_dir)

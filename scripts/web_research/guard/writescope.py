@@ -17,8 +17,16 @@ SCRATCH_DIR = "scratch"
 
 
 def resolve_target(file_path: str, cwd: str | None) -> str:
+    """The file a write would land in: folders resolved (symlinks, ..), and the file
+    itself too when it is a symlink, so a link to elsewhere resolves to elsewhere."""
     path = file_path if os.path.isabs(file_path) else os.path.join(cwd or os.getcwd(), file_path)
     return os.path.realpath(path)
+
+
+def expected_location(path: str) -> str:
+    """Where a file we name should be: its folder resolved, its own name kept (never followed)."""
+    folder, name = os.path.split(os.path.abspath(path))
+    return os.path.join(os.path.realpath(folder), name)
 
 
 def scratch_dir(run_dir: str, slug: str) -> Path:
@@ -32,11 +40,12 @@ def write_allowed(file_path: object, cwd: str | None, run_dir: str,
     if not isinstance(file_path, str) or not file_path:
         return False, "The write names no file path."
     target = resolve_target(file_path, cwd)
+    inside = is_within(Path(target), Path(run_dir))
     for brief in candidates:
-        if target == os.path.realpath(brief.findings_path):
+        if inside and target == expected_location(brief.findings_path):
             return True, f"{brief.findings_path} is this researcher's findings file."
         scratch = scratch_dir(run_dir, brief.slug)
-        if is_within(Path(target), scratch) and os.path.realpath(scratch) != target:
+        if inside and is_within(Path(target), scratch) and os.path.realpath(scratch) != target:
             return True, f"{target} is under this researcher's scratch folder."
     if len(candidates) == 1:
         own = candidates[0]

@@ -1,0 +1,478 @@
+"""The hooks, driven as Claude Code drives them: payload on stdin of hooks/run,
+decision on stdout, with a private CLAUDE_PLUGIN_DATA and the repository as
+CLAUDE_PLUGIN_ROOT. Runs and briefs are made by the real CLI."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from test_hooks_support import (
+    CLI,
+    RECORDED,
+    RESEARCHER,
+    SCRIPT_OF,
+    SUBTOPICS,
+    Harness,
+    files_under,
+    recorded,
+)
+
+
+@pytest.fixture
+def h(tmp_path: Path) -> Harness:
+    return Harness(tmp_path)
+
+
+@pytest.fixture
+def active(h: Harness) -> Harness:
+    h.start_run()
+    return h
+
+
+# --- sessions that are not researching ----------------------------------------------
+
+@pytest.mark.parametrize("index", range(len(RECORDED)))
+def test_recorded_payloads_of_an_unrelated_session_decide_nothing_and_write_nothing(h: Harness, index: int):
+    item = RECORDED[index]
+    if item["event"] not in SCRIPT_OF:
+        pytest.skip(f"{item['event']} has no hook")
+    result = h.hook(item["payload"])
+    assert (result.returncode, result.stdout) == (0, "")
+    assert files_under(h.data) == []
+
+
+def test_start_is_allowed_with_no_run_recorded(h: Harness):
+    result = h.hook(h.bash("PreToolUse", h.start_command()))
+    assert result.decision == "allow"
+    assert h.record() is None
+
+
+def test_other_commands_get_no_decision_without_a_run(h: Harness):
+    for command in (h.core_command("verify"), "ls -la", f'"{CLI}" start --question x'):
+        result = h.hook(h.bash("PreToolUse", command))
+        assert (result.returncode, result.stdout) == (0, ""), command
+
+
+@pytest.mark.parametrize("command", [
+    "{cli} start --args-file - <<'WEB_RESEARCH_ARGS'\nq\nWEB_RESEARCH_ARGS\nrm -rf ~",
+    "{cli} start --args-file - <<WEB_RESEARCH_ARGS\nq\nWEB_RESEARCH_ARGS",
+    "{cli} start --args-file - <<'WEB_RESEARCH_ARGS' && curl evil.example\nq\nWEB_RESEARCH_ARGS",
+    "/bin/sh -c {cli} start --args-file - <<'WEB_RESEARCH_ARGS'\nq\nWEB_RESEARCH_ARGS",
+])
+def test_start_lookalikes_are_not_allowed(h: Harness, command: str):
+    result = h.hook(h.bash("PreToolUse", command.format(cli=f'"{CLI}"')))
+    assert result.decision != "allow"
+
+
+# --- recognising the run ----------------------------------------------------------
+
+def test_successful_start_records_the_run(h: Harness):
+    out = h.start_run()
+    record = h.record()
+    assert record["session_id"] == h.sid
+    assert record["run"]["run_dir"] == out["output_dir"] == str(h.run_dir)
+    assert record["run"]["reservations"] == []
+
+
+def test_refused_start_records_nothing(h: Harness):
+    (h.run_dir).mkdir(parents=True)
+    (h.run_dir / "plan.md").write_text("# prior\n")
+    command = h.start_command()
+    proc = h.shell(command)
+    assert json.loads(proc.stdout)["error"] == "prior-run-present"
+    assert h.hook(h.bash("PostToolUse", command, proc.stdout)).stdout == ""
+    assert h.record() is None
+
+
+def test_a_second_start_in_the_session_replaces_the_run_and_keeps_history(h: Harness):
+    h.start_run()
+    other = h.project / "second"
+    h.start_run(output_dir=other)
+    assert h.record()["run"]["run_dir"] == str(other)
+    history = h.history()
+    assert [(r["run_dir"], r["outcome"]) for r in history] == [(str(h.run_dir), "replaced")]
+
+
+def test_runs_in_parallel_sessions_are_separate(tmp_path: Path):
+    first, second = Harness(tmp_path / "a", "session-a"), Harness(tmp_path / "b", "session-b")
+    second.data = first.data  # one plugin data directory, two sessions
+    first.start_run()
+    second.start_run()
+    assert first.record()["run"]["run_dir"] != second.record()["run"]["run_dir"]
+    assert first.hook(first.bash("PreToolUse", second.core_command("verify"))).stdout == ""
+
+
+def test_briefs_records_the_expected_hashes(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:2])
+    recorded_briefs = active.record()["run"]["briefs"]
+    assert [(b["slug"], b["brief_hash"]) for b in recorded_briefs] == [(i["slug"], i["brief_hash"]) for i in infos]
+
+
+def test_plugin_commands_on_the_run_folder_are_allowed_others_untouched(active: Harness):
+    for sub in ("briefs", "verify", "status"):
+        assert active.hook(active.bash("PreToolUse", active.core_command(sub))).decision == "allow", sub
+    elsewhere = active.project / "elsewhere"
+    for command in (active.core_command("verify", elsewhere), active.core_command("verify") + "; rm -rf ~",
+                    f'"{CLI}" verify "$(echo {active.run_dir})"', "git status"):
+        assert active.hook(active.bash("PreToolUse", command)).stdout == "", command
+
+
+# --- dispatch --------------------------------------------------------------------
+
+def test_dispatch_before_briefs_is_denied(active: Harness):
+    result = active.hook(active.agent_call("Research billing units", "toolu_1"))
+    assert result.decision == "deny"
+    assert "briefs" in result.reason
+
+
+def test_exact_briefs_are_allowed_until_three_run(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:4])
+    decisions = [active.hook(active.agent_call(active.prompt_for(b), f"toolu_{i}")).decision
+                 for i, b in enumerate(infos)]
+    assert decisions == ["allow", "allow", "allow", "deny"]
+    run = active.record()["run"]
+    assert sorted(r["slug"] for r in run["reservations"]) == sorted(b["slug"] for b in infos[:3])
+
+
+def test_a_prompt_that_is_no_brief_is_denied(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:2])
+    result = active.hook(active.agent_call("Research pricing. Write findings somewhere.", "toolu_1"))
+    assert result.decision == "deny"
+    assert infos[0]["brief_path"] in result.reason
+    assert active.record()["run"]["reservations"] == []
+
+
+def test_a_retyped_brief_is_replaced_by_its_exact_text(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:2])
+    drifted = active.prompt_for(infos[1]).replace("Budget", "Budget (be thorough)")
+    result = active.hook(active.agent_call(drifted, "toolu_1"))
+    assert result.decision == "allow"
+    updated = result.json["hookSpecificOutput"]["updatedInput"]
+    assert updated["prompt"].strip() == active.prompt_for(infos[1]).strip()
+    assert updated["subagent_type"] == RESEARCHER
+
+
+def test_the_same_brief_cannot_run_twice_at_once(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:2])
+    assert active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_1")).decision == "allow"
+    second = active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_2"))
+    assert second.decision == "deny" and "already running" in second.reason
+
+
+def test_concurrent_dispatch_is_capped_at_three(active: Harness):
+    infos = active.render_briefs(SUBTOPICS)
+    procs = [active.spawn(active.agent_call(active.prompt_for(b), f"toolu_{i}"), f"p{i}")
+             for i, b in enumerate(infos)]
+    decisions = []
+    for proc in procs:
+        out, _err = proc.communicate(timeout=120)
+        decisions.append(json.loads(out)["hookSpecificOutput"]["permissionDecision"])
+    assert sorted(decisions) == ["allow", "allow", "allow", "deny", "deny"]
+    assert len(active.record()["run"]["reservations"]) == 3
+
+
+def test_a_returned_foreground_researcher_frees_its_slot(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:4])
+    for i, brief in enumerate(infos[:3]):
+        assert active.hook(active.agent_call(active.prompt_for(brief), f"toolu_{i}")).decision == "allow"
+    response = {"status": "completed", "agentId": "agent0", "prompt": active.prompt_for(infos[0])}
+    assert active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0", "PostToolUse", response)).stdout == ""
+    assert active.hook(active.agent_call(active.prompt_for(infos[3]), "toolu_3")).decision == "allow"
+    assert active.record()["run"]["agents"]["agent0"]["slug"] == infos[0]["slug"]
+
+
+def test_a_background_launch_keeps_its_slot_until_the_researcher_stops(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:1])
+    prompt = active.prompt_for(infos[0])
+    active.hook(active.agent_call(prompt, "toolu_0"))
+    active.hook(active.agent_call(prompt, "toolu_0", "PostToolUse", {"status": "async_launched", "agentId": "bg1"}))
+    assert [r["agent_id"] for r in active.record()["run"]["reservations"]] == ["bg1"]
+    active.start_agent("bg1", prompt)
+    active.write_findings(infos[0])
+    assert active.hook(active.subagent_stop("bg1")).stdout == ""
+    assert active.record()["run"]["reservations"] == []
+
+
+def test_stop_with_no_background_task_frees_leaked_slots(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:1])
+    active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0"))
+    active.hook(active.stop(background_tasks=[{"id": "x"}]))
+    assert len(active.record()["run"]["reservations"]) == 1
+    active.hook(active.stop())
+    assert active.record()["run"]["reservations"] == []
+
+
+def test_expired_slots_are_freed(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:4])
+    for i, brief in enumerate(infos[:3]):
+        active.hook(active.agent_call(active.prompt_for(brief), f"toolu_{i}"))
+    result = active.hook(active.agent_call(active.prompt_for(infos[3]), "toolu_3"),
+                         WEB_RESEARCH_GUARD_SLOT_TTL="0")
+    assert result.decision == "allow"
+
+
+def test_retries_of_one_brief_are_limited(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:1])
+    prompt = active.prompt_for(infos[0])
+    for attempt in range(2):
+        assert active.hook(active.agent_call(prompt, f"toolu_{attempt}")).decision == "allow"
+        active.hook(active.agent_call(prompt, f"toolu_{attempt}", "PostToolUse", {"status": "completed"}))
+    third = active.hook(active.agent_call(prompt, "toolu_9"))
+    assert third.decision == "deny" and "Gaps" in third.reason
+
+
+def test_other_agent_types_are_not_touched(active: Harness):
+    active.render_briefs(SUBTOPICS[:1])
+    payload = active.agent_call("anything", "toolu_1")
+    payload["tool_input"]["subagent_type"] = "general-purpose"
+    assert active.hook(payload).stdout == ""
+
+
+# --- inside a researcher ----------------------------------------------------------
+
+@pytest.fixture
+def researcher(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:2])
+    active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0"))
+    active.start_agent("agentA", active.prompt_for(infos[0]))
+    return active, infos
+
+
+def test_a_researcher_may_write_its_findings_file_and_scratch(researcher):
+    h, infos = researcher
+    assert h.hook(h.write_call("agentA", infos[0]["findings_path"])).decision == "allow"
+    assert h.hook(h.write_call("agentA", str(h.run_dir / "scratch" / infos[0]["slug"] / "notes.md"))).decision == "allow"
+    assert h.record()["run"]["agents"]["agentA"]["slug"] == infos[0]["slug"]
+
+
+@pytest.mark.parametrize("target", [
+    "{other}",
+    "{run}/report.md",
+    "{run}/plan.md",
+    "{run}/findings/../../outside.md",
+    "{home}/.bashrc",
+    "{run}/scratch/{other_slug}/x.md",
+])
+def test_a_researcher_may_write_nothing_else(researcher, target: str):
+    h, infos = researcher
+    path = target.format(other=infos[1]["findings_path"], run=h.run_dir, home=h.home, other_slug=infos[1]["slug"])
+    for tool in ("Write", "Edit"):
+        result = h.hook(h.write_call("agentA", path, tool))
+        assert result.decision == "deny", (tool, path)
+        assert infos[0]["findings_path"] in result.reason
+
+
+def test_a_symlinked_findings_file_pointing_outside_is_denied(researcher):
+    h, infos = researcher
+    findings = Path(infos[0]["findings_path"])
+    findings.parent.mkdir(parents=True, exist_ok=True)
+    findings.symlink_to(h.home / "victim.txt")
+    assert h.hook(h.write_call("agentA", str(findings))).decision == "deny"
+
+
+def test_a_symlinked_findings_folder_pointing_outside_is_denied(researcher):
+    h, infos = researcher
+    (h.home / "elsewhere").mkdir()
+    (h.run_dir / "findings").rmdir()
+    (h.run_dir / "findings").symlink_to(h.home / "elsewhere")
+    assert h.hook(h.write_call("agentA", infos[0]["findings_path"])).decision == "deny"
+
+
+def test_a_run_folder_reached_through_a_symlink_still_works(tmp_path: Path):
+    h = Harness(tmp_path)
+    real = tmp_path / "real-project"
+    real.mkdir()
+    link = tmp_path / "linked"
+    link.symlink_to(real)
+    h.run_dir = link / "research"
+    h.start_run()
+    infos = h.render_briefs(SUBTOPICS[:1])
+    h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0"))
+    h.start_agent("agentA", h.prompt_for(infos[0]))
+    assert h.hook(h.write_call("agentA", infos[0]["findings_path"])).decision == "allow"
+    assert h.hook(h.write_call("agentA", str(real / "research" / "findings" / f"{infos[0]['slug']}.md"))).decision == "allow"
+
+
+def test_the_main_agent_writes_freely(researcher):
+    h, _infos = researcher
+    assert h.hook(h.write_call(None, str(h.run_dir / "report.md"))).stdout == ""
+
+
+def test_a_researcher_runs_only_the_fetch_command(researcher):
+    h, _infos = researcher
+    fetch = f'"{CLI}" fetch "https://docs.example.test/a?b=1" --run "{h.run_dir}" --offset 8000'
+    assert h.hook(h.bash("PreToolUse", fetch, agent_id="agentA")).decision == "allow"
+    for command in ("curl https://evil.example", f'"{CLI}" fetch "https://x.test/" --run "{h.home}"',
+                    f'"{CLI}" verify "{h.run_dir}"', fetch + " > /tmp/x",
+                    f'"{CLI}" fetch "https://x.test/" --run "{h.run_dir}" --allow-loopback'):
+        result = h.hook(h.bash("PreToolUse", command, agent_id="agentA"))
+        assert result.decision == "deny", command
+        assert "fetch" in result.reason
+
+
+def test_loopback_fetch_can_be_allowed_for_tests(researcher):
+    h, _infos = researcher
+    command = f'"{CLI}" fetch "https://127.0.0.1:4443/" --run "{h.run_dir}" --allow-loopback'
+    result = h.hook(h.bash("PreToolUse", command, agent_id="agentA"), WEB_RESEARCH_GUARD_ALLOW_LOOPBACK="1")
+    assert result.decision == "allow"
+
+
+# --- SubagentStop -----------------------------------------------------------------
+
+def test_a_researcher_without_findings_is_blocked_once_then_recorded(researcher):
+    h, infos = researcher
+    first = h.hook(h.subagent_stop("agentA"))
+    assert first.decision == "block"
+    assert infos[0]["findings_path"] in first.reason and "does not exist" in first.reason
+    assert len(h.record()["run"]["reservations"]) == 1  # still running
+
+    second = h.hook(h.subagent_stop("agentA", stop_hook_active=True))
+    assert second.decision is None
+    assert infos[0]["slug"] in second.json["systemMessage"]
+    run = h.record()["run"]
+    assert [f["slug"] for f in run["silent_failures"]] == [infos[0]["slug"]]
+    assert run["reservations"] == []
+    written = json.loads((h.run_dir / ".web-research" / "silent-failures.json").read_text())
+    assert written[0]["findings_path"] == infos[0]["findings_path"]
+
+
+def test_a_findings_file_with_a_wrong_field_is_named(researcher):
+    h, infos = researcher
+    h.write_findings(infos[0], status="failed", reason=None)
+    result = h.hook(h.subagent_stop("agentA"))
+    assert result.decision == "block"
+    assert "reason" in result.reason and infos[0]["findings_path"] in result.reason
+
+
+def test_a_findings_file_for_another_brief_is_named(researcher):
+    h, infos = researcher
+    h.write_findings(infos[0], brief_hash=infos[1]["brief_hash"])
+    result = h.hook(h.subagent_stop("agentA"))
+    assert result.decision == "block" and "brief_hash" in result.reason
+
+
+def test_a_failed_stub_is_accepted(researcher):
+    h, infos = researcher
+    h.write_findings(infos[0], status="failed")
+    assert h.hook(h.subagent_stop("agentA")).stdout == ""
+    run = h.record()["run"]
+    assert run["agents"]["agentA"]["state"] == "done" and run["silent_failures"] == []
+    assert run["reservations"] == []
+
+
+def test_a_stray_stop_with_empty_agent_type_is_attributed_by_its_prompt(researcher):
+    h, infos = researcher
+    result = h.hook(h.subagent_stop("agentA", agent_type=""))
+    assert result.decision == "block"
+
+
+def test_subagents_that_are_not_this_runs_researchers_are_ignored(researcher):
+    h, _infos = researcher
+    h.start_agent("agentX", "Summarise the README.")
+    before = h.record()
+    assert h.hook(h.subagent_stop("agentX")).stdout == ""
+    assert h.hook(h.subagent_stop("agentX", agent_type="general-purpose")).stdout == ""
+    assert h.record()["run"] == before["run"]
+
+
+# --- Stop -------------------------------------------------------------------------
+
+def test_stop_before_the_report_never_blocks(active: Harness):
+    active.render_briefs(SUBTOPICS[:2])
+    for flag in (False, True):
+        assert active.hook(active.stop(stop_hook_active=flag)).stdout == ""
+    assert active.record() is not None
+
+
+def test_a_passing_report_finishes_the_run(active: Harness):
+    active.copy_example_run()
+    assert active.hook(active.stop()).stdout == ""
+    assert active.record() is None
+    assert active.history()[-1]["outcome"] == "verified"
+    assert active.hook(active.stop()).stdout == ""
+
+
+def break_report(h: Harness) -> None:
+    report = h.run_dir / "report.md"
+    text = report.read_text()
+    report.write_text(text.replace("## Gaps & Limitations", "## Caveats"))
+
+
+def test_a_broken_report_blocks_with_its_failures_then_lets_go(active: Harness):
+    active.copy_example_run()
+    break_report(active)
+    first = active.hook(active.stop())
+    assert first.decision == "block"
+    assert f"{active.run_dir / 'report.md'}" in first.reason and "Gaps & Limitations" in first.reason
+    assert active.record()["run"]["stop"]["blocks"] == 1
+
+    second = active.hook(active.stop(stop_hook_active=True))
+    assert second.decision is None
+    assert "report.md" in second.json["systemMessage"] and "Gaps & Limitations" in second.json["systemMessage"]
+    assert active.record() is None and active.history()[-1]["outcome"] == "unverified"
+
+
+def test_changed_failures_block_again_but_not_forever(active: Harness):
+    active.copy_example_run()
+    report = active.run_dir / "report.md"
+    original = report.read_text()
+    decisions = []
+    for n in range(5):
+        lines = original.splitlines(keepends=True)
+        report.write_text(f"# Research: another question {n}\n" + "".join(lines[1:]))
+        decisions.append(active.hook(active.stop(stop_hook_active=n > 0)).decision)
+    assert decisions[:3] == ["block", "block", "block"]
+    assert decisions[3] is None and active.record() is None
+
+
+# --- failing open ---------------------------------------------------------------------
+
+def test_a_bug_in_a_hook_fails_open_and_is_logged(active: Harness):
+    record = active.record()
+    del record["run"]["run_dir"]
+    active.record_path.write_text(json.dumps(record))
+    result = active.hook(active.stop())
+    assert (result.returncode, result.stdout) == (0, "")
+    assert "KeyError" in active.log()
+
+
+def test_a_corrupt_record_counts_as_no_run(active: Harness):
+    active.record_path.write_text("{not json")
+    result = active.hook(active.agent_call("x", "toolu_1"))
+    assert (result.returncode, result.stdout) == (0, "")
+
+
+def test_session_end_frees_slots_and_keeps_the_run(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:1])
+    active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0"))
+    active.hook(active.payload("SessionEnd", reason="other"))
+    assert active.record()["run"]["reservations"] == []
+
+
+def test_the_recorded_researcher_payloads_are_handled_when_a_run_is_active(active: Harness):
+    """The real client's payload shapes (recorded) go through the full path."""
+    infos = active.render_briefs(SUBTOPICS[:1])
+    payload = recorded("PreToolUse", "Write", in_agent=True)
+    payload["tool_input"]["file_path"] = infos[0]["findings_path"]
+    payload["transcript_path"] = str(active.transcript)
+    active.start_agent(payload["agent_id"], active.prompt_for(infos[0]))
+    assert active.hook(payload).decision == "allow"
+    stop = recorded("SubagentStop")
+    stop["agent_transcript_path"] = str(active.agent_transcript(payload["agent_id"]))
+    assert active.hook(stop).decision == "block"
+
+
+def test_hooks_json_runs_every_script_through_the_launcher():
+    from test_hooks_support import REPO
+
+    config = json.loads((REPO / "hooks" / "hooks.json").read_text())
+    commands = [hook["command"] for groups in config["hooks"].values() for group in groups for hook in group["hooks"]]
+    scripts = {command.split()[-1] for command in commands}
+    assert scripts == set(SCRIPT_OF.values())
+    assert all(command.startswith('"${CLAUDE_PLUGIN_ROOT}/hooks/run" ') for command in commands)
+    for script in scripts:
+        assert (REPO / "hooks" / f"{script}.py").is_file()
+    assert os.access(REPO / "hooks" / "run", os.X_OK)

@@ -1,0 +1,273 @@
+"""Helpers for the hook tests (no tests here): drive hooks/run as a subprocess
+with a private CLAUDE_PLUGIN_DATA, and build real runs with the real CLI.
+
+Kept out of conftest.py on purpose: that file is shared by every engineer.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+LAUNCHER = REPO / "hooks" / "run"
+CLI = REPO / "scripts" / "web-research"
+EXAMPLE_RUN = REPO / "examples" / "observability-pricing"
+RECORDED = json.loads((REPO / "tests" / "fixtures" / "hook-payloads.json").read_text(encoding="utf-8"))
+RESEARCHER = "web-research:researcher"
+SCRIPT_OF = {
+    "PreToolUse": "pre_tool_use",
+    "PostToolUse": "post_tool_use",
+    "SubagentStop": "subagent_stop",
+    "Stop": "stop",
+    "SessionEnd": "session_end",
+}
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+SUBTOPICS = ["Billing units", "Retention tiers", "Enterprise commitments", "Cost controls", "Rehydration"]
+
+
+def plan_text(subtopics: list[str]) -> str:
+    parts = ["# Research plan\n\n## Research question\n\n" + QUESTION + "\n\n## Subtopics\n"]
+    for name in subtopics:
+        parts.append(f"\n### {name}\n- What {name.lower()} cost, with a date\n")
+    parts.append("\n## Synthesis approach\n\nCompare the vendors by subtopic.\n\n## Budget\n\n"
+                 "Searches per subagent: 5\n")
+    return "".join(parts)
+
+
+def recorded(event: str, tool_name: str | None = None, in_agent: bool | None = None) -> dict[str, Any]:
+    """A deep copy of the first recorded payload of `event` (and tool)."""
+    for item in RECORDED:
+        payload = item["payload"]
+        if item["event"] != event:
+            continue
+        if tool_name is not None and payload.get("tool_name") != tool_name:
+            continue
+        if in_agent is not None and ("agent_type" in payload) != in_agent:
+            continue
+        return copy.deepcopy(payload)
+    raise LookupError((event, tool_name, in_agent))
+
+
+def sha(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def files_under(path: Path) -> list[str]:
+    return sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.exists() else []
+
+
+@dataclass
+class HookResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> dict[str, Any] | None:
+        return json.loads(self.stdout) if self.stdout.strip() else None
+
+    @property
+    def decision(self) -> str | None:
+        out = self.json or {}
+        if "hookSpecificOutput" in out:
+            return out["hookSpecificOutput"].get("permissionDecision")
+        return out.get("decision")
+
+    @property
+    def reason(self) -> str:
+        out = self.json or {}
+        if "hookSpecificOutput" in out:
+            return out["hookSpecificOutput"].get("permissionDecisionReason", "")
+        return out.get("reason", "")
+
+
+class Harness:
+    """One fake Claude Code session against the real launcher and the real CLI."""
+
+    def __init__(self, tmp: Path, session_id: str = "5650be0e-2909-4fcc-bf5a-3f789e9bb873"):
+        self.tmp = tmp
+        self.sid = session_id
+        self.data = tmp / "plugin-data"
+        self.home = tmp / "home"
+        self.project = tmp / "project"
+        self.run_dir = self.project / "research"
+        self.transcripts = tmp / "transcripts"
+        for folder in (self.home, self.project, self.transcripts):
+            folder.mkdir(parents=True, exist_ok=True)
+        self.transcript = self.transcripts / f"{self.sid}.jsonl"
+
+    # --- environment and invocation --------------------------------------------
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "CLAUDE_PLUGIN_DATA": str(self.data),
+            "CLAUDE_PLUGIN_ROOT": str(REPO),
+            "CLAUDE_PROJECT_DIR": str(self.project),
+            "CLAUDE_CODE_SESSION_ID": self.sid,
+        }
+        env.update(extra)
+        return env
+
+    def hook(self, payload: dict[str, Any], launcher: Path = LAUNCHER, **env: str) -> HookResult:
+        script = SCRIPT_OF[payload["hook_event_name"]]
+        proc = subprocess.run([str(launcher), script], input=json.dumps(payload), capture_output=True,
+                              text=True, env=self.env(**env), timeout=120, cwd=self.project)
+        return HookResult(proc.returncode, proc.stdout, proc.stderr)
+
+    def spawn(self, payload: dict[str, Any], name: str) -> subprocess.Popen:
+        """Start a hook without waiting (for concurrency tests); read it with communicate()."""
+        script = SCRIPT_OF[payload["hook_event_name"]]
+        stdin = self.tmp / f"{name}.json"
+        stdin.write_text(json.dumps(payload), encoding="utf-8")
+        with open(stdin, encoding="utf-8") as handle:
+            return subprocess.Popen([str(LAUNCHER), script], stdin=handle, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, env=self.env(), cwd=self.project)
+
+    # --- payloads ---------------------------------------------------------------
+    def payload(self, event: str, agent_id: str | None = None, **fields: Any) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "session_id": self.sid,
+            "transcript_path": str(self.transcript),
+            "cwd": str(self.project),
+            "hook_event_name": event,
+        }
+        if agent_id is not None:
+            payload["agent_id"] = agent_id
+            payload["agent_type"] = RESEARCHER
+        payload.update(fields)
+        return payload
+
+    def bash(self, event: str, command: str, stdout: str | None = None, agent_id: str | None = None) -> dict:
+        fields: dict[str, Any] = {"tool_name": "Bash", "tool_input": {"command": command}, "tool_use_id": "toolu_bash"}
+        if event == "PostToolUse":
+            fields["tool_response"] = {"stdout": stdout or "", "stderr": "", "interrupted": False}
+        return self.payload(event, agent_id, **fields)
+
+    def agent_call(self, prompt: str, tool_use_id: str, event: str = "PreToolUse",
+                   response: dict[str, Any] | None = None) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "tool_name": "Agent",
+            "tool_input": {"description": "research", "prompt": prompt, "subagent_type": RESEARCHER,
+                           "run_in_background": False},
+            "tool_use_id": tool_use_id,
+        }
+        if response is not None:
+            fields["tool_response"] = response
+        return self.payload(event, **fields)
+
+    def write_call(self, agent_id: str | None, file_path: str, tool: str = "Write") -> dict[str, Any]:
+        return self.payload("PreToolUse", agent_id, tool_name=tool,
+                            tool_input={"file_path": file_path, "content": "x"}, tool_use_id="toolu_w")
+
+    def subagent_stop(self, agent_id: str, stop_hook_active: bool = False, agent_type: str = RESEARCHER) -> dict:
+        payload = self.payload("SubagentStop", agent_id, stop_hook_active=stop_hook_active,
+                               agent_transcript_path=str(self.agent_transcript(agent_id)),
+                               last_assistant_message="done")
+        payload["agent_type"] = agent_type
+        return payload
+
+    def stop(self, stop_hook_active: bool = False, background_tasks: list | None = None) -> dict[str, Any]:
+        return self.payload("Stop", stop_hook_active=stop_hook_active, last_assistant_message="done",
+                            background_tasks=[] if background_tasks is None else background_tasks)
+
+    # --- commands as the skill writes them --------------------------------------
+    def start_command(self, output_dir: Path | None = None, refresh: bool = False) -> str:
+        lines = [f'research_question: "{QUESTION}"', f"output_dir: {output_dir or self.run_dir}",
+                 "auto_proceed: true"]
+        if refresh:
+            lines.append("refresh: true")
+        body = "\n".join(lines)
+        return f"\"{CLI}\" start --args-file - <<'WEB_RESEARCH_ARGS'\n{body}\nWEB_RESEARCH_ARGS"
+
+    def core_command(self, sub: str, directory: Path | None = None) -> str:
+        return f'"{CLI}" {sub} "{directory or self.run_dir}"'
+
+    def shell(self, command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=self.project,
+                              env=self.env(), timeout=120)
+
+    # --- building a run -----------------------------------------------------------
+    def start_run(self, output_dir: Path | None = None, refresh: bool = False) -> dict[str, Any]:
+        """Run the real start command and feed its PostToolUse to the hook."""
+        command = self.start_command(output_dir, refresh)
+        proc = self.shell(command)
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+        result = self.hook(self.bash("PostToolUse", command, proc.stdout))
+        assert result.returncode == 0 and result.stdout == "", result
+        return json.loads(proc.stdout)
+
+    def render_briefs(self, subtopics: list[str]) -> list[dict[str, Any]]:
+        (self.run_dir / "plan.md").write_text(plan_text(subtopics), encoding="utf-8")
+        command = self.core_command("briefs")
+        proc = self.shell(command)
+        assert proc.returncode == 0, proc.stderr
+        result = self.hook(self.bash("PostToolUse", command, proc.stdout))
+        assert result.returncode == 0 and result.stdout == "", result
+        return json.loads(proc.stdout)
+
+    def prompt_for(self, brief: dict[str, Any]) -> str:
+        text = Path(brief["brief_path"]).read_text(encoding="utf-8")
+        return f"{text.rstrip()}\n\nBrief hash: {brief['brief_hash']}\n"
+
+    def agent_transcript(self, agent_id: str) -> Path:
+        return self.transcripts / self.sid / "subagents" / f"agent-{agent_id}.jsonl"
+
+    def start_agent(self, agent_id: str, prompt: str) -> None:
+        """What Claude Code writes when a subagent starts: its transcript, prompt first."""
+        path = self.agent_transcript(agent_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [{"type": "user", "agentId": agent_id, "message": {"role": "user", "content": prompt}},
+                 {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}]
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+    def write_findings(self, brief: dict[str, Any], status: str = "ok", **overrides: str | None) -> Path:
+        fields: dict[str, str | None] = {
+            "status": status,
+            "subtopic": json.dumps(brief["subtopic"]),
+            "brief_hash": brief["brief_hash"],
+            "started_at": "2026-04-18T09:02:11Z",
+            "finished_at": "2026-04-18T09:09:47Z",
+            "reason": None if status == "ok" else '"no source reachable"',
+        }
+        fields.update(overrides)
+        front = "".join(f"{k}: {v}\n" for k, v in fields.items() if v is not None)
+        path = Path(brief["findings_path"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\n{front}---\n\nNothing cited.\n", encoding="utf-8")
+        return path
+
+    # --- state --------------------------------------------------------------------
+    @property
+    def record_path(self) -> Path:
+        return self.data / "sessions" / f"{self.sid}.json"
+
+    def record(self) -> dict[str, Any] | None:
+        return json.loads(self.record_path.read_text()) if self.record_path.exists() else None
+
+    def history(self) -> list[dict[str, Any]]:
+        path = self.data / "sessions" / f"{self.sid}.history.json"
+        return json.loads(path.read_text()) if path.exists() else []
+
+    def log(self) -> str:
+        path = self.data / "logs" / "hooks.log"
+        return path.read_text() if path.exists() else ""
+
+    def copy_example_run(self) -> None:
+        """Put the bundled, passing example run into the run folder."""
+        for name in ("plan.md", "report.md", "briefs", "findings"):
+            source = EXAMPLE_RUN / name
+            target = self.run_dir / name
+            if source.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+                shutil.copytree(source, target)
+            else:
+                shutil.copy2(source, target)
