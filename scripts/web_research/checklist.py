@@ -44,6 +44,11 @@ entry), `orphan` (an entry never used), `duplicate` (two entries, one number),
 `numbering` (numbers used run 1..n, entries ascending), `placement` (entries
 inside the Sources section), `required` (title, absolute http(s) URL, quoted
 excerpt), `optional` (Retrieved date, Source type, no unknown labels).
+Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
+(the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
+no snapshot, not verifiable), `site_root`, `repeated_url`, `title` (warnings);
+plus sources.records (warning: unreadable snapshot records) and
+citations.integrity (the summary line, always passes).
 
 Defects in a findings file (or a missing one) can only be recorded, not
 fixed, once the researchers are done: a failing `findings.<slug>.*` error is
@@ -132,7 +137,14 @@ CheckGroup = Callable[[Path, ParsedRun], "list[Check]"]
 #     def _integrity(run_dir, parsed):
 #         from .integrity import citation_integrity_checks
 #         return citation_integrity_checks(run_dir, parsed.cited)
-EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = ()
+def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
+    """Excerpts against page snapshots (integrity.py); Gaps acknowledge findings defects as usual."""
+    from .integrity import citation_integrity_checks
+
+    return _acknowledge_gaps(parsed, citation_integrity_checks(run_dir, parsed.cited))
+
+
+EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity,)
 # ---------------------------------------------------------------------------
 
 

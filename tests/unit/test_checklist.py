@@ -16,6 +16,7 @@ import pytest
 
 from helpers_core_b import (
     BILLING,
+    builtin_checks,
     COMMITMENTS,
     COST,
     EXAMPLE_DIR,
@@ -203,7 +204,9 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      [Expect("report.citations.undefined", "report.md", "[^12]")]),
     ("report.citations.orphan",
      lambda run: _append(_report(run), "\n" + ENTRY_9.replace("[^9]", "[^10]")),
-     [Expect("report.citations.orphan", "report.md", "[^10]: **Title**")]),
+     [Expect("report.citations.orphan", "report.md", "[^10]: **Title**"),
+      # A renumbered copy also cites [^9]'s URL under a second number (integrity.py).
+      Expect("report.citations.repeated_url", "report.md", "[^10]: **Title**", "warning")]),
     ("report.citations.duplicate",
      lambda run: _append(_report(run), "\n" + ENTRY_9),
      [Expect("report.citations.duplicate", "report.md", "[^9]: **Title**", "error", 2)]),
@@ -238,12 +241,17 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
     ("report.citations.provenance",
      lambda run: replace_once(_report(run), '"Every vendor started at list and came down 10 to 30 percent',
                               '"Every vendor started at list and came down 20 to 30 percent'),
-     [Expect("report.citations.provenance", "report.md", "[^9]: **Title**")]),
+     [Expect("report.citations.provenance", "report.md", "[^9]: **Title**"),
+      # The changed excerpt is no longer in the page snapshot either (integrity.py).
+      Expect("report.citations.verbatim", "report.md", "[^9]: **Title**")]),
 ]
 
 
-def test_the_example_run_passes_every_check() -> None:
+def test_the_example_run_passes_every_check_page_snapshots_included() -> None:
+    assert checklist.EXTRA_CHECK_GROUPS, "page-snapshot integrity should be joined"
     checks = run_checklist(EXAMPLE_DIR)
+    assert any(c.id == "report.citations.verbatim" and c.ok for c in checks)
+    assert failing(builtin_checks(EXAMPLE_DIR)) == {}
     assert failing(checks) == {}
     assert passed(checks)
     ids = [c.id for c in checks]

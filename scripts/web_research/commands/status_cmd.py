@@ -55,6 +55,9 @@ def status_lines(run_dir: Path) -> list[str]:
     else:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
                      f"{len(parsed.report.markers)} claims")
+    from ..integrity import INTEGRITY_CHECK_ID
+
+    lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)
     verdict = "passes" if passed(checks) else "fails"
     detail = f"{len(errors)} error(s), {len(warnings)} warning(s)"
     lines.append(f"Verify: {verdict} ({detail}); run 'web-research verify' for details")
