@@ -129,14 +129,6 @@ class ParsedRun:
 
 CheckGroup = Callable[[Path, ParsedRun], "list[Check]"]
 
-# ---- Extension point ------------------------------------------------------
-# Optional extra check groups, run after the built-in ones, in order. Each is
-# called as group(run_dir, parsed_run) and returns a list of Check. Keep
-# imports inside the callables so verify stays fast to start.
-# Page-snapshot integrity joins here, e.g.:
-#     def _integrity(run_dir, parsed):
-#         from .integrity import citation_integrity_checks
-#         return citation_integrity_checks(run_dir, parsed.cited)
 def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Excerpts against page snapshots (integrity.py); Gaps acknowledge findings defects as usual."""
     from .integrity import citation_integrity_checks
@@ -144,6 +136,10 @@ def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     return _acknowledge_gaps(parsed, citation_integrity_checks(run_dir, parsed.cited))
 
 
+# ---- Extension point ------------------------------------------------------
+# Extra check groups, run after the built-in ones, in order. Each is called as
+# group(run_dir, parsed_run) and returns a list of Check. Keep imports inside
+# the callables so verify stays fast to start.
 EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity,)
 # ---------------------------------------------------------------------------
 
