@@ -263,9 +263,20 @@ def test_contract_examples_are_valid_start_input():
     assert table_keys == list(contract_keys())
 
 
+def test_contract_skill_tool_call_example():
+    from web_research.inputs import from_raw
+
+    calls = [b for b in map(json.loads, fenced_blocks(read(CONTRACT), "json")) if "skill" in b]
+    assert calls
+    for call in calls:
+        assert set(call) == {"skill", "args"}  # the Skill tool's input schema
+        assert call["skill"] == f"{formats.PLUGIN_NAME}:{formats.SKILL_NAME}"
+        assert from_raw(call["args"]).question.startswith("How do")
+
+
 def test_contract_return_shapes():
     text = read(CONTRACT)
-    shapes = [json.loads(block) for block in fenced_blocks(text, "json")]
+    shapes = [b for b in map(json.loads, fenced_blocks(text, "json")) if "skill" not in b]
     errors = {shape["error"] for shape in shapes if "error" in shape}
     assert errors == {formats.ERROR_WEB_TOOLS_UNAVAILABLE, formats.ERROR_PRIOR_RUN_PRESENT, formats.ERROR_INVALID_INPUT}
     assert all(set(shape) == {"error", "detail"} for shape in shapes if "error" in shape)
