@@ -19,8 +19,11 @@ Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
     repeated_url  warning  the same URL under two numbers in one file
     title         warning  cited title differs from the page's title
     sources.records          warning  unreadable snapshot records
-    citations.integrity      warning  the summary line: citations, verified
-                             verbatim, not verifiable, mismatched
+    citations.integrity      (always passes) the summary line: citations,
+                             verified verbatim, not verifiable, mismatched
+
+A citation without a usable URL or excerpt counts as not verifiable but gets
+no check here: the checklist's `required` rule reports it (one defect, one check).
 
 Standard library only, and each page is normalized once: verify must stay fast.
 """
@@ -115,8 +118,8 @@ def citation_integrity(run_dir: Path, cited: Iterable[Any]) -> "tuple[list[Check
                             f"{message}; its page cannot back any citation", str(meta_path), None))
     summary = IntegritySummary(**counts)
     if summary.citations:
-        clean = summary.mismatched == 0 and summary.not_verifiable == 0
-        checks.append(Check(INTEGRITY_CHECK_ID, clean, "warning", summary.line(), None, None))
+        # A summary, never a failure of its own: the checks above carry the defects.
+        checks.append(Check(INTEGRITY_CHECK_ID, True, "warning", summary.line(), None, None))
     return checks, summary
 
 
@@ -167,9 +170,8 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
     number, line = citation.number, citation.line or None
     url = (citation.url or "").strip()
     excerpt = citation.excerpt or ""
-    if not url:
-        result.unverifiable.append(_Finding(line, f"[^{number}] has no URL (not verifiable)"))
-        return "not_verifiable"
+    if not _is_web_url(url):
+        return "not_verifiable"  # the checklist's `required` rule already reports it: one defect, one check
 
     key = url_key(url)
     first = seen_urls.setdefault((result.path, key), number)
@@ -187,8 +189,7 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         result.titles.append(_Finding(line, f"[^{number}] title {citation.title!r} differs from the page's "
                                             f"title {snap.title!r} ({url})"))
     if not excerpt.strip():
-        result.unverifiable.append(_Finding(line, f"[^{number}] has no excerpt (not verifiable)"))
-        return "not_verifiable"
+        return "not_verifiable"  # reported by the `required` rule
     if snap is None:
         result.unverifiable.append(_Finding(line, f"[^{number}] {url} has no page snapshot (not verifiable); "
                                                   "fetch it with 'web-research fetch' and quote from its text"))
@@ -209,6 +210,14 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         f"[^{number}] excerpt is not in the page {url} ({where}){part}: \"{_shorten(match.failed_part or '')}\"; "
         f"{closest}. Quote the page exactly, or drop the claim")))
     return "mismatched"
+
+
+def _is_web_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
 
 
 def _file_checks(Check: Any, result: _FileResult) -> "list[Check]":
