@@ -109,6 +109,7 @@ def load_findings(path: Path, text: str | None = None) -> Findings:
     path = Path(path)
     if text is None:
         text = path.read_text(encoding="utf-8")
+    text = text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
     frontmatter, key_lines, body_first, problems = parse_frontmatter(text)
     body = "\n".join(text.splitlines()[body_first - 1:])
     headings: list[int] = []

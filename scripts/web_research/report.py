@@ -52,6 +52,7 @@ class Report:
 
 def parse_report(text: str) -> Report:
     """Split report.md into its title line, `##` sections, citations and markers."""
+    text = text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
     lines = text.splitlines()
     title = title_line = None
     for number, line in enumerate(lines, start=1):

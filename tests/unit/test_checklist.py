@@ -366,3 +366,11 @@ def test_a_report_that_is_not_utf8_is_a_failing_check(tmp_path: Path) -> None:
     bad = failing(run_checklist(run))
     assert list(bad) == ["report.exists"]
     assert "UTF-8" in bad["report.exists"].message
+
+
+def test_byte_order_marks_and_crlf_line_ends_are_accepted(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    for path in (_report(run), _billing(run)):
+        text = path.read_text(encoding="utf-8")
+        path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode("utf-8"))
+    assert failing(builtin_checks(run)) == {}
