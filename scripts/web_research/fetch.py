@@ -24,11 +24,13 @@ import time
 import zlib
 from dataclasses import dataclass
 from typing import Callable
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 ALLOWED_SCHEMES = ("http", "https")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 USER_AGENT = "web-research/0.1 (+page snapshot for citation checking)"
+
+_PATH_SAFE = "/%:@!$&'()*+,;=-._~?"
 
 Resolver = Callable[[str, int], "list[str]"]
 
@@ -149,6 +151,10 @@ def resolve_target(url: str, resolver: Resolver, allow_loopback: bool = False) -
     if parts.username is not None or parts.password is not None:
         raise RefusedURL(f"refused {url}: URLs carrying credentials are not fetched")
     port = port or (443 if scheme == "https" else 80)
+    try:  # an internationalized name travels as its ASCII (IDNA) form, in DNS and in Host/SNI
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError as exc:
+        raise RefusedURL(f"refused {url}: {host!r} is not a valid host name") from exc
     try:
         literal = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
@@ -161,9 +167,10 @@ def resolve_target(url: str, resolver: Resolver, allow_loopback: bool = False) -
         if problem:
             where = "" if literal is not None else f"{host} resolves to "
             raise RefusedURL(f"refused {url}: {where}{problem}")
-    path = parts.path or "/"
+    # Percent-encode what http.client would reject (spaces, non-ASCII); keep existing escapes.
+    path = quote(parts.path or "/", safe=_PATH_SAFE)
     if parts.query:
-        path = f"{path}?{parts.query}"
+        path = f"{path}?{quote(parts.query, safe=_PATH_SAFE)}"
     return Target(scheme, host, port, path, tuple(addresses))
 
 

@@ -303,3 +303,22 @@ def test_html_charset_from_a_meta_tag() -> None:
     content = extract_page(FetchedPage("https://x.example/", "https://x.example/", 200, "text/html", None, body))
     assert content.title == "Caf\u00e9 prices"
     assert "cr\u00e8me br\u00fbl\u00e9e" in content.text
+
+
+def test_international_names_and_odd_paths_are_encoded_not_sent_raw(http_server: PageServer) -> None:
+    calls: list[str] = []
+    target = resolve_target("https://b\u00fccher.example/\u00fcber uns?q=\u00e4 b&x=%20",
+                            fake_resolver({"xn--bcher-kva.example": ["93.184.215.14"]}, calls))
+    assert calls == ["xn--bcher-kva.example"]
+    assert target.host == "xn--bcher-kva.example"
+    assert target.path == "/%C3%BCber%20uns?q=%C3%A4%20b&x=%20"
+    page = fetch_page(http_server.url("/host", host="b\u00fccher.example"), allow_loopback=True,
+                      resolver=fake_resolver({"xn--bcher-kva.example": ["127.0.0.1"]}))
+    assert f"arrived for host xn--bcher-kva.example:{http_server.port}" in page.body.decode()
+
+
+def test_a_url_cannot_inject_request_headers(http_server: PageServer) -> None:
+    fetch_page(http_server.url("/host?x=a\r\nInjected: 1"), allow_loopback=True)
+    path, _ = http_server.requests[-1]
+    # The line break is stripped or escaped: it never ends the request line.
+    assert "\r" not in path and "\n" not in path and path.startswith("/host?x=a")

@@ -64,11 +64,16 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
 
     try:
         page = fetch_page(url, allow_loopback=allow_loopback)
+    except FetchError as exc:
+        raise _Refused(str(exc)) from exc
+    except (ValueError, OSError) as exc:  # anything the checks above did not foresee: still one line
+        raise _Refused(f"cannot fetch {url}: {type(exc).__name__}: {exc}") from exc
+    try:
         content = extract_page(page)
     except FetchError as exc:
         raise _Refused(str(exc)) from exc
     except Exception as exc:  # an extraction library failing on odd input must not become a traceback
-        raise _Refused(f"{url}: cannot extract the page's text ({type(exc).__name__}: {exc})") from exc
+        raise _Refused(f"{page.final_url}: cannot extract the page's text ({type(exc).__name__}: {exc})") from exc
     snap = store_snapshot(
         run_dir,
         requested_url=url,
