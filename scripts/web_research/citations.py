@@ -148,7 +148,6 @@ def parse_citations(text: str, first_line: int = 1) -> list[Citation]:
         if current is None:
             continue
         if not line.strip() or _HEADING.match(line):
-            _finish(current)
             current = None
             continue
         labelled = _FIELD.match(line)
@@ -157,14 +156,11 @@ def parse_citations(text: str, first_line: int = 1) -> list[Citation]:
             _add_field(current, label, labelled.group(2), number)
             last_name = formats.CITATION_LABELS.get(label, label)
             current.end_line = number
-        elif line[:1] in (" ", "\t") and last_name is not None:
+        elif line[:1] in (" ", "\t") and last_name in current.fields:
             current.fields[last_name] = (current.fields[last_name] + " " + line.strip()).strip()
             current.end_line = number
         else:
-            _finish(current)
             current = None
-    if current is not None:
-        _finish(current)
     return [_finish(c) for c in found]
 
 
