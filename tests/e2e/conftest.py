@@ -11,8 +11,10 @@ import os
 import re
 import subprocess
 import sys
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import pytest
 
@@ -72,26 +74,62 @@ def tls_files(tmp_path_factory) -> TlsFiles:
     return make_tls(tmp_path_factory.mktemp("tls"), [PAGES_HOST], [WEB_ADDRESS])
 
 
+class SessionPool:
+    """Runs every e2e module's CLI sessions concurrently, started up front.
+
+    A test module declares its sessions in a module-level dict `SESSIONS`
+    (name -> job); a job gets a `run(spec, project_setup=None, project=None)`
+    callable and returns whatever the tests need (a RunResult, or several for
+    a multi-session scenario, which then run in order inside one job). All jobs
+    are submitted when the first e2e test needs one, so the suite takes about
+    as long as its slowest few sessions rather than their sum.
+    """
+
+    def __init__(self, claude_bin: str, tls: TlsFiles, tmp_path_factory, workers: int):
+        self._claude_bin, self._tls, self._factory = claude_bin, tls, tmp_path_factory
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="e2e-session")
+        self._futures: dict[tuple[str, str], Future] = {}
+        self._lock = threading.Lock()
+
+    def _runner(self, name: str) -> Callable[..., RunResult]:
+        def run(spec: RunSpec, project_setup=None, project: Path | None = None) -> RunResult:
+            with self._lock:
+                workdir = self._factory.mktemp(name)
+            return run_cli(spec, workdir, self._tls, self._claude_bin, project_setup, cwd=project)
+        return run
+
+    def submit(self, key: tuple[str, str], job: Callable[[Callable[..., RunResult]], Any]) -> None:
+        with self._lock:
+            if key not in self._futures:
+                name = re.sub(r"\W+", "-", f"{key[0].rsplit('.', 1)[-1]}-{key[1]}")
+                self._futures[key] = self._executor.submit(job, self._runner(name))
+
+    def result(self, key: tuple[str, str], job: Callable[[Callable[..., RunResult]], Any]) -> Any:
+        self.submit(key, job)
+        return self._futures[key].result()
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.fixture(scope="session")
+def session_pool(request, claude_bin, tls_files, tmp_path_factory):
+    workers = int(os.environ.get("WEB_RESEARCH_E2E_WORKERS", "4"))
+    pool = SessionPool(claude_bin, tls_files, tmp_path_factory, workers)
+    seen = set()
+    for item in request.session.items:  # start every selected module's sessions now
+        module = getattr(item, "module", None)
+        if module is None or module.__name__ in seen or not hasattr(module, "SESSIONS"):
+            continue
+        seen.add(module.__name__)
+        for name, job in module.SESSIONS.items():
+            pool.submit((module.__name__, name), job)
+    yield pool
+    pool.shutdown()
+
+
 @pytest.fixture(scope="module")
-def run_module_session(claude_bin, tls_files, tmp_path_factory) -> Callable[..., RunResult]:
-    """Like run_session, for a session several tests of a module assert on."""
-
-    def run(spec: RunSpec, project_setup=None, project: Path | None = None) -> RunResult:
-        workdir = tmp_path_factory.mktemp("session")
-        return run_cli(spec, workdir, tls_files, claude_bin, project_setup, cwd=project)
-
-    return run
-
-
-@pytest.fixture
-def run_session(claude_bin, tls_files, tmp_path) -> Callable[..., RunResult]:
-    """Run one sandboxed CLI session; call it again for a second session in the
-    same project (it keeps the project folder and gives each session its own log)."""
-    counter = {"n": 0}
-
-    def run(spec: RunSpec, project_setup=None, project: Path | None = None) -> RunResult:
-        counter["n"] += 1
-        workdir = tmp_path / f"session-{counter['n']}"
-        return run_cli(spec, workdir, tls_files, claude_bin, project_setup, cwd=project)
-
-    return run
+def e2e_session(request, session_pool) -> Callable[[str], Any]:
+    """`e2e_session("name")`: the result of this module's SESSIONS["name"] job."""
+    module = request.module
+    return lambda name: session_pool.result((module.__name__, name), module.SESSIONS[name])

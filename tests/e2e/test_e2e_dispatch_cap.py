@@ -19,10 +19,14 @@ from web_research import formats
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 
 
+SESSIONS = {"five": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}",
+                                             scenario="scripted.research:build",
+                                             scenario_args={"extra_dispatches": 2}))}
+
+
 @pytest.fixture(scope="module")
-def run(run_module_session):
-    result = run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
-                                        scenario_args={"extra_dispatches": 2}))
+def run(e2e_session):
+    result = e2e_session("five")
     assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
     return result
 

@@ -19,10 +19,13 @@ SKILL = "web-research:web-research"
 AGENT = "web-research:researcher"
 
 
+SESSIONS = {"plain": lambda run: run(RunSpec(prompt="What is 6 times 7? Keep a note of it.",
+                                              scenario="scripted.plain:build"))}
+
+
 @pytest.fixture(scope="module")
-def plain(run_module_session):
-    return run_module_session(RunSpec(prompt="What is 6 times 7? Keep a note of it.",
-                                      scenario="scripted.plain:build"))
+def plain(e2e_session):
+    return e2e_session("plain")
 
 
 def test_sandbox_has_only_loopback(plain):

@@ -21,10 +21,13 @@ from web_research import formats
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 
 
+SESSIONS = {"run": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}",
+                                            scenario="scripted.research:build"))}
+
+
 @pytest.fixture(scope="module")
-def run(run_module_session):
-    return run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}",
-                                      scenario="scripted.research:build"))
+def run(e2e_session):
+    return e2e_session("run")
 
 
 @pytest.fixture(scope="module")

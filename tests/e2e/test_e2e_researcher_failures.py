@@ -33,18 +33,25 @@ def _gaps(report: Path) -> str:
     return text.split(heading, 1)[1].split("\n## ", 1)[0]
 
 
+def _session(behaviours: dict[str, str]):
+    return lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
+                                   scenario_args={"subtopics": _with(behaviours)}))
+
+
+SESSIONS = {"partial": _session({"Retention tiers": "failed"}),
+            "silent": _session({"Commitment discounts": "silent"})}
+
+
 @pytest.fixture(scope="module")
-def partial(run_module_session):
-    result = run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
-                                        scenario_args={"subtopics": _with({"Retention tiers": "failed"})}))
+def partial(e2e_session):
+    result = e2e_session("partial")
     assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
     return result
 
 
 @pytest.fixture(scope="module")
-def silent(run_module_session):
-    result = run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
-                                        scenario_args={"subtopics": _with({"Commitment discounts": "silent"})}))
+def silent(e2e_session):
+    result = e2e_session("silent")
     assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
     return result
 

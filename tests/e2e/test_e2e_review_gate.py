@@ -17,9 +17,12 @@ from web_research import formats
 QUESTION = "Which open-source licences do the main vector databases use?"
 
 
+SESSIONS = {"gate": lambda run: run(RunSpec(prompt=f"/web-research {QUESTION}", scenario="scripted.research:build"))}
+
+
 @pytest.fixture(scope="module")
-def run(run_module_session):
-    result = run_module_session(RunSpec(prompt=f"/web-research {QUESTION}", scenario="scripted.research:build"))
+def run(e2e_session):
+    result = e2e_session("gate")
     assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
     return result
 

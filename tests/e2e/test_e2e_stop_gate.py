@@ -19,21 +19,27 @@ from harness.runner import RunSpec
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 
 
-def _session(run_module_session, mode: str):
-    result = run_module_session(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
-                                        scenario_args={"report": mode}))
+def _session(mode: str):
+    return lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
+                                   scenario_args={"report": mode}))
+
+
+SESSIONS = {"fixed": _session("broken-then-fixed"), "never_fixed": _session("broken-forever")}
+
+
+def _ended(result):
     assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
     return result
 
 
 @pytest.fixture(scope="module")
-def fixed(run_module_session):
-    return _session(run_module_session, "broken-then-fixed")
+def fixed(e2e_session):
+    return _ended(e2e_session("fixed"))
 
 
 @pytest.fixture(scope="module")
-def never_fixed(run_module_session):
-    return _session(run_module_session, "broken-forever")
+def never_fixed(e2e_session):
+    return _ended(e2e_session("never_fixed"))
 
 
 def _reason(result, block) -> str:

@@ -29,6 +29,8 @@ PAGES_HOST = "docs.example.test"
 # Public-looking, so that `fetch` (which refuses loopback and private addresses)
 # treats the fake web like the real one. It exists only on the sandbox's loopback.
 WEB_ADDRESS = "203.0.114.10"
+# Replaced in a RunSpec's prompt by the session's project folder (absolute paths in prompts).
+CWD_TOKEN = "@CWD@"
 
 
 @dataclass
@@ -145,7 +147,7 @@ def run_cli(spec: RunSpec, workdir: Path, tls: TlsFiles, claude_bin: str,
     if os.geteuid() != 0:
         env["IS_SANDBOX"] = "1"
     env.update(spec.extra_env)
-    argv = [claude_bin, "-p", spec.prompt, "--output-format", "stream-json", "--verbose",
+    argv = [claude_bin, "-p", spec.prompt.replace(CWD_TOKEN, str(cwd)), "--output-format", "stream-json", "--verbose",
             "--include-hook-events", "--permission-mode", "bypassPermissions"]
     for plugin in spec.plugin_dirs:
         argv += ["--plugin-dir", str(plugin)]

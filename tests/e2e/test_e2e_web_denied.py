@@ -1,0 +1,45 @@
+"""Scenario 8: WebSearch denied by settings (`permissions.deny`).
+
+The client drops a denied tool from the deferred-tool listing, so the skill's
+step 0 (ToolSearch `select:WebSearch,WebFetch`) finds it absent: the answer is
+`web-tools-unavailable` and nothing is written, not even plan.md.
+"""
+from __future__ import annotations
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+
+from web_research import formats
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+
+SESSIONS = {"denied": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}",
+                                               scenario="scripted.research:build",
+                                               settings={"permissions": {"deny": ["WebSearch"]}}))}
+
+
+@pytest.fixture(scope="module")
+def run(e2e_session):
+    result = e2e_session("denied")
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+def test_answer_is_web_tools_unavailable(run):
+    answer = outcome.final_json(run)
+    assert answer == {"error": formats.ERROR_WEB_TOOLS_UNAVAILABLE, "detail": "missing: WebSearch"}
+
+
+def test_nothing_is_written(run):
+    assert outcome.tree_bytes(run.cwd) == {}
+    assert run.stream.tool_uses("Bash") == [] and run.stream.tool_uses("Write") == []
+    data = run.home / ".claude" / "plugins" / "data"
+    assert outcome.tree_bytes(data) == {}, "hooks recorded a run that never started"
+
+
+def test_websearch_really_was_hidden_from_the_model(run):
+    first = run.requests[0]
+    assert "WebSearch" not in first.tool_names
+    assert "\nWebSearch\n" not in first.all_text()
