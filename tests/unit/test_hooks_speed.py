@@ -1,0 +1,83 @@
+"""Hooks cost next to nothing in sessions that are not researching.
+
+The benchmark compares a hook invocation for an unrelated session (the real
+launcher, a recorded payload) with a bare interpreter start, best of N runs
+each, interleaved so that machine noise hits both alike.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from test_hooks_support import LAUNCHER, REPO, Harness, recorded
+
+RUNS = 25
+MAX_RATIO = 1.5
+
+
+def _elapsed(argv: list[str], stdin: str, env: dict[str, str]) -> float:
+    began = time.perf_counter()
+    proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - began
+    assert proc.returncode == 0 and proc.stdout == "", proc
+    return elapsed
+
+
+@pytest.mark.benchmark
+@pytest.mark.parametrize("event,tool", [("PreToolUse", "Write"), ("PreToolUse", "Agent"),
+                                        ("PostToolUse", "Write"), ("SubagentStop", None), ("Stop", None)])
+def test_a_hook_in_an_unrelated_session_costs_at_most_a_bare_interpreter_start(tmp_path: Path, event, tool):
+    h = Harness(tmp_path)
+    payload = json.dumps(recorded(event, tool))
+    script = {"PreToolUse": "pre_tool_use", "PostToolUse": "post_tool_use", "SubagentStop": "subagent_stop",
+              "Stop": "stop"}[event]
+    env = h.env()
+    hook_times, bare_times = [], []
+    for _ in range(RUNS):
+        hook_times.append(_elapsed([str(LAUNCHER), script], payload, env))
+        bare_times.append(_elapsed([sys.executable, "-c", "pass"], "", env))
+    ratio = min(hook_times) / min(bare_times)
+    assert ratio <= MAX_RATIO, f"hook {min(hook_times) * 1000:.1f} ms vs python {min(bare_times) * 1000:.1f} ms"
+
+
+HEAVY = ("yaml", "frontmatter", "jsonschema", "web_research.checklist", "web_research.findings")
+PROBE = """
+import io, json, os, sys
+sys.path.insert(0, {scripts!r})
+from web_research.guard.runner import run_hook
+out = io.StringIO()
+run_hook({event!r}, io.StringIO(sys.stdin.read()), out)
+print(json.dumps({{"decision": out.getvalue(), "loaded": [m for m in {heavy!r} if m in sys.modules]}}))
+"""
+
+
+def _probe(h: Harness, event: str, payload: dict) -> dict:
+    code = PROBE.format(scripts=str(REPO / "scripts"), event=event, heavy=HEAVY)
+    proc = subprocess.run([sys.executable, "-c", code], input=json.dumps(payload), capture_output=True,
+                          text=True, env=h.env(), check=True)
+    return json.loads(proc.stdout)
+
+
+def test_python_path_without_a_run_imports_nothing_heavy(tmp_path: Path):
+    """When the launcher cannot rule a payload out (it names our command), Python
+    decides without loading YAML, jsonschema or the verifier."""
+    h = Harness(tmp_path)
+    result = _probe(h, "PreToolUse", h.bash("PreToolUse", h.core_command("verify")))
+    assert result == {"decision": "", "loaded": []}
+    result = _probe(h, "Stop", h.stop())
+    assert result == {"decision": "", "loaded": []}
+
+
+def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path):
+    h = Harness(tmp_path)
+    h.start_run()
+    result = _probe(h, "PreToolUse", h.bash("PreToolUse", h.core_command("status")))
+    assert '"allow"' in result["decision"] and result["loaded"] == []
+    result = _probe(h, "PreToolUse", h.stop() | {"hook_event_name": "PreToolUse", "tool_name": "Agent",
+                                                 "tool_input": {"prompt": "x", "subagent_type": "other"}})
+    assert result == {"decision": "", "loaded": []}

@@ -1,0 +1,165 @@
+"""scripts/lib/python-env.sh: the hooks and the web-research command find (or
+prepare, once) the same Python environment, safely under concurrency, and fail
+open with one actionable message when they cannot."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from test_hooks_support import REPO
+
+TOOLS = ("sh", "cat", "cksum", "find", "mkdir", "mv", "rm", "sleep", "sed", "dirname", "env", "bash")
+
+
+def plugin_copy(tmp: Path) -> Path:
+    """The plugin as users install it: no developer .venv."""
+    root = tmp / "plugin"
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    shutil.copytree(REPO / "hooks", root / "hooks", ignore=ignore)
+    shutil.copytree(REPO / "scripts", root / "scripts", ignore=ignore)
+    shutil.copy2(REPO / "requirements.lock", root / "requirements.lock")
+    return root
+
+
+def tool_bin(tmp: Path, python: str | None = None) -> Path:
+    """A PATH holding the usual tools and, optionally, `python3`."""
+    folder = tmp / "bin"
+    folder.mkdir(exist_ok=True)
+    for name in TOOLS:
+        found = shutil.which(name)
+        if found and not (folder / name).exists():
+            (folder / name).symlink_to(found)
+    if python:  # a wrapper, not a symlink: a venv's python must run under its own path
+        wrapper = folder / "python3"
+        wrapper.write_text(f'#!/bin/sh\nexec "{python}" "$@"\n')
+        wrapper.chmod(0o755)
+    return folder
+
+
+def base_env(tmp: Path, path: Path, **extra: str) -> dict[str, str]:
+    env = {"PATH": str(path), "HOME": str(tmp / "home")}
+    for key in ("PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
+                "PIP_DEFAULT_TIMEOUT", "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    env.update(extra)
+    return env
+
+
+def find_python(root: Path, env: dict[str, str], mode: str = "") -> subprocess.CompletedProcess:
+    script = f'. "{root}/scripts/lib/python-env.sh"; web_research_python "{root}" {mode}'
+    return subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_explicit_python_comes_first(tmp_path: Path):
+    env = base_env(tmp_path, tool_bin(tmp_path), WEB_RESEARCH_PYTHON=sys.executable)
+    assert find_python(REPO, env).stdout.strip() == sys.executable
+
+
+def test_an_explicit_python_that_does_not_exist_is_an_error(tmp_path: Path):
+    env = base_env(tmp_path, tool_bin(tmp_path), WEB_RESEARCH_PYTHON=str(tmp_path / "nope"))
+    proc = find_python(REPO, env)
+    assert proc.returncode == 1 and "WEB_RESEARCH_PYTHON" in proc.stderr
+
+
+def test_a_developer_checkout_uses_its_venv(tmp_path: Path):
+    root = plugin_copy(tmp_path)
+    fake = root / ".venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.symlink_to(sys.executable)
+    env = base_env(tmp_path, tool_bin(tmp_path), WEB_RESEARCH_NO_SYSTEM_PYTHON="1")
+    assert find_python(root, env).stdout.strip() == str(fake)
+
+
+def test_hooks_and_the_command_share_the_interpreter_they_find(tmp_path: Path):
+    """Hooks have CLAUDE_PLUGIN_DATA, the Bash tool does not: the pointer in the
+    per-user directory makes the command find what the hooks found."""
+    root = plugin_copy(tmp_path)
+    data, user = tmp_path / "plugin-data", tmp_path / "user-state"
+    with_python = tool_bin(tmp_path, sys.executable)  # sys.executable has every dependency
+    hook_env = base_env(tmp_path, with_python, CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_STATE_DIR=str(user))
+    found = find_python(root, hook_env)
+    assert found.returncode == 0, found.stderr
+    chosen = found.stdout.strip()
+    assert chosen == sys.executable
+    pointers = sorted(p.name for p in data.glob("python-*")) + sorted(p.name for p in user.glob("python-*"))
+    assert len(pointers) == 2 and pointers[0] == pointers[1]
+
+    (with_python / "python3").unlink()  # the command's PATH has no usable python now
+    cli_env = base_env(tmp_path, with_python, WEB_RESEARCH_STATE_DIR=str(user), WEB_RESEARCH_NO_SYSTEM_PYTHON="1")
+    assert find_python(root, cli_env).stdout.strip() == chosen
+    proc = subprocess.run([str(root / "scripts" / "web-research"), "slug", "Pricing of logs?"],
+                          capture_output=True, text=True, env=cli_env, timeout=60)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "pricing-of-logs"), proc.stderr
+
+
+def test_a_python_without_the_dependencies_is_not_chosen(tmp_path: Path):
+    root = plugin_copy(tmp_path)
+    bare = shutil.which("python3.11", path="/usr/bin") or shutil.which("python3", path="/usr/bin")
+    if bare is None or subprocess.run([bare, "-c", "import yaml, frontmatter, jsonschema, trafilatura, pypdf"],
+                                      capture_output=True).returncode == 0:
+        pytest.skip("no interpreter without the dependencies on this machine")
+    env = base_env(tmp_path, tool_bin(tmp_path, bare), CLAUDE_PLUGIN_DATA=str(tmp_path / "d"))
+    proc = find_python(root, env)
+    assert proc.returncode == 1 and "no Python with the plugin's dependencies" in proc.stderr
+
+
+def test_no_python_at_all_fails_open_and_says_so_once_per_session(tmp_path: Path):
+    root = plugin_copy(tmp_path)
+    data = tmp_path / "plugin-data"
+    env = base_env(tmp_path, tool_bin(tmp_path), CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1")
+    command = f"\"{root}/scripts/web-research\" start --args-file - <<'WEB_RESEARCH_ARGS'\nq\nWEB_RESEARCH_ARGS"
+
+    def hook(session: str) -> subprocess.CompletedProcess:
+        payload = {"session_id": session, "hook_event_name": "PreToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": command}, "cwd": str(tmp_path), "transcript_path": "/dev/null"}
+        return subprocess.run([str(root / "hooks" / "run"), "pre_tool_use"], input=json.dumps(payload),
+                              capture_output=True, text=True, env=env, timeout=120)
+
+    first = hook("session-1")
+    assert first.returncode == 0
+    message = json.loads(first.stdout)["systemMessage"]
+    assert f'"{root}/hooks/run" --setup' in message
+    assert "permissionDecision" not in first.stdout
+    again = hook("session-1")
+    assert (again.returncode, again.stdout) == (0, "")
+    assert "systemMessage" in hook("session-2").stdout
+    assert "Python 3.10" in (data / f"python-{next(data.glob('python-*.failed')).name[7:-7]}.failed").read_text()
+
+    cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert cli.returncode == 2 and "hooks/run\" --setup" in cli.stderr
+
+
+def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path):
+    """The first time, hooks and the command may race to build the private venv."""
+    root = plugin_copy(tmp_path)
+    data = tmp_path / "plugin-data"
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    env = base_env(tmp_path, tool_bin(tmp_path), CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base, WEB_RESEARCH_STATE_DIR=str(tmp_path / "user"))
+    procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    outputs = [proc.communicate(timeout=600) for proc in procs]
+    for proc, (out, err) in zip(procs, outputs):
+        if proc.returncode != 0 and "could not build" in err:
+            log = next(data.glob("logs/venv-*.log")).read_text()
+            if "No matching distribution" in log or "Could not find a version" in log:
+                pytest.skip("the package index is unreachable from here")
+        assert proc.returncode == 0, err
+    pythons = {out.strip().rsplit(": ", 1)[-1] for out, _ in outputs}
+    assert len(pythons) == 1
+    venvs = sorted(p.name for p in data.iterdir() if "venv" in p.name)
+    assert len(venvs) == 1 and venvs[0].startswith("venv-"), venvs  # no temp folder, no lock left
+    python = pythons.pop()
+    assert python == str(data / venvs[0] / "bin" / "python")
+    check = subprocess.run([python, "-c", "import yaml, frontmatter, jsonschema, trafilatura, pypdf"],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    assert (tmp_path / "user" / f"python-{venvs[0][5:]}").read_text().strip() == python
