@@ -29,6 +29,7 @@ def server() -> Iterator[PageServer]:
 def run_dir(tmp_path: Path) -> Path:
     run = tmp_path / "run"
     run.mkdir()
+    (run / formats.PLAN_FILE).write_text("# Research plan\n", encoding="utf-8")
     return run
 
 
@@ -109,6 +110,12 @@ def test_a_missing_run_folder_is_a_usage_error(server, tmp_path, capsys) -> None
     code, _, err = fetch(capsys, server.url("/article"), "--run", str(tmp_path / "nope"), "--allow-loopback")
     assert code == EXIT_USAGE and "the run folder does not exist" in err
     assert not (tmp_path / "nope").exists()
+
+
+def test_a_folder_without_a_plan_is_not_a_run(server, tmp_path, capsys) -> None:
+    code, _, err = fetch(capsys, server.url("/article"), "--run", str(tmp_path), "--allow-loopback")
+    assert code == EXIT_USAGE and "not a run folder (no plan.md)" in err
+    assert not (tmp_path / formats.SOURCES_DIR).exists()
 
 
 @pytest.mark.parametrize("path, words", [

@@ -15,6 +15,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import formats
 from ..cli import EXIT_OK, EXIT_USAGE
 
 
@@ -29,6 +30,9 @@ def run(args: argparse.Namespace) -> int:
     run_dir = Path(args.run).expanduser()
     if not run_dir.is_dir():
         return _fail(f"{args.run}: the run folder does not exist (pass the output_dir of the run)")
+    if not (run_dir / formats.PLAN_FILE).is_file():
+        # Snapshots belong to a run: refuse to scatter sources/ folders elsewhere.
+        return _fail(f"{args.run}: not a run folder (no {formats.PLAN_FILE}); pass the output_dir of the run")
     if args.offset < 0:
         return _fail(f"--offset must be 0 or more, got {args.offset}")
     if args.max_chars < 1:
