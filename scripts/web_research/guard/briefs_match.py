@@ -86,7 +86,7 @@ def match_prompt(prompt: str, briefs: Sequence[Brief]) -> PromptMatch:
     body_hash = brief_hash(body.encode("utf-8"))
     for brief in briefs:
         if declared == brief.brief_hash and (body_hash == brief.brief_hash
-                                             or body.rstrip() == brief.text.rstrip()):
+                                             or body.strip() == brief.text.strip()):
             return PromptMatch(brief, (brief,))
     intended = tuple(b for b in briefs if declared == b.brief_hash
                      or b.findings_path in (prompt or "")
