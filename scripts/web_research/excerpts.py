@@ -80,13 +80,13 @@ class MatchResult:
     similarity: float = 0.0
 
 
-def match_excerpt(excerpt: str, page_text: str, *, normalized_page: bool = False) -> MatchResult:
+def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None) -> MatchResult:
     """Look for `excerpt` in `page_text` after normalizing both.
 
-    Pass `normalized_page=True` when `page_text` already went through
-    `normalize` (callers checking many excerpts against one page do this once).
+    Pass `normalized=normalize(page_text)` when checking many excerpts against
+    one page, so the page is normalized once.
     """
-    page = page_text if normalized_page else normalize(page_text)
+    page = normalized if normalized is not None else normalize(page_text)
     parts = excerpt_parts(excerpt)
     if not parts:
         return MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="")
@@ -94,7 +94,7 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized_page: bool = False
     for index, part in enumerate(parts):
         found = page.find(part, position)
         if found < 0:
-            closest, score = closest_passage(part, page, normalized=True)
+            closest, score = closest_passage(part, page_text, normalized=page)
             return MatchResult(
                 ok=False,
                 parts_total=len(parts),
@@ -107,22 +107,26 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized_page: bool = False
     return MatchResult(ok=True, parts_total=len(parts), parts_found=len(parts))
 
 
-def closest_passage(needle: str, page_text: str, *, normalized: bool = False) -> tuple[str | None, float]:
+def closest_passage(needle: str, page_text: str, *, normalized: str | None = None) -> tuple[str | None, float]:
     """Return the passage of `page_text` most similar to `needle`, and its similarity.
 
-    Two stages keep this fast on long pages: a linear sliding window over the
-    page's words ranks every window of the needle's length by how many words it
-    shares with the needle; only the best few are then scored precisely with
-    difflib. The passage is trimmed to `CLOSEST_MAX_CHARS`.
+    The search runs on normalized text; the passage is then shown in the
+    page's own characters (its quote marks and dashes, whitespace collapsed),
+    so a writer who copies it quotes the page exactly. Two stages keep this
+    fast on long pages: a linear sliding window over the page's words ranks
+    every window of the needle's length by how many words it shares with the
+    needle; only the best few are then scored precisely with difflib. The
+    passage is trimmed to `CLOSEST_MAX_CHARS`.
     """
-    page = page_text if normalized else normalize(page_text)
-    target = needle if normalized else normalize(needle)
+    page = normalized if normalized is not None else normalize(page_text)
+    target = normalize(needle)
     if not page or not target:
         return None, 0.0
     wanted = Counter(w.casefold() for w in _WORD.findall(target))
     words = [(m.start(), m.end()) for m in _WORD.finditer(page)]
     if not words or not wanted:
-        return _trim(page[: len(target)]), SequenceMatcher(None, target, page[: len(target)]).ratio()
+        head = page[: len(target)]
+        return _trim(head), round(SequenceMatcher(None, target, head).ratio(), 3)
     width = max(1, min(len(words), sum(wanted.values())))
     tokens = [w if w in wanted else None for w in (page[a:b].casefold() for a, b in words)]
     starts = _best_window_starts(tokens, wanted, width, keep=5)
@@ -137,11 +141,26 @@ def closest_passage(needle: str, page_text: str, *, normalized: bool = False) ->
                 if (first, last) in tried:
                     continue
                 tried.add((first, last))
-                candidate = _widen(page, words[first][0], words[last][1])
+                a, b = _widen(page, words[first][0], words[last][1])
+                candidate = page[a:b]
                 score = SequenceMatcher(None, target, candidate, autojunk=False).ratio()
                 if score > best_score:
                     best_text, best_score = candidate, score
-    return _trim(best_text), round(best_score, 3)
+    return _trim(_as_written(best_text, page_text)), round(best_score, 3)
+
+
+def _as_written(passage: str, page_text: str) -> str:
+    """`passage` (normalized) as the page writes it: the same words, with the
+    page's own characters between them; the normalized form when the words
+    themselves were changed by normalization (a ligature, a full-width form)."""
+    words = _WORD.findall(passage)
+    if not words:
+        return passage
+    found = re.search(r"\W*".join(map(re.escape, words)), page_text)
+    if found is None:
+        return passage
+    start, end = _widen(page_text, found.start(), found.end())
+    return " ".join(page_text[start:end].split())
 
 
 def _best_window_starts(tokens: list[str | None], wanted: Counter, width: int, keep: int) -> list[int]:
@@ -178,13 +197,13 @@ def _best_window_starts(tokens: list[str | None], wanted: Counter, width: int, k
     return [start for _, start in heapq.nsmallest(keep, best, key=lambda item: (-item[0], item[1]))]
 
 
-def _widen(page: str, start: int, end: int) -> str:
-    """The page between `start` and `end`, widened to whole whitespace-separated tokens."""
+def _widen(page: str, start: int, end: int) -> tuple[int, int]:
+    """The span `start`-`end` of `page`, widened to whole whitespace-separated tokens."""
     while start > 0 and not page[start - 1].isspace():
         start -= 1
     while end < len(page) and not page[end].isspace():
         end += 1
-    return page[start:end]
+    return start, end
 
 
 def _trim(text: str) -> str:

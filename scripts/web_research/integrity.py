@@ -141,14 +141,20 @@ def _scope(run_dir: Path, path: Path) -> str:
     return path.stem
 
 
+@dataclass(frozen=True)
+class _Page:
+    text: str
+    normalized: str
+
+
 class _PageCache:
     """Each snapshot's text, read, hash-checked and normalized once per verify."""
 
     def __init__(self) -> None:
-        self._pages: dict[Path, tuple[str | None, str | None]] = {}
+        self._pages: dict[Path, tuple[_Page | None, str | None]] = {}
 
-    def normalized(self, snap: Snapshot) -> tuple[str | None, str | None]:
-        """(normalized text, None) or (None, why the text cannot be used)."""
+    def get(self, snap: Snapshot) -> tuple[_Page | None, str | None]:
+        """(page, None) or (None, why the snapshot's text cannot be used)."""
         if snap.text_path not in self._pages:
             try:
                 text = snap.text()
@@ -156,7 +162,7 @@ class _PageCache:
                 self._pages[snap.text_path] = (None, str(exc))
             else:
                 if snap.text_is_intact(text):
-                    self._pages[snap.text_path] = (normalize(text), None)
+                    self._pages[snap.text_path] = (_Page(text, normalize(text)), None)
                 else:
                     self._pages[snap.text_path] = (None, (
                         f"{formats.SOURCES_DIR}/{snap.text_path.name} was changed after it was fetched "
@@ -196,12 +202,12 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         return "not_verifiable"
 
     result.snapshot_backed += 1
-    page, problem = pages.normalized(snap)
+    page, problem = pages.get(snap)
     where = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
     if page is None:
         result.mismatches.append(_Finding(line, f"[^{number}] cannot be checked against {url}: {problem}"))
         return "mismatched"
-    match = match_excerpt(excerpt, page, normalized_page=True)
+    match = match_excerpt(excerpt, page.text, normalized=page.normalized)
     if match.ok:
         return "verified"
     part = "" if match.parts_total <= 1 else f" (part {match.parts_found + 1} of {match.parts_total}, split at '...')"

@@ -82,14 +82,25 @@ def test_empty_excerpt_never_matches() -> None:
 
 
 def test_closest_passage_is_fast_on_a_long_page() -> None:
-    filler = " ".join(f"word{i} filler text about nothing in particular." for i in range(20000))
+    filler = " ".join(f"word{i} filler text about nothing in particular." for i in range(10000))
     page = filler + " The storage cluster reached 92 percent utilisation in September. " + filler
-    assert len(page) > 1_000_000
-    start = time.perf_counter()
-    passage, score = closest_passage("The storage cluster reached 95 percent utilisation in September.", page)
-    assert time.perf_counter() - start < 1.5
-    assert passage is not None and "92 percent utilisation in September" in passage
+    assert len(page) > 500_000
+    timings = []
+    for _ in range(3):  # best of three: a busy machine should not fail the test
+        start = time.perf_counter()
+        passage, score = closest_passage("The storage cluster reached 95 percent utilisation in September.", page)
+        timings.append(time.perf_counter() - start)
+    assert min(timings) < 1.0, timings
+    assert passage == "The storage cluster reached 92 percent utilisation in September."
     assert score > 0.9
+
+
+def test_the_closest_passage_is_shown_as_the_page_writes_it() -> None:
+    result = match_excerpt("Customers on the Scale plan may keep logs for up to 400 days.", PAGE)
+    assert not result.ok
+    assert result.closest == "Customers on the \u201cScale\u201d plan may retain logs for up to 400 days."
+    # Copying the passage shown fixes the quote.
+    assert match_excerpt(result.closest, PAGE).ok
 
 
 # --- Properties ----------------------------------------------------------------
