@@ -103,7 +103,13 @@ def test_report_passes_verify_in_session_and_independently(run, answer):
     assert report.startswith(f"{formats.REPORT_TITLE_PREFIX}{QUESTION}\n")
 
 
-def test_hooks_allowed_the_run_without_blocking(run, answer):
+def test_hooks_allowed_the_run_without_blocking(run, answer, report_note):
     assert run.stream.denials() == [], run.describe()
     for event in ("Stop", "SubagentStop"):
         assert run.stream.blocks(event) == [], run.describe()
+    dispatch_decisions = [run.stream.decision_of(e).get("hookSpecificOutput", {}).get("permissionDecision")
+                          for e in run.stream.hook_responses("PreToolUse") if e.get("hook_name") == "PreToolUse:Agent"]
+    assert dispatch_decisions == ["allow"] * 3, dispatch_decisions
+    timings = run.stream.hook_timings()
+    report_note(f"research run: {len(timings)} hook runs took {sum(t for _, t in timings) * 1000:.0f} ms "
+                f"(max {max(t for _, t in timings) * 1000:.0f} ms) in a {run.duration_s:.2f} s session")

@@ -173,6 +173,9 @@ class Orchestrator:
             return _bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]),
                          "Verify the run folder")
         if sub == "verify":
+            result = _result_for(req, "Bash")
+            if result is not None and result.is_error and self.report_mode == "good":
+                raise PromptError(f"`verify` failed on a report written to pass:\n{result.text[:3000]}")
             return say(self.final_json(req))
         raise PromptError(f"orchestrator has no step after {name} {sub or ''}")
 
