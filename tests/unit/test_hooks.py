@@ -125,7 +125,7 @@ def test_plugin_commands_on_the_run_folder_are_allowed_others_untouched(active: 
 def test_dispatch_before_briefs_is_denied(active: Harness):
     result = active.hook(active.agent_call("Research billing units", "toolu_1"))
     assert result.decision == "deny"
-    assert "briefs" in result.reason
+    assert f'"{CLI}" briefs "{active.run_dir}"' in result.reason
 
 
 def test_exact_briefs_are_allowed_until_three_run(active: Harness):
@@ -407,6 +407,7 @@ def test_a_broken_report_blocks_with_its_failures_then_lets_go(active: Harness):
     first = active.hook(active.stop())
     assert first.decision == "block"
     assert f"{active.run_dir / 'report.md'}" in first.reason and "Gaps & Limitations" in first.reason
+    assert f'"{CLI}" verify "{active.run_dir}"' in first.reason
     assert active.record()["run"]["stop"]["blocks"] == 1
 
     second = active.hook(active.stop(stop_hook_active=True))

@@ -62,12 +62,13 @@ def _brief_list(briefs: Sequence[Brief]) -> str:
 
 def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id: str | None,
                     briefs: Sequence[Brief], now: float,
-                    ttl: float = RESERVATION_TTL_SECONDS) -> Decision:
+                    ttl: float = RESERVATION_TTL_SECONDS,
+                    program: str = "<plugin root>/scripts/web-research") -> Decision:
     """Decide one `Agent` call for a researcher; on allow, reserve its slot in `run`."""
     run_dir = run["run_dir"]
     if not briefs:
         return Decision("deny", "No researcher briefs exist for this run yet. Run "
-                        f'"<plugin root>/scripts/web-research" briefs "{run_dir}" first, then dispatch '
+                        f'"{program}" briefs "{run_dir}" first, then dispatch '
                         "each researcher with a brief file's text as its prompt.")
     prompt = tool_input.get("prompt")
     match = match_prompt(prompt if isinstance(prompt, str) else "", briefs)

@@ -42,6 +42,11 @@ class Context:
         return self.env.get("CLAUDE_PLUGIN_ROOT") or str(formats.PLUGIN_ROOT)
 
     @property
+    def program(self) -> str:
+        """Our command as the prompts spell it, for instructions in reasons."""
+        return os.path.join(self.plugin_root, "scripts", "web-research")
+
+    @property
     def tool_input(self) -> dict[str, Any]:
         value = self.payload.get("tool_input")
         return value if isinstance(value, dict) else {}
@@ -99,7 +104,7 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
             why = f"--run must be the run folder {run_dir}"
         return output.pre_tool_use("deny", (
             "Inside a researcher, Bash runs only the page-snapshot command, exactly as the brief shows: "
-            f'"{ctx.plugin_root}/scripts/web-research" fetch "<url>" --run "{run_dir}" [--offset N]. '
+            f'"{ctx.program}" fetch "<url>" --run "{run_dir}" [--offset N]. '
             f"This command was refused: {why or 'it is not that command'}."))
     if parsed is not None and parsed.subcommand in ("briefs", "verify", "status") \
             and same_path(parsed.run_dir, run_dir):
@@ -123,7 +128,7 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
             return {}
         run = record["run"]
         decision = decide_dispatch(run, ctx.tool_input, ctx.payload.get("tool_use_id"), _briefs(run),
-                                   ctx.now, ttl)
+                                   ctx.now, ttl, ctx.program)
         if decision.action == "allow":
             session.write(record)
     return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
@@ -343,7 +348,7 @@ def stop(ctx: Context) -> dict[str, Any]:
             return output.notice(release_message(run_dir, decision.failures))
         session.write(record)
     if decision.action == "block":
-        return output.block(block_reason(run_dir, decision.failures),
+        return output.block(block_reason(run_dir, decision.failures, ctx.program),
                             f"web-research: report.md fails {len(decision.failures)} check(s); "
                             "asking the agent to fix them.")
     return {}

@@ -58,12 +58,13 @@ def decide_stop(state: dict[str, Any], failures: Sequence[str] | None, stop_hook
     return StopDecision("block", tuple(current))
 
 
-def block_reason(run_dir: str | Path, failures: Sequence[str]) -> str:
+def block_reason(run_dir: str | Path, failures: Sequence[str],
+                 program: str = "<plugin root>/scripts/web-research") -> str:
     lines = "\n".join(f"- {item}" for item in failures)
     return (f"The research report in {run_dir} fails verification ({len(failures)} error(s)):\n{lines}\n"
             "Fix each one in report.md, or, where the evidence is missing, remove the claim and record it "
             "under Gaps & Limitations. Do not edit plan.md, briefs or findings files. Then run "
-            f'"<plugin root>/scripts/web-research" verify "{run_dir}" until it passes.')
+            f'"{program}" verify "{run_dir}" until it passes.')
 
 
 def release_message(run_dir: str | Path, failures: Sequence[str]) -> str:
