@@ -8,6 +8,7 @@ goes on and Gaps names the subtopic as having no findings file.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -82,6 +83,18 @@ def test_silent_researcher_is_blocked_once(silent):
     feedback = [r for r in silent.requests if r.kind == "subagent" and "commitment-discounts.md" in r.last_user_text
                 and "hook" in r.last_user_text.lower()]
     assert feedback, "the researcher never received the SubagentStop feedback"
+
+
+def test_silent_failure_is_recorded_and_announced(silent):
+    answer = outcome.final_json(silent)
+    record = Path(answer["plan"]).parent / ".web-research" / "silent-failures.json"
+    assert record.is_file(), "the hooks did not record the silent failure in the run folder"
+    entries = json.loads(record.read_text())
+    assert [e.get("slug") for e in entries] == ["commitment-discounts"], entries
+    # Claude Code 2.1.328 does not surface a SubagentStop systemMessage in stream-json (Stop's it
+    # does), so check what the hook emitted.
+    emitted = "\n".join(silent.stream.hook_system_messages("SubagentStop"))
+    assert "commitment-discounts" in emitted and "silent failure" in emitted, silent.describe()
 
 
 def test_silent_failure_is_named_under_gaps(silent):

@@ -139,6 +139,11 @@ class StreamLog:
         return [str(e.get("content", "")) for e in self.events
                 if e.get("type") == "system" and e.get("subtype") == "informational"]
 
+    def hook_system_messages(self, event: str) -> list[str]:
+        """`systemMessage` values the hooks on `event` emitted (whether or not the CLI displayed them)."""
+        return [str(self.decision_of(e).get("systemMessage")) for e in self.hook_responses(event)
+                if self.decision_of(e).get("systemMessage")]
+
     def hook_summaries(self) -> list[str]:
         return [f"{e.get('hook_event') or e.get('hook_event_name')}:{e.get('exit_code')}:"
                 f"{str(e.get('output') or e.get('stdout') or '')[:160]}"
