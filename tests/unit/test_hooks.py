@@ -431,6 +431,15 @@ def test_changed_failures_block_again_but_not_forever(active: Harness):
 
 # --- failing open ---------------------------------------------------------------------
 
+def test_the_session_is_found_wherever_its_key_sits_in_the_payload(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:1])
+    payload = active.agent_call("x" * 5000, "toolu_1")
+    reordered = {"tool_input": payload.pop("tool_input"), **payload}
+    assert json.dumps(reordered).index('"session_id"') > 5000
+    result = active.hook(reordered)
+    assert result.decision == "deny" and infos[0]["brief_path"] in result.reason
+
+
 def test_a_bug_in_a_hook_fails_open_and_is_logged(active: Harness):
     record = active.record()
     del record["run"]["run_dir"]
