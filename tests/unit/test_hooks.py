@@ -387,6 +387,14 @@ def test_stop_before_the_report_never_blocks(active: Harness):
     assert active.record() is not None
 
 
+def test_stop_waits_while_researchers_run_in_the_background(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:1])
+    active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0"))
+    (active.run_dir / "report.md").write_text("# Research: premature\n")
+    assert active.hook(active.stop(background_tasks=[{"id": "a"}])).stdout == ""
+    assert active.hook(active.stop()).decision == "block"
+
+
 def test_a_passing_report_finishes_the_run(active: Harness):
     active.copy_example_run()
     assert active.hook(active.stop()).stdout == ""

@@ -43,8 +43,11 @@ def tool_bin(tmp: Path, python: str | None = None) -> Path:
 
 
 def base_env(tmp: Path, path: Path, **extra: str) -> dict[str, str]:
-    env = {"PATH": str(path), "HOME": str(tmp / "home")}
-    for key in ("PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
+    # The real HOME keeps the user's pip configuration and cache; everything the
+    # finder writes goes to the explicit data and state directories under tmp.
+    env = {"PATH": str(path), "HOME": os.environ.get("HOME", str(tmp / "home")),
+           "WEB_RESEARCH_STATE_DIR": str(tmp / "user-state")}
+    for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
                 "PIP_DEFAULT_TIMEOUT", "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"):
         if key in os.environ:
             env[key] = os.environ[key]
@@ -143,7 +146,7 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path):
     data = tmp_path / "plugin-data"
     base = getattr(sys, "_base_executable", None) or sys.executable
     env = base_env(tmp_path, tool_bin(tmp_path), CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
-                   WEB_RESEARCH_BASE_PYTHON=base, WEB_RESEARCH_STATE_DIR=str(tmp_path / "user"))
+                   WEB_RESEARCH_BASE_PYTHON=base)
     procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
     outputs = [proc.communicate(timeout=600) for proc in procs]
@@ -162,4 +165,4 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path):
     check = subprocess.run([python, "-c", "import yaml, frontmatter, jsonschema, trafilatura, pypdf"],
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
-    assert (tmp_path / "user" / f"python-{venvs[0][5:]}").read_text().strip() == python
+    assert (tmp_path / "user-state" / f"python-{venvs[0][5:]}").read_text().strip() == python

@@ -330,14 +330,17 @@ def stop(ctx: Context) -> dict[str, Any]:
     from .stopgate import block_reason, decide_stop, release_message, report_path, verifier_failures
 
     run_dir = active[1]["run"]["run_dir"]
-    failures = verifier_failures(run_dir) if report_path(run_dir).is_file() else None
+    background = ctx.payload.get("background_tasks")
+    researching = bool(background) and bool(active[1]["run"].get("reservations"))
+    # Verify only once the report exists and no researcher is still working in the background.
+    failures = verifier_failures(run_dir) if report_path(run_dir).is_file() and not researching else None
     session = active[0]
     with session.locked():
         record = session.read()
         if record is None:
             return {}
         run = record["run"]
-        if ctx.payload.get("background_tasks") == []:
+        if background == []:
             run["reservations"] = []  # nothing runs in the background: no researcher holds a slot
         decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")))
         if decision.action == "pass":
