@@ -33,7 +33,7 @@ from web_research.slug import slugify
 class Subtopic:
     name: str
     establish: list[str]
-    behaviour: str = "ok"  # ok | failed | silent
+    behaviour: str = "ok"  # ok | failed | silent | stray (first tries to write and run outside its scope)
 
     @property
     def slug(self) -> str:
@@ -339,6 +339,13 @@ def parse_findings(text: str) -> tuple[dict[str, str], list[tuple[str, int]], di
 
 
 # --- the researchers ---------------------------------------------------------------
+def stray_calls(run_dir: str) -> list[tuple[str, dict[str, Any]]]:
+    """What a researcher must not do: overwrite the plan, run an arbitrary command. (Not report.md:
+    the CLI itself refuses subagent writes to report*/summary*/findings*/analysis* .md files.)"""
+    return [("Write", {"file_path": f"{run_dir}/{formats.PLAN_FILE}", "content": "# Not yours to write\n"}),
+            ("Bash", {"command": f"ls {run_dir}", "description": "List the run folder"})]
+
+
 class Researcher:
     """Writes a stub first, searches, reads the best page with the brief's fetch
     command, then writes the findings file as the brief lays it out."""
@@ -357,6 +364,11 @@ class Researcher:
         done = [c["name"] for c in req.previous_calls()]
         if topic.behaviour == "silent":  # dies before its first write, twice if told to go on
             return say(f"{findings_path} ok")
+        if topic.behaviour == "stray":
+            strays = stray_calls(brief_line(brief, "Run folder:"))
+            if len(done) < len(strays):
+                return call(*strays[len(done)])
+            done = done[len(strays):]  # then behave
         if not done:
             return call("Write", {"file_path": findings_path, "content": self.findings(
                 brief, formats.STATUS_FAILED, reason="stopped before finishing")})

@@ -1,0 +1,55 @@
+"""A researcher stays inside its scope: the hooks see agent_type and act on it.
+
+One researcher first tries to overwrite plan.md and to run a command other than
+`fetch`; the PreToolUse hooks, which must recognise the call as coming from
+the researcher subagent, deny both; it then does its job and the run
+completes.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+from scripted.research import DEFAULT_SUBTOPICS
+
+from web_research import formats
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+SUBTOPICS = [{**s, "behaviour": "stray" if s["name"] == "Billing units" else "ok"} for s in DEFAULT_SUBTOPICS]
+
+SESSIONS = {"stray": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}",
+                                              scenario="scripted.research:build",
+                                              scenario_args={"subtopics": SUBTOPICS}))}
+
+
+@pytest.fixture(scope="module")
+def run(e2e_session):
+    result = e2e_session("stray")
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+def _researcher_calls(run, name: str) -> list[dict]:
+    return [u for u in run.stream.tool_uses(name) if u["id"] and any(
+        e.get("type") == "assistant" and e.get("parent_tool_use_id")
+        and any(b.get("id") == u["id"] for b in e["message"]["content"]) for e in run.stream.events)]
+
+
+def test_out_of_scope_write_and_command_are_denied(run):
+    run_dir = Path(outcome.final_json(run)["plan"]).parent
+    stray_write = [u for u in _researcher_calls(run, "Write")
+                   if u["input"]["file_path"] == str(run_dir / formats.PLAN_FILE)]
+    stray_bash = [u for u in _researcher_calls(run, "Bash") if u["input"]["command"].startswith("ls ")]
+    assert len(stray_write) == 1 and len(stray_bash) == 1, run.describe()
+    for use in stray_write + stray_bash:
+        assert outcome.tool_result_is_error(run, use["id"]), run.stream.tool_result_text(use["id"])
+    assert len(run.stream.denials()) == 2, run.describe()
+
+
+def test_plan_is_untouched_and_the_run_completes(run):
+    answer = outcome.final_json(run)
+    assert "Not yours to write" not in Path(answer["plan"]).read_text()
+    assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
