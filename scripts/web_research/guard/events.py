@@ -10,7 +10,6 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .. import formats
@@ -134,19 +133,22 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
 
 
-def _attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief], transcript: str | None) -> Brief | None:
-    """The brief of the subagent in this payload: remembered, or read from its transcript."""
+def _attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
+               transcript: str | None) -> tuple[Brief | None, bool]:
+    """(the brief of the subagent in this payload, whether `run` learned it just now):
+    remembered in run["agents"], or read from the subagent's transcript."""
     agent_id = ctx.payload.get("agent_id")
     known = run.get("agents", {}).get(agent_id) if isinstance(agent_id, str) else None
     if known and known.get("slug"):
-        return next((b for b in briefs if b.slug == known["slug"]), None)
+        return next((b for b in briefs if b.slug == known["slug"]), None), False
     prompt = first_user_message(transcript) if transcript else None
     if prompt is None:
-        return None
+        return None, False
     brief = match_prompt(prompt, briefs).brief
-    if brief is not None and isinstance(agent_id, str):
-        run.setdefault("agents", {})[agent_id] = {"slug": brief.slug, "blocks": 0, "state": "running"}
-    return brief
+    if brief is None or not isinstance(agent_id, str):
+        return brief, False
+    run.setdefault("agents", {})[agent_id] = {"slug": brief.slug, "blocks": 0, "state": "running"}
+    return brief, True
 
 
 def _pre_write(ctx: Context) -> dict[str, Any]:
@@ -165,9 +167,8 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
         run = record["run"]
         briefs = _briefs(run)
         transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
-        before = json.dumps(run.get("agents"), sort_keys=True)
-        brief = _attribute(ctx, run, briefs, transcript)
-        if json.dumps(run.get("agents"), sort_keys=True) != before:
+        brief, learned = _attribute(ctx, run, briefs, transcript)
+        if learned:
             session.write(record)
     if brief is not None:
         candidates = [brief]
@@ -290,7 +291,7 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
             return {}
         run = record["run"]
         briefs = _briefs(run)
-        brief = _attribute(ctx, run, briefs, transcript)
+        brief, _learned = _attribute(ctx, run, briefs, transcript)
         if brief is None:
             return {}  # not one of this run's researchers
         problems = findings_problems(brief)
@@ -300,7 +301,7 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
             agent["blocks"] = 1
             session.write(record)
             return output.block(
-                f"Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
+                "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
                 + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives (status, subtopic, "
                 "brief_hash, and reason when status is empty or failed). If you have nothing usable, write it "
                 "with status: failed and a one-line reason. Then reply with the status line.")
