@@ -48,7 +48,7 @@ def test_start_heredoc_body_is_kept_verbatim_and_never_interpreted():
     (f'{CLI} verify "{RUN}\n"', "more than one line"),
     (f"{CLI} verify relative/run", "absolute"),
     (f"bash {CLI} verify /tmp/run", "absolute path"),
-    ("/usr/bin/web-research verify /tmp/run", "not this plugin"),
+    ("/usr/bin/scripts/web-research verify /tmp/run", "not this plugin"),
     (f"{ROOT}/scripts/../scripts/web-research-evil verify /tmp/run", "not this plugin"),
     (f"{CLI} slug question", "not run by the plugin"),
     (f"{CLI} verify", "do not parse"),
@@ -76,10 +76,16 @@ def test_loopback_is_allowed_only_when_the_tests_say_so():
     assert parsed.args.allow_loopback is True
 
 
-def test_a_symlink_to_the_program_is_the_program(tmp_path: Path):
-    link = tmp_path / "wr"
-    link.symlink_to(ROOT / "scripts" / "web-research")
-    assert parse_plugin_command(f'"{link}" status /tmp/run', ROOT).subcommand == "status"
+def test_a_plugin_root_reached_through_a_symlink_is_the_same_plugin(tmp_path: Path):
+    link = tmp_path / "plugin"
+    link.symlink_to(ROOT)
+    assert parse_plugin_command(f'"{link}/scripts/web-research" status /tmp/run', ROOT).subcommand == "status"
+    assert parse_plugin_command(f'{CLI} status /tmp/run', link).subcommand == "status"
+
+
+def test_other_commands_are_rejected_without_parsing():
+    with pytest.raises(CommandRejected, match="not a scripts/web-research command"):
+        parse_plugin_command("ls -la; rm -rf /", ROOT)
 
 
 def test_scan_words_matches_shlex_on_accepted_input():

@@ -12,16 +12,14 @@ brief, so no interpretation drift between plan and researcher goes unnoticed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from .. import formats
 
 
 
-@dataclass(frozen=True)
-class Brief:
+class Brief(NamedTuple):
     slug: str
     brief_path: str
     brief_hash: str
@@ -75,8 +73,7 @@ def split_hash_line(prompt: str) -> tuple[str, str | None]:
     return split_agent_prompt(prompt)
 
 
-@dataclass(frozen=True)
-class PromptMatch:
+class PromptMatch(NamedTuple):
     brief: Brief | None  # the brief the prompt is, exactly (modulo trailing whitespace)
     intended: tuple[Brief, ...]  # briefs the prompt points at when it is not exact
 

@@ -18,15 +18,11 @@ quoted heredoc, whose body the shell never expands.
 """
 from __future__ import annotations
 
-import argparse
-import contextlib
-import io
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping, NamedTuple
 
 HEREDOC_DELIMITER = "WEB_RESEARCH_ARGS"
 PROGRAM_RELPATH = Path("scripts") / "web-research"
@@ -50,10 +46,9 @@ class CommandRejected(ValueError):
     """Not one of the plugin's command lines; the message says why."""
 
 
-@dataclass(frozen=True)
-class PluginCommand:
+class PluginCommand(NamedTuple):
     subcommand: str
-    args: argparse.Namespace
+    args: Any  # argparse.Namespace
     run_dir: str | None  # the DIR / --run argument, resolved (symlinks, ..)
     heredoc_body: str | None = None
 
@@ -110,7 +105,10 @@ def split_heredoc(command: str) -> tuple[str, str | None]:
     return match.group("cmd"), "\n".join(body)
 
 
-def _parse_args(words: list[str]) -> argparse.Namespace:
+def _parse_args(words: list[str]) -> Any:
+    import contextlib
+    import io
+
     from ..cli import build_parser
 
     sink = io.StringIO()
@@ -127,6 +125,8 @@ def parse_plugin_command(command: str, plugin_root: Path | str,
     """Recognise one of the plugin's command lines or raise CommandRejected."""
     if not isinstance(command, str) or not command.strip():
         raise CommandRejected("empty command")
+    if str(PROGRAM_RELPATH) not in command:  # the common case, decided without parsing
+        raise CommandRejected(f"not a {PROGRAM_RELPATH} command")
     first, body = split_heredoc(command)
     words = scan_words(first)
     if not words:

@@ -11,8 +11,7 @@ crashed subagent holding a slot forever.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .. import formats
 from .briefs_match import Brief, dispatch_prompt, load_briefs, match_prompt
@@ -21,8 +20,7 @@ MAX_DISPATCHES_PER_BRIEF = 2  # the first attempt and one retry
 RESERVATION_TTL_SECONDS = 3600
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     action: str  # "allow" | "deny"
     reason: str
     updated_input: dict[str, Any] | None = None

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from .. import formats
@@ -25,11 +24,13 @@ TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
 BACKGROUND_LAUNCH_STATUSES = ("async_launched", "launched", "running")
 
 
-@dataclass
 class Context:
-    payload: dict[str, Any]
-    env: Mapping[str, str]
-    now: float = field(default_factory=time.time)
+    """One hook invocation: its payload, environment and clock."""
+
+    def __init__(self, payload: dict[str, Any], env: Mapping[str, str], now: float | None = None):
+        self.payload = payload
+        self.env = env
+        self.now = time.time() if now is None else now
 
     @property
     def session(self) -> Session | None:

@@ -21,8 +21,6 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..fsutil import atomic_write_text
-
 RECORD_VERSION = 1
 SESSIONS_DIR = "sessions"
 LOGS_DIR = "logs"
@@ -136,6 +134,13 @@ def new_run(run_dir: str, start_output: Mapping[str, Any]) -> dict[str, Any]:
         "silent_failures": [],
         "stop": {"blocks": 0, "last_failures": []},
     }
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """fsutil's atomic write, imported on first write: read-only hooks skip tempfile."""
+    from ..fsutil import atomic_write_text as write
+
+    write(path, text)
 
 
 def now_iso() -> str:

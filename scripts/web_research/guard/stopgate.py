@@ -9,17 +9,15 @@ run is then closed as unverified so later turns are not nagged again.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .. import formats
 
 MAX_STOP_BLOCKS = 3
 
 
-@dataclass(frozen=True)
-class StopDecision:
+class StopDecision(NamedTuple):
     action: str  # "wait" (no report yet) | "pass" | "block" | "release"
     failures: tuple[str, ...] = ()
 
