@@ -1,0 +1,228 @@
+"""The scripted orchestrator: the main agent following SKILL.md.
+
+Each turn is decided from what the last tool call returned, so one script
+serves every scenario: the normal run, the review gate, refusals, hook
+denials and hook feedback. Command lines come from the skill body in the
+request (prompt_text.core_command), never from a copy here.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from harness.request_view import RequestView
+from harness.scenario import Context
+from harness.sse import Reply, call, calls, say
+from scripted.conversation import bash, hook_feedback, last_calls, raw_last_results, result_for, subcommand
+from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
+from scripted.topics import Subtopic
+
+from web_research import formats
+
+
+class Orchestrator:
+    def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int):
+        """extra_dispatches: Agent calls added to the dispatch message beyond one per brief."""
+        self.ctx = ctx
+        self.topics = topics
+        self.report_mode = report
+        self.extra_dispatches = extra_dispatches
+
+    # Each request is answered from the conversation alone (no state kept here),
+    # so a re-sent or concurrent request gets the same answer.
+    def step(self, req: RequestView) -> Reply:
+        feedback = hook_feedback(req)
+        if feedback is not None:
+            return self.on_stop_feedback(req, feedback)
+        last = last_calls(req)
+        if not last or last[0]["name"] == "Skill":
+            return call("ToolSearch", {"query": "select:WebSearch,WebFetch", "max_results": 5})
+        name = last[0]["name"]
+        sub = subcommand(last[0])
+        if name == "ToolSearch":
+            return self.after_tool_search(req)
+        if sub == "start":
+            return self.after_start(req)
+        if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.PLAN_FILE):
+            return self.after_plan(req)
+        if sub == "briefs":
+            return self.after_briefs(req)
+        if name == "Read" and "/briefs/" in last[0]["input"]["file_path"]:
+            return self.dispatch(req)
+        if name == "Agent":
+            return bash(core_command(self.body(req), "status", self.run(req)["output_dir"]),
+                         "Show the run's status")
+        if sub == "status":
+            return calls(*[("Read", {"file_path": b["findings_path"]}) for b in self.briefs(req)])
+        if name == "Read" and "/findings/" in last[0]["input"]["file_path"]:
+            broken = self.report_mode != "good"
+            return call("Write", {"file_path": self.run(req)["report"],
+                                  "content": self.report_text(req, broken=broken)})
+        if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE):
+            return bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]),
+                         "Verify the run folder")
+        if sub == "verify":
+            result = result_for(req, "Bash")
+            if result is not None and result.is_error and self.report_mode == "good":
+                raise PromptError(f"`verify` failed on a report written to pass:\n{result.text[:3000]}")
+            return say(self.final_json(req))
+        raise PromptError(f"orchestrator has no step after {name} {sub or ''}")
+
+    # --- what came back ----------------------------------------------------
+    def body(self, req: RequestView) -> str:
+        return skill_body(req)
+
+    def run(self, req: RequestView) -> dict[str, Any]:
+        for r in reversed(req.all_tool_results()):
+            if subcommand({"name": r.name, "input": r.input}) == "start":
+                value = json_in(r.text)
+                if "error" in value:
+                    continue
+                return value
+        raise PromptError("no successful `start` output in the conversation")
+
+    def briefs(self, req: RequestView) -> list[dict[str, Any]]:
+        for r in reversed(req.all_tool_results()):
+            if subcommand({"name": r.name, "input": r.input}) == "briefs":
+                return json_in(r.text)
+        raise PromptError("no `briefs` output in the conversation")
+
+    # --- steps -----------------------------------------------------------------
+    def after_tool_search(self, req: RequestView) -> Reply:
+        raw = raw_last_results(req)
+        found = {b.get("tool_name") for r in raw for b in (r.get("content") or [])
+                 if isinstance(b, dict) and b.get("type") == "tool_reference"}
+        direct = set(req.tool_names)
+        missing = [t for t in ("WebSearch", "WebFetch") if t not in found | direct]
+        if "WebSearch" in missing:
+            return say(json.dumps({"error": formats.ERROR_WEB_TOOLS_UNAVAILABLE,
+                                   "detail": "missing: " + ", ".join(missing)}))
+        return bash(core_command(self.body(req), "start"), "Open the research run folder")
+
+    def after_start(self, req: RequestView) -> Reply:
+        result = result_for(req, "Bash")
+        value = json_in(result.text) if result else {}
+        if "error" in value:
+            return say(json.dumps(value))
+        return call("Write", {"file_path": value["plan"], "content": self.plan_text(value["research_question"])})
+
+    def after_plan(self, req: RequestView) -> Reply:
+        run = self.run(req)
+        if not run.get("auto_proceed"):
+            return say(f"The research plan is ready for review at {run['plan']}. "
+                       "Confirm it, ask for changes, or stop the run.")
+        return bash(core_command(self.body(req), "briefs", run["output_dir"]), "Render the researcher briefs")
+
+    def after_briefs(self, req: RequestView) -> Reply:
+        result = result_for(req, "Bash")
+        if result is None or result.is_error:
+            raise PromptError(f"`briefs` failed: {result.text if result else 'no result'}")
+        return calls(*[("Read", {"file_path": b["brief_path"]}) for b in json_in(result.text)])
+
+    def dispatch(self, req: RequestView) -> Reply:
+        texts = {r.input["file_path"]: read_tool_text(r.text) for r in req.last_tool_results() if r.name == "Read"}
+        agents = []
+        for b in self.briefs(req):
+            brief = texts[b["brief_path"]]
+            with open(b["brief_path"], encoding="utf-8") as fh:
+                if fh.read() != brief:
+                    raise PromptError(f"Read returned {b['brief_path']} differently from the file on disk")
+            agents.append(("Agent", {"description": b["subtopic"], "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
+                                     "run_in_background": False,
+                                     "prompt": f"{brief}\nBrief hash: {b['brief_hash']}"}))
+        for i in range(self.extra_dispatches):  # alternately a duplicate and a free-form prompt
+            if i % 2 == 0:
+                agents.append(agents[i // 2 % len(agents)])
+            else:
+                agents.append(("Agent", {"description": "More research", "run_in_background": False,
+                                         "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
+                                         "prompt": "Research anything else that seems relevant to the question."}))
+        return calls(*agents)
+
+    def on_stop_feedback(self, req: RequestView, feedback: str) -> Reply:
+        if self.report_mode == "broken-then-fixed":
+            last = last_calls(req)
+            if not (last and last[0]["name"] == "Write"):
+                return call("Write", {"file_path": self.run(req)["report"],
+                                      "content": self.report_text(req, broken=False)})
+        return say(self.final_json(req))
+
+    def final_json(self, req: RequestView) -> str:
+        run = self.run(req)
+        return json.dumps({"plan": run["plan"], "report": run["report"], "findings_dir": run["findings_dir"]})
+
+    # --- the files it writes ------------------------------------------------------
+    def plan_text(self, question: str) -> str:
+        parts = ["# Research plan", "", f"## {formats.PLAN_SECTION_QUESTION}", "", question, "",
+                 f"## {formats.PLAN_SECTION_SUBTOPICS}", ""]
+        for t in self.topics:
+            parts += [f"### {t.name}"] + [f"- {e}" for e in t.establish] + [""]
+        parts += [f"## {formats.PLAN_SECTION_SYNTHESIS}", "",
+                  "Compare the subtopics' findings side by side, grouped by subtopic.", "",
+                  f"## {formats.PLAN_SECTION_BUDGET}", "",
+                  f"{formats.PLAN_BUDGET_LINE}: {formats.DEFAULT_SEARCH_BUDGET}", ""]
+        return "\n".join(parts)
+
+    def report_text(self, req: RequestView, broken: bool) -> str:
+        """report.md from the findings files the orchestrator read (their Read results)."""
+        read = {r.input["file_path"]: r for r in req.all_tool_results()
+                if r.name == "Read" and "/findings/" in r.input.get("file_path", "")}
+        question = self.run(req)["research_question"]
+        findings_sections, gaps, sources, tldr = [], [], [], []
+        for b in self.briefs(req):
+            topic = next(t for t in self.topics if t.name == b["subtopic"])
+            result = read.get(b["findings_path"])
+            text = read_tool_text(result.text) if result and not result.is_error else ""
+            meta, claims, entries = parse_findings(text)
+            status = meta.get("status")
+            if not text:
+                gaps.append(f'- **Subtopic "{topic.name}"** (no findings file): the researcher returned '
+                            f"without writing one. It was to establish {'; '.join(topic.establish)}.")
+                continue
+            if status != formats.STATUS_OK:
+                gaps.append(f'- **Subtopic "{topic.name}"** (status: {status}): "{meta.get("reason", "none given")}". '
+                            f"It was to establish {'; '.join(topic.establish)}.")
+                continue
+            lines = [f"### {topic.name}", ""]
+            for claim, old in claims:
+                number = len(sources) + 1
+                sources.append(re.sub(r"^\[\^\d+\]:", f"[^{number}]:", entries[old]))
+                lines.append(re.sub(r"\[\^\d+\]", f"[^{number}]", claim))
+                tldr.append(re.sub(r"\[\^\d+\]", f"[^{number}]", claim.lstrip("- ")))
+            findings_sections.append("\n".join(lines))
+        gaps.append("- Independent sources confirming each vendor's own figures would sharpen the answer.")
+        while len(tldr) < formats.TLDR_MIN_BULLETS:
+            tldr.append("The remaining subtopics could not be established; see Gaps & Limitations.")
+        sections = [f"{formats.REPORT_TITLE_PREFIX}{question}", "",
+                    "## TL;DR", "", *[f"- {t}" for t in tldr[:formats.TLDR_MAX_BULLETS]], "",
+                    "## Findings", "", "\n\n".join(findings_sections) or "No subtopic produced cited findings.", ""]
+        if not broken:
+            sections += ["## Gaps & Limitations", "", *gaps, ""]
+        sections += ["## Sources", "", "\n\n".join(sources)]
+        if broken:  # plus an orphan: a Sources entry no footnote uses
+            n = len(sources) + 1
+            sections += ["", f'[^{n}]: **Title**: Orphan page\n      **URL**: {self.ctx.url("/orphan")}\n'
+                             f'      **Excerpt**: "Nothing cites this."']
+        return "\n".join(sections) + "\n"
+
+
+def parse_findings(text: str) -> tuple[dict[str, str], list[tuple[str, int]], dict[int, str]]:
+    """(frontmatter, [(claim line, footnote number)], {number: Sources entry}) of a findings file
+    in the shape the scripted researcher writes."""
+    meta: dict[str, str] = {}
+    body = text
+    if text.startswith("---\n"):
+        head, _, body = text[4:].partition("\n---\n")
+        for line in head.splitlines():
+            if ":" in line:
+                key, value = line.split(":", 1)
+                meta[key.strip()] = value.strip().strip('"')
+    claims = [(line, int(m.group(1))) for line in body.splitlines()
+              if line.startswith("- ") and (m := re.search(r"\[\^(\d+)\]", line))]
+    entries: dict[int, str] = {}
+    for chunk in re.split(r"\n(?=\[\^\d+\]:)", body):
+        m = re.match(r"\[\^(\d+)\]:", chunk)
+        if m:
+            entries[int(m.group(1))] = chunk.strip()
+    return meta, claims, entries

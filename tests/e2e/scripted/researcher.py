@@ -1,0 +1,110 @@
+"""The scripted researcher: writes a stub, searches, snapshots a page, writes findings.
+
+Everything it needs (findings path, run folder, fetch command, frontmatter
+fields, brief hash) is read from its brief as the CLI delivered it; a wrong
+value there breaks the run.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from harness.request_view import RequestView
+from harness.scenario import Context
+from harness.sse import Reply, call, say
+from scripted.conversation import bash, now
+from scripted.prompt_text import PromptError, brief_frontmatter_fields, brief_line
+from scripted.topics import Subtopic
+
+from web_research import formats
+
+
+def stray_calls(run_dir: str) -> list[tuple[str, dict[str, Any]]]:
+    """What a researcher must not do: overwrite the plan, run an arbitrary command. (Not report.md:
+    the CLI itself refuses subagent writes to report*/summary*/findings*/analysis* .md files.)"""
+    return [("Write", {"file_path": f"{run_dir}/{formats.PLAN_FILE}", "content": "# Not yours to write\n"}),
+            ("Bash", {"command": f"ls {run_dir}", "description": "List the run folder"})]
+
+
+class Researcher:
+    """Writes a stub first, searches, reads the best page with the brief's fetch
+    command, then writes the findings file as the brief lays it out."""
+
+    def __init__(self, ctx: Context, topics: list[Subtopic]):
+        self.ctx = ctx
+        self.topics = {t.name: t for t in topics}
+
+    def step(self, req: RequestView) -> Reply:
+        brief = req.first_user_text
+        topic = self.topics[brief_line(brief, "Your subtopic:")]
+        findings_path = brief_line(brief, "Findings file:")
+        fields = brief_frontmatter_fields(brief)
+        if fields != list(formats.FINDINGS_FIELDS):
+            raise PromptError(f"the brief's frontmatter fields {fields} differ from formats.FINDINGS_FIELDS")
+        done = [c["name"] for c in req.previous_calls()]
+        if topic.behaviour == "silent":  # dies before its first write, twice if told to go on
+            return say(f"{findings_path} ok")
+        if topic.behaviour == "stray":
+            strays = stray_calls(brief_line(brief, "Run folder:"))
+            if len(done) < len(strays):
+                return call(*strays[len(done)])
+            done = done[len(strays):]  # then behave
+        if not done:
+            return call("Write", {"file_path": findings_path, "content": self.findings(
+                brief, formats.STATUS_FAILED, reason="stopped before finishing")})
+        if done == ["Write"]:
+            return call("WebSearch", {"query": topic.name})
+        if done == ["Write", "WebSearch"]:
+            urls = re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch"))
+            if topic.behaviour == "failed" or not urls:
+                return call("Write", {"file_path": findings_path, "content": self.findings(
+                    brief, formats.STATUS_FAILED, reason="the search backend returned no usable page")})
+            return bash(self.fetch_command(brief, urls[0]), "Snapshot the page")
+        url = (re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch")) or [""])[0]
+        if done == ["Write", "WebSearch", "Bash"]:
+            fetched = [r for r in req.all_tool_results() if r.name == "Bash"][-1]
+            if fetched.is_error:  # the agent prompt's fallback: WebFetch, quoting verbatim
+                return call("WebFetch", {"url": url, "prompt": "Give the page title and quote verbatim "
+                                                                "the sentences about " + topic.name})
+            return call("Write", {"file_path": findings_path, "content": self.findings(
+                brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url)})
+        if done == ["Write", "WebSearch", "Bash", "WebFetch"]:
+            return call("Write", {"file_path": findings_path, "content": self.findings(
+                brief, formats.STATUS_OK, topic=topic, page=_result_text(req, "WebFetch"), url=url)})
+        status = formats.STATUS_OK if len(done) >= 4 else formats.STATUS_FAILED
+        return say(f"{findings_path} {status}")
+
+    def fetch_command(self, brief: str, url: str) -> str:
+        line = brief_line(brief, "Page snapshots:")
+        return line.replace("<url>", url)
+
+    def findings(self, brief: str, status: str, reason: str | None = None, topic: Subtopic | None = None,
+                 page: str = "", url: str = "") -> str:
+        values = {"status": status, "subtopic": json.dumps(brief_line(brief, "Your subtopic:")),
+                  "brief_hash": brief_line(brief, "Brief hash:"), "started_at": now(),
+                  "finished_at": now(), "reason": json.dumps(reason) if reason else None}
+        head = ["---"] + [f"{k}: {values[k]}" for k in formats.FINDINGS_FIELDS if values.get(k)] + ["---", ""]
+        if status != formats.STATUS_OK or topic is None:
+            return "\n".join(head + ["No cited findings.", ""])
+        key = topic.fact().split(" is ")[0]
+        sentences = [x.strip() for line in page.splitlines() for x in re.split(r"(?<=\.)\s+", line)]
+        excerpt = next((x for x in sentences if key in x), None)
+        if excerpt is None:
+            raise PromptError(f"the fetched page does not contain the expected fact:\n{page[:1500]}")
+        title = next((line[len("Title: "):].strip() for line in page.splitlines() if line.startswith("Title: ")),
+                     f"{topic.name} | Example Docs")
+        body = [f"# {topic.name}", "", "## Claims", "", f"- {topic.fact()}[^1]", "",
+                f"## {formats.FINDINGS_SOURCES_HEADING}", "",
+                f"[^1]: **Title**: {title}\n      **URL**: {url}\n      **Excerpt**: \"{excerpt}\"\n"
+                f"      **Source type**: official-docs", ""]
+        return "\n".join(head + body)
+
+
+def _result_text(req: RequestView, name: str) -> str:
+    results = [r for r in req.all_tool_results() if r.name == name]
+    if not results:
+        raise PromptError(f"no {name} result in the researcher's conversation")
+    if results[-1].is_error:
+        raise PromptError(f"{name} failed: {results[-1].text[:1500]}")
+    return results[-1].text

@@ -1,0 +1,27 @@
+"""The subtopics a scripted run plans, and the page each one's fact lives on."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from web_research.slug import slugify
+
+
+@dataclass
+class Subtopic:
+    name: str
+    establish: list[str]
+    behaviour: str = "ok"  # ok | failed | silent | stray (first tries to write and run outside its scope)
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.name)
+
+    def fact(self) -> str:
+        return f"The {self.name.lower()} figure published for 2026 is {len(self.name) * 3} units per month."
+
+
+DEFAULT_SUBTOPICS = [
+    {"name": "Billing units", "establish": ["Which unit each vendor bills log ingestion by"]},
+    {"name": "Retention tiers", "establish": ["How retention length changes the price per GB"]},
+    {"name": "Commitment discounts", "establish": ["What discount a committed annual volume earns"]},
+]
