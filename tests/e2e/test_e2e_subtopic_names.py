@@ -1,8 +1,9 @@
 """Subtopic names the client treats specially must still get their findings file.
 
 Claude Code 2.1.328 refuses a subagent's Write to a `.md` file whose name
-starts with `report`, `summary`, `findings` or `analysis` ("Subagents should
-return findings as text, not write report files"), before any hook runs. A
+starts (case-insensitively) with `report`, `summary`, `findings` or `analysis`
+("Subagents should return findings as text, not write report files"), before
+any hook runs; `01-analysis.md`, `analyses.md` or `summary.txt` pass. A
 findings file is named after its subtopic's slug, so a subtopic such as
 "Analysis of pricing models" or "Reporting requirements" could never be
 written: a silent failure the researcher cannot avoid.
