@@ -12,6 +12,7 @@ import subprocess
 
 import pytest
 
+from harness import outcome
 from harness.runner import REPO_ROOT, RunSpec
 from scripted.plain import ANSWER
 
@@ -71,9 +72,10 @@ def test_hooks_run_but_never_block_or_speak(plain):
 
 
 def test_hooks_write_nothing(plain):
-    data = plain.home / ".claude" / "plugins" / "data"
-    written = sorted(str(p.relative_to(data)) for p in data.rglob("*") if p.is_file()) if data.exists() else []
-    assert written == [], f"hooks wrote state in a session that never researched: {written}"
+    # $CLAUDE_PLUGIN_DATA lives under plugins/data; the per-user fallback under ~/.local/share.
+    for data in (plain.home / ".claude" / "plugins" / "data", plain.home / ".local" / "share" / "web-research"):
+        written = sorted(outcome.tree_bytes(data))
+        assert written == [], f"hooks wrote state in a session that never researched: {data}: {written}"
     project = sorted(p.name for p in plain.cwd.iterdir())
     assert project == ["notes.txt"], project
 
