@@ -108,7 +108,8 @@ def test_runs_in_parallel_sessions_are_separate(tmp_path: Path):
 def test_briefs_records_the_expected_hashes(active: Harness):
     infos = active.render_briefs(SUBTOPICS[:2])
     recorded_briefs = active.record()["run"]["briefs"]
-    assert [(b["slug"], b["brief_hash"]) for b in recorded_briefs] == [(i["slug"], i["brief_hash"]) for i in infos]
+    assert [(b["slug"], b["subtopic"], b["brief_hash"]) for b in recorded_briefs] == \
+        [(i["slug"], i["subtopic"], i["brief_hash"]) for i in infos]
 
 
 def test_plugin_commands_on_the_run_folder_are_allowed_others_untouched(active: Harness):
@@ -331,12 +332,12 @@ def test_a_researcher_without_findings_is_blocked_once_then_recorded(researcher)
 
     second = h.hook(h.subagent_stop("agentA", stop_hook_active=True))
     assert second.decision is None
-    assert infos[0]["slug"] in second.json["systemMessage"]
+    assert f'subtopic "{infos[0]["subtopic"]}"' in second.json["systemMessage"]
     run = h.record()["run"]
     assert [f["slug"] for f in run["silent_failures"]] == [infos[0]["slug"]]
     assert run["reservations"] == []
     written = json.loads((h.run_dir / ".web-research" / "silent-failures.json").read_text())
-    assert written[0]["findings_path"] == infos[0]["findings_path"]
+    assert (written[0]["findings_path"], written[0]["subtopic"]) == (infos[0]["findings_path"], infos[0]["subtopic"])
 
 
 def test_a_findings_file_with_a_wrong_field_is_named(researcher):

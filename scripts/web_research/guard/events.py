@@ -235,10 +235,31 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
             run = record["run"]
             briefs = load_briefs(run["run_dir"])
             printed = [b for b in briefs if b.brief_hash in stdout]
-            run["briefs"] = [{"slug": b.slug, "brief_path": b.brief_path, "brief_hash": b.brief_hash,
-                              "findings_path": b.findings_path} for b in (printed or briefs)]
+            names = _subtopic_names(stdout)
+            run["briefs"] = [{"slug": b.slug, "subtopic": names.get(b.brief_hash), "brief_path": b.brief_path,
+                              "brief_hash": b.brief_hash, "findings_path": b.findings_path}
+                             for b in (printed or briefs)]
             session.write(record)
     return {}
+
+
+def _subtopic_names(stdout: str) -> dict[str, str]:
+    """brief_hash -> subtopic name, from the JSON list `briefs` prints (empty if it is not that)."""
+    try:
+        items = json.loads(stdout)
+    except ValueError:
+        return {}
+    if not isinstance(items, list):
+        return {}
+    return {i["brief_hash"]: i["subtopic"] for i in items
+            if isinstance(i, dict) and isinstance(i.get("brief_hash"), str) and isinstance(i.get("subtopic"), str)}
+
+
+def _subtopic_of(run: dict[str, Any], slug: str) -> str:
+    for item in run.get("briefs") or []:
+        if item.get("slug") == slug and item.get("subtopic"):
+            return str(item["subtopic"])
+    return slug
 
 
 def _post_agent(ctx: Context) -> dict[str, Any]:
@@ -312,13 +333,15 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
             session.write(record)
             return {}
         agent["state"] = "silent-failure"
-        entry = {"slug": brief.slug, "findings_path": brief.findings_path, "brief_path": brief.brief_path,
+        subtopic = _subtopic_of(run, brief.slug)
+        entry = {"slug": brief.slug, "subtopic": subtopic, "findings_path": brief.findings_path,
+                 "brief_path": brief.brief_path,
                  "agent_id": agent_id, "problems": problems, "at": now_iso()}
         run.setdefault("silent_failures", []).append(entry)
         state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
         session.write(record)
     return output.notice(
-        f"web-research: the researcher for {brief.slug} ended without a usable findings file "
+        f'web-research: the researcher for subtopic "{subtopic}" ended without a usable findings file '
         f"({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the report's "
         "Gaps & Limitations must name it.")
 
