@@ -128,6 +128,9 @@ def test_expected_briefs_prefers_what_briefs_printed(tmp_path: Path):
     assert [b.slug for b in dispatch.expected_briefs(record)] == ["a", "b"]
     record["briefs"] = [{"brief_hash": briefs[1].brief_hash}]
     assert [b.slug for b in dispatch.expected_briefs(record)] == ["b"]
+    # the findings path `briefs` printed is the one a researcher must write
+    record["briefs"] = [{"brief_hash": briefs[1].brief_hash, "findings_path": f"{tmp_path}/findings/02-b.md"}]
+    assert [b.findings_path for b in dispatch.expected_briefs(record)] == [f"{tmp_path}/findings/02-b.md"]
 
 
 # --- write scope -------------------------------------------------------------------

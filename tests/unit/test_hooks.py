@@ -112,6 +112,20 @@ def test_briefs_records_the_expected_hashes(active: Harness):
         [(i["slug"], i["subtopic"], i["brief_hash"]) for i in infos]
 
 
+def test_the_findings_path_briefs_printed_is_the_one_enforced(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:2])
+    printed = [dict(i) for i in infos]
+    printed[0]["findings_path"] = str(active.run_dir / "findings" / f"01-{infos[0]['slug']}.md")
+    printed[1]["findings_path"] = str(active.home / "outside.md")  # never trusted outside the run
+    active.hook(active.bash("PostToolUse", active.core_command("briefs"), json.dumps(printed)))
+    paths = [b["findings_path"] for b in active.record()["run"]["briefs"]]
+    assert paths == [printed[0]["findings_path"], infos[1]["findings_path"]]
+    active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0"))
+    active.start_agent("agentA", active.prompt_for(infos[0]))
+    assert active.hook(active.write_call("agentA", printed[0]["findings_path"])).decision == "allow"
+    assert active.hook(active.write_call("agentA", infos[0]["findings_path"])).decision == "deny"
+
+
 def test_plugin_commands_on_the_run_folder_are_allowed_others_untouched(active: Harness):
     for sub in ("briefs", "verify", "status"):
         assert active.hook(active.bash("PreToolUse", active.core_command(sub))).decision == "allow", sub

@@ -27,10 +27,14 @@ class Decision(NamedTuple):
 
 
 def expected_briefs(run: dict[str, Any]) -> list[Brief]:
-    """The run's briefs: those `briefs` reported when it last succeeded, or else all in the folder."""
+    """The run's briefs: those `briefs` reported when it last succeeded (with the findings
+    path it printed), or else all in the folder."""
     recorded = run.get("briefs")
-    hashes = [b.get("brief_hash") for b in recorded] if isinstance(recorded, list) and recorded else None
-    return load_briefs(run["run_dir"], hashes)
+    if not (isinstance(recorded, list) and recorded):
+        return load_briefs(run["run_dir"])
+    paths = {b.get("brief_hash"): b.get("findings_path") for b in recorded if isinstance(b, dict)}
+    return [brief._replace(findings_path=paths.get(brief.brief_hash) or brief.findings_path)
+            for brief in load_briefs(run["run_dir"], paths)]
 
 
 def expire_reservations(run: dict[str, Any], now: float, ttl: float) -> None:

@@ -235,24 +235,35 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
             run = record["run"]
             briefs = load_briefs(run["run_dir"])
             printed = [b for b in briefs if b.brief_hash in stdout]
-            names = _subtopic_names(stdout)
-            run["briefs"] = [{"slug": b.slug, "subtopic": names.get(b.brief_hash), "brief_path": b.brief_path,
-                              "brief_hash": b.brief_hash, "findings_path": b.findings_path}
+            shown = _printed_briefs(stdout, run["run_dir"])
+            run["briefs"] = [{"slug": b.slug, "brief_path": b.brief_path, "brief_hash": b.brief_hash,
+                              "subtopic": shown.get(b.brief_hash, {}).get("subtopic"),
+                              "findings_path": shown.get(b.brief_hash, {}).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             session.write(record)
     return {}
 
 
-def _subtopic_names(stdout: str) -> dict[str, str]:
-    """brief_hash -> subtopic name, from the JSON list `briefs` prints (empty if it is not that)."""
+def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
+    """brief_hash -> {"subtopic", "findings_path"} from the JSON list `briefs` prints
+    (its findings path wins over the guard's own `findings/<slug>.md`; only paths
+    inside the run folder are taken)."""
+    from ..fsutil import is_within
+
     try:
         items = json.loads(stdout)
     except ValueError:
         return {}
-    if not isinstance(items, list):
-        return {}
-    return {i["brief_hash"]: i["subtopic"] for i in items
-            if isinstance(i, dict) and isinstance(i.get("brief_hash"), str) and isinstance(i.get("subtopic"), str)}
+    shown: dict[str, dict[str, str]] = {}
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("brief_hash"), str):
+            continue
+        entry = {key: item[key] for key in ("subtopic", "findings_path") if isinstance(item.get(key), str)}
+        if "findings_path" in entry and not (os.path.isabs(entry["findings_path"])
+                                             and is_within(entry["findings_path"], run_dir)):
+            del entry["findings_path"]
+        shown[item["brief_hash"]] = entry
+    return shown
 
 
 def _subtopic_of(run: dict[str, Any], slug: str) -> str:
