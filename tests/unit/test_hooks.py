@@ -203,7 +203,7 @@ def test_a_background_launch_keeps_its_slot_until_the_researcher_stops(active: H
     infos = active.render_briefs(SUBTOPICS[:1])
     prompt = active.prompt_for(infos[0])
     active.hook(active.agent_call(prompt, "toolu_0"))
-    active.hook(active.agent_call(prompt, "toolu_0", "PostToolUse", {"status": "async_launched", "agentId": "bg1"}))
+    active.hook(active.agent_call(prompt, "toolu_0", "PostToolUse", {"isAsync": True, "status": "async_launched", "agentId": "bg1"}))
     assert [r["agent_id"] for r in active.record()["run"]["reservations"]] == ["bg1"]
     active.start_agent("bg1", prompt)
     active.write_findings(infos[0])

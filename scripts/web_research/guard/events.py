@@ -21,7 +21,8 @@ WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 AGENT_TOOLS = ("Agent", "Task")
 RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
-BACKGROUND_LAUNCH_STATUSES = ("async_launched", "launched", "running")
+# A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
+BACKGROUND_LAUNCH_STATUSES = ("async_launched",)
 
 
 class Context:
@@ -289,7 +290,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
         if record is None:
             return {}
         run = record["run"]
-        if response.get("status") in BACKGROUND_LAUNCH_STATUSES:
+        if response.get("isAsync") is True or response.get("status") in BACKGROUND_LAUNCH_STATUSES:
             for item in run.get("reservations", []):
                 if item.get("tool_use_id") == tool_use_id:
                     item["agent_id"] = agent_id
