@@ -220,6 +220,20 @@ def test_the_lock_serialises_concurrent_updates(tmp_path: Path):
     assert session.read()["run"]["dispatches"]["x"] == 100
 
 
+def test_a_stuck_lock_holder_makes_the_waiter_give_up(tmp_path: Path):
+    import fcntl
+
+    session = Session(tmp_path, "s1")
+    session.dir.mkdir(parents=True)
+    with open(session.lock_path, "w") as holder:
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        with pytest.raises(TimeoutError):
+            with session.locked(timeout=0.2):
+                pass
+    with session.locked(timeout=0.2):
+        pass
+
+
 def test_open_run_archives_the_previous_one(tmp_path: Path):
     session = Session(tmp_path, "s1")
     session.open_run(new_run("/r1", {}))

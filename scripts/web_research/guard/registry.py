@@ -28,6 +28,7 @@ LOGS_DIR = "logs"
 RUN_STATE_DIR = ".web-research"
 SILENT_FAILURES_FILE = "silent-failures.json"
 HISTORY_LIMIT = 50
+LOCK_TIMEOUT_SECONDS = 15.0
 
 _SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 
@@ -68,14 +69,23 @@ class Session:
         return self.record_path.is_file()
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator["Session"]:
-        """Hold the session's exclusive lock (blocks until other hooks release it)."""
+    def locked(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator["Session"]:
+        """Hold the session's exclusive lock. Waits for other hooks to release it, but
+        not forever: a stuck holder makes this hook fail (open) instead of hanging."""
         import fcntl
 
         self.dir.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.lock_path, os.O_CREAT | os.O_RDWR, 0o600)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise TimeoutError(f"{self.lock_path} held for more than {timeout} s") from None
+                    time.sleep(0.01)
             yield self
         finally:
             os.close(fd)  # closing releases the lock
