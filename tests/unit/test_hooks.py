@@ -311,9 +311,23 @@ def test_a_run_folder_reached_through_a_symlink_still_works(tmp_path: Path):
     assert h.hook(h.write_call("agentA", str(real / "research" / "findings" / f"{infos[0]['slug']}.md"))).decision == "allow"
 
 
-def test_the_main_agent_writes_freely(researcher):
+def test_the_main_agent_writes_the_report_and_plan_freely(researcher):
     h, _infos = researcher
-    assert h.hook(h.write_call(None, str(h.run_dir / "report.md"))).stdout == ""
+    for name in ("report.md", "plan.md", "notes/anything.md"):
+        assert h.hook(h.write_call(None, str(h.run_dir / name))).stdout == "", name
+    assert h.hook(h.write_call(None, str(h.home / "elsewhere.md"))).stdout == ""
+
+
+def test_nobody_but_a_researcher_writes_briefs_or_findings(researcher):
+    h, infos = researcher
+    for path in (infos[0]["findings_path"], infos[1]["brief_path"], str(h.run_dir / "findings" / "new.md")):
+        for tool in ("Write", "Edit"):
+            result = h.hook(h.write_call(None, path, tool))
+            assert result.decision == "deny", (tool, path)
+            assert "Gaps & Limitations" in result.reason
+    other = h.write_call(None, infos[0]["findings_path"])
+    other.update(agent_id="gp1", agent_type="general-purpose")
+    assert h.hook(other).decision == "deny"
 
 
 def test_a_researcher_runs_only_the_fetch_command(researcher):

@@ -154,11 +154,15 @@ def _attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
 
 
 def _pre_write(ctx: Context) -> dict[str, Any]:
-    if not ctx.in_researcher:
-        return {}
     active = _active(ctx)
     if active is None:
         return {}
+    path = ctx.tool_input.get("file_path") or ctx.tool_input.get("notebook_path")
+    if not ctx.in_researcher:
+        from .writescope import orchestrator_write_refusal
+
+        refusal = orchestrator_write_refusal(path, ctx.payload.get("cwd"), active[1]["run"]["run_dir"])
+        return output.pre_tool_use("deny", refusal) if refusal else {}
     from .writescope import write_allowed
 
     session = active[0]
@@ -177,7 +181,6 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     else:  # cannot tell which researcher this is: any brief no other researcher owns
         owned = {a.get("slug") for a in run.get("agents", {}).values()}
         candidates = [b for b in briefs if b.slug not in owned]
-    path = ctx.tool_input.get("file_path") or ctx.tool_input.get("notebook_path")
     allowed, reason = write_allowed(path, ctx.payload.get("cwd"), run["run_dir"], candidates)
     return output.pre_tool_use("allow" if allowed else "deny", reason)
 
