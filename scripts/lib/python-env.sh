@@ -111,7 +111,7 @@ web_research_prepare() {
         return 0
     fi
     _wp_tmp="$_wp_dir/.venv-$_wp_key.tmp.$$"
-    rm -rf "$_wp_tmp"
+    rm -rf "$_wp_dir/.venv-$_wp_key.tmp."*  # left by builders that were killed (we hold the lock)
     if ! _wp_base=$(_wr_base_python); then
         rm -rf "$_wp_lock"
         echo "no Python 3.10 or newer with the venv module was found on PATH" >&2

@@ -141,12 +141,21 @@ def test_no_python_at_all_fails_open_and_says_so_once_per_session(tmp_path: Path
 
 
 def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path):
-    """The first time, hooks and the command may race to build the private venv."""
+    """The first time, hooks and the command may race to build the private venv
+    (and a killed builder may have left its lock and temporary folder)."""
     root = plugin_copy(tmp_path)
     data = tmp_path / "plugin-data"
     base = getattr(sys, "_base_executable", None) or sys.executable
     env = base_env(tmp_path, tool_bin(tmp_path), CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
                    WEB_RESEARCH_BASE_PYTHON=base)
+    # A builder that was killed earlier left its lock and its half-built folder behind.
+    key = subprocess.run(["cksum"], stdin=open(root / "requirements.lock"), capture_output=True,
+                         text=True).stdout.split()[0]
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (data / f"venv-{key}.lock").mkdir(parents=True)
+    (data / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
+    (data / f".venv-{key}.tmp.{dead.pid}" / "bin").mkdir(parents=True)
     procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
     outputs = [proc.communicate(timeout=600) for proc in procs]
