@@ -14,7 +14,7 @@ from typing import Any, Callable, Mapping
 from .. import formats
 from . import output
 from .briefs_match import Brief, first_user_message, load_briefs, match_prompt, subagent_transcript_path
-from .commandline import CommandRejected, parse_plugin_command, same_path
+from .commandline import CommandRejected, PluginCommand, parse_plugin_command, same_path
 from .registry import SILENT_FAILURES_FILE, Session, data_dir, new_run, now_iso, valid_session_id, write_run_state
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
@@ -56,7 +56,8 @@ class Context:
     def in_researcher(self) -> bool:
         return self.payload.get("agent_type") == RESEARCHER
 
-    def parse_command(self) -> tuple[Any, str]:
+    def parse_command(self) -> tuple[PluginCommand | None, str]:
+        """(the plugin command in tool_input.command, or None and why not)."""
         try:
             return parse_plugin_command(self.tool_input.get("command", ""), self.plugin_root, self.env), ""
         except CommandRejected as exc:
