@@ -4,10 +4,10 @@
 fake API, the fake web and the CLI share one namespace whose only interface is
 loopback: nothing the CLI, a hook or a script does can leave the machine.
 This process brings loopback up (with the fake web's address), points the test
-host names at that address in
-a private /etc/hosts (bind mount, visible in this mount namespace only),
-starts both servers, runs the CLI with the environment the runner prepared,
-and writes what happened to `result.json` next to the spec.
+host names at that address in a private /etc/hosts (bind mount, visible in
+this mount namespace only), starts both servers, runs the CLI with the
+environment the runner prepared, and writes what happened to `result.json`
+next to the spec.
 """
 from __future__ import annotations
 
@@ -119,6 +119,10 @@ def main(spec_path: str) -> int:
             result["exit_code"] = proc.wait()
             result["timed_out"] = True
         reader.join(timeout=10)
+        try:  # leave nothing of the session running (hooks, background shells)
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     result["duration_s"] = round(time.monotonic() - started, 3)
     result["errors"] = scenario.errors
     result["matched"] = scenario.matched
