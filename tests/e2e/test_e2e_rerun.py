@@ -59,8 +59,8 @@ def test_refusal_changes_no_byte_on_disk(runs):
 
 def test_refresh_archives_every_earlier_file_byte_identical(runs):
     first_dir = Path(outcome.final_json(runs["first"])["plan"]).parent
-    earlier = {k[len(str(first_dir.relative_to(runs["first"].cwd))) + 1:]: v
-               for k, v in runs["before"].items() if k.startswith(str(first_dir.relative_to(runs["first"].cwd)) + "/")}
+    prefix = f"{first_dir.relative_to(runs['first'].cwd)}/"
+    earlier = {path[len(prefix):]: data for path, data in runs["before"].items() if path.startswith(prefix)}
     assert formats.PLAN_FILE in earlier and formats.REPORT_FILE in earlier
     archives = sorted(first_dir.glob(formats.ARCHIVE_PREFIX + "*"))
     assert len(archives) == 1, archives
