@@ -13,7 +13,7 @@ import subprocess
 import pytest
 
 from harness import outcome
-from harness.runner import REPO_ROOT, RunSpec
+from harness.runner import REPO_ROOT, RunSpec, unshare_prefix
 from scripted.plain import ANSWER
 
 SKILL = "web-research:web-research"
@@ -46,9 +46,7 @@ def test_plugin_skill_and_agent_are_listed_in_first_request(plain):
 def test_plugin_validates_strictly(claude_bin, tmp_path):
     env = {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1"}
-    done = subprocess.run(["unshare", "-n", claude_bin, "plugin", "validate", str(REPO_ROOT), "--strict"]
-                          if os.geteuid() == 0 else
-                          ["unshare", "-r", "-n", claude_bin, "plugin", "validate", str(REPO_ROOT), "--strict"],
+    done = subprocess.run(unshare_prefix() + [claude_bin, "plugin", "validate", str(REPO_ROOT), "--strict"],
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
 

@@ -2,13 +2,14 @@
 
 Each run gets a private HOME, tmp dir and project folder, the plugin loaded
 from the working tree with `--plugin-dir`, and a fresh network namespace
-(`unshare -n -m` as root, `unshare -r -n -m` otherwise) in which
+(`unshare -n -m` as root, `unshare -r -n -m` otherwise or as a fallback) in which
 `harness.inside` starts the fake servers and the CLI. The environment starts
 empty (as `env -i` would), so nothing from the developer's shell (API keys,
 proxies, a real ~/.claude) leaks into a test.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -116,17 +117,26 @@ def cli_env(home: Path, tmp: Path, tls: TlsFiles) -> dict[str, str]:
         "NODE_EXTRA_CA_CERTS": str(tls.ca_cert),
         "SSL_CERT_FILE": str(tls.bundle),
     }
-    if os.geteuid() == 0:
-        env["IS_SANDBOX"] = "1"
+    env["IS_SANDBOX"] = "1"  # the CLI runs as (namespace) root: let bypassPermissions start
     return env
 
 
+_UNSHARE_CHOICES = (["unshare", "-n", "-m"], ["unshare", "-r", "-n", "-m"])
+
+
+@functools.lru_cache(maxsize=1)
 def unshare_prefix() -> list[str]:
-    """Root gets a plain network+mount namespace; others map themselves to root in
-    a user namespace first (the CLI then also sees uid 0, hence IS_SANDBOX=1 above)."""
-    if os.geteuid() == 0:
-        return ["unshare", "-n", "-m"]
-    return ["unshare", "-r", "-n", "-m"]
+    """The first way of making a private network+mount namespace that works here.
+
+    Root gets a plain namespace; others (and root in a container that forbids it)
+    map themselves to root in a user namespace first (the CLI then sees uid 0,
+    hence IS_SANDBOX=1 in every environment).
+    """
+    choices = _UNSHARE_CHOICES if os.geteuid() == 0 else _UNSHARE_CHOICES[1:]
+    for prefix in choices:
+        if subprocess.run(prefix + ["true"], capture_output=True).returncode == 0:
+            return list(prefix)
+    return list(choices[-1])
 
 
 def run_cli(spec: RunSpec, workdir: Path, tls: TlsFiles, claude_bin: str,
@@ -144,8 +154,6 @@ def run_cli(spec: RunSpec, workdir: Path, tls: TlsFiles, claude_bin: str,
         project_setup(cwd)
 
     env = cli_env(home, tmp, tls)
-    if os.geteuid() != 0:
-        env["IS_SANDBOX"] = "1"
     env.update(spec.extra_env)
     argv = [claude_bin, "-p", spec.prompt.replace(CWD_TOKEN, str(cwd)), "--output-format", "stream-json", "--verbose",
             "--include-hook-events", "--permission-mode", "bypassPermissions"]
