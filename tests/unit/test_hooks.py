@@ -492,11 +492,14 @@ def test_a_corrupt_record_counts_as_no_run(active: Harness):
     assert (result.returncode, result.stdout) == (0, "")
 
 
-def test_session_end_frees_slots_and_keeps_the_run(active: Harness):
+@pytest.mark.parametrize("event,fields", [("SessionEnd", {"reason": "other"}), ("SessionStart", {"source": "resume"})])
+def test_session_end_and_start_free_slots_and_keep_the_run(active: Harness, event: str, fields: dict):
     infos = active.render_briefs(SUBTOPICS[:1])
     active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0"))
-    active.hook(active.payload("SessionEnd", reason="other"))
+    assert len(active.record()["run"]["reservations"]) == 1
+    assert active.hook(active.payload(event, **fields)).stdout == ""
     assert active.record()["run"]["reservations"] == []
+    assert active.record()["run"]["run_dir"] == str(active.run_dir)
 
 
 def test_the_recorded_researcher_payloads_are_handled_when_a_run_is_active(active: Harness):

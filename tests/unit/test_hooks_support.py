@@ -26,6 +26,7 @@ SCRIPT_OF = {
     "PostToolUse": "post_tool_use",
     "SubagentStop": "subagent_stop",
     "Stop": "stop",
+    "SessionStart": "session_start",
     "SessionEnd": "session_end",
 }
 

@@ -401,7 +401,8 @@ def stop(ctx: Context) -> dict[str, Any]:
 # --- SessionEnd -----------------------------------------------------------------
 
 def session_end(ctx: Context) -> dict[str, Any]:
-    """No subagent outlives its session: free every slot. The run itself stays
+    """No subagent outlives its session: free every slot, at SessionEnd and again at
+    SessionStart (a crashed session never sent SessionEnd). The run itself stays
     active, so a resumed session carries on with it."""
     active = _active(ctx)
     if active is None:
@@ -421,6 +422,7 @@ HANDLERS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "SubagentStop": subagent_stop,
     "Stop": stop,
     "SessionEnd": session_end,
+    "SessionStart": session_end,
 }
 
 
