@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from test_hooks_support import (
     CLI,
+    LAUNCHER,
     RECORDED,
+    REPO,
     RESEARCHER,
     SCRIPT_OF,
     SUBTOPICS,
@@ -103,6 +106,18 @@ def test_runs_in_parallel_sessions_are_separate(tmp_path: Path):
     second.start_run()
     assert first.record()["run"]["run_dir"] != second.record()["run"]["run_dir"]
     assert first.hook(first.bash("PreToolUse", second.core_command("verify"))).stdout == ""
+
+
+def test_without_plugin_data_the_per_user_directory_holds_the_record(h: Harness):
+    state = h.tmp / "state"
+    command = h.start_command()
+    proc = h.shell(command)
+    env = h.env(WEB_RESEARCH_STATE_DIR=str(state))
+    env.pop("CLAUDE_PLUGIN_DATA")
+    subprocess.run([str(LAUNCHER), "post_tool_use"], input=json.dumps(h.bash("PostToolUse", command, proc.stdout)),
+                   text=True, env=env, check=True, capture_output=True)
+    assert json.loads((state / "sessions" / f"{h.sid}.json").read_text())["run"]["run_dir"] == str(h.run_dir)
+    assert not h.data.exists()
 
 
 def test_briefs_records_the_expected_hashes(active: Harness):
@@ -516,8 +531,6 @@ def test_the_recorded_researcher_payloads_are_handled_when_a_run_is_active(activ
 
 
 def test_hooks_json_runs_every_script_through_the_launcher():
-    from test_hooks_support import REPO
-
     config = json.loads((REPO / "hooks" / "hooks.json").read_text())
     commands = [hook["command"] for groups in config["hooks"].values() for group in groups for hook in group["hooks"]]
     scripts = {command.split()[-1] for command in commands}
