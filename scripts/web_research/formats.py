@@ -41,6 +41,11 @@ DEFAULT_SEARCH_BUDGET = 5
 MIN_SUBTOPICS = 1
 MAX_SUBTOPICS = 5
 MAX_PARALLEL_RESEARCHERS = 3
+# Claude Code (seen in 2.1.328) refuses a subagent's Write to any `.md` file
+# whose name starts, in any case, with one of these words ("Subagents should
+# return findings as text"). A findings file is named after its subtopic's
+# slug, so the plan refuses subtopic names whose slug starts with one.
+CLIENT_REFUSED_FILE_PREFIXES = ("report", "summary", "findings", "analysis")
 
 # --- Findings files --------------------------------------------------------
 STATUS_OK = "ok"

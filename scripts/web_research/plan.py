@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .formats import (
+    CLIENT_REFUSED_FILE_PREFIXES,
     DEFAULT_SEARCH_BUDGET,
     MAX_SUBTOPICS,
     MIN_SUBTOPICS,
@@ -197,6 +198,14 @@ def _parse_subtopics(section: _Section, path: Path | None) -> list[Subtopic]:
         if not establish:
             raise PlanError(path, number, f"subtopic '{name}' has no bullets; expected at least one '- ' line of what it must establish")
         slug = slugify(name)
+        refused = next((w for w in CLIENT_REFUSED_FILE_PREFIXES if slug.startswith(w)), None)
+        if refused:
+            raise PlanError(
+                path, number,
+                f"subtopic '{name}' would get the findings file '{slug}.md', and Claude Code refuses a "
+                f"researcher's file whose name starts with '{refused}'; rename the subtopic so that it "
+                f"does not start with {', '.join(CLIENT_REFUSED_FILE_PREFIXES)}",
+            )
         if slug in seen:
             raise PlanError(
                 path, number,

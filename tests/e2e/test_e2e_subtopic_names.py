@@ -1,12 +1,12 @@
-"""Subtopic names the client treats specially must still get their findings file.
+"""Subtopic names the client treats specially still end in findings files.
 
 Claude Code 2.1.328 refuses a subagent's Write to a `.md` file whose name
 starts (case-insensitively) with `report`, `summary`, `findings` or `analysis`
 ("Subagents should return findings as text, not write report files"), before
-any hook runs; `01-analysis.md`, `analyses.md` or `summary.txt` pass. A
-findings file is named after its subtopic's slug, so a subtopic such as
-"Analysis of pricing models" or "Reporting requirements" could never be
-written: a silent failure the researcher cannot avoid.
+any hook runs. A findings file is named after its subtopic's slug, so the core
+refuses such a subtopic name when it renders the briefs, naming the plan line;
+the orchestrator renames the subtopic, as SKILL.md tells it, and the run
+completes with every findings file written.
 """
 from __future__ import annotations
 
@@ -38,12 +38,19 @@ def run(e2e_session):
     return result
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "findings/<slug>.md is refused by the CLI for slugs starting with report/summary/findings/analysis; "
-    "the findings file name (formats/briefs, slug rule) needs a form the CLI accepts"))
+def test_briefs_refuses_the_names_and_names_the_plan_line(run):
+    refusals = [text for _, text in outcome.bash_runs(run, "briefs") if "rename the subtopic" in text]
+    assert len(refusals) == 2, run.describe()
+    for text, name in zip(refusals, ("Analysis of pricing models", "Reporting requirements")):
+        assert f"plan.md:" in text and f"subtopic '{name}'" in text, text
+
+
 def test_every_subtopic_gets_an_ok_findings_file(run):
     answer = outcome.final_json(run)
     findings = Path(answer["findings_dir"])
     statuses = {p.name: ("status: ok" in p.read_text()) for p in findings.glob("*.md")}
     assert len(statuses) == 3 and all(statuses.values()), (statuses, run.describe())
+    assert not any(name.startswith(formats.CLIENT_REFUSED_FILE_PREFIXES) for name in statuses)
     assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
+    plan = Path(answer["plan"]).read_text(encoding="utf-8")
+    assert QUESTION in plan

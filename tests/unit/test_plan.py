@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from fixtures_core_a import VALID_PLAN, plan_text
 from web_research.formats import DEFAULT_SEARCH_BUDGET, MAX_SUBTOPICS, PLAN_SECTIONS
+from web_research.formats import CLIENT_REFUSED_FILE_PREFIXES
 from web_research.plan import PlanError, load_plan, parse_plan
+from web_research.slug import slugify
 
 
 def _line_of(text: str, needle: str, occurrence: int = 1) -> int:
@@ -216,7 +218,10 @@ def test_load_plan_errors_name_the_file(tmp_path: Path) -> None:
 
 
 _words = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), min_size=1, max_size=40)
-_names = _words.map(str.strip).filter(lambda s: s and not s.startswith("#") and not s[0].isdigit())
+_names = _words.map(str.strip).filter(
+    lambda s: s and not s.startswith("#") and not s[0].isdigit()
+    and not slugify(s).startswith(CLIENT_REFUSED_FILE_PREFIXES)
+)
 _bullets = _words.map(str.strip).filter(bool)
 
 
@@ -239,3 +244,21 @@ def test_round_trip(question: str, subtopics: list[tuple[str, list[str]]], budge
     assert plan.question == question
     assert [(s.name, s.establish) for s in plan.subtopics] == subtopics
     assert plan.budget == budget
+
+
+@pytest.mark.parametrize("name", ["Analysis of pricing models", "Reporting requirements", "SUMMARY tables", "Findings so far"])
+def test_subtopic_whose_findings_file_the_client_refuses_is_a_plan_error(name: str) -> None:
+    from web_research.formats import CLIENT_REFUSED_FILE_PREFIXES
+
+    text = plan_text(subtopics={"Billing units": ["Units"], name: ["Something"]})
+    with pytest.raises(PlanError) as caught:
+        parse_plan(text)
+    line = text.splitlines()[caught.value.line - 1]
+    assert line.startswith("### ") and name in line
+    assert "rename the subtopic" in str(caught.value)
+    assert all(word in str(caught.value) for word in CLIENT_REFUSED_FILE_PREFIXES)
+
+
+def test_refused_words_inside_a_name_are_fine() -> None:
+    plan = parse_plan(plan_text(subtopics={"Cost analysis": ["Costs"], "Pre-summary notes": ["Notes"]}))
+    assert [s.slug for s in plan.subtopics] == ["cost-analysis", "pre-summary-notes"]

@@ -215,6 +215,13 @@ def test_skill_plan_skeleton_is_the_format_the_core_parses():
     assert len(plan.subtopics) == 1 and plan.budget == formats.DEFAULT_SEARCH_BUDGET
 
 
+def test_skill_names_the_file_name_words_the_client_refuses():
+    match = re.search(r"No name starts with ([^:]+):", prose(read(SKILL)))
+    assert match, "SKILL.md must tell which subtopic names the plan refuses"
+    words = [w.strip().lower() for w in re.split(r",|\bor\b", match.group(1)) if w.strip()]
+    assert words == list(formats.CLIENT_REFUSED_FILE_PREFIXES)
+
+
 def test_numbers_in_the_skill_match_the_limits():
     text = prose(read(SKILL)) + " " + prose(read(FAILURE_MODES))
     counts = re.findall(r"(\d+) researchers", text)

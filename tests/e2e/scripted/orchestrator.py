@@ -16,9 +16,20 @@ from harness.scenario import Context
 from harness.sse import Reply, call, calls, say
 from scripted.conversation import bash, hook_feedback, last_calls, raw_last_results, result_for, subcommand
 from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
-from scripted.topics import Subtopic
+from scripted.topics import Subtopic, original_name, renamed
 
 from web_research import formats
+
+
+# The plan error `briefs` gives for a subtopic name whose findings file the client refuses.
+PLAN_REFUSED_NAME = re.compile(r"plan\.md:\d+: subtopic '([^']+)' would get the findings file .* rename the subtopic")
+
+
+def sub_was_refused_plan(req: RequestView) -> bool:
+    """True when the plan was just rewritten after `briefs` refused a subtopic name."""
+    results = [r for r in req.all_tool_results() if r.name == "Bash"]
+    return bool(results) and subcommand({"name": "Bash", "input": results[-1].input}) == "briefs" \
+        and PLAN_REFUSED_NAME.search(results[-1].text) is not None
 
 
 class Orchestrator:
@@ -45,6 +56,9 @@ class Orchestrator:
         if sub == "start":
             return self.after_start(req)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.PLAN_FILE):
+            if sub_was_refused_plan(req):
+                return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
+                            "Render the researcher briefs again")
             return self.after_plan(req)
         if sub == "briefs":
             return self.after_briefs(req)
@@ -116,6 +130,14 @@ class Orchestrator:
 
     def after_briefs(self, req: RequestView) -> Reply:
         result = result_for(req, "Bash")
+        refused = PLAN_REFUSED_NAME.search(result.text) if result is not None and result.is_error else None
+        if refused:  # SKILL.md: fix the line briefs names (never the question) and run it again
+            plan_path = self.run(req)["plan"]
+            with open(plan_path, encoding="utf-8") as fh:
+                text = fh.read()
+            name = refused.group(1)
+            return call("Write", {"file_path": plan_path,
+                                  "content": text.replace(f"### {name}\n", f"### {renamed(name)}\n", 1)})
         if result is None or result.is_error:
             raise PromptError(f"`briefs` failed: {result.text if result else 'no result'}")
         return calls(*[("Read", {"file_path": b["brief_path"]}) for b in json_in(result.text)])
@@ -171,7 +193,7 @@ class Orchestrator:
         question = self.run(req)["research_question"]
         findings_sections, gaps, sources, tldr = [], [], [], []
         for b in self.briefs(req):
-            topic = next(t for t in self.topics if t.name == b["subtopic"])
+            topic = next(t for t in self.topics if t.name == original_name(b["subtopic"]))
             result = read.get(b["findings_path"])
             text = read_tool_text(result.text) if result and not result.is_error else ""
             meta, claims, entries = parse_findings(text)

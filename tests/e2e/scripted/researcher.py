@@ -15,7 +15,7 @@ from harness.scenario import Context
 from harness.sse import Reply, call, say
 from scripted.conversation import bash, now
 from scripted.prompt_text import PromptError, brief_frontmatter_fields, brief_line
-from scripted.topics import Subtopic
+from scripted.topics import Subtopic, original_name
 
 from web_research import formats
 
@@ -37,7 +37,7 @@ class Researcher:
 
     def step(self, req: RequestView) -> Reply:
         brief = req.first_user_text
-        topic = self.topics[brief_line(brief, "Your subtopic:")]
+        topic = self.topics[original_name(brief_line(brief, "Your subtopic:"))]
         findings_path = brief_line(brief, "Findings file:")
         fields = brief_frontmatter_fields(brief)
         if fields != list(formats.FINDINGS_FIELDS):

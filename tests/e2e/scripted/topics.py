@@ -20,6 +20,18 @@ class Subtopic:
         return f"The {self.name.lower()} figure published for 2026 is {len(self.name) * 3} units per month."
 
 
+RENAME_PREFIX = "Topic: "
+
+
+def renamed(name: str) -> str:
+    """How the scripted orchestrator renames a subtopic that `briefs` refuses."""
+    return RENAME_PREFIX + name
+
+
+def original_name(name: str) -> str:
+    return name[len(RENAME_PREFIX):] if name.startswith(RENAME_PREFIX) else name
+
+
 DEFAULT_SUBTOPICS = [
     {"name": "Billing units", "establish": ["Which unit each vendor bills log ingestion by"]},
     {"name": "Retention tiers", "establish": ["How retention length changes the price per GB"]},
