@@ -113,3 +113,20 @@ def test_hooks_allowed_the_run_without_blocking(run, answer, report_note):
     timings = run.stream.hook_timings()
     report_note(f"research run: {len(timings)} hook runs took {sum(t for _, t in timings) * 1000:.0f} ms "
                 f"(max {max(t for _, t in timings) * 1000:.0f} ms) in a {run.duration_s:.2f} s session")
+
+
+def test_each_researcher_is_told_the_time_by_the_subagent_start_hook(run, answer):
+    """A model has no clock; the SubagentStart hook gives each researcher one for started_at."""
+    import re
+    import time
+
+    from web_research.guard.events import CLOCK_LABEL
+
+    stamps = {}
+    for req in run.requests:
+        if req.kind == "subagent" and req.agent_id not in stamps:
+            found = re.search(re.escape(CLOCK_LABEL) + r"(\S+Z)", req.all_text() + req.system_text)
+            stamps[req.agent_id] = found.group(1) if found else None
+    assert len(stamps) == 3 and all(stamps.values()), stamps
+    for stamp in stamps.values():
+        assert abs(time.time() - time.mktime(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")) + time.timezone) < 3600

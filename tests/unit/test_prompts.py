@@ -215,6 +215,12 @@ def test_skill_plan_skeleton_is_the_format_the_core_parses():
     assert len(plan.subtopics) == 1 and plan.budget == formats.DEFAULT_SEARCH_BUDGET
 
 
+def test_researcher_reads_its_clock_from_the_line_the_hook_writes():
+    from web_research.guard.events import CLOCK_LABEL
+
+    assert f"`{CLOCK_LABEL}<time>`" in read(AGENT)
+
+
 def test_skill_names_the_file_name_words_the_client_refuses():
     match = re.search(r"No name starts with ([^:]+):", prose(read(SKILL)))
     assert match, "SKILL.md must tell which subtopic names the plan refuses"

@@ -398,6 +398,25 @@ def stop(ctx: Context) -> dict[str, Any]:
     return {}
 
 
+# --- SubagentStart --------------------------------------------------------------
+
+# The line a researcher reads its start time from (agents/researcher.md names it).
+CLOCK_LABEL = "web-research clock: the current UTC time is "
+
+
+def subagent_start(ctx: Context) -> dict[str, Any]:
+    """Give a researcher of the active run a real clock.
+
+    A model has no clock, yet its findings file needs `started_at`; without
+    this it could only guess. The time comes from this machine, at the moment
+    the subagent starts.
+    """
+    if ctx.payload.get("agent_type") != RESEARCHER or _active(ctx) is None:
+        return {}
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ctx.now))
+    return output.additional_context("SubagentStart", f"{CLOCK_LABEL}{stamp}")
+
+
 # --- SessionEnd -----------------------------------------------------------------
 
 def session_end(ctx: Context) -> dict[str, Any]:
@@ -419,6 +438,7 @@ def session_end(ctx: Context) -> dict[str, Any]:
 HANDLERS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "PreToolUse": pre_tool_use,
     "PostToolUse": post_tool_use,
+    "SubagentStart": subagent_start,
     "SubagentStop": subagent_stop,
     "Stop": stop,
     "SessionEnd": session_end,

@@ -37,3 +37,8 @@ def block(reason: str, system_message: str | None = None) -> dict[str, Any]:
 def notice(message: str) -> dict[str, Any]:
     """Tell the user something without deciding anything."""
     return {"systemMessage": _clip(message)}
+
+
+def additional_context(event: str, text: str) -> dict[str, Any]:
+    """SessionStart / SubagentStart: text added to the agent's context before its first turn."""
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": _clip(text)}}
