@@ -364,6 +364,33 @@ def test_loopback_fetch_can_be_allowed_for_tests(researcher):
     assert result.decision == "allow"
 
 
+# --- SubagentStart ----------------------------------------------------------------
+
+def _subagent_start(h: Harness, agent_type: str = "web-research:researcher") -> dict:
+    payload = h.payload("SubagentStart", "agentA")
+    payload["agent_type"] = agent_type
+    return payload
+
+
+def test_a_researcher_of_the_active_run_is_told_the_utc_time(researcher):
+    import time
+
+    from web_research.guard.events import CLOCK_LABEL
+
+    h, _ = researcher
+    out = h.hook(_subagent_start(h)).json["hookSpecificOutput"]
+    assert out["hookEventName"] == "SubagentStart"
+    stamp = out["additionalContext"].removeprefix(CLOCK_LABEL)
+    told = time.mktime(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+    assert abs(told - time.time()) < 120
+
+
+def test_subagent_start_says_nothing_outside_a_run_or_to_other_agents(h: Harness, active: Harness):
+    other = Harness(h.tmp / "other", session_id="00000000-0000-4000-8000-000000000000")
+    assert other.hook(_subagent_start(other)).stdout == ""
+    assert active.hook(_subagent_start(active, agent_type="general-purpose")).stdout == ""
+
+
 # --- SubagentStop -----------------------------------------------------------------
 
 def test_a_researcher_without_findings_is_blocked_once_then_recorded(researcher):

@@ -24,6 +24,7 @@ RESEARCHER = "web-research:researcher"
 SCRIPT_OF = {
     "PreToolUse": "pre_tool_use",
     "PostToolUse": "post_tool_use",
+    "SubagentStart": "subagent_start",
     "SubagentStop": "subagent_stop",
     "Stop": "stop",
     "SessionStart": "session_start",
