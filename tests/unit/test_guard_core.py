@@ -243,3 +243,14 @@ def test_open_run_archives_the_previous_one(tmp_path: Path):
     session.archive(session.read(), "verified")
     assert not session.has_active_run() and not os.path.exists(session.record_path)
     assert [r["outcome"] for r in session.history()] == ["replaced", "verified"]
+
+
+def test_only_the_producers_write_briefs_findings_and_snapshots(tmp_path):
+    from web_research.guard.writescope import orchestrator_write_refusal
+
+    run = str(tmp_path)
+    for folder, producer in (("briefs", "briefs command"), ("findings", "researchers"), ("sources", "fetch command")):
+        refusal = orchestrator_write_refusal(f"{run}/{folder}/x.md", None, run)
+        assert refusal and producer in refusal and "Gaps & Limitations" in refusal
+    assert orchestrator_write_refusal(f"{run}/report.md", None, run) is None
+    assert orchestrator_write_refusal(f"{run}/plan.md", None, run) is None

@@ -3,9 +3,11 @@
 A researcher may write its own findings file and scratch files under
 `<run>/scratch/<slug>/`, nothing else, so that text injected through a web page
 cannot make it write anywhere else. Everyone else (the orchestrator, other
-agents) may write anywhere but `briefs/` and `findings/`: briefs are rendered
-by the core and findings written by researchers, so that what a researcher was
-told and what it found stay exactly as produced. Paths are compared after
+agents) may write anywhere but `briefs/`, `findings/` and `sources/`: briefs are
+rendered by the core, findings written by researchers and page snapshots by the
+fetch command, so that what a researcher was told, what it found and the page
+text its excerpts are checked against stay exactly as produced (a hand-written
+snapshot could make an invented quote "verify"). Paths are compared after
 resolving symlinks and `..` (a symlinked findings file pointing elsewhere is
 denied, because its real target is elsewhere).
 """
@@ -20,7 +22,12 @@ from ..fsutil import is_within
 from .briefs_match import Brief
 
 SCRATCH_DIR = "scratch"
-PRODUCED_DIRS = (formats.BRIEFS_DIR, formats.FINDINGS_DIR)
+# Folder -> what produces its files (named in the refusal).
+PRODUCED_DIRS = {
+    formats.BRIEFS_DIR: "rendered by the briefs command",
+    formats.FINDINGS_DIR: "written by the researchers",
+    formats.SOURCES_DIR: "page snapshots written by the fetch command",
+}
 
 
 def resolve_target(file_path: str, cwd: str | None) -> str:
@@ -68,11 +75,9 @@ def orchestrator_write_refusal(file_path: object, cwd: str | None, run_dir: str)
     if not isinstance(file_path, str) or not file_path:
         return None
     target = resolve_target(file_path, cwd)
-    for name in PRODUCED_DIRS:
+    for name, producer in PRODUCED_DIRS.items():
         folder = Path(run_dir) / name
         if is_within(Path(target), folder):
-            producer = ("rendered by the briefs command" if name == formats.BRIEFS_DIR
-                        else "written by the researchers")
             return (f"{file_path} is in {folder}/, whose files are {producer} and are never edited by hand. "
                     "Record a problem with them under Gaps & Limitations in report.md instead.")
     return None
