@@ -6,6 +6,7 @@ value there breaks the run.
 """
 from __future__ import annotations
 
+import functools
 import json
 import re
 from typing import Any
@@ -27,6 +28,16 @@ def stray_calls(run_dir: str) -> list[tuple[str, dict[str, Any]]]:
             ("Bash", {"command": f"ls {run_dir}", "description": "List the run folder"})]
 
 
+def clock_of(req: RequestView) -> str:
+    """The UTC time the SubagentStart hook told this researcher (agents/researcher.md)."""
+    from web_research.guard.events import CLOCK_LABEL
+
+    found = re.search(re.escape(CLOCK_LABEL) + r"(\S+Z)", req.all_text())
+    if not found:
+        raise PromptError("no clock line reached the researcher: the SubagentStart hook did not speak")
+    return found.group(1)
+
+
 class Researcher:
     """Writes a stub first, searches, reads the best page with the brief's fetch
     command, then writes the findings file as the brief lays it out."""
@@ -43,6 +54,8 @@ class Researcher:
         if fields != list(formats.FINDINGS_FIELDS):
             raise PromptError(f"the brief's frontmatter fields {fields} differ from formats.FINDINGS_FIELDS")
         done = [c["name"] for c in req.previous_calls()]
+        # agents/researcher.md: started_at is the time on the clock line the SubagentStart hook adds.
+        findings = functools.partial(self.findings, started=clock_of(req))
         if topic.behaviour == "silent":  # dies before its first write, twice if told to go on
             return say(f"{findings_path} ok")
         if topic.behaviour == "stray":
@@ -51,14 +64,14 @@ class Researcher:
                 return call(*strays[len(done)])
             done = done[len(strays):]  # then behave
         if not done:
-            return call("Write", {"file_path": findings_path, "content": self.findings(
+            return call("Write", {"file_path": findings_path, "content": findings(
                 brief, formats.STATUS_FAILED, reason="stopped before finishing")})
         if done == ["Write"]:
             return call("WebSearch", {"query": topic.name})
         if done == ["Write", "WebSearch"]:
             urls = re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch"))
             if topic.behaviour == "failed" or not urls:
-                return call("Write", {"file_path": findings_path, "content": self.findings(
+                return call("Write", {"file_path": findings_path, "content": findings(
                     brief, formats.STATUS_FAILED, reason="the search backend returned no usable page")})
             return bash(self.fetch_command(brief, urls[0]), "Snapshot the page")
         url = (re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch")) or [""])[0]
@@ -67,10 +80,10 @@ class Researcher:
             if fetched.is_error:  # the agent prompt's fallback: WebFetch, quoting verbatim
                 return call("WebFetch", {"url": url, "prompt": "Give the page title and quote verbatim "
                                                                 "the sentences about " + topic.name})
-            return call("Write", {"file_path": findings_path, "content": self.findings(
+            return call("Write", {"file_path": findings_path, "content": findings(
                 brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url)})
         if done == ["Write", "WebSearch", "Bash", "WebFetch"]:
-            return call("Write", {"file_path": findings_path, "content": self.findings(
+            return call("Write", {"file_path": findings_path, "content": findings(
                 brief, formats.STATUS_OK, topic=topic, page=_result_text(req, "WebFetch"), url=url)})
         status = formats.STATUS_OK if len(done) >= 4 else formats.STATUS_FAILED
         return say(f"{findings_path} {status}")
@@ -80,9 +93,9 @@ class Researcher:
         return line.replace("<url>", url)
 
     def findings(self, brief: str, status: str, reason: str | None = None, topic: Subtopic | None = None,
-                 page: str = "", url: str = "") -> str:
+                 page: str = "", url: str = "", started: str | None = None) -> str:
         values = {"status": status, "subtopic": json.dumps(brief_line(brief, "Your subtopic:")),
-                  "brief_hash": brief_line(brief, "Brief hash:"), "started_at": now(),
+                  "brief_hash": brief_line(brief, "Brief hash:"), "started_at": started or now(),
                   "finished_at": now(), "reason": json.dumps(reason) if reason else None}
         head = ["---"] + [f"{k}: {values[k]}" for k in formats.FINDINGS_FIELDS if values.get(k)] + ["---", ""]
         if status != formats.STATUS_OK or topic is None:
