@@ -124,8 +124,7 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session = active[0]
-    with session.locked():
-        record = session.read()
+    with session.locked_record() as record:
         if record is None:
             return {}
         run = record["run"]
@@ -167,8 +166,7 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     from .writescope import write_allowed
 
     session = active[0]
-    with session.locked():
-        record = session.read()
+    with session.locked_record() as record:
         if record is None:
             return {}
         run = record["run"]
@@ -233,8 +231,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
             return {}
         stdout = response.get("stdout", "") if isinstance(response, dict) else str(response or "")
         session = active[0]
-        with session.locked():
-            record = session.read()
+        with session.locked_record() as record:
             if record is None:
                 return {}
             run = record["run"]
@@ -289,8 +286,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
     agent_id = response.get("agentId")
     tool_use_id = ctx.payload.get("tool_use_id")
     session = active[0]
-    with session.locked():
-        record = session.read()
+    with session.locked_record() as record:
         if record is None:
             return {}
         run = record["run"]
@@ -323,8 +319,7 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
         ctx.payload.get("transcript_path"), agent_id)
     session = active[0]
-    with session.locked():
-        record = session.read()
+    with session.locked_record() as record:
         if record is None:
             return {}
         run = record["run"]
@@ -376,8 +371,7 @@ def stop(ctx: Context) -> dict[str, Any]:
     # Verify only once the report exists and no researcher is still working in the background.
     failures = verifier_failures(run_dir) if report_path(run_dir).is_file() and not researching else None
     session = active[0]
-    with session.locked():
-        record = session.read()
+    with session.locked_record() as record:
         if record is None:
             return {}
         run = record["run"]
@@ -427,8 +421,7 @@ def session_end(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     session = active[0]
-    with session.locked():
-        record = session.read()
+    with session.locked_record() as record:
         if record is not None and record["run"].get("reservations"):
             record["run"]["reservations"] = []
             session.write(record)

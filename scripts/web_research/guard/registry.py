@@ -90,6 +90,14 @@ class Session:
         finally:
             os.close(fd)  # closing releases the lock
 
+    @contextlib.contextmanager
+    def locked_record(self) -> Iterator[dict[str, Any] | None]:
+        """The active record read under the session lock (None when there is none):
+        every read-modify-write of a record goes through here, so concurrent hooks
+        (three Agent calls in one message) never lose each other's changes."""
+        with self.locked():
+            yield self.read()
+
     def read(self) -> dict[str, Any] | None:
         """The active record, or None. A corrupt file reads as None (and is kept for diagnosis)."""
         try:
