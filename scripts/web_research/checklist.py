@@ -41,7 +41,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
 
 Citation rules (`citations.citation_checks`): `undefined` (a [^n] without an
 entry), `orphan` (an entry never used), `duplicate` (two entries, one number),
-`numbering` (numbers used run 1..n, entries ascending), `placement` (entries
+`numbering` (numbers used run 1..n, entries ascending), `first_use` (warning:
+numbers follow the order of first use), `placement` (entries
 inside the Sources section), `required` (title, absolute http(s) URL, quoted
 excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`

@@ -311,7 +311,8 @@ def citation_checks(scope: str, path: Path, citations: Sequence[Citation],
 
     Rules: every marker has an entry (`undefined`), every entry is used
     (`orphan`), each number has one entry (`duplicate`), the numbers used
-    run 1..n with entries in ascending order (`numbering`), entries sit in the
+    run 1..n with entries in ascending order (`numbering`), numbers follow the
+    order in which the text first uses them (`first_use`, a warning), entries sit in the
     Sources section (`placement`, only when that section exists: its absence
     is reported by the caller), required fields are valid (`required`),
     optional fields are valid (`optional`).
@@ -351,6 +352,15 @@ def citation_checks(scope: str, path: Path, citations: Sequence[Citation],
             numbering.append(Problem(c.line, f"[^{c.number}] comes after [^{previous}]; list entries in ascending order"))
         previous = max(previous, c.number)
 
+    # The prompts number footnotes in order of first use; a reader then meets
+    # [^1], [^2], ... in sequence. Out of order is untidy, not wrong: a warning.
+    first_use: list[Problem] = []
+    highest = 0
+    for n, line in used.items():  # markers come in reading order
+        if n < highest:
+            first_use.append(Problem(line, f"[^{n}] is first used after [^{highest}]; number footnotes in order of first use"))
+        highest = max(highest, n)
+
     placement: list[Problem] = []
     if sources_span is not None:
         start, end = sources_span
@@ -368,6 +378,8 @@ def citation_checks(scope: str, path: Path, citations: Sequence[Citation],
         _aggregate(f"{prefix}.orphan", path, orphans, "every entry in Sources is used"),
         _aggregate(f"{prefix}.duplicate", path, duplicates, "each number has one entry"),
         _aggregate(f"{prefix}.numbering", path, numbering, "footnotes run [^1]..[^n] in order"),
+        _aggregate(f"{prefix}.first_use", path, first_use, "footnotes are numbered in order of first use",
+                   severity="warning"),
         _aggregate(f"{prefix}.placement", path, placement, "entries sit in the Sources section")
         if sources_span is not None else None,
         _aggregate(f"{prefix}.required", path, required,
