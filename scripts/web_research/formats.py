@@ -15,7 +15,23 @@ REPORT_FILE = "report.md"
 FINDINGS_DIR = "findings"
 BRIEFS_DIR = "briefs"
 SOURCES_DIR = "sources"  # page snapshots (web-research fetch)
+SCRATCH_DIR = "scratch"  # researchers' own notes, scratch/<slug>/
+RUN_STATE_DIR = ".web-research"  # files the hooks keep for the orchestrator and verify
+METRICS_FILE = "metrics.json"
 ARCHIVE_PREFIX = ".archive-"
+# Every top-level name a run creates in its folder. `start --refresh` archives these
+# and nothing else: whatever else the folder holds is the user's and stays put.
+# Code that writes a new top-level name into a run folder adds it here (a test checks).
+RUN_OWNED_NAMES = (
+    PLAN_FILE,
+    REPORT_FILE,
+    BRIEFS_DIR,
+    FINDINGS_DIR,
+    SOURCES_DIR,
+    SCRATCH_DIR,
+    RUN_STATE_DIR,
+    METRICS_FILE,
+)
 # Files whose presence means "a prior run lives here" (re-run protection).
 PRIOR_RUN_MARKERS = (PLAN_FILE, REPORT_FILE)
 

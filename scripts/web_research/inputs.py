@@ -53,12 +53,33 @@ def contract_keys() -> tuple[str, ...]:
 
 # --- the raw argument text ---------------------------------------------------
 
+BOOL_TAG = "tag:yaml.org,2002:bool"
+# YAML 1.2's core-schema booleans. PyYAML follows YAML 1.1, where yes/no/on/off/y/n
+# are booleans too, so `auto_proceed: yes` would skip the review gate unseen.
+_STRICT_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
+
+
+@lru_cache(maxsize=1)
+def _strict_bool_loader() -> type:
+    """A safe loader whose only booleans are true/false: every other spelling stays a
+    string, which the schema then rejects for a boolean field with a clear message."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = type("StrictBoolSafeLoader", (base,), {})
+    loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != BOOL_TAG]
+        for first, resolvers in base.yaml_implicit_resolvers.items()
+    }
+    loader.add_implicit_resolver(BOOL_TAG, _STRICT_BOOL, list("tTfF"))
+    return loader
+
+
 def _yaml_mapping(text: str) -> dict[Any, Any] | None:
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        data = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
+        data = yaml.load(text, Loader=_strict_bool_loader())  # noqa: S506 - a safe loader
     except yaml.YAMLError:
         return None
     return data if isinstance(data, dict) else None

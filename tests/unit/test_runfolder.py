@@ -71,7 +71,7 @@ def _populate(run: Path) -> None:
     (earlier / "findings" / "old.md").write_text("old findings\n")
 
 
-def test_archive_moves_everything_but_earlier_archives(tmp_path: Path) -> None:
+def test_archive_moves_the_run_and_leaves_everything_else(tmp_path: Path) -> None:
     run = tmp_path / "run"
     _populate(run)
     before = snapshot_tree(run)
@@ -80,11 +80,12 @@ def test_archive_moves_everything_but_earlier_archives(tmp_path: Path) -> None:
     archive = archive_prior_run(run, NOW)
 
     assert archive == run / ".archive-20260418-093005"
-    assert sorted(os.listdir(run)) == [".archive-20250101-000000", ".archive-20260418-093005"]
+    assert sorted(os.listdir(run)) == [".archive-20250101-000000", ".archive-20260418-093005", ".hidden"]
     after_archive = snapshot_tree(archive)
-    moved = {k: v for k, v in before.items() if not k.startswith(".archive-")}
-    assert after_archive == moved  # every earlier file byte-identical in the archive
+    moved = {k: v for k, v in before.items() if not k.startswith((".archive-", ".hidden"))}
+    assert after_archive == moved  # every run file byte-identical in the archive
     assert snapshot_tree(run / ".archive-20250101-000000") == earlier_before
+    assert (run / ".hidden").read_text() == "dotfile"  # not the run's: stays in place
 
 
 def test_archive_name_clash_adds_suffix(tmp_path: Path) -> None:
@@ -160,11 +161,12 @@ def test_interrupted_archive_loses_nothing(tmp_path: Path, monkeypatch: pytest.M
     assert len(os.listdir(archive)) == fail_after
 
 
-def test_entries_to_archive_ignores_only_archive_folders(tmp_path: Path) -> None:
+def test_entries_to_archive_lists_only_run_owned_names(tmp_path: Path) -> None:
     (tmp_path / ".archive-20250101-000000").mkdir()
     (tmp_path / ".archive-looks-like-one.txt").write_text("a file, not an archive")
     (tmp_path / "plan.md").write_text("x")
-    assert runfolder.entries_to_archive(tmp_path) == [".archive-looks-like-one.txt", "plan.md"]
+    (tmp_path / "notes.md").write_text("the user's")
+    assert runfolder.entries_to_archive(tmp_path) == ["plan.md"]
     assert runfolder.entries_to_archive(tmp_path / "missing") == []
 
 

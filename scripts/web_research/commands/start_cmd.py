@@ -68,7 +68,7 @@ def read_input(args: argparse.Namespace) -> StartInput:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runfolder import archive_prior_run, entries_to_archive, has_prior_run, holds_run_artifacts, resolve_output_dir
+    from ..runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run
 
     try:
         request = read_input(args)
@@ -79,10 +79,11 @@ def run(args: argparse.Namespace) -> int:
         cwd = Path(os.getcwd())
     except OSError as error:
         return _fail(ERROR_INVALID_INPUT, f"current directory is not readable: {error}", EXIT_USAGE)
-    run_dir = resolve_output_dir(request.question, request.output_dir, cwd, datetime.date.today(), os.environ)
+    try:
+        run_dir = checked_run_dir(request, cwd, datetime.date.today(), os.environ)
+    except InputError as error:
+        return _fail(ERROR_INVALID_INPUT, str(error), EXIT_USAGE)
 
-    if os.path.lexists(run_dir) and not run_dir.is_dir():
-        return _fail(ERROR_INVALID_INPUT, f"output_dir: {run_dir} exists and is not a folder; expected a folder or a new path", EXIT_USAGE)
     if has_prior_run(run_dir) and not request.refresh:
         return _fail(
             ERROR_PRIOR_RUN_PRESENT,
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
 
     archived: Path | None = None
     try:
-        if request.refresh and holds_run_artifacts(run_dir) and entries_to_archive(run_dir):
+        if request.refresh and entries_to_archive(run_dir):
             archived = archive_prior_run(run_dir, datetime.datetime.now(datetime.timezone.utc))
         (run_dir / FINDINGS_DIR).mkdir(parents=True, exist_ok=True)
     except OSError as error:

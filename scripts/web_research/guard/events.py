@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .. import formats
@@ -94,6 +95,11 @@ def pre_tool_use(ctx: Context) -> dict[str, Any]:
 def _pre_bash(ctx: Context) -> dict[str, Any]:
     parsed, why = ctx.parse_command()
     if parsed is not None and parsed.subcommand == "start" and not ctx.in_researcher:
+        refusal = _start_refusal(ctx, parsed.heredoc_body or "")
+        if refusal is not None:
+            return output.pre_tool_use("deny", (
+                f"web-research start would refuse these arguments, so it was not run: {refusal} "
+                "Reply with that JSON unchanged and stop."))
         return output.pre_tool_use("allow", "web-research: the plugin's start command.")
     active = _active(ctx)
     if active is None:
@@ -112,6 +118,23 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
             and same_path(parsed.run_dir, run_dir):
         return output.pre_tool_use("allow", f"web-research: the plugin's {parsed.subcommand} command.")
     return {}
+
+
+def _start_refusal(ctx: Context, raw_args: str) -> str | None:
+    """The invalid-input JSON `start` would print for these arguments, or None when it
+    may run: the hook approves only a start that passes start's own checks."""
+    import datetime
+
+    from ..inputs import InputError
+    from ..runfolder import check_start_args
+
+    cwd = ctx.payload.get("cwd")
+    try:
+        check_start_args(raw_args, Path(cwd if isinstance(cwd, str) and cwd else os.getcwd()),
+                         datetime.date.today(), ctx.env)
+    except InputError as error:
+        return json.dumps({"error": formats.ERROR_INVALID_INPUT, "detail": str(error)}, ensure_ascii=False)
+    return None
 
 
 def _pre_agent(ctx: Context) -> dict[str, Any]:

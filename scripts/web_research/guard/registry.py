@@ -21,11 +21,13 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from .. import formats
+
 RECORD_VERSION = 1
 SESSIONS_DIR = "sessions"
 LOGS_DIR = "logs"
 # Files a hook writes inside the run folder for the orchestrator and the verifier.
-RUN_STATE_DIR = ".web-research"
+RUN_STATE_DIR = formats.RUN_STATE_DIR
 SILENT_FAILURES_FILE = "silent-failures.json"
 HISTORY_LIMIT = 50
 LOCK_TIMEOUT_SECONDS = 15.0

@@ -21,7 +21,7 @@ from .. import formats
 from ..fsutil import is_within
 from .briefs_match import Brief
 
-SCRATCH_DIR = "scratch"
+SCRATCH_DIR = formats.SCRATCH_DIR
 # Folder -> what produces its files (named in the refusal).
 PRODUCED_DIRS = {
     formats.BRIEFS_DIR: "rendered by the briefs command",
