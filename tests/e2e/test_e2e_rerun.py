@@ -3,7 +3,9 @@
 Without refresh, `start` refuses with `prior-run-present` and not one byte of
 the project changes. With refresh, the earlier run moves into
 `.archive-<timestamp>/` inside the run folder, every earlier file arrives
-there byte-identical, and a fresh run completes.
+there byte-identical, files the user keeps beside the run stay where they are,
+and a fresh run completes. A refresh pointed at a project root (a folder
+holding `.git`) is denied before `start` runs, and nothing moves.
 """
 from __future__ import annotations
 
@@ -12,11 +14,13 @@ from pathlib import Path
 import pytest
 
 from harness import outcome
-from harness.runner import RunSpec
+from harness.runner import CWD_TOKEN, RunSpec
 
 from web_research import formats
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+# Files a user keeps in the run folder beside the run: refresh must leave them in place.
+USER_FILES = {"notes.md": b"my own notes\n", "data/keep.csv": b"a,b\n1,2\n"}
 
 
 def _three_sessions(run):
@@ -25,13 +29,33 @@ def _three_sessions(run):
     again = run(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build"),
                 project=first.cwd)
     after_refusal = outcome.tree_bytes(first.cwd)
+    first_dir = Path(outcome.final_json(first)["plan"]).parent
+    for name, data in USER_FILES.items():
+        (first_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (first_dir / name).write_bytes(data)
     refreshed = run(RunSpec(prompt=f"/web-research --auto --refresh {QUESTION}", scenario="scripted.research:build"),
                     project=first.cwd)
     return {"first": first, "before": before, "again": again, "after_refusal": after_refusal,
             "refreshed": refreshed}
 
 
-SESSIONS = {"rerun": _three_sessions}
+def _project_root(cwd: Path) -> None:
+    """A project that holds a report.md and a sources/ folder of its own."""
+    (cwd / ".git").mkdir()
+    (cwd / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (cwd / "report.md").write_text("# The project's own report\n")
+    (cwd / "sources").mkdir()
+    (cwd / "sources" / "vendor.txt").write_text("the project's sources\n")
+
+
+def _refresh_a_project_root(run):
+    spec = RunSpec(prompt=f"/web-research --auto --refresh --out {CWD_TOKEN} {QUESTION}",
+                   scenario="scripted.research:build")
+    result = run(spec, project_setup=_project_root)
+    return {"result": result}
+
+
+SESSIONS = {"rerun": _three_sessions, "project-root": _refresh_a_project_root}
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +89,36 @@ def test_refresh_archives_every_earlier_file_byte_identical(runs):
     archives = sorted(first_dir.glob(formats.ARCHIVE_PREFIX + "*"))
     assert len(archives) == 1, archives
     assert outcome.tree_bytes(archives[0]) == earlier
+
+
+def test_a_run_writes_only_run_owned_names(runs):
+    first_dir = Path(outcome.final_json(runs["first"])["plan"]).parent
+    prefix = f"{first_dir.relative_to(runs['first'].cwd)}/"
+    top = {path[len(prefix):].split("/", 1)[0] for path in runs["before"] if path.startswith(prefix)}
+    assert formats.PLAN_FILE in top and top <= set(formats.RUN_OWNED_NAMES), top
+
+
+def test_refresh_leaves_the_users_files_in_place(runs):
+    first_dir = Path(outcome.final_json(runs["first"])["plan"]).parent
+    for name, data in USER_FILES.items():
+        assert (first_dir / name).read_bytes() == data, name
+    (archive,) = first_dir.glob(formats.ARCHIVE_PREFIX + "*")
+    assert set(p.name for p in archive.iterdir()) <= set(formats.RUN_OWNED_NAMES)
+
+
+def test_refresh_of_a_project_root_is_denied_and_moves_nothing(e2e_session):
+    result = e2e_session("project-root")["result"]
+    assert result.exit_code == 0 and not result.timed_out, result.describe()
+    answer = outcome.final_json(result)
+    assert answer.get("error") == formats.ERROR_INVALID_INPUT and ".git" in answer.get("detail", ""), answer
+    (use, text) = outcome.bash_runs(result, "start")[0]
+    assert "would refuse" in text, text  # the hook denied it: start never ran
+    assert not any(p.name.startswith(formats.ARCHIVE_PREFIX) for p in result.cwd.iterdir())
+    assert (result.cwd / "report.md").read_text() == "# The project's own report\n"
+    assert (result.cwd / "sources" / "vendor.txt").read_text() == "the project's sources\n"
+    assert (result.cwd / ".git" / "HEAD").is_file()
+    assert not (result.cwd / formats.FINDINGS_DIR).exists()
+    assert result.stream.tool_uses("Agent") == [] and result.stream.tool_uses("Write") == []
 
 
 def test_refreshed_run_completes_fresh(runs):
