@@ -524,8 +524,13 @@ def test_a_bug_in_a_hook_fails_open_and_is_logged(active: Harness):
     del record["run"]["run_dir"]
     active.record_path.write_text(json.dumps(record))
     result = active.hook(active.stop())
-    assert (result.returncode, result.stdout) == (0, "")
+    assert result.returncode == 0 and result.decision is None
+    log = active.data / "logs" / "hooks.log"
+    assert "internal error" in result.json["systemMessage"] and str(log) in result.json["systemMessage"]
     assert "KeyError" in active.log()
+    again = active.hook(active.stop())  # announced once per session, logged every time
+    assert (again.returncode, again.stdout) == (0, "")
+    assert active.log().count("KeyError") >= 2
 
 
 def test_a_corrupt_record_counts_as_no_run(active: Harness):
