@@ -69,7 +69,10 @@ def test_a_hook_stuck_reading_files_does_not_hold_the_session_lock(researcher):
         assert len(h.record()["run"]["reservations"]) == 2
     finally:
         stuck.kill()
-        stuck.communicate()
+        try:
+            stuck.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # an orphaned Python still holds the pipe
+            pass
 
 
 def test_a_hook_past_its_own_deadline_ends_and_says_so(researcher):
@@ -133,3 +136,38 @@ def test_a_check_broken_by_the_runs_files_fails_instead_of_opening_the_gate(monk
     failures = stopgate.verifier_failures(tmp_path)
     assert len(failures) == 1 and "[verify.incomplete]" in failures[0] and "RecursionError" in failures[0]
     assert "RecursionError" in (tmp_path / "data" / "logs" / "hooks.log").read_text()
+
+
+# --- the write guard checks the key the tool really writes ------------------------------
+
+@pytest.mark.parametrize("tool_input", [
+    {"notebook_path": "{home}/evil.ipynb", "file_path": "{own}", "new_source": "x"},
+    {"notebook_path": "{home}/evil.ipynb", "new_source": "x"},
+    {"file_path": "{own}", "new_source": "x"},
+])
+def test_notebook_edit_is_judged_by_its_notebook_path(researcher, tool_input):
+    h, infos = researcher
+    filled = {k: v.format(home=h.home, own=infos[0]["findings_path"]) for k, v in tool_input.items()}
+    result = h.hook(h.payload("PreToolUse", "agentA", tool_name="NotebookEdit", tool_input=filled,
+                              tool_use_id="toolu_nb"))
+    assert result.decision == "deny", result
+
+
+def test_a_write_naming_a_second_path_elsewhere_is_denied(researcher):
+    h, infos = researcher
+    own = infos[0]["findings_path"]
+    for extra in ({"notebook_path": str(h.home / "x.ipynb")}, {"path": str(h.home / ".bashrc")}):
+        result = h.hook(h.payload("PreToolUse", "agentA", tool_name="Write",
+                                  tool_input={"file_path": own, "content": "x", **extra}, tool_use_id="toolu_w"))
+        assert result.decision == "deny" and "name only file_path" in result.reason, extra
+    ok = h.hook(h.payload("PreToolUse", "agentA", tool_name="MultiEdit",
+                          tool_input={"file_path": own, "edits": [{"old_string": "a", "new_string": "b"}]},
+                          tool_use_id="toolu_m"))
+    assert ok.decision == "allow"
+
+
+def test_the_orchestrator_cannot_reach_findings_through_notebook_path(researcher):
+    h, infos = researcher
+    result = h.hook(h.payload("PreToolUse", tool_name="NotebookEdit", tool_use_id="toolu_nb",
+                              tool_input={"notebook_path": infos[0]["findings_path"], "new_source": "x"}))
+    assert result.decision == "deny"

@@ -173,13 +173,17 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    path = ctx.tool_input.get("file_path") or ctx.tool_input.get("notebook_path")
-    if not ctx.in_researcher:
-        from .writescope import orchestrator_write_refusal
+    from .writescope import orchestrator_write_refusal, write_allowed, write_target
 
-        refusal = orchestrator_write_refusal(path, ctx.payload.get("cwd"), active[1]["run"]["run_dir"])
+    path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
+    if not ctx.in_researcher:
+        run_dir = active[1]["run"]["run_dir"]
+        named = [v for k, v in ctx.tool_input.items() if isinstance(v, str) and k in ("file_path", "notebook_path")]
+        refusal = next(filter(None, (orchestrator_write_refusal(v, ctx.payload.get("cwd"), run_dir)
+                                     for v in [path, *named])), None)
         return output.pre_tool_use("deny", refusal) if refusal else {}
-    from .writescope import write_allowed
+    if ambiguous:
+        return output.pre_tool_use("deny", ambiguous + " A researcher writes only its findings file or scratch.")
 
     session, snapshot = active
     run = snapshot["run"]
