@@ -6,4 +6,4 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 
 from web_research.guard.runner import run_hook  # noqa: E402
 
-sys.exit(run_hook("SessionEnd"))
+sys.exit(run_hook("SessionEnd", limits=True))

@@ -4,7 +4,7 @@
 #   Prints the path of a Python that can import the plugin's runtime dependencies,
 #   searching in this order (first hit wins):
 #     1. $WEB_RESEARCH_PYTHON                       (explicit choice)
-#     2. ROOT/.venv/bin/python                      (developer checkout)
+#     2. ROOT/.venv/bin/python                      (developer checkout, if it has the deps)
 #     3. a remembered interpreter: the pointer file python-<key> in the data
 #        directory, then in the per-user directory (see below)
 #     4. a private environment DIR/venv-<key> in either directory
@@ -141,10 +141,20 @@ web_research_python() {
         echo "WEB_RESEARCH_PYTHON=$WEB_RESEARCH_PYTHON is not an executable" >&2
         return 1
     fi
-    if [ -x "$_wr_root/.venv/bin/python" ]; then printf '%s\n' "$_wr_root/.venv/bin/python"; return 0; fi
     _wr_key=$(_wr_lock_key "$_wr_root")
     _wr_data=$(_wr_data_dir)
     _wr_user=$(_wr_user_dir)
+    # A developer checkout's .venv comes first, once it has been seen to import the
+    # runtime dependencies (remembered like any other candidate, in python-<key>).
+    _wr_dev="$_wr_root/.venv/bin/python"
+    if [ -x "$_wr_dev" ]; then
+        if [ "$(cat "$_wr_data/python-$_wr_key" 2>/dev/null)" = "$_wr_dev" ] || _wr_has_deps "$_wr_dev"; then
+            _wr_remember "$_wr_dev" "$_wr_key" "$_wr_data" "$_wr_user"
+            printf '%s\n' "$_wr_dev"
+            return 0
+        fi
+        echo "web-research: $_wr_dev cannot import the runtime dependencies (yaml, frontmatter, jsonschema, trafilatura, pypdf); not using it. Fix it with: \"$_wr_dev\" -m pip install -r \"$_wr_root/requirements.lock\"" >&2
+    fi
     for _wr_dir in "$_wr_data" "$_wr_user"; do
         if [ -f "$_wr_dir/python-$_wr_key" ]; then
             _wr_py=$(cat "$_wr_dir/python-$_wr_key" 2>/dev/null)

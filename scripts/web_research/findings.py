@@ -49,59 +49,14 @@ class Findings:
         return value if isinstance(value, str) else None
 
 
-def _string_loader():
-    """A safe YAML loader that keeps timestamps as the strings written, so the
-    schema validates what the researcher typed rather than a datetime object."""
-    import yaml
-
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-    class Loader(base):  # type: ignore[misc, valid-type]
-        pass
-
-    Loader.yaml_implicit_resolvers = {
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-        for first, resolvers in base.yaml_implicit_resolvers.items()
-    }
-    return Loader
-
-
-_LOADER = None
-
-
 def parse_frontmatter(text: str) -> tuple[dict[str, Any] | None, dict[str, int], int, list[Problem]]:
-    """Split off the `---` block. Returns (mapping or None, key -> file line,
-    first body line, problems)."""
-    global _LOADER
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return None, {}, 1, [Problem(1, "no frontmatter: the file must start with a '---' line, "
-                                        "then the YAML fields, then '---'")]
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), None)
-    if end is None:
-        return None, {}, 1, [Problem(1, "frontmatter is not closed: expected a second '---' line")]
-    block = "\n".join(lines[1:end])
-    import yaml
+    """Split off the `---` block with the one safe frontmatter reader. Returns
+    (mapping or None, key -> file line, first body line, problems)."""
+    from .frontmatter_reader import read_frontmatter
 
-    if _LOADER is None:
-        _LOADER = _string_loader()
-    loader = _LOADER(block)
-    try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = 2 + mark.line if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc)
-        return None, {}, end + 2, [Problem(line, f"frontmatter is not valid YAML: {problem}")]
-    finally:
-        loader.dispose()
-    if not isinstance(data, dict):
-        return None, {}, end + 2, [Problem(2, "frontmatter must be a mapping of 'field: value' lines")]
-    key_lines = {}
-    for key_node, _value in node.value:
-        key_lines[str(key_node.value)] = 2 + key_node.start_mark.line
-    return {str(k): v for k, v in data.items()}, key_lines, end + 2, []
+    found = read_frontmatter(text)
+    return (found.data, found.key_lines, found.body_first_line,
+            [Problem(p.line, p.message) for p in found.problems])
 
 
 def load_findings(path: Path, text: str | None = None) -> Findings:

@@ -81,3 +81,68 @@ def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path)
     result = _probe(h, "PreToolUse", h.stop() | {"hook_event_name": "PreToolUse", "tool_name": "Agent",
                                                  "tool_input": {"prompt": "x", "subagent_type": "other"}})
     assert result == {"decision": "", "loaded": []}
+
+
+# --- Python starts only when it can matter ------------------------------------------
+
+def _recorder(tmp_path: Path) -> tuple[Path, Path]:
+    """An executable that notes each time it runs (stands for an interpreter)."""
+    log = tmp_path / "ran.log"
+    script = tmp_path / "recorder"
+    script.write_text(f"#!/bin/sh\necho \"$*\" >> '{log}'\ncat > /dev/null\n")
+    script.chmod(0o755)
+    return script, log
+
+
+@pytest.mark.parametrize("command", [
+    "grep -rn scripts/web-research .",
+    'echo "scripts/web-research start --args-file -"',
+    "echo '\"/opt/x/scripts/web-research\" start --args-file -'",
+    '"{cli}" verify "/tmp/r"',
+    '"{cli}" start --question x',
+    '"/usr/bin/env" "{cli}" start --args-file - <<\'EOF\'\nx\nEOF',
+])
+def test_a_bash_call_that_only_mentions_our_command_starts_no_python(tmp_path: Path, command: str):
+    h = Harness(tmp_path)
+    recorder, log = _recorder(tmp_path)
+    for event in ("PreToolUse", "PostToolUse"):
+        payload = h.bash(event, command.format(cli=REPO / "scripts" / "web-research"), stdout="{}")
+        proc = subprocess.run([str(LAUNCHER), "pre_tool_use" if event == "PreToolUse" else "post_tool_use"],
+                              input=json.dumps(payload), capture_output=True, text=True,
+                              env=h.env(WEB_RESEARCH_PYTHON=str(recorder)))
+        assert (proc.returncode, proc.stdout) == (0, "")
+    assert not log.exists(), log.read_text()
+
+
+def test_the_real_start_command_does_start_python(tmp_path: Path):
+    h = Harness(tmp_path)
+    recorder, log = _recorder(tmp_path)
+    for separators in ((",", ":"), (", ", ": ")):  # the client's compact JSON and json.dumps' default
+        payload = json.dumps(h.bash("PreToolUse", h.start_command()), separators=separators)
+        subprocess.run([str(LAUNCHER), "pre_tool_use"], input=payload, capture_output=True, text=True,
+                       env=h.env(WEB_RESEARCH_PYTHON=str(recorder)), check=True)
+    assert log.read_text().count("pre_tool_use.py") == 2
+
+
+def test_no_unrelated_tool_call_builds_the_python_environment(tmp_path: Path):
+    """With a run recorded but no environment, a Write hook only looks for Python."""
+    import shutil
+
+    root = tmp_path / "plugin"
+    (root / "scripts" / "lib").mkdir(parents=True)
+    (root / "hooks").mkdir()
+    shutil.copy2(LAUNCHER, root / "hooks" / "run")
+    shutil.copy2(REPO / "scripts" / "lib" / "python-env.sh", root / "scripts" / "lib" / "python-env.sh")
+    (root / "requirements.lock").write_text("")
+    h = Harness(tmp_path)
+    (h.data / "sessions").mkdir(parents=True)
+    h.record_path.write_text("{}")
+    recorder, log = _recorder(tmp_path)
+    env = h.env(WEB_RESEARCH_BASE_PYTHON=str(recorder), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                WEB_RESEARCH_STATE_DIR=str(tmp_path / "state"), PATH="/usr/bin:/bin")
+    payload = json.dumps(h.write_call(None, str(h.project / "notes.md")))
+    proc = subprocess.run([str(root / "hooks" / "run"), "pre_tool_use"], input=payload, capture_output=True,
+                          text=True, env=env, timeout=60)
+    assert proc.returncode == 0 and "inactive" in proc.stdout
+    assert not log.exists(), log.read_text()
+    assert not [p for p in h.data.iterdir() if p.name.startswith(("venv-", ".venv-", "python-"))]

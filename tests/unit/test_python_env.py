@@ -75,7 +75,8 @@ def test_a_developer_checkout_uses_its_venv(tmp_path: Path):
     root = plugin_copy(tmp_path)
     fake = root / ".venv" / "bin" / "python"
     fake.parent.mkdir(parents=True)
-    fake.symlink_to(sys.executable)
+    fake.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # a venv's python runs under its own path
+    fake.chmod(0o755)
     env = base_env(tmp_path, tool_bin(tmp_path), WEB_RESEARCH_NO_SYSTEM_PYTHON="1")
     assert find_python(root, env).stdout.strip() == str(fake)
 
@@ -175,3 +176,35 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path):
                            capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
     assert (tmp_path / "user-state" / f"python-{venvs[0][5:]}").read_text().strip() == python
+
+
+def test_a_developer_venv_without_the_dependencies_is_named_and_skipped(tmp_path: Path):
+    root = plugin_copy(tmp_path)
+    broken = root / ".venv" / "bin" / "python"
+    broken.parent.mkdir(parents=True)
+    broken.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "$@"\n')  # -S: no site-packages, no deps
+    broken.chmod(0o755)
+    data = tmp_path / "d"
+    env = base_env(tmp_path, tool_bin(tmp_path), WEB_RESEARCH_NO_SYSTEM_PYTHON="1", CLAUDE_PLUGIN_DATA=str(data))
+    proc = find_python(root, env)
+    assert proc.returncode == 1
+    assert f"{broken} cannot import the runtime dependencies" in proc.stderr and "pip install -r" in proc.stderr
+    cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
+                         env=base_env(tmp_path, tool_bin(tmp_path, sys.executable)), timeout=120)
+    assert "Traceback" not in cli.stderr and "ModuleNotFoundError" not in cli.stderr
+    assert (cli.returncode, cli.stdout.strip()) == (0, "x"), cli.stderr  # fell through to a python3 with deps
+    assert f"{broken} cannot import" in cli.stderr
+
+
+def test_a_good_developer_venv_is_checked_once_then_remembered(tmp_path: Path):
+    root = plugin_copy(tmp_path)
+    counter = tmp_path / "checks"
+    dev = root / ".venv" / "bin" / "python"
+    dev.parent.mkdir(parents=True)
+    dev.write_text(f'#!/bin/sh\necho x >> "{counter}"\nexec "{sys.executable}" "$@"\n')
+    dev.chmod(0o755)
+    env = base_env(tmp_path, tool_bin(tmp_path), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   CLAUDE_PLUGIN_DATA=str(tmp_path / "d"))
+    for _ in range(3):
+        assert find_python(root, env).stdout.strip() == str(dev)
+    assert counter.read_text().count("x") == 1

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
 from .. import formats
+from .runfiles import RunFileError, read_run_file
 
 
 
@@ -43,9 +44,9 @@ def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -
         return found
     for path in sorted(folder.glob("*.md")):
         try:
-            data = path.read_bytes()
-        except OSError:
-            continue
+            data = read_run_file(path)
+        except RunFileError:
+            continue  # not a usable brief (a FIFO, a huge file): no prompt can match it
         digest = brief_hash(data)
         if wanted is not None and digest not in wanted:
             continue

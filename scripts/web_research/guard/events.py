@@ -73,6 +73,23 @@ def _active(ctx: Context) -> tuple[Session, dict[str, Any]] | None:
     return (session, record) if record is not None else None
 
 
+def _same_run(record: dict[str, Any] | None, snapshot: dict[str, Any]) -> bool:
+    """Is `record` (read under the lock) still the run `snapshot` (read before it) was?
+    Run files are read and checked between the two reads, never under the lock."""
+    return record is not None and record["run"].get("run_dir") == snapshot["run"].get("run_dir") \
+        and record["run"].get("started_at") == snapshot["run"].get("started_at")
+
+
+def _learn_agent(session: Session, snapshot: dict[str, Any], agent_id: object, slug: str, state: str) -> None:
+    """Remember which brief an agent works on (a short read-modify-write under the lock)."""
+    if not isinstance(agent_id, str):
+        return
+    with session.locked_record() as record:
+        if _same_run(record, snapshot) and agent_id not in record["run"].setdefault("agents", {}):
+            record["run"]["agents"][agent_id] = {"slug": slug, "blocks": 0, "state": state}
+            session.write(record)
+
+
 def _briefs(run: dict[str, Any]) -> list[Brief]:
     from .dispatch import expected_briefs
 
@@ -146,12 +163,13 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
-    session = active[0]
+    session, snapshot = active
+    briefs = _briefs(snapshot["run"])  # run files are read before the lock is taken
     with session.locked_record() as record:
-        if record is None:
+        if not _same_run(record, snapshot):
             return {}
         run = record["run"]
-        decision = decide_dispatch(run, ctx.tool_input, ctx.payload.get("tool_use_id"), _briefs(run),
+        decision = decide_dispatch(run, ctx.tool_input, ctx.payload.get("tool_use_id"), briefs,
                                    ctx.now, ttl, ctx.program)
         if decision.action == "allow":
             session.write(record)
@@ -160,8 +178,9 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
 
 def _attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
                transcript: str | None) -> tuple[Brief | None, bool]:
-    """(the brief of the subagent in this payload, whether `run` learned it just now):
-    remembered in run["agents"], or read from the subagent's transcript."""
+    """(the brief of the subagent in this payload, whether it was learned just now and
+    should be remembered in run["agents"]): remembered there, or read from the
+    subagent's transcript. Reads files: call it before taking the session lock."""
     agent_id = ctx.payload.get("agent_id")
     known = run.get("agents", {}).get(agent_id) if isinstance(agent_id, str) else None
     if known and known.get("slug"):
@@ -170,34 +189,32 @@ def _attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
     if prompt is None:
         return None, False
     brief = match_prompt(prompt, briefs).brief
-    if brief is None or not isinstance(agent_id, str):
-        return brief, False
-    run.setdefault("agents", {})[agent_id] = {"slug": brief.slug, "blocks": 0, "state": "running"}
-    return brief, True
+    return brief, brief is not None and isinstance(agent_id, str)
 
 
 def _pre_write(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    path = ctx.tool_input.get("file_path") or ctx.tool_input.get("notebook_path")
+    from .writescope import orchestrator_write_refusal, write_allowed, write_target
+
+    path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
     if not ctx.in_researcher:
-        from .writescope import orchestrator_write_refusal
-
-        refusal = orchestrator_write_refusal(path, ctx.payload.get("cwd"), active[1]["run"]["run_dir"])
+        run_dir = active[1]["run"]["run_dir"]
+        named = [v for k, v in ctx.tool_input.items() if isinstance(v, str) and k in ("file_path", "notebook_path")]
+        refusal = next(filter(None, (orchestrator_write_refusal(v, ctx.payload.get("cwd"), run_dir)
+                                     for v in [path, *named])), None)
         return output.pre_tool_use("deny", refusal) if refusal else {}
-    from .writescope import write_allowed
+    if ambiguous:
+        return output.pre_tool_use("deny", ambiguous + " A researcher writes only its findings file or scratch.")
 
-    session = active[0]
-    with session.locked_record() as record:
-        if record is None:
-            return {}
-        run = record["run"]
-        briefs = _briefs(run)
-        transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
-        brief, learned = _attribute(ctx, run, briefs, transcript)
-        if learned:
-            session.write(record)
+    session, snapshot = active
+    run = snapshot["run"]
+    briefs = _briefs(run)
+    transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    brief, learned = _attribute(ctx, run, briefs, transcript)
+    if learned and brief is not None:
+        _learn_agent(session, snapshot, ctx.payload.get("agent_id"), brief.slug, "running")
     if brief is not None:
         candidates = [brief]
     else:  # cannot tell which researcher this is: any brief no other researcher owns
@@ -253,14 +270,15 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
             return {}
         stdout = response.get("stdout", "") if isinstance(response, dict) else str(response or "")
-        session = active[0]
+        session, snapshot = active
+        run_dir = snapshot["run"]["run_dir"]
+        briefs = load_briefs(run_dir)
+        printed = [b for b in briefs if b.brief_hash in stdout]
+        shown = _printed_briefs(stdout, run_dir)
         with session.locked_record() as record:
-            if record is None:
+            if not _same_run(record, snapshot):
                 return {}
             run = record["run"]
-            briefs = load_briefs(run["run_dir"])
-            printed = [b for b in briefs if b.brief_hash in stdout]
-            shown = _printed_briefs(stdout, run["run_dir"])
             run["briefs"] = [{"slug": b.slug, "brief_path": b.brief_path, "brief_hash": b.brief_hash,
                               "subtopic": shown.get(b.brief_hash, {}).get("subtopic"),
                               "findings_path": shown.get(b.brief_hash, {}).get("findings_path", b.findings_path)}
@@ -308,9 +326,12 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
     response = response if isinstance(response, dict) else {}
     agent_id = response.get("agentId")
     tool_use_id = ctx.payload.get("tool_use_id")
-    session = active[0]
+    session, snapshot = active
+    returned = None
+    if isinstance(agent_id, str) and agent_id not in snapshot["run"].get("agents", {}):
+        returned = match_prompt(ctx.tool_input.get("prompt") or "", _briefs(snapshot["run"])).brief
     with session.locked_record() as record:
-        if record is None:
+        if not _same_run(record, snapshot):
             return {}
         run = record["run"]
         if response.get("isAsync") is True or response.get("status") in BACKGROUND_LAUNCH_STATUSES:
@@ -319,10 +340,8 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
                     item["agent_id"] = agent_id
         else:
             release(run, tool_use_id=tool_use_id)
-        if isinstance(agent_id, str) and agent_id not in run.setdefault("agents", {}):
-            brief = match_prompt(ctx.tool_input.get("prompt") or "", _briefs(run)).brief
-            if brief is not None:
-                run["agents"][agent_id] = {"slug": brief.slug, "blocks": 0, "state": "returned"}
+        if returned is not None and agent_id not in run.setdefault("agents", {}):
+            run["agents"][agent_id] = {"slug": returned.slug, "blocks": 0, "state": "returned"}
         session.write(record)
     return {}
 
@@ -341,16 +360,15 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     agent_id = ctx.payload.get("agent_id")
     transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
         ctx.payload.get("transcript_path"), agent_id)
-    session = active[0]
+    session, snapshot = active
+    brief, _learned = _attribute(ctx, snapshot["run"], _briefs(snapshot["run"]), transcript)
+    if brief is None:
+        return {}  # not one of this run's researchers
+    problems = findings_problems(brief)  # the researcher's own file: checked before the lock is taken
     with session.locked_record() as record:
-        if record is None:
+        if not _same_run(record, snapshot):
             return {}
         run = record["run"]
-        briefs = _briefs(run)
-        brief, _learned = _attribute(ctx, run, briefs, transcript)
-        if brief is None:
-            return {}  # not one of this run's researchers
-        problems = findings_problems(brief)
         agent = run.setdefault("agents", {}).setdefault(
             agent_id or f"unknown-{brief.slug}", {"slug": brief.slug, "blocks": 0, "state": "running"})
         if problems and not agent.get("blocks") and not ctx.payload.get("stop_hook_active"):
@@ -393,9 +411,9 @@ def stop(ctx: Context) -> dict[str, Any]:
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
     failures = verifier_failures(run_dir) if report_path(run_dir).is_file() and not researching else None
-    session = active[0]
+    session, snapshot = active
     with session.locked_record() as record:
-        if record is None:
+        if not _same_run(record, snapshot):
             return {}
         run = record["run"]
         if background == []:

@@ -5,6 +5,7 @@ the body's citations are the report's business, but a file without a valid
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .briefs_match import Brief
@@ -14,20 +15,40 @@ FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash
 
 
 def findings_problems(brief: Brief) -> list[str]:
-    """Each problem as "<path>:<line>: <what is wrong>"; empty when the file is usable."""
+    """Each problem as "<path>:<line>: <what is wrong>"; empty when the file is usable.
+
+    The file is the researcher's own output, so anything in it that makes the check
+    fail to complete (an exception, the hook's deadline) is a problem of the file:
+    the gate holds instead of failing open."""
     path = Path(brief.findings_path)
-    if not path.is_file():
-        return [f"{path}: the file does not exist"]
-    from ..findings import findings_checks, load_findings
+    from .runfiles import RunFileError, read_run_file
 
     try:
-        found = load_findings(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        return [f"{path}: cannot be read ({exc})"]
+        data = read_run_file(path)
+    except RunFileError as exc:
+        return [f"{path}: {exc}"]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return [f"{path}: is not UTF-8 text ({exc.reason} at byte {exc.start})"]
+    try:
+        return _frontmatter_problems(brief, path, text)
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        from .runner import log_failure
+
+        log_failure(f"checking {path}", os.environ)
+        return [f"{path}: could not be checked ({type(exc).__name__}: {str(exc)[:200]})"]
+
+
+def _frontmatter_problems(brief: Brief, path: Path, text: str) -> list[str]:
+    from ..findings import findings_checks, load_findings
+    from .runfiles import RunFileError, read_run_file
+
+    found = load_findings(path, text)
     brief_bytes = None
     try:
-        brief_bytes = Path(brief.brief_path).read_bytes()
-    except OSError:
+        brief_bytes = read_run_file(brief.brief_path)
+    except RunFileError:
         pass
     scope = f"findings.{brief.slug}."
     wanted = {scope + name for name in FRONTMATTER_CHECKS}

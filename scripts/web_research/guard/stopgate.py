@@ -27,11 +27,23 @@ def report_path(run_dir: str | Path) -> Path:
 
 
 def verifier_failures(run_dir: str | Path) -> list[str]:
-    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]"."""
+    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]".
+    A check that cannot complete (an exception raised by what the run folder holds, the
+    hook's deadline) is one failure: the gate holds rather than failing open."""
     from ..checklist import run_checklist
 
+    try:
+        checks = run_checklist(Path(run_dir))
+    except Exception as exc:  # noqa: BLE001 - the run's own files broke the check: the gate holds
+        import os
+
+        from .runner import log_failure
+
+        log_failure(f"verifying {run_dir}", os.environ)
+        return [f"{run_dir}: the verifier could not check the run folder ({type(exc).__name__}: "
+                f"{str(exc)[:200]}) [verify.incomplete]"]
     failures = []
-    for check in run_checklist(Path(run_dir)):
+    for check in checks:
         if check.ok or check.severity != "error":
             continue
         where = check.path or str(run_dir)

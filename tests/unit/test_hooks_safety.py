@@ -1,0 +1,173 @@
+"""A researcher's file must not open the gates: hostile run files fail their checks,
+no hook holds the session lock while it reads run files, a hook past its time
+limit takes its Python process down with it, and only the plugin's own errors
+fail open (announced once)."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from test_hooks_support import LAUNCHER, SUBTOPICS, Harness
+from test_frontmatter_reader import billion_laughs
+
+
+@pytest.fixture
+def researcher(tmp_path: Path):
+    h = Harness(tmp_path)
+    h.start_run()
+    infos = h.render_briefs(SUBTOPICS[:2])
+    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0")).decision == "allow"
+    h.start_agent("agentA", h.prompt_for(infos[0]))
+    return h, infos
+
+
+def test_a_billion_laughs_findings_file_is_blocked_at_subagent_stop_within_seconds(researcher):
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("---\nstatus: ok\n" + billion_laughs() + "---\nNothing cited.\n", encoding="utf-8")
+    began = time.monotonic()
+    result = h.hook(h.subagent_stop("agentA"))
+    assert time.monotonic() - began < 10
+    assert result.decision == "block"
+    assert f"{path}:3: anchors (&a) are not allowed in frontmatter" in result.reason
+
+
+def test_a_findings_fifo_is_a_problem_not_a_hang(researcher):
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    result = h.hook(h.subagent_stop("agentA"))
+    assert result.decision == "block" and f"{path}: is not a regular file" in result.reason
+
+
+def _stuck_subagent_stop(h: Harness, agent_id: str) -> dict:
+    """A SubagentStop whose transcript is a FIFO nobody writes: reading it blocks."""
+    fifo = h.tmp / f"stuck-{agent_id}.jsonl"
+    os.mkfifo(fifo)
+    payload = h.subagent_stop(agent_id)
+    payload["agent_transcript_path"] = str(fifo)
+    return payload
+
+
+def test_a_hook_stuck_reading_files_does_not_hold_the_session_lock(researcher):
+    h, infos = researcher
+    stuck = h.spawn(_stuck_subagent_stop(h, "agentZ"), "stuck")
+    try:
+        time.sleep(2)  # it is now blocked in open() on the FIFO
+        assert stuck.poll() is None
+        began = time.monotonic()
+        result = h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1"))
+        assert result.decision == "allow", result
+        assert time.monotonic() - began < 8
+        assert len(h.record()["run"]["reservations"]) == 2
+    finally:
+        stuck.kill()
+        try:
+            stuck.communicate(timeout=10)
+        except subprocess.TimeoutExpired:  # an orphaned Python still holds the pipe
+            pass
+
+
+def test_a_hook_past_its_own_deadline_ends_and_says_so(researcher):
+    h, _infos = researcher
+    began = time.monotonic()
+    result = h.hook(_stuck_subagent_stop(h, "agentZ"), WEB_RESEARCH_HOOK_DEADLINE="2")
+    assert time.monotonic() - began < 10
+    assert result.returncode == 0 and result.decision is None
+    assert "internal error" in result.json["systemMessage"]
+    assert "HookDeadline" in h.log()
+
+
+def test_killing_the_launcher_at_its_timeout_kills_the_python_it_started(tmp_path: Path):
+    """The client kills `hooks/run` when the hook times out; no process may outlive it."""
+    h = Harness(tmp_path)
+    h.start_run()
+    pidfile = tmp_path / "python.pid"
+    fake = tmp_path / "fake-python"
+    fake.write_text(f"#!/bin/sh\necho $$ > '{pidfile}'\nexec sleep 60\n")
+    fake.chmod(0o755)
+    env = h.env(WEB_RESEARCH_PYTHON=str(fake))
+    launcher = subprocess.Popen([str(LAUNCHER), "stop"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env, cwd=h.project)
+    launcher.stdin.write(b'{"session_id": "%s", "hook_event_name": "Stop"}' % h.sid.encode())
+    launcher.stdin.close()
+    deadline = time.monotonic() + 20
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    python_pid = int(pidfile.read_text())
+    try:
+        launcher.send_signal(signal.SIGTERM)
+        launcher.wait(timeout=10)
+        time.sleep(0.2)
+        with pytest.raises(ProcessLookupError):
+            os.kill(python_pid, 0)
+    finally:
+        try:
+            os.kill(python_pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def test_a_check_broken_by_the_runs_files_fails_instead_of_opening_the_gate(monkeypatch, tmp_path: Path):
+    from web_research import checklist, findings
+    from web_research.guard import findings_gate, stopgate
+    from web_research.guard.briefs_match import Brief
+
+    monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))
+    path = tmp_path / "findings" / "x.md"
+    path.parent.mkdir()
+    path.write_text("---\nstatus: ok\n---\n", encoding="utf-8")
+
+    def overflow(*_args, **_kwargs):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(findings, "load_findings", overflow)
+    brief = Brief("x", str(tmp_path / "briefs" / "x.md"), "sha256:" + "0" * 64, str(path), "")
+    assert findings_gate.findings_problems(brief) == [
+        f"{path}: could not be checked (RecursionError: maximum recursion depth exceeded)"]
+    monkeypatch.setattr(checklist, "run_checklist", overflow)
+    failures = stopgate.verifier_failures(tmp_path)
+    assert len(failures) == 1 and "[verify.incomplete]" in failures[0] and "RecursionError" in failures[0]
+    assert "RecursionError" in (tmp_path / "data" / "logs" / "hooks.log").read_text()
+
+
+# --- the write guard checks the key the tool really writes ------------------------------
+
+@pytest.mark.parametrize("tool_input", [
+    {"notebook_path": "{home}/evil.ipynb", "file_path": "{own}", "new_source": "x"},
+    {"notebook_path": "{home}/evil.ipynb", "new_source": "x"},
+    {"file_path": "{own}", "new_source": "x"},
+])
+def test_notebook_edit_is_judged_by_its_notebook_path(researcher, tool_input):
+    h, infos = researcher
+    filled = {k: v.format(home=h.home, own=infos[0]["findings_path"]) for k, v in tool_input.items()}
+    result = h.hook(h.payload("PreToolUse", "agentA", tool_name="NotebookEdit", tool_input=filled,
+                              tool_use_id="toolu_nb"))
+    assert result.decision == "deny", result
+
+
+def test_a_write_naming_a_second_path_elsewhere_is_denied(researcher):
+    h, infos = researcher
+    own = infos[0]["findings_path"]
+    for extra in ({"notebook_path": str(h.home / "x.ipynb")}, {"path": str(h.home / ".bashrc")}):
+        result = h.hook(h.payload("PreToolUse", "agentA", tool_name="Write",
+                                  tool_input={"file_path": own, "content": "x", **extra}, tool_use_id="toolu_w"))
+        assert result.decision == "deny" and "name only file_path" in result.reason, extra
+    ok = h.hook(h.payload("PreToolUse", "agentA", tool_name="MultiEdit",
+                          tool_input={"file_path": own, "edits": [{"old_string": "a", "new_string": "b"}]},
+                          tool_use_id="toolu_m"))
+    assert ok.decision == "allow"
+
+
+def test_the_orchestrator_cannot_reach_findings_through_notebook_path(researcher):
+    h, infos = researcher
+    result = h.hook(h.payload("PreToolUse", tool_name="NotebookEdit", tool_use_id="toolu_nb",
+                              tool_input={"notebook_path": infos[0]["findings_path"], "new_source": "x"}))
+    assert result.decision == "deny"
