@@ -35,6 +35,8 @@ def brief_hash(data: bytes) -> str:
 
 def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -> list[Brief]:
     """The briefs rendered in `<run>/briefs/` (optionally only those with the given hashes)."""
+    from ..fsutil import RunFileError, read_run_file
+
     run = Path(run_dir)
     folder = run / formats.BRIEFS_DIR
     wanted = set(only_hashes) if only_hashes is not None else None
@@ -43,9 +45,9 @@ def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -
         return found
     for path in sorted(folder.glob("*.md")):
         try:
-            data = path.read_bytes()
-        except OSError:
-            continue
+            data = read_run_file(path, run)
+        except RunFileError:
+            continue  # not a regular file inside the run, or too large: no researcher can be given it
         digest = brief_hash(data)
         if wanted is not None and digest not in wanted:
             continue

@@ -15,19 +15,19 @@ FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash
 
 def findings_problems(brief: Brief) -> list[str]:
     """Each problem as "<path>:<line>: <what is wrong>"; empty when the file is usable."""
-    path = Path(brief.findings_path)
-    if not path.is_file():
-        return [f"{path}: the file does not exist"]
     from ..findings import findings_checks, load_findings
+    from ..fsutil import RunFileError, read_run_file, read_run_text
 
+    path = Path(brief.findings_path)
+    run_dir = path.parent.parent  # <run>/findings/<slug>.md
     try:
-        found = load_findings(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        return [f"{path}: cannot be read ({exc})"]
+        found = load_findings(path, read_run_text(path, run_dir))
+    except RunFileError as exc:
+        return [f"{path}: {'the file does not exist' if exc.missing else exc.reason}"]
     brief_bytes = None
     try:
-        brief_bytes = Path(brief.brief_path).read_bytes()
-    except OSError:
+        brief_bytes = read_run_file(Path(brief.brief_path), run_dir)
+    except RunFileError:
         pass
     scope = f"findings.{brief.slug}."
     wanted = {scope + name for name in FRONTMATTER_CHECKS}

@@ -26,12 +26,24 @@ def report_path(run_dir: str | Path) -> Path:
     return Path(run_dir) / formats.REPORT_FILE
 
 
+VERIFY_CRASHED_ID = "verify.completes"
+
+
 def verifier_failures(run_dir: str | Path) -> list[str]:
-    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]"."""
+    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]".
+
+    A checklist that cannot finish is itself a failure: the gate must not open
+    because something planted in the run folder made the verifier raise.
+    """
     from ..checklist import run_checklist
 
+    try:
+        checks = run_checklist(Path(run_dir))
+    except Exception as exc:  # noqa: BLE001 - any crash must close the gate, not open it
+        return [f"{run_dir}: verify could not check the run ({type(exc).__name__}); "
+                f"run web-research verify on it and fix what it reports [{VERIFY_CRASHED_ID}]"]
     failures = []
-    for check in run_checklist(Path(run_dir)):
+    for check in checks:
         if check.ok or check.severity != "error":
             continue
         where = check.path or str(run_dir)
