@@ -20,6 +20,7 @@ import ipaddress
 import re
 import socket
 import ssl
+import threading
 import time
 import zlib
 from dataclasses import dataclass
@@ -174,29 +175,88 @@ def resolve_target(url: str, resolver: Resolver, allow_loopback: bool = False) -
     return Target(scheme, host, port, path, tuple(addresses))
 
 
+# --- One deadline for the whole fetch -------------------------------------------
+
+class _Watchdog:
+    """Shuts down every socket of a fetch when its overall deadline passes.
+
+    A socket timeout bounds each read, not their sum: a server that trickles its
+    status line and headers a byte a second never trips it, and http.client
+    reads those with no hook for us. So a timer thread shuts the sockets down
+    at the deadline, which ends any read in progress (TLS handshake included);
+    `expired` then tells the caller that the failure was the deadline.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self.expired = False
+        self._timer = threading.Timer(max(seconds, 0.0), self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> "_Watchdog":
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        with self._lock:
+            for sock in self._sockets:
+                sock.close()
+            self._sockets.clear()
+
+    def watch(self, sock: socket.socket) -> None:
+        """Watch the connection of `sock` through a duplicate descriptor: TLS wrapping
+        detaches the original, and shutting a connection down works from any of its
+        descriptors without touching the TLS layer of the one being read."""
+        duplicate = sock.dup()
+        with self._lock:
+            self._sockets.append(duplicate)
+            if self.expired:
+                _shutdown(duplicate)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shutdown(sock)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
 # --- Connections pinned to a checked address ----------------------------------
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):
     """HTTP connection to a fixed address; `host` stays the name for the Host header."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+    def __init__(self, host: str, port: int, address: str, timeout: float, watchdog: _Watchdog) -> None:
         super().__init__(host, port, timeout=timeout)
         self._address = address
+        self._watchdog = watchdog
 
     def connect(self) -> None:
         self.sock = socket.create_connection((self._address, self.port), self.timeout)
+        self._watchdog.watch(self.sock)
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """HTTPS to a fixed address; SNI and certificate checks use the host name."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float, context: ssl.SSLContext) -> None:
+    def __init__(self, host: str, port: int, address: str, timeout: float, context: ssl.SSLContext,
+                 watchdog: _Watchdog) -> None:
         super().__init__(host, port, timeout=timeout, context=context)
         self._address = address
         self._pinned_context = context
+        self._watchdog = watchdog
 
     def connect(self) -> None:
         raw = socket.create_connection((self._address, self.port), self.timeout)
+        self._watchdog.watch(raw)
         try:
             self.sock = self._pinned_context.wrap_socket(raw, server_hostname=self.host)
         except BaseException:
@@ -231,9 +291,17 @@ def fetch_page(
 
     Raises `RefusedURL` for a URL or redirect we will not follow and
     `FetchError` for everything else (timeouts, size, HTTP errors).
+    `limits.timeout_s` bounds the whole: every hop's connection, status line,
+    headers and body together.
     """
     deadline = time.monotonic() + limits.timeout_s
     context = ssl_context or default_ssl_context()
+    with _Watchdog(limits.timeout_s) as watchdog:
+        return _fetch_hops(url, deadline, limits, allow_loopback, resolver, context, watchdog)
+
+
+def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: bool, resolver: Resolver,
+                context: ssl.SSLContext, watchdog: _Watchdog) -> FetchedPage:
     current, redirects = url, []
     while True:
         try:
@@ -242,7 +310,7 @@ def fetch_page(
             if redirects:  # say where the planted URL came from
                 raise RefusedURL(f"{exc} (reached by a redirect from {url})") from exc
             raise
-        status, headers, body = _request(target, current, deadline, limits, context)
+        status, headers, body = _request(target, current, deadline, limits, context, watchdog)
         if status in REDIRECT_STATUSES:
             location = headers.get("location")
             if not location:
@@ -259,19 +327,23 @@ def fetch_page(
         return FetchedPage(url, current, status, media_type, charset, body, tuple(redirects))
 
 
-def _request(target: Target, url: str, deadline: float, limits: FetchLimits, context: ssl.SSLContext):
+def _request(target: Target, url: str, deadline: float, limits: FetchLimits, context: ssl.SSLContext,
+             watchdog: _Watchdog):
     """One GET to the first reachable checked address; returns (status, headers, body)."""
     last_error: Exception | None = None
     for address in target.addresses:
         remaining = _remaining(deadline, url, limits)
         if target.scheme == "https":
-            conn: http.client.HTTPConnection = _PinnedHTTPSConnection(target.host, target.port, address, remaining, context)
+            conn: http.client.HTTPConnection = _PinnedHTTPSConnection(
+                target.host, target.port, address, remaining, context, watchdog)
         else:
-            conn = _PinnedHTTPConnection(target.host, target.port, address, remaining)
+            conn = _PinnedHTTPConnection(target.host, target.port, address, remaining, watchdog)
         try:
             try:
                 conn.connect()
             except (OSError, ssl.SSLError) as exc:
+                if watchdog.expired:
+                    raise _timed_out(url, limits) from exc
                 if isinstance(exc, ssl.SSLError) or _is_timeout(exc):
                     raise _network_error(exc, url, limits) from exc
                 last_error = exc
@@ -287,8 +359,12 @@ def _request(target: Target, url: str, deadline: float, limits: FetchLimits, con
                 if response.status in REDIRECT_STATUSES:
                     return response.status, headers, b""
                 body = _read_body(conn, response, deadline, url, limits)
+                if watchdog.expired:  # the shutdown looks like the end of the body
+                    raise _timed_out(url, limits)
                 return response.status, headers, body
             except (OSError, http.client.HTTPException) as exc:
+                if watchdog.expired:
+                    raise _timed_out(url, limits) from exc
                 raise _network_error(exc, url, limits) from exc
         finally:
             conn.close()
@@ -318,8 +394,12 @@ def _read_body(conn, response, deadline: float, url: str, limits: FetchLimits) -
 def _remaining(deadline: float, url: str, limits: FetchLimits) -> float:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
-        raise FetchError(f"{url}: timed out after {limits.timeout_s:g} s")
+        raise _timed_out(url, limits)
     return remaining
+
+
+def _timed_out(url: str, limits: FetchLimits) -> FetchError:
+    return FetchError(f"{url}: timed out after {limits.timeout_s:g} s")
 
 
 def _is_timeout(exc: BaseException) -> bool:

@@ -147,6 +147,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(HUGE_BYTES, declare_length=False)
         elif path == "/slow":
             self._drip()
+        elif path == "/trickle-headers":
+            self._trickle_headers()
         elif path == "/stall":
             time.sleep(float(query.get("seconds", ["5"])[0]))
             self._send(200, b"<html><body><p>late</p></body></html>")
@@ -180,6 +182,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"x")
             self.wfile.flush()
             time.sleep(0.2)
+
+
+    def _trickle_headers(self) -> None:
+        """The status line and headers one byte every 0.2 s (about 20 s in all):
+        every read is quick, so only an overall deadline stops the client."""
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Padding: " + b"p" * 60 + b"\r\n\r\n"
+        self.close_connection = True
+        for byte in head:
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            time.sleep(0.2)
+        self.wfile.write(b"done")
 
 
 class PageServer:

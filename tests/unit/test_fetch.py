@@ -322,3 +322,17 @@ def test_a_url_cannot_inject_request_headers(http_server: PageServer) -> None:
     path, _ = http_server.requests[-1]
     # The line break is stripped or escaped: it never ends the request line.
     assert "\r" not in path and "\n" not in path and path.startswith("/host?x=a")
+
+
+@pytest.mark.parametrize("tls", [False, True])
+def test_trickled_headers_hit_the_overall_deadline(tls: bool) -> None:
+    """Each header byte arrives well within a socket timeout; only the one
+    deadline over connection, status line, headers and body stops the fetch."""
+    import time
+
+    with PageServer(tls=tls) as server:
+        start = time.monotonic()
+        with pytest.raises(FetchError, match="timed out after 1 s"):
+            fetch_page(server.url("/trickle-headers"), allow_loopback=True, limits=FetchLimits(timeout_s=1),
+                       ssl_context=client_ssl_context() if tls else None)
+        assert time.monotonic() - start < 3
