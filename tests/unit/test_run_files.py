@@ -273,3 +273,47 @@ def test_printing_into_a_closed_pipe_exits_quietly(tmp_path: Path, args: list[st
 def test_a_run_that_verifies_still_prints_normally(tmp_path: Path) -> None:
     result = run_cli("verify", str(copy_example(tmp_path)))
     assert result.returncode == 0 and result.stdout.splitlines()[-1].startswith("PASSED")
+
+
+# --- the Stop hook, end to end through the hook launcher -------------------------------------
+
+def _active_harness(tmp_path: Path):
+    from test_hooks_support import Harness
+
+    h = Harness(tmp_path)
+    h.start_run()
+    h.copy_example_run()
+    return h
+
+
+def test_the_stop_hook_blocks_on_a_malformed_snapshot_record_instead_of_failing_open(tmp_path: Path) -> None:
+    h = _active_harness(tmp_path)
+    sources = h.run_dir / formats.SOURCES_DIR
+    sources.mkdir(exist_ok=True)
+    (sources / "0000000000000000.json").write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    report = h.run_dir / "report.md"
+    report.write_text(report.read_text(encoding="utf-8").replace("## Gaps & Limitations", "## Caveats"),
+                      encoding="utf-8")
+    result = h.hook(h.stop())
+    assert result.decision == "block", result.stdout + h.log()
+    assert "Traceback" not in h.log()
+
+
+def test_the_stop_hook_verifies_a_report_that_is_a_fifo(tmp_path: Path) -> None:
+    h = _active_harness(tmp_path)
+    report = h.run_dir / "report.md"
+    report.unlink()
+    os.mkfifo(report)
+    result = h.hook(h.stop())
+    assert result.decision == "block", result.stdout + h.log()
+    assert "FIFO" in result.reason
+
+
+def test_the_stop_hook_never_echoes_a_report_linked_from_outside(tmp_path: Path) -> None:
+    h = _active_harness(tmp_path)
+    report = h.run_dir / "report.md"
+    report.unlink()
+    report.symlink_to(_secret_file(tmp_path))
+    result = h.hook(h.stop())
+    assert result.decision == "block" and "outside the run folder" in result.reason
+    assert SECRET not in result.stdout
