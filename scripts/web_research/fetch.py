@@ -326,6 +326,7 @@ def fetch_page(
 def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: bool, resolver: Resolver,
                 context: ssl.SSLContext, watchdog: _Watchdog) -> FetchedPage:
     current, redirects = url, []
+    resolver = _within_deadline(resolver, deadline, url, limits)
     while True:
         try:
             target = resolve_target(current, resolver, allow_loopback)
@@ -348,6 +349,29 @@ def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: 
         media_type, charset = _parse_content_type(headers.get("content-type", ""))
         body = _decode_transfer(body, headers.get("content-encoding", ""), limits.max_bytes, current)
         return FetchedPage(url, current, status, media_type, charset, body, tuple(redirects))
+
+
+def _within_deadline(resolver: Resolver, deadline: float, url: str, limits: FetchLimits) -> Resolver:
+    """`resolver`, given only the time left: a DNS lookup cannot be interrupted, so it
+    runs in a daemon thread that is abandoned when the deadline passes."""
+    def resolve(host: str, port: int) -> list[str]:
+        outcome: dict[str, object] = {}
+
+        def work() -> None:
+            try:
+                outcome["value"] = resolver(host, port)
+            except BaseException as exc:  # handed to the caller below
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        worker.join(_remaining(deadline, url, limits))
+        if worker.is_alive():
+            raise _timed_out(url, limits)
+        if "error" in outcome:
+            raise outcome["error"]  # type: ignore[misc]
+        return outcome["value"]  # type: ignore[return-value]
+    return resolve
 
 
 def _request(target: Target, url: str, deadline: float, limits: FetchLimits, context: ssl.SSLContext,

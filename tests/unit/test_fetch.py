@@ -387,3 +387,16 @@ def test_the_default_text_cap_is_the_snapshot_cap() -> None:
     from web_research.snapshots import MAX_TEXT_CHARS
 
     assert ExtractLimits().max_chars == MAX_TEXT_CHARS == 2_000_000
+
+
+def test_a_slow_name_lookup_counts_against_the_deadline() -> None:
+    import time
+
+    def slow_resolver(host: str, port: int) -> list[str]:
+        time.sleep(5)
+        return ["93.184.216.34"]
+
+    start = time.monotonic()
+    with pytest.raises(FetchError, match="timed out after 1 s"):
+        fetch_page("http://slow-dns.example/", limits=FetchLimits(timeout_s=1), resolver=slow_resolver)
+    assert time.monotonic() - start < 3
