@@ -144,7 +144,7 @@ def split_agent_prompt(prompt: str) -> tuple[str, str | None]:
 def write_briefs(run_dir: Path) -> list[BriefInfo]:
     """Render, write (atomically; untouched when unchanged) and hash every brief of the plan."""
     run_dir = Path(os.path.abspath(run_dir))  # same spelling as `start` printed (symlinks kept)
-    plan = load_plan(run_dir / PLAN_FILE)
+    plan = load_plan(run_dir / PLAN_FILE, run_dir)
     template = load_template()
     infos: list[BriefInfo] = []
     for subtopic in plan.subtopics:
@@ -152,7 +152,7 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
         if not is_within(target, run_dir / BRIEFS_DIR):  # slugs cannot hold '/' or '.'; belt and braces
             raise ValueError(f"brief path escapes the run folder: {target}")
         data = render_brief(plan, subtopic, run_dir, template).encode("utf-8")
-        if not (target.is_file() and target.read_bytes() == data):
+        if _current_bytes(target, run_dir) != data:
             atomic_write_text(target, data.decode("utf-8"))
         infos.append(BriefInfo(
             subtopic=subtopic.name,
@@ -162,3 +162,14 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
             findings_path=str(findings_path(run_dir, subtopic)),
         ))
     return infos
+
+
+def _current_bytes(path: Path, run_dir: Path) -> bytes | None:
+    """What a brief file holds now, or None when it is missing or not a usable file
+    (then it is simply written anew)."""
+    from .fsutil import RunFileError, read_run_file
+
+    try:
+        return read_run_file(path, run_dir)
+    except RunFileError:
+        return None

@@ -159,26 +159,32 @@ def fail(check_id: str, message: str, path: Path | str | None = None, line: int 
     return Check(check_id, False, severity, message, str(path) if path is not None else None, line)
 
 
-def _read(path: Path) -> tuple[str | None, str | None]:
-    """The file's text, or an explanation of why it cannot be read."""
+class _Unreadable(NamedTuple):
+    missing: bool
+    reason: str
+
+
+def _read(path: Path, run_dir: Path) -> tuple[str | None, _Unreadable | None]:
+    """The file's text, or why it cannot be used: missing, or refused by
+    `fsutil.read_run_text` (outside the run, not a regular file, too large, not UTF-8)."""
+    from .fsutil import RunFileError, read_run_text
+
     try:
-        return path.read_text(encoding="utf-8"), None
-    except UnicodeDecodeError as exc:
-        return None, f"not UTF-8 text ({exc.reason} at byte {exc.start})"
-    except OSError as exc:
-        return None, f"cannot read: {exc.strerror or exc}"
+        return read_run_text(path, run_dir), None
+    except RunFileError as exc:
+        return None, _Unreadable(exc.missing, exc.reason)
 
 
 def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from . import formats
 
     path = run_dir / formats.PLAN_FILE
-    if not path.is_file():
+    text, error = _read(path, run_dir)
+    if error is not None and error.missing:
         return [fail("plan.exists", f"{formats.PLAN_FILE} is missing; expected the research plan here", path)]
-    checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
-    text, error = _read(path)
     if text is None:
-        return checks + [fail("plan.parses", f"{formats.PLAN_FILE}: {error}", path)]
+        return [fail("plan.exists", f"{formats.PLAN_FILE} {error.reason if error else ''}", path)]
+    checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
     from .plan import PlanError, parse_plan
 
     try:
@@ -194,6 +200,7 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from . import formats
     from .findings import findings_checks, load_findings
+    from .fsutil import RunFileError, read_run_file
 
     findings_dir = run_dir / formats.FINDINGS_DIR
     briefs_dir = run_dir / formats.BRIEFS_DIR
@@ -207,25 +214,26 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     for slug, subtopic in expected:
         path = findings_dir / f"{slug}.md"
         check_id = f"findings.{slug}.exists"
-        if not path.is_file():
+        text, error = _read(path, run_dir)
+        if error is not None and error.missing:
             what = f' for subtopic "{subtopic.name}"' if subtopic is not None else ""
             checks.append(fail(check_id, f"findings/{slug}.md is missing{what}; every subtopic needs a "
                                          "findings file, even a failed one", path))
             continue
-        text, error = _read(path)
         if text is None:
-            checks.append(fail(check_id, f"findings/{slug}.md: {error}", path))
+            checks.append(fail(check_id, f"findings/{slug}.md {error.reason if error else ''}", path))
             continue
         checks.append(ok(check_id, f"findings/{slug}.md exists", path))
         found = load_findings(path, text)
         parsed.findings[slug] = found
         brief_path = briefs_dir / f"{slug}.md"
         brief = None
-        if brief_path.is_file():
-            try:
-                brief = brief_path.read_bytes()
-            except OSError:
-                brief = None
+        try:
+            brief = read_run_file(brief_path, run_dir)
+        except RunFileError as exc:
+            if not exc.missing:
+                checks.append(fail(f"findings.{slug}.brief_hash", f"briefs/{slug}.md {exc.reason}; "
+                                   "the findings cannot be matched to their brief", brief_path))
         checks.extend(findings_checks(slug, subtopic.name if subtopic is not None else None,
                                       found, brief, brief_path))
     unexpected = [p for p in on_disk if p.stem not in expected_slugs]
@@ -247,12 +255,12 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
     path = run_dir / formats.REPORT_FILE
     parsed.report_path = path
-    if not path.is_file():
+    text, error = _read(path, run_dir)
+    if error is not None and error.missing:
         return [fail("report.exists", f"{formats.REPORT_FILE} is missing; expected the synthesized report here",
                      path)]
-    text, error = _read(path)
     if text is None:
-        return [fail("report.exists", f"{formats.REPORT_FILE}: {error}", path)]
+        return [fail("report.exists", f"{formats.REPORT_FILE} {error.reason if error else ''}", path)]
     parsed.report = parse_report(text)
     gaps_needed: list[tuple[str, str, str]] = []  # (slug, name, status)
     if parsed.plan is not None:

@@ -17,6 +17,7 @@ EXIT_OK = 0
 EXIT_CHECK_FAILED = 1  # verify: an error-severity check failed
 EXIT_USAGE = 2  # invalid input / cannot run
 EXIT_PRIOR_RUN = 3  # start: prior run present and refresh is off
+EXIT_BROKEN_PIPE = 141  # the reader of our output went away (as a shell reports SIGPIPE)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,7 +81,29 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return _handler(args.command)(args)
+    try:
+        code = _handler(args.command)(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
+    return code
+
+
+def _quiet_broken_pipe() -> int:
+    """`web-research verify DIR | head` closed our output early: stop without a traceback.
+
+    Standard output is pointed at /dev/null so the interpreter's final flush of
+    the unwritten rest cannot fail (and print) again.
+    """
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -10,21 +10,32 @@ standard library's http.client is used for the transfer; redirects, time and
 size are bounded, and every failure is a `FetchError` with a one-line message.
 
 Extraction (`extract_page`) imports trafilatura or pypdf lazily: nothing else
-in the package pays for them.
+in the package pays for them. HTML and PDF are extracted in a child process
+with a wall-clock limit and an address-space limit, because a page under the
+download bound can still be built to make a parser run for minutes or take
+gigabytes; and the text kept is capped (`ExtractLimits`), which the snapshot
+record states as `truncated`.
 """
 from __future__ import annotations
 
 import html
 import http.client
 import ipaddress
+import json
+import os
 import re
 import socket
 import ssl
+import subprocess
+import sys
+import threading
 import time
 import zlib
 from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import quote, urljoin, urlsplit
+
+from .snapshots import MAX_TEXT_CHARS
 
 ALLOWED_SCHEMES = ("http", "https")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
@@ -69,6 +80,19 @@ class PageText:
     other_titles: tuple[str, ...]
     text: str
     extractor: str
+    truncated: bool = False  # the page had more text (or PDF pages) than ExtractLimits keeps
+
+
+@dataclass(frozen=True)
+class ExtractLimits:
+    """Bounds on turning a page into text: characters kept, PDF pages read, and the
+    child process that parses HTML and PDF (seconds of wall-clock time, bytes of
+    address space)."""
+
+    max_chars: int = MAX_TEXT_CHARS
+    max_pdf_pages: int = 500
+    timeout_s: float = 20.0
+    memory_bytes: int = 1024 * 1024 * 1024
 
 
 # --- Address policy ----------------------------------------------------------
@@ -174,29 +198,88 @@ def resolve_target(url: str, resolver: Resolver, allow_loopback: bool = False) -
     return Target(scheme, host, port, path, tuple(addresses))
 
 
+# --- One deadline for the whole fetch -------------------------------------------
+
+class _Watchdog:
+    """Shuts down every socket of a fetch when its overall deadline passes.
+
+    A socket timeout bounds each read, not their sum: a server that trickles its
+    status line and headers a byte a second never trips it, and http.client
+    reads those with no hook for us. So a timer thread shuts the sockets down
+    at the deadline, which ends any read in progress (TLS handshake included);
+    `expired` then tells the caller that the failure was the deadline.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self.expired = False
+        self._timer = threading.Timer(max(seconds, 0.0), self._expire)
+        self._timer.daemon = True
+
+    def __enter__(self) -> "_Watchdog":
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._timer.cancel()
+        with self._lock:
+            for sock in self._sockets:
+                sock.close()
+            self._sockets.clear()
+
+    def watch(self, sock: socket.socket) -> None:
+        """Watch the connection of `sock` through a duplicate descriptor: TLS wrapping
+        detaches the original, and shutting a connection down works from any of its
+        descriptors without touching the TLS layer of the one being read."""
+        duplicate = sock.dup()
+        with self._lock:
+            self._sockets.append(duplicate)
+            if self.expired:
+                _shutdown(duplicate)
+
+    def _expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            for sock in self._sockets:
+                _shutdown(sock)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
 # --- Connections pinned to a checked address ----------------------------------
 
 class _PinnedHTTPConnection(http.client.HTTPConnection):
     """HTTP connection to a fixed address; `host` stays the name for the Host header."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+    def __init__(self, host: str, port: int, address: str, timeout: float, watchdog: _Watchdog) -> None:
         super().__init__(host, port, timeout=timeout)
         self._address = address
+        self._watchdog = watchdog
 
     def connect(self) -> None:
         self.sock = socket.create_connection((self._address, self.port), self.timeout)
+        self._watchdog.watch(self.sock)
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """HTTPS to a fixed address; SNI and certificate checks use the host name."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float, context: ssl.SSLContext) -> None:
+    def __init__(self, host: str, port: int, address: str, timeout: float, context: ssl.SSLContext,
+                 watchdog: _Watchdog) -> None:
         super().__init__(host, port, timeout=timeout, context=context)
         self._address = address
         self._pinned_context = context
+        self._watchdog = watchdog
 
     def connect(self) -> None:
         raw = socket.create_connection((self._address, self.port), self.timeout)
+        self._watchdog.watch(raw)
         try:
             self.sock = self._pinned_context.wrap_socket(raw, server_hostname=self.host)
         except BaseException:
@@ -231,10 +314,19 @@ def fetch_page(
 
     Raises `RefusedURL` for a URL or redirect we will not follow and
     `FetchError` for everything else (timeouts, size, HTTP errors).
+    `limits.timeout_s` bounds the whole: every hop's connection, status line,
+    headers and body together.
     """
     deadline = time.monotonic() + limits.timeout_s
     context = ssl_context or default_ssl_context()
+    with _Watchdog(limits.timeout_s) as watchdog:
+        return _fetch_hops(url, deadline, limits, allow_loopback, resolver, context, watchdog)
+
+
+def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: bool, resolver: Resolver,
+                context: ssl.SSLContext, watchdog: _Watchdog) -> FetchedPage:
     current, redirects = url, []
+    resolver = _within_deadline(resolver, deadline, url, limits)
     while True:
         try:
             target = resolve_target(current, resolver, allow_loopback)
@@ -242,7 +334,7 @@ def fetch_page(
             if redirects:  # say where the planted URL came from
                 raise RefusedURL(f"{exc} (reached by a redirect from {url})") from exc
             raise
-        status, headers, body = _request(target, current, deadline, limits, context)
+        status, headers, body = _request(target, current, deadline, limits, context, watchdog)
         if status in REDIRECT_STATUSES:
             location = headers.get("location")
             if not location:
@@ -259,19 +351,46 @@ def fetch_page(
         return FetchedPage(url, current, status, media_type, charset, body, tuple(redirects))
 
 
-def _request(target: Target, url: str, deadline: float, limits: FetchLimits, context: ssl.SSLContext):
+def _within_deadline(resolver: Resolver, deadline: float, url: str, limits: FetchLimits) -> Resolver:
+    """`resolver`, given only the time left: a DNS lookup cannot be interrupted, so it
+    runs in a daemon thread that is abandoned when the deadline passes."""
+    def resolve(host: str, port: int) -> list[str]:
+        outcome: dict[str, object] = {}
+
+        def work() -> None:
+            try:
+                outcome["value"] = resolver(host, port)
+            except BaseException as exc:  # handed to the caller below
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        worker.join(_remaining(deadline, url, limits))
+        if worker.is_alive():
+            raise _timed_out(url, limits)
+        if "error" in outcome:
+            raise outcome["error"]  # type: ignore[misc]
+        return outcome["value"]  # type: ignore[return-value]
+    return resolve
+
+
+def _request(target: Target, url: str, deadline: float, limits: FetchLimits, context: ssl.SSLContext,
+             watchdog: _Watchdog):
     """One GET to the first reachable checked address; returns (status, headers, body)."""
     last_error: Exception | None = None
     for address in target.addresses:
         remaining = _remaining(deadline, url, limits)
         if target.scheme == "https":
-            conn: http.client.HTTPConnection = _PinnedHTTPSConnection(target.host, target.port, address, remaining, context)
+            conn: http.client.HTTPConnection = _PinnedHTTPSConnection(
+                target.host, target.port, address, remaining, context, watchdog)
         else:
-            conn = _PinnedHTTPConnection(target.host, target.port, address, remaining)
+            conn = _PinnedHTTPConnection(target.host, target.port, address, remaining, watchdog)
         try:
             try:
                 conn.connect()
             except (OSError, ssl.SSLError) as exc:
+                if watchdog.expired:
+                    raise _timed_out(url, limits) from exc
                 if isinstance(exc, ssl.SSLError) or _is_timeout(exc):
                     raise _network_error(exc, url, limits) from exc
                 last_error = exc
@@ -287,8 +406,12 @@ def _request(target: Target, url: str, deadline: float, limits: FetchLimits, con
                 if response.status in REDIRECT_STATUSES:
                     return response.status, headers, b""
                 body = _read_body(conn, response, deadline, url, limits)
+                if watchdog.expired:  # the shutdown looks like the end of the body
+                    raise _timed_out(url, limits)
                 return response.status, headers, body
             except (OSError, http.client.HTTPException) as exc:
+                if watchdog.expired:
+                    raise _timed_out(url, limits) from exc
                 raise _network_error(exc, url, limits) from exc
         finally:
             conn.close()
@@ -318,8 +441,12 @@ def _read_body(conn, response, deadline: float, url: str, limits: FetchLimits) -
 def _remaining(deadline: float, url: str, limits: FetchLimits) -> float:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
-        raise FetchError(f"{url}: timed out after {limits.timeout_s:g} s")
+        raise _timed_out(url, limits)
     return remaining
+
+
+def _timed_out(url: str, limits: FetchLimits) -> FetchError:
+    return FetchError(f"{url}: timed out after {limits.timeout_s:g} s")
 
 
 def _is_timeout(exc: BaseException) -> bool:
@@ -389,13 +516,26 @@ def page_kind(page: FetchedPage) -> str | None:
     return None
 
 
-def extract_page(page: FetchedPage) -> PageText:
-    """The main text and title(s) of a fetched page; `FetchError` when there is none."""
+def extract_page(page: FetchedPage, limits: ExtractLimits = ExtractLimits()) -> PageText:
+    """The main text and title(s) of a fetched page; `FetchError` when there is none.
+
+    Plain text is handled here; HTML and PDF go to a bounded child process.
+    """
+    kind = page_kind(page)
+    if kind is None:
+        raise FetchError(f"{page.final_url}: cannot extract text from content type {page.content_type or 'unknown'!r}")
+    if kind == "text":
+        return extract_in_process(page, limits)
+    return _extract_in_child(page, limits)
+
+
+def extract_in_process(page: FetchedPage, limits: ExtractLimits = ExtractLimits()) -> PageText:
+    """`extract_page` without the child process (what the child runs)."""
     kind = page_kind(page)
     if kind is None:
         raise FetchError(f"{page.final_url}: cannot extract text from content type {page.content_type or 'unknown'!r}")
     if kind == "pdf":
-        result = _extract_pdf(page)
+        result = _extract_pdf(page, limits.max_pdf_pages, limits.max_chars)
     elif kind == "html":
         result = _extract_html(page)
     else:
@@ -404,10 +544,81 @@ def extract_page(page: FetchedPage) -> PageText:
     text = clean_text(result.text)
     if not text:
         raise FetchError(f"{page.final_url}: no text could be extracted from the page")
+    truncated = result.truncated or len(text) > limits.max_chars
+    text = text[: limits.max_chars]
     title = result.title
     if not title and kind != "html":
         title = _first_line(text)  # a PDF without metadata, a text file: its first line
-    return PageText(title or page.final_url, result.other_titles, text, result.extractor)
+    return PageText(title or page.final_url, result.other_titles, text, result.extractor, truncated)
+
+
+# --- The extraction child ---------------------------------------------------------------
+
+_PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _extract_in_child(page: FetchedPage, limits: ExtractLimits) -> PageText:
+    """Run `extract_in_process` in `python -m web_research.fetch`, bounded; the page
+    goes in on stdin (a JSON header line, then the body), the result comes back as JSON."""
+    header = {
+        "page": {"requested_url": page.requested_url, "final_url": page.final_url, "status": page.status,
+                 "content_type": page.content_type, "charset": page.charset},
+        "limits": {"max_chars": limits.max_chars, "max_pdf_pages": limits.max_pdf_pages,
+                   "timeout_s": limits.timeout_s, "memory_bytes": limits.memory_bytes},
+    }
+    env = dict(os.environ)
+    env["PYTHONPATH"] = _PACKAGE_PARENT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        done = subprocess.run([sys.executable, "-m", "web_research.fetch"],
+                              input=json.dumps(header).encode("utf-8") + b"\n" + page.body,
+                              capture_output=True, timeout=limits.timeout_s, env=env)
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"{page.final_url}: extracting the page's text took longer than {limits.timeout_s:g} s "
+                         "(the page is too large or too complex to snapshot)") from None
+    except OSError as exc:
+        raise FetchError(f"{page.final_url}: cannot start the text extractor: {exc}") from exc
+    try:
+        result = json.loads(done.stdout.decode("utf-8"))
+    except ValueError:
+        result = None
+    if not isinstance(result, dict):
+        megabytes = limits.memory_bytes // (1024 * 1024)
+        raise FetchError(f"{page.final_url}: extracting the page's text failed (exit {done.returncode}); it may "
+                         f"need more than {megabytes} MB of memory (the page is too large or too complex "
+                         "to snapshot)")
+    if "error" in result:
+        raise FetchError(str(result["error"]))
+    return PageText(str(result["title"]), tuple(result["other_titles"]), str(result["text"]),
+                    str(result["extractor"]), bool(result["truncated"]))
+
+
+def _child_main() -> int:
+    """The child's side of `_extract_in_child`: limit ourselves, then extract."""
+    import resource
+
+    header = json.loads(sys.stdin.buffer.readline())
+    limits = ExtractLimits(**header["limits"])
+    memory = int(limits.memory_bytes)
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = int(limits.timeout_s) + 1  # a second line of defence behind the parent's wall-clock limit
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    page = FetchedPage(body=sys.stdin.buffer.read(), **header["page"])
+    try:
+        content = extract_in_process(page, limits)
+        out: dict = {"title": content.title, "other_titles": list(content.other_titles), "text": content.text,
+                     "extractor": content.extractor, "truncated": content.truncated}
+    except FetchError as exc:
+        out = {"error": str(exc)}
+    except MemoryError:
+        out = {"error": f"{page.final_url}: extracting the page's text needed more than "
+                        f"{memory // (1024 * 1024)} MB of memory (the page is too large or too complex to snapshot)"}
+    except RecursionError:
+        out = {"error": f"{page.final_url}: the page is nested too deeply to extract its text"}
+    except Exception as exc:  # an extraction library failing on odd input: one line, not a traceback
+        out = {"error": f"{page.final_url}: cannot extract the page's text ({type(exc).__name__}: {exc})"}
+    sys.stdout.buffer.write(json.dumps(out).encode("ascii"))
+    sys.stdout.flush()
+    return 0
 
 
 def clean_text(text: str) -> str:
@@ -478,7 +689,7 @@ def _extract_html(page: FetchedPage) -> PageText:
     return PageText(title, other, text or "", extractor)
 
 
-def _extract_pdf(page: FetchedPage) -> PageText:
+def _extract_pdf(page: FetchedPage, max_pages: int, max_chars: int) -> PageText:
     import io
     import logging
 
@@ -489,11 +700,24 @@ def _extract_pdf(page: FetchedPage) -> PageText:
         reader = pypdf.PdfReader(io.BytesIO(page.body))
         if reader.is_encrypted and not reader.decrypt(""):
             raise FetchError(f"{page.final_url}: the PDF is encrypted")
-        text = "\n\n".join((p.extract_text() or "") for p in reader.pages)
+        parts: list[str] = []
+        total, truncated = 0, False
+        for index, pdf_page in enumerate(reader.pages):
+            if index >= max_pages or total > max_chars:
+                truncated = True
+                break
+            part = pdf_page.extract_text() or ""
+            parts.append(part)
+            total += len(part) + 2
+        text = "\n\n".join(parts)
         info = reader.metadata
         title = str(info.title).strip() if info is not None and info.title else ""
     except FetchError:
         raise
     except Exception as exc:  # pypdf raises many types on damaged files
         raise FetchError(f"{page.final_url}: cannot read the PDF: {exc}") from exc
-    return PageText(title, (), text, f"pypdf {pypdf.__version__}")
+    return PageText(title, (), text, f"pypdf {pypdf.__version__}", truncated)
+
+
+if __name__ == "__main__":  # the extraction child: see _extract_in_child
+    sys.exit(_child_main())

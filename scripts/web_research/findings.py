@@ -62,8 +62,10 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any] | None, dict[str, int],
 def load_findings(path: Path, text: str | None = None) -> Findings:
     """Parse a findings file (read from `path` unless `text` is given)."""
     path = Path(path)
-    if text is None:
-        text = path.read_text(encoding="utf-8")
+    if text is None:  # a regular file inside its folder, size-bounded (raises fsutil.RunFileError)
+        from .fsutil import read_run_text
+
+        text = read_run_text(path, path.parent)
     text = text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
     frontmatter, key_lines, body_first, problems = parse_frontmatter(text)
     body = "\n".join(text.splitlines()[body_first - 1:])

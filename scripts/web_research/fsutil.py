@@ -5,7 +5,9 @@ crash never leaves a half-written plan, brief, snapshot or run record behind.
 """
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -41,3 +43,113 @@ def is_within(child: Path, parent: Path) -> bool:
     except ValueError:
         return False
     return True
+
+
+# --- Reading run files ------------------------------------------------------------
+
+# Bound on any Markdown file of a run (plan, brief, findings, report). Real ones
+# are tens of kilobytes; the bound only stops a planted giant from costing
+# verify (and the Stop hook) seconds and memory.
+MAX_RUN_FILE_BYTES = 4 * 1024 * 1024
+
+_FILE_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class RunFileError(Exception):
+    """A run file that must not or cannot be read. `reason` says why in words that
+    never quote the file's content; `missing` is True when nothing is there at all."""
+
+    def __init__(self, path: Path, reason: str, missing: bool = False) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        self.missing = missing
+        super().__init__(f"{path}: {reason}")
+
+
+def _kind(mode: int) -> str:
+    return next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+
+
+def read_run_file(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES) -> bytes:
+    """The bytes of `path`, which must be a regular file whose real path lies inside
+    `run_dir`, and at most `max_bytes` long; `RunFileError` otherwise.
+
+    Every reader of a run folder goes through here, because everything in a run
+    folder may have been planted by a model: a symlink to a file outside (whose
+    lines would be echoed back in check messages), a FIFO or device (a read that
+    never returns), a file of gigabytes. The file is opened without following a
+    final symlink and without blocking, then checked on the open descriptor, so
+    it cannot be swapped between the check and the read.
+    """
+    path = Path(path)
+    try:
+        root = Path(run_dir).resolve()
+        os.lstat(path)
+        real = Path(os.path.realpath(path))
+    except FileNotFoundError:
+        raise RunFileError(path, "does not exist", missing=True) from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+        raise RunFileError(path, f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    if not _inside(real, root):
+        raise RunFileError(path, "leads outside the run folder (a symbolic link); only files inside "
+                                 "the run folder are read")
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(real, flags)
+    except FileNotFoundError:
+        raise RunFileError(path, "does not exist", missing=True) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RunFileError(path, "is a symbolic link that changed while it was read") from None
+        raise RunFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RunFileError(path, f"is {_kind(info.st_mode)}, not a regular file; only regular files are read")
+        opened = _opened_path(fd)
+        if opened is not None and not _inside(opened, root):
+            raise RunFileError(path, "leads outside the run folder; only files inside the run folder are read")
+        if info.st_size > max_bytes:
+            raise RunFileError(path, f"is {info.st_size} bytes, over the {max_bytes}-byte limit for this file")
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1024 * 1024, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > max_bytes:  # grew since fstat
+                raise RunFileError(path, f"is over the {max_bytes}-byte limit for this file")
+        return b"".join(chunks)
+    except OSError as exc:
+        raise RunFileError(path, f"cannot be read ({exc.strerror or exc})") from None
+    finally:
+        os.close(fd)
+
+
+def read_run_text(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES) -> str:
+    """`read_run_file` decoded as UTF-8; a file that is not UTF-8 is a `RunFileError` too."""
+    data = read_run_file(path, run_dir, max_bytes)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RunFileError(path, f"is not valid UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _inside(real: Path, root: Path) -> bool:
+    return real == root or root in real.parents
+
+
+def _opened_path(fd: int) -> Path | None:
+    """Where the open descriptor really points (Linux), to catch a path swapped after the check."""
+    link = f"/proc/self/fd/{fd}"
+    try:
+        return Path(os.readlink(link))
+    except OSError:
+        return None

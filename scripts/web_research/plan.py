@@ -263,13 +263,16 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
     )
 
 
-def load_plan(path: Path) -> Plan:
-    """Read and parse a plan file (UTF-8)."""
+def load_plan(path: Path, run_dir: Path | None = None) -> Plan:
+    """Read and parse a plan file (UTF-8), a regular file inside `run_dir`
+    (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`."""
+    from .fsutil import RunFileError, read_run_text
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PlanError(path, 1, "file not found; expected the run's plan.md") from None
-    except UnicodeDecodeError as exc:
-        raise PlanError(path, 1, f"not valid UTF-8 ({exc.reason})") from None
+        text = read_run_text(path, path.parent if run_dir is None else run_dir)
+    except RunFileError as exc:
+        if exc.missing:
+            raise PlanError(path, 1, "file not found; expected the run's plan.md") from None
+        raise PlanError(path, 1, exc.reason) from None
     return parse_plan(text, path)

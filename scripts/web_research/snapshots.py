@@ -18,10 +18,16 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from .formats import SOURCES_DIR
-from .fsutil import atomic_write_text, is_within
+from .fsutil import RunFileError, atomic_write_text, is_within, read_run_file, read_run_text
 
 SNAPSHOT_VERSION = 1
 ID_LENGTH = 16
+# `fetch` stores at most this many characters of a page's text (and says so in
+# the record's `truncated` field); readers refuse anything larger than it can be.
+MAX_TEXT_CHARS = 2_000_000
+MAX_TEXT_BYTES = 4 * MAX_TEXT_CHARS  # UTF-8: at most 4 bytes a character
+# A record holds a few URLs and titles: anything near this bound was not written by fetch.
+MAX_RECORD_BYTES = 256 * 1024
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -80,17 +86,23 @@ class Snapshot:
     meta_path: Path
     text_path: Path
     other_titles: tuple[str, ...] = field(default=())
+    truncated: bool = False  # the page had more text than MAX_TEXT_CHARS; only its start is stored
 
     @property
     def titles(self) -> tuple[str, ...]:
         """Every title the page declares (the `<title>` first), for comparing with a cited title."""
         return tuple(t for t in (self.title, *self.other_titles) if t)
 
+    @property
+    def run_dir(self) -> Path:
+        """The run folder this snapshot belongs to (`<run>/sources/<id>.json`)."""
+        return self.meta_path.parent.parent
+
     def text(self) -> str:
         try:
-            return self.text_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SnapshotError(f"{self.text_path}: cannot read snapshot text: {exc}") from exc
+            return read_run_text(self.text_path, self.run_dir, MAX_TEXT_BYTES)
+        except RunFileError as exc:
+            raise SnapshotError(f"{self.text_path}: cannot read snapshot text: {exc.reason}") from exc
 
     def text_is_intact(self, text: str) -> bool:
         """True when `text` still has the SHA-256 recorded at fetch time."""
@@ -113,6 +125,7 @@ def store_snapshot(
     text: str,
     extractor: str,
     other_titles: tuple[str, ...] = (),
+    truncated: bool = False,
 ) -> Snapshot:
     """Write `text` and its metadata under `run_dir/sources/`, atomically.
 
@@ -136,6 +149,7 @@ def store_snapshot(
         "sha256": text_sha256(text),
         "chars": len(text),
         "extractor": extractor,
+        "truncated": truncated,
         "text_file": text_path.name,
     }
     atomic_write_text(text_path, text)
@@ -144,12 +158,23 @@ def store_snapshot(
 
 
 def load_snapshot(meta_path: Path) -> Snapshot:
-    """Read one `<id>.json`; raise `SnapshotError` naming the file and the bad field."""
+    """Read one `<id>.json`; raise `SnapshotError` naming the file and the bad field.
+
+    The record may have been planted or edited by a model, so it is read through
+    `fsutil.read_run_file` (a regular file inside the run, size-bounded) and any
+    JSON the parser chokes on (numbers of thousands of digits, brackets nested
+    past the recursion limit) is a `SnapshotError` too, never a crash.
+    """
     meta_path = Path(meta_path)
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SnapshotError(f"{meta_path}: not a readable snapshot record: {exc}") from exc
+        data = read_run_file(meta_path, meta_path.parent.parent, MAX_RECORD_BYTES)
+    except RunFileError as exc:
+        raise SnapshotError(f"{meta_path}: not a readable snapshot record: {exc.reason}") from exc
+    try:
+        meta = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
+        detail = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)[:200]
+        raise SnapshotError(f"{meta_path}: not a readable snapshot record: {detail}") from None
     if not isinstance(meta, dict):
         raise SnapshotError(f"{meta_path}: expected a JSON object")
     return _from_meta(meta, meta_path)
@@ -158,17 +183,27 @@ def load_snapshot(meta_path: Path) -> Snapshot:
 _STRING_FIELDS = ("requested_url", "final_url", "title", "content_type", "retrieved_at", "sha256", "extractor", "text_file")
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
     for name in _STRING_FIELDS:
         if not isinstance(meta.get(name), str):
             raise SnapshotError(f"{meta_path}: field '{name}' must be a string")
     for name in ("status", "chars"):
-        if not isinstance(meta.get(name), int):
+        if not _is_int(meta.get(name)):
             raise SnapshotError(f"{meta_path}: field '{name}' must be an integer")
     other = meta.get("other_titles", [])
     if not isinstance(other, list) or not all(isinstance(t, str) for t in other):
         raise SnapshotError(f"{meta_path}: field 'other_titles' must be a list of strings")
-    text_path = meta_path.parent / meta["text_file"]
+    truncated = meta.get("truncated", False)  # absent in records written before the field existed
+    if not isinstance(truncated, bool):
+        raise SnapshotError(f"{meta_path}: field 'truncated' must be true or false")
+    name = meta["text_file"]
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\x00" in name:
+        raise SnapshotError(f"{meta_path}: field 'text_file' must name a file beside it")
+    text_path = meta_path.parent / name
     if text_path.parent != meta_path.parent or not is_within(text_path, meta_path.parent):
         raise SnapshotError(f"{meta_path}: field 'text_file' must name a file beside it")
     return Snapshot(
@@ -184,6 +219,7 @@ def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
         extractor=meta["extractor"],
         meta_path=meta_path,
         text_path=text_path,
+        truncated=truncated,
     )
 
 
@@ -233,11 +269,10 @@ def find_snapshot(run_dir: Path, url: str) -> Snapshot | None:
     falls back to the index for a URL reached only through a redirect.
     """
     meta_path = sources_dir(run_dir) / f"{snapshot_id(url)}.json"
-    if meta_path.is_file() and is_within(meta_path, run_dir):
-        try:
-            return load_snapshot(meta_path)
-        except SnapshotError:
-            pass
+    try:
+        return load_snapshot(meta_path)
+    except SnapshotError:
+        pass
     return SnapshotIndex.build(run_dir).find(url)
 
 

@@ -42,8 +42,8 @@ PDF_LINES = (
 )
 
 
-def minimal_pdf(lines: tuple[str, ...] = PDF_LINES, title: str = PDF_TITLE) -> bytes:
-    """A valid one-page PDF showing `lines` in Helvetica, with `title` in its Info dictionary."""
+def minimal_pdf(lines: tuple[str, ...] = PDF_LINES, title: str = PDF_TITLE, pages: int = 1) -> bytes:
+    """A valid PDF of `pages` pages, each showing `lines` in Helvetica, with `title` in its Info dictionary."""
 
     def escape(text: str) -> str:
         return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
@@ -53,15 +53,17 @@ def minimal_pdf(lines: tuple[str, ...] = PDF_LINES, title: str = PDF_TITLE) -> b
         ops.append(f"({escape(line)}) Tj T*")
     ops.append("ET")
     stream = "\n".join(ops).encode("latin-1")
+    # Objects: 1 catalog, 2 page tree, 3 content stream, 4 font, 5 info, then one object per page.
+    kids = " ".join(f"{6 + n} 0 R" for n in range(pages)).encode("ascii")
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
-        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
         b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Title (" + escape(title).encode("latin-1") + b") >>",
     ]
+    objects += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R"
+                b" /Resources << /Font << /F1 4 0 R >> >> >>"] * pages
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -71,7 +73,7 @@ def minimal_pdf(lines: tuple[str, ...] = PDF_LINES, title: str = PDF_TITLE) -> b
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     for offset in offsets:
         out += b"%010d 00000 n \n" % offset
-    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    out += b"trailer\n<< /Size %d /Root 1 0 R /Info 5 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)
 
 
@@ -113,6 +115,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, (PAGES_DIR / "plain.txt").read_bytes(), "text/plain; charset=utf-8")
         elif path == "/doc.pdf":
             self._send(200, minimal_pdf(), "application/pdf")
+        elif path == "/long.pdf":
+            self._send(200, minimal_pdf(pages=int(query.get("pages", ["40"])[0])), "application/pdf")
+        elif path == "/many-elements":  # a few MB that take an HTML extractor minutes
+            count = int(query.get("count", ["200000"])[0])
+            self._send(200, b"<html><body>" + b"<div><p>x</p></div>" * count + b"</body></html>")
         elif path == "/" or path == "/index.html":
             self._send(200, b"<html><head><title>Acme</title></head><body><p>Welcome to Acme. We build"
                             b" observability tools for engineering teams of every size.</p></body></html>")
@@ -147,6 +154,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._stream(HUGE_BYTES, declare_length=False)
         elif path == "/slow":
             self._drip()
+        elif path == "/trickle-headers":
+            self._trickle_headers()
         elif path == "/stall":
             time.sleep(float(query.get("seconds", ["5"])[0]))
             self._send(200, b"<html><body><p>late</p></body></html>")
@@ -180,6 +189,18 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"x")
             self.wfile.flush()
             time.sleep(0.2)
+
+
+    def _trickle_headers(self) -> None:
+        """The status line and headers one byte every 0.2 s (about 20 s in all):
+        every read is quick, so only an overall deadline stops the client."""
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Padding: " + b"p" * 60 + b"\r\n\r\n"
+        self.close_connection = True
+        for byte in head:
+            self.wfile.write(bytes([byte]))
+            self.wfile.flush()
+            time.sleep(0.2)
+        self.wfile.write(b"done")
 
 
 class PageServer:

@@ -9,6 +9,7 @@ import pytest
 
 from page_server import PDF_LINES, PDF_TITLE, PageServer, client_ssl_context
 from web_research.fetch import (
+    ExtractLimits,
     FetchedPage,
     FetchError,
     FetchLimits,
@@ -322,3 +323,80 @@ def test_a_url_cannot_inject_request_headers(http_server: PageServer) -> None:
     path, _ = http_server.requests[-1]
     # The line break is stripped or escaped: it never ends the request line.
     assert "\r" not in path and "\n" not in path and path.startswith("/host?x=a")
+
+
+@pytest.mark.parametrize("tls", [False, True])
+def test_trickled_headers_hit_the_overall_deadline(tls: bool) -> None:
+    """Each header byte arrives well within a socket timeout; only the one
+    deadline over connection, status line, headers and body stops the fetch."""
+    import time
+
+    with PageServer(tls=tls) as server:
+        start = time.monotonic()
+        with pytest.raises(FetchError, match="timed out after 1 s"):
+            fetch_page(server.url("/trickle-headers"), allow_loopback=True, limits=FetchLimits(timeout_s=1),
+                       ssl_context=client_ssl_context() if tls else None)
+        assert time.monotonic() - start < 3
+
+
+# --- Bounds on extraction -----------------------------------------------------------
+
+def test_a_pathological_page_fails_within_the_extraction_time_limit(http_server: PageServer) -> None:
+    """200,000 elements (under 4 MB) keep trafilatura busy for minutes unbounded."""
+    import time
+
+    page = fetch_page(http_server.url("/many-elements?count=200000"), allow_loopback=True)
+    start = time.monotonic()
+    with pytest.raises(FetchError, match="took longer than 3 s .*too large or too complex"):
+        extract_page(page, ExtractLimits(timeout_s=3))
+    assert time.monotonic() - start < 8
+
+
+def test_a_pathological_page_fails_at_the_extraction_memory_limit(http_server: PageServer) -> None:
+    page = fetch_page(http_server.url("/many-elements?count=200000"), allow_loopback=True)
+    with pytest.raises(FetchError, match="more than 150 MB of memory"):
+        extract_page(page, ExtractLimits(timeout_s=60, memory_bytes=150 * 1024 * 1024))
+
+
+def test_html_text_is_capped_and_says_so(http_server: PageServer) -> None:
+    page = fetch_page(http_server.url("/article"), allow_loopback=True)
+    whole = extract_page(page)
+    assert not whole.truncated
+    cut = extract_page(page, ExtractLimits(max_chars=100))
+    assert cut.truncated and cut.text == whole.text[:100]
+    assert cut.title == whole.title
+
+
+def test_plain_text_is_capped_and_says_so(http_server: PageServer) -> None:
+    page = fetch_page(http_server.url("/plain.txt"), allow_loopback=True)
+    cut = extract_page(page, ExtractLimits(max_chars=40))
+    assert cut.truncated and len(cut.text) == 40
+
+
+def test_pdf_text_is_capped_by_pages_and_by_characters(http_server: PageServer) -> None:
+    page = fetch_page(http_server.url("/long.pdf?pages=40"), allow_loopback=True)
+    whole = extract_page(page)
+    assert not whole.truncated and whole.text.count(PDF_LINES[1]) == 40
+    by_pages = extract_page(page, ExtractLimits(max_pdf_pages=3))
+    assert by_pages.truncated and by_pages.text.count(PDF_LINES[1]) == 3
+    by_chars = extract_page(page, ExtractLimits(max_chars=500))
+    assert by_chars.truncated and len(by_chars.text) <= 500 and by_chars.text.count(PDF_LINES[1]) < 40
+
+
+def test_the_default_text_cap_is_the_snapshot_cap() -> None:
+    from web_research.snapshots import MAX_TEXT_CHARS
+
+    assert ExtractLimits().max_chars == MAX_TEXT_CHARS == 2_000_000
+
+
+def test_a_slow_name_lookup_counts_against_the_deadline() -> None:
+    import time
+
+    def slow_resolver(host: str, port: int) -> list[str]:
+        time.sleep(5)
+        return ["93.184.216.34"]
+
+    start = time.monotonic()
+    with pytest.raises(FetchError, match="timed out after 1 s"):
+        fetch_page("http://slow-dns.example/", limits=FetchLimits(timeout_s=1), resolver=slow_resolver)
+    assert time.monotonic() - start < 3

@@ -130,6 +130,48 @@ def test_failures_are_one_line_on_stderr_with_exit_2(server, run_dir, capsys, pa
     assert not (run_dir / "sources").exists() or not any((run_dir / "sources").iterdir())
 
 
+def test_a_truncated_page_says_so_in_the_output_and_the_record(server, run_dir, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("WEB_RESEARCH_MAX_TEXT_CHARS", "120")
+    url = server.url("/article")
+    code, out, err = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")
+    assert (code, err) == (EXIT_OK, "")
+    assert "Truncated: the page has more text than the 120 characters stored" in out
+    meta = json.loads((run_dir / "sources" / f"{snapshot_id(url)}.json").read_text(encoding="utf-8"))
+    assert meta["truncated"] is True and meta["chars"] == 120
+    assert find_snapshot(run_dir, url).truncated
+    code, again, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")  # served from the snapshot
+    assert "stored earlier in this run" in again and "Truncated:" in again
+
+    other = server.url("/plain.txt")
+    monkeypatch.delenv("WEB_RESEARCH_MAX_TEXT_CHARS")
+    code, out, _ = fetch(capsys, other, "--run", str(run_dir), "--allow-loopback")
+    assert code == EXIT_OK and "Truncated" not in out
+    meta = json.loads((run_dir / "sources" / f"{snapshot_id(other)}.json").read_text(encoding="utf-8"))
+    assert meta["truncated"] is False
+
+
+def test_a_pathological_page_is_one_clear_line(server, run_dir, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("WEB_RESEARCH_EXTRACT_TIMEOUT", "3")
+    code, out, err = fetch(capsys, server.url("/many-elements?count=200000"), "--run", str(run_dir),
+                           "--allow-loopback")
+    assert code == EXIT_USAGE and out == ""
+    assert err.count("\n") == 1 and "took longer than 3 s" in err
+
+
+def test_limits_from_the_environment_are_clamped() -> None:
+    from web_research.commands.fetch_cmd import limits_from_env
+
+    fetch_limits, extract = limits_from_env({})
+    assert (fetch_limits.timeout_s, extract.timeout_s, extract.max_chars) == (20.0, 20.0, 2_000_000)
+    fetch_limits, extract = limits_from_env({
+        "WEB_RESEARCH_FETCH_TIMEOUT": "5", "WEB_RESEARCH_MAX_TEXT_CHARS": "999999999",
+        "WEB_RESEARCH_EXTRACT_TIMEOUT": "100000", "WEB_RESEARCH_EXTRACT_MEMORY_MB": "nan",
+        "WEB_RESEARCH_MAX_PDF_PAGES": "oops"})
+    assert fetch_limits.timeout_s == 5.0
+    assert extract.max_chars == 2_000_000 and extract.timeout_s == 120.0
+    assert extract.memory_bytes == 1024 * 1024 * 1024 and extract.max_pdf_pages == 500
+
+
 def _launch(*argv: str, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("WEB_RESEARCH_")}
     env["WEB_RESEARCH_PYTHON"] = sys.executable

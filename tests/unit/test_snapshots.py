@@ -106,3 +106,16 @@ def test_refuses_a_sources_folder_that_leads_outside_the_run(tmp_path: Path) -> 
     with pytest.raises(SnapshotError, match="leads outside the run folder"):
         _store(run)
     assert list(elsewhere.iterdir()) == []
+
+
+def test_the_record_says_whether_the_text_was_truncated(tmp_path: Path) -> None:
+    snap = _store(tmp_path)
+    meta = json.loads(snap.meta_path.read_text(encoding="utf-8"))
+    assert meta["truncated"] is False and not load_snapshot(snap.meta_path).truncated
+    del meta["truncated"]  # a record written before the field existed
+    snap.meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert not load_snapshot(snap.meta_path).truncated
+    meta["truncated"] = "yes"
+    snap.meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(SnapshotError, match="'truncated' must be true or false"):
+        load_snapshot(snap.meta_path)

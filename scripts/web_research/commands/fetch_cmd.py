@@ -7,13 +7,22 @@ and every quote is taken from the very text `verify` will check it against.
 
 Exit 0 with the text on stdout; exit 2 with one line on stderr when the URL is
 refused, the page cannot be fetched or read, or the arguments are wrong.
+
+Limits (`fetch.FetchLimits`, `fetch.ExtractLimits`) may be tightened, or
+loosened up to a ceiling, through the environment: WEB_RESEARCH_FETCH_TIMEOUT
+(seconds for the whole download, default 20), WEB_RESEARCH_EXTRACT_TIMEOUT
+(seconds to extract the text, default 20), WEB_RESEARCH_EXTRACT_MEMORY_MB
+(default 1024), WEB_RESEARCH_MAX_TEXT_CHARS (characters kept, at most the
+default 2,000,000) and WEB_RESEARCH_MAX_PDF_PAGES (default 500).
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Mapping
 
 from .. import formats
 from ..cli import EXIT_OK, EXIT_USAGE
@@ -62,18 +71,54 @@ class _Refused(Exception):
     """Any fetch or extraction failure, carried to `run` as one line."""
 
 
+# (variable, default, lowest, highest): a value outside the range is clamped into it,
+# so a researcher's shell cannot lift a bound beyond its ceiling.
+_ENV_LIMITS = {
+    "fetch_timeout": ("WEB_RESEARCH_FETCH_TIMEOUT", 20.0, 0.1, 120.0),
+    "extract_timeout": ("WEB_RESEARCH_EXTRACT_TIMEOUT", 20.0, 1.0, 120.0),
+    "memory_mb": ("WEB_RESEARCH_EXTRACT_MEMORY_MB", 1024.0, 64.0, 4096.0),
+    "max_chars": ("WEB_RESEARCH_MAX_TEXT_CHARS", None, 1.0, None),
+    "max_pdf_pages": ("WEB_RESEARCH_MAX_PDF_PAGES", 500.0, 1.0, 2000.0),
+}
+
+
+def limits_from_env(env: Mapping[str, str] | None = None):
+    """(FetchLimits, ExtractLimits) with the environment's overrides, clamped."""
+    from ..fetch import ExtractLimits, FetchLimits
+    from ..snapshots import MAX_TEXT_CHARS
+
+    env = os.environ if env is None else env
+    values: dict[str, float] = {}
+    for key, (name, default, low, high) in _ENV_LIMITS.items():
+        if key == "max_chars":
+            default = high = float(MAX_TEXT_CHARS)
+        try:
+            value = float(env.get(name, "") or default)
+        except ValueError:
+            value = default
+        if value != value:  # NaN
+            value = default
+        values[key] = min(max(value, low), high)
+    fetch_limits = FetchLimits(timeout_s=values["fetch_timeout"])
+    extract_limits = ExtractLimits(max_chars=int(values["max_chars"]), max_pdf_pages=int(values["max_pdf_pages"]),
+                                   timeout_s=values["extract_timeout"],
+                                   memory_bytes=int(values["memory_mb"]) * 1024 * 1024)
+    return fetch_limits, extract_limits
+
+
 def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
     from ..fetch import FetchError, extract_page, fetch_page
     from ..snapshots import store_snapshot
 
+    fetch_limits, extract_limits = limits_from_env()
     try:
-        page = fetch_page(url, allow_loopback=allow_loopback)
+        page = fetch_page(url, allow_loopback=allow_loopback, limits=fetch_limits)
     except FetchError as exc:
         raise _Refused(str(exc)) from exc
     except (ValueError, OSError) as exc:  # anything the checks above did not foresee: still one line
         raise _Refused(f"cannot fetch {url}: {type(exc).__name__}: {exc}") from exc
     try:
-        content = extract_page(page)
+        content = extract_page(page, extract_limits)
     except FetchError as exc:
         raise _Refused(str(exc)) from exc
     except Exception as exc:  # an extraction library failing on odd input must not become a traceback
@@ -89,6 +134,7 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
         retrieved_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         text=content.text,
         extractor=content.extractor,
+        truncated=content.truncated,
     )
     return snap, content.text
 
@@ -102,6 +148,9 @@ def render_window(snap, text: str, run_dir: Path, offset: int, max_chars: int, s
     origin = "stored earlier in this run" if stored_before else "fetched now"
     lines.append(f"Snapshot: {snap.text_path.relative_to(run_dir)} ({origin}, retrieved {snap.retrieved_at}, "
                  f"{len(text)} characters)")
+    if snap.truncated:
+        lines.append(f"Truncated: the page has more text than the {len(text)} characters stored; only these "
+                     "can be quoted. Cite another page for what lies beyond them.")
     if end < len(text):
         lines.append(f"Showing characters {offset}-{end} of {len(text)}; "
                      f"continue with --offset {end}")

@@ -86,8 +86,9 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         checks = run_checklist(run_dir)
-    except OSError as exc:
-        print(f"web-research verify: {args.dir}: cannot read the run ({exc})", file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a verifier bug must not look like a failed check (exit 1)
+        print(f"web-research verify: {args.dir}: cannot check the run ({type(exc).__name__}: "
+              f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
         return EXIT_USAGE
     good = passed(checks)
     if args.json:

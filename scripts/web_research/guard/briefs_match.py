@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple, Sequence
 
 from .. import formats
-from .runfiles import RunFileError, read_run_file
+
 
 
 
@@ -36,6 +36,8 @@ def brief_hash(data: bytes) -> str:
 
 def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -> list[Brief]:
     """The briefs rendered in `<run>/briefs/` (optionally only those with the given hashes)."""
+    from ..fsutil import RunFileError, read_run_file
+
     run = Path(run_dir)
     folder = run / formats.BRIEFS_DIR
     wanted = set(only_hashes) if only_hashes is not None else None
@@ -44,9 +46,9 @@ def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -
         return found
     for path in sorted(folder.glob("*.md")):
         try:
-            data = read_run_file(path)
+            data = read_run_file(path, run)
         except RunFileError:
-            continue  # not a usable brief (a FIFO, a huge file): no prompt can match it
+            continue  # not a regular file inside the run, or too large: no researcher can be given it
         digest = brief_hash(data)
         if wanted is not None and digest not in wanted:
             continue

@@ -404,13 +404,13 @@ def stop(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .stopgate import block_reason, decide_stop, release_message, report_path, verifier_failures
+    from .stopgate import block_reason, decide_stop, release_message, report_written, verifier_failures
 
     run_dir = active[1]["run"]["run_dir"]
     background = ctx.payload.get("background_tasks")
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
-    failures = verifier_failures(run_dir) if report_path(run_dir).is_file() and not researching else None
+    failures = verifier_failures(run_dir) if report_written(run_dir) and not researching else None
     session, snapshot = active
     with session.locked_record() as record:
         if not _same_run(record, snapshot):

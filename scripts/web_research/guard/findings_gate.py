@@ -20,19 +20,16 @@ def findings_problems(brief: Brief) -> list[str]:
     The file is the researcher's own output, so anything in it that makes the check
     fail to complete (an exception, the hook's deadline) is a problem of the file:
     the gate holds instead of failing open."""
-    path = Path(brief.findings_path)
-    from .runfiles import RunFileError, read_run_file
+    from ..fsutil import RunFileError, read_run_text
 
+    path = Path(brief.findings_path)
+    run_dir = path.parent.parent  # <run>/findings/<slug>.md
     try:
-        data = read_run_file(path)
+        text = read_run_text(path, run_dir)
     except RunFileError as exc:
-        return [f"{path}: {exc}"]
+        return [f"{path}: {'the file does not exist' if exc.missing else exc.reason}"]
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return [f"{path}: is not UTF-8 text ({exc.reason} at byte {exc.start})"]
-    try:
-        return _frontmatter_problems(brief, path, text)
+        return _frontmatter_problems(brief, path, text, run_dir)
     except Exception as exc:  # noqa: BLE001 - see the docstring
         from .runner import log_failure
 
@@ -40,14 +37,14 @@ def findings_problems(brief: Brief) -> list[str]:
         return [f"{path}: could not be checked ({type(exc).__name__}: {str(exc)[:200]})"]
 
 
-def _frontmatter_problems(brief: Brief, path: Path, text: str) -> list[str]:
+def _frontmatter_problems(brief: Brief, path: Path, text: str, run_dir: Path) -> list[str]:
     from ..findings import findings_checks, load_findings
-    from .runfiles import RunFileError, read_run_file
+    from ..fsutil import RunFileError, read_run_file
 
     found = load_findings(path, text)
     brief_bytes = None
     try:
-        brief_bytes = read_run_file(brief.brief_path)
+        brief_bytes = read_run_file(Path(brief.brief_path), run_dir)
     except RunFileError:
         pass
     scope = f"findings.{brief.slug}."

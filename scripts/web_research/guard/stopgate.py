@@ -9,6 +9,7 @@ run is then closed as unverified so later turns are not nagged again.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
@@ -24,6 +25,15 @@ class StopDecision(NamedTuple):
 
 def report_path(run_dir: str | Path) -> Path:
     return Path(run_dir) / formats.REPORT_FILE
+
+
+def report_written(run_dir: str | Path) -> bool:
+    """Whether anything stands at report.md: a FIFO, a device or a symlink leading
+    anywhere counts too, so that the verifier (which refuses them as failing
+    checks) runs rather than the gate waiting as if no report existed yet."""
+    return os.path.lexists(report_path(run_dir))
+
+
 
 
 def verifier_failures(run_dir: str | Path) -> list[str]:
