@@ -50,6 +50,10 @@ Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 no snapshot, not verifiable), `site_root`, `repeated_url`, `title` (warnings);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes).
+Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
+`<scope>.claims.grounded` (each figure a cited sentence states appears in an
+excerpt it cites; one failing check per claim) and `<scope>.claims.dates`
+(warning: a year or date no cited excerpt states).
 
 Defects in a findings file (or a missing one) can only be recorded, not
 fixed, once the researchers are done: a failing `findings.<slug>.*` error is
@@ -137,11 +141,18 @@ def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     return _acknowledge_gaps(parsed, citation_integrity_checks(run_dir, parsed.cited))
 
 
+def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
+    """Figures of cited claims against their excerpts (claims.py); Gaps acknowledge findings defects."""
+    from .claims import claims_checks, run_claims
+
+    return _acknowledge_gaps(parsed, claims_checks(run_claims(parsed)))
+
+
 # ---- Extension point ------------------------------------------------------
 # Extra check groups, run after the built-in ones, in order. Each is called as
 # group(run_dir, parsed_run) and returns a list of Check. Keep imports inside
 # the callables so verify stays fast to start.
-EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity,)
+EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_grounded)
 # ---------------------------------------------------------------------------
 
 
