@@ -69,8 +69,8 @@ class Claim:
 
 @dataclass(frozen=True)
 class Grounding:
-    """The rule's outcome for one claim. `checked` is False when none of its
-    footnotes has an excerpt (the citation rules report that)."""
+    """The rule's outcome for one claim. `checked` is False when one of its
+    footnotes has no entry with an excerpt (the citation rules report that)."""
 
     checked: bool
     quantities: tuple[Quantity, ...] = ()
@@ -239,7 +239,13 @@ def claim_records(path: Path, scope: str, text: str, first_line: int,
     for claim in find_claims(text, first_line):
         cited = [(n, by_number[n].url, by_number[n].excerpt) for n in claim.footnotes
                  if n in by_number and by_number[n].excerpt]
-        records.append(ClaimRecord(path, scope, claim, cited, grounding(claim, [e for _n, _u, e in cited])))
+        if len(cited) < len(claim.footnotes):
+            # A footnote without a usable excerpt is the citation rules' defect
+            # (undefined, required), and an error already: one defect, one check.
+            result = Grounding(False)
+        else:
+            result = grounding(claim, [e for _n, _u, e in cited])
+        records.append(ClaimRecord(path, scope, claim, cited, result))
     return records
 
 
