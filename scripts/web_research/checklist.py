@@ -22,6 +22,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.sources               one "## Sources" heading when the file cites anything
     findings.<slug>.citations.<rule>      the citation rules below, on the file's own citations
     findings.<slug>.citations.none        (warning) status ok but nothing cited
+    findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
+    findings.<slug>.claims.dates          (warning) a year or date no cited excerpt states
     findings.unexpected                   (warning) files in findings/ no subtopic expects
     report.exists                         report.md exists
     report.title                          first line is "# Research: <question verbatim>"
@@ -38,6 +40,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.citations.provenance           each report entry is copied from a findings file
                                           (same title, URL and excerpt)
     report.citations.none                 (warning) the report cites nothing
+    report.claims.grounded                each figure a cited sentence states is in an excerpt it cites
+    report.claims.dates                   (warning) a year or date no cited excerpt states
 
 Citation rules (`citations.citation_checks`): `undefined` (a [^n] without an
 entry), `orphan` (an entry never used), `duplicate` (two entries, one number),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
@@ -50,6 +51,7 @@ _EMPHASIS = re.compile(r"(\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)|~~)")
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?:\[\^\d+\])*(?=\s+[A-Z0-9\"'\u201c\u2018(\[$\u20ac\u00a3*_])")
 _ABBREVIATIONS = {"e.g", "i.e", "vs", "etc", "approx", "inc", "ltd", "co", "corp", "mr", "mrs", "dr", "st", "no",
                   "u.s", "cf", "al", "fig", "ca"}
+_DIGIT = re.compile(r"\d")
 MAX_BLOCK_CHARS = 50_000  # a longer paragraph is cut: bounds the work on hostile input
 
 
@@ -220,13 +222,23 @@ def grounding(claim: Claim, excerpts: Iterable[str]) -> Grounding:
     texts = [e for e in excerpts if e and e.strip()]
     if not texts:
         return Grounding(False)
+    if not _DIGIT.search(claim.text):
+        return Grounding(True)  # no figure to check (number words never count)
     stated = tuple(extract_quantities(normalize(claim.text)))
-    available = [q for text in texts for q in extract_quantities(normalize(text))]
+    if not stated:
+        return Grounding(True)
+    available = [q for text in texts for q in _excerpt_quantities(text)]
     missing, soft = [], []
     for quantity in stated:
         if not any(quantity.matches(other) for other in available):
             (soft if quantity.kind in SOFT_KINDS else missing).append(quantity)
     return Grounding(True, stated, tuple(missing), tuple(soft))
+
+
+@lru_cache(maxsize=4096)
+def _excerpt_quantities(excerpt: str) -> tuple[Quantity, ...]:
+    # Cached: the report repeats its findings files' excerpts, and one excerpt backs many claims.
+    return tuple(extract_quantities(normalize(excerpt)))
 
 
 def claim_records(path: Path, scope: str, text: str, first_line: int,

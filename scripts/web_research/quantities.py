@@ -87,6 +87,8 @@ _MONTH_DATE = re.compile(
     r"\b(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:" + _MONTHS + r")\.?(?:,?\s+\d{4})?"
     r"|(?:" + _MONTHS + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?![\d,.]\d)"
     r"|(?:" + _MONTHS + r")\.?\s+\d{4})\b", re.I)
+_DIGIT = re.compile(r"\d")
+_MONTH_HINT = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.])")
 
 
@@ -135,14 +137,18 @@ class Quantity:
 def extract_quantities(text: str) -> list[Quantity]:
     """Every quantity in `text`, in order (see the module docstring for what counts)."""
     text = text[:MAX_TEXT_CHARS]
+    if not _DIGIT.search(text):
+        return []
     found: list[Quantity] = []
     taken: list[tuple[int, int]] = []
-    for pattern in (_ISO_DATE, _MONTH_DATE, _TIME):
+    patterns = [p for p, hint in ((_ISO_DATE, "-" in text), (_MONTH_DATE, bool(_MONTH_HINT.search(text))),
+                                  (_TIME, ":" in text)) if hint]  # cheap tests first: verify stays fast
+    for pattern in patterns:
         for m in pattern.finditer(text):
             if not _overlaps(taken, m.start(), m.end()):
                 taken.append((m.start(), m.end()))
                 found.append(_date(m.group(0), m.start(), m.end()))
-    for m in _VERSION.finditer(text):
+    for m in _VERSION.finditer(text) if text.count(".") >= 2 else ():
         if not _overlaps(taken, m.start(), m.end()):
             taken.append((m.start(), m.end()))
     for m in _NUMBER.finditer(text):
