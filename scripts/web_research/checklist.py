@@ -22,6 +22,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.sources               one "## Sources" heading when the file cites anything
     findings.<slug>.citations.<rule>      the citation rules below, on the file's own citations
     findings.<slug>.citations.none        (warning) status ok but nothing cited
+    findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
+    findings.<slug>.claims.dates          (warning) a year or date no cited excerpt states
     findings.unexpected                   (warning) files in findings/ no subtopic expects
     report.exists                         report.md exists
     report.title                          first line is "# Research: <question verbatim>"
@@ -38,6 +40,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.citations.provenance           each report entry is copied from a findings file
                                           (same title, URL and excerpt)
     report.citations.none                 (warning) the report cites nothing
+    report.claims.grounded                each figure a cited sentence states is in an excerpt it cites
+    report.claims.dates                   (warning) a year or date no cited excerpt states
 
 Citation rules (`citations.citation_checks`): `undefined` (a [^n] without an
 entry), `orphan` (an entry never used), `duplicate` (two entries, one number),
@@ -50,6 +54,10 @@ Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 no snapshot, not verifiable), `site_root`, `repeated_url`, `title` (warnings);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes).
+Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
+`<scope>.claims.grounded` (each figure a cited sentence states appears in an
+excerpt it cites; one failing check per claim) and `<scope>.claims.dates`
+(warning: a year or date no cited excerpt states).
 
 Defects in a findings file (or a missing one) can only be recorded, not
 fixed, once the researchers are done: a failing `findings.<slug>.*` error is
@@ -137,11 +145,18 @@ def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     return _acknowledge_gaps(parsed, citation_integrity_checks(run_dir, parsed.cited))
 
 
+def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
+    """Figures of cited claims against their excerpts (claims.py); Gaps acknowledge findings defects."""
+    from .claims import claims_checks, run_claims
+
+    return _acknowledge_gaps(parsed, claims_checks(run_claims(parsed)))
+
+
 # ---- Extension point ------------------------------------------------------
 # Extra check groups, run after the built-in ones, in order. Each is called as
 # group(run_dir, parsed_run) and returns a list of Check. Keep imports inside
 # the callables so verify stays fast to start.
-EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity,)
+EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_grounded)
 # ---------------------------------------------------------------------------
 
 

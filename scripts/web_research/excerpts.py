@@ -8,7 +8,12 @@ else (case and wording still count), so a match means "the page says this" and
 a mismatch means the quote was paraphrased or invented.
 
 An ellipsis (`...`, `…`, `[...]`) marks an omission: the parts around it must
-each appear, in order. On a mismatch, `closest_passage` finds the stretch of
+each appear, in order, and an omission may not turn a quote into a collage.
+Each part is at least `formats.EXCERPT_MIN_PART_WORDS` words and all parts lie
+in one passage of at most `formats.EXCERPT_MAX_SPAN_CHARS` characters, so
+"Acme … n … e … v … e … r … billed" (letters picked from across a page) or
+two half-sentences from different sections never count as a quote.
+On a mismatch, `closest_passage` finds the stretch of
 the page most like the failing part, so the writer can correct the quote.
 Everything here is pure and standard-library only: `verify` runs it on every
 citation and must stay fast.
@@ -21,6 +26,8 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+
+from .formats import EXCERPT_MAX_SPAN_CHARS, EXCERPT_MIN_PART_WORDS
 
 # Quote marks, straight and curly, single and double, are dropped: a writer who
 # wraps an excerpt in quotes turns the page's inner double quotes into single
@@ -40,6 +47,15 @@ _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
 _WORD = re.compile(r"\w+")
 
 CLOSEST_MAX_CHARS = 240
+# Placements tried when looking for one within a passage (each is the
+# tightest window ending where its forward placement ends): bounds the work a
+# hostile page full of repeats can cause.
+MAX_PLACEMENTS = 500
+
+# Why a match failed (`MatchResult.rule`).
+RULE_NOT_FOUND = "not_found"  # a part is not in the page (in order)
+RULE_SHORT_PART = "short_part"  # a part between omission marks has too few words
+RULE_SPREAD = "spread"  # the parts are in the page, but not within one passage
 
 
 def normalize(text: str) -> str:
@@ -63,13 +79,21 @@ def excerpt_parts(excerpt: str) -> list[str]:
     return [part for part in (p.strip() for p in _ELLIPSIS.split(text)) if part]
 
 
+def part_words(part: str) -> int:
+    """Words in an excerpt part: whitespace-separated tokens with a letter or digit."""
+    return sum(1 for token in part.split() if _WORD.search(token))
+
+
 @dataclass(frozen=True)
 class MatchResult:
     """Outcome of looking for an excerpt in a page.
 
-    `ok` is True when every part was found in order. Otherwise `failed_part` is
-    the first part that was not found (normalized) and `closest` the page
-    passage most similar to it, with `similarity` in [0, 1].
+    `ok` is True when every part was found in order, within one passage.
+    Otherwise `rule` says which rule failed (`RULE_*`), `failed_part` is the
+    part concerned (normalized; the first part for `spread`), and for
+    `not_found` `closest` is the page passage most similar to it, with
+    `similarity` in [0, 1]. `span` is the shortest stretch of the page, in
+    normalized characters, that holds every part (None when not all were found).
     """
 
     ok: bool
@@ -78,6 +102,8 @@ class MatchResult:
     failed_part: str | None = None
     closest: str | None = None
     similarity: float = 0.0
+    rule: str | None = None
+    span: int | None = None
 
 
 def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None) -> MatchResult:
@@ -89,22 +115,60 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
     page = normalized if normalized is not None else normalize(page_text)
     parts = excerpt_parts(excerpt)
     if not parts:
-        return MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="")
-    position = 0
-    for index, part in enumerate(parts):
-        found = page.find(part, position)
+        return MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="", rule=RULE_NOT_FOUND)
+    total = len(parts)
+    if total > 1:
+        for index, part in enumerate(parts):
+            if part_words(part) < EXCERPT_MIN_PART_WORDS:
+                return MatchResult(ok=False, parts_total=total, parts_found=index, failed_part=part,
+                                   rule=RULE_SHORT_PART)
+    start = page.find(parts[0])
+    best: int | None = None
+    tries = 0
+    while start >= 0 and tries < MAX_PLACEMENTS:
+        tries += 1
+        end, missing = _place_from(parts, page, start)
+        if missing is not None:
+            if best is not None:
+                break  # later starts only find fewer parts; an earlier placement exists
+            closest, score = closest_passage(parts[missing], page_text, normalized=page)
+            return MatchResult(ok=False, parts_total=total, parts_found=missing, failed_part=parts[missing],
+                               closest=closest, similarity=score, rule=RULE_NOT_FOUND)
+        start = _place_back(parts, page, end)  # the tightest placement ending there
+        span = end - start
+        best = span if best is None else min(best, span)
+        if total == 1 or best <= EXCERPT_MAX_SPAN_CHARS:
+            return MatchResult(ok=True, parts_total=total, parts_found=total, span=best)
+        start = page.find(parts[0], start + 1)
+    if best is None:
+        closest, score = closest_passage(parts[0], page_text, normalized=page)
+        return MatchResult(ok=False, parts_total=total, parts_found=0, failed_part=parts[0],
+                           closest=closest, similarity=score, rule=RULE_NOT_FOUND)
+    return MatchResult(ok=False, parts_total=total, parts_found=total, failed_part=parts[0],
+                       rule=RULE_SPREAD, span=best)
+
+
+def _place_back(parts: list[str], page: str, end: int) -> int:
+    """Place the parts in order, the last ending at `end`, each as late as
+    possible; return where the first part starts. Called only where a forward
+    placement ending at `end` exists, so every part is found."""
+    position = end
+    for part in reversed(parts):
+        position = page.rfind(part, 0, position)
+    return position
+
+
+def _place_from(parts: list[str], page: str, start: int) -> tuple[int, int | None]:
+    """Place the parts in order, the first at `start`, each as early as possible
+    (which gives the shortest span for that start). Returns (end of the last
+    part, None), or (0, index of the first part not found)."""
+    position = start + len(parts[0])
+    for index in range(1, len(parts)):
+        found = page.find(parts[index], position)
         if found < 0:
-            closest, score = closest_passage(part, page_text, normalized=page)
-            return MatchResult(
-                ok=False,
-                parts_total=len(parts),
-                parts_found=index,
-                failed_part=part,
-                closest=closest,
-                similarity=score,
-            )
-        position = found + len(part)
-    return MatchResult(ok=True, parts_total=len(parts), parts_found=len(parts))
+            return 0, index
+        position = found + len(parts[index])
+    return position, None
 
 
 def closest_passage(needle: str, page_text: str, *, normalized: str | None = None) -> tuple[str | None, float]:

@@ -89,6 +89,11 @@ CITATION_LABELS = {
 }
 CITATION_REQUIRED = ("title", "url", "excerpt")
 SOURCE_TYPES = ("official-docs", "vendor", "blog", "forum", "news", "other")
+# An excerpt with omission marks (`…`): each part at least this many words,
+# all parts within one passage of the page of at most this many characters
+# (from the start of the first part to the end of the last, whitespace collapsed).
+EXCERPT_MIN_PART_WORDS = 4
+EXCERPT_MAX_SPAN_CHARS = 600
 
 # --- Plugin names ----------------------------------------------------------
 PLUGIN_NAME = "web-research"

@@ -11,8 +11,10 @@ one URL under two numbers, and a title that differs from the page's own.
 Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
 `report` or `findings.<slug>`:
 
-    verbatim      error    one failing check per mismatched excerpt (or changed
-                           snapshot); one passing check per file otherwise
+    verbatim      error    one failing check per mismatched excerpt (not in the
+                           page, a part between omission marks too short, parts
+                           spread beyond one passage: `excerpts` rules; or a
+                           changed snapshot); one passing check per file otherwise
     snapshot      warning  citations with no snapshot (not verifiable)
     site_root     warning  a bare domain or site root, or a page that
                            redirected to one
@@ -37,7 +39,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from urllib.parse import urlsplit
 
 from . import formats
-from .excerpts import match_excerpt, normalize
+from .excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
 from .snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
 
 if TYPE_CHECKING:
@@ -210,12 +212,27 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
     match = match_excerpt(excerpt, page.text, normalized=page.normalized)
     if match.ok:
         return "verified"
+    if match.rule in (RULE_SHORT_PART, RULE_SPREAD):
+        result.mismatches.append(_Finding(line, _collage_message(number, url, where, match)))
+        return "mismatched"
     part = "" if match.parts_total <= 1 else f" (part {match.parts_found + 1} of {match.parts_total}, split at '...')"
     closest = f"closest passage in the page: \"{match.closest}\"" if match.closest else "the page has no similar passage"
     result.mismatches.append(_Finding(line, (
         f"[^{number}] excerpt is not in the page {url} ({where}){part}: \"{_shorten(match.failed_part or '')}\"; "
         f"{closest}. Quote the page exactly, or drop the claim")))
     return "mismatched"
+
+
+def _collage_message(number: int, url: str, where: str, match: MatchResult) -> str:
+    """Why an excerpt with omission marks is not an honest quote (excerpts' rules)."""
+    if match.rule == RULE_SHORT_PART:
+        words = part_words(match.failed_part or "")
+        return (f"[^{number}] excerpt part {match.parts_found + 1} of {match.parts_total} (split at '...'), "
+                f"\"{_shorten(match.failed_part or '')}\", has {words} word(s); each part between omission marks "
+                f"needs at least {formats.EXCERPT_MIN_PART_WORDS} words. Quote whole sentences")
+    return (f"[^{number}] excerpt parts are found in the page {url} ({where}) only spread over {match.span} "
+            f"characters; all parts must lie within one passage of at most {formats.EXCERPT_MAX_SPAN_CHARS} "
+            "characters. Quote one passage, or cite each part under its own claim")
 
 
 def _is_web_url(url: str) -> bool:

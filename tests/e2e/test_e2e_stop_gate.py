@@ -5,7 +5,9 @@ Limitations) and an orphan Sources entry, ignores `verify` and tries to stop.
 Fixed case: the hook blocks with the failures, the model rewrites the report,
 and the run ends with a passing report. Bounded case: the model never fixes
 it; the hook gives up instead of looping, the session ends, and the user is
-shown what is still wrong.
+shown what is still wrong. Drifted case: the report is well-formed but its
+first figure is not the one its excerpt gives; the hook blocks naming the
+claim's line, figure and footnote, the model rewrites it, and the run passes.
 """
 from __future__ import annotations
 
@@ -24,7 +26,8 @@ def _session(mode: str):
                                    scenario_args={"report": mode}))
 
 
-SESSIONS = {"fixed": _session("broken-then-fixed"), "never_fixed": _session("broken-forever")}
+SESSIONS = {"fixed": _session("broken-then-fixed"), "never_fixed": _session("broken-forever"),
+            "drifted": _session("drifted-then-fixed")}
 
 
 def _ended(result):
@@ -35,6 +38,11 @@ def _ended(result):
 @pytest.fixture(scope="module")
 def fixed(e2e_session):
     return _ended(e2e_session("fixed"))
+
+
+@pytest.fixture(scope="module")
+def drifted(e2e_session):
+    return _ended(e2e_session("drifted"))
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +86,21 @@ def test_never_fixed_report_still_ends_the_session(never_fixed):
 def test_never_fixed_failures_are_shown_to_the_user(never_fixed):
     shown = "\n".join(never_fixed.stream.system_messages())
     assert "Gaps & Limitations" in shown and "[^4]" in shown, never_fixed.describe()
+
+
+def test_a_figure_that_drifted_from_its_excerpt_is_blocked_then_fixed(drifted):
+    from scripted.orchestrator import DRIFT
+    from scripted.topics import DEFAULT_SUBTOPICS, Subtopic
+
+    first = Subtopic(**DEFAULT_SUBTOPICS[0])
+    stated = int(first.fact().split(" is ")[1].split()[0]) + DRIFT
+    blocks = drifted.stream.blocks("Stop")
+    assert len(blocks) == 1, drifted.describe()
+    reason = _reason(drifted, blocks[0])
+    assert "report.claims.grounded" in reason and f"'{stated}" in reason and "[^1]" in reason, reason
+    assert "report.sections" not in reason and "orphan" not in reason  # otherwise well-formed
+    answer = outcome.final_json(drifted)
+    assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
+    report = Path(answer["report"]).read_text(encoding="utf-8")
+    assert first.fact().rstrip(".") in report and f"{first.name.lower()} figure published for 2026 is {stated}" \
+        not in report

@@ -247,7 +247,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      [Expect("report.citations.optional", "report.md", "**Author**")]),
     ("report.citations.provenance",
      lambda run: replace_once(_report(run), '"Every vendor started at list and came down 10 to 30 percent',
-                              '"Every vendor started at list and came down 20 to 30 percent'),
+                              '"Every vendor started at list and went down 10 to 30 percent'),
      [Expect("report.citations.provenance", "report.md", "[^9]: **Title**"),
       # The changed excerpt is no longer in the page snapshot either (integrity.py).
       Expect("report.citations.verbatim", "report.md", "[^9]: **Title**")]),

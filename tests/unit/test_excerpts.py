@@ -7,7 +7,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from web_research.excerpts import closest_passage, excerpt_parts, match_excerpt, normalize
+from web_research import formats
+from web_research.excerpts import (RULE_NOT_FOUND, RULE_SHORT_PART, RULE_SPREAD, closest_passage, excerpt_parts,
+                                   match_excerpt, normalize, part_words)
 
 PAGE = (
     "Enterprise Pricing\n"
@@ -38,9 +40,9 @@ def test_normalize_folds_only_presentation(raw: str, expected: str) -> None:
     "Customers on the 'Scale' plan may retain logs for up to 400 days.",
     "Customers on the Scale plan may retain logs",
     "The final invoice is issued",
-    "plans start at $20,000 ... minimum commitment",
+    "plans start at $20,000 ... a 25-seat minimum commitment",
     "plans start at $20,000 \u2026 up to 400 days",
-    "Enterprise plans [...] per year",
+    "Enterprise Pricing Enterprise plans [...] per year and require",
     "...the first 50 GB each month...",
 ])
 def test_quotes_that_say_what_the_page_says_match(excerpt: str) -> None:
@@ -52,7 +54,7 @@ def test_quotes_that_say_what_the_page_says_match(excerpt: str) -> None:
     ("Enterprise plans start at $25,000 per year", "Enterprise plans start at $25,000 per year"),
     ("enterprise plans start at $20,000 per year", "enterprise plans start at $20,000 per year"),  # case counts
     ("Customers may retain logs for up to 400 days.", "Customers may retain logs for up to 400 days."),
-    ("up to 400 days ... Enterprise plans start", "Enterprise plans start"),  # parts out of order
+    ("retain logs for up to 400 days ... Enterprise plans start at", "Enterprise plans start at"),  # out of order
 ])
 def test_changed_or_reordered_quotes_do_not_match(excerpt: str, failing_part: str) -> None:
     result = match_excerpt(excerpt, PAGE)
@@ -70,7 +72,7 @@ def test_mismatch_points_at_the_closest_passage() -> None:
 
 
 def test_mismatch_in_a_later_part_says_which_part() -> None:
-    result = match_excerpt("Enterprise Pricing ... retain logs for 900 days", PAGE)
+    result = match_excerpt("Enterprise Pricing Enterprise plans ... retain logs for 900 days", PAGE)
     assert (result.ok, result.parts_total, result.parts_found) == (False, 2, 1)
     assert result.failed_part == "retain logs for 900 days"
     assert "retain logs for up to 400 days" in (result.closest or "")
@@ -121,7 +123,10 @@ def test_any_excerpt_cut_from_the_page_matches(page: str, data: st.DataObject) -
     start = data.draw(st.integers(0, len(page) - 1))
     end = data.draw(st.integers(start + 1, len(page)))
     excerpt = page[start:end]
-    assume(excerpt_parts(excerpt))  # a cut of only spaces, quotes or dots quotes nothing
+    parts = excerpt_parts(excerpt)
+    assume(parts)  # a cut of only spaces, quotes or dots quotes nothing
+    # A cut across the page's own "..." splits into parts; short ones are refused by design.
+    assume(len(parts) == 1 or all(part_words(p) >= formats.EXCERPT_MIN_PART_WORDS for p in parts))
     assert match_excerpt(excerpt, page).ok
 
 
@@ -142,3 +147,98 @@ def test_an_excerpt_with_a_changed_word_never_matches(words: list[str], data: st
     result = match_excerpt(excerpt, page)
     assert not result.ok
     assert result.closest is not None
+
+
+# --- Honest omissions: parts of at least N words, within one passage ------------
+
+LONG_PAGE = (
+    "Acme Observability pricing overview.\n"
+    "Acme says customers are never billed for archived data that nobody queries.\n"
+    + "Filler sentence about something unrelated to billing at all. " * 20
+    + "\nIn practice Acme billed every customer for rehydrated archives last year."
+)
+
+
+@pytest.mark.parametrize("excerpt", [
+    "Acme \u2026 n \u2026 e \u2026 v \u2026 e \u2026 r \u2026 billed",  # letters picked across the page
+    "Acme says customers are ... never billed",                        # second part three words
+    "Acme ... customers are never billed for archived data",           # first part one word
+])
+def test_a_part_between_omission_marks_needs_enough_words(excerpt: str) -> None:
+    result = match_excerpt(excerpt, LONG_PAGE)
+    assert not result.ok and result.rule == RULE_SHORT_PART, result
+    assert part_words(result.failed_part or "") < formats.EXCERPT_MIN_PART_WORDS
+
+
+def test_parts_spread_over_the_page_are_not_one_quote() -> None:
+    excerpt = "Acme says customers are never billed \u2026 for rehydrated archives last year."
+    result = match_excerpt(excerpt, LONG_PAGE)
+    assert not result.ok and result.rule == RULE_SPREAD, result
+    assert result.span is not None and result.span > formats.EXCERPT_MAX_SPAN_CHARS
+
+
+def test_the_nearest_placement_counts_not_the_first() -> None:
+    # The first part also occurs far away; a placement within one passage exists later.
+    near = "Usage is billed per GB ingested. Indexing is always included in the plan."
+    page = "Usage is billed per GB ingested. " + "Unrelated filler words here. " * 40 + near
+    result = match_excerpt("Usage is billed per GB \u2026 Indexing is always included", page)
+    assert result.ok and result.span is not None and result.span <= formats.EXCERPT_MAX_SPAN_CHARS, result
+
+
+def test_a_single_part_quote_has_no_minimum_length() -> None:
+    assert match_excerpt("never billed", LONG_PAGE).ok
+    assert match_excerpt("\u2026 never billed for archived data \u2026", LONG_PAGE).ok  # one part after trimming
+
+
+def test_an_omission_between_nearby_clauses_with_faithful_typography_passes() -> None:
+    page = ("Log Management is billed on two dimensions:\u00a0data ingested, per\u00a0GB, and events\nindexed, "
+            "per million events. Archived data is \u201cnever\u201d queried in place \u2014 re\u00adhydrate it first.")
+    excerpt = ('"Log Management is billed on two dimensions \u2026 Archived data is \'never\' queried in place - '
+               'rehydrate it first."')
+    result = match_excerpt(excerpt, page)
+    assert result.ok, result
+    assert match_excerpt("Log Management is billed ... events indexed, per million events.", page).ok
+
+
+def test_a_changed_part_is_reported_as_not_found() -> None:
+    result = match_excerpt("Acme says customers are \u2026 never billed for stored data", LONG_PAGE)
+    assert not result.ok and result.rule == RULE_NOT_FOUND and result.parts_found == 1
+
+
+def test_a_page_of_repeats_stays_fast() -> None:
+    page = "the same four words " * 50_000 + "and then the end of it."
+    start = time.perf_counter()
+    result = match_excerpt("the same four words \u2026 and then the end", page)
+    assert time.perf_counter() - start < 2.0
+    assert result.ok  # the last repeat is right before the end
+
+
+_SENTENCES = st.lists(st.text(alphabet="abcdefghij", min_size=1, max_size=6), min_size=4, max_size=8).map(" ".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(first=_SENTENCES, second=_SENTENCES, gap_words=st.integers(0, 200))
+def test_the_span_rule_follows_the_distance(first: str, second: str, gap_words: int) -> None:
+    gap = " ".join(["ZZZ"] * gap_words)
+    page = f"{first}. {gap} {second}."
+    result = match_excerpt(f"{first} \u2026 {second}", page)
+    span = len(normalize(f"{first}. {gap} {second}"))
+    assert result.ok == (span <= formats.EXCERPT_MAX_SPAN_CHARS), (result, span)
+    if not result.ok:
+        assert result.rule == RULE_SPREAD
+
+
+def test_the_citation_schema_states_the_same_omission_limits() -> None:
+    """The researcher's rule for `…` and the verifier's live in formats.py; the prompt must agree."""
+    import re
+
+    text = formats.CITATION_SCHEMA_DOC.read_text(encoding="utf-8")
+    [row] = [line for line in text.splitlines() if line.startswith("| `**Excerpt**`")]
+    assert "whole sentences" in row
+    assert re.findall(r"at least (\d+) words", row) == [str(formats.EXCERPT_MIN_PART_WORDS)], row
+    assert re.findall(r"within (\d+) characters", row) == [str(formats.EXCERPT_MAX_SPAN_CHARS)], row
+    # Stated once: no other prompt gives its own numbers for the same rule.
+    prompts = [*formats.SKILL_DIR.rglob("*.md"), *(formats.PLUGIN_ROOT / "agents").glob("*.md")]
+    elsewhere = [p.name for p in prompts if p != formats.CITATION_SCHEMA_DOC
+                 and re.search(r"at least \d+ words|within \d+ characters", p.read_text(encoding="utf-8"))]
+    assert elsewhere == []

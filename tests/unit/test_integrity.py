@@ -95,8 +95,8 @@ def test_each_mismatch_is_its_own_check(run: Path) -> None:
 
 def test_ellipsis_parts_must_appear_in_order(run: Path) -> None:
     snapshot(run)
-    in_order = cite(1, "Enterprise plans start ... retain logs for up to 400 days")
-    reversed_ = cite(2, "retain logs for up to 400 days \u2026 Enterprise plans start", line=80)
+    in_order = cite(1, "Enterprise plans start at ... retain logs for up to 400 days")
+    reversed_ = cite(2, "retain logs for up to 400 days \u2026 Enterprise plans start at", line=80)
     checks = citation_integrity_checks(run, [(report(run), in_order), (report(run), reversed_)])
     [bad] = [c for c in checks if c.id == "report.citations.verbatim" and not c.ok]
     assert "[^2]" in bad.message and "part 2 of 2" in bad.message and bad.line == 80
@@ -244,3 +244,24 @@ def test_five_hundred_citations_verify_fast(run: Path) -> None:
         timings.append(time.perf_counter() - start)
     assert summary.verified == 500 and summary.mismatched == 0
     assert min(timings) < 0.5, f"{min(timings):.2f} s for 500 citations"
+
+
+def test_a_collage_of_short_parts_is_mismatched_and_says_why(run: Path) -> None:
+    snapshot(run)
+    collage = cite(1, "Enterprise \u2026 s \u2026 t \u2026 a \u2026 r \u2026 t at $20,000", line=12)
+    checks, summary = citation_integrity(run, [(report(run), collage)])
+    [bad] = [c for c in by_id(checks, "report.citations.verbatim") if not c.ok]
+    assert bad.severity == "error" and bad.line == 12
+    assert "[^1]" in bad.message and f"at least {formats.EXCERPT_MIN_PART_WORDS} words" in bad.message
+    assert summary.mismatched == 1 and summary.verified == 0
+
+
+def test_parts_from_far_apart_passages_are_mismatched_and_say_why(run: Path) -> None:
+    far = PRICING_TEXT + "\n" + "Unrelated filler about other products entirely. " * 20 + "\nEvery invoice is final."
+    snapshot(run, text=far)
+    spread = cite(1, "Enterprise plans start at $20,000 per year \u2026 Every invoice is final.")
+    near = cite(2, "Enterprise plans start at $20,000 \u2026 a 25-seat minimum commitment.", line=90)
+    checks = citation_integrity_checks(run, [(report(run), spread), (report(run), near)])
+    [bad] = [c for c in by_id(checks, "report.citations.verbatim") if not c.ok]
+    assert "[^1]" in bad.message and f"at most {formats.EXCERPT_MAX_SPAN_CHARS} characters" in bad.message
+    assert PRICING_URL in bad.message

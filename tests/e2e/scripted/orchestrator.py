@@ -25,6 +25,10 @@ from web_research import formats
 PLAN_REFUSED_NAME = re.compile(r"plan\.md:\d+: subtopic '([^']+)' would get the findings file .* rename the subtopic")
 
 
+# How far a drifted report's first figure strays from its excerpt.
+DRIFT = 6
+
+
 def sub_was_refused_plan(req: RequestView) -> bool:
     """True when the plan was just rewritten after `briefs` refused a subtopic name."""
     results = [r for r in req.all_tool_results() if r.name == "Bash"]
@@ -70,9 +74,10 @@ class Orchestrator:
         if sub == "status":
             return calls(*[("Read", {"file_path": b["findings_path"]}) for b in self.briefs(req)])
         if name == "Read" and "/findings/" in last[0]["input"]["file_path"]:
-            broken = self.report_mode != "good"
+            broken = self.report_mode in ("broken-then-fixed", "broken-forever")
             return call("Write", {"file_path": self.run(req)["report"],
-                                  "content": self.report_text(req, broken=broken)})
+                                  "content": self.report_text(req, broken=broken,
+                                                              drift=self.report_mode == "drifted-then-fixed")})
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE):
             return bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]),
                          "Verify the run folder")
@@ -163,7 +168,7 @@ class Orchestrator:
         return calls(*agents)
 
     def on_stop_feedback(self, req: RequestView, feedback: str) -> Reply:
-        if self.report_mode == "broken-then-fixed":
+        if self.report_mode in ("broken-then-fixed", "drifted-then-fixed"):
             last = last_calls(req)
             if not (last and last[0]["name"] == "Write"):
                 return call("Write", {"file_path": self.run(req)["report"],
@@ -186,8 +191,9 @@ class Orchestrator:
                   f"{formats.PLAN_BUDGET_LINE}: {formats.DEFAULT_SEARCH_BUDGET}", ""]
         return "\n".join(parts)
 
-    def report_text(self, req: RequestView, broken: bool) -> str:
-        """report.md from the findings files the orchestrator read (their Read results)."""
+    def report_text(self, req: RequestView, broken: bool, drift: bool = False) -> str:
+        """report.md from the findings files the orchestrator read (their Read results).
+        drift: the first claim's figure is raised by DRIFT, so it no longer matches its excerpt."""
         read = {r.input["file_path"]: r for r in req.all_tool_results()
                 if r.name == "Read" and "/findings/" in r.input.get("file_path", "")}
         question = self.run(req)["research_question"]
@@ -208,6 +214,8 @@ class Orchestrator:
                 continue
             lines = [f"### {topic.name}", ""]
             for claim, old in claims:
+                if drift and not sources:
+                    claim = re.sub(r"\b(\d+) units", lambda m: f"{int(m.group(1)) + DRIFT} units", claim, count=1)
                 number = len(sources) + 1
                 sources.append(re.sub(r"^\[\^\d+\]:", f"[^{number}]:", entries[old]))
                 lines.append(re.sub(r"\[\^\d+\]", f"[^{number}]", claim))

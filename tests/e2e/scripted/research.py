@@ -26,7 +26,7 @@ def researcher_marker(plugin_root: str) -> str:
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
           extra_dispatches: int = 0) -> Scenario:
-    """report: good | broken-then-fixed | broken-forever."""
+    """report: good | broken-then-fixed | broken-forever | drifted-then-fixed."""
     topics = [Subtopic(**s) for s in (subtopics or DEFAULT_SUBTOPICS)]
     pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
                   f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics]
