@@ -26,12 +26,13 @@ def report_path(run_dir: str | Path) -> Path:
     return Path(run_dir) / formats.REPORT_FILE
 
 
-def verifier_failures(run_dir: str | Path) -> list[str]:
-    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]"."""
+def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]:
+    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]".
+    `seal_source` (provenance.SealSource): inside a run, the ledger's seals, all required."""
     from ..checklist import run_checklist
 
     failures = []
-    for check in run_checklist(Path(run_dir)):
+    for check in run_checklist(Path(run_dir), seal_source):
         if check.ok or check.severity != "error":
             continue
         where = check.path or str(run_dir)
