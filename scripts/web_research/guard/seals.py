@@ -171,17 +171,20 @@ def _data_spellings(env: Mapping[str, str]) -> list[str]:
 
 def bash_refusal(command: object, env: Mapping[str, str]) -> str | None:
     """Why a Bash command may not run during a run: it names where seals and run records are
-    kept. Matching is generous (quotes and backslashes dropped, a marker anywhere counts):
+    kept. Matching is generous (quotes, backslashes, and once also blanks and `+`, dropped; a
+    marker anywhere counts):
     a false alarm costs the model one rephrased command, a miss costs the evidence."""
     if not isinstance(command, str) or not command:
         return None
     flat = re.sub(r"[\"'\\]", "", command)
+    squeezed = re.sub(r"[\s\"'\\+]", "", command)  # "plug" "ins/data", 'plug' + 'ins/data'
     for spelling in _data_spellings(env):
-        if re.search(re.escape(spelling) + r"(?![A-Za-z0-9_-])", flat):
+        end = r"(?![A-Za-z0-9_-])"
+        if re.search(re.escape(spelling) + end, flat) \
+                or re.search(re.escape(re.sub(r"\s", "", spelling)) + end, squeezed):
             return _refusal(spelling)
-    lowered = flat.lower()
     for marker in _MARKERS:
-        if marker.lower() in lowered:
+        if marker.lower() in flat.lower() or marker.lower() in squeezed.lower():
             return _refusal(marker)
     return None
 
