@@ -53,7 +53,8 @@ Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 (the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
 no snapshot, not verifiable), `site_root`, `repeated_url`, `title` (warnings);
 plus sources.records (warning: unreadable snapshot records) and
-citations.integrity (the summary line, always passes).
+citations.integrity (the summary line, always passes). Then `provenance.sealed`
+(provenance.py): snapshots, findings files and briefs against their seals.
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
 `<scope>.claims.grounded` (each figure a cited sentence states appears in an
 excerpt it cites; one failing check per claim) and `<scope>.claims.dates`
@@ -124,6 +125,8 @@ class ParsedRun:
     findings: dict[str, "Findings"] = field(default_factory=dict)  # by slug
     report: "Report | None" = None
     report_path: Path | None = None
+    # Where the seals come from (provenance.SealSource); None: the folder copy (standalone verify).
+    seal_source: Any = None
 
     @property
     def cited(self) -> list[Cited]:
@@ -152,11 +155,21 @@ def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     return _acknowledge_gaps(parsed, claims_checks(run_claims(parsed)))
 
 
+def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
+    """Evidence files against their seals (provenance.py). Never softened by Gaps: a changed
+    snapshot or findings file is not a defect to record but evidence that cannot be trusted."""
+    from .provenance import load_folder_copy, provenance_checks
+
+    source = parsed.seal_source if parsed.seal_source is not None else load_folder_copy(run_dir)
+    return provenance_checks(run_dir, source)
+
+
 # ---- Extension point ------------------------------------------------------
 # Extra check groups, run after the built-in ones, in order. Each is called as
 # group(run_dir, parsed_run) and returns a list of Check. Keep imports inside
 # the callables so verify stays fast to start.
-EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_grounded)
+EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_grounded,
+                                              _sealed_provenance)
 # ---------------------------------------------------------------------------
 
 
@@ -321,10 +334,12 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
 BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_plan_checks, _findings_checks, _report_checks)
 
 
-def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None) -> tuple[ParsedRun, list[Check]]:
-    """Run every group and also return what was parsed (for `status`)."""
+def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None,
+                    seal_source: Any = None) -> tuple[ParsedRun, list[Check]]:
+    """Run every group and also return what was parsed (for `status`). `seal_source`
+    (provenance.SealSource): the seals to check against, default the folder copy."""
     run_dir = Path(run_dir)
-    parsed = ParsedRun(run_dir=run_dir)
+    parsed = ParsedRun(run_dir=run_dir, seal_source=seal_source)
     checks: list[Check] = []
     for group in BUILTIN_CHECK_GROUPS:
         checks.extend(group(run_dir, parsed))
@@ -334,6 +349,6 @@ def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None) ->
     return parsed, checks
 
 
-def run_checklist(run_dir: Path) -> list[Check]:
+def run_checklist(run_dir: Path, seal_source: Any = None) -> list[Check]:
     """Every check for the run folder `run_dir`, in a stable order. Read-only."""
-    return parse_and_check(run_dir)[1]
+    return parse_and_check(run_dir, seal_source=seal_source)[1]

@@ -44,15 +44,19 @@ def test_prints_title_final_url_and_text_and_stores_the_snapshot(server, run_dir
     code, out, err = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")
     assert (code, err) == (EXIT_OK, "")
     lines = out.splitlines()
-    assert lines[0] == "Title: Enterprise Pricing \u2014 Acme Docs"
-    assert lines[1] == f"URL: {server.url('/article')}"
-    assert lines[2] == f"Requested URL: {url}"
+    seal = json.loads(lines[0].removeprefix("web-research snapshot: "))
+    assert seal == {"snapshot_id": snapshot_id(url), "origin": "fetched", "chars": seal["chars"],
+                    "sha256": seal["sha256"]}
+    assert lines[1] == "Title: Enterprise Pricing \u2014 Acme Docs"
+    assert lines[2] == f"URL: {server.url('/article')}"
+    assert lines[3] == f"Requested URL: {url}"
     assert f"Snapshot: {formats.SOURCES_DIR}/{snapshot_id(url)}.txt (fetched now" in out
     assert "(end of text)" in out
     assert "Enterprise plans start at $20,000 per year" in out
     assert "BOILERPLATE" not in out
 
     meta = json.loads((run_dir / "sources" / f"{snapshot_id(url)}.json").read_text(encoding="utf-8"))
+    assert (meta["sha256"], meta["chars"]) == (seal["sha256"], seal["chars"])
     assert meta["requested_url"] == url
     assert meta["final_url"] == server.url("/article")
     assert meta["title"] == "Enterprise Pricing \u2014 Acme Docs"
@@ -198,7 +202,8 @@ def test_the_launcher_fetches_over_https(run_dir) -> None:
         result = _launch("fetch", tls_server.url("/doc.pdf"), "--run", str(run_dir), "--allow-loopback",
                          env_extra={"SSL_CERT_FILE": str(TLS_CA)})
     assert result.returncode == EXIT_OK, result.stderr
-    assert result.stdout.startswith("Title: Quarterly Infrastructure Report\n")
+    assert result.stdout.startswith("web-research snapshot: {")
+    assert result.stdout.splitlines()[1] == "Title: Quarterly Infrastructure Report"
     assert "Median page load time fell to 840 milliseconds" in result.stdout
 
 

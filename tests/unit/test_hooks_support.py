@@ -263,8 +263,9 @@ class Harness:
         path = self.data / "logs" / "hooks.log"
         return path.read_text() if path.exists() else ""
 
-    def copy_example_run(self) -> None:
-        """Put the bundled, passing example run into the run folder."""
+    def copy_example_run(self, sealed: bool = True) -> None:
+        """Put the bundled, passing example run into the run folder; `sealed`: and seal its
+        briefs and findings files as the hooks would have when they were produced."""
         for name in ("plan.md", "report.md", "briefs", "findings"):
             source = EXAMPLE_RUN / name
             target = self.run_dir / name
@@ -273,3 +274,14 @@ class Harness:
                 shutil.copytree(source, target)
             else:
                 shutil.copy2(source, target)
+        if sealed:
+            self.seal_as_produced()
+
+    def seal_as_produced(self) -> None:
+        """Seal every brief and findings file of the run folder through the hooks' own code."""
+        from web_research.guard import seals
+
+        env = self.env()
+        seals.seal_briefs(env, str(self.run_dir), [(str(p), p.stem) for p in sorted((self.run_dir / "briefs").glob("*.md"))])
+        for path in sorted((self.run_dir / "findings").glob("*.md")):
+            seals.seal_findings(env, str(self.run_dir), str(path), None, path.stem)

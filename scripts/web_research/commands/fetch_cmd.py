@@ -5,6 +5,12 @@ the researcher to quote from. A page already snapshotted in this run is
 served from its snapshot (no second download): paging with --offset is cheap,
 and every quote is taken from the very text `verify` will check it against.
 
+The first line of stdout is a machine-readable seal line,
+`web-research snapshot: {"snapshot_id", "sha256", "chars", "origin"}` (origin
+`fetched` or `stored`): the plugin's PostToolUse hook seals the snapshot from
+it (hooks/README.md, sealed provenance). It comes before any page text, so a
+page cannot forge it.
+
 Exit 0 with the text on stdout; exit 2 with one line on stderr when the URL is
 refused, the page cannot be fetched or read, or the arguments are wrong.
 
@@ -139,10 +145,40 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
     return snap, content.text
 
 
+SEAL_LINE_PREFIX = "web-research snapshot: "
+
+
+def seal_line(snap, text: str, stored_before: bool) -> str:
+    """The first output line: which snapshot this is and the SHA-256 of the text fetch wrote."""
+    import json
+
+    from ..snapshots import text_sha256
+
+    return SEAL_LINE_PREFIX + json.dumps({"snapshot_id": snap.text_path.stem, "sha256": text_sha256(text),
+                                          "chars": len(text), "origin": "stored" if stored_before else "fetched"},
+                                         sort_keys=True)
+
+
+def parse_seal_line(stdout: str) -> dict | None:
+    """The seal line of fetch's output (its first line only), or None."""
+    import json
+
+    first = stdout.split("\n", 1)[0].strip()
+    if not first.startswith(SEAL_LINE_PREFIX):
+        return None
+    try:
+        value = json.loads(first[len(SEAL_LINE_PREFIX):])
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(value.get(k), str) for k in ("snapshot_id", "sha256", "origin")):
+        return None
+    return value
+
+
 def render_window(snap, text: str, run_dir: Path, offset: int, max_chars: int, stored_before: bool) -> str:
     """Header (title, final URL, snapshot, position) and one window of the page text."""
     end = min(len(text), offset + max_chars)
-    lines = [f"Title: {snap.title}", f"URL: {snap.final_url}"]
+    lines = [seal_line(snap, text, stored_before), f"Title: {snap.title}", f"URL: {snap.final_url}"]
     if snap.final_url != snap.requested_url:
         lines.append(f"Requested URL: {snap.requested_url}")
     origin = "stored earlier in this run" if stored_before else "fetched now"

@@ -20,6 +20,7 @@ from .registry import SILENT_FAILURES_FILE, Session, data_dir, new_run, now_iso,
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 AGENT_TOOLS = ("Agent", "Task")
+WEB_TOOLS = ("WebSearch", "WebFetch")
 RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
@@ -122,6 +123,11 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     run_dir = active[1]["run"]["run_dir"]
+    from .seals import bash_refusal
+
+    refusal = bash_refusal(ctx.tool_input.get("command"), ctx.env) if parsed is None else None
+    if refusal:
+        return output.pre_tool_use("deny", refusal)
     if ctx.in_researcher:
         if parsed is not None and parsed.subcommand == "fetch" and same_path(parsed.run_dir, run_dir):
             return output.pre_tool_use("allow", "web-research: the researcher's fetch command.")
@@ -196,12 +202,16 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
+    from .seals import write_refusal
     from .writescope import orchestrator_write_refusal, write_allowed, write_target
 
     path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
+    named = [v for k, v in ctx.tool_input.items() if isinstance(v, str) and k in ("file_path", "notebook_path")]
+    refusal = next(filter(None, (write_refusal(v, ctx.payload.get("cwd"), ctx.env) for v in [path, *named])), None)
+    if refusal:
+        return output.pre_tool_use("deny", refusal)
     if not ctx.in_researcher:
         run_dir = active[1]["run"]["run_dir"]
-        named = [v for k, v in ctx.tool_input.items() if isinstance(v, str) and k in ("file_path", "notebook_path")]
         refusal = next(filter(None, (orchestrator_write_refusal(v, ctx.payload.get("cwd"), run_dir)
                                      for v in [path, *named])), None)
         return output.pre_tool_use("deny", refusal) if refusal else {}
@@ -243,6 +253,10 @@ def _stdout_json(response: Any) -> dict[str, Any] | None:
 
 def post_tool_use(ctx: Context) -> dict[str, Any]:
     tool = ctx.payload.get("tool_name")
+    if tool == "Bash" and ctx.in_researcher:
+        return _post_researcher_bash(ctx)
+    if tool in WEB_TOOLS:
+        return _post_web_tool(ctx)
     if tool == "Bash" and not ctx.in_researcher:
         return _post_bash(ctx)
     if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == RESEARCHER:
@@ -284,6 +298,46 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
                               "findings_path": shown.get(b.brief_hash, {}).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             session.write(record)
+        from .seals import seal_briefs
+
+        seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
+    return {}
+
+
+def _known_slug(ctx: Context, run: dict[str, Any]) -> str | None:
+    """The slug of the researcher in this payload, when the record already attributes it."""
+    agent = run.get("agents", {}).get(ctx.payload.get("agent_id"))
+    return agent.get("slug") if isinstance(agent, dict) else None
+
+
+def _post_researcher_bash(ctx: Context) -> dict[str, Any]:
+    """A researcher's fetch returned: seal the snapshot it wrote (guard/seals.py)."""
+    parsed, _why = ctx.parse_command()
+    if parsed is None or parsed.subcommand != "fetch":
+        return {}
+    active = _active(ctx)
+    if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
+        return {}
+    from .seals import after_fetch
+
+    response = ctx.payload.get("tool_response")
+    stdout = response.get("stdout") if isinstance(response, dict) else response
+    run = active[1]["run"]
+    after_fetch(ctx.env, run["run_dir"], parsed.args.url, int(parsed.args.offset or 0),
+                stdout if isinstance(stdout, str) else "", ctx.payload.get("agent_id"), _known_slug(ctx, run))
+    return {}
+
+
+def _post_web_tool(ctx: Context) -> dict[str, Any]:
+    """A WebSearch or WebFetch returned during a run: one ledger entry (guard/seals.py)."""
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from .seals import after_web_tool
+
+    run = active[1]["run"]
+    after_web_tool(ctx.env, run["run_dir"], ctx.payload.get("tool_name"), ctx.tool_input,
+                   ctx.payload.get("agent_id"), _known_slug(ctx, run))
     return {}
 
 
@@ -343,6 +397,14 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
         if returned is not None and agent_id not in run.setdefault("agents", {}):
             run["agents"][agent_id] = {"slug": returned.slug, "blocks": 0, "state": "returned"}
         session.write(record)
+    if response.get("status") == "completed":
+        from .seals import seal_unsealed_findings
+
+        # A foreground researcher returned and the orchestrator has not acted since: seal
+        # its findings file here if its SubagentStop could not (an unattributable stop).
+        brief = match_prompt(ctx.tool_input.get("prompt") or "", _briefs(run)).brief
+        if brief is not None:
+            seal_unsealed_findings(ctx.env, run["run_dir"], brief.findings_path, agent_id, brief.slug)
     return {}
 
 
@@ -380,6 +442,9 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
                 "brief_hash, and reason when status is empty or failed). If you have nothing usable, write it "
                 "with status: failed and a one-line reason. Then reply with the status line.")
         release(run, agent_id=agent_id, slug=brief.slug)
+        from .seals import seal_findings
+
+        seal_findings(ctx.env, run["run_dir"], brief.findings_path, agent_id, brief.slug)
         if not problems:
             agent["state"] = "done"
             session.write(record)
@@ -410,7 +475,10 @@ def stop(ctx: Context) -> dict[str, Any]:
     background = ctx.payload.get("background_tasks")
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
-    failures = verifier_failures(run_dir) if report_written(run_dir) and not researching else None
+    from .seals import seal_source
+
+    failures = verifier_failures(run_dir, seal_source(ctx.env, run_dir)) \
+        if report_written(run_dir) and not researching else None
     session, snapshot = active
     with session.locked_record() as record:
         if not _same_run(record, snapshot):

@@ -34,19 +34,16 @@ def report_written(run_dir: str | Path) -> bool:
     return os.path.lexists(report_path(run_dir))
 
 
-
-
-def verifier_failures(run_dir: str | Path) -> list[str]:
+def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]:
     """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]".
     A check that cannot complete (an exception raised by what the run folder holds, the
-    hook's deadline) is one failure: the gate holds rather than failing open."""
+    hook's deadline) is one failure: the gate holds rather than failing open.
+    `seal_source` (provenance.SealSource): inside a run, the ledger's seals, all required."""
     from ..checklist import run_checklist
 
     try:
-        checks = run_checklist(Path(run_dir))
+        checks = run_checklist(Path(run_dir), seal_source)
     except Exception as exc:  # noqa: BLE001 - the run's own files broke the check: the gate holds
-        import os
-
         from .runner import log_failure
 
         log_failure(f"verifying {run_dir}", os.environ)

@@ -26,7 +26,9 @@ def researcher_marker(plugin_root: str) -> str:
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
           extra_dispatches: int = 0) -> Scenario:
-    """report: good | broken-then-fixed | broken-forever | drifted-then-fixed."""
+    """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
+    orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
+    otherwise passes)."""
     topics = [Subtopic(**s) for s in (subtopics or DEFAULT_SUBTOPICS)]
     pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
                   f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics]

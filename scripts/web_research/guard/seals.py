@@ -1,0 +1,210 @@
+"""Hook side of sealed provenance and the run ledger (see ../ledger.py, ../provenance.py).
+
+The handlers in events.py call in here at the moments an artifact is produced:
+
+    a researcher's `fetch` returned        -> seal the snapshot (text and record)
+    a researcher is let go at SubagentStop -> seal its findings file (passing or failed)
+    `briefs` returned                      -> seal each brief
+    a WebSearch / WebFetch returned        -> a `search` / `page_read` entry
+
+Only this code writes seals; the guards here deny the tools a model could use
+to change them (Write/Edit into the data directory, Bash commands that name
+it). After every seal the folder copy `<run>/.web-research/seals.json` is
+rewritten for standalone audits.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .. import formats, ledger
+from ..provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
+from .registry import RUN_STATE_DIR, data_dir, user_data_dir, write_run_state
+
+_SNAPSHOT_ID = re.compile(r"^[0-9a-f]{16}$")
+
+
+def _ledger_entries(env: Mapping[str, str], run_dir: str) -> list[dict[str, Any]]:
+    return ledger.read(ledger.ledger_path(data_dir(env), run_dir))
+
+
+def record(env: Mapping[str, str], run_dir: str, entries: Iterable[Mapping[str, Any]]) -> None:
+    """Append entries to the run's ledger; when any is a seal, refresh the folder copy."""
+    entries = list(entries)
+    if not entries:
+        return
+    data = data_dir(env)
+    with ledger.locked(data, run_dir) as path:
+        ledger.append(path, entries)
+        if any(e.get("kind") == ledger.SEAL for e in entries):
+            folded = ledger.seals(ledger.read(path))
+            write_run_state(Path(run_dir), SEALS_COPY_FILE, ledger.seals_copy(run_dir, folded))
+
+
+def seal_source(env: Mapping[str, str], run_dir: str) -> SealSource:
+    """The seals the Stop gate checks against: the ledger's, and every file must have one."""
+    return SealSource(ledger.seals(_ledger_entries(env, run_dir)), LEDGER, required=True)
+
+
+def _seal(run_dir: str, rel: str, artifact: str, sha256: str, agent_id: object, slug: object,
+          **fields: Any) -> dict[str, Any]:
+    return ledger.entry(ledger.SEAL, agent_id, slug, artifact=artifact, path=rel, sha256=sha256, **fields)
+
+
+# --- producers ----------------------------------------------------------------------
+
+def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, stdout: str,
+                agent_id: object, slug: object) -> None:
+    """A researcher's fetch returned: a page_read entry, and seals for a snapshot it wrote now.
+
+    The sha256 comes from fetch's own first output line (the client hands us the command's
+    real stdout, which no model edits). A snapshot served "stored" earlier is not sealed
+    again: whatever sealed it then still stands, and one that was never sealed stays so
+    (someone placed it there by hand before the researcher asked for it)."""
+    from ..commands.fetch_cmd import parse_seal_line
+
+    header = parse_seal_line(stdout)
+    snapshot_id = header["snapshot_id"] if header and _SNAPSHOT_ID.match(header["snapshot_id"]) else None
+    entries = [ledger.entry(ledger.PAGE_READ, agent_id, slug, tool="fetch", url=url, snapshot_id=snapshot_id,
+                            paging=offset > 0, ok=snapshot_id is not None)]
+    if snapshot_id is not None and header and header["origin"] == "fetched":
+        sources = Path(run_dir) / formats.SOURCES_DIR
+        text_rel, meta_rel = f"{formats.SOURCES_DIR}/{snapshot_id}.txt", f"{formats.SOURCES_DIR}/{snapshot_id}.json"
+        on_disk = ledger.file_sha256(sources / f"{snapshot_id}.txt", MAX_EVIDENCE_BYTES)
+        entries.append(_seal(run_dir, text_rel, ledger.SNAPSHOT, header["sha256"], agent_id, slug,
+                             url=url, snapshot_id=snapshot_id, file_matched=on_disk == header["sha256"]))
+        meta = _snapshot_meta(sources / f"{snapshot_id}.json")
+        if meta is not None and meta[0].get("sha256") == header["sha256"]:
+            entries.append(_seal(run_dir, meta_rel, ledger.SNAPSHOT_META, meta[1], agent_id, slug,
+                                 url=url, snapshot_id=snapshot_id))
+    record(env, run_dir, entries)
+
+
+def _snapshot_meta(path: Path) -> tuple[dict[str, Any], str] | None:
+    """(the record, its file's sha256) of a snapshot record fetch just wrote."""
+    digest = ledger.file_sha256(path, MAX_EVIDENCE_BYTES)
+    if digest is None:
+        return None
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return (meta, digest) if isinstance(meta, dict) else None
+
+
+def seal_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agent_id: object,
+                  slug: object) -> None:
+    """A researcher is let go (or recorded as failed): seal its findings file as it is now."""
+    rel = _relative(run_dir, findings_path)
+    digest = ledger.file_sha256(Path(findings_path), MAX_EVIDENCE_BYTES) if rel else None
+    if rel and digest:
+        record(env, run_dir, [_seal(run_dir, rel, ledger.FINDINGS, digest, agent_id, slug)])
+
+
+def seal_unsealed_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agent_id: object,
+                           slug: object) -> None:
+    """`seal_findings`, unless the ledger already seals that file."""
+    rel = _relative(run_dir, findings_path)
+    if rel and rel not in ledger.seals(_ledger_entries(env, run_dir)):
+        seal_findings(env, run_dir, findings_path, agent_id, slug)
+
+
+def seal_briefs(env: Mapping[str, str], run_dir: str, briefs: Iterable[tuple[str, str]]) -> None:
+    """`briefs` rendered these (brief_path, slug): seal each file as rendered."""
+    entries = []
+    for brief_path, slug in briefs:
+        rel = _relative(run_dir, brief_path)
+        digest = ledger.file_sha256(Path(brief_path), MAX_EVIDENCE_BYTES) if rel else None
+        if rel and digest:
+            entries.append(_seal(run_dir, rel, ledger.BRIEF, digest, None, slug))
+    record(env, run_dir, entries)
+
+
+def after_web_tool(env: Mapping[str, str], run_dir: str, tool: str, tool_input: Mapping[str, Any],
+                   agent_id: object, slug: object) -> None:
+    """A WebSearch or WebFetch returned: counted later by the search and page budgets."""
+    if tool == "WebSearch":
+        item = ledger.entry(ledger.SEARCH, agent_id, slug, query=str(tool_input.get("query") or ""))
+    else:
+        item = ledger.entry(ledger.PAGE_READ, agent_id, slug, tool="WebFetch",
+                            url=str(tool_input.get("url") or ""), snapshot_id=None, paging=False, ok=True)
+    record(env, run_dir, [item])
+
+
+def _relative(run_dir: str, path: str) -> str | None:
+    """`<folder>/<name>` of a file directly in one of the run's evidence folders, else None."""
+    real = os.path.realpath(path)
+    folder, name = os.path.split(real)
+    parent = os.path.dirname(folder)
+    if parent != os.path.realpath(run_dir):
+        return None
+    base = os.path.basename(folder)
+    return f"{base}/{name}" if base in (formats.SOURCES_DIR, formats.FINDINGS_DIR, formats.BRIEFS_DIR) else None
+
+
+# --- guards -------------------------------------------------------------------------
+
+# Spellings that point at the plugin's data directory whatever it resolves to.
+_MARKERS = ("CLAUDE_PLUGIN_DATA", "WEB_RESEARCH_STATE_DIR", "plugins/data", ledger.LEDGER_FILE, ledger.LOCK_FILE,
+            f"{RUN_STATE_DIR}/{SEALS_COPY_FILE}")
+
+
+def _data_spellings(env: Mapping[str, str]) -> list[str]:
+    """Ways a command line can spell the data directories: absolute, real, from the home folder."""
+    folders = {str(data_dir(env)), str(user_data_dir(env))}
+    spellings: set[str] = set()
+    home = env.get("HOME") or ""
+    for folder in list(folders):
+        for form in {os.path.normpath(folder), os.path.realpath(folder)}:
+            spellings.add(form)
+            for base in {home, os.path.realpath(home)} if home else ():
+                if form.startswith(base.rstrip("/") + "/"):
+                    rest = form[len(base.rstrip("/")) + 1:]
+                    spellings.update({f"~/{rest}", f"$HOME/{rest}", f"${{HOME}}/{rest}"})
+            name = os.path.basename(form)
+            spellings.update({f"{name}/{ledger.RUNS_DIR}", f"{name}/sessions"})
+    return sorted(s for s in spellings if len(s) > 1)
+
+
+def bash_refusal(command: object, env: Mapping[str, str]) -> str | None:
+    """Why a Bash command may not run during a run: it names where seals and run records are
+    kept. Matching is generous (quotes, backslashes, and once also blanks and `+`, dropped; a
+    marker anywhere counts):
+    a false alarm costs the model one rephrased command, a miss costs the evidence."""
+    if not isinstance(command, str) or not command:
+        return None
+    flat = re.sub(r"[\"'\\]", "", command)
+    squeezed = re.sub(r"[\s\"'\\+]", "", command)  # "plug" "ins/data", 'plug' + 'ins/data'
+    for spelling in _data_spellings(env):
+        end = r"(?![A-Za-z0-9_-])"
+        if re.search(re.escape(spelling) + end, flat) \
+                or re.search(re.escape(re.sub(r"\s", "", spelling)) + end, squeezed):
+            return _refusal(spelling)
+    for marker in _MARKERS:
+        if marker.lower() in flat.lower() or marker.lower() in squeezed.lower():
+            return _refusal(marker)
+    return None
+
+
+def _refusal(spelling: str) -> str:
+    return (f"This command names {spelling!r}, where the web-research hooks keep the run's records and the "
+            "seals of its evidence. Nothing in a research run reads or changes them by command. If evidence "
+            "looks wrong, re-dispatch the subtopic's researcher or record the problem under Gaps & "
+            "Limitations in report.md.")
+
+
+def write_refusal(file_path: object, cwd: str | None, env: Mapping[str, str]) -> str | None:
+    """Why a Write/Edit may not land where it points: inside a data directory of the hooks."""
+    if not isinstance(file_path, str) or not file_path:
+        return None
+    from ..fsutil import is_within
+    from .writescope import resolve_target
+
+    target = Path(resolve_target(file_path, cwd))
+    for folder in {data_dir(env), user_data_dir(env)}:
+        if is_within(target, folder):
+            return _refusal(str(folder))
+    return None
