@@ -313,7 +313,7 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     from .dispatch import release
-    from .findings_gate import findings_problems
+    from .findings_gate import citation_problems, findings_problems, required_fields_text
 
     agent_id = ctx.payload.get("agent_id")
     transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
@@ -330,14 +330,16 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
         problems = findings_problems(brief)
         agent = run.setdefault("agents", {}).setdefault(
             agent_id or f"unknown-{brief.slug}", {"slug": brief.slug, "blocks": 0, "state": "running"})
-        if problems and not agent.get("blocks") and not ctx.payload.get("stop_hook_active"):
+        quotes = [] if agent.get("blocks") or ctx.payload.get("stop_hook_active") else citation_problems(brief)
+        if (problems or quotes) and not agent.get("blocks") and not ctx.payload.get("stop_hook_active"):
             agent["blocks"] = 1
             session.write(record)
             return output.block(
-                "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
-                + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives (status, subtopic, "
-                "brief_hash, and reason when status is empty or failed). If you have nothing usable, write it "
-                "with status: failed and a one-line reason. Then reply with the status line.")
+                "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems + quotes)
+                + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives ({required_fields_text()}), "
+                "each excerpt copied word for word from the page (the closest passage is shown above), and each "
+                "claim you cannot quote removed. If you have nothing usable, write it with status: failed and a "
+                "one-line reason. Then reply with the status line.")
         release(run, agent_id=agent_id, slug=brief.slug)
         if not problems:
             agent["state"] = "done"
@@ -363,7 +365,8 @@ def stop(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .stopgate import block_reason, decide_stop, release_message, report_path, verifier_failures
+    from .stopgate import (block_reason, decide_stop, declares_unverified, release_message, report_path,
+                           verifier_failures)
 
     run_dir = active[1]["run"]["run_dir"]
     background = ctx.payload.get("background_tasks")
@@ -377,7 +380,8 @@ def stop(ctx: Context) -> dict[str, Any]:
         run = record["run"]
         if background == []:
             run["reservations"] = []  # nothing runs in the background: no researcher holds a slot
-        decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")))
+        decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")),
+                               declares_unverified(ctx.payload.get("last_assistant_message")))
         if decision.action == "pass":
             session.archive(record, "verified")
             return {}
