@@ -25,6 +25,7 @@ from .formats import (
     BRIEF_TEMPLATE,
     BRIEFS_DIR,
     FINDINGS_DIR,
+    FINDINGS_MAX_WORDS,
     MAX_PARALLEL_RESEARCHERS,
     PLAN_FILE,
     PLUGIN_ROOT,
@@ -34,9 +35,10 @@ from .plan import Plan, Subtopic, load_plan
 
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
-    "subtopic", "subtopic_yaml", "question", "establish", "budget",
-    "findings_path", "run_dir", "command", "max_parallel",
+    "subtopic", "subtopic_yaml", "question", "establish", "other_subtopics", "budget",
+    "findings_path", "run_dir", "command", "max_parallel", "max_words",
 )
+NO_OTHER_SUBTOPICS = "- (none: the plan has only your subtopic)"
 PLACEHOLDER_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 TEMPLATE_FENCE_OPEN = "```text"
 TEMPLATE_FENCE_CLOSE = "```"
@@ -56,6 +58,7 @@ class BriefInfo:
     brief_path: str
     brief_hash: str
     findings_path: str
+    prompt: str  # what the orchestrator dispatches, unchanged: compose_agent_prompt(brief, hash)
 
     def to_json(self) -> dict[str, str]:
         return asdict(self)
@@ -98,11 +101,14 @@ def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str
         "subtopic_yaml": json.dumps(subtopic.name, ensure_ascii=False),
         "question": plan.question,
         "establish": "\n".join(f"- {item}" for item in subtopic.establish),
+        "other_subtopics": "\n".join(f"- {other.name}" for other in plan.subtopics if other.slug != subtopic.slug)
+                           or NO_OTHER_SUBTOPICS,
         "budget": str(plan.budget),
         "findings_path": str(findings_path(run_dir, subtopic)),
         "run_dir": str(run_dir),
         "command": str(COMMAND_PATH),
         "max_parallel": str(MAX_PARALLEL_RESEARCHERS),
+        "max_words": f"{FINDINGS_MAX_WORDS:,}",
     }
 
 
@@ -160,6 +166,7 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
             brief_path=str(target),
             brief_hash=brief_hash(data),
             findings_path=str(findings_path(run_dir, subtopic)),
+            prompt=compose_agent_prompt(data.decode("utf-8"), brief_hash(data)),
         ))
     return infos
 

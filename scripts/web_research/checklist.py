@@ -24,6 +24,11 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.citations.none        (warning) status ok but nothing cited
     findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
     findings.<slug>.claims.dates          (warning) a year or date no cited excerpt states
+    findings.<slug>.layout                (warning) a body with sections follows the brief's skeleton
+                                          (Claims ... Exit reason, Sources), exit reason named
+    findings.<slug>.length                (warning) at most about 1,200 words before Sources
+    findings.<slug>.uncited               (warning) Claims paragraphs or items without a footnote
+    findings.<slug>.memory                (warning) wording such as "from memory", "training data"
     findings.unexpected                   (warning) files in findings/ no subtopic expects
     report.exists                         report.md exists
     report.title                          first line is "# Research: <question verbatim>"
@@ -51,7 +56,8 @@ inside the Sources section), `required` (title, absolute http(s) URL, quoted
 excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 (the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
-no snapshot, not verifiable), `site_root`, `repeated_url`, `title` (warnings);
+no snapshot, not verifiable), `site_root`, `repeated_url`, `title`, `retrieved`
+(warnings; `retrieved`: the Retrieved date is the day of the snapshot's fetch stamp);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
 (provenance.py): snapshots, findings files and briefs against their seals.

@@ -53,6 +53,7 @@ class Citation:
     url: str | None = None
     excerpt: str | None = None
     retrieved_at: str | None = None
+    published_at: str | None = None
     source_type: str | None = None
     line: int = 0
     end_line: int = 0
@@ -114,6 +115,7 @@ def _finish(citation: Citation) -> Citation:
     excerpt = f.get("excerpt")
     citation.excerpt = _value_unquoted(excerpt) if excerpt is not None else None
     citation.retrieved_at = f.get("retrieved_at") or None
+    citation.published_at = f.get("published_at") or None
     citation.source_type = f.get("source_type") or None
     return citation
 

@@ -176,6 +176,7 @@ def findings_checks(slug: str, subtopic: str | None, found: Findings,
         checks.append(ok(f"{scope}.sources", f'"## {heading}" section present' if found.sources_headings
                          else "nothing cited, no Sources section needed", path))
     checks.extend(citation_checks(scope, path, found.citations, found.markers, found.sources_span))
+    checks.extend(findings_body_checks(scope, found))
     if found.status == formats.STATUS_OK:
         if found.citations:
             checks.append(ok(f"{scope}.citations.none", f"{len(found.citations)} source(s) cited", path,
@@ -183,4 +184,83 @@ def findings_checks(slug: str, subtopic: str | None, found: Findings,
         else:
             checks.append(fail(f"{scope}.citations.none", "status is ok but the file cites no sources",
                                path, found.key_lines.get("status"), "warning"))
+    return checks
+
+
+# --- The body's skeleton (the brief shows it; subagent-brief.md) ----------------
+
+_WORD = re.compile(r"\w+")
+
+
+def _body_sections(found: Findings) -> list[tuple[str, int, list[tuple[int, str]]]]:
+    """(name, heading line, lines) of each `##` section of the body, outside code."""
+    sections: list[tuple[str, int, list[tuple[int, str]]]] = []
+    for number, line in code_free_lines(found.body, found.body_first_line):
+        heading = _H2.match(line)
+        if heading and not line.lstrip().startswith("###"):
+            sections.append((heading.group(1).strip(), number, []))
+        elif sections:
+            sections[-1][2].append((number, line))
+    return sections
+
+
+def findings_body_checks(scope: str, found: Findings) -> list[Check]:
+    """Warnings about the body: its skeleton (`layout`, once it has `##` sections), its length (`length`),
+    Claims without a footnote (`uncited`) and wording that betrays a claim taken
+    from the model's memory (`memory`). Warnings: the findings are still usable."""
+    from .report import uncited_blocks
+
+    path = found.path
+    sections = _body_sections(found)
+    # The Sources heading (missing, repeated) is the `sources` check's business: one defect, one check.
+    sources = formats.FINDINGS_SOURCES_HEADING
+    names = [name for name, _line, _lines in sections if name != sources]
+    expected = [name for name in formats.FINDINGS_SECTIONS if name != sources]
+    layout: list[Problem] = []
+    # A stub (frontmatter and a line, no sections) is what a researcher writes first: no layout yet.
+    if sections and names != expected:
+        missing = [n for n in expected if n not in names]
+        what = (f"missing {', '.join(repr('## ' + n) for n in missing)}" if missing
+                else f"sections are {', '.join(names)}")
+        layout.append(Problem(sections[0][1] if sections else found.body_first_line,
+                              f"{what}; expected the brief's sections in order: "
+                              + ", ".join(f"'## {n}'" for n in expected)))
+    by_name = {name: (line, lines) for name, line, lines in sections}
+    if formats.FINDINGS_SECTION_EXIT in by_name:
+        line, lines = by_name[formats.FINDINGS_SECTION_EXIT]
+        text = next((t.strip() for _n, t in lines if t.strip()), "")
+        if not any(text.casefold().startswith(reason) for reason in formats.EXIT_REASONS):
+            layout.append(Problem(line, f"'## {formats.FINDINGS_SECTION_EXIT}' is {text!r}; expected it to start "
+                                        f"with one of: {', '.join(formats.EXIT_REASONS)}"))
+    checks = [_field_check(f"{scope}.layout", path, layout, "the body follows the brief's sections", "warning")]
+
+    before_sources = [t for name, _l, lines in sections if name != formats.FINDINGS_SOURCES_HEADING
+                      for _n, t in lines]
+    if not sections:
+        before_sources = found.body.splitlines()
+    words = sum(len(_WORD.findall(t)) for t in before_sources)
+    checks.append(_field_check(
+        f"{scope}.length", path,
+        [Problem(found.body_first_line, f"{words} words before '## {formats.FINDINGS_SOURCES_HEADING}'; "
+                 f"expected at most about {formats.FINDINGS_MAX_WORDS}")] if words > formats.FINDINGS_MAX_WORDS else [],
+        f"{words} words before the Sources", "warning"))
+
+    if formats.FINDINGS_SECTION_CLAIMS in by_name:
+        _line, lines = by_name[formats.FINDINGS_SECTION_CLAIMS]
+        uncited = uncited_blocks(lines, {line for _n, line in found.markers})
+        checks.append(_field_check(
+            f"{scope}.uncited", path,
+            [Problem(uncited[0], f"{len(uncited)} paragraph(s) or item(s) in Claims carry no [^n] footnote "
+                                 f"(first at line {uncited[0]}); cite every claim")] if uncited else [],
+            "every claim carries a footnote", "warning"))
+
+    memory = []
+    for number, line in code_free_lines(found.body, found.body_first_line):
+        lowered = line.casefold()
+        hit = next((p for p in formats.MEMORY_PHRASES if p in lowered), None)
+        if hit:
+            memory.append(Problem(number, f"says {hit!r}: a claim must come from a page read in this run, "
+                                          "never from memory"))
+    checks.append(_field_check(f"{scope}.memory", path, memory, "no claim is said to come from memory",
+                               "warning"))
     return checks

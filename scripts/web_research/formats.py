@@ -53,6 +53,7 @@ PLAN_SECTIONS = (
     PLAN_SECTION_BUDGET,
 )
 PLAN_BUDGET_LINE = "Searches per subagent"
+PLAN_RESEARCHERS_LINE = "Researchers"  # how many researchers run at once (at most MAX_PARALLEL_RESEARCHERS)
 DEFAULT_SEARCH_BUDGET = 5
 MIN_SUBTOPICS = 1
 MAX_SUBTOPICS = 5
@@ -71,6 +72,17 @@ STATUSES = (STATUS_OK, STATUS_EMPTY, STATUS_FAILED)
 FINDINGS_FIELDS = ("status", "subtopic", "brief_hash", "started_at", "finished_at", "reason")
 FINDINGS_SOURCES_HEADING = "Sources"
 BRIEF_HASH_PREFIX = "sha256:"
+# The body of a findings file, `##` sections in this order (the brief shows the skeleton).
+# Claims holds one `###` heading per point the brief asks to establish.
+FINDINGS_SECTION_CLAIMS = "Claims"
+FINDINGS_SECTIONS = (FINDINGS_SECTION_CLAIMS, "Not established", "Contradictions",
+                     "Searched and not found", "Exit reason", FINDINGS_SOURCES_HEADING)
+FINDINGS_SECTION_EXIT = "Exit reason"
+EXIT_REASONS = ("saturated", "budget spent", "not found", "error")
+FINDINGS_MAX_WORDS = 1200  # words before "## Sources"; verify warns above
+# Wording that betrays a claim taken from the model's memory instead of a page.
+MEMORY_PHRASES = ("from memory", "training data", "my knowledge", "knowledge cutoff",
+                  "as far as i know", "as an ai")
 
 # --- report.md -------------------------------------------------------------
 REPORT_TITLE_PREFIX = "# Research: "
@@ -85,6 +97,7 @@ CITATION_LABELS = {
     "URL": "url",
     "Excerpt": "excerpt",
     "Retrieved": "retrieved_at",
+    "Published": "published_at",
     "Source type": "source_type",
 }
 CITATION_REQUIRED = ("title", "url", "excerpt")
@@ -100,6 +113,12 @@ PLUGIN_NAME = "web-research"
 SKILL_NAME = "web-research"
 RESEARCHER_AGENT = "researcher"
 RESEARCHER_SUBAGENT_TYPE = f"{PLUGIN_NAME}:{RESEARCHER_AGENT}"
+
+# --- Verify-and-fix loop ---------------------------------------------------
+# The orchestrator fixes report.md at most this many rounds; then it returns its
+# paths with "verified": false (companion-contract.md).
+MAX_VERIFY_ROUNDS = 3
+RETURN_VERIFIED_KEY = "verified"
 
 # --- Companion contract ----------------------------------------------------
 ERROR_WEB_TOOLS_UNAVAILABLE = "web-tools-unavailable"

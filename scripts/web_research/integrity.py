@@ -20,6 +20,9 @@ Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
                            redirected to one
     repeated_url  warning  the same URL under two numbers in one file
     title         warning  cited title differs from the page's title
+    retrieved     warning  a Retrieved date that is not the day of the snapshot's
+                           fetch stamp, or one with no snapshot behind it (the
+                           date comes from the fetch command, never the model)
     sources.records          warning  unreadable snapshot records
     citations.integrity      (always passes) the summary line: citations,
                              verified verbatim, not verifiable, mismatched
@@ -84,6 +87,7 @@ class _FileResult:
     site_roots: list[_Finding] = field(default_factory=list)
     repeated: list[_Finding] = field(default_factory=list)
     titles: list[_Finding] = field(default_factory=list)
+    dates: list[_Finding] = field(default_factory=list)
 
 
 def citation_integrity_checks(run_dir: Path, cited: Iterable[Any]) -> "list[Check]":
@@ -196,6 +200,7 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
     if snap is not None and citation.title and not title_matches(citation.title, snap.titles):
         result.titles.append(_Finding(line, f"[^{number}] title {citation.title!r} differs from the page's "
                                             f"title {snap.title!r} ({url})"))
+    _check_retrieved(citation, snap, result)
     if not excerpt.strip():
         return "not_verifiable"  # reported by the `required` rule
     if snap is None:
@@ -233,6 +238,20 @@ def _collage_message(number: int, url: str, where: str, match: MatchResult) -> s
     return (f"[^{number}] excerpt parts are found in the page {url} ({where}) only spread over {match.span} "
             f"characters; all parts must lie within one passage of at most {formats.EXCERPT_MAX_SPAN_CHARS} "
             "characters. Quote one passage, or cite each part under its own claim")
+def _check_retrieved(citation: Any, snap: Snapshot | None, result: _FileResult) -> None:
+    """A Retrieved date is copied from the fetch command's stamp: the snapshot's UTC day."""
+    written = (getattr(citation, "retrieved_at", None) or "").strip()
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", written):
+        return  # absent, or malformed: the checklist's `optional` rule reports that
+    where = f"[^{citation.number}] **Retrieved** {written}"
+    if snap is None:
+        result.dates.append(_Finding(citation.line or None, f"{where} has no page snapshot behind it; "
+                                     "the date comes from the fetch command's stamp, so leave the line out"))
+        return
+    fetched = (snap.retrieved_at or "")[:10]
+    if fetched and written != fetched:
+        result.dates.append(_Finding(citation.line or None, f"{where} differs from the day the page was fetched, "
+                                     f"{fetched} ({snap.retrieved_at}); copy that date or leave the line out"))
 
 
 def _is_web_url(url: str) -> bool:
@@ -262,6 +281,8 @@ def _file_checks(Check: Any, result: _FileResult) -> "list[Check]":
     if result.snapshot_backed or result.titles:
         checks.append(_aggregate(Check, f"{prefix}.title", path, result.titles,
                                  "cited titles match the pages' titles"))
+    checks.append(_aggregate(Check, f"{prefix}.retrieved", path, result.dates,
+                             "every Retrieved date is the day its page was fetched"))
     return checks
 
 

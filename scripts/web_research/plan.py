@@ -16,7 +16,8 @@ Format (section names come from `formats.py`):
     ## Synthesis approach
     <non-empty text>
     ## Budget
-    Searches per subagent: N          (may be a bullet; other lines are free text)
+    Researchers: N                    (optional, 1 to MAX_PARALLEL_RESEARCHERS: how many run at once)
+    Searches per subagent: N          (may be bullets; other lines are free text)
 """
 from __future__ import annotations
 
@@ -27,9 +28,11 @@ from pathlib import Path
 from .formats import (
     CLIENT_REFUSED_FILE_PREFIXES,
     DEFAULT_SEARCH_BUDGET,
+    MAX_PARALLEL_RESEARCHERS,
     MAX_SUBTOPICS,
     MIN_SUBTOPICS,
     PLAN_BUDGET_LINE,
+    PLAN_RESEARCHERS_LINE,
     PLAN_FILE,
     PLAN_SECTION_BUDGET,
     PLAN_SECTION_QUESTION,
@@ -65,6 +68,7 @@ class Plan:
     synthesis: str
     budget: int
     title: str | None = field(default=None)
+    researchers: int = MAX_PARALLEL_RESEARCHERS  # researchers at once (the plan's `Researchers: N`)
 
 
 @dataclass
@@ -81,6 +85,7 @@ _H3 = re.compile(r"^###(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _H3_NUMBER = re.compile(r"^\d+\.(?:\s+|$)")
 _BULLET = re.compile(r"^[-*][ \t]+(.*)$|^[-*]$")
 _BUDGET = re.compile(r"^" + re.escape(PLAN_BUDGET_LINE) + r"\s*:\s*(.*?)\s*$", re.IGNORECASE)
+_RESEARCHERS = re.compile(r"^" + re.escape(PLAN_RESEARCHERS_LINE) + r"\s*:\s*(.*?)\s*$", re.IGNORECASE)
 _SECTION_BY_KEY = {name.casefold(): name for name in PLAN_SECTIONS}
 
 
@@ -230,20 +235,31 @@ def _plain_budget_line(line: str) -> str:
     return text.replace("**", "").replace("__", "")
 
 
-def _parse_budget(section: _Section, path: Path | None) -> int:
-    budget: int | None = None
-    budget_line = 0
+def _budget_number(section: _Section, path: Path | None, pattern: re.Pattern[str], label: str,
+                   low: int, high: int | None) -> int | None:
+    """The whole number on the section's one `<label>: N` line (None when absent)."""
+    value: int | None = None
+    value_line = 0
     for number, line in section.body:
-        match = _BUDGET.match(_plain_budget_line(line))
+        match = pattern.match(_plain_budget_line(line))
         if not match:
             continue
-        if budget is not None:
-            raise PlanError(path, number, f"duplicate '{PLAN_BUDGET_LINE}' line (first at line {budget_line})")
-        value = match.group(1).strip("*_ \t")
-        if not value.isascii() or not value.isdigit() or int(value) < 1:
-            raise PlanError(path, number, f"'{PLAN_BUDGET_LINE}' is '{value}'; expected a whole number of at least 1")
-        budget, budget_line = int(value), number
-    return DEFAULT_SEARCH_BUDGET if budget is None else budget
+        if value is not None:
+            raise PlanError(path, number, f"duplicate '{label}' line (first at line {value_line})")
+        raw = match.group(1).strip("*_ \t")
+        if not raw.isascii() or not raw.isdigit() or int(raw) < low or (high is not None and int(raw) > high):
+            expected = f"a whole number from {low} to {high}" if high is not None else f"a whole number of at least {low}"
+            raise PlanError(path, number, f"'{label}' is '{raw}'; expected {expected}")
+        value, value_line = int(raw), number
+    return value
+
+
+def _parse_budget(section: _Section, path: Path | None) -> tuple[int, int]:
+    """(searches per subagent, researchers at once)."""
+    searches = _budget_number(section, path, _BUDGET, PLAN_BUDGET_LINE, 1, None)
+    researchers = _budget_number(section, path, _RESEARCHERS, PLAN_RESEARCHERS_LINE, 1, MAX_PARALLEL_RESEARCHERS)
+    return (DEFAULT_SEARCH_BUDGET if searches is None else searches,
+            MAX_PARALLEL_RESEARCHERS if researchers is None else researchers)
 
 
 def parse_plan(text: str, path: Path | None = None) -> Plan:
@@ -254,12 +270,14 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
     for name in PLAN_SECTIONS:
         if name not in sections:
             raise PlanError(path, _missing_section_line(name, sections, last_line), f"missing section '## {name}'")
+    budget, researchers = _parse_budget(sections[PLAN_SECTION_BUDGET], path)
     return Plan(
         question=_parse_question(sections[PLAN_SECTION_QUESTION], path),
         subtopics=_parse_subtopics(sections[PLAN_SECTION_SUBTOPICS], path),
         synthesis=_parse_synthesis(sections[PLAN_SECTION_SYNTHESIS], path),
-        budget=_parse_budget(sections[PLAN_SECTION_BUDGET], path),
+        budget=budget,
         title=title,
+        researchers=researchers,
     )
 
 

@@ -150,15 +150,12 @@ def _gaps_checks(path: Path, report: Report, gaps_needed: Sequence[tuple[str, st
     return checks
 
 
-def _uncited_check(path: Path, report: Report) -> Check | None:
-    """Warn about Findings paragraphs and list items that carry no footnote:
-    every claim there should be sourced. Headings and blank lines are skipped."""
-    section = report.section(formats.REPORT_SECTIONS[1])
-    if section is None:
-        return None
-    marked = {line for _n, line in report.markers}
+def uncited_blocks(lines: Sequence[tuple[int, str]], marked: set[int]) -> list[int]:
+    """First lines of the paragraphs and list items in `lines` that carry no
+    footnote (no line of theirs in `marked`). Headings and blank lines are skipped.
+    Shared with findings files, whose Claims get the same check."""
     blocks: list[list[int]] = []
-    for number, line in report.body(section):
+    for number, line in lines:
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or _THEMATIC_BREAK.match(line):
             blocks.append([])
@@ -167,7 +164,16 @@ def _uncited_check(path: Path, report: Report) -> Check | None:
             blocks.append([number])
         else:
             blocks[-1].append(number)
-    uncited = [b[0] for b in blocks if b and not any(n in marked for n in b)]
+    return [b[0] for b in blocks if b and not any(n in marked for n in b)]
+
+
+def _uncited_check(path: Path, report: Report) -> Check | None:
+    """Warn about Findings paragraphs and list items that carry no footnote:
+    every claim there should be sourced."""
+    section = report.section(formats.REPORT_SECTIONS[1])
+    if section is None:
+        return None
+    uncited = uncited_blocks(report.body(section), {line for _n, line in report.markers})
     if uncited:
         return fail("report.findings.uncited", f"{len(uncited)} paragraph(s) or item(s) in Findings carry no "
                     f"[^n] footnote (first at line {uncited[0]}); cite every claim", path, uncited[0], "warning")

@@ -54,7 +54,9 @@ def _truncate(slug: str, limit: int = SLUG_MAX_LEN) -> str:
 def slugify(text: str) -> str:
     """Apply the slug rule (see module docstring and the skill's docs) to `text`."""
     lowered = unicodedata.normalize("NFKC", text).lower()
-    kept = "".join(char for char in lowered if _keep(char))
+    # Recompose after dropping: a mark that followed a dropped character now follows
+    # a letter, and must become the same code point a second pass would make of it.
+    kept = unicodedata.normalize("NFC", "".join(char for char in lowered if _keep(char)))
     return _truncate(_collapse_separators(kept)) or SLUG_FALLBACK
 
 

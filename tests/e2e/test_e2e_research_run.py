@@ -101,6 +101,8 @@ def test_report_passes_verify_in_session_and_independently(run, answer):
     assert done.returncode == 0, done.stdout + done.stderr
     report = Path(answer["report"]).read_text()
     assert report.startswith(f"{formats.REPORT_TITLE_PREFIX}{QUESTION}\n")
+    # Findings in the brief's skeleton, with Retrieved copied from the fetch stamp: no warnings either.
+    assert "0 warning(s)" in done.stdout, done.stdout
 
 
 def test_hooks_allowed_the_run_without_blocking(run, answer, report_note):

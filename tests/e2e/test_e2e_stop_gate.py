@@ -2,12 +2,15 @@
 
 The scripted orchestrator writes a report with a missing section (Gaps &
 Limitations) and an orphan Sources entry, ignores `verify` and tries to stop.
-Fixed case: the hook blocks with the failures, the model rewrites the report,
-and the run ends with a passing report. Bounded case: the model never fixes
-it; the hook gives up instead of looping, the session ends, and the user is
-shown what is still wrong. Drifted case: the report is well-formed but its
-first figure is not the one its excerpt gives; the hook blocks naming the
-claim's line, figure and footnote, the model rewrites it, and the run passes.
+Fixed case: the model ignores `verify` and tries to stop; the hook blocks with
+the failures, the model rewrites the report, and the run ends with a passing
+report. Bounded case: the model follows SKILL.md but its report stays broken;
+after the rounds of fixes SKILL.md allows it returns the paths with
+"verified": false, the hook lets that declared stop end the session without
+a block, and the user is shown what is still wrong. Drifted case: the report is
+well-formed but its first figure is not the one its excerpt gives; the hook
+blocks naming the claim's line, figure and footnote, the model rewrites it, and
+the run passes.
 """
 from __future__ import annotations
 
@@ -74,13 +77,16 @@ def test_fixed_report_passes_and_the_run_returns_success(fixed):
     assert len(verifies) == 2 and not outcome.tool_result_is_error(fixed, verifies[-1][0]["id"])
 
 
-def test_never_fixed_report_still_ends_the_session(never_fixed):
-    blocks = never_fixed.stream.blocks("Stop")
-    assert 1 <= len(blocks) <= 3, never_fixed.describe()
-    stops = never_fixed.stream.hook_responses("Stop")
-    assert len(stops) == len(blocks) + 1, "the last Stop must let the session end"
+def test_never_fixed_report_is_returned_unverified_after_the_bounded_rounds(never_fixed):
+    from web_research import formats
+
+    assert never_fixed.stream.blocks("Stop") == [], never_fixed.describe()
     answer = outcome.final_json(never_fixed)
+    assert answer[formats.RETURN_VERIFIED_KEY] is False, answer
+    assert set(answer) == {"plan", "report", "findings_dir", formats.RETURN_VERIFIED_KEY}
     assert outcome.verify(Path(answer["plan"]).parent).returncode != 0, "the report was expected to stay broken"
+    verifies = outcome.bash_runs(never_fixed, "verify")
+    assert len(verifies) == formats.MAX_VERIFY_ROUNDS + 1, [text[:200] for _, text in verifies]
 
 
 def test_never_fixed_failures_are_shown_to_the_user(never_fixed):

@@ -136,7 +136,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      [Expect(f"findings.{BILLING}.citations.undefined", f"findings/{BILLING}.md", "[^7]"),
       Expect(f"findings.{BILLING}.citations.first_use", f"findings/{BILLING}.md", "first part[^1]", "warning")]),
     ("findings.citations.orphan",
-     lambda run: replace_once(_billing(run), "plans of 7, 30 or 90 days[^3].", "plans of 7, 30 or 90 days."),
+     lambda run: replace_once(_billing(run), "billed per GB[^3].", "billed per GB[^2]."),
      [Expect(f"findings.{BILLING}.citations.orphan", f"findings/{BILLING}.md", "[^3]: **Title**")]),
     ("findings.citations.required",
      lambda run: replace_once(_billing(run), "**URL**: https://lumenlogs.example/pricing",
@@ -146,7 +146,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      lambda run: replace_once(_billing(run), "**Source type**: blog", "**Source type**: podcast"),
      [Expect(f"findings.{BILLING}.citations.optional", f"findings/{BILLING}.md", "podcast")]),
     ("findings.citations.numbering",
-     lambda run: (replace_once(_billing(run), "restored[^5][^2]", "restored[^6][^2]"),
+     lambda run: (replace_once(_billing(run), "restored[^5][^4]", "restored[^6][^4]"),
                   replace_once(_billing(run), "[^5]: **Title**", "[^6]: **Title**")),
      [Expect(f"findings.{BILLING}.citations.numbering", f"findings/{BILLING}.md", "[^6]: **Title**")]),
     ("findings.citations.duplicate",
@@ -157,7 +157,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
     ("findings.citations.none",
      lambda run: findings_path(run, COMMITMENTS).write_text(
          findings_path(run, COMMITMENTS).read_text(encoding="utf-8").split("## Claims")[0]
-         + "## Claims\n\nNothing worth citing.\n", encoding="utf-8"),
+         + "Nothing worth citing.\n", encoding="utf-8"),
      [Expect(f"findings.{COMMITMENTS}.citations.none", f"findings/{COMMITMENTS}.md", "status: ok", "warning"),
       Expect("report.citations.provenance", "report.md", "[^6]: **Title**")]),
     ("findings.unexpected",

@@ -144,7 +144,7 @@ def test_a_findings_figure_that_drifted_fails_under_its_slug(run: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("(1.6x and 3x)", "(1.6x and 4x)"), encoding="utf-8")
     [bad] = failing(run_checklist(run))
     assert bad.id == "findings.billing-units-and-retention-tiers.claims.grounded"
-    assert bad.line == 15 and "'4x'" in bad.message and "[^2]" in bad.message
+    assert bad.line == 23 and "'4x'" in bad.message and "[^4]" in bad.message
 
 
 def test_a_missing_year_is_a_warning_only(run: Path) -> None:
@@ -165,7 +165,7 @@ def test_the_claims_command_lists_every_claim(run: Path) -> None:
     cmd = [sys.executable, "-m", "web_research", "claims"]
     listed = json.loads(subprocess.run(cmd + ["--json", str(run)], capture_output=True, text=True, check=True).stdout)
     claims = listed["claims"]
-    assert len(claims) == 22
+    assert len(claims) == 26
     [bad] = [c for c in claims if c["grounded"] is False]
     assert bad["line"] == 28 and bad["missing"] == ["120%"] and bad["footnotes"] == [8]
     assert bad["excerpts"][0]["url"] == "https://docs.northwind.example/limits/committed-ingestion"

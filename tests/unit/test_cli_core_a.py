@@ -228,7 +228,9 @@ def test_briefs_command(tmp_path: Path) -> None:
     listed = json.loads(result.stdout)
     assert [item["slug"] for item in listed] == ["pricing-models", "enterprise-discounts"]
     for item in listed:
-        assert set(item) == {"subtopic", "slug", "brief_path", "brief_hash", "findings_path"}
+        assert set(item) == {"subtopic", "slug", "brief_path", "brief_hash", "findings_path", "prompt"}
+        brief_text = Path(item["brief_path"]).read_text(encoding="utf-8")
+        assert item["prompt"] == f"{brief_text}\nBrief hash: {item['brief_hash']}\n"
         assert item["brief_path"] == str(run / "briefs" / f"{item['slug']}.md")
         assert item["findings_path"] == str(run / "findings" / f"{item['slug']}.md")
         assert item["brief_hash"] == "sha256:" + sha256_hex(Path(item["brief_path"]).read_bytes())

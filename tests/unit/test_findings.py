@@ -30,6 +30,10 @@ def _failing(checks) -> dict:
     return {c.id: c for c in checks if not c.ok}
 
 
+def _errors(checks) -> dict:
+    return {c.id: c for c in checks if not c.ok and c.severity == "error"}
+
+
 GOOD = (f"status: failed\nsubtopic: \"Pricing\"\nbrief_hash: {HASH}\n"
         "started_at: 2026-04-18T09:00:00Z\nfinished_at: 2026-04-18T09:05:00+02:00\nreason: \"timeout\"\n")
 
@@ -97,16 +101,16 @@ def test_sources_heading_is_required_once_when_the_file_cites(tmp_path: Path) ->
     entry = '[^1]: **Title**: T\n    **URL**: https://a.example\n    **Excerpt**: "q"\n'
     fm = GOOD.replace("status: failed", "status: ok").replace('reason: "timeout"\n', "")
     found = load_findings(_write(tmp_path, _doc(fm, f"\nClaim[^1].\n\n{entry}")))
-    bad = _failing(findings_checks("x", "Pricing", found))
+    bad = _errors(findings_checks("x", "Pricing", found))
     assert list(bad) == ["findings.x.sources"] and bad["findings.x.sources"].line == 9
     found = load_findings(_write(tmp_path, _doc(fm, f"\nClaim[^1].\n\n## Sources\n\n{entry}\n## Sources\n")))
-    bad = _failing(findings_checks("x", "Pricing", found))
+    bad = _errors(findings_checks("x", "Pricing", found))
     assert list(bad) == ["findings.x.sources"] and bad["findings.x.sources"].line == 17
 
 
 def test_the_example_findings_parse() -> None:
     ok = load_findings(findings_path(EXAMPLE_DIR, BILLING))
-    assert ok.status == "ok" and len(ok.citations) == 5 and len(ok.markers) == 6
+    assert ok.status == "ok" and len(ok.citations) == 5 and len(ok.markers) == 9
     assert ok.sources_span is not None and ok.citations[0].line > ok.sources_span[0]
     failed = load_findings(findings_path(EXAMPLE_DIR, COST))
     assert failed.status == "failed" and failed.reason and failed.citations == []

@@ -254,3 +254,17 @@ def test_only_the_producers_write_briefs_findings_and_snapshots(tmp_path):
         assert refusal and producer in refusal and "Gaps & Limitations" in refusal
     assert orchestrator_write_refusal(f"{run}/report.md", None, run) is None
     assert orchestrator_write_refusal(f"{run}/plan.md", None, run) is None
+
+
+def test_only_the_return_object_with_verified_false_declares_an_unverified_stop():
+    from web_research.guard import stopgate
+
+    paths = '"plan": "/r/plan.md", "report": "/r/report.md", "findings_dir": "/r/findings/"'
+    assert stopgate.declares_unverified("{" + paths + ', "verified": false}')
+    assert stopgate.declares_unverified("```json\n{" + paths + ', "verified": false}\n```')
+    for message in ("{" + paths + "}", "{" + paths + ', "verified": true}', "verified: false", None, 3,
+                    '{"verified": false}'):
+        assert not stopgate.declares_unverified(message), message
+    state: dict = {}
+    assert stopgate.decide_stop(state, ["x"], False, declared_unverified=True).action == "release"
+    assert state == {}

@@ -572,3 +572,60 @@ def test_hooks_json_runs_every_script_through_the_launcher():
     for script in scripts:
         assert (REPO / "hooks" / f"{script}.py").is_file()
     assert os.access(REPO / "hooks" / "run", os.X_OK)
+
+
+# --- SubagentStop also checks the quotes while the researcher holds the page ------------------
+
+def _findings_with_citation(h: Harness, brief: dict, excerpt: str, url: str = "https://docs.acme.example/p") -> Path:
+    from web_research.snapshots import store_snapshot
+
+    store_snapshot(h.run_dir, requested_url=url, final_url=url, title="Pricing | Acme", status=200,
+                   content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00",
+                   text="Ingest is billed per GB. Indexing is billed per million events.", extractor="test")
+    path = h.write_findings(brief)
+    text = path.read_text(encoding="utf-8").replace("Nothing cited.\n", (
+        "## Claims\n\n- Ingest is billed per GB[^1].\n\n## Sources\n\n"
+        f"[^1]: **Title**: Pricing | Acme\n      **URL**: {url}\n      **Excerpt**: \"{excerpt}\"\n"))
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_misquoted_excerpt_is_blocked_once_with_the_closest_passage(researcher):
+    h, infos = researcher
+    _findings_with_citation(h, infos[0], "Ingestion costs a fixed fee per GB.")
+    first = h.hook(h.subagent_stop("agentA"))
+    assert first.decision == "block"
+    assert "excerpt is not in the page" in first.reason and "closest passage" in first.reason
+    assert "Ingest is billed per GB." in first.reason
+    second = h.hook(h.subagent_stop("agentA", stop_hook_active=True))
+    assert second.stdout == ""  # a quote left wrong is verify's business, not a silent failure
+    assert h.record()["run"]["silent_failures"] == []
+
+
+def test_a_correct_quote_passes_the_subagent_stop(researcher):
+    h, infos = researcher
+    _findings_with_citation(h, infos[0], "Ingest is billed per GB.")
+    assert h.hook(h.subagent_stop("agentA")).stdout == ""
+
+
+def test_the_block_message_lists_every_required_frontmatter_field(researcher):
+    from web_research.citations import load_schema
+
+    h, infos = researcher
+    result = h.hook(h.subagent_stop("agentA"))
+    for name in load_schema("findings-frontmatter.schema.json")["required"]:
+        assert name in result.reason, name
+    assert "reason when status is empty or failed" in result.reason
+
+
+def test_a_declared_unverified_return_ends_the_run_without_a_block(active: Harness):
+    active.copy_example_run()
+    break_report(active)
+    answer = json.dumps({"plan": str(active.run_dir / "plan.md"), "report": str(active.run_dir / "report.md"),
+                         "findings_dir": str(active.run_dir / "findings") + "/", "verified": False})
+    payload = active.stop()
+    payload["last_assistant_message"] = answer
+    result = active.hook(payload)
+    assert result.decision is None
+    assert "Gaps & Limitations" in result.json["systemMessage"]
+    assert active.record() is None and active.history()[-1]["outcome"] == "unverified"

@@ -262,3 +262,25 @@ def test_subtopic_whose_findings_file_the_client_refuses_is_a_plan_error(name: s
 def test_refused_words_inside_a_name_are_fine() -> None:
     plan = parse_plan(plan_text(subtopics={"Cost analysis": ["Costs"], "Pre-summary notes": ["Notes"]}))
     assert [s.slug for s in plan.subtopics] == ["cost-analysis", "pre-summary-notes"]
+
+
+# --- Researchers: N (the plan's budget of researchers at once) ---------------------------------
+
+def test_researchers_line_is_parsed_and_defaults_to_the_cap():
+    from web_research.formats import MAX_PARALLEL_RESEARCHERS
+
+    assert parse_plan(plan_text(budget_line="Searches per subagent: 5")).researchers == MAX_PARALLEL_RESEARCHERS
+    text = plan_text(budget_line="- Researchers: 2\n- Searches per subagent: 5")
+    plan = parse_plan(text)
+    assert (plan.researchers, plan.budget) == (2, 5)
+
+
+@pytest.mark.parametrize("value", ["0", "4", "three", "2.5", ""])
+def test_researchers_line_outside_one_to_the_cap_names_the_line(value):
+    from web_research.formats import MAX_PARALLEL_RESEARCHERS
+
+    text = plan_text(budget_line=f"Searches per subagent: 5\nResearchers: {value}")
+    with pytest.raises(PlanError) as caught:
+        parse_plan(text)
+    assert caught.value.line == _line_of(text, "Researchers:")
+    assert f"expected a whole number from 1 to {MAX_PARALLEL_RESEARCHERS}" in caught.value.message

@@ -293,8 +293,9 @@ def test_contract_return_shapes():
     errors = {shape["error"] for shape in shapes if "error" in shape}
     assert errors == {formats.ERROR_WEB_TOOLS_UNAVAILABLE, formats.ERROR_PRIOR_RUN_PRESENT, formats.ERROR_INVALID_INPUT}
     assert all(set(shape) == {"error", "detail"} for shape in shapes if "error" in shape)
-    (success,) = [shape for shape in shapes if "error" not in shape]
+    success, unverified = [shape for shape in shapes if "error" not in shape]
     assert set(success) == {"plan", "report", "findings_dir"}
+    assert unverified == {**success, formats.RETURN_VERIFIED_KEY: False}
     assert success["plan"].endswith("/" + formats.PLAN_FILE)
     assert success["report"].endswith("/" + formats.REPORT_FILE)
     assert success["findings_dir"].rstrip("/").endswith("/" + formats.FINDINGS_DIR)

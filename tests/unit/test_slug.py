@@ -98,6 +98,7 @@ _texts = st.text(
 @example("a" * 59 + " " + "b" * 10)
 @example("a" * 60 + "-" + "b")
 @example("İstanbul")
+@example("A{\u0300")
 def test_properties(text: str) -> None:
     slug = slugify(text)
     assert 1 <= len(slug) <= SLUG_MAX_LEN

@@ -21,7 +21,7 @@ def _rows(stdout: str) -> dict[str, list[str]]:
 def test_status_of_the_example() -> None:
     result = run_cli("status", str(EXAMPLE_DIR))
     assert result.returncode == 0, result.stderr
-    assert _rows(result.stdout) == {BILLING: ["ok", "5", "6"], COMMITMENTS: ["ok", "4", "5"],
+    assert _rows(result.stdout) == {BILLING: ["ok", "5", "9"], COMMITMENTS: ["ok", "4", "6"],
                                     COST: ["failed", "0", "0"]}
     assert "Question: How do enterprise observability vendors price their logs tier in 2026?" in result.stdout
     assert "Report: report.md present, 9 sources, 20 claims" in result.stdout

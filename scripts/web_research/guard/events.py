@@ -417,7 +417,7 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     from .dispatch import release
-    from .findings_gate import findings_problems
+    from .findings_gate import citation_problems, findings_problems, required_fields_text
 
     agent_id = ctx.payload.get("agent_id")
     transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
@@ -426,37 +426,45 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     brief, _learned = _attribute(ctx, snapshot["run"], _briefs(snapshot["run"]), transcript)
     if brief is None:
         return {}  # not one of this run's researchers
-    problems = findings_problems(brief)  # the researcher's own file: checked before the lock is taken
+    # The researcher's own file is read and checked before the lock is taken.
+    problems = findings_problems(brief)
+    known = snapshot["run"].get("agents", {}).get(agent_id or f"unknown-{brief.slug}", {})
+    may_block = not known.get("blocks") and not ctx.payload.get("stop_hook_active")
+    quotes = citation_problems(brief) if may_block else []
+    fields = required_fields_text() if may_block and (problems or quotes) else ""
     with session.locked_record() as record:
         if not _same_run(record, snapshot):
             return {}
         run = record["run"]
         agent = run.setdefault("agents", {}).setdefault(
             agent_id or f"unknown-{brief.slug}", {"slug": brief.slug, "blocks": 0, "state": "running"})
-        if problems and not agent.get("blocks") and not ctx.payload.get("stop_hook_active"):
+        if (problems or quotes) and fields and not agent.get("blocks"):
             agent["blocks"] = 1
             session.write(record)
             return output.block(
-                "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
-                + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives (status, subtopic, "
-                "brief_hash, and reason when status is empty or failed). If you have nothing usable, write it "
-                "with status: failed and a one-line reason. Then reply with the status line.")
+                "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems + quotes)
+                + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives ({fields}), "
+                "each excerpt copied word for word from the page (the closest passage is shown above), and each "
+                "claim you cannot quote removed. If you have nothing usable, write it with status: failed and a "
+                "one-line reason. Then reply with the status line.")
         release(run, agent_id=agent_id, slug=brief.slug)
-        from .seals import seal_findings
-
-        seal_findings(ctx.env, run["run_dir"], brief.findings_path, agent_id, brief.slug)
-        if not problems:
+        if problems:
+            agent["state"] = "silent-failure"
+            subtopic = _subtopic_of(run, brief.slug)
+            entry = {"slug": brief.slug, "subtopic": subtopic, "findings_path": brief.findings_path,
+                     "brief_path": brief.brief_path,
+                     "agent_id": agent_id, "problems": problems, "at": now_iso()}
+            run.setdefault("silent_failures", []).append(entry)
+            state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
+        else:
             agent["state"] = "done"
-            session.write(record)
-            return {}
-        agent["state"] = "silent-failure"
-        subtopic = _subtopic_of(run, brief.slug)
-        entry = {"slug": brief.slug, "subtopic": subtopic, "findings_path": brief.findings_path,
-                 "brief_path": brief.brief_path,
-                 "agent_id": agent_id, "problems": problems, "at": now_iso()}
-        run.setdefault("silent_failures", []).append(entry)
-        state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
         session.write(record)
+    from .seals import seal_findings
+
+    # Sealed as it is let go (or recorded as a silent failure), outside the record's lock.
+    seal_findings(ctx.env, snapshot["run"]["run_dir"], brief.findings_path, agent_id, brief.slug)
+    if not problems:
+        return {}
     return output.notice(
         f'web-research: the researcher for subtopic "{subtopic}" ended without a usable findings file '
         f"({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the report's "
@@ -469,7 +477,8 @@ def stop(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .stopgate import block_reason, decide_stop, release_message, report_written, verifier_failures
+    from .stopgate import (block_reason, decide_stop, declares_unverified, release_message, report_written,
+                           verifier_failures)
 
     run_dir = active[1]["run"]["run_dir"]
     background = ctx.payload.get("background_tasks")
@@ -486,7 +495,8 @@ def stop(ctx: Context) -> dict[str, Any]:
         run = record["run"]
         if background == []:
             run["reservations"] = []  # nothing runs in the background: no researcher holds a slot
-        decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")))
+        decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")),
+                               declares_unverified(ctx.payload.get("last_assistant_message")))
         if decision.action == "pass":
             session.archive(record, "verified")
             return {}

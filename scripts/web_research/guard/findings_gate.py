@@ -1,35 +1,76 @@
 """Did a researcher leave a usable findings file? The same rules as the verifier
-(`findings.findings_checks`), restricted to the file's existence and frontmatter:
-the body's citations are the report's business, but a file without a valid
-`status` (and `reason` when it is not ok) makes a failure invisible.
+(`findings.findings_checks`, `integrity`), in two groups:
+
+- `findings_problems`: the file's existence and frontmatter. A file without a
+  valid `status` (and `reason` when it is not ok) makes a failure invisible, so
+  a researcher that stops with one is blocked once and then recorded as a
+  silent failure.
+- `citation_problems`: each citation's required fields, and its excerpt against
+  the page snapshot (with the closest passage of the page). Checked while the
+  researcher still holds the page, so it can correct its own quote; a second
+  stop is not held against it (verify reports what remains).
+
+Both are pure over the run folder: they read files and write nothing.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Callable
 
 from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
+CITATION_CHECKS = ("citations.required", "citations.verbatim")
+FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
-def findings_problems(brief: Brief) -> list[str]:
-    """Each problem as "<path>:<line>: <what is wrong>"; empty when the file is usable.
+def required_fields_text() -> str:
+    """The frontmatter fields a findings file needs, read from its schema:
+    "status, subtopic, ..., and reason when status is empty or failed"."""
+    from ..citations import load_schema
 
-    The file is the researcher's own output, so anything in it that makes the check
-    fail to complete (an exception, the hook's deadline) is a problem of the file:
-    the gate holds instead of failing open."""
+    schema = load_schema(FRONTMATTER_SCHEMA)
+    required = [name for name in schema["required"]]
+    conditional = [name for rule in schema.get("allOf", []) for name in rule.get("then", {}).get("required", [])
+                   if name not in required]
+    text = ", ".join(required)
+    if conditional:
+        text += ", and " + ", ".join(conditional) + " when status is empty or failed"
+    return text
+
+
+def _load(brief: Brief) -> "tuple[Any, list[str]]":
+    """(parsed findings or None, problems reading it). Reads only a bounded regular
+    file inside the run (fsutil), never following a link out of it."""
+    from ..findings import load_findings
     from ..fsutil import RunFileError, read_run_text
 
     path = Path(brief.findings_path)
-    run_dir = path.parent.parent  # <run>/findings/<slug>.md
     try:
-        text = read_run_text(path, run_dir)
+        text = read_run_text(path, path.parent.parent)  # <run>/findings/<slug>.md
     except RunFileError as exc:
-        return [f"{path}: {'the file does not exist' if exc.missing else exc.reason}"]
+        return None, [f"{path}: {'the file does not exist' if exc.missing else exc.reason}"]
+    return load_findings(path, text), []
+
+
+def _problems(checks, wanted: set[str], path: Path) -> list[str]:
+    return [f"{check.path or path}:{check.line or 1}: {check.message}" for check in checks
+            if not check.ok and check.severity == "error" and check.id in wanted]
+
+
+def _checked(brief: Brief, rules: Callable[[Brief, Any], list[str]], missing: bool) -> list[str]:
+    """Run `rules` on the parsed file. The file is the researcher's own output, so
+    anything in it that makes the check fail to complete (an exception, the hook's
+    deadline) is a problem of the file: the gate holds instead of failing open.
+    `missing`: whether an unreadable or absent file is reported here."""
+    path = Path(brief.findings_path)
     try:
-        return _frontmatter_problems(brief, path, text, run_dir)
+        found, problems = _load(brief)
+        if found is None:
+            return problems if missing else []
+        return rules(brief, found)
     except Exception as exc:  # noqa: BLE001 - see the docstring
         from .runner import log_failure
 
@@ -37,21 +78,41 @@ def findings_problems(brief: Brief) -> list[str]:
         return [f"{path}: could not be checked ({type(exc).__name__}: {str(exc)[:200]})"]
 
 
-def _frontmatter_problems(brief: Brief, path: Path, text: str, run_dir: Path) -> list[str]:
-    from ..findings import findings_checks, load_findings
+def findings_problems(brief: Brief) -> list[str]:
+    """Each frontmatter problem as "<path>:<line>: <what is wrong>"; empty when the file is usable."""
+    return _checked(brief, _frontmatter_problems, missing=True)
+
+
+def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
+    from ..findings import findings_checks
     from ..fsutil import RunFileError, read_run_file
 
-    found = load_findings(path, text)
+    run_dir = found.path.parent.parent
     brief_bytes = None
     try:
         brief_bytes = read_run_file(Path(brief.brief_path), run_dir)
     except RunFileError:
         pass
     scope = f"findings.{brief.slug}."
-    wanted = {scope + name for name in FRONTMATTER_CHECKS}
-    problems = []
-    for check in findings_checks(brief.slug, None, found, brief_bytes, Path(brief.brief_path)):
-        if check.ok or check.severity != "error" or check.id not in wanted:
-            continue
-        problems.append(f"{check.path or path}:{check.line or 1}: {check.message}")
-    return problems
+    checks = findings_checks(brief.slug, None, found, brief_bytes, Path(brief.brief_path))
+    return _problems(checks, {scope + name for name in FRONTMATTER_CHECKS}, found.path)
+
+
+def citation_problems(brief: Brief) -> list[str]:
+    """Each citation whose required fields are invalid or whose excerpt is not in
+    its page snapshot (naming the closest passage), as "<path>:<line>: <what>"."""
+    return _checked(brief, _citation_problems, missing=False)
+
+
+def _citation_problems(brief: Brief, found: Any) -> list[str]:
+    if not found.citations:
+        return []
+    from ..citations import citation_checks
+    from ..integrity import citation_integrity_checks
+
+    path = found.path
+    run_dir = path.parent.parent
+    scope = f"findings.{brief.slug}"
+    checks = citation_checks(scope, path, found.citations, found.markers, found.sources_span)
+    checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations])
+    return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path)

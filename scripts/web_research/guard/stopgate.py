@@ -5,17 +5,20 @@ user with no report yet). Once it exists, the verifier runs: a passing report
 finishes the run; failing error checks block the stop with the list. The gate
 never loops: a repeated stop (`stop_hook_active`) with the same failures, or a
 third block, lets the agent stop and shows the user what is still wrong; the
-run is then closed as unverified so later turns are not nagged again.
+run is then closed as unverified so later turns are not nagged again. A final
+message that returns the run's paths with `"verified": false` (SKILL.md, after
+its bounded fix rounds) is that stop, declared: released at once, not blocked.
 """
 from __future__ import annotations
 
 import os
+import json
 from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
 from .. import formats
 
-MAX_STOP_BLOCKS = 3
+MAX_STOP_BLOCKS = formats.MAX_VERIFY_ROUNDS  # one block per round of fixes SKILL.md allows
 
 
 class StopDecision(NamedTuple):
@@ -60,15 +63,32 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
     return failures
 
 
-def decide_stop(state: dict[str, Any], failures: Sequence[str] | None, stop_hook_active: bool) -> StopDecision:
-    """`failures` is None while report.md does not exist. Updates `state` (the run's "stop" entry)."""
+def declares_unverified(message: object) -> bool:
+    """True when the agent's last message is the return object with `"verified": false`."""
+    if not isinstance(message, str):
+        return False
+    text = message.strip()
+    if text.startswith("```"):
+        text = text.strip("`").removeprefix("json").strip()
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return (isinstance(value, dict) and value.get(formats.RETURN_VERIFIED_KEY) is False
+            and isinstance(value.get("report"), str))
+
+
+def decide_stop(state: dict[str, Any], failures: Sequence[str] | None, stop_hook_active: bool,
+                declared_unverified: bool = False) -> StopDecision:
+    """`failures` is None while report.md does not exist. Updates `state` (the run's "stop" entry).
+    `declared_unverified`: the agent returned `"verified": false` (see `declares_unverified`)."""
     if failures is None:
         return StopDecision("wait")
     if not failures:
         return StopDecision("pass")
     current = list(failures)
     repeated = stop_hook_active and current == state.get("last_failures")
-    if repeated or int(state.get("blocks", 0)) >= MAX_STOP_BLOCKS:
+    if declared_unverified or repeated or int(state.get("blocks", 0)) >= MAX_STOP_BLOCKS:
         return StopDecision("release", tuple(current))
     state["blocks"] = int(state.get("blocks", 0)) + 1
     state["last_failures"] = current
@@ -81,7 +101,8 @@ def block_reason(run_dir: str | Path, failures: Sequence[str],
     return (f"The research report in {run_dir} fails verification ({len(failures)} error(s)):\n{lines}\n"
             "Fix each one in report.md, or, where the evidence is missing, remove the claim and record it "
             "under Gaps & Limitations. Do not edit plan.md, briefs or findings files. Then run "
-            f'"{program}" verify "{run_dir}" until it passes.')
+            f'"{program}" verify "{run_dir}" again; after {formats.MAX_VERIFY_ROUNDS} rounds of fixes, return as '
+            'SKILL.md says, with "verified": false.')
 
 
 def release_message(run_dir: str | Path, failures: Sequence[str]) -> str:

@@ -21,6 +21,12 @@ from scripted.topics import Subtopic, original_name, renamed
 from web_research import formats
 
 
+# SKILL.md's rule for a skill opened without arguments, and its bound on rounds of fixes.
+EMPTY_ARGUMENTS_RULE = re.compile(r"Opened without arguments .*? put the user's question there")
+ROUNDS_RULE = re.compile(r"at most (\d+) rounds of fixes")
+# How the scripted user asks in a session that opens the skill without arguments.
+USER_ASKS = re.compile(r"[Rr]esearch this question: (.+)")
+
 # The plan error `briefs` gives for a subtopic name whose findings file the client refuses.
 PLAN_REFUSED_NAME = re.compile(r"plan\.md:\d+: subtopic '([^']+)' would get the findings file .* rename the subtopic")
 
@@ -94,8 +100,6 @@ class Orchestrator:
             return self.after_plan(req)
         if sub == "briefs":
             return self.after_briefs(req)
-        if name == "Read" and "/briefs/" in last[0]["input"]["file_path"]:
-            return self.dispatch(req)
         if name == "Agent":
             return bash(core_command(self.body(req), "status", self.run(req)["output_dir"]),
                          "Show the run's status")
@@ -115,6 +119,8 @@ class Orchestrator:
             result = result_for(req, "Bash")
             if result is not None and result.is_error and self.report_mode == "good":
                 raise PromptError(f"`verify` failed on a report written to pass:\n{result.text[:3000]}")
+            if result is not None and result.is_error and self.report_mode == "broken-forever":
+                return self.fix_round(req)
             return say(self.final_json(req))
         raise PromptError(f"orchestrator has no step after {name} {sub or ''}")
 
@@ -147,7 +153,24 @@ class Orchestrator:
         if "WebSearch" in missing:
             return say(json.dumps({"error": formats.ERROR_WEB_TOOLS_UNAVAILABLE,
                                    "detail": "missing: " + ", ".join(missing)}))
-        return bash(core_command(self.body(req), "start"), "Open the research run folder")
+        return bash(self.start_command(req), "Open the research run folder")
+
+    def start_command(self, req: RequestView) -> str:
+        """SKILL.md's start command; opened without arguments, the user's question goes into its
+        empty heredoc, as SKILL.md says (and only because it says so)."""
+        body = self.body(req)
+        command = core_command(body, "start")
+        head, sep, rest = command.partition("\n")
+        delimiter = rest.rstrip().rsplit("\n", 1)[-1]
+        inside = rest.rstrip()[: -len(delimiter)]
+        if not sep or inside.strip():
+            return command
+        if not EMPTY_ARGUMENTS_RULE.search(" ".join(body.split())):
+            raise PromptError("opened without arguments, and SKILL.md does not say what to put in start's heredoc")
+        question = USER_ASKS.search(req.first_user_text)
+        if question is None:
+            raise PromptError(f"no question in the user's message: {req.first_user_text[:300]!r}")
+        return f"{head}\n{question.group(1).strip()}\n{delimiter}"
 
     def after_start(self, req: RequestView) -> Reply:
         result = result_for(req, "Bash")
@@ -175,19 +198,16 @@ class Orchestrator:
                                   "content": text.replace(f"### {name}\n", f"### {renamed(name)}\n", 1)})
         if result is None or result.is_error:
             raise PromptError(f"`briefs` failed: {result.text if result else 'no result'}")
-        return calls(*[("Read", {"file_path": b["brief_path"]}) for b in json_in(result.text)])
+        return self.dispatch(req)
 
     def dispatch(self, req: RequestView) -> Reply:
-        texts = {r.input["file_path"]: read_tool_text(r.text) for r in req.last_tool_results() if r.name == "Read"}
+        """SKILL.md: each researcher's prompt is the `prompt` value `briefs` printed, unchanged."""
+        if "`prompt` value, unchanged" not in " ".join(self.body(req).split()):
+            raise PromptError("SKILL.md no longer says to dispatch the `prompt` value briefs prints")
         agents = []
         for b in self.briefs(req):
-            brief = texts[b["brief_path"]]
-            with open(b["brief_path"], encoding="utf-8") as fh:
-                if fh.read() != brief:
-                    raise PromptError(f"Read returned {b['brief_path']} differently from the file on disk")
             agents.append(("Agent", {"description": b["subtopic"], "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
-                                     "run_in_background": False,
-                                     "prompt": f"{brief}\nBrief hash: {b['brief_hash']}"}))
+                                     "run_in_background": False, "prompt": b["prompt"]}))
         for i in range(self.extra_dispatches):  # alternately a duplicate and a free-form prompt
             if i % 2 == 0:
                 agents.append(agents[i // 2 % len(agents)])
@@ -196,6 +216,21 @@ class Orchestrator:
                                          "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
                                          "prompt": "Research anything else that seems relevant to the question."}))
         return calls(*agents)
+
+    def fix_round(self, req: RequestView) -> Reply:
+        """A report that stays broken: rewrite it for as many rounds as SKILL.md allows, then
+        return the paths with "verified": false."""
+        rounds = ROUNDS_RULE.search(" ".join(self.body(req).split()))
+        if rounds is None:
+            raise PromptError("SKILL.md does not bound the rounds of fixes after a failing verify")
+        fixes = sum(1 for r in req.all_tool_results()
+                    if r.name == "Write" and r.input.get("file_path") == self.run(req)["report"]) - 1
+        if fixes < int(rounds.group(1)):
+            return call("Write", {"file_path": self.run(req)["report"],
+                                  "content": self.report_text(req, broken=True)})
+        answer = json.loads(self.final_json(req))
+        answer[formats.RETURN_VERIFIED_KEY] = False
+        return say(json.dumps(answer))
 
     def on_stop_feedback(self, req: RequestView, feedback: str) -> Reply:
         if self.report_mode in ("broken-then-fixed", "drifted-then-fixed"):

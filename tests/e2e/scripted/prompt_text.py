@@ -92,6 +92,19 @@ def brief_line(brief: str, label: str) -> str:
     raise PromptError(f"the brief has no line starting with {label!r}:\n{brief[:1500]}")
 
 
+def brief_list(brief: str, label: str) -> list[str]:
+    """The `- ` items on the lines after `label` (e.g. 'Establish:'), up to the first other line."""
+    lines = brief.splitlines()
+    if label not in lines:
+        raise PromptError(f"the brief has no line {label!r}:\n{brief[:1500]}")
+    items = []
+    for line in lines[lines.index(label) + 1:]:
+        if not line.startswith("- "):
+            break
+        items.append(line[2:].strip())
+    return items
+
+
 def brief_frontmatter_fields(brief: str) -> list[str]:
     """Field names of the frontmatter template the brief shows (between its --- lines)."""
     lines = brief.splitlines()

@@ -15,7 +15,7 @@ from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, say
 from scripted.conversation import bash, now
-from scripted.prompt_text import PromptError, brief_frontmatter_fields, brief_line
+from scripted.prompt_text import PromptError, brief_frontmatter_fields, brief_line, brief_list
 from scripted.topics import Subtopic, original_name
 
 from web_research import formats
@@ -107,10 +107,19 @@ class Researcher:
             raise PromptError(f"the fetched page does not contain the expected fact:\n{page[:1500]}")
         title = next((line[len("Title: "):].strip() for line in page.splitlines() if line.startswith("Title: ")),
                      f"{topic.name} | Example Docs")
-        body = [f"# {topic.name}", "", "## Claims", "", f"- {topic.fact()}[^1]", "",
-                f"## {formats.FINDINGS_SOURCES_HEADING}", "",
-                f"[^1]: **Title**: {title}\n      **URL**: {url}\n      **Excerpt**: \"{excerpt}\"\n"
-                f"      **Source type**: official-docs", ""]
+        # The brief's skeleton: one `###` per point under Establish, then the fixed sections.
+        points = brief_list(brief, "Establish:")
+        stamp = re.search(r"retrieved (\d{4}-\d{2}-\d{2})", page)
+        retrieved = f"      **Retrieved**: {stamp.group(1)}\n" if stamp else ""
+        body = [f"# {topic.name}", "", "## Claims", "", f"### {points[0]}", "", f"- {topic.fact()}[^1]", ""]
+        body += [line for point in points[1:] for line in (f"### {point}", "")]
+        missing = [f"- {point}: no page found." for point in points[1:]] or ["None."]
+        body += ["## Not established", "", *missing, "",
+                 "## Contradictions", "", "None.", "", "## Searched and not found", "", "None.", "",
+                 "## Exit reason", "", "saturated: the vendor's own page answers the first point.", "",
+                 f"## {formats.FINDINGS_SOURCES_HEADING}", "",
+                 f"[^1]: **Title**: {title}\n      **URL**: {url}\n      **Excerpt**: \"{excerpt}\"\n"
+                 f"{retrieved}      **Source type**: official-docs", ""]
         return "\n".join(head + body)
 
 
