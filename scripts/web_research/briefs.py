@@ -29,12 +29,13 @@ from .formats import (
     PLAN_FILE,
     PLUGIN_ROOT,
 )
+from .budget import effective_budget
 from .fsutil import atomic_write_text, is_within
 from .plan import Plan, Subtopic, load_plan
 
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
-    "subtopic", "subtopic_yaml", "question", "establish", "budget",
+    "subtopic", "subtopic_yaml", "question", "establish", "budget", "page_reads",
     "findings_path", "run_dir", "command", "max_parallel",
 )
 PLACEHOLDER_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -91,6 +92,7 @@ def brief_path(run_dir: Path, subtopic: Subtopic) -> Path:
 
 
 def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str]:
+    budget = effective_budget(plan)
     return {
         "subtopic": subtopic.name,
         # A double-quoted YAML scalar (JSON is valid YAML), so a name holding
@@ -98,7 +100,8 @@ def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str
         "subtopic_yaml": json.dumps(subtopic.name, ensure_ascii=False),
         "question": plan.question,
         "establish": "\n".join(f"- {item}" for item in subtopic.establish),
-        "budget": str(plan.budget),
+        "budget": str(budget.searches_per_researcher),
+        "page_reads": str(budget.page_reads_per_researcher),
         "findings_path": str(findings_path(run_dir, subtopic)),
         "run_dir": str(run_dir),
         "command": str(COMMAND_PATH),
