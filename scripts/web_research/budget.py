@@ -127,14 +127,13 @@ def tier_defaults(tier: str | None) -> TierDefaults:
     return UNTIERED if tier is None else TIERS[tier]
 
 
-def effective_budget(plan: "Plan") -> Budget:
-    """The budget a parsed plan grants: its tier's defaults, explicit lines winning."""
-    defaults = tier_defaults(plan.tier)
-    searches = plan.searches_per_subagent
-    page_reads = plan.page_reads_per_subagent
+def budget_for(tier: str | None, subtopics: int, searches: int | None = None,
+               page_reads: int | None = None) -> Budget:
+    """The budget of `subtopics` researchers under `tier`, with explicit numbers winning."""
+    defaults = tier_defaults(tier)
     return Budget(
-        tier=plan.tier,
-        subtopics=len(plan.subtopics),
+        tier=tier,
+        subtopics=subtopics,
         max_subtopics=defaults.max_subtopics,
         searches_per_researcher=defaults.searches if searches is None else searches,
         page_reads_per_researcher=defaults.page_reads if page_reads is None else page_reads,
@@ -142,6 +141,11 @@ def effective_budget(plan: "Plan") -> Budget:
         voting=defaults.voting,
         second_wave=defaults.second_wave,
     )
+
+
+def effective_budget(plan: "Plan") -> Budget:
+    """The budget a parsed plan grants: its tier's defaults, its explicit lines winning."""
+    return budget_for(plan.tier, len(plan.subtopics), plan.searches_per_subagent, plan.page_reads_per_subagent)
 
 
 def _yes_no(value: bool) -> str:

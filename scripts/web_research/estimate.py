@@ -274,3 +274,19 @@ def estimate_lines(run_dir: Path, result: Estimate, data: Path, skipped: int) ->
     if skipped:
         lines.append(f"Skipped {skipped} unreadable or malformed metrics file(s) in {data / METRICS_DIR}.")
     return lines
+
+
+# What README.md shows as typical costs: (tier, subtopics) per row.
+TYPICAL_RUNS = (("quick", 2), ("standard", 3), ("standard", 5), ("deep", 5))
+
+
+def render_typical_costs(averages: CallAverages = DEFAULT_AVERAGES) -> str:
+    """README's cost table: the estimate of a few typical plans, with the documented averages."""
+    from .budget import budget_for
+
+    lines = ["| tier | subtopics | tokens | wall clock |", "|---|---|---|---|"]
+    for tier, subtopics in TYPICAL_RUNS:
+        result = estimate(budget_for(tier, subtopics), averages)
+        lines.append(f"| `{tier}` | {subtopics} | {_tokens(result.tokens.low)} to {_tokens(result.tokens.high)} "
+                     f"| {_minutes(result.wall_seconds.low)} to {_minutes(result.wall_seconds.high)} min |")
+    return "\n".join(lines) + "\n"
