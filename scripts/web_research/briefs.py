@@ -30,12 +30,13 @@ from .formats import (
     PLAN_FILE,
     PLUGIN_ROOT,
 )
+from .budget import effective_budget
 from .fsutil import atomic_write_text, is_within
 from .plan import Plan, Subtopic, load_plan
 
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
-    "subtopic", "subtopic_yaml", "question", "establish", "other_subtopics", "budget",
+    "subtopic", "subtopic_yaml", "question", "establish", "other_subtopics", "budget", "page_reads",
     "findings_path", "run_dir", "command", "max_parallel", "max_words",
 )
 NO_OTHER_SUBTOPICS = "- (none: the plan has only your subtopic)"
@@ -94,6 +95,7 @@ def brief_path(run_dir: Path, subtopic: Subtopic) -> Path:
 
 
 def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str]:
+    budget = effective_budget(plan)
     return {
         "subtopic": subtopic.name,
         # A double-quoted YAML scalar (JSON is valid YAML), so a name holding
@@ -103,7 +105,8 @@ def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str
         "establish": "\n".join(f"- {item}" for item in subtopic.establish),
         "other_subtopics": "\n".join(f"- {other.name}" for other in plan.subtopics if other.slug != subtopic.slug)
                            or NO_OTHER_SUBTOPICS,
-        "budget": str(plan.budget),
+        "budget": str(budget.searches_per_researcher),
+        "page_reads": str(budget.page_reads_per_researcher),
         "findings_path": str(findings_path(run_dir, subtopic)),
         "run_dir": str(run_dir),
         "command": str(COMMAND_PATH),

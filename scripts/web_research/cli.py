@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", help="run folder to use instead of the default")
     p.add_argument("--auto-proceed", action="store_true", help="skip the plan review gate")
     p.add_argument("--refresh", action="store_true", help="archive a prior run in the folder first")
+    p.add_argument("--tier", help="cost tier: quick, standard (default) or deep")
     p.add_argument("--args", dest="raw_args", metavar="TEXT",
                    help="the raw argument text the skill received (YAML mapping or question)")
     p.add_argument("--args-file", metavar="PATH",
@@ -51,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("claims", help="list every cited claim with its excerpts and grounding")
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the claims as JSON")
+    p = sub.add_parser("estimate", help="print the run's upper bounds and a token and time range")
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--json", action="store_true", help="print the estimate as JSON")
 
     p = sub.add_parser("status", help="print a table of a run's subtopics and report")
     p.add_argument("dir", metavar="DIR", help="the run folder")
@@ -78,6 +82,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from .commands import claims_cmd as mod
     elif command == "status":
         from .commands import status_cmd as mod
+    elif command == "estimate":
+        from .commands import estimate_cmd as mod
     elif command == "fetch":
         from .commands import fetch_cmd as mod
     else:  # pragma: no cover - argparse rejects unknown commands first

@@ -7,7 +7,7 @@ mechanically, and the result is validated against
 
 Raw text is the contract only when it parses as a YAML mapping holding at least
 one contract key; anything else is the question itself, optionally preceded by
-`--auto`, `--refresh` and `--out DIR` (`--` ends the options). So a question
+`--auto`, `--refresh`, `--out DIR` and `--tier TIER` (`--` ends the options). So a question
 such as `Kubernetes: how do pods schedule?` stays a question even though YAML
 would read it as a mapping.
 """
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping
 
+from .budget import DEFAULT_TIER
 from .formats import SCHEMAS_DIR
 
 SCHEMA_FILE = SCHEMAS_DIR / "start-input.schema.json"
@@ -26,6 +27,7 @@ QUESTION_KEY = "research_question"
 FLAG_AUTO = "--auto"
 FLAG_REFRESH = "--refresh"
 FLAG_OUT = "--out"
+FLAG_TIER = "--tier"
 END_OF_OPTIONS = "--"
 
 
@@ -39,6 +41,7 @@ class StartInput:
     output_dir: str | None = None
     auto_proceed: bool = False
     refresh: bool = False
+    tier: str = DEFAULT_TIER
 
 
 @lru_cache(maxsize=1)
@@ -102,7 +105,7 @@ _OPTION = re.compile(r"--[^\s=]*")
 
 
 def _flagged_question(text: str) -> dict[str, Any]:
-    """Parse `[--auto] [--refresh] [--out DIR|--out=DIR] [--] question`."""
+    """Parse `[--auto] [--refresh] [--out DIR|--out=DIR] [--tier TIER|--tier=TIER] [--] question`."""
     result: dict[str, Any] = {}
     rest = text.strip()
     while rest.startswith("--"):
@@ -115,10 +118,19 @@ def _flagged_question(text: str) -> dict[str, Any]:
             result["auto_proceed" if name == FLAG_AUTO else "refresh"] = True
             rest = after.lstrip()
             continue
+        if name == FLAG_TIER:
+            if "tier" in result:
+                raise InputError(f"arguments: {FLAG_TIER} given twice; expected one tier")
+            result["tier"], rest = _take_token(after[1:] if after[:1] == "=" else after.lstrip(), FLAG_TIER)
+            if not result["tier"].strip():
+                raise InputError(f"arguments: {FLAG_TIER} needs a tier; expected {FLAG_TIER} TIER before the question")
+            rest = rest.lstrip()
+            continue
         if name != FLAG_OUT:
             raise InputError(
-                f"arguments: unknown option '{rest.split(None, 1)[0]}'; expected {FLAG_AUTO}, {FLAG_REFRESH} or "
-                f"{FLAG_OUT} DIR before the question (put '{END_OF_OPTIONS}' before a question that starts with '--')"
+                f"arguments: unknown option '{rest.split(None, 1)[0]}'; expected {FLAG_AUTO}, {FLAG_REFRESH}, "
+                f"{FLAG_OUT} DIR or {FLAG_TIER} TIER before the question (put '{END_OF_OPTIONS}' before a question "
+                "that starts with '--')"
             )
         if "output_dir" in result:
             raise InputError(f"arguments: {FLAG_OUT} given twice; expected one run folder")
@@ -181,6 +193,7 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
         output_dir=plain.get("output_dir"),
         auto_proceed=bool(plain.get("auto_proceed", False)),
         refresh=bool(plain.get("refresh", False)),
+        tier=plain.get("tier", DEFAULT_TIER),
     )
 
 
@@ -201,7 +214,7 @@ def from_raw(text: str) -> StartInput:
 
 
 def from_flags(
-    question: str | None, output_dir: str | None, auto_proceed: bool, refresh: bool
+    question: str | None, output_dir: str | None, auto_proceed: bool, refresh: bool, tier: str | None = None
 ) -> StartInput:
     """Command-line flags -> validated input (same schema as the raw route)."""
     mapping: dict[str, Any] = {}
@@ -213,4 +226,6 @@ def from_flags(
         mapping["auto_proceed"] = True
     if refresh:
         mapping["refresh"] = True
+    if tier is not None:
+        mapping["tier"] = tier
     return validate(mapping)

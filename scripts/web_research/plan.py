@@ -16,8 +16,12 @@ Format (section names come from `formats.py`):
     ## Synthesis approach
     <non-empty text>
     ## Budget
+    Tier: quick | standard | deep     (each of these lines may be a bullet; other lines are free text)
+    Searches per subagent: N          (overrides the tier's default)
+    Page reads per subagent: N        (overrides the tier's default)
     Researchers: N                    (optional, 1 to MAX_PARALLEL_RESEARCHERS: how many run at once)
-    Searches per subagent: N          (may be bullets; other lines are free text)
+
+What a tier means and what a plan without a `Tier:` line gets: budget.py.
 """
 from __future__ import annotations
 
@@ -25,9 +29,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget
 from .formats import (
     CLIENT_REFUSED_FILE_PREFIXES,
-    DEFAULT_SEARCH_BUDGET,
     MAX_PARALLEL_RESEARCHERS,
     MAX_SUBTOPICS,
     MIN_SUBTOPICS,
@@ -66,9 +70,16 @@ class Plan:
     question: str
     subtopics: list[Subtopic]
     synthesis: str
-    budget: int
     title: str | None = field(default=None)
+    tier: str | None = None  # None: no `Tier:` line (an older or hand-written plan)
+    searches_per_subagent: int | None = None  # as stated in the plan, None when not stated
+    page_reads_per_subagent: int | None = None  # as stated in the plan, None when not stated
     researchers: int = MAX_PARALLEL_RESEARCHERS  # researchers at once (the plan's `Researchers: N`)
+
+    @property
+    def budget(self) -> int:
+        """Web searches per researcher: the stated number, else the tier's (budget.py)."""
+        return effective_budget(self).searches_per_researcher
 
 
 @dataclass
@@ -84,8 +95,9 @@ _H2 = re.compile(r"^##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _H3 = re.compile(r"^###(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _H3_NUMBER = re.compile(r"^\d+\.(?:\s+|$)")
 _BULLET = re.compile(r"^[-*][ \t]+(.*)$|^[-*]$")
-_BUDGET = re.compile(r"^" + re.escape(PLAN_BUDGET_LINE) + r"\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_RESEARCHERS = re.compile(r"^" + re.escape(PLAN_RESEARCHERS_LINE) + r"\s*:\s*(.*?)\s*$", re.IGNORECASE)
+_BUDGET_LABELS = (PLAN_TIER_LINE, PLAN_BUDGET_LINE, PLAN_PAGE_READS_LINE, PLAN_RESEARCHERS_LINE)
+_BUDGET = re.compile(
+    r"^(" + "|".join(re.escape(label) for label in _BUDGET_LABELS) + r")\s*:\s*(.*?)\s*$", re.IGNORECASE)
 _SECTION_BY_KEY = {name.casefold(): name for name in PLAN_SECTIONS}
 
 
@@ -235,31 +247,59 @@ def _plain_budget_line(line: str) -> str:
     return text.replace("**", "").replace("__", "")
 
 
-def _budget_number(section: _Section, path: Path | None, pattern: re.Pattern[str], label: str,
-                   low: int, high: int | None) -> int | None:
-    """The whole number on the section's one `<label>: N` line (None when absent)."""
-    value: int | None = None
-    value_line = 0
+@dataclass(frozen=True)
+class _BudgetLines:
+    tier: str | None = None
+    searches: int | None = None
+    page_reads: int | None = None
+    researchers: int | None = None
+
+
+def _budget_value(label: str, value: str, number: int, path: Path | None) -> str | int:
+    if label == PLAN_TIER_LINE:
+        tier = value.casefold()
+        if tier not in TIERS:
+            raise PlanError(path, number, f"'{label}' is '{value}'; expected one of {', '.join(TIER_NAMES)}")
+        return tier
+    high = MAX_PARALLEL_RESEARCHERS if label == PLAN_RESEARCHERS_LINE else None
+    if not value.isascii() or not value.isdigit() or int(value) < 1 or (high is not None and int(value) > high):
+        expected = f"a whole number from 1 to {high}" if high is not None else "a whole number of at least 1"
+        raise PlanError(path, number, f"'{label}' is '{value}'; expected {expected}")
+    return int(value)
+
+
+def _parse_budget(section: _Section, path: Path | None) -> _BudgetLines:
+    found: dict[str, tuple[str | int, int]] = {}  # canonical label -> (value, line)
+    canonical = {label.casefold(): label for label in _BUDGET_LABELS}
     for number, line in section.body:
-        match = pattern.match(_plain_budget_line(line))
+        match = _BUDGET.match(_plain_budget_line(line))
         if not match:
             continue
-        if value is not None:
-            raise PlanError(path, number, f"duplicate '{label}' line (first at line {value_line})")
-        raw = match.group(1).strip("*_ \t")
-        if not raw.isascii() or not raw.isdigit() or int(raw) < low or (high is not None and int(raw) > high):
-            expected = f"a whole number from {low} to {high}" if high is not None else f"a whole number of at least {low}"
-            raise PlanError(path, number, f"'{label}' is '{raw}'; expected {expected}")
-        value, value_line = int(raw), number
-    return value
+        label = canonical[match.group(1).casefold()]
+        if label in found:
+            raise PlanError(path, number, f"duplicate '{label}' line (first at line {found[label][1]})")
+        value = match.group(2).strip("*_` \t")
+        found[label] = (_budget_value(label, value, number, path), number)
+    stated = {label: value for label, (value, _line) in found.items()}
+    return _BudgetLines(
+        tier=stated.get(PLAN_TIER_LINE),  # type: ignore[arg-type]
+        searches=stated.get(PLAN_BUDGET_LINE),  # type: ignore[arg-type]
+        page_reads=stated.get(PLAN_PAGE_READS_LINE),  # type: ignore[arg-type]
+        researchers=stated.get(PLAN_RESEARCHERS_LINE),  # type: ignore[arg-type]
+    )
 
 
-def _parse_budget(section: _Section, path: Path | None) -> tuple[int, int]:
-    """(searches per subagent, researchers at once)."""
-    searches = _budget_number(section, path, _BUDGET, PLAN_BUDGET_LINE, 1, None)
-    researchers = _budget_number(section, path, _RESEARCHERS, PLAN_RESEARCHERS_LINE, 1, MAX_PARALLEL_RESEARCHERS)
-    return (DEFAULT_SEARCH_BUDGET if searches is None else searches,
-            MAX_PARALLEL_RESEARCHERS if researchers is None else researchers)
+def _check_tier_subtopics(subtopics: list[Subtopic], tier: str | None, path: Path | None) -> None:
+    """A tier caps the number of subtopics; point at the first one too many."""
+    if tier is None or len(subtopics) <= TIERS[tier].max_subtopics:
+        return
+    allowed = TIERS[tier].max_subtopics
+    wider = [name for name, t in TIERS.items() if t.max_subtopics >= len(subtopics)]
+    raise PlanError(
+        path, subtopics[allowed].line,
+        f"found {len(subtopics)} subtopics; 'Tier: {tier}' allows at most {allowed}: "
+        f"merge or remove subtopics" + (f", or choose 'Tier: {wider[0]}'" if wider else ""),
+    )
 
 
 def parse_plan(text: str, path: Path | None = None) -> Plan:
@@ -270,14 +310,20 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
     for name in PLAN_SECTIONS:
         if name not in sections:
             raise PlanError(path, _missing_section_line(name, sections, last_line), f"missing section '## {name}'")
-    budget, researchers = _parse_budget(sections[PLAN_SECTION_BUDGET], path)
+    question = _parse_question(sections[PLAN_SECTION_QUESTION], path)
+    subtopics = _parse_subtopics(sections[PLAN_SECTION_SUBTOPICS], path)
+    synthesis = _parse_synthesis(sections[PLAN_SECTION_SYNTHESIS], path)
+    budget = _parse_budget(sections[PLAN_SECTION_BUDGET], path)
+    _check_tier_subtopics(subtopics, budget.tier, path)
     return Plan(
-        question=_parse_question(sections[PLAN_SECTION_QUESTION], path),
-        subtopics=_parse_subtopics(sections[PLAN_SECTION_SUBTOPICS], path),
-        synthesis=_parse_synthesis(sections[PLAN_SECTION_SYNTHESIS], path),
-        budget=budget,
+        question=question,
+        subtopics=subtopics,
+        synthesis=synthesis,
         title=title,
-        researchers=researchers,
+        tier=budget.tier,
+        searches_per_subagent=budget.searches,
+        page_reads_per_subagent=budget.page_reads,
+        researchers=MAX_PARALLEL_RESEARCHERS if budget.researchers is None else budget.researchers,
     )
 
 

@@ -1,7 +1,9 @@
 """Scenario 2: without auto-proceed the run stops after plan.md and waits.
 
-No brief is rendered, no researcher starts, and the Stop hook lets the
-session end at the gate (there is no report to check yet).
+The plan carries the tier the caller chose, `estimate` runs on it (allowed by
+the PreToolUse guard) and its output is shown with the plan. No brief is
+rendered, no researcher starts, and the Stop hook lets the session end at the
+gate (there is no report to check yet).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ QUESTION = "Which open-source licences do the main vector databases use?"
 
 
 # The fully qualified command name here; the other scenarios use the short `/web-research`.
-SESSIONS = {"gate": lambda run: run(RunSpec(prompt=f"/web-research:web-research {QUESTION}",
+SESSIONS = {"gate": lambda run: run(RunSpec(prompt=f"/web-research:web-research --tier quick {QUESTION}",
                                             scenario="scripted.research:build"))}
 
 
@@ -38,6 +40,31 @@ def test_stops_after_the_plan_and_shows_it(run):
     assert not (run_dir / formats.REPORT_FILE).exists()
     assert outcome.tree_bytes(run_dir / formats.BRIEFS_DIR) == {}
     assert outcome.tree_bytes(run_dir / formats.FINDINGS_DIR) == {}
+
+
+def test_the_estimate_of_the_plan_is_shown_at_the_gate(run):
+    (start, output), = outcome.bash_runs(run, "start")
+    opened = outcome.json_of(output)
+    assert opened["tier"] == "quick"
+    plan = Path(opened["plan"])
+    assert "Tier: quick" in plan.read_text().splitlines()
+    (use, estimate), = outcome.bash_runs(run, "estimate")
+    assert not outcome.tool_result_is_error(run, use["id"]), estimate
+    assert f'estimate "{plan.parent}"' in use["input"]["command"]
+    lines = estimate.strip().splitlines()
+    assert lines[0] == f"Estimate for {plan.parent} (tier: quick)", estimate
+    assert any(line.startswith("  searches        at most 6 (3 per researcher)") for line in lines), estimate
+    assert any(line.startswith("  tokens          about ") for line in lines), estimate
+    final = run.stream.final_text()
+    for line in lines:
+        assert line in final, (line, final)
+
+
+def test_the_guard_let_estimate_run_without_a_prompt(run):
+    specs = [run.stream.decision_of(e).get("hookSpecificOutput") or {} for e in run.stream.hook_responses("PreToolUse")]
+    allowed = [s for s in specs if s.get("permissionDecision") == "allow"
+               and "estimate command" in str(s.get("permissionDecisionReason"))]
+    assert len(allowed) == 1, (specs, run.describe())
 
 
 def test_no_researcher_starts(run):

@@ -18,6 +18,8 @@ START = f"{CLI} start --args-file - <<'WEB_RESEARCH_ARGS'\nresearch_question: \"
     (f'{CLI} briefs "{RUN}"', "briefs", RUN),
     (f'{CLI} verify "{RUN}"', "verify", RUN),
     (f'{CLI} verify "{RUN}" --json', "verify", RUN),
+    (f'{CLI} estimate "{RUN}"', "estimate", RUN),
+    (f'{CLI} estimate "{RUN}" --json', "estimate", RUN),
     (f"{CLI} status '{RUN}'", "status", RUN),
     (f'{CLI} fetch "https://a.example/p?x=1&y=2#z" --run "{RUN}" --offset 8000', "fetch", RUN),
     (f"{ROOT}/scripts/web-research status /tmp/run", "status", "/tmp/run"),

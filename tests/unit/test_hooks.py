@@ -143,10 +143,11 @@ def test_the_findings_path_briefs_printed_is_the_one_enforced(active: Harness):
 
 
 def test_plugin_commands_on_the_run_folder_are_allowed_others_untouched(active: Harness):
-    for sub in ("briefs", "verify", "status"):
+    for sub in ("briefs", "estimate", "verify", "status"):
         assert active.hook(active.bash("PreToolUse", active.core_command(sub))).decision == "allow", sub
     elsewhere = active.project / "elsewhere"
-    for command in (active.core_command("verify", elsewhere), active.core_command("verify") + "; rm -rf ~",
+    for command in (active.core_command("verify", elsewhere), active.core_command("estimate", elsewhere),
+                    active.core_command("verify") + "; rm -rf ~",
                     f'"{CLI}" verify "$(echo {active.run_dir})"', "git status"):
         assert active.hook(active.bash("PreToolUse", command)).stdout == "", command
 

@@ -13,7 +13,7 @@ from web_research.inputs import InputError, StartInput, contract_keys, from_flag
 
 def test_contract_keys_come_from_the_schema() -> None:
     schema = json.loads((SCHEMAS_DIR / "start-input.schema.json").read_text())
-    assert contract_keys() == ("research_question", "output_dir", "auto_proceed", "refresh")
+    assert contract_keys() == ("research_question", "output_dir", "auto_proceed", "refresh", "tier")
     assert tuple(schema["properties"]) == contract_keys()
     assert schema["required"] == ["research_question"] and schema["additionalProperties"] is False
 
@@ -76,7 +76,12 @@ def _detail(text: str) -> str:
         ("research_question: Q\nauto_proceed: maybe", 'auto_proceed: got "maybe"', "true or false"),
         ("research_question: Q\nrefresh: 1", "refresh: got 1", "true or false"),
         ("research_question: Q\noutput_dir: ''", "output_dir", "non-empty string"),
-        ("--verbose Q", "unknown option '--verbose'", "--auto, --refresh or --out DIR"),
+        ("--verbose Q", "unknown option '--verbose'", "--auto, --refresh, --out DIR or --tier TIER"),
+        ("research_question: Q\ntier: fast", 'tier: got "fast"', "one of quick, standard, deep"),
+        ("research_question: Q\ntier: true", "tier: got true", "one of quick, standard, deep"),
+        ("--tier fast Q", 'tier: got "fast"', "one of quick, standard, deep"),
+        ("--tier", "--tier needs a tier", "--tier TIER"),
+        ("--tier quick --tier deep Q", "--tier given twice", "one tier"),
         ("--out", "--out needs a folder", "--out DIR"),
         ("--out /a --out /b Q", "--out given twice", "one run folder"),
         ('--out "/never closed Q', "never closed", "quote"),
@@ -85,6 +90,25 @@ def _detail(text: str) -> str:
 def test_invalid_input_names_field_and_expectation(text: str, field: str, expected: str) -> None:
     detail = _detail(text)
     assert field in detail and expected in detail
+
+
+def test_tier_defaults_to_standard_and_comes_from_a_flag_or_the_contract() -> None:
+    assert from_raw("What is X?").tier == "standard"
+    assert from_raw("--tier quick What is X?") == StartInput("What is X?", tier="quick")
+    assert from_raw("--auto --tier=deep --out /o Q") == StartInput("Q", "/o", True, False, "deep")
+    assert from_raw("research_question: Q\ntier: deep\n") == StartInput("Q", tier="deep")
+    assert from_raw("-- --tier quick Q").question == "--tier quick Q"
+    assert from_flags("Q", None, False, False, "quick").tier == "quick"
+    with pytest.raises(InputError, match="tier"):
+        from_flags("Q", None, False, False, "fastest")
+
+
+def test_the_schema_offers_the_tiers_of_the_budget_table() -> None:
+    from web_research.budget import DEFAULT_TIER, TIER_NAMES
+
+    tier = json.loads((SCHEMAS_DIR / "start-input.schema.json").read_text())["properties"]["tier"]
+    assert tier["enum"] == list(TIER_NAMES) and tier["default"] == DEFAULT_TIER
+    assert ", ".join(TIER_NAMES) in tier["description"]
 
 
 def test_text_starting_with_a_contract_key_can_be_escaped() -> None:

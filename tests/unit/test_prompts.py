@@ -156,7 +156,8 @@ def test_every_relative_link_resolves(path):
 
 def test_skill_links_its_references():
     targets = {file_part for file_part, _ in relative_links(SKILL)}
-    for name in ("failure-modes.md", "companion-contract.md", "report-template.md", "citation-schema.md"):
+    for name in ("failure-modes.md", "companion-contract.md", "report-template.md", "citation-schema.md",
+                 "budget-tiers.md"):
         assert f"references/{name}" in targets, name
 
 
@@ -208,11 +209,15 @@ def test_skill_plan_skeleton_is_the_format_the_core_parses():
     (skeleton,) = fenced_blocks(read(SKILL), "markdown")
     headings = re.findall(r"^## (.+)$", skeleton, flags=re.M)
     assert headings == list(formats.PLAN_SECTIONS)
-    assert f"{formats.PLAN_BUDGET_LINE}: {formats.DEFAULT_SEARCH_BUDGET}" in skeleton
-    filled = re.sub(r"<[^<>\n]+>", "sample text", skeleton)
+    from web_research.budget import DEFAULT_TIER, PLAN_TIER_LINE
+
+    # The skill always writes the tier start printed; the other budget lines only on request.
+    assert f"{PLAN_TIER_LINE}: <tier from start's output>" in skeleton
+    assert formats.PLAN_BUDGET_LINE not in skeleton
+    filled = re.sub(r"<[^<>\n]+>", "sample text", skeleton.replace("<tier from start's output>", DEFAULT_TIER))
     plan = parse_plan(filled)
     assert plan.question == "sample text"
-    assert len(plan.subtopics) == 1 and plan.budget == formats.DEFAULT_SEARCH_BUDGET
+    assert len(plan.subtopics) == 1 and plan.tier == DEFAULT_TIER
 
 
 def test_researcher_reads_its_clock_from_the_line_the_hook_writes():

@@ -23,7 +23,7 @@ from web_research.briefs import brief_hash, split_agent_prompt  # noqa: E402
 
 SKILL = formats.SKILL_DIR / "SKILL.md"
 SKILL_TEXT = SKILL.read_text(encoding="utf-8")
-START_KEYS = ("research_question", "output_dir", "plan", "findings_dir", "report", "auto_proceed")
+START_KEYS = ("research_question", "output_dir", "plan", "findings_dir", "report", "auto_proceed", "tier")
 BRIEF_KEYS = ("subtopic", "brief_path", "brief_hash", "findings_path")
 QUESTION = "How do managed log services price retention beyond 30 days?"
 
@@ -44,7 +44,7 @@ def run_skill_command(subcommand: str, cwd: Path, arguments: str = "", output_di
     return subprocess.run(["bash", "-c", command], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
-def skill_plan(question: str, subtopics: list[tuple[str, list[str]]]) -> str:
+def skill_plan(question: str, subtopics: list[tuple[str, list[str]]], tier: str) -> str:
     """plan.md written in the skeleton SKILL.md gives, with the placeholders filled."""
     skeleton = re.search(r"^```markdown\n(.*?)^```$", SKILL_TEXT, flags=re.S | re.M).group(1)
     head, rest = skeleton.split("### <subtopic name>\n", 1)
@@ -52,6 +52,7 @@ def skill_plan(question: str, subtopics: list[tuple[str, list[str]]]) -> str:
     blocks = "\n\n".join(f"### {name}\n" + "".join(f"- {item}\n" for item in items) for name, items in subtopics)
     text = head.replace("<short title>", "Log retention pricing").replace(
         "<research_question from start's output, verbatim>", question) + blocks + "\n## " + tail
+    text = text.replace("<tier from start's output>", tier)
     return re.sub(r"<[^<>\n]+>", "Compare the subtopics side by side.", text)
 
 
@@ -61,21 +62,24 @@ def test_skill_names_the_keys_the_core_prints():
     assert set(BRIEF_KEYS) <= spans
 
 
-def test_start_briefs_status_verify_as_the_skill_runs_them(tmp_path):
+def test_start_estimate_briefs_status_verify_as_the_skill_runs_them(tmp_path):
     run_dir = tmp_path / "run"
-    arguments = f'research_question: "{QUESTION}"\noutput_dir: "{run_dir}"\nauto_proceed: true'
+    arguments = f'research_question: "{QUESTION}"\noutput_dir: "{run_dir}"\nauto_proceed: true\ntier: quick'
     started = run_skill_command("start", tmp_path, arguments=arguments)
     assert started.returncode == 0, started.stderr
     opened = json.loads(started.stdout)
     assert set(START_KEYS) <= set(opened)
     assert opened["research_question"] == QUESTION and opened["auto_proceed"] is True
     assert opened["output_dir"] == str(run_dir)
-    assert opened["plan"] == str(run_dir / formats.PLAN_FILE)
+    assert opened["plan"] == str(run_dir / formats.PLAN_FILE) and opened["tier"] == "quick"
 
     Path(opened["plan"]).write_text(skill_plan(opened["research_question"], [
         ("Published retention tiers", ["the retention periods each service lists, with prices"]),
         ("Archive and rehydration", ["what reading archived logs back costs"]),
-    ]), encoding="utf-8")
+    ], opened["tier"]), encoding="utf-8")
+    estimated = run_skill_command("estimate", tmp_path, output_dir=opened["output_dir"])
+    assert estimated.returncode == 0, estimated.stderr
+    assert "(tier: quick)" in estimated.stdout and "searches        at most 6 (3 per researcher)" in estimated.stdout
     rendered = run_skill_command("briefs", tmp_path, output_dir=opened["output_dir"])
     assert rendered.returncode == 0, rendered.stderr
     briefs = json.loads(rendered.stdout)
@@ -84,6 +88,7 @@ def test_start_briefs_status_verify_as_the_skill_runs_them(tmp_path):
         assert set(BRIEF_KEYS) <= set(brief)
         text = Path(brief["brief_path"]).read_text(encoding="utf-8")
         assert QUESTION in text and brief["findings_path"] in text
+        assert "Budget: at most 3 web searches and 4 page reads" in text  # the quick tier's
         # The Agent prompt, composed as SKILL.md says: the file's text, a blank line, the hash line.
         prompt = f"{text}\nBrief hash: {brief['brief_hash']}"
         body, stated = split_agent_prompt(prompt)

@@ -51,7 +51,8 @@ def test_skill_dispatches_the_prompt_briefs_prints_without_reading_briefs():
 def test_plan_template_has_the_researchers_line_the_core_parses():
     skeleton = re.search(r"```markdown\n(.*?)```", SKILL.read_text(encoding="utf-8"), re.S).group(1)
     assert f"{formats.PLAN_RESEARCHERS_LINE}: {formats.MAX_PARALLEL_RESEARCHERS}" in skeleton
-    plan = parse_plan(re.sub(r"<[^<>\n]+>", "sample text", skeleton))
+    filled = re.sub(r"<tier from start's output>", "standard", skeleton)
+    plan = parse_plan(re.sub(r"<[^<>\n]+>", "sample text", filled))
     assert plan.researchers == formats.MAX_PARALLEL_RESEARCHERS
 
 

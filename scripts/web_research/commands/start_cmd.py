@@ -58,11 +58,12 @@ def _raw_text(args: argparse.Namespace) -> str | None:
 def read_input(args: argparse.Namespace) -> StartInput:
     raw = _raw_text(args)
     if raw is None:
-        return from_flags(args.question, args.output_dir, args.auto_proceed, args.refresh)
-    if args.question is not None or args.output_dir is not None or args.auto_proceed or args.refresh:
+        return from_flags(args.question, args.output_dir, args.auto_proceed, args.refresh, args.tier)
+    if args.question is not None or args.output_dir is not None or args.auto_proceed or args.refresh \
+            or args.tier is not None:
         raise InputError(
             "arguments: --args/--args-file cannot be combined with --question, --output-dir, "
-            "--auto-proceed or --refresh; expected one way of giving the input"
+            "--auto-proceed, --refresh or --tier; expected one way of giving the input"
         )
     return from_raw(raw)
 
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         "report": str(run_dir / REPORT_FILE),
         "auto_proceed": request.auto_proceed,
         "research_question": request.question,
+        "tier": request.tier,
         "archived_to": str(archived) if archived else None,
     })
     return EXIT_OK

@@ -19,6 +19,7 @@ from scripted.prompt_text import PromptError, core_command, json_in, read_tool_t
 from scripted.topics import Subtopic, original_name, renamed
 
 from web_research import formats
+from web_research.budget import PLAN_TIER_LINE, tier_defaults
 
 
 # SKILL.md's rule for a skill opened without arguments, and its bound on rounds of fixes.
@@ -35,11 +36,14 @@ PLAN_REFUSED_NAME = re.compile(r"plan\.md:\d+: subtopic '([^']+)' would get the 
 DRIFT = 6
 
 
-def sub_was_refused_plan(req: RequestView) -> bool:
-    """True when the plan was just rewritten after `briefs` refused a subtopic name."""
+def sub_was_refused_plan(req: RequestView) -> str | None:
+    """The subcommand (`estimate` or `briefs`) that refused a subtopic name just before the plan was rewritten."""
     results = [r for r in req.all_tool_results() if r.name == "Bash"]
-    return bool(results) and subcommand({"name": "Bash", "input": results[-1].input}) == "briefs" \
-        and PLAN_REFUSED_NAME.search(results[-1].text) is not None
+    if not results:
+        return None
+    sub = subcommand({"name": "Bash", "input": results[-1].input})
+    refused = sub in ("estimate", "briefs") and PLAN_REFUSED_NAME.search(results[-1].text) is not None
+    return sub if refused else None
 
 
 # The dishonest orchestrator's one command ("forged" mode): change the figure a findings
@@ -94,10 +98,13 @@ class Orchestrator:
         if sub == "start":
             return self.after_start(req)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.PLAN_FILE):
-            if sub_was_refused_plan(req):
-                return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
-                            "Render the researcher briefs again")
+            refused_by = sub_was_refused_plan(req)
+            if refused_by:
+                return bash(core_command(self.body(req), refused_by, self.run(req)["output_dir"]),
+                            f"Run {refused_by} again on the fixed plan")
             return self.after_plan(req)
+        if sub == "estimate":
+            return self.after_estimate(req)
         if sub == "briefs":
             return self.after_briefs(req)
         if name == "Agent":
@@ -177,25 +184,42 @@ class Orchestrator:
         value = json_in(result.text) if result else {}
         if "error" in value:
             return say(json.dumps(value))
-        return call("Write", {"file_path": value["plan"], "content": self.plan_text(value["research_question"])})
+        return call("Write", {"file_path": value["plan"],
+                              "content": self.plan_text(value["research_question"], value["tier"])})
 
     def after_plan(self, req: RequestView) -> Reply:
         run = self.run(req)
-        if not run.get("auto_proceed"):
-            return say(f"The research plan is ready for review at {run['plan']}. "
-                       "Confirm it, ask for changes, or stop the run.")
+        if not run.get("auto_proceed"):  # SKILL.md: the estimate is shown with the plan at the gate
+            return bash(core_command(self.body(req), "estimate", run["output_dir"]), "Estimate the run's cost")
         return bash(core_command(self.body(req), "briefs", run["output_dir"]), "Render the researcher briefs")
+
+    def after_estimate(self, req: RequestView) -> Reply:
+        result = result_for(req, "Bash")
+        if result is not None and result.is_error and PLAN_REFUSED_NAME.search(result.text):
+            return self.fix_refused_name(req, result.text)
+        if result is None or result.is_error:
+            raise PromptError(f"`estimate` failed: {result.text if result else 'no result'}")
+        run = self.run(req)
+        with open(run["plan"], encoding="utf-8") as fh:
+            plan = fh.read()
+        return say(f"The research plan is ready for review at {run['plan']}:\n\n{plan}\n"
+                   f"What it may spend:\n\n{result.text.strip()}\n\n"
+                   "Confirm it, ask for changes, or stop the run.")
+
+    def fix_refused_name(self, req: RequestView, error_text: str) -> Reply:
+        """SKILL.md: fix the line the core names (never the question) and run it again."""
+        plan_path = self.run(req)["plan"]
+        with open(plan_path, encoding="utf-8") as fh:
+            text = fh.read()
+        name = PLAN_REFUSED_NAME.search(error_text).group(1)  # type: ignore[union-attr]
+        return call("Write", {"file_path": plan_path,
+                              "content": text.replace(f"### {name}\n", f"### {renamed(name)}\n", 1)})
 
     def after_briefs(self, req: RequestView) -> Reply:
         result = result_for(req, "Bash")
         refused = PLAN_REFUSED_NAME.search(result.text) if result is not None and result.is_error else None
-        if refused:  # SKILL.md: fix the line briefs names (never the question) and run it again
-            plan_path = self.run(req)["plan"]
-            with open(plan_path, encoding="utf-8") as fh:
-                text = fh.read()
-            name = refused.group(1)
-            return call("Write", {"file_path": plan_path,
-                                  "content": text.replace(f"### {name}\n", f"### {renamed(name)}\n", 1)})
+        if refused:
+            return self.fix_refused_name(req, result.text)
         if result is None or result.is_error:
             raise PromptError(f"`briefs` failed: {result.text if result else 'no result'}")
         return self.dispatch(req)
@@ -245,15 +269,15 @@ class Orchestrator:
         return json.dumps({"plan": run["plan"], "report": run["report"], "findings_dir": run["findings_dir"]})
 
     # --- the files it writes ------------------------------------------------------
-    def plan_text(self, question: str) -> str:
+    def plan_text(self, question: str, tier: str) -> str:
         parts = ["# Research plan", "", f"## {formats.PLAN_SECTION_QUESTION}", "", question, "",
                  f"## {formats.PLAN_SECTION_SUBTOPICS}", ""]
-        for t in self.topics:
+        for t in self.topics[:tier_defaults(tier).max_subtopics]:  # SKILL.md: no more than the tier allows
             parts += [f"### {t.name}"] + [f"- {e}" for e in t.establish] + [""]
         parts += [f"## {formats.PLAN_SECTION_SYNTHESIS}", "",
                   "Compare the subtopics' findings side by side, grouped by subtopic.", "",
                   f"## {formats.PLAN_SECTION_BUDGET}", "",
-                  f"{formats.PLAN_BUDGET_LINE}: {formats.DEFAULT_SEARCH_BUDGET}", ""]
+                  f"{PLAN_TIER_LINE}: {tier}", ""]
         return "\n".join(parts)
 
     def report_text(self, req: RequestView, broken: bool, drift: bool = False) -> str:
