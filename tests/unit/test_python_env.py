@@ -14,7 +14,21 @@ import pytest
 
 from test_hooks_support import REPO
 
-TOOLS = ("sh", "cat", "cksum", "find", "mkdir", "mv", "rm", "sleep", "sed", "dirname", "env", "bash")
+TOOLS = ("sh", "cat", "cksum", "find", "mkdir", "mv", "rm", "sleep", "sed", "dirname", "env", "bash", "grep", "tail",
+         "cut", "tr")
+CORE = "import yaml, frontmatter, jsonschema"
+EVERYTHING = "import yaml, frontmatter, jsonschema, trafilatura, pypdf"
+
+
+def uv_binary() -> str:
+    """The uv the test extra installs (tests/run.sh): both installers must be tested."""
+    found = Path(sys.executable).with_name("uv")
+    if found.is_file():
+        return str(found)
+    on_path = shutil.which("uv")
+    if on_path is None:
+        pytest.fail("uv is not installed: `pip install -e '.[fetch,test]'` (tests/run.sh) installs it")
+    return on_path
 
 
 def plugin_copy(tmp: Path) -> Path:
@@ -24,11 +38,12 @@ def plugin_copy(tmp: Path) -> Path:
     shutil.copytree(REPO / "hooks", root / "hooks", ignore=ignore)
     shutil.copytree(REPO / "scripts", root / "scripts", ignore=ignore)
     shutil.copy2(REPO / "requirements.lock", root / "requirements.lock")
+    shutil.copy2(REPO / "requirements-fetch.lock", root / "requirements-fetch.lock")
     return root
 
 
-def tool_bin(tmp: Path, python: str | None = None) -> Path:
-    """A PATH holding the usual tools and, optionally, `python3`."""
+def tool_bin(tmp: Path, python: str | None = None, uv: bool = False) -> Path:
+    """A PATH holding the usual tools and, optionally, `python3` and `uv`."""
     folder = tmp / "bin"
     folder.mkdir(exist_ok=True)
     for name in TOOLS:
@@ -39,7 +54,18 @@ def tool_bin(tmp: Path, python: str | None = None) -> Path:
         wrapper = folder / "python3"
         wrapper.write_text(f'#!/bin/sh\nexec "{python}" "$@"\n')
         wrapper.chmod(0o755)
+    if uv:
+        (folder / "uv").symlink_to(uv_binary())
     return folder
+
+
+def lock_key(root: Path) -> str:
+    locks = (root / "requirements.lock").read_bytes() + (root / "requirements-fetch.lock").read_bytes()
+    return subprocess.run(["cksum"], input=locks, capture_output=True, check=True).stdout.split()[0].decode()
+
+
+def base_python() -> str:
+    return getattr(sys, "_base_executable", None) or sys.executable
 
 
 def base_env(tmp: Path, path: Path, **extra: str) -> dict[str, str]:
@@ -47,7 +73,7 @@ def base_env(tmp: Path, path: Path, **extra: str) -> dict[str, str]:
     # finder writes goes to the explicit data and state directories under tmp.
     env = {"PATH": str(path), "HOME": os.environ.get("HOME", str(tmp / "home")),
            "WEB_RESEARCH_STATE_DIR": str(tmp / "user-state")}
-    for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
+    for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "UV_CACHE_DIR", "PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
                 "PIP_DEFAULT_TIMEOUT", "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"):
         if key in os.environ:
             env[key] = os.environ[key]
@@ -91,7 +117,7 @@ def test_hooks_and_the_command_share_the_interpreter_they_find(tmp_path: Path):
     assert found.returncode == 0, found.stderr
     chosen = found.stdout.strip()
     assert chosen == sys.executable
-    pointers = sorted(p.name for p in data.glob("python-*")) + sorted(p.name for p in user.glob("python-*"))
+    pointers = sorted(p.name for p in data.glob("env/python-*")) + sorted(p.name for p in user.glob("env/python-*"))
     assert len(pointers) == 2 and pointers[0] == pointers[1]
 
     (with_python / "python3").unlink()  # the command's PATH has no usable python now
@@ -105,7 +131,7 @@ def test_hooks_and_the_command_share_the_interpreter_they_find(tmp_path: Path):
 def test_a_python_without_the_dependencies_is_not_chosen(tmp_path: Path):
     root = plugin_copy(tmp_path)
     bare = shutil.which("python3.11", path="/usr/bin") or shutil.which("python3", path="/usr/bin")
-    if bare is None or subprocess.run([bare, "-c", "import yaml, frontmatter, jsonschema, trafilatura, pypdf"],
+    if bare is None or subprocess.run([bare, "-c", EVERYTHING],
                                       capture_output=True).returncode == 0:
         pytest.skip("no interpreter without the dependencies on this machine")
     env = base_env(tmp_path, tool_bin(tmp_path, bare), CLAUDE_PLUGIN_DATA=str(tmp_path / "d"))
@@ -129,49 +155,56 @@ def test_no_python_at_all_fails_open_and_says_so_once_per_session(tmp_path: Path
     assert first.returncode == 0
     message = json.loads(first.stdout)["systemMessage"]
     assert f'"{root}/hooks/run" --setup' in message
+    assert "no Python 3.10 or newer" in message and "WEB_RESEARCH_PYTHON" in message  # the cause and the fix
     assert "permissionDecision" not in first.stdout
     again = hook("session-1")
     assert (again.returncode, again.stdout) == (0, "")
     assert "systemMessage" in hook("session-2").stdout
-    assert "Python 3.10" in (data / f"python-{next(data.glob('python-*.failed')).name[7:-7]}.failed").read_text()
+    assert "Python 3.10" in (data / "env" / f"python-{lock_key(root)}.failed").read_text()
 
     cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
                          env=env, timeout=120)
     assert cli.returncode == 2 and "hooks/run\" --setup" in cli.stderr
+    assert "no Python 3.10 or newer" in cli.stderr
 
 
-def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path):
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path, installer: str):
     """The first time, hooks and the command may race to build the private venv
-    (and a killed builder may have left its lock and temporary folder)."""
+    (and a killed builder may have left its lock and temporary folder). With uv on
+    PATH uv builds it (no pip inside); without, venv + pip."""
     root = plugin_copy(tmp_path)
     data = tmp_path / "plugin-data"
-    base = getattr(sys, "_base_executable", None) or sys.executable
-    env = base_env(tmp_path, tool_bin(tmp_path), CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
-                   WEB_RESEARCH_BASE_PYTHON=base)
+    env = base_env(tmp_path, tool_bin(tmp_path, uv=installer == "uv"), CLAUDE_PLUGIN_DATA=str(data),
+                   WEB_RESEARCH_NO_SYSTEM_PYTHON="1", WEB_RESEARCH_BASE_PYTHON=base_python())
+    cache = data / "env"
     # A builder that was killed earlier left its lock and its half-built folder behind.
-    key = subprocess.run(["cksum"], stdin=open(root / "requirements.lock"), capture_output=True,
-                         text=True).stdout.split()[0]
+    key = lock_key(root)
     dead = subprocess.Popen(["true"])
     dead.wait()
-    (data / f"venv-{key}.lock").mkdir(parents=True)
-    (data / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
-    (data / f".venv-{key}.tmp.{dead.pid}" / "bin").mkdir(parents=True)
+    (cache / f"venv-{key}.lock").mkdir(parents=True)
+    (cache / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
+    (cache / f".venv-{key}.tmp.{dead.pid}" / "bin").mkdir(parents=True)
     procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
     outputs = [proc.communicate(timeout=600) for proc in procs]
     for proc, (out, err) in zip(procs, outputs):
-        if proc.returncode != 0 and "could not build" in err:
-            log = next(data.glob("logs/venv-*.log")).read_text()
+        if proc.returncode != 0 and "could not prepare" in err:
+            log = next(cache.glob("logs/venv-*.log")).read_text()
             if "No matching distribution" in log or "Could not find a version" in log:
                 pytest.skip("the package index is unreachable from here")
         assert proc.returncode == 0, err
+    announced = [err for _, err in outputs if "preparing its Python environment once" in err]
+    assert len(announced) == 1 and f"with {installer};" in announced[0]  # one line, by the builder
     pythons = {out.strip().rsplit(": ", 1)[-1] for out, _ in outputs}
     assert len(pythons) == 1
-    venvs = sorted(p.name for p in data.iterdir() if "venv" in p.name)
-    assert len(venvs) == 1 and venvs[0].startswith("venv-"), venvs  # no temp folder, no lock left
+    assert sorted(p.name for p in data.iterdir()) == ["env"]  # the cache lives apart from run records
+    venvs = sorted(p.name for p in cache.iterdir() if "venv" in p.name)
+    assert venvs == [f"venv-{key}"], venvs  # no temp folder, no lock left
     python = pythons.pop()
-    assert python == str(data / venvs[0] / "bin" / "python")
-    check = subprocess.run([python, "-c", "import yaml, frontmatter, jsonschema, trafilatura, pypdf"],
-                           capture_output=True, text=True)
+    assert python == str(cache / venvs[0] / "bin" / "python")
+    check = subprocess.run([python, "-c", EVERYTHING], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
-    assert (tmp_path / "user-state" / f"python-{venvs[0][5:]}").read_text().strip() == python
+    assert not (cache / venvs[0] / "fetch.failed").exists()
+    assert (cache / venvs[0] / "bin" / "pip").exists() == (installer == "pip")
+    assert (tmp_path / "user-state" / "env" / f"python-{key}").read_text().strip() == python
