@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -208,3 +209,138 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path, i
     assert not (cache / venvs[0] / "fetch.failed").exists()
     assert (cache / venvs[0] / "bin" / "pip").exists() == (installer == "pip")
     assert (tmp_path / "user-state" / "env" / f"python-{key}").read_text().strip() == python
+
+
+def test_a_failed_fetch_install_leaves_the_hooks_and_verify_working(tmp_path: Path):
+    """lxml may fail to build: the core stays, only `fetch` says what is missing and
+    how to fix it, and `hooks/run --setup` installs the missing part later."""
+    root = plugin_copy(tmp_path)
+    data = tmp_path / "plugin-data"
+    path = tool_bin(tmp_path)
+    broken = tmp_path / "lxml-build-fails"
+    broken.touch()
+    (path / "uv").write_text(  # the real uv, failing like a broken lxml build while `broken` exists
+        "#!/bin/sh\n"
+        f'case "$*" in *requirements-fetch.lock*) if [ -e "{broken}" ]; then\n'
+        '  echo "error: Failed to build lxml==6.1.3 (simulated: libxml2 headers missing)" >&2; exit 1; fi;; esac\n'
+        f'exec "{uv_binary()}" "$@"\n')
+    (path / "uv").chmod(0o755)
+    env = base_env(tmp_path, path, CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python())
+    cli = str(root / "scripts" / "web-research")
+
+    setup = subprocess.run([str(root / "hooks" / "run"), "--setup"], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert setup.returncode == 0, setup.stderr
+    assert "fetch will not" in setup.stderr and "libxml2 headers missing" in setup.stderr
+    venv = data / "env" / f"venv-{lock_key(root)}"
+    assert (venv / "fetch.failed").is_file()
+
+    command = f"\"{cli}\" start --args-file - <<'WEB_RESEARCH_ARGS'\nq\nWEB_RESEARCH_ARGS"
+    payload = {"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": command}, "cwd": str(tmp_path), "transcript_path": "/dev/null"}
+    hook = subprocess.run([str(root / "hooks" / "run"), "pre_tool_use"], input=json.dumps(payload),
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert json.loads(hook.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow", hook.stdout
+    verify = subprocess.run([cli, "verify", str(REPO / "examples" / "observability-pricing")],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "plan.md").write_text("# Research plan\n")
+    fetch = subprocess.run([cli, "fetch", "https://example.org/", "--run", str(run)], capture_output=True,
+                           text=True, env=env, timeout=60)
+    assert fetch.returncode == 2 and fetch.stdout == ""
+    assert fetch.stderr.count("\n") == 1 and "Traceback" not in fetch.stderr
+    for words in ("page-extraction libraries", "libxml2 headers missing", f'"{root}/hooks/run" --setup',
+                  "PIP_INDEX_URL", "WEB_RESEARCH_PYTHON"):
+        assert words in fetch.stderr
+
+    broken.unlink()
+    again = subprocess.run([str(root / "hooks" / "run"), "--setup"], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert again.returncode == 0 and again.stdout.strip().endswith(str(venv / "bin" / "python")), again.stderr
+    assert not (venv / "fetch.failed").exists()
+    assert subprocess.run([str(venv / "bin" / "python"), "-c", EVERYTHING]).returncode == 0
+
+
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_an_unreachable_index_is_named_with_the_installers_error(tmp_path: Path, installer: str):
+    """Not "Python 3.10+ is required" when Python is fine: the index tried, the
+    installer's own error, and the variables that fix it. uv honours PIP_INDEX_URL."""
+    root = plugin_copy(tmp_path)
+    index = "http://127.0.0.1:9/simple"  # nothing listens on the discard port
+    env = base_env(tmp_path, tool_bin(tmp_path, uv=installer == "uv"), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python(), PIP_INDEX_URL=index, PIP_RETRIES="0",
+                   UV_HTTP_RETRIES="0")
+    cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert cli.returncode == 2
+    assert f"with {installer};" in cli.stderr  # the one line saying what is being prepared
+    reason = next(line for line in cli.stderr.splitlines() if line.startswith("could not prepare"))
+    assert f"from the package index {index}:" in reason
+    assert ("Connection refused" in reason) if installer == "uv" else ("ERROR: " in reason)
+    assert "PIP_INDEX_URL" in reason and "WEB_RESEARCH_PYTHON" in reason
+    assert "venv module" not in cli.stderr
+
+
+def test_uv_takes_the_index_from_pip_configuration(tmp_path: Path):
+    root = plugin_copy(tmp_path)
+    config = tmp_path / "pip.conf"
+    config.write_text("[global]\nindex-url = http://127.0.0.1:9/from-pip-conf\n")
+    env = base_env(tmp_path, tool_bin(tmp_path, uv=True), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python(), PIP_CONFIG_FILE=str(config), UV_HTTP_RETRIES="0")
+    env.pop("PIP_INDEX_URL", None)
+    proc = find_python(root, env, "--force-prepare")
+    assert proc.returncode == 1
+    assert "from the package index http://127.0.0.1:9/from-pip-conf:" in proc.stderr
+    assert "Connection refused" in proc.stderr
+
+
+def test_the_per_user_cache_is_under_xdg_cache_home(tmp_path: Path):
+    """Without CLAUDE_PLUGIN_DATA or WEB_RESEARCH_STATE_DIR, pointers (and venvs) go to
+    ${XDG_CACHE_HOME}/web-research, not next to the run records in XDG_DATA_HOME."""
+    root = plugin_copy(tmp_path)
+    env = base_env(tmp_path, tool_bin(tmp_path, sys.executable), XDG_CACHE_HOME=str(tmp_path / "cache"),
+                   XDG_DATA_HOME=str(tmp_path / "share"))
+    env.pop("WEB_RESEARCH_STATE_DIR")
+    found = find_python(root, env)
+    assert found.returncode == 0, found.stderr
+    pointer = tmp_path / "cache" / "web-research" / f"python-{lock_key(root)}"
+    assert pointer.read_text().strip() == found.stdout.strip()
+    assert not (tmp_path / "share").exists()
+
+
+def _pins(lock: Path) -> dict[str, list[str]]:
+    """name==version ; marker -> its hashes, for every requirement of a lock."""
+    pins: dict[str, list[str]] = {}
+    current = None
+    for line in lock.read_text().splitlines():
+        if line and not line[0].isspace() and not line.startswith("#"):
+            current = line.rstrip(" \\")
+            pins[current] = []
+        elif line.strip().startswith("--hash=sha256:") and current:
+            pins[current].append(line.strip().rstrip(" \\"))
+    return pins
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[=<>;\[ ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_the_locks_are_hash_pinned_and_agree_with_each_other_and_pyproject():
+    """pip --require-hashes and uv need every requirement pinned with hashes; the
+    core lock's pins are the fetch lock's (installing fetch changes no core package);
+    the core lock holds no fetch library. Regenerate with .ci/update-locks."""
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    core, full = _pins(REPO / "requirements.lock"), _pins(REPO / "requirements-fetch.lock")
+    for pins in (core, full):
+        assert all("==" in pin and hashes for pin, hashes in pins.items()), pins
+    assert all(full.get(pin) == hashes for pin, hashes in core.items())
+    core_names, full_names = {_name(p) for p in core}, {_name(p) for p in full}
+    assert {_name(r) for r in project["dependencies"]} <= core_names
+    fetch_names = {_name(r) for r in project["optional-dependencies"]["fetch"]}
+    assert fetch_names <= full_names and not fetch_names & core_names
+    assert {"lxml", "trafilatura", "pypdf"} <= full_names - core_names
