@@ -6,7 +6,8 @@ served from its snapshot (no second download): paging with --offset is cheap,
 and every quote is taken from the very text `verify` will check it against.
 
 Exit 0 with the text on stdout; exit 2 with one line on stderr when the URL is
-refused, the page cannot be fetched or read, or the arguments are wrong.
+refused, the page cannot be fetched or read, the arguments are wrong, or this
+Python lacks the extraction libraries (the package's `fetch` extra).
 """
 from __future__ import annotations
 
