@@ -185,6 +185,22 @@ _wr_announce() {
     echo "web-research: preparing its Python environment once (PyYAML, jsonschema, then fetch's trafilatura, lxml, pypdf) in $1 $_wr_an..." >&2
 }
 
+# _wr_break_stale_lock LOCK: remove LOCK if the process that holds it died. Two
+# waiters may both see the dead holder; the check and the removal happen under a
+# second lock, so the slower one cannot remove the lock the faster one took since.
+_wr_break_stale_lock() {
+    _wr_bl=0
+    find "$1.break" -maxdepth 0 -mmin +1 -exec rm -rf {} + 2>/dev/null  # left by a killed breaker
+    mkdir "$1.break" 2>/dev/null || return 1
+    _wr_bpid=$(cat "$1/pid" 2>/dev/null)
+    if [ -n "$_wr_bpid" ] && ! kill -0 "$_wr_bpid" 2>/dev/null; then
+        rm -rf "$1"
+        _wr_bl=1
+    fi
+    rm -rf "$1.break"
+    [ "$_wr_bl" = 1 ]
+}
+
 # web_research_prepare ROOT DIR KEY: build DIR/venv-KEY; prints its python. On
 # failure the reason goes to stderr and to DIR/python-KEY.failed.
 web_research_prepare() {
@@ -197,11 +213,7 @@ web_research_prepare() {
     _wp_waited=0
     while ! mkdir "$_wp_lock" 2>/dev/null; do
         if [ -x "$_wp_final/bin/python" ]; then printf '%s\n' "$_wp_final/bin/python"; return 0; fi
-        _wp_pid=$(cat "$_wp_lock/pid" 2>/dev/null)
-        if [ -n "$_wp_pid" ] && ! kill -0 "$_wp_pid" 2>/dev/null; then
-            rm -rf "$_wp_lock"  # its builder died
-            continue
-        fi
+        if _wr_break_stale_lock "$_wp_lock"; then continue; fi
         if [ "$_wp_waited" -ge "${WEB_RESEARCH_ENV_WAIT:-170}" ]; then
             _wr_fail "$_wp_failed" "timed out waiting for another process to prepare $_wp_final"
             return 1

@@ -211,6 +211,41 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path, i
     assert (tmp_path / "user-state" / "env" / f"python-{key}").read_text().strip() == python
 
 
+def test_a_slow_waiter_does_not_break_the_lock_a_new_builder_took(tmp_path: Path):
+    """Two waiters find the lock of a dead builder. The first reads its pid, is slow,
+    and meanwhile the other removes the stale lock and starts building: the slow one
+    must not then remove the new builder's lock (two builders, one venv moved into the other)."""
+    root = plugin_copy(tmp_path)
+    data = tmp_path / "plugin-data"
+    path = tool_bin(tmp_path, uv=True)
+    real_cat = os.path.realpath(path / "cat")
+    (path / "cat").unlink()
+    (path / "cat").write_text(  # the first read of a lock's pid is slow; later ones are not
+        "#!/bin/sh\n"
+        'case "$1" in *.lock/pid)\n'
+        f'  content=$("{real_cat}" "$1") || exit 1\n'
+        f'  if mkdir "{tmp_path}/first-read" 2>/dev/null; then sleep 2; fi\n'
+        '  printf "%s\\n" "$content"; exit 0;;\n'
+        'esac\n'
+        f'exec "{real_cat}" "$@"\n')
+    (path / "cat").chmod(0o755)
+    env = base_env(tmp_path, path, CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python())
+    key = lock_key(root)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (data / "env" / f"venv-{key}.lock").mkdir(parents=True)
+    (data / "env" / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
+    procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    outputs = [proc.communicate(timeout=600) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], outputs
+    assert sum("preparing its Python environment once" in err for _, err in outputs) == 1, outputs
+    assert sorted(p.name for p in (data / "env").iterdir() if "venv" in p.name) == [f"venv-{key}"]
+    assert not (data / "env" / f"venv-{key}" / f".venv-{key}.tmp").exists()
+    assert not list((data / "env" / f"venv-{key}").glob(".venv-*"))  # no venv moved into the other
+
+
 def test_a_failed_fetch_install_leaves_the_hooks_and_verify_working(tmp_path: Path):
     """lxml may fail to build: the core stays, only `fetch` says what is missing and
     how to fix it, and `hooks/run --setup` installs the missing part later."""
