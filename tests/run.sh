@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up everything the tests need and run them all. README's test command.
-#  - a virtualenv in .venv with the package and its test extras
+#  - a virtualenv in .venv with the package, its fetch extra and its test extras
+#    (uv among them: the tests build the plugin's environment with uv and with pip)
 #  - the pinned Claude Code CLI from npm (for the end-to-end tests), cached
 #    under ~/.cache/web-research-cli unless WEB_RESEARCH_CLI_PREFIX says otherwise
 # Extra arguments go to pytest.
@@ -13,7 +14,7 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[fetch,test]'
 
 prefix="${WEB_RESEARCH_CLI_PREFIX:-$HOME/.cache/web-research-cli}"
 bin="$prefix/node_modules/@anthropic-ai/claude-code-linux-x64/claude"

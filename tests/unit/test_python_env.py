@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,7 +15,21 @@ import pytest
 
 from test_hooks_support import REPO
 
-TOOLS = ("sh", "cat", "cksum", "find", "mkdir", "mv", "rm", "sleep", "sed", "dirname", "env", "bash")
+TOOLS = ("sh", "cat", "cksum", "find", "mkdir", "mv", "rm", "sleep", "sed", "dirname", "env", "bash", "grep", "tail",
+         "cut", "tr")
+CORE = "import yaml, frontmatter, jsonschema"
+EVERYTHING = "import yaml, frontmatter, jsonschema, trafilatura, pypdf"
+
+
+def uv_binary() -> str:
+    """The uv the test extra installs (tests/run.sh): both installers must be tested."""
+    found = Path(sys.executable).with_name("uv")
+    if found.is_file():
+        return str(found)
+    on_path = shutil.which("uv")
+    if on_path is None:
+        pytest.fail("uv is not installed: `pip install -e '.[fetch,test]'` (tests/run.sh) installs it")
+    return on_path
 
 
 def plugin_copy(tmp: Path) -> Path:
@@ -24,11 +39,12 @@ def plugin_copy(tmp: Path) -> Path:
     shutil.copytree(REPO / "hooks", root / "hooks", ignore=ignore)
     shutil.copytree(REPO / "scripts", root / "scripts", ignore=ignore)
     shutil.copy2(REPO / "requirements.lock", root / "requirements.lock")
+    shutil.copy2(REPO / "requirements-fetch.lock", root / "requirements-fetch.lock")
     return root
 
 
-def tool_bin(tmp: Path, python: str | None = None) -> Path:
-    """A PATH holding the usual tools and, optionally, `python3`."""
+def tool_bin(tmp: Path, python: str | None = None, uv: bool = False) -> Path:
+    """A PATH holding the usual tools and, optionally, `python3` and `uv`."""
     folder = tmp / "bin"
     folder.mkdir(exist_ok=True)
     for name in TOOLS:
@@ -39,7 +55,18 @@ def tool_bin(tmp: Path, python: str | None = None) -> Path:
         wrapper = folder / "python3"
         wrapper.write_text(f'#!/bin/sh\nexec "{python}" "$@"\n')
         wrapper.chmod(0o755)
+    if uv:
+        (folder / "uv").symlink_to(uv_binary())
     return folder
+
+
+def lock_key(root: Path) -> str:
+    locks = (root / "requirements.lock").read_bytes() + (root / "requirements-fetch.lock").read_bytes()
+    return subprocess.run(["cksum"], input=locks, capture_output=True, check=True).stdout.split()[0].decode()
+
+
+def base_python() -> str:
+    return getattr(sys, "_base_executable", None) or sys.executable
 
 
 def base_env(tmp: Path, path: Path, **extra: str) -> dict[str, str]:
@@ -47,7 +74,7 @@ def base_env(tmp: Path, path: Path, **extra: str) -> dict[str, str]:
     # finder writes goes to the explicit data and state directories under tmp.
     env = {"PATH": str(path), "HOME": os.environ.get("HOME", str(tmp / "home")),
            "WEB_RESEARCH_STATE_DIR": str(tmp / "user-state")}
-    for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
+    for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "UV_CACHE_DIR", "PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
                 "PIP_DEFAULT_TIMEOUT", "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"):
         if key in os.environ:
             env[key] = os.environ[key]
@@ -92,7 +119,7 @@ def test_hooks_and_the_command_share_the_interpreter_they_find(tmp_path: Path):
     assert found.returncode == 0, found.stderr
     chosen = found.stdout.strip()
     assert chosen == sys.executable
-    pointers = sorted(p.name for p in data.glob("python-*")) + sorted(p.name for p in user.glob("python-*"))
+    pointers = sorted(p.name for p in data.glob("env/python-*")) + sorted(p.name for p in user.glob("env/python-*"))
     assert len(pointers) == 2 and pointers[0] == pointers[1]
 
     (with_python / "python3").unlink()  # the command's PATH has no usable python now
@@ -106,7 +133,7 @@ def test_hooks_and_the_command_share_the_interpreter_they_find(tmp_path: Path):
 def test_a_python_without_the_dependencies_is_not_chosen(tmp_path: Path):
     root = plugin_copy(tmp_path)
     bare = shutil.which("python3.11", path="/usr/bin") or shutil.which("python3", path="/usr/bin")
-    if bare is None or subprocess.run([bare, "-c", "import yaml, frontmatter, jsonschema, trafilatura, pypdf"],
+    if bare is None or subprocess.run([bare, "-c", EVERYTHING],
                                       capture_output=True).returncode == 0:
         pytest.skip("no interpreter without the dependencies on this machine")
     env = base_env(tmp_path, tool_bin(tmp_path, bare), CLAUDE_PLUGIN_DATA=str(tmp_path / "d"))
@@ -130,52 +157,230 @@ def test_no_python_at_all_fails_open_and_says_so_once_per_session(tmp_path: Path
     assert first.returncode == 0
     message = json.loads(first.stdout)["systemMessage"]
     assert f'"{root}/hooks/run" --setup' in message
+    assert "no Python 3.10 or newer" in message and "WEB_RESEARCH_PYTHON" in message  # the cause and the fix
     assert "permissionDecision" not in first.stdout
     again = hook("session-1")
     assert (again.returncode, again.stdout) == (0, "")
     assert "systemMessage" in hook("session-2").stdout
-    assert "Python 3.10" in (data / f"python-{next(data.glob('python-*.failed')).name[7:-7]}.failed").read_text()
+    assert "Python 3.10" in (data / "env" / f"python-{lock_key(root)}.failed").read_text()
 
     cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
                          env=env, timeout=120)
     assert cli.returncode == 2 and "hooks/run\" --setup" in cli.stderr
+    assert "no Python 3.10 or newer" in cli.stderr
 
 
-def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path):
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path, installer: str):
     """The first time, hooks and the command may race to build the private venv
-    (and a killed builder may have left its lock and temporary folder)."""
+    (and a killed builder may have left its lock and temporary folder). With uv on
+    PATH uv builds it (no pip inside); without, venv + pip."""
     root = plugin_copy(tmp_path)
     data = tmp_path / "plugin-data"
-    base = getattr(sys, "_base_executable", None) or sys.executable
-    env = base_env(tmp_path, tool_bin(tmp_path), CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
-                   WEB_RESEARCH_BASE_PYTHON=base)
+    env = base_env(tmp_path, tool_bin(tmp_path, uv=installer == "uv"), CLAUDE_PLUGIN_DATA=str(data),
+                   WEB_RESEARCH_NO_SYSTEM_PYTHON="1", WEB_RESEARCH_BASE_PYTHON=base_python())
+    cache = data / "env"
     # A builder that was killed earlier left its lock and its half-built folder behind.
-    key = subprocess.run(["cksum"], stdin=open(root / "requirements.lock"), capture_output=True,
-                         text=True).stdout.split()[0]
+    key = lock_key(root)
     dead = subprocess.Popen(["true"])
     dead.wait()
-    (data / f"venv-{key}.lock").mkdir(parents=True)
-    (data / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
-    (data / f".venv-{key}.tmp.{dead.pid}" / "bin").mkdir(parents=True)
+    (cache / f"venv-{key}.lock").mkdir(parents=True)
+    (cache / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
+    (cache / f".venv-{key}.tmp.{dead.pid}" / "bin").mkdir(parents=True)
     procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
     outputs = [proc.communicate(timeout=600) for proc in procs]
     for proc, (out, err) in zip(procs, outputs):
-        if proc.returncode != 0 and "could not build" in err:
-            log = next(data.glob("logs/venv-*.log")).read_text()
+        if proc.returncode != 0 and "could not prepare" in err:
+            log = next(cache.glob("logs/venv-*.log")).read_text()
             if "No matching distribution" in log or "Could not find a version" in log:
                 pytest.skip("the package index is unreachable from here")
         assert proc.returncode == 0, err
+    announced = [err for _, err in outputs if "preparing its Python environment once" in err]
+    assert len(announced) == 1 and f"with {installer};" in announced[0]  # one line, by the builder
     pythons = {out.strip().rsplit(": ", 1)[-1] for out, _ in outputs}
     assert len(pythons) == 1
-    venvs = sorted(p.name for p in data.iterdir() if "venv" in p.name)
-    assert len(venvs) == 1 and venvs[0].startswith("venv-"), venvs  # no temp folder, no lock left
+    assert sorted(p.name for p in data.iterdir()) == ["env"]  # the cache lives apart from run records
+    venvs = sorted(p.name for p in cache.iterdir() if "venv" in p.name)
+    assert venvs == [f"venv-{key}"], venvs  # no temp folder, no lock left
     python = pythons.pop()
-    assert python == str(data / venvs[0] / "bin" / "python")
-    check = subprocess.run([python, "-c", "import yaml, frontmatter, jsonschema, trafilatura, pypdf"],
-                           capture_output=True, text=True)
+    assert python == str(cache / venvs[0] / "bin" / "python")
+    check = subprocess.run([python, "-c", EVERYTHING], capture_output=True, text=True)
     assert check.returncode == 0, check.stderr
-    assert (tmp_path / "user-state" / f"python-{venvs[0][5:]}").read_text().strip() == python
+    assert not (cache / venvs[0] / "fetch.failed").exists()
+    assert (cache / venvs[0] / "bin" / "pip").exists() == (installer == "pip")
+    assert (tmp_path / "user-state" / "env" / f"python-{key}").read_text().strip() == python
+
+
+def test_a_slow_waiter_does_not_break_the_lock_a_new_builder_took(tmp_path: Path):
+    """Two waiters find the lock of a dead builder. The first reads its pid, is slow,
+    and meanwhile the other removes the stale lock and starts building: the slow one
+    must not then remove the new builder's lock (two builders, one venv moved into the other)."""
+    root = plugin_copy(tmp_path)
+    data = tmp_path / "plugin-data"
+    path = tool_bin(tmp_path, uv=True)
+    real_cat = os.path.realpath(path / "cat")
+    (path / "cat").unlink()
+    (path / "cat").write_text(  # the first read of a lock's pid is slow; later ones are not
+        "#!/bin/sh\n"
+        'case "$1" in *.lock/pid)\n'
+        f'  content=$("{real_cat}" "$1") || exit 1\n'
+        f'  if mkdir "{tmp_path}/first-read" 2>/dev/null; then sleep 2; fi\n'
+        '  printf "%s\\n" "$content"; exit 0;;\n'
+        'esac\n'
+        f'exec "{real_cat}" "$@"\n')
+    (path / "cat").chmod(0o755)
+    env = base_env(tmp_path, path, CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python())
+    key = lock_key(root)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (data / "env" / f"venv-{key}.lock").mkdir(parents=True)
+    (data / "env" / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
+    procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    outputs = [proc.communicate(timeout=600) for proc in procs]
+    assert [proc.returncode for proc in procs] == [0, 0], outputs
+    assert sum("preparing its Python environment once" in err for _, err in outputs) == 1, outputs
+    assert sorted(p.name for p in (data / "env").iterdir() if "venv" in p.name) == [f"venv-{key}"]
+    assert not (data / "env" / f"venv-{key}" / f".venv-{key}.tmp").exists()
+    assert not list((data / "env" / f"venv-{key}").glob(".venv-*"))  # no venv moved into the other
+
+
+def test_a_failed_fetch_install_leaves_the_hooks_and_verify_working(tmp_path: Path):
+    """lxml may fail to build: the core stays, only `fetch` says what is missing and
+    how to fix it, and `hooks/run --setup` installs the missing part later."""
+    root = plugin_copy(tmp_path)
+    data = tmp_path / "plugin-data"
+    path = tool_bin(tmp_path)
+    broken = tmp_path / "lxml-build-fails"
+    broken.touch()
+    (path / "uv").write_text(  # the real uv, failing like a broken lxml build while `broken` exists
+        "#!/bin/sh\n"
+        f'case "$*" in *requirements-fetch.lock*) if [ -e "{broken}" ]; then\n'
+        '  echo "error: Failed to build lxml==6.1.3 (simulated: libxml2 headers missing)" >&2; exit 1; fi;; esac\n'
+        f'exec "{uv_binary()}" "$@"\n')
+    (path / "uv").chmod(0o755)
+    env = base_env(tmp_path, path, CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python())
+    cli = str(root / "scripts" / "web-research")
+
+    setup = subprocess.run([str(root / "hooks" / "run"), "--setup"], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert setup.returncode == 0, setup.stderr
+    assert "fetch will not" in setup.stderr and "libxml2 headers missing" in setup.stderr
+    venv = data / "env" / f"venv-{lock_key(root)}"
+    assert (venv / "fetch.failed").is_file()
+
+    command = f"\"{cli}\" start --args-file - <<'WEB_RESEARCH_ARGS'\nq\nWEB_RESEARCH_ARGS"
+    payload = {"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": command}, "cwd": str(tmp_path), "transcript_path": "/dev/null"}
+    hook = subprocess.run([str(root / "hooks" / "run"), "pre_tool_use"], input=json.dumps(payload),
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert json.loads(hook.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow", hook.stdout
+    verify = subprocess.run([cli, "verify", str(REPO / "examples" / "observability-pricing")],
+                            capture_output=True, text=True, env=env, timeout=120)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "plan.md").write_text("# Research plan\n")
+    fetch = subprocess.run([cli, "fetch", "https://example.org/", "--run", str(run)], capture_output=True,
+                           text=True, env=env, timeout=60)
+    assert fetch.returncode == 2 and fetch.stdout == ""
+    assert fetch.stderr.count("\n") == 1 and "Traceback" not in fetch.stderr
+    for words in ("page-extraction libraries", "libxml2 headers missing", f'"{root}/hooks/run" --setup',
+                  "PIP_INDEX_URL", "WEB_RESEARCH_PYTHON"):
+        assert words in fetch.stderr
+
+    broken.unlink()
+    again = subprocess.run([str(root / "hooks" / "run"), "--setup"], capture_output=True, text=True, env=env,
+                           timeout=300)
+    assert again.returncode == 0 and again.stdout.strip().endswith(str(venv / "bin" / "python")), again.stderr
+    assert not (venv / "fetch.failed").exists()
+    assert subprocess.run([str(venv / "bin" / "python"), "-c", EVERYTHING]).returncode == 0
+
+
+@pytest.mark.parametrize("installer", ["uv", "pip"])
+def test_an_unreachable_index_is_named_with_the_installers_error(tmp_path: Path, installer: str):
+    """Not "Python 3.10+ is required" when Python is fine: the index tried, the
+    installer's own error, and the variables that fix it. uv honours PIP_INDEX_URL."""
+    root = plugin_copy(tmp_path)
+    index = "http://127.0.0.1:9/simple"  # nothing listens on the discard port
+    env = base_env(tmp_path, tool_bin(tmp_path, uv=installer == "uv"), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python(), PIP_INDEX_URL=index, PIP_RETRIES="0",
+                   UV_HTTP_RETRIES="0")
+    cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
+                         env=env, timeout=300)
+    assert cli.returncode == 2
+    assert f"with {installer};" in cli.stderr  # the one line saying what is being prepared
+    reason = next(line for line in cli.stderr.splitlines() if line.startswith("could not prepare"))
+    assert f"from the package index {index}:" in reason
+    assert ("Connection refused" in reason) if installer == "uv" else ("ERROR: " in reason)
+    assert "PIP_INDEX_URL" in reason and "WEB_RESEARCH_PYTHON" in reason
+    assert "venv module" not in cli.stderr
+
+
+def test_uv_takes_the_index_from_pip_configuration(tmp_path: Path):
+    root = plugin_copy(tmp_path)
+    config = tmp_path / "pip.conf"
+    config.write_text("[global]\nindex-url = http://127.0.0.1:9/from-pip-conf\n")
+    env = base_env(tmp_path, tool_bin(tmp_path, uv=True), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python(), PIP_CONFIG_FILE=str(config), UV_HTTP_RETRIES="0")
+    env.pop("PIP_INDEX_URL", None)
+    proc = find_python(root, env, "--force-prepare")
+    assert proc.returncode == 1
+    assert "from the package index http://127.0.0.1:9/from-pip-conf:" in proc.stderr
+    assert "Connection refused" in proc.stderr
+
+
+def test_the_per_user_cache_is_under_xdg_cache_home(tmp_path: Path):
+    """Without CLAUDE_PLUGIN_DATA or WEB_RESEARCH_STATE_DIR, pointers (and venvs) go to
+    ${XDG_CACHE_HOME}/web-research, not next to the run records in XDG_DATA_HOME."""
+    root = plugin_copy(tmp_path)
+    env = base_env(tmp_path, tool_bin(tmp_path, sys.executable), XDG_CACHE_HOME=str(tmp_path / "cache"),
+                   XDG_DATA_HOME=str(tmp_path / "share"))
+    env.pop("WEB_RESEARCH_STATE_DIR")
+    found = find_python(root, env)
+    assert found.returncode == 0, found.stderr
+    pointer = tmp_path / "cache" / "web-research" / f"python-{lock_key(root)}"
+    assert pointer.read_text().strip() == found.stdout.strip()
+    assert not (tmp_path / "share").exists()
+
+
+def _pins(lock: Path) -> dict[str, list[str]]:
+    """name==version ; marker -> its hashes, for every requirement of a lock."""
+    pins: dict[str, list[str]] = {}
+    current = None
+    for line in lock.read_text().splitlines():
+        if line and not line[0].isspace() and not line.startswith("#"):
+            current = line.rstrip(" \\")
+            pins[current] = []
+        elif line.strip().startswith("--hash=sha256:") and current:
+            pins[current].append(line.strip().rstrip(" \\"))
+    return pins
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[=<>;\[ ]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_the_locks_are_hash_pinned_and_agree_with_each_other_and_pyproject():
+    """pip --require-hashes and uv need every requirement pinned with hashes; the
+    core lock's pins are the fetch lock's (installing fetch changes no core package);
+    the core lock holds no fetch library. Regenerate with .ci/update-locks."""
+    tomllib = pytest.importorskip("tomllib")
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    core, full = _pins(REPO / "requirements.lock"), _pins(REPO / "requirements-fetch.lock")
+    for pins in (core, full):
+        assert all("==" in pin and hashes for pin, hashes in pins.items()), pins
+    assert all(full.get(pin) == hashes for pin, hashes in core.items())
+    core_names, full_names = {_name(p) for p in core}, {_name(p) for p in full}
+    assert {_name(r) for r in project["dependencies"]} <= core_names
+    fetch_names = {_name(r) for r in project["optional-dependencies"]["fetch"]}
+    assert fetch_names <= full_names and not fetch_names & core_names
+    assert {"lxml", "trafilatura", "pypdf"} <= full_names - core_names
+
 
 
 def test_a_developer_venv_without_the_dependencies_is_named_and_skipped(tmp_path: Path):

@@ -113,6 +113,8 @@ def _run_dir_names_written_by_code() -> dict[str, str]:
                 continue
             if isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Div):
                 continue  # an outer part of a chain; its innermost join is visited on its own
+            if isinstance(node.left, ast.Call) and ast.unparse(node.left.func) != "Path":
+                continue  # a folder some function derives (the ledger's, outside the run), not the run
             base = ast.unparse(node.left)
             if "run_dir" not in base and base not in ("run", "Path(run)"):
                 continue
@@ -277,10 +279,11 @@ def test_hook_denies_a_start_that_start_would_refuse(tmp_path: Path, body: str, 
     assert proc.returncode == 2 and json.loads(proc.stdout) == refusal
     after = {"project": snapshot_tree(h.project), "home": snapshot_tree(h.home)}
     # The command may remember the interpreter it found (the plugin's own state under
-    # <home>/.local/share/web-research); nothing else may change.
-    assert {where: {k: v for k, v in tree.items() if "web-research" not in k and not k.startswith(".local")}
+    # <home>/.local/share/web-research, its environment cache under <home>/.cache/web-research);
+    # nothing else may change.
+    assert {where: {k: v for k, v in tree.items() if "web-research" not in k and not k.startswith((".local", ".cache"))}
             for where, tree in after.items()} == {
-        where: {k: v for k, v in tree.items() if "web-research" not in k and not k.startswith(".local")}
+        where: {k: v for k, v in tree.items() if "web-research" not in k and not k.startswith((".local", ".cache"))}
         for where, tree in before.items()}
 
 

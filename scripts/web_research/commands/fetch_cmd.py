@@ -12,7 +12,8 @@ it (hooks/README.md, sealed provenance). It comes before any page text, so a
 page cannot forge it.
 
 Exit 0 with the text on stdout; exit 2 with one line on stderr when the URL is
-refused, the page cannot be fetched or read, or the arguments are wrong.
+refused, the page cannot be fetched or read, the arguments are wrong, or this
+Python lacks the extraction libraries (the package's `fetch` extra).
 
 Limits (`fetch.FetchLimits`, `fetch.ExtractLimits`) may be tightened, or
 loosened up to a ceiling, through the environment: WEB_RESEARCH_FETCH_TIMEOUT
@@ -58,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
         snap = find_snapshot(run_dir, args.url)
         text = snap.text() if snap is not None else None
         if snap is None or text is None or not snap.text_is_intact(text):
+            missing = missing_extractors()
+            if missing:
+                return _fail(missing)
             snap, text = _fetch_and_store(run_dir, args.url, args.allow_loopback)
             stored_before = False
         else:
@@ -71,6 +75,36 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"--offset {args.offset} is past the end of the text ({len(text)} characters)")
     print(render_window(snap, text, run_dir, args.offset, args.max_chars, stored_before))
     return EXIT_OK
+
+
+def missing_extractors() -> str | None:
+    """Why this Python cannot extract pages, with the fix; None when it can.
+
+    The extraction libraries are an extra of their own, installed after the core
+    (see scripts/lib/python-env.sh): when installing them failed, the hooks and
+    `verify` still work and only `fetch` must say what is missing. The failed
+    install's reason is in `<environment>/fetch.failed`."""
+    try:
+        import pypdf  # noqa: F401
+        import trafilatura  # noqa: F401
+    except ImportError as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+    else:
+        return None
+    reason = ""
+    marker = Path(sys.prefix) / "fetch.failed"
+    try:
+        if marker.is_file():
+            with marker.open(encoding="utf-8", errors="replace") as handle:
+                reason = " " + handle.read(1000).strip()
+    except OSError:
+        pass
+    setup = Path(__file__).resolve().parents[3] / "hooks" / "run"
+    retry = (f'run "{setup}" --setup to install them (set PIP_INDEX_URL first if the package index is unreachable)'
+             if setup.is_file() else "install the package's `fetch` extra (pip install 'web-research[fetch]')")
+    return (f"the page-extraction libraries (trafilatura, lxml, lxml_html_clean, pypdf) are missing from the "
+            f"Python at {sys.executable} ({problem}).{reason} Fix: {retry}, or set WEB_RESEARCH_PYTHON "
+            f"to a Python that has them")
 
 
 class _Refused(Exception):
