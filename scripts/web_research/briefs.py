@@ -19,6 +19,7 @@ import os
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from .formats import (
     BRIEF_HASH_PREFIX,
@@ -60,9 +61,13 @@ class BriefInfo:
     brief_hash: str
     findings_path: str
     prompt: str  # what the orchestrator dispatches, unchanged: compose_agent_prompt(brief, hash)
+    wave: int = 1  # 1, or 2 for a subtopic of plan.md's `## Second wave`
+    bullets: tuple[str, ...] = ()  # the bullet ids its findings are organised by
 
-    def to_json(self) -> dict[str, str]:
-        return asdict(self)
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["bullets"] = list(self.bullets)
+        return data
 
 
 def extract_template(markdown: str, path: Path | str = BRIEF_TEMPLATE) -> str:
@@ -94,6 +99,23 @@ def brief_path(run_dir: Path, subtopic: Subtopic) -> Path:
     return Path(run_dir) / BRIEFS_DIR / f"{subtopic.slug}.md"
 
 
+def establish_lines(plan: Plan, subtopic: Subtopic) -> list[str]:
+    """The brief's Establish list: each point with its bullet id (`- 2.1 <text>`). A second-wave
+    subtopic lists the first-wave bullets it targets, with the plan's approach for each."""
+    if not subtopic.second_wave:
+        return [f"- {bullet_id} {item}" for bullet_id, item in zip(subtopic.bullet_ids, subtopic.establish)]
+    texts = {bullet.id: bullet.text for bullet in plan.bullets}
+    return [f"- {target} {texts[target]}" + (f" (approach: {approach})" if approach else "")
+            for target, approach in zip(subtopic.targets, subtopic.establish)]
+
+
+def other_subtopic_names(plan: Plan, subtopic: Subtopic) -> list[str]:
+    """The subtopics a brief says are not its own. A first-wave brief names only the first wave,
+    so that appending a second wave to plan.md leaves its bytes (and hash) unchanged."""
+    pool = plan.all_subtopics if subtopic.second_wave else plan.subtopics
+    return [other.name for other in pool if other.slug != subtopic.slug]
+
+
 def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str]:
     budget = effective_budget(plan)
     return {
@@ -102,8 +124,8 @@ def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str
         # quotes or backslashes still gives the researcher valid frontmatter.
         "subtopic_yaml": json.dumps(subtopic.name, ensure_ascii=False),
         "question": plan.question,
-        "establish": "\n".join(f"- {item}" for item in subtopic.establish),
-        "other_subtopics": "\n".join(f"- {other.name}" for other in plan.subtopics if other.slug != subtopic.slug)
+        "establish": "\n".join(establish_lines(plan, subtopic)),
+        "other_subtopics": "\n".join(f"- {name}" for name in other_subtopic_names(plan, subtopic))
                            or NO_OTHER_SUBTOPICS,
         "budget": str(budget.searches_per_researcher),
         "page_reads": str(budget.page_reads_per_researcher),
@@ -151,12 +173,13 @@ def split_agent_prompt(prompt: str) -> tuple[str, str | None]:
 
 
 def write_briefs(run_dir: Path) -> list[BriefInfo]:
-    """Render, write (atomically; untouched when unchanged) and hash every brief of the plan."""
+    """Render, write (atomically; untouched when unchanged) and hash every brief of the plan,
+    second wave included (its briefs come after the first wave's, which do not change)."""
     run_dir = Path(os.path.abspath(run_dir))  # same spelling as `start` printed (symlinks kept)
     plan = load_plan(run_dir / PLAN_FILE, run_dir)
     template = load_template()
     infos: list[BriefInfo] = []
-    for subtopic in plan.subtopics:
+    for subtopic in plan.all_subtopics:
         target = brief_path(run_dir, subtopic)
         if not is_within(target, run_dir / BRIEFS_DIR):  # slugs cannot hold '/' or '.'; belt and braces
             raise ValueError(f"brief path escapes the run folder: {target}")
@@ -170,6 +193,8 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
             brief_hash=brief_hash(data),
             findings_path=str(findings_path(run_dir, subtopic)),
             prompt=compose_agent_prompt(data.decode("utf-8"), brief_hash(data)),
+            wave=2 if subtopic.second_wave else 1,
+            bullets=subtopic.bullet_ids,
         ))
     return infos
 

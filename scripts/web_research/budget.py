@@ -11,7 +11,8 @@ output; a test keeps them equal.
 
 A plan without a `Tier:` line (written before tiers existed, or by hand) keeps
 the behaviour it had: the stated searches per subagent (default 5), no claim
-check, no voting, no second wave (`UNTIERED`).
+check, no voting, no second wave (`UNTIERED`). A plan's `Deepen: yes` line (the
+caller's `deepen: true`) grants a second wave whatever the tier.
 
 Upper bounds that later stages must respect, stated here so that the estimate
 and those stages agree:
@@ -128,7 +129,7 @@ def tier_defaults(tier: str | None) -> TierDefaults:
 
 
 def budget_for(tier: str | None, subtopics: int, searches: int | None = None,
-               page_reads: int | None = None) -> Budget:
+               page_reads: int | None = None, deepen: bool = False) -> Budget:
     """The budget of `subtopics` researchers under `tier`, with explicit numbers winning."""
     defaults = tier_defaults(tier)
     return Budget(
@@ -139,13 +140,14 @@ def budget_for(tier: str | None, subtopics: int, searches: int | None = None,
         page_reads_per_researcher=defaults.page_reads if page_reads is None else page_reads,
         claim_check=defaults.claim_check,
         voting=defaults.voting,
-        second_wave=defaults.second_wave,
+        second_wave=defaults.second_wave or deepen,
     )
 
 
 def effective_budget(plan: "Plan") -> Budget:
     """The budget a parsed plan grants: its tier's defaults, its explicit lines winning."""
-    return budget_for(plan.tier, len(plan.subtopics), plan.searches_per_subagent, plan.page_reads_per_subagent)
+    return budget_for(plan.tier, len(plan.subtopics), plan.searches_per_subagent, plan.page_reads_per_subagent,
+                      deepen=getattr(plan, "deepen", False))
 
 
 def _yes_no(value: bool) -> str:

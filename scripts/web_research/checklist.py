@@ -9,7 +9,7 @@ Each check has a stable id (hooks and people match on these). `<slug>` is a
 subtopic slug from plan.md; severities are errors unless marked (warning).
 
     plan.exists                           plan.md exists
-    plan.parses                           plan.md parses (question, 1-5 subtopics, budget)
+    plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
     findings.<slug>.exists                findings/<slug>.md exists for each subtopic
     findings.<slug>.frontmatter           frontmatter present, YAML mapping, fields valid
                                           (subtopic, brief_hash, started_at, finished_at)
@@ -47,6 +47,9 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.citations.none                 (warning) the report cites nothing
     report.claims.grounded                each figure a cited sentence states is in an excerpt it cites
     report.claims.dates                   (warning) a year or date no cited excerpt states
+    report.coverage.<id>                  each plan bullet (id M.N) is supported by a source its
+                                          findings cite under it, or named in Gaps by id or text
+                                          (only when the briefs carry bullet ids: coverage.py)
 
 Citation rules (`citations.citation_checks`): `undefined` (a [^n] without an
 entry), `orphan` (an entry never used), `duplicate` (two entries, one number),
@@ -174,8 +177,15 @@ def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 # Extra check groups, run after the built-in ones, in order. Each is called as
 # group(run_dir, parsed_run) and returns a list of Check. Keep imports inside
 # the callables so verify stays fast to start.
+def _plan_coverage(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
+    """Each bullet of the plan supported in the report or named in Gaps (coverage.py)."""
+    from .coverage import coverage_checks
+
+    return coverage_checks(run_dir, parsed)
+
+
 EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_grounded,
-                                              _sealed_provenance)
+                                              _sealed_provenance, _plan_coverage)
 # ---------------------------------------------------------------------------
 
 
@@ -241,7 +251,7 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     on_disk = sorted(findings_dir.glob("*.md")) if findings_dir.is_dir() else []
     checks: list[Check] = []
     if parsed.plan is not None:
-        expected = [(s.slug, s) for s in parsed.plan.subtopics]
+        expected = [(s.slug, s) for s in parsed.plan.all_subtopics]
     else:
         expected = [(p.stem, None) for p in on_disk]
     expected_slugs = {slug for slug, _ in expected}
@@ -298,7 +308,7 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     parsed.report = parse_report(text)
     gaps_needed: list[tuple[str, str, str]] = []  # (slug, name, status)
     if parsed.plan is not None:
-        for s in parsed.plan.subtopics:
+        for s in parsed.plan.all_subtopics:
             found = parsed.findings.get(s.slug)
             if found is None:
                 gaps_needed.append((s.slug, s.name, "missing"))
@@ -323,7 +333,7 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
         return checks
     from .report import gaps_name
 
-    named = {s.slug for s in parsed.plan.subtopics if gaps_name(parsed.report, s.name, s.slug)}
+    named = {s.slug for s in parsed.plan.all_subtopics if gaps_name(parsed.report, s.name, s.slug)}
     if not named:
         return checks
     out = []

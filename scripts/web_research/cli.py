@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
 
+    p = sub.add_parser("gaps", help="list every bullet of the plan with its coverage state")
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--json", action="store_true", help="print the bullets as JSON")
+
     p = sub.add_parser("claims", help="list every cited claim with its excerpts and grounding")
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the claims as JSON")
@@ -78,6 +82,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from .commands import briefs_cmd as mod
     elif command == "verify":
         from .commands import verify_cmd as mod
+    elif command == "gaps":
+        from .commands import gaps_cmd as mod
     elif command == "claims":
         from .commands import claims_cmd as mod
     elif command == "status":

@@ -52,6 +52,15 @@ PLAN_SECTIONS = (
     PLAN_SECTION_SYNTHESIS,
     PLAN_SECTION_BUDGET,
 )
+# Optional, after Budget: follow-up subtopics aimed at bullets the first wave left
+# uncovered (skills/web-research/references/second-wave.md). Each of its bullets
+# starts with the id of the first-wave bullet it targets.
+PLAN_SECTION_SECOND_WAVE = "Second wave"
+MAX_SECOND_WAVE_SUBTOPICS = 3
+# Budget line `Deepen: yes` grants a second wave to a tier without one (the caller's `deepen: true`).
+PLAN_DEEPEN_LINE = "Deepen"
+# A bullet's id: `<subtopic number>.<bullet number>` in plan order, both from 1 (e.g. `2.1`).
+BULLET_ID_PATTERN = r"[1-9][0-9]?\.[1-9][0-9]?"
 PLAN_BUDGET_LINE = "Searches per subagent"
 PLAN_RESEARCHERS_LINE = "Researchers"  # how many researchers run at once (at most MAX_PARALLEL_RESEARCHERS)
 DEFAULT_SEARCH_BUDGET = 5
@@ -77,6 +86,7 @@ BRIEF_HASH_PREFIX = "sha256:"
 FINDINGS_SECTION_CLAIMS = "Claims"
 FINDINGS_SECTIONS = (FINDINGS_SECTION_CLAIMS, "Not established", "Contradictions",
                      "Searched and not found", "Exit reason", FINDINGS_SOURCES_HEADING)
+FINDINGS_SECTION_NOT_ESTABLISHED = "Not established"
 FINDINGS_SECTION_EXIT = "Exit reason"
 EXIT_REASONS = ("saturated", "budget spent", "not found", "error")
 FINDINGS_MAX_WORDS = 1200  # words before "## Sources"; verify warns above

@@ -20,6 +20,15 @@ Format (section names come from `formats.py`):
     Searches per subagent: N          (overrides the tier's default)
     Page reads per subagent: N        (overrides the tier's default)
     Researchers: N                    (optional, 1 to MAX_PARALLEL_RESEARCHERS: how many run at once)
+    Deepen: yes | no                  (optional; yes grants a second wave to a tier without one)
+    ## Second wave                    (optional, at most one, written after the first wave returned)
+    ### <name>                        (1 to MAX_SECOND_WAVE_SUBTOPICS subtopics, slugs new to the plan)
+    - <bullet id>[: <how to approach it this time>]   (one per first-wave bullet it targets)
+
+Bullet ids: the Nth bullet of the Mth first-wave subtopic is `M.N` (`Bullet.id`);
+briefs show them, findings are organised by them, and `coverage.py` checks
+that the report covers each one. Second-wave subtopics own no bullets of their
+own: they target first-wave ids.
 
 What a tier means and what a plan without a `Tier:` line gets: budget.py.
 """
@@ -31,6 +40,10 @@ from pathlib import Path
 
 from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget
 from .formats import (
+    BULLET_ID_PATTERN,
+    MAX_SECOND_WAVE_SUBTOPICS,
+    PLAN_DEEPEN_LINE,
+    PLAN_SECTION_SECOND_WAVE,
     CLIENT_REFUSED_FILE_PREFIXES,
     MAX_PARALLEL_RESEARCHERS,
     MAX_SUBTOPICS,
@@ -61,8 +74,30 @@ class PlanError(ValueError):
 class Subtopic:
     name: str
     slug: str
-    establish: list[str]
+    establish: list[str]  # first wave: what it must establish; second wave: the approach per target ('' if none)
     line: int  # line of the `### ` heading (1-based)
+    number: int | None = None  # first wave: its place in the plan, from 1 (the M of bullet ids M.N)
+    targets: tuple[str, ...] = ()  # second wave: the first-wave bullet ids it targets, in order
+
+    @property
+    def second_wave(self) -> bool:
+        return self.number is None
+
+    @property
+    def bullet_ids(self) -> tuple[str, ...]:
+        """The ids its findings are organised by: its own bullets', or the ones it targets."""
+        if self.second_wave:
+            return self.targets
+        return tuple(f"{self.number}.{index}" for index in range(1, len(self.establish) + 1))
+
+
+@dataclass(frozen=True)
+class Bullet:
+    """One thing a first-wave subtopic must establish, with its stable id `M.N`."""
+
+    id: str
+    text: str
+    subtopic: Subtopic
 
 
 @dataclass(frozen=True)
@@ -75,6 +110,19 @@ class Plan:
     searches_per_subagent: int | None = None  # as stated in the plan, None when not stated
     page_reads_per_subagent: int | None = None  # as stated in the plan, None when not stated
     researchers: int = MAX_PARALLEL_RESEARCHERS  # researchers at once (the plan's `Researchers: N`)
+    deepen: bool = False  # the plan's `Deepen: yes`: a second wave even where the tier has none
+    second_wave: list[Subtopic] = field(default_factory=list)  # the `## Second wave` section's subtopics
+
+    @property
+    def all_subtopics(self) -> list[Subtopic]:
+        """Both waves, first wave first: every subtopic that gets a brief and a findings file."""
+        return [*self.subtopics, *self.second_wave]
+
+    @property
+    def bullets(self) -> list[Bullet]:
+        """Every first-wave bullet with its id, in plan order."""
+        return [Bullet(f"{s.number}.{index}", text, s)
+                for s in self.subtopics for index, text in enumerate(s.establish, start=1)]
 
     @property
     def budget(self) -> int:
@@ -95,10 +143,11 @@ _H2 = re.compile(r"^##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _H3 = re.compile(r"^###(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _H3_NUMBER = re.compile(r"^\d+\.(?:\s+|$)")
 _BULLET = re.compile(r"^[-*][ \t]+(.*)$|^[-*]$")
-_BUDGET_LABELS = (PLAN_TIER_LINE, PLAN_BUDGET_LINE, PLAN_PAGE_READS_LINE, PLAN_RESEARCHERS_LINE)
+_BUDGET_LABELS = (PLAN_TIER_LINE, PLAN_BUDGET_LINE, PLAN_PAGE_READS_LINE, PLAN_RESEARCHERS_LINE, PLAN_DEEPEN_LINE)
+_TARGET = re.compile(r"^\[?(" + BULLET_ID_PATTERN + r")\]?(?:\s*[:.\-\u2013\u2014]\s*|\s+|$)(.*)$")
 _BUDGET = re.compile(
     r"^(" + "|".join(re.escape(label) for label in _BUDGET_LABELS) + r")\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_SECTION_BY_KEY = {name.casefold(): name for name in PLAN_SECTIONS}
+_SECTION_BY_KEY = {name.casefold(): name for name in (*PLAN_SECTIONS, PLAN_SECTION_SECOND_WAVE)}
 
 
 def _lines(text: str) -> list[str]:
@@ -116,7 +165,7 @@ def _split_sections(lines: list[str], path: Path | None) -> tuple[str | None, di
         if heading:
             key = (heading.group(1) or "").casefold()
             if key not in _SECTION_BY_KEY:
-                expected = ", ".join(f"'## {name}'" for name in PLAN_SECTIONS)
+                expected = ", ".join(f"'## {name}'" for name in (*PLAN_SECTIONS, PLAN_SECTION_SECOND_WAVE))
                 raise PlanError(path, number, f"unknown section '{line.strip()}'; expected one of {expected}")
             name = _SECTION_BY_KEY[key]
             if name in sections:
@@ -178,7 +227,8 @@ def _subtopic_name(heading: str, number: int, path: Path | None) -> str:
     return name
 
 
-def _parse_subtopics(section: _Section, path: Path | None) -> list[Subtopic]:
+def _subtopic_drafts(section: _Section, path: Path | None) -> list[tuple[str, int, list[str]]]:
+    """(name, heading line, bullets) of each `### ` subtopic in a section."""
     drafts: list[tuple[str, int, list[str]]] = []
     for number, line in section.body:
         if not line.strip():
@@ -203,6 +253,29 @@ def _parse_subtopics(section: _Section, path: Path | None) -> list[Subtopic]:
                 path, number,
                 f"expected a bullet ('- ' or '* ') of what subtopic '{name}' must establish",
             )
+    return drafts
+
+
+def _checked_slug(name: str, number: int, path: Path | None, seen: dict[str, Subtopic]) -> str:
+    slug = slugify(name)
+    refused = next((w for w in CLIENT_REFUSED_FILE_PREFIXES if slug.startswith(w)), None)
+    if refused:
+        raise PlanError(
+            path, number,
+            f"subtopic '{name}' would get the findings file '{slug}.md', and Claude Code refuses a "
+            f"researcher's file whose name starts with '{refused}'; rename the subtopic so that it "
+            f"does not start with {', '.join(CLIENT_REFUSED_FILE_PREFIXES)}",
+        )
+    if slug in seen:
+        raise PlanError(
+            path, number,
+            f"subtopic '{name}' has the same slug '{slug}' as subtopic '{seen[slug].name}' at line {seen[slug].line}; rename one",
+        )
+    return slug
+
+
+def _parse_subtopics(section: _Section, path: Path | None) -> list[Subtopic]:
+    drafts = _subtopic_drafts(section, path)
     if not (MIN_SUBTOPICS <= len(drafts) <= MAX_SUBTOPICS):
         where = drafts[MAX_SUBTOPICS][1] if len(drafts) > MAX_SUBTOPICS else section.line
         raise PlanError(
@@ -211,26 +284,61 @@ def _parse_subtopics(section: _Section, path: Path | None) -> list[Subtopic]:
         )
     subtopics: list[Subtopic] = []
     seen: dict[str, Subtopic] = {}
-    for name, number, establish in drafts:
+    for place, (name, number, establish) in enumerate(drafts, start=1):
         if not establish:
             raise PlanError(path, number, f"subtopic '{name}' has no bullets; expected at least one '- ' line of what it must establish")
-        slug = slugify(name)
-        refused = next((w for w in CLIENT_REFUSED_FILE_PREFIXES if slug.startswith(w)), None)
-        if refused:
-            raise PlanError(
-                path, number,
-                f"subtopic '{name}' would get the findings file '{slug}.md', and Claude Code refuses a "
-                f"researcher's file whose name starts with '{refused}'; rename the subtopic so that it "
-                f"does not start with {', '.join(CLIENT_REFUSED_FILE_PREFIXES)}",
-            )
-        if slug in seen:
-            raise PlanError(
-                path, number,
-                f"subtopic '{name}' has the same slug '{slug}' as subtopic '{seen[slug].name}' at line {seen[slug].line}; rename one",
-            )
-        seen[slug] = Subtopic(name=name, slug=slug, establish=establish, line=number)
+        slug = _checked_slug(name, number, path, seen)
+        seen[slug] = Subtopic(name=name, slug=slug, establish=establish, line=number, number=place)
         subtopics.append(seen[slug])
     return subtopics
+
+
+def _parse_second_wave(section: _Section, first_wave: list[Subtopic], allowed: bool,
+                       path: Path | None) -> list[Subtopic]:
+    """`## Second wave`: new subtopics, each bullet naming a first-wave bullet id it targets."""
+    if not allowed:
+        raise PlanError(
+            path, section.line,
+            f"'## {section.name}' is not allowed by this plan's budget; a second wave needs 'Tier: deep' "
+            f"or '{PLAN_DEEPEN_LINE}: yes' (the caller's deepen: true)",
+        )
+    drafts = _subtopic_drafts(section, path)
+    if not (1 <= len(drafts) <= MAX_SECOND_WAVE_SUBTOPICS):
+        where = drafts[MAX_SECOND_WAVE_SUBTOPICS][1] if len(drafts) > MAX_SECOND_WAVE_SUBTOPICS else section.line
+        raise PlanError(path, where, f"found {len(drafts)} second-wave subtopics; expected 1 to "
+                                     f"{MAX_SECOND_WAVE_SUBTOPICS} '### ' headings under '## {section.name}'")
+    ids = {f"{s.number}.{i}" for s in first_wave for i in range(1, len(s.establish) + 1)}
+    seen: dict[str, Subtopic] = {s.slug: s for s in first_wave}
+    targeted: dict[str, str] = {}  # bullet id -> second-wave subtopic name
+    out: list[Subtopic] = []
+    for name, number, bullets in drafts:
+        if not bullets:
+            raise PlanError(path, number, f"second-wave subtopic '{name}' has no bullets; expected one "
+                                          "'- <bullet id>' line per first-wave bullet it targets, such as '- 2.1'")
+        targets: list[str] = []
+        approaches: list[str] = []
+        for bullet in bullets:
+            match = _TARGET.match(bullet)
+            if not match or match.group(1) not in ids:
+                raise PlanError(path, number, f"second-wave subtopic '{name}' has the bullet '{bullet}'; expected "
+                                              "it to start with the id of a first-wave bullet "
+                                              f"({', '.join(sorted(ids, key=_id_order))})")
+            target = match.group(1)
+            if target in targeted:
+                raise PlanError(path, number, f"bullet {target} is targeted by second-wave subtopics "
+                                              f"'{targeted[target]}' and '{name}'; give each bullet to one")
+            targeted[target] = name
+            targets.append(target)
+            approaches.append(match.group(2).strip())
+        slug = _checked_slug(name, number, path, seen)
+        seen[slug] = Subtopic(name=name, slug=slug, establish=approaches, line=number, targets=tuple(targets))
+        out.append(seen[slug])
+    return out
+
+
+def _id_order(bullet_id: str) -> tuple[int, int]:
+    major, _, minor = bullet_id.partition(".")
+    return int(major), int(minor)
 
 
 def _parse_synthesis(section: _Section, path: Path | None) -> str:
@@ -253,6 +361,7 @@ class _BudgetLines:
     searches: int | None = None
     page_reads: int | None = None
     researchers: int | None = None
+    deepen: bool | None = None
 
 
 def _budget_value(label: str, value: str, number: int, path: Path | None) -> str | int:
@@ -261,6 +370,11 @@ def _budget_value(label: str, value: str, number: int, path: Path | None) -> str
         if tier not in TIERS:
             raise PlanError(path, number, f"'{label}' is '{value}'; expected one of {', '.join(TIER_NAMES)}")
         return tier
+    if label == PLAN_DEEPEN_LINE:
+        answer = value.casefold()
+        if answer not in ("yes", "no"):
+            raise PlanError(path, number, f"'{label}' is '{value}'; expected yes or no")
+        return answer
     high = MAX_PARALLEL_RESEARCHERS if label == PLAN_RESEARCHERS_LINE else None
     if not value.isascii() or not value.isdigit() or int(value) < 1 or (high is not None and int(value) > high):
         expected = f"a whole number from 1 to {high}" if high is not None else "a whole number of at least 1"
@@ -286,6 +400,7 @@ def _parse_budget(section: _Section, path: Path | None) -> _BudgetLines:
         searches=stated.get(PLAN_BUDGET_LINE),  # type: ignore[arg-type]
         page_reads=stated.get(PLAN_PAGE_READS_LINE),  # type: ignore[arg-type]
         researchers=stated.get(PLAN_RESEARCHERS_LINE),  # type: ignore[arg-type]
+        deepen=stated.get(PLAN_DEEPEN_LINE) == "yes",
     )
 
 
@@ -315,6 +430,12 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
     synthesis = _parse_synthesis(sections[PLAN_SECTION_SYNTHESIS], path)
     budget = _parse_budget(sections[PLAN_SECTION_BUDGET], path)
     _check_tier_subtopics(subtopics, budget.tier, path)
+    second_wave: list[Subtopic] = []
+    if PLAN_SECTION_SECOND_WAVE in sections:
+        from .budget import tier_defaults
+
+        allowed = tier_defaults(budget.tier).second_wave or bool(budget.deepen)
+        second_wave = _parse_second_wave(sections[PLAN_SECTION_SECOND_WAVE], subtopics, allowed, path)
     return Plan(
         question=question,
         subtopics=subtopics,
@@ -324,7 +445,15 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
         searches_per_subagent=budget.searches,
         page_reads_per_subagent=budget.page_reads,
         researchers=MAX_PARALLEL_RESEARCHERS if budget.researchers is None else budget.researchers,
+        deepen=bool(budget.deepen),
+        second_wave=second_wave,
     )
+
+
+def second_wave_subtopics(plan: Plan) -> list[Subtopic]:
+    """The subtopics of plan.md's `## Second wave` section (none when it has no such section):
+    what the dispatch cap counts beyond the first wave."""
+    return list(plan.second_wave)
 
 
 def load_plan(path: Path, run_dir: Path | None = None) -> Plan:

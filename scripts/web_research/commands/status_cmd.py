@@ -31,7 +31,7 @@ def status_lines(run_dir: Path) -> list[str]:
     lines = [f"Run: {run_dir}"]
     if parsed.plan is not None:
         lines.append(f"Question: {' '.join(parsed.plan.question.split())}")
-        expected = [(s.name, s.slug) for s in parsed.plan.subtopics]
+        expected = [(s.name, s.slug) for s in parsed.plan.all_subtopics]
     else:
         problem = next((c for c in checks if c.id in ("plan.exists", "plan.parses") and not c.ok), None)
         lines.append(f"Plan: unusable ({problem.message if problem else 'unknown problem'}); "

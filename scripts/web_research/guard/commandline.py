@@ -6,7 +6,7 @@ permission prompt (and inside a researcher, nothing else runs at all):
     "<root>/scripts/web-research" start --args-file - <<'WEB_RESEARCH_ARGS'
     ...raw arguments...
     WEB_RESEARCH_ARGS
-    "<root>/scripts/web-research" briefs|estimate|verify|status "<run dir>"   (estimate, verify may add --json)
+    "<root>/scripts/web-research" briefs|estimate|gaps|verify|status "<run dir>"   (estimate, gaps, verify may add --json)
     "<root>/scripts/web-research" fetch "<url>" --run "<run dir>" [--offset N] [--max-chars N]
 
 "Strict" means: a shell would run exactly one program, ours, with exactly the
@@ -37,6 +37,7 @@ _HEREDOC_HEAD = re.compile(r"^(?P<cmd>.*?)\s*<<\s*'" + HEREDOC_DELIMITER + r"'\s
 _RESTRICTED = {
     "briefs": {},
     "estimate": {},
+    "gaps": {},
     "status": {},
     "verify": {},
     "fetch": {"allow_loopback": False},  # test-only flag: see ALLOW_LOOPBACK_ENV

@@ -1,0 +1,261 @@
+"""Coverage of the plan: which bullets the findings establish and the report covers.
+
+Every first-wave bullet has an id `M.N` (plan.py). Briefs list the bullets
+under those ids, and a researcher writes one `### <id> <point>` heading per
+bullet under `## Claims`, with the point's cited claims beneath it; a point it
+could not establish gets a `- <id>: <why>` item under `## Not established`.
+A second-wave subtopic's findings count for the ids it targets.
+
+The state of a bullet (`web-research gaps`):
+- `covered`: some findings file of its subtopics cites at least one source under its heading;
+- `missing`: none of those files exists with status ok or empty (no file, or only failed ones);
+- `not-established`: otherwise, with the reason its findings give.
+
+The report covers a bullet (`verify`, check `report.coverage.<id>`) when a
+footnote used in the report points at a source that a findings file cites
+under that bullet (same title, URL and excerpt: the report copies entries
+field for field), or when Gaps & Limitations names the bullet by id or by its
+text. This is mechanical on purpose: the model needs no extra markup, and a
+bullet can only pass on evidence the researchers recorded or on an admitted gap.
+Runs whose briefs carry no ids (made before ids existed) get no coverage checks.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable
+
+from . import formats
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .checklist import Check, ParsedRun
+    from .findings import Findings
+    from .plan import Bullet, Plan, Subtopic
+    from .report import Report
+
+STATE_COVERED = "covered"
+STATE_NOT_ESTABLISHED = "not-established"
+STATE_MISSING = "missing"
+
+_H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
+_H3_ID = re.compile(r"^ {0,3}###[ \t]+\**\[?(" + formats.BULLET_ID_PATTERN + r")\]?(?![0-9])")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def id_pattern(bullet_id: str) -> re.Pattern[str]:
+    """`2.1` as a token: not part of `12.1`, `2.10` or `2.1.3`."""
+    return re.compile(r"(?<![0-9.])" + re.escape(bullet_id) + r"(?![0-9]|\.[0-9])")
+
+
+@dataclass
+class Evidence:
+    """What one findings file says about one bullet."""
+
+    findings: Path
+    footnotes: list[int] = field(default_factory=list)  # cited under the bullet's heading
+    not_established: list[str] = field(default_factory=list)  # its `## Not established` items
+
+
+@dataclass
+class BulletState:
+    bullet: "Bullet"
+    state: str
+    evidence: list[Evidence]
+    reason: str | None = None
+    citation_keys: set[tuple] = field(default_factory=set)  # (title, url, excerpt) cited under it
+
+    def to_json(self, run_dir: Path) -> dict[str, Any]:
+        data: dict[str, Any] = {"subtopic": self.bullet.subtopic.name, "id": self.bullet.id,
+                                "text": self.bullet.text, "state": self.state}
+        if self.state == STATE_COVERED:
+            data["footnotes"] = [{"findings": _relative(e.findings, run_dir), "footnotes": e.footnotes}
+                                 for e in self.evidence if e.footnotes]
+        if self.reason:
+            data["reason"] = self.reason
+        return data
+
+
+def _relative(path: Path, run_dir: Path) -> str:
+    try:
+        return str(Path(path).relative_to(run_dir))
+    except ValueError:
+        return str(path)
+
+
+def citation_key(citation: Any) -> tuple:
+    return tuple(citation.fields.get(name) for name in formats.CITATION_REQUIRED)
+
+
+def _sections(found: "Findings") -> dict[str, list[tuple[int, str]]]:
+    """`## ` section name -> its (line, text) lines, outside code (the first of each name)."""
+    from .citations import code_free_lines
+
+    out: dict[str, list[tuple[int, str]]] = {}
+    current: list[tuple[int, str]] | None = None
+    for number, line in code_free_lines(found.body, found.body_first_line):
+        heading = _H2.match(line)
+        if heading:
+            name = heading.group(1).strip()
+            current = None if name in out else out.setdefault(name, [])
+            continue
+        if current is not None:
+            current.append((number, line))
+    return out
+
+
+def evidence_in(found: "Findings", ids: Iterable[str]) -> dict[str, Evidence]:
+    """Per bullet id (only `ids`): footnotes cited under its `### <id>` heading in Claims
+    (markers with a Sources entry) and the Not established items naming it."""
+    wanted = list(ids)
+    out = {bullet_id: Evidence(found.path) for bullet_id in wanted}
+    sections = _sections(found)
+    defined = {c.number for c in found.citations}
+    markers_by_line: dict[int, list[int]] = {}
+    for number, line in found.markers:
+        markers_by_line.setdefault(line, []).append(number)
+    current: str | None = None
+    for number, line in sections.get(formats.FINDINGS_SECTION_CLAIMS, []):
+        heading = _H3_ID.match(line)
+        if heading or _HEADING.match(line):
+            current = heading.group(1) if heading and heading.group(1) in out else None
+            continue
+        if current is not None:
+            for footnote in markers_by_line.get(number, []):
+                if footnote in defined and footnote not in out[current].footnotes:
+                    out[current].footnotes.append(footnote)
+    for _number, line in sections.get(formats.FINDINGS_SECTION_NOT_ESTABLISHED, []):
+        text = line.strip().lstrip("-*+ ").strip()
+        for bullet_id in wanted:
+            if text and id_pattern(bullet_id).search(text):
+                out[bullet_id].not_established.append(text)
+    return out
+
+
+def subtopics_for(plan: "Plan", bullet: "Bullet") -> list["Subtopic"]:
+    """The subtopics whose findings count for a bullet: its own, then second-wave ones targeting it."""
+    return [bullet.subtopic, *(s for s in plan.second_wave if bullet.id in s.targets)]
+
+
+def bullet_states(plan: "Plan", findings: dict[str, "Findings"]) -> list[BulletState]:
+    """The state of every first-wave bullet, from the findings files parsed so far (by slug)."""
+    per_file = {slug: evidence_in(found, next((s.bullet_ids for s in plan.all_subtopics if s.slug == slug), ()))
+                for slug, found in findings.items()}
+    by_number = {slug: {c.number: c for c in found.citations} for slug, found in findings.items()}
+    states: list[BulletState] = []
+    for bullet in plan.bullets:
+        evidence: list[Evidence] = []
+        keys: set[tuple] = set()
+        usable = False  # a findings file with status ok or empty answered for it
+        failures: list[str] = []
+        for subtopic in subtopics_for(plan, bullet):
+            found = findings.get(subtopic.slug)
+            if found is None:
+                failures.append(f'subtopic "{subtopic.name}" has no findings file')
+                continue
+            item = per_file[subtopic.slug].get(bullet.id)
+            if item is not None:
+                evidence.append(item)
+                keys.update(citation_key(by_number[subtopic.slug][n]) for n in item.footnotes
+                            if n in by_number[subtopic.slug])
+            if found.status in (formats.STATUS_OK, formats.STATUS_EMPTY):
+                usable = True
+            else:
+                failures.append(f'subtopic "{subtopic.name}" {found.status or "has no valid status"}'
+                                + (f": {found.reason}" if found.reason else ""))
+        if any(e.footnotes for e in evidence):
+            states.append(BulletState(bullet, STATE_COVERED, evidence, None, keys))
+        elif not usable:
+            states.append(BulletState(bullet, STATE_MISSING, evidence, "; ".join(failures) or None))
+        else:
+            said = [text for e in evidence for text in e.not_established]
+            states.append(BulletState(bullet, STATE_NOT_ESTABLISHED, evidence,
+                                      "; ".join(said) or "no cited claim under its heading"))
+    return states
+
+
+def briefs_carry_ids(run_dir: Path, plan: "Plan") -> bool:
+    """Whether this run's briefs list bullet ids (a run made before ids had none)."""
+    from .fsutil import RunFileError, read_run_text
+
+    for subtopic in plan.subtopics:
+        try:
+            text = read_run_text(Path(run_dir) / formats.BRIEFS_DIR / f"{subtopic.slug}.md", run_dir)
+        except RunFileError:
+            continue
+        if any(line.startswith(f"- {subtopic.number}.1 ") for line in text.splitlines()):
+            return True
+    return False
+
+
+def load_findings_files(run_dir: Path, plan: "Plan") -> dict[str, "Findings"]:
+    """The findings files of every subtopic that has a readable one, by slug."""
+    from .findings import load_findings
+    from .fsutil import RunFileError, read_run_text
+
+    out: dict[str, "Findings"] = {}
+    for subtopic in plan.all_subtopics:
+        path = Path(run_dir) / formats.FINDINGS_DIR / f"{subtopic.slug}.md"
+        try:
+            out[subtopic.slug] = load_findings(path, read_run_text(path, run_dir))
+        except RunFileError:
+            continue
+    return out
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def gaps_names_bullet(gaps: str | None, bullet: "Bullet") -> bool:
+    """Whether Gaps & Limitations (its text) names the bullet by id or by its whole text."""
+    if not gaps:
+        return False
+    return bool(id_pattern(bullet.id).search(gaps)) or _normalized(bullet.text) in _normalized(gaps)
+
+
+def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[BulletState, str | None]]:
+    """Each bullet with how the report covers it: 'cited', 'gaps', or None (not at all)."""
+    from .report import gaps_text
+
+    used = {number for number, _line in report.markers}
+    cited = {citation_key(c) for c in report.citations if c.number in used}
+    gaps = gaps_text(report)
+    out: list[tuple[BulletState, str | None]] = []
+    for state in states:
+        if state.citation_keys & cited:
+            out.append((state, "cited"))
+        elif gaps_names_bullet(gaps, state.bullet):
+            out.append((state, "gaps"))
+        else:
+            out.append((state, None))
+    return out
+
+
+def coverage_checks(run_dir: Path, parsed: "ParsedRun") -> list["Check"]:
+    """`report.coverage.<id>`: each bullet is supported by a cited source or named in Gaps."""
+    from .checklist import fail, ok
+
+    if parsed.plan is None or parsed.report is None or parsed.report_path is None \
+            or not briefs_carry_ids(run_dir, parsed.plan):
+        return []
+    path = parsed.report_path
+    gaps = parsed.report.section(formats.REPORT_SECTIONS[2])
+    checks = []
+    for state, how in report_coverage(parsed.report, bullet_states(parsed.plan, parsed.findings)):
+        bullet = state.bullet
+        check_id = f"report.coverage.{bullet.id}"
+        if how == "cited":
+            checks.append(ok(check_id, f"bullet {bullet.id} is supported by a cited source", path))
+        elif how == "gaps":
+            checks.append(ok(check_id, f"bullet {bullet.id} is named under Gaps & Limitations", path))
+        else:
+            hint = ("its findings cite sources under it: carry one over with its claim"
+                    if state.state == STATE_COVERED else f"its state is {state.state}")
+            checks.append(fail(
+                check_id,
+                f'bullet {bullet.id} "{bullet.text}" (subtopic "{bullet.subtopic.name}") is neither supported '
+                f"by a cited claim in the report nor named under Gaps & Limitations; {hint}, or name it "
+                f"({bullet.id}) in Gaps & Limitations with the reason",
+                path, gaps.line if gaps is not None else None))
+    return checks
