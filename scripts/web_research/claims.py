@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .citations import code_free_lines
 from .excerpts import normalize
+from .formats import BULLET_ID_PATTERN
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
 
 if TYPE_CHECKING:
@@ -38,6 +39,12 @@ _FIELD = re.compile(r"^\s*\*\*[^*\n]+?\*\*\s*:")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+")
+# Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading
+# `2.1:` label and "bullet(s) 2.1[, 2.2 and 2.3]" are left out of a claim's figures.
+_ID = r"\[?" + BULLET_ID_PATTERN + r"\]?"
+_ID_LIST = _ID + r"(?:\s*(?:,|and|&)\s*" + _ID + r")*"
+_BULLET_ID_LABEL = re.compile(r"^\s*(?:bullets?\s+)?" + _ID_LIST + r"\s*:\s+", re.IGNORECASE)
+_BULLET_ID_MENTION = re.compile(r"\bbullets?\s+" + _ID_LIST, re.IGNORECASE)
 _QUOTE_PREFIX = re.compile(r"^\s*(?:>\s?)+")
 _TABLE_ROW = re.compile(r"^\s*\|")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -150,7 +157,8 @@ def _blocks(text: str, first_line: int) -> Iterable[list[tuple[int, str]]]:
         if item or _TABLE_ROW.match(line):
             if block:
                 yield block
-            block = [(number, line[item.end():] if item else line.replace("|", " ; "))]
+            block = [(number, _BULLET_ID_LABEL.sub("", line[item.end():], count=1) if item
+                      else line.replace("|", " ; "))]
             if not item:
                 yield block
                 block = []
@@ -205,6 +213,7 @@ def plain_text(markdown: str) -> str:
     """A claim's words without Markdown: link text kept, targets, URLs, tags,
     emphasis marks and footnote markers dropped, whitespace collapsed."""
     text = _MARKER.sub("", markdown)
+    text = _BULLET_ID_MENTION.sub("", text)
     text = _LINK.sub(lambda m: m.group(1), text)
     text = _URL.sub("", text)
     text = _TAG.sub("", text)

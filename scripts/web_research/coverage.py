@@ -17,7 +17,9 @@ under that bullet (same title, URL and excerpt: the report copies entries
 field for field), or when Gaps & Limitations names the bullet by id or by its
 text. This is mechanical on purpose: the model needs no extra markup, and a
 bullet can only pass on evidence the researchers recorded or on an admitted gap.
-Runs whose briefs carry no ids (made before ids existed) get no coverage checks.
+Runs whose briefs carry no ids (made before ids existed) get no coverage checks;
+nor does a missing bullet whose subtopic Gaps does not name yet, since
+`report.gaps.names.<slug>` already fails for it.
 """
 from __future__ import annotations
 
@@ -235,6 +237,7 @@ def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[B
 def coverage_checks(run_dir: Path, parsed: "ParsedRun") -> list["Check"]:
     """`report.coverage.<id>`: each bullet is supported by a cited source or named in Gaps."""
     from .checklist import fail, ok
+    from .report import gaps_name
 
     if parsed.plan is None or parsed.report is None or parsed.report_path is None \
             or not briefs_carry_ids(run_dir, parsed.plan):
@@ -245,6 +248,9 @@ def coverage_checks(run_dir: Path, parsed: "ParsedRun") -> list["Check"]:
     for state, how in report_coverage(parsed.report, bullet_states(parsed.plan, parsed.findings)):
         bullet = state.bullet
         check_id = f"report.coverage.{bullet.id}"
+        if how is None and state.state == STATE_MISSING \
+                and not gaps_name(parsed.report, bullet.subtopic.name, bullet.subtopic.slug):
+            continue  # one defect, one check: report.gaps.names.<slug> already asks for the subtopic
         if how == "cited":
             checks.append(ok(check_id, f"bullet {bullet.id} is supported by a cited source", path))
         elif how == "gaps":

@@ -67,7 +67,7 @@ def test_render_fills_every_field(tmp_path: Path) -> None:
     assert "{{" not in text and "}}" not in text
     assert plan.question in text
     assert "Your subtopic: Pricing models" in text
-    assert "- Which units vendors bill logs by (GB ingested, events, hosts)\n- Whether retention is priced separately" in text
+    assert "- 1.1 Which units vendors bill logs by (GB ingested, events, hosts)\n- 1.2 Whether retention is priced separately" in text
     assert "at most 4 web searches" in text
     assert f"up to {MAX_PARALLEL_RESEARCHERS} researchers" in text
     assert str(run / "findings" / "pricing-models.md") in text
