@@ -159,7 +159,9 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
          findings_path(run, COMMITMENTS).read_text(encoding="utf-8").split("## Claims")[0]
          + "Nothing worth citing.\n", encoding="utf-8"),
      [Expect(f"findings.{COMMITMENTS}.citations.none", f"findings/{COMMITMENTS}.md", "status: ok", "warning"),
-      Expect("report.citations.provenance", "report.md", "[^6]: **Title**")]),
+      Expect("report.citations.provenance", "report.md", "[^6]: **Title**"),
+      # ... and the report's claims for that subtopic's bullets no longer rest on its findings
+      *(Expect(f"report.coverage.2.{n}", "report.md", "## Gaps & Limitations") for n in (1, 2, 3))]),
     ("findings.unexpected",
      lambda run: (run / "findings" / "notes.md").write_text("scratch\n", encoding="utf-8"),
      [Expect("findings.unexpected", "findings/notes.md", None, "warning")]),
@@ -350,6 +352,7 @@ def test_every_check_id_is_documented_in_the_module_docstring() -> None:
     for check in checks:
         generic = re.sub(r"^findings\.[^.]+\.", "findings.<slug>.", check.id)
         generic = re.sub(r"^report\.gaps\.names\..+$", "report.gaps.names.<slug>", generic)
+        generic = re.sub(r"^report\.coverage\..+$", "report.coverage.<id>", generic)
         if ".citations." in generic and generic.rsplit(".", 1)[1] in rules:
             continue
         assert generic in doc, f"{check.id} is not listed in checklist's docstring"
