@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--auto-proceed", action="store_true", help="skip the plan review gate")
     p.add_argument("--refresh", action="store_true", help="archive a prior run in the folder first")
     p.add_argument("--tier", help="cost tier: quick, standard (default) or deep")
+    p.add_argument("--deepen", action="store_true", help="allow one second wave whatever the tier")
     p.add_argument("--args", dest="raw_args", metavar="TEXT",
                    help="the raw argument text the skill received (YAML mapping or question)")
     p.add_argument("--args-file", metavar="PATH",

@@ -42,6 +42,7 @@ class StartInput:
     auto_proceed: bool = False
     refresh: bool = False
     tier: str = DEFAULT_TIER
+    deepen: bool = False  # a second wave allowed whatever the tier (plan.md's `Deepen: yes`)
 
 
 @lru_cache(maxsize=1)
@@ -194,6 +195,7 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
         auto_proceed=bool(plain.get("auto_proceed", False)),
         refresh=bool(plain.get("refresh", False)),
         tier=plain.get("tier", DEFAULT_TIER),
+        deepen=bool(plain.get("deepen", False)),
     )
 
 
@@ -214,7 +216,8 @@ def from_raw(text: str) -> StartInput:
 
 
 def from_flags(
-    question: str | None, output_dir: str | None, auto_proceed: bool, refresh: bool, tier: str | None = None
+    question: str | None, output_dir: str | None, auto_proceed: bool, refresh: bool, tier: str | None = None,
+    deepen: bool = False,
 ) -> StartInput:
     """Command-line flags -> validated input (same schema as the raw route)."""
     mapping: dict[str, Any] = {}
@@ -228,4 +231,6 @@ def from_flags(
         mapping["refresh"] = True
     if tier is not None:
         mapping["tier"] = tier
+    if deepen:
+        mapping["deepen"] = True
     return validate(mapping)

@@ -13,7 +13,7 @@ from web_research.inputs import InputError, StartInput, contract_keys, from_flag
 
 def test_contract_keys_come_from_the_schema() -> None:
     schema = json.loads((SCHEMAS_DIR / "start-input.schema.json").read_text())
-    assert contract_keys() == ("research_question", "output_dir", "auto_proceed", "refresh", "tier")
+    assert contract_keys() == ("research_question", "output_dir", "auto_proceed", "refresh", "tier", "deepen")
     assert tuple(schema["properties"]) == contract_keys()
     assert schema["required"] == ["research_question"] and schema["additionalProperties"] is False
 

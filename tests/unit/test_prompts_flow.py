@@ -23,7 +23,7 @@ from web_research.briefs import brief_hash, split_agent_prompt  # noqa: E402
 
 SKILL = formats.SKILL_DIR / "SKILL.md"
 SKILL_TEXT = SKILL.read_text(encoding="utf-8")
-START_KEYS = ("research_question", "output_dir", "plan", "findings_dir", "report", "auto_proceed", "tier")
+START_KEYS = ("research_question", "output_dir", "plan", "findings_dir", "report", "auto_proceed", "tier", "deepen")
 BRIEF_KEYS = ("subtopic", "brief_path", "brief_hash", "findings_path")
 QUESTION = "How do managed log services price retention beyond 30 days?"
 

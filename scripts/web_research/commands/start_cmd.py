@@ -58,9 +58,10 @@ def _raw_text(args: argparse.Namespace) -> str | None:
 def read_input(args: argparse.Namespace) -> StartInput:
     raw = _raw_text(args)
     if raw is None:
-        return from_flags(args.question, args.output_dir, args.auto_proceed, args.refresh, args.tier)
+        return from_flags(args.question, args.output_dir, args.auto_proceed, args.refresh, args.tier,
+                          deepen=getattr(args, "deepen", False))
     if args.question is not None or args.output_dir is not None or args.auto_proceed or args.refresh \
-            or args.tier is not None:
+            or args.tier is not None or getattr(args, "deepen", False):
         raise InputError(
             "arguments: --args/--args-file cannot be combined with --question, --output-dir, "
             "--auto-proceed, --refresh or --tier; expected one way of giving the input"
@@ -109,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         "auto_proceed": request.auto_proceed,
         "research_question": request.question,
         "tier": request.tier,
+        "deepen": request.deepen,
         "archived_to": str(archived) if archived else None,
     })
     return EXIT_OK
