@@ -1,0 +1,257 @@
+"""Coverage of the plan (bullet ids, `gaps`, `report.coverage.<id>`) and the one second wave."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from helpers_core_b import COST, EXAMPLE_DIR, copy_example, failing, findings_path, replace_once, run_cli
+from web_research import formats
+from web_research.briefs import load_template, render_brief, write_briefs
+from web_research.budget import effective_budget
+from web_research.checklist import passed, run_checklist
+from web_research.claims import find_claims, grounding
+from web_research.coverage import (STATE_COVERED, STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states,
+                                   load_findings_files)
+from web_research.inputs import from_raw
+from web_research.plan import PlanError, load_plan, parse_plan, second_wave_subtopics
+
+EXAMPLE_PLAN = (EXAMPLE_DIR / formats.PLAN_FILE).read_text(encoding="utf-8")
+SECOND_WAVE = """
+## Second wave
+
+### Vendor archive documentation
+- 3.2: rehydration pages in each vendor's documentation
+- 1.2: Northwind's retention options in its docs
+
+### Practitioner cost reports
+- 3.1
+"""
+
+
+def deep(plan: str) -> str:
+    return plan.replace("## Budget\n", "## Budget\n\nTier: deep\n", 1)
+
+
+def deepened(plan: str) -> str:
+    return plan.replace("## Budget\n", "## Budget\n\nDeepen: yes\n", 1)
+
+
+# --- plan.md: ids and the second wave --------------------------------------------------------------
+
+def test_bullets_get_ids_from_their_place_in_the_plan():
+    plan = parse_plan(EXAMPLE_PLAN)
+    assert [b.id for b in plan.bullets] == ["1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "3.1", "3.2"]
+    assert plan.bullets[3].text.startswith("What annual or multi-year commitment")
+    assert plan.bullets[3].subtopic.name == "Enterprise commitments and overages"
+    assert plan.second_wave == [] and second_wave_subtopics(plan) == []
+
+
+@pytest.mark.parametrize("grant", [deep, deepened])
+def test_a_second_wave_targets_first_wave_ids_where_the_budget_allows_it(grant):
+    plan = parse_plan(grant(EXAMPLE_PLAN) + SECOND_WAVE)
+    wave = second_wave_subtopics(plan)
+    assert [s.slug for s in wave] == ["vendor-archive-documentation", "practitioner-cost-reports"]
+    assert wave[0].targets == ("3.2", "1.2") and wave[1].targets == ("3.1",)
+    assert wave[0].establish == ["rehydration pages in each vendor's documentation",
+                                 "Northwind's retention options in its docs"]
+    assert effective_budget(plan).second_wave
+    assert len(plan.subtopics) == 3 and len(plan.all_subtopics) == 5
+
+
+def test_a_second_wave_is_refused_when_the_tier_has_none():
+    with pytest.raises(PlanError, match=r"'## Second wave' is not allowed .* 'Tier: deep' or 'Deepen: yes'") as error:
+        parse_plan(EXAMPLE_PLAN.replace("## Budget\n", "## Budget\n\nTier: standard\n") + SECOND_WAVE)
+    assert error.value.line == EXAMPLE_PLAN.count("\n") + 4  # the `## Second wave` heading
+
+
+@pytest.mark.parametrize("section,message", [
+    ("### Archives\n- 4.1: nothing\n", r"the bullet '4\.1: nothing'; expected it to start with the id of a first-wave bullet"),
+    ("### Archives\n- look harder\n", r"expected it to start with the id"),
+    ("### Archives\n- 3.1\n### Reports\n- 3.1\n", r"bullet 3\.1 is targeted by second-wave subtopics 'Archives' and 'Reports'"),
+    ("### Billing units and retention tiers\n- 3.1\n", r"same slug 'billing-units-and-retention-tiers'"),
+    ("".join(f"### Wave {n}\n- 1.{n}\n" for n in (1, 2, 3)) + "### Wave 4\n- 2.1\n", r"found 4 second-wave subtopics; expected 1 to 3"),
+    ("### Archives\n", r"second-wave subtopic 'Archives' has no bullets"),
+])
+def test_second_wave_mistakes_name_their_line(section, message):
+    with pytest.raises(PlanError, match=message):
+        parse_plan(deep(EXAMPLE_PLAN) + "\n## Second wave\n\n" + section)
+
+
+def test_deepen_in_the_contract_is_a_strict_boolean():
+    assert from_raw('research_question: "Q?"\ndeepen: true').deepen is True
+    assert from_raw('research_question: "Q?"').deepen is False
+    with pytest.raises(ValueError, match="deepen"):
+        from_raw('research_question: "Q?"\ndeepen: yes')
+
+
+def test_start_prints_deepen(tmp_path):
+    result = run_cli("start", "--args", f'research_question: "Q?"\noutput_dir: "{tmp_path / "run"}"\ndeepen: true')
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["deepen"] is True
+
+
+# --- briefs ------------------------------------------------------------------------------------------
+
+def test_second_wave_briefs_leave_the_first_wave_byte_identical(tmp_path):
+    run = copy_example(tmp_path)
+    (run / formats.PLAN_FILE).write_text(deep(EXAMPLE_PLAN), encoding="utf-8")
+    first = {b.slug: (b.brief_hash, Path(b.brief_path).read_bytes()) for b in write_briefs(run)}
+    (run / formats.PLAN_FILE).write_text(deep(EXAMPLE_PLAN) + SECOND_WAVE, encoding="utf-8")
+    both = write_briefs(run)
+    assert {b.slug: (b.brief_hash, Path(b.brief_path).read_bytes()) for b in both if b.wave == 1} == first
+    second = [b for b in both if b.wave == 2]
+    assert [(b.slug, b.bullets) for b in second] == [("vendor-archive-documentation", ("3.2", "1.2")),
+                                                    ("practitioner-cost-reports", ("3.1",))]
+    text = Path(second[0].brief_path).read_text(encoding="utf-8")
+    assert ("- 3.2 Whether archived logs can be rehydrated and what that costs "
+            "(approach: rehydration pages in each vendor's documentation)\n"
+            "- 1.2 How the retention period (hot, warm, archive) changes the price per unit "
+            "(approach: Northwind's retention options in its docs)\n") in text
+    assert "- Practitioner cost reports\n" in text and "- Billing units and retention tiers\n" in text
+    assert second[0].to_json()["bullets"] == ["3.2", "1.2"]
+
+
+def test_the_brief_template_tells_the_researcher_to_organise_by_id():
+    template = load_template()
+    assert "Establish (each point starts with its id):" in template
+    assert "starting with its id" in template and "- <id>: <each point" in template
+    plan = parse_plan(EXAMPLE_PLAN)
+    brief = render_brief(plan, plan.subtopics[2], EXAMPLE_DIR)
+    assert "\n- 3.1 Which built-in controls" in brief and "\n- 3.2 Whether archived logs" in brief
+
+
+# --- gaps -------------------------------------------------------------------------------------------
+
+def test_gaps_json_lists_every_bullet_with_its_state():
+    result = run_cli("gaps", str(EXAMPLE_DIR), "--json")
+    assert result.returncode == 0, result.stderr
+    bullets = json.loads(result.stdout)["bullets"]
+    assert [(b["id"], b["state"]) for b in bullets] == [
+        ("1.1", "covered"), ("1.2", "covered"), ("1.3", "covered"),
+        ("2.1", "covered"), ("2.2", "covered"), ("2.3", "covered"), ("3.1", "missing"), ("3.2", "missing")]
+    assert bullets[0]["subtopic"] == "Billing units and retention tiers"
+    assert bullets[0]["footnotes"] == [{"findings": "findings/billing-units-and-retention-tiers.md",
+                                        "footnotes": [1, 2, 3]}]
+    assert "page fetch timed out" in bullets[6]["reason"]
+    text = run_cli("gaps", str(EXAMPLE_DIR))
+    assert text.returncode == 0 and text.stdout.rstrip().endswith("uncovered: 3.1, 3.2")
+
+
+def test_a_bullet_with_no_cited_claim_is_not_established_with_its_reason(tmp_path):
+    run = copy_example(tmp_path)
+    path = findings_path(run, "enterprise-commitments-and-overages")
+    replace_once(path, "- Lumen Logs publishes up to 30% off for multi-year terms[^2].\n", "")
+    plan = load_plan(run / formats.PLAN_FILE)
+    state = {s.bullet.id: s for s in bullet_states(plan, load_findings_files(run, plan))}
+    assert state["2.3"].state == STATE_NOT_ESTABLISHED
+    assert state["2.3"].reason.startswith("2.3: Discounts published by Acme or Northwind")
+    assert state["2.2"].state == STATE_COVERED
+
+
+def test_a_missing_findings_file_leaves_its_bullets_missing_until_a_second_wave_covers_them(tmp_path):
+    run = copy_example(tmp_path)
+    (run / formats.PLAN_FILE).write_text(deep(EXAMPLE_PLAN) + SECOND_WAVE, encoding="utf-8")
+    plan = load_plan(run / formats.PLAN_FILE)
+    state = {s.bullet.id: s.state for s in bullet_states(plan, load_findings_files(run, plan))}
+    assert state["3.1"] == state["3.2"] == STATE_MISSING
+    # the second wave's file answers 3.1 (a claim under its heading) and says why 3.2 stays open
+    billing = findings_path(run, "billing-units-and-retention-tiers").read_text(encoding="utf-8")
+    entry = billing[billing.index("[^1]: **Title**"):].split("\n\n")[0]
+    findings_path(run, "practitioner-cost-reports").write_text(
+        "---\nstatus: ok\nsubtopic: \"Practitioner cost reports\"\nbrief_hash: sha256:" + "0" * 64 +
+        "\nstarted_at: 2026-04-18T10:00:00Z\nfinished_at: 2026-04-18T10:05:00Z\n---\n\n## Claims\n\n"
+        "### 3.1 Which built-in controls\n\n- Acme bills data ingested and events indexed separately[^1].\n\n"
+        "## Sources\n\n" + entry.replace("[^1]:", "[^1]:", 1) + "\n", encoding="utf-8")
+    state = {s.bullet.id: s for s in bullet_states(plan, load_findings_files(run, plan))}
+    assert state["3.1"].state == STATE_COVERED
+    assert [(e.findings.name, e.footnotes) for e in state["3.1"].evidence if e.footnotes] == [
+        ("practitioner-cost-reports.md", [1])]
+    assert state["3.2"].state == STATE_MISSING  # its second-wave subtopic has no findings yet
+
+
+def test_a_heading_of_another_subtopics_bullet_does_not_count(tmp_path):
+    run = copy_example(tmp_path)
+    path = findings_path(run, "billing-units-and-retention-tiers")
+    replace_once(path, "### 1.3 Whether indexing", "### 2.3 Whether indexing")
+    plan = load_plan(run / formats.PLAN_FILE)
+    state = {s.bullet.id: s for s in bullet_states(plan, load_findings_files(run, plan))}
+    assert state["1.3"].state == STATE_NOT_ESTABLISHED
+    assert all(e.findings.name != path.name or not e.footnotes for e in state["2.3"].evidence)
+
+
+# --- verify -----------------------------------------------------------------------------------------
+
+def test_the_example_covers_every_bullet():
+    checks = [c for c in run_checklist(EXAMPLE_DIR) if c.id.startswith("report.coverage.")]
+    assert [c.id for c in checks] == [f"report.coverage.{i}" for i in
+                                      ("1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "3.1", "3.2")]
+    assert all(c.ok for c in checks)
+
+
+def test_verify_fails_on_a_bullet_neither_cited_nor_named_in_gaps(tmp_path):
+    run = copy_example(tmp_path)
+    replace_once(run / formats.REPORT_FILE, " (bullets 3.1 and 3.2)", "")
+    bad = failing(run_checklist(run))
+    assert set(bad) == {"report.coverage.3.1", "report.coverage.3.2"}
+    assert "bullet 3.1" in bad["report.coverage.3.1"].message and "Gaps & Limitations" in bad["report.coverage.3.1"].message
+    result = run_cli("verify", str(run))
+    assert result.returncode == 1 and "report.coverage.3.2" in result.stdout
+
+
+def test_a_bullet_named_by_its_text_in_gaps_passes(tmp_path):
+    run = copy_example(tmp_path)
+    replace_once(run / formats.REPORT_FILE, " (bullets 3.1 and 3.2)", "")
+    replace_once(run / formats.REPORT_FILE, "re-run this subtopic alone once the documentation is reachable.",
+                 "re-run this subtopic alone once the documentation is reachable.\n"
+                 "- Not established: which built-in controls vendors document for reducing billable log volume "
+                 "(sampling, filtering, exclusion rules); whether archived logs can be rehydrated and what that costs.")
+    assert passed(run_checklist(run)), [f"{c.id}: {c.message}" for c in failing(run_checklist(run)).values()]
+
+
+def test_a_bullet_its_findings_no_longer_support_fails_until_gaps_names_it(tmp_path):
+    run = copy_example(tmp_path)
+    # 2.3 rests on one findings claim; without it, no source the report cites stands under 2.3
+    replace_once(findings_path(run, "enterprise-commitments-and-overages"),
+                 "- Lumen Logs publishes up to 30% off for multi-year terms[^2].\n", "")
+    bad = failing(run_checklist(run))
+    assert set(bad) == {"report.coverage.2.3"}
+    assert "its state is not-established" in bad["report.coverage.2.3"].message
+    replace_once(run / formats.REPORT_FILE, "## Sources\n",
+                 "- **Bullet 2.3** (published committed-volume discounts): not established by a vendor page.\n\n"
+                 "## Sources\n")
+    assert passed(run_checklist(run))
+
+
+def test_runs_whose_briefs_carry_no_ids_verify_as_before(tmp_path):
+    run = copy_example(tmp_path)
+    replace_once(run / formats.REPORT_FILE, " (bullets 3.1 and 3.2)", "")
+    for brief in (run / formats.BRIEFS_DIR).glob("*.md"):
+        brief.write_text(re.sub(r"^- \d\.\d ", "- ", brief.read_text(encoding="utf-8"), flags=re.M),
+                         encoding="utf-8")
+    checks = run_checklist(run)
+    assert not [c for c in checks if c.id.startswith("report.coverage.")]
+    assert {c.id for c in checks if not c.ok and c.severity == "error"} == {
+        f"findings.{slug}.brief_hash" for slug in ("billing-units-and-retention-tiers",
+                                                   "enterprise-commitments-and-overages")}
+
+
+def test_a_second_wave_subtopic_is_checked_and_named_like_any_other(tmp_path):
+    run = copy_example(tmp_path)
+    (run / formats.PLAN_FILE).write_text(deep(EXAMPLE_PLAN) + SECOND_WAVE, encoding="utf-8")
+    bad = failing(run_checklist(run))
+    assert "findings.vendor-archive-documentation.exists" in bad
+    assert "report.gaps.names.vendor-archive-documentation" in bad
+    assert "findings.unexpected" not in bad
+
+
+# --- claims: ids are not figures --------------------------------------------------------------------
+
+def test_a_bullet_id_label_or_mention_is_not_a_figure():
+    text = ("- 2.3: only a forum post reports a discount[^1].\n\n"
+            "Bullets 1.2 and 3.1 rest on one vendor page[^1].\n")
+    claims = find_claims(text)
+    assert [grounding(c, ["A discount exists."]).missing for c in claims] == [(), ()]
+    assert grounding(find_claims("- It costs 2.3 per GB[^1].\n")[0], ["It costs little."]).missing
