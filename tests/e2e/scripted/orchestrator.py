@@ -32,6 +32,10 @@ USER_ASKS = re.compile(r"[Rr]esearch this question: (.+)")
 PLAN_REFUSED_NAME = re.compile(r"plan\.md:\d+: subtopic '([^']+)' would get the findings file .* rename the subtopic")
 
 
+# plan.md's second-wave section and a bullet line of `gaps` (text form).
+SECOND_WAVE_HEADING = f"## {formats.PLAN_SECTION_SECOND_WAVE}"
+GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|not-established|missing)\s+(.+)$", re.M)
+
 # How far a drifted report's first figure strays from its excerpt.
 DRIFT = 6
 
@@ -75,10 +79,13 @@ PY"""
 
 
 class Orchestrator:
-    def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int):
-        """extra_dispatches: Agent calls added to the dispatch message beyond one per brief."""
+    def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
+                 second_wave: list[Subtopic] | None = None):
+        """extra_dispatches: Agent calls added to the dispatch message beyond one per brief.
+        second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered."""
         self.ctx = ctx
         self.topics = topics
+        self.second_wave = second_wave or []
         self.report_mode = report
         self.extra_dispatches = extra_dispatches
 
@@ -97,6 +104,9 @@ class Orchestrator:
             return self.after_tool_search(req)
         if sub == "start":
             return self.after_start(req)
+        if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.PLAN_FILE) \
+                and SECOND_WAVE_HEADING in last[0]["input"]["content"]:
+            return self.after_second_wave_plan(req)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.PLAN_FILE):
             refused_by = sub_was_refused_plan(req)
             if refused_by:
@@ -112,7 +122,12 @@ class Orchestrator:
                          "Show the run's status")
         if sub == "status" and self.report_mode == "forged":
             return bash(FORGE.replace("<RUN>", self.run(req)["output_dir"]), "Correct a quote in the evidence")
-        if sub == "status" or (name == "Bash" and last[0]["input"]["command"].startswith("python3 - <<'PY'")):
+        if sub == "status":
+            return bash(core_command(self.body(req), "gaps", self.run(req)["output_dir"]),
+                        "List which plan bullets the findings cover")
+        if sub == "gaps":
+            return self.after_gaps(req)
+        if name == "Bash" and last[0]["input"]["command"].startswith("python3 - <<'PY'"):
             return calls(*[("Read", {"file_path": b["findings_path"]}) for b in self.briefs(req)])
         if name == "Read" and "/findings/" in last[0]["input"]["file_path"]:
             broken = self.report_mode in ("broken-then-fixed", "broken-forever")
@@ -224,12 +239,49 @@ class Orchestrator:
             raise PromptError(f"`briefs` failed: {result.text if result else 'no result'}")
         return self.dispatch(req)
 
+    def after_gaps(self, req: RequestView) -> Reply:
+        """SKILL.md: uncovered bullets, a tier that allows it and no second wave yet: append one
+        (second-wave.md), shown for review unless auto_proceed; otherwise read the findings."""
+        run = self.run(req)
+        with open(run["plan"], encoding="utf-8") as fh:
+            plan = fh.read()
+        uncovered = [b for b in self.gaps(req) if b["state"] != "covered"]
+        allowed = f"{PLAN_TIER_LINE}: deep" in plan or "Deepen: yes" in plan
+        if uncovered and allowed and SECOND_WAVE_HEADING not in plan and self.second_wave:
+            if "references/second-wave.md" not in self.body(req):
+                raise PromptError("SKILL.md does not point to second-wave.md for uncovered bullets")
+            targets = {b["id"] for b in uncovered}
+            wave = [t for t in self.second_wave if t.establish[0].split(":")[0] in targets]
+            section = [SECOND_WAVE_HEADING, ""]
+            for t in wave[:formats.MAX_SECOND_WAVE_SUBTOPICS]:
+                section += [f"### {t.name}"] + [f"- {e}" for e in t.establish] + [""]
+            return call("Write", {"file_path": run["plan"], "content": plan.rstrip("\n") + "\n\n" + "\n".join(section)})
+        return calls(*[("Read", {"file_path": b["findings_path"]}) for b in self.briefs(req)])
+
+    def after_second_wave_plan(self, req: RequestView) -> Reply:
+        run = self.run(req)
+        if not run.get("auto_proceed"):  # second-wave.md: reviewed like the plan, then the turn ends
+            section = last_calls(req)[0]["input"]["content"].split(SECOND_WAVE_HEADING, 1)[1]
+            return say(f"The first wave left bullets uncovered. Proposed {SECOND_WAVE_HEADING} in "
+                       f"{run['plan']}:\n{section}\nConfirm it, revise it, or skip the second wave.")
+        return bash(core_command(self.body(req), "briefs", run["output_dir"]), "Render the second wave's briefs")
+
+    def gaps(self, req: RequestView) -> list[dict[str, str]]:
+        """The bullets of the last `gaps` output (its text form): id, state, text."""
+        for r in reversed(req.all_tool_results()):
+            if subcommand({"name": r.name, "input": r.input}) == "gaps":
+                return [{"id": m.group(1), "state": m.group(2), "text": m.group(3)}
+                        for m in GAPS_LINE.finditer(r.text)]
+        raise PromptError("no `gaps` output in the conversation")
+
     def dispatch(self, req: RequestView) -> Reply:
         """SKILL.md: each researcher's prompt is the `prompt` value `briefs` printed, unchanged."""
         if "`prompt` value, unchanged" not in " ".join(self.body(req).split()):
             raise PromptError("SKILL.md no longer says to dispatch the `prompt` value briefs prints")
         agents = []
-        for b in self.briefs(req):
+        rendered = self.briefs(req)
+        second = [b for b in rendered if b.get("wave") == 2]  # second-wave.md: only the new briefs
+        for b in second or rendered:
             agents.append(("Agent", {"description": b["subtopic"], "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
                                      "run_in_background": False, "prompt": b["prompt"]}))
         for i in range(self.extra_dispatches):  # alternately a duplicate and a free-form prompt
@@ -288,7 +340,7 @@ class Orchestrator:
         question = self.run(req)["research_question"]
         findings_sections, gaps, sources, tldr = [], [], [], []
         for b in self.briefs(req):
-            topic = next(t for t in self.topics if t.name == original_name(b["subtopic"]))
+            topic = next(t for t in self.topics + self.second_wave if t.name == original_name(b["subtopic"]))
             result = read.get(b["findings_path"])
             text = read_tool_text(result.text) if result and not result.is_error else ""
             meta, claims, entries = parse_findings(text)
@@ -310,6 +362,11 @@ class Orchestrator:
                 lines.append(re.sub(r"\[\^\d+\]", f"[^{number}]", claim))
                 tldr.append(re.sub(r"\[\^\d+\]", f"[^{number}]", claim.lstrip("- ")))
             findings_sections.append("\n".join(lines))
+        if any(r.name == "Bash" and subcommand({"name": r.name, "input": r.input}) == "gaps"
+               for r in req.all_tool_results()):  # report-template.md: each uncovered bullet by id
+            for bullet in self.gaps(req):
+                if bullet["state"] != "covered":
+                    gaps.append(f"- **Bullet {bullet['id']}** ({bullet['text']}): {bullet['state']}.")
         gaps.append("- Independent sources confirming each vendor's own figures would sharpen the answer.")
         while len(tldr) < formats.TLDR_MIN_BULLETS:
             tldr.append("The remaining subtopics could not be established; see Gaps & Limitations.")

@@ -93,12 +93,16 @@ def brief_line(brief: str, label: str) -> str:
 
 
 def brief_list(brief: str, label: str) -> list[str]:
-    """The `- ` items on the lines after `label` (e.g. 'Establish:'), up to the first other line."""
+    """The `- ` items on the lines after `label` (e.g. 'Establish:', which also finds
+    'Establish (each point starts with its id):'), up to the first other line."""
     lines = brief.splitlines()
-    if label not in lines:
+    head = label.rstrip(":")
+    found = next((i for i, line in enumerate(lines)
+                  if line == label or (line.startswith(head + " (") and line.endswith(":"))), None)
+    if found is None:
         raise PromptError(f"the brief has no line {label!r}:\n{brief[:1500]}")
     items = []
-    for line in lines[lines.index(label) + 1:]:
+    for line in lines[found + 1:]:
         if not line.startswith("- "):
             break
         items.append(line[2:].strip())

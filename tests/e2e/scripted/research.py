@@ -25,16 +25,19 @@ def researcher_marker(plugin_root: str) -> str:
 
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
-          extra_dispatches: int = 0) -> Scenario:
+          extra_dispatches: int = 0, second_wave: list[dict] | None = None) -> Scenario:
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
     orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
-    otherwise passes)."""
+    otherwise passes). second_wave: the subtopics the orchestrator appends as plan.md's
+    `## Second wave` when `gaps` leaves bullets uncovered and the tier allows it (their
+    `establish` items are `<bullet id>: <angle>`)."""
     topics = [Subtopic(**s) for s in (subtopics or DEFAULT_SUBTOPICS)]
+    follow_up = [Subtopic(**s) for s in (second_wave or [])]
     pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
-                  f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics]
+                  f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics + follow_up]
     marker = researcher_marker(ctx.plugin_root)
-    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches)
-    researcher = Researcher(ctx, topics)
+    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up)
+    researcher = Researcher(ctx, topics + follow_up)
     return Scenario([
         websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages
                                          if any(w.lower() in p.title.lower() for w in query.split())]),

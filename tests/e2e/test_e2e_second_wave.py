@@ -1,0 +1,101 @@
+"""Scenario: a deep run whose first wave leaves bullets uncovered, then one second wave.
+
+Each scripted researcher establishes only the first point of its brief, so the
+first wave leaves 1.2 and 2.2 `not-established`. The orchestrator follows
+SKILL.md: `gaps`, then (tier deep) a `## Second wave` appended to plan.md with
+one subtopic per uncovered bullet, `briefs` again (the first wave's briefs
+unchanged), the two new researchers dispatched under the same hooks, `gaps`
+again (all covered), a report that folds the second wave in, and `verify`
+passes with every `report.coverage.<id>` check backed by a citation.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+
+from web_research import formats
+
+QUESTION = "How do log vendors structure ingestion and commitment pricing?"
+FIRST_WAVE = [
+    {"name": "Ingestion pricing", "establish": ["Which unit vendors bill ingestion by",
+                                                "Which vendors publish overage rates"]},
+    {"name": "Commitment terms", "establish": ["What annual commitment the enterprise tier requires",
+                                               "What discount a multi-year commitment earns"]},
+]
+SECOND_WAVE = [
+    {"name": "Overage rate cards", "establish": ["1.2: the vendors' published rate cards"]},
+    {"name": "Multiyear discount schedules", "establish": ["2.2: discount schedules in contract terms"]},
+]
+
+SESSIONS = {"second-wave": lambda run: run(RunSpec(
+    prompt=f"/web-research --auto --tier deep {QUESTION}", scenario="scripted.research:build",
+    scenario_args={"subtopics": FIRST_WAVE, "second_wave": SECOND_WAVE}, timeout=150.0))}
+
+
+@pytest.fixture(scope="module")
+def run(e2e_session):
+    result = e2e_session("second-wave")
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+@pytest.fixture(scope="module")
+def run_dir(run) -> Path:
+    return Path(outcome.final_json(run)["plan"]).parent
+
+
+def _gaps_states(output: str) -> dict[str, str]:
+    return dict(re.findall(r"^(\d+\.\d+)\s+(covered|not-established|missing)\b", output, flags=re.M))
+
+
+def test_the_first_wave_leaves_bullets_uncovered_and_the_second_covers_them(run):
+    runs = outcome.bash_runs(run, "gaps")
+    assert len(runs) == 2, runs
+    first, second = (_gaps_states(output) for _call, output in runs)
+    assert first == {"1.1": "covered", "1.2": "not-established", "2.1": "covered", "2.2": "not-established"}
+    assert second == {"1.1": "covered", "1.2": "covered", "2.1": "covered", "2.2": "covered"}
+
+
+def test_the_second_wave_is_appended_to_the_plan_and_its_briefs_are_new(run, run_dir):
+    plan = (run_dir / formats.PLAN_FILE).read_text()
+    assert plan.count("## Second wave") == 1
+    assert "### Overage rate cards\n- 1.2: the vendors' published rate cards" in plan
+    (first_call, first_out), (second_call, second_out) = outcome.bash_runs(run, "briefs")
+    first = {b["slug"]: b["brief_hash"] for b in outcome.json_of(first_out)}
+    both = outcome.json_of(second_out)
+    assert {b["slug"]: b["brief_hash"] for b in both if b["wave"] == 1} == first  # unchanged
+    wave2 = {b["slug"]: b["bullets"] for b in both if b["wave"] == 2}
+    assert wave2 == {"overage-rate-cards": ["1.2"], "multiyear-discount-schedules": ["2.2"]}
+    assert not set(wave2) & set(first)
+
+
+def test_second_wave_researchers_ran_under_the_hooks_and_wrote_sealed_findings(run, run_dir):
+    groups = outcome.agent_messages(run)
+    assert [sorted(u["input"]["description"] for u in g) for g in groups] == [
+        ["Commitment terms", "Ingestion pricing"], ["Multiyear discount schedules", "Overage rate cards"]]
+    for slug in ("overage-rate-cards", "multiyear-discount-schedules"):
+        text = (run_dir / formats.FINDINGS_DIR / f"{slug}.md").read_text()
+        assert "status: ok" in text
+        assert f"brief_hash: {outcome.sha256(run_dir / formats.BRIEFS_DIR / f'{slug}.md')}" in text
+        assert re.search(r"^### (1|2)\.2 ", text, flags=re.M), text
+
+
+def test_the_report_folds_the_second_wave_in_and_verify_passes(run, run_dir):
+    report = (run_dir / formats.REPORT_FILE).read_text()
+    assert "### Overage rate cards" in report and "### Multiyear discount schedules" in report
+    gaps = report.split("## Gaps & Limitations", 1)[1].split("## Sources", 1)[0]
+    assert "1.2" not in gaps and "2.2" not in gaps  # covered by citations, not admitted as gaps
+    checked = subprocess.run([str(outcome.CORE), "verify", str(run_dir), "--json"], capture_output=True,
+                             text=True, timeout=60)
+    verify = json.loads(checked.stdout)
+    assert checked.returncode == 0 and verify["ok"], checked.stdout
+    coverage = {c["id"]: c for c in verify["checks"] if c["id"].startswith("report.coverage.")}
+    assert sorted(coverage) == [f"report.coverage.{i}" for i in ("1.1", "1.2", "2.1", "2.2")]
+    assert all(c["ok"] and "cited source" in c["message"] for c in coverage.values())
