@@ -255,3 +255,35 @@ def test_a_bullet_id_label_or_mention_is_not_a_figure():
     claims = find_claims(text)
     assert [grounding(c, ["A discount exists."]).missing for c in claims] == [(), ()]
     assert grounding(find_claims("- It costs 2.3 per GB[^1].\n")[0], ["It costs little."]).missing
+
+
+# --- the prompts agree with the code ----------------------------------------------------------------
+
+REFERENCES = formats.PLUGIN_ROOT / "skills" / "web-research" / "references"
+
+
+def test_second_wave_reference_shows_a_section_the_parser_accepts_and_states_the_cap():
+    text = (REFERENCES / "second-wave.md").read_text(encoding="utf-8")
+    block = re.search(r"```markdown\n(## Second wave\n.*?)```", text, flags=re.S).group(1)
+    filled = block.replace("<new subtopic name, distinct from every other subtopic>", "Vendor archives")
+    filled = re.sub(r"- <id of an uncovered bullet, such as 2.1>: <[^>]+>", "- 2.1: price lists", filled)
+    filled = re.sub(r"- <another id this subtopic targets>: <\.\.\.>", "- 2.2: contract pages", filled)
+    plan = parse_plan(deep(EXAMPLE_PLAN) + "\n" + filled)
+    assert [s.targets for s in plan.second_wave] == [("2.1", "2.2")]
+    assert f"1 to {formats.MAX_SECOND_WAVE_SUBTOPICS} subtopics" in text
+    assert f"`{formats.PLAN_DEEPEN_LINE}: yes`" in text and "`Tier: deep`" in text
+
+
+def test_skill_runs_gaps_and_points_to_the_second_wave_and_the_deepen_line():
+    skill = (formats.PLUGIN_ROOT / "skills" / "web-research" / "SKILL.md").read_text(encoding="utf-8")
+    assert '/scripts/web-research" gaps "<output_dir>"' in skill
+    assert "references/second-wave.md" in skill and f"`{formats.PLAN_DEEPEN_LINE}: yes`" in skill
+    assert "`deepen`" in skill
+
+
+def test_report_template_states_the_coverage_rule_verify_checks():
+    text = (REFERENCES / "report-template.md").read_text(encoding="utf-8")
+    assert "`report.coverage.<id>`" in text and "by its id or its full text" in text
+    assert "`### <id>` heading" in text
+    researcher = (formats.PLUGIN_ROOT / "agents" / "researcher.md").read_text(encoding="utf-8")
+    assert "`### <id> <point>`" in researcher and "`- <id>: <why>`" in researcher
