@@ -68,8 +68,8 @@ def test_the_second_wave_is_appended_to_the_plan_and_its_briefs_are_new(run, run
     assert plan.count("## Second wave") == 1
     assert "### Overage rate cards\n- 1.2: the vendors' published rate cards" in plan
     (first_call, first_out), (second_call, second_out) = outcome.bash_runs(run, "briefs")
-    first = {b["slug"]: b["brief_hash"] for b in outcome.json_of(first_out)}
-    both = outcome.json_of(second_out)
+    first = {b["slug"]: b["brief_hash"] for b in json.loads(first_out)}
+    both = json.loads(second_out)
     assert {b["slug"]: b["brief_hash"] for b in both if b["wave"] == 1} == first  # unchanged
     wave2 = {b["slug"]: b["bullets"] for b in both if b["wave"] == 2}
     assert wave2 == {"overage-rate-cards": ["1.2"], "multiyear-discount-schedules": ["2.2"]}
