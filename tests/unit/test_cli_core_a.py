@@ -228,7 +228,10 @@ def test_briefs_command(tmp_path: Path) -> None:
     listed = json.loads(result.stdout)
     assert [item["slug"] for item in listed] == ["pricing-models", "enterprise-discounts"]
     for item in listed:
-        assert set(item) == {"subtopic", "slug", "brief_path", "brief_hash", "findings_path", "prompt"}
+        assert set(item) == {"subtopic", "slug", "brief_path", "brief_hash", "findings_path", "prompt",
+                             "wave", "bullets"}
+        number = 1 if item["slug"] == "pricing-models" else 2
+        assert item["wave"] == 1 and item["bullets"] == [f"{number}.1", f"{number}.2"]
         brief_text = Path(item["brief_path"]).read_text(encoding="utf-8")
         assert item["prompt"] == f"{brief_text}\nBrief hash: {item['brief_hash']}\n"
         assert item["brief_path"] == str(run / "briefs" / f"{item['slug']}.md")
