@@ -75,8 +75,11 @@ PY"""
 
 
 class Orchestrator:
-    def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int):
-        """extra_dispatches: Agent calls added to the dispatch message beyond one per brief."""
+    def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
+                 budget_lines: list[str] | None = None):
+        """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
+        budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2")."""
+        self.budget_lines = list(budget_lines or [])
         self.ctx = ctx
         self.topics = topics
         self.report_mode = report
@@ -277,7 +280,7 @@ class Orchestrator:
         parts += [f"## {formats.PLAN_SECTION_SYNTHESIS}", "",
                   "Compare the subtopics' findings side by side, grouped by subtopic.", "",
                   f"## {formats.PLAN_SECTION_BUDGET}", "",
-                  f"{PLAN_TIER_LINE}: {tier}", ""]
+                  f"{PLAN_TIER_LINE}: {tier}", *self.budget_lines, ""]
         return "\n".join(parts)
 
     def report_text(self, req: RequestView, broken: bool, drift: bool = False) -> str:
