@@ -24,9 +24,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from .formats import METRICS_FILE
 from .usage import AgentUsage
 
-METRICS_FILE = "metrics.json"
 MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024
 MAX_OTHER_AGENTS = 50
 READ_SECONDS = 5.0  # total time a hook spends reading transcripts

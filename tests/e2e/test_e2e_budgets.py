@@ -4,7 +4,8 @@ The plan allows 2 searches per researcher. One researcher tries four
 different searches: the hooks deny the last two, and it still writes an `ok`
 findings file from what it found. Another repeats a search (other case and
 spacing) and a fetch: both repeats are denied as already done. The third
-behaves. After the run, `metrics.json` holds exactly what the scripted model
+behaves. The orchestrator then tries a WebSearch of its own: denied, since
+researchers do the searching. After the run, `metrics.json` holds exactly what the scripted model
 did: per researcher its searches, page reads, tool calls and denied calls (from
 the CLI's own stream), and its tokens (the numbers the fake API reported for
 that agent's requests).
@@ -29,7 +30,7 @@ SUBTOPICS = [{**s, "behaviour": BEHAVIOUR.get(s["name"], "ok")} for s in DEFAULT
 
 SESSIONS = {"budgets": lambda run: run(RunSpec(
     prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
-    scenario_args={"subtopics": SUBTOPICS, "budget_lines": ["Searches per subagent: 2"]}))}
+    scenario_args={"subtopics": SUBTOPICS, "budget_lines": ["Searches per subagent: 2"], "own_search": True}))}
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +91,12 @@ def test_a_repeated_query_and_a_repeated_fetch_are_denied_as_done(run, run_dir):
     assert outcome.verify(run_dir).returncode == 0
 
 
+def test_the_orchestrators_own_search_is_denied(run):
+    (own,) = run.stream.tool_uses("WebSearch", main_only=True)
+    assert outcome.tool_result_is_error(run, own["id"])
+    assert "researchers do the searching" in run.stream.tool_result_text(own["id"])
+
+
 def test_metrics_equal_what_the_scripted_model_did(run, run_dir):
     metrics = json.loads((run_dir / "metrics.json").read_text())
     assert metrics["final"] is True
@@ -114,6 +121,8 @@ def test_metrics_equal_what_the_scripted_model_did(run, run_dir):
     assert by_slug["billing-units"]["searches"] == 2 and by_slug["billing-units"]["denied"] == 2
     totals = metrics["totals"]
     assert totals["researchers"] == 3 and totals["dispatches"] == 3
+    assert metrics["orchestrator"]["denied"] == 1 and metrics["orchestrator"]["searches"] == 0
+    assert totals["denied"] == 5 and totals["searches"] == 4
     assert totals["input_tokens"] >= sum(r["input_tokens"] for r in metrics["researchers"]) \
         + metrics["orchestrator"]["input_tokens"] > 0
 

@@ -76,10 +76,12 @@ PY"""
 
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
-                 budget_lines: list[str] | None = None):
+                 budget_lines: list[str] | None = None, own_search: bool = False):
         """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
-        budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2")."""
+        budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2");
+        own_search: after the researchers return, search the web itself once (SKILL.md forbids it)."""
         self.budget_lines = list(budget_lines or [])
+        self.own_search = own_search
         self.ctx = ctx
         self.topics = topics
         self.report_mode = report
@@ -115,7 +117,10 @@ class Orchestrator:
                          "Show the run's status")
         if sub == "status" and self.report_mode == "forged":
             return bash(FORGE.replace("<RUN>", self.run(req)["output_dir"]), "Correct a quote in the evidence")
-        if sub == "status" or (name == "Bash" and last[0]["input"]["command"].startswith("python3 - <<'PY'")):
+        if sub == "status" and self.own_search and not req.previous_calls("WebSearch"):
+            return call("WebSearch", {"query": "observability log pricing 2026"})
+        if sub == "status" or name == "WebSearch" or (
+                name == "Bash" and last[0]["input"]["command"].startswith("python3 - <<'PY'")):
             return calls(*[("Read", {"file_path": b["findings_path"]}) for b in self.briefs(req)])
         if name == "Read" and "/findings/" in last[0]["input"]["file_path"]:
             broken = self.report_mode in ("broken-then-fixed", "broken-forever")

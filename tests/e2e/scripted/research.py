@@ -25,7 +25,7 @@ def researcher_marker(plugin_root: str) -> str:
 
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
-          extra_dispatches: int = 0, budget_lines: list[str] | None = None) -> Scenario:
+          extra_dispatches: int = 0, budget_lines: list[str] | None = None, own_search: bool = False) -> Scenario:
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
     orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
     otherwise passes)."""
@@ -33,7 +33,7 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
                   f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics]
     marker = researcher_marker(ctx.plugin_root)
-    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, budget_lines)
+    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, budget_lines, own_search)
     researcher = Researcher(ctx, topics)
     return Scenario([
         websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages
