@@ -226,3 +226,15 @@ def test_a_run_wide_dispatch_cap_comes_from_the_plan(h: Harness):
     assert (limits.searches, limits.page_reads, limits.max_dispatches) == (2, 1, 4)
     (h.run_dir / "plan.md").write_text("not a plan")
     assert budgets.run_limits(str(h.run_dir)).max_dispatches is None
+
+
+def test_a_researchers_call_refused_by_a_scope_rule_is_counted_as_denied(h: Harness):
+    refused = h.hook(h.bash("PreToolUse", f"ls {h.run_dir}", agent_id=AGENT))
+    assert refused.decision == "deny"
+    used = fold(ledger.read(ledger.ledger_path(h.data, h.run_dir)))[AGENT]
+    assert used.denied_by_rule == {"scope": 1}
+    over = h.hook(fetch(h, URL, "t1"))  # allowed: the budget counts it, and a denial is not counted twice
+    assert over.decision == "allow"
+    assert h.hook(fetch(h, URL, "t2")).decision == "deny"
+    used = fold(ledger.read(ledger.ledger_path(h.data, h.run_dir)))[AGENT]
+    assert used.denied_by_rule == {"scope": 1, "page-repeated": 1}

@@ -34,6 +34,7 @@ class Context:
         self.payload = payload
         self.env = env
         self.now = time.time() if now is None else now
+        self.denial_recorded = False  # a handler already wrote this call's `denied` ledger entry
 
     @property
     def session(self) -> Session | None:
@@ -111,9 +112,8 @@ def pre_tool_use(ctx: Context) -> dict[str, Any]:
         decision = _pre_write(ctx)
     else:
         return {}
-    if ctx.in_researcher and _denied(decision) and not decision.get("_recorded"):
+    if ctx.in_researcher and _denied(decision) and not ctx.denial_recorded:
         _record_denial(ctx, str(tool))
-    decision.pop("_recorded", None)
     return decision
 
 
@@ -192,7 +192,8 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
                             slug=_researcher_slug(ctx, active), tool_use_id=ctx.payload.get("tool_use_id"),
                             tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
             if not verdict.allowed:
-                return {**output.pre_tool_use("deny", verdict.reason), "_recorded": True}
+                ctx.denial_recorded = True  # `check` wrote its `denied` entry
+                return output.pre_tool_use("deny", verdict.reason)
             return output.pre_tool_use("allow", "web-research: the researcher's fetch command.")
         if parsed is not None and parsed.subcommand == "fetch":
             why = f"--run must be the run folder {run_dir}"
