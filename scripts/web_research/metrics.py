@@ -213,12 +213,17 @@ def build(inputs: RunInputs, now: float, final: bool, read_seconds: float = READ
 
 def read_metrics(run_dir: Path) -> dict[str, Any] | None:
     """`<run>/metrics.json` for display (status), or None when absent or not a JSON object."""
-    read = _read_bounded(Path(run_dir) / METRICS_FILE, 4 * 1024 * 1024)
-    if read is None or read[1]:
-        return None
+    return read_run_json(Path(run_dir) / METRICS_FILE, Path(run_dir))
+
+
+def read_run_json(path: Path, run_dir: Path, max_bytes: int = 4 * 1024 * 1024) -> dict[str, Any] | None:
+    """A JSON object from a run file (`fsutil.read_run_file`: a regular file inside the run, bounded),
+    or None when it is missing, refused or not a JSON object: a display never fails on it."""
+    from .fsutil import RunFileError, read_run_file
+
     try:
-        value = json.loads(read[0].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        value = json.loads(read_run_file(path, run_dir, max_bytes).decode("utf-8"))
+    except (RunFileError, OSError, UnicodeDecodeError, ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 

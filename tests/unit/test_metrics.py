@@ -140,3 +140,18 @@ def test_metrics_that_cannot_be_written_never_change_a_decision(tmp_path: Path):
     h.start_agent(other, h.prompt_for(h.render_briefs(["Billing units", "Retention tiers"])[1]))
     assert h.hook(h.subagent_stop(other)).decision == "block"  # its findings file is missing
     assert "metrics" in h.log() and (h.run_dir / "metrics.json").is_dir()
+
+
+def test_status_reads_no_spending_file_from_outside_the_run(tmp_path: Path):
+    h = Harness(tmp_path)
+    h.start_run()
+    h.render_briefs(["Billing units", "Retention tiers"])
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "progress.json").write_text(json.dumps({"agents": [{"agent_id": "x", "slug": "planted",
+                                                                   "searches": 99}]}))
+    (h.run_dir / ".web-research").rename(tmp_path / "state-moved") if (h.run_dir / ".web-research").exists() else None
+    (h.run_dir / ".web-research").symlink_to(outside)
+    (h.run_dir / "metrics.json").symlink_to(outside / "progress.json")
+    out = subprocess.run([str(CLI), "status", str(h.run_dir)], capture_output=True, text=True, check=True).stdout
+    assert "planted" not in out and "Spending: none recorded" in out

@@ -60,18 +60,10 @@ def spend(run_dir: Path) -> dict:
 
 def _read_progress(run_dir: Path) -> dict | None:
     from .. import formats
-    from ..metrics import _read_bounded
+    from ..guard.budgets import PROGRESS_FILE
+    from ..metrics import read_run_json
 
-    read = _read_bounded(run_dir / formats.RUN_STATE_DIR / "progress.json", 1024 * 1024)
-    if read is None or read[1]:
-        return None
-    import json
-
-    try:
-        value = json.loads(read[0].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return value if isinstance(value, dict) else None
+    return read_run_json(run_dir / formats.RUN_STATE_DIR / PROGRESS_FILE, run_dir, 1024 * 1024)
 
 
 def _of(value: object, limit: object) -> str:
