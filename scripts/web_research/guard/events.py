@@ -230,9 +230,8 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
-
     from .budgets import run_limits
+    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
