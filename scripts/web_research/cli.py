@@ -61,8 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the estimate as JSON")
 
-    p = sub.add_parser("status", help="print a table of a run's subtopics and report")
+    p = sub.add_parser("status", help="print a table of a run's subtopics, report and spending")
     p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--json", action="store_true", help="print the status as JSON")
 
     p = sub.add_parser("fetch", help="snapshot a page's main text under DIR/sources/")
     p.add_argument("url", metavar="URL")

@@ -1,8 +1,14 @@
-"""`web-research status DIR`: a table of the run for people.
+"""`web-research status DIR [--json]`: a table of the run for people.
 
 One row per subtopic (status ok/empty/failed/missing, or invalid when the
 frontmatter cannot be read; number of source entries; number of claims, i.e.
-footnote markers), then whether report.md exists and passes verify.
+footnote markers), then whether report.md exists and passes verify, then what
+the run has spent: per researcher its searches and page reads against the
+budget, refused calls, tokens and time, and the run's totals. Spending comes
+from files the hooks write: `metrics.json` (measured at each researcher's stop
+and at the main agent's Stop) and `.web-research/progress.json` (updated at
+every search and page read, so a run in progress shows who is running and how
+much of each budget is used). `--json` prints the same as one JSON object.
 """
 from __future__ import annotations
 
@@ -21,6 +27,103 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
         cells = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(row)]
         out.append("  ".join(cells).rstrip())
     return out
+
+
+def spend(run_dir: Path) -> dict:
+    """Per researcher and run totals, merged from metrics.json and the live progress file."""
+    from ..metrics import read_metrics
+
+    metrics = read_metrics(run_dir) or {}
+    progress = _read_progress(run_dir)
+    budget = (progress or {}).get("budget") or metrics.get("budget") or {}
+    rows: dict[str, dict] = {}
+    for item in metrics.get("researchers") or []:
+        if isinstance(item, dict) and isinstance(item.get("agent_id"), str):
+            rows[item["agent_id"]] = dict(item)
+    for item in (progress or {}).get("agents") or []:
+        if not (isinstance(item, dict) and isinstance(item.get("agent_id"), str)):
+            continue
+        if not item.get("slug") and item["agent_id"] not in rows:
+            continue  # not attributed to a subtopic (yet): not a researcher of this run
+        row = rows.setdefault(item["agent_id"], {"agent_id": item["agent_id"]})
+        for key in ("slug", "searches", "page_reads", "denied"):
+            if item.get(key) is not None:
+                row[key] = item[key]
+        if item.get("running"):
+            row["state"] = "running"
+        elif item.get("stopped_at") and row.get("state") in (None, "running"):
+            row["state"] = "done"
+    return {"budget": budget, "researchers": list(rows.values()), "totals": metrics.get("totals"),
+            "metrics_updated_at": metrics.get("updated_at"), "final": metrics.get("final"),
+            "progress_updated_at": (progress or {}).get("updated_at")}
+
+
+def _read_progress(run_dir: Path) -> dict | None:
+    from .. import formats
+    from ..guard.budgets import PROGRESS_FILE
+    from ..metrics import read_run_json
+
+    return read_run_json(run_dir / formats.RUN_STATE_DIR / PROGRESS_FILE, run_dir, 1024 * 1024)
+
+
+def _of(value: object, limit: object) -> str:
+    if value is None:
+        return "-"
+    return f"{value}/{limit}" if limit is not None else str(value)
+
+
+def _k(value: object) -> str:
+    return f"{round(value / 1000)}k" if isinstance(value, int) and value >= 1000 else ("-" if value is None else str(value))
+
+
+def spend_lines(data: dict) -> list[str]:
+    if not data["researchers"] and not data["totals"]:
+        return ["Spending: none recorded (the hooks record it while a run is active)"]
+    budget = data["budget"] or {}
+    rows = [["RESEARCHER", "STATE", "SEARCHES", "PAGE READS", "DENIED", "TOOL CALLS", "TOKENS IN/OUT", "SECONDS"]]
+    for r in data["researchers"]:
+        tokens = "-" if r.get("input_tokens") is None else f"{_k(r.get('input_tokens'))}/{_k(r.get('output_tokens'))}"
+        rows.append([str(r.get("slug") or r["agent_id"]), str(r.get("state") or "-"),
+                     _of(r.get("searches"), budget.get("searches_per_researcher")),
+                     _of(r.get("page_reads"), budget.get("page_reads_per_researcher")),
+                     str(r.get("denied", "-")), str(r.get("tool_calls", "-")), tokens,
+                     "-" if r.get("wall_seconds") is None else str(round(r["wall_seconds"]))])
+    lines = ["Spending (measured by the hooks):", *_table(rows, right={2, 3, 4, 5, 6, 7})]
+    totals = data["totals"]
+    if isinstance(totals, dict):
+        lines.append(f"Run totals: {totals.get('researchers', 0)} researchers ({totals.get('dispatches', 0)} "
+                     f"dispatches), {totals.get('searches', 0)} searches, {totals.get('page_reads', 0)} page reads, "
+                     f"{totals.get('denied', 0)} denied calls, {totals.get('tool_calls', 0)} tool calls, tokens "
+                     f"{_k(totals.get('input_tokens'))} in / {_k(totals.get('output_tokens'))} out (orchestrator "
+                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s"
+                     + ("" if data.get("final") else " so far"))
+    return lines
+
+
+def status_data(run_dir: Path) -> dict:
+    from .. import formats
+    from ..checklist import parse_and_check, passed
+
+    parsed, checks = parse_and_check(run_dir)
+    expected = ([(s.name, s.slug) for s in parsed.plan.subtopics] if parsed.plan is not None
+                else [(slug, slug) for slug in sorted(parsed.findings)])
+    subtopics = []
+    for name, slug in expected:
+        found = parsed.findings.get(slug)
+        subtopics.append({"subtopic": name, "slug": slug,
+                          "status": "missing" if found is None else (found.status or "invalid"),
+                          "sources": None if found is None else len(found.citations),
+                          "claims": None if found is None else len(found.markers)})
+    errors = [c for c in checks if not c.ok and c.severity == "error"]
+    warnings = [c for c in checks if not c.ok and c.severity == "warning"]
+    return {"run_dir": str(run_dir),
+            "question": " ".join(parsed.plan.question.split()) if parsed.plan is not None else None,
+            "subtopics": subtopics,
+            "report": None if parsed.report is None else {"file": formats.REPORT_FILE,
+                                                          "sources": len(parsed.report.citations),
+                                                          "claims": len(parsed.report.markers)},
+            "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings)},
+            **spend(run_dir)}
 
 
 def status_lines(run_dir: Path) -> list[str]:
@@ -61,6 +164,8 @@ def status_lines(run_dir: Path) -> list[str]:
     verdict = "passes" if passed(checks) else "fails"
     detail = f"{len(errors)} error(s), {len(warnings)} warning(s)"
     lines.append(f"Verify: {verdict} ({detail}); run 'web-research verify' for details")
+    lines.append("")
+    lines.extend(spend_lines(spend(run_dir)))
     return lines
 
 
@@ -69,6 +174,11 @@ def run(args: argparse.Namespace) -> int:
     if run_dir is None:
         return EXIT_USAGE
     try:
+        if getattr(args, "json", False):
+            import json
+
+            print(json.dumps(status_data(run_dir), indent=1, sort_keys=True))
+            return EXIT_OK
         lines = status_lines(run_dir)
     except OSError as exc:
         print(f"web-research status: {args.dir}: cannot read the run ({exc})", file=sys.stderr)

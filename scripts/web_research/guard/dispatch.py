@@ -65,8 +65,10 @@ def _brief_list(briefs: Sequence[Brief]) -> str:
 def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id: str | None,
                     briefs: Sequence[Brief], now: float,
                     ttl: float = RESERVATION_TTL_SECONDS,
-                    program: str = "<plugin root>/scripts/web-research") -> Decision:
-    """Decide one `Agent` call for a researcher; on allow, reserve its slot in `run`."""
+                    program: str = "<plugin root>/scripts/web-research",
+                    max_dispatches: int | None = None) -> Decision:
+    """Decide one `Agent` call for a researcher; on allow, reserve its slot in `run`.
+    `max_dispatches`: the run-wide cap (guard/budgets.py `max_dispatches`), None for none."""
     run_dir = run["run_dir"]
     if not briefs:
         return Decision("deny", "No researcher briefs exist for this run yet. Run "
@@ -100,6 +102,11 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
                         f"{dispatched[brief.slug]} times. Do not dispatch it again: record the subtopic "
                         "under Gaps & Limitations with the reason from its findings file (or as a silent "
                         "failure when the file is missing).")
+    total = sum(v for v in dispatched.values() if isinstance(v, int))
+    if max_dispatches is not None and total >= max_dispatches:
+        return Decision("deny", f"This run has dispatched {total} researchers, the most its plan allows "
+                        f"({max_dispatches}: each subtopic once plus one retry). Do not dispatch more: record "
+                        f"{brief.slug} under Gaps & Limitations with the reason from its findings file.")
     reservations.append({"tool_use_id": tool_use_id, "slug": brief.slug, "since": now, "agent_id": None})
     dispatched[brief.slug] = dispatched.get(brief.slug, 0) + 1
     if updated is not None:

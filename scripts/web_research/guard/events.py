@@ -34,6 +34,7 @@ class Context:
         self.payload = payload
         self.env = env
         self.now = time.time() if now is None else now
+        self.denial_recorded = False  # a handler already wrote this call's `denied` ledger entry
 
     @property
     def session(self) -> Session | None:
@@ -101,13 +102,68 @@ def _briefs(run: dict[str, Any]) -> list[Brief]:
 
 def pre_tool_use(ctx: Context) -> dict[str, Any]:
     tool = ctx.payload.get("tool_name")
+    if tool in WEB_TOOLS:
+        return _pre_web_tool(ctx)
     if tool == "Bash":
-        return _pre_bash(ctx)
-    if tool in AGENT_TOOLS:
-        return _pre_agent(ctx)
-    if tool in WRITE_TOOLS:
-        return _pre_write(ctx)
-    return {}
+        decision = _pre_bash(ctx)
+    elif tool in AGENT_TOOLS:
+        decision = _pre_agent(ctx)
+    elif tool in WRITE_TOOLS:
+        decision = _pre_write(ctx)
+    else:
+        return {}
+    if ctx.in_researcher and _denied(decision) and not ctx.denial_recorded:
+        _record_denial(ctx, str(tool))
+    return decision
+
+
+def _denied(decision: dict[str, Any]) -> bool:
+    return (decision.get("hookSpecificOutput") or {}).get("permissionDecision") == "deny"
+
+
+def _record_denial(ctx: Context, tool: str) -> None:
+    """A researcher's call refused by a scope rule: one `denied` entry, for its metrics."""
+    active = _active(ctx)
+    if active is None:
+        return
+    from .budgets import record
+
+    run = active[1]["run"]
+    record(ctx.env, run["run_dir"], "denied", ctx.payload.get("agent_id"), _known_slug(ctx, run),
+           tool_use_id=ctx.payload.get("tool_use_id"), tool=tool, rule="scope")
+
+
+def _researcher_slug(ctx: Context, active: tuple[Session, dict[str, Any]]) -> str | None:
+    """The slug of the researcher in this payload: remembered, or read from its transcript
+    (and then remembered), so that its ledger entries name it."""
+    session, snapshot = active
+    run = snapshot["run"]
+    slug = _known_slug(ctx, run)
+    if slug is not None:
+        return slug
+    transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    brief, learned = _attribute(ctx, run, _briefs(run), transcript)
+    if learned and brief is not None:
+        _learn_agent(session, snapshot, ctx.payload.get("agent_id"), brief.slug, "running")
+    return brief.slug if brief is not None else None
+
+
+def _pre_web_tool(ctx: Context) -> dict[str, Any]:
+    """WebSearch / WebFetch during a run: a researcher's within its budgets, nobody else's."""
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from .budgets import check
+
+    run_dir = active[1]["run"]["run_dir"]
+    tool = str(ctx.payload.get("tool_name"))
+    researcher = ctx.in_researcher
+    verdict = check(ctx.env, run_dir, agent_id=ctx.payload.get("agent_id"),
+                    slug=_researcher_slug(ctx, active) if researcher else None,
+                    tool_use_id=ctx.payload.get("tool_use_id"), tool=tool,
+                    query=str(ctx.tool_input.get("query") or ""), url=str(ctx.tool_input.get("url") or ""),
+                    researcher=researcher)
+    return {} if verdict.allowed else output.pre_tool_use("deny", verdict.reason)
 
 
 def _pre_bash(ctx: Context) -> dict[str, Any]:
@@ -130,6 +186,14 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
         return output.pre_tool_use("deny", refusal)
     if ctx.in_researcher:
         if parsed is not None and parsed.subcommand == "fetch" and same_path(parsed.run_dir, run_dir):
+            from .budgets import check
+
+            verdict = check(ctx.env, run_dir, agent_id=ctx.payload.get("agent_id"),
+                            slug=_researcher_slug(ctx, active), tool_use_id=ctx.payload.get("tool_use_id"),
+                            tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
+            if not verdict.allowed:
+                ctx.denial_recorded = True  # `check` wrote its `denied` entry
+                return output.pre_tool_use("deny", verdict.reason)
             return output.pre_tool_use("allow", "web-research: the researcher's fetch command.")
         if parsed is not None and parsed.subcommand == "fetch":
             why = f"--run must be the run folder {run_dir}"
@@ -166,17 +230,19 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
+    from .budgets import run_limits
     from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
     briefs = _briefs(snapshot["run"])  # run files are read before the lock is taken
+    cap = run_limits(snapshot["run"]["run_dir"]).max_dispatches
     with session.locked_record() as record:
         if not _same_run(record, snapshot):
             return {}
         run = record["run"]
         decision = decide_dispatch(run, ctx.tool_input, ctx.payload.get("tool_use_id"), briefs,
-                                   ctx.now, ttl, ctx.program)
+                                   ctx.now, ttl, ctx.program, max_dispatches=cap)
         if decision.action == "allow":
             session.write(record)
     return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
@@ -324,7 +390,8 @@ def _post_researcher_bash(ctx: Context) -> dict[str, Any]:
     stdout = response.get("stdout") if isinstance(response, dict) else response
     run = active[1]["run"]
     after_fetch(ctx.env, run["run_dir"], parsed.args.url, int(parsed.args.offset or 0),
-                stdout if isinstance(stdout, str) else "", ctx.payload.get("agent_id"), _known_slug(ctx, run))
+                stdout if isinstance(stdout, str) else "", ctx.payload.get("agent_id"), _known_slug(ctx, run),
+                tool_use_id=ctx.payload.get("tool_use_id"))
     return {}
 
 
@@ -337,7 +404,7 @@ def _post_web_tool(ctx: Context) -> dict[str, Any]:
 
     run = active[1]["run"]
     after_web_tool(ctx.env, run["run_dir"], ctx.payload.get("tool_name"), ctx.tool_input,
-                   ctx.payload.get("agent_id"), _known_slug(ctx, run))
+                   ctx.payload.get("agent_id"), _known_slug(ctx, run), tool_use_id=ctx.payload.get("tool_use_id"))
     return {}
 
 
@@ -463,12 +530,27 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
 
     # Sealed as it is let go (or recorded as a silent failure), outside the record's lock.
     seal_findings(ctx.env, snapshot["run"]["run_dir"], brief.findings_path, agent_id, brief.slug)
+    _after_researcher(ctx, run, agent_id, brief.slug)
     if not problems:
         return {}
     return output.notice(
         f'web-research: the researcher for subtopic "{subtopic}" ended without a usable findings file '
         f"({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the report's "
         "Gaps & Limitations must name it.")
+
+
+def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
+    """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
+    from .budgets import record
+    from .metrics_writer import write_metrics
+
+    try:
+        record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug)
+    except Exception:  # bookkeeping only: the findings decision above stands
+        from .runner import log_failure
+
+        log_failure("SubagentStop", ctx.env)
+    write_metrics(ctx.env, run, ctx.payload, final=False)
 
 
 # --- Stop -----------------------------------------------------------------------
@@ -481,6 +563,9 @@ def stop(ctx: Context) -> dict[str, Any]:
                            verifier_failures)
 
     run_dir = active[1]["run"]["run_dir"]
+    from .metrics_writer import write_metrics
+
+    write_metrics(ctx.env, active[1]["run"], ctx.payload, final=True)  # before the gate may close the run
     background = ctx.payload.get("background_tasks")
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
@@ -524,8 +609,17 @@ def subagent_start(ctx: Context) -> dict[str, Any]:
     this it could only guess. The time comes from this machine, at the moment
     the subagent starts.
     """
-    if ctx.payload.get("agent_type") != RESEARCHER or _active(ctx) is None:
+    active = _active(ctx) if ctx.payload.get("agent_type") == RESEARCHER else None
+    if active is None:
         return {}
+    try:
+        from .budgets import record
+
+        record(ctx.env, active[1]["run"]["run_dir"], "agent_start", ctx.payload.get("agent_id"), None)
+    except Exception:  # bookkeeping only: the clock line matters more
+        from .runner import log_failure
+
+        log_failure("SubagentStart", ctx.env)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ctx.now))
     return output.additional_context("SubagentStart", f"{CLOCK_LABEL}{stamp}")
 

@@ -57,7 +57,7 @@ def _seal(run_dir: str, rel: str, artifact: str, sha256: str, agent_id: object, 
 # --- producers ----------------------------------------------------------------------
 
 def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, stdout: str,
-                agent_id: object, slug: object) -> None:
+                agent_id: object, slug: object, tool_use_id: object = None) -> None:
     """A researcher's fetch returned: a page_read entry, and seals for a snapshot it wrote now.
 
     The sha256 comes from fetch's own first output line (the client hands us the command's
@@ -69,7 +69,7 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
     header = parse_seal_line(stdout)
     snapshot_id = header["snapshot_id"] if header and _SNAPSHOT_ID.match(header["snapshot_id"]) else None
     entries = [ledger.entry(ledger.PAGE_READ, agent_id, slug, tool="fetch", url=url, snapshot_id=snapshot_id,
-                            paging=offset > 0, ok=snapshot_id is not None)]
+                            paging=offset > 0, ok=snapshot_id is not None, tool_use_id=_call(tool_use_id))]
     if snapshot_id is not None and header and header["origin"] == "fetched":
         sources = Path(run_dir) / formats.SOURCES_DIR
         text_rel, meta_rel = f"{formats.SOURCES_DIR}/{snapshot_id}.txt", f"{formats.SOURCES_DIR}/{snapshot_id}.json"
@@ -124,14 +124,21 @@ def seal_briefs(env: Mapping[str, str], run_dir: str, briefs: Iterable[tuple[str
 
 
 def after_web_tool(env: Mapping[str, str], run_dir: str, tool: str, tool_input: Mapping[str, Any],
-                   agent_id: object, slug: object) -> None:
-    """A WebSearch or WebFetch returned: counted later by the search and page budgets."""
+                   agent_id: object, slug: object, tool_use_id: object = None) -> None:
+    """A WebSearch or WebFetch returned: its result entry (the PreToolUse hook's entry with the
+    same tool_use_id counted it against the budgets; see usage.py)."""
     if tool == "WebSearch":
-        item = ledger.entry(ledger.SEARCH, agent_id, slug, query=str(tool_input.get("query") or ""))
+        item = ledger.entry(ledger.SEARCH, agent_id, slug, query=str(tool_input.get("query") or ""),
+                            tool_use_id=_call(tool_use_id))
     else:
         item = ledger.entry(ledger.PAGE_READ, agent_id, slug, tool="WebFetch",
-                            url=str(tool_input.get("url") or ""), snapshot_id=None, paging=False, ok=True)
+                            url=str(tool_input.get("url") or ""), snapshot_id=None, paging=False, ok=True,
+                            tool_use_id=_call(tool_use_id))
     record(env, run_dir, [item])
+
+
+def _call(tool_use_id: object) -> str | None:
+    return tool_use_id if isinstance(tool_use_id, str) else None
 
 
 def _relative(run_dir: str, path: str) -> str | None:

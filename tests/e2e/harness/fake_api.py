@@ -54,14 +54,15 @@ class ApiServer:
                     self._send_json(200, {"input_tokens": max(1, len(raw) // 4)})
                     return
                 body = json.loads(raw or b"{}")
-                req = server._log(body, dict(self.headers.items()))
+                input_tokens = max(1, len(raw) // 4)
+                req = server._log(body, dict(self.headers.items()), input_tokens)
                 reply = server.scenario.respond(req)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
-                for event in encode(reply, input_tokens=max(1, len(raw) // 4)):
+                for event in encode(reply, input_tokens=input_tokens):
                     self.wfile.write(event)
                 self.wfile.flush()
                 self.close_connection = True
@@ -84,12 +85,13 @@ class ApiServer:
     def port(self) -> int:
         return self.httpd.server_address[1]
 
-    def _log(self, body: dict, headers: dict) -> RequestView:
+    def _log(self, body: dict, headers: dict, input_tokens: int = 0) -> RequestView:
+        """Log the request with the input_tokens its reply will report (tests compare metrics to it)."""
         with self._lock:
             self._seq += 1
             req = RequestView(body, headers, self._seq)
             with self.log_path.open("a", encoding="utf-8") as fh:
-                fh.write(req.to_json() + "\n")
+                fh.write(json.dumps({**json.loads(req.to_json()), "input_tokens": input_tokens}) + "\n")
         return req
 
     def start(self) -> "ApiServer":

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 MODEL = "claude-opus-5-5"
+OUTPUT_TOKENS = 10  # what every scripted reply reports as its output (tests compare metrics to it)
 
 _ids = itertools.count(1)
 _ids_lock = threading.Lock()
@@ -104,7 +105,7 @@ def encode(reply: Reply, *, input_tokens: int = 100) -> Iterator[bytes]:
             yield _event("content_block_start", {"type": "content_block_start", "index": index,
                                                  "content_block": block})
         yield _event("content_block_stop", {"type": "content_block_stop", "index": index})
-    usage = {"output_tokens": 10, **reply.usage}
+    usage = {"output_tokens": OUTPUT_TOKENS, **reply.usage}
     yield _event("message_delta", {"type": "message_delta",
                                    "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
                                    "usage": usage})

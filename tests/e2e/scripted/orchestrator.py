@@ -80,9 +80,14 @@ PY"""
 
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
-                 second_wave: list[Subtopic] | None = None):
-        """extra_dispatches: Agent calls added to the dispatch message beyond one per brief.
-        second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered."""
+                 second_wave: list[Subtopic] | None = None, budget_lines: list[str] | None = None,
+                 own_search: bool = False):
+        """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
+        second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered;
+        budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2");
+        own_search: after the researchers return, search the web itself once (SKILL.md forbids it)."""
+        self.budget_lines = list(budget_lines or [])
+        self.own_search = own_search
         self.ctx = ctx
         self.topics = topics
         self.second_wave = second_wave or []
@@ -122,7 +127,9 @@ class Orchestrator:
                          "Show the run's status")
         if sub == "status" and self.report_mode == "forged":
             return bash(FORGE.replace("<RUN>", self.run(req)["output_dir"]), "Correct a quote in the evidence")
-        if sub == "status":
+        if sub == "status" and self.own_search and not req.previous_calls("WebSearch"):
+            return call("WebSearch", {"query": "observability log pricing 2026"})
+        if sub == "status" or name == "WebSearch":
             return bash(core_command(self.body(req), "gaps", self.run(req)["output_dir"]),
                         "List which plan bullets the findings cover")
         if sub == "gaps":
@@ -329,7 +336,7 @@ class Orchestrator:
         parts += [f"## {formats.PLAN_SECTION_SYNTHESIS}", "",
                   "Compare the subtopics' findings side by side, grouped by subtopic.", "",
                   f"## {formats.PLAN_SECTION_BUDGET}", "",
-                  f"{PLAN_TIER_LINE}: {tier}", ""]
+                  f"{PLAN_TIER_LINE}: {tier}", *self.budget_lines, ""]
         return "\n".join(parts)
 
     def report_text(self, req: RequestView, broken: bool, drift: bool = False) -> str:

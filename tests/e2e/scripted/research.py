@@ -25,7 +25,8 @@ def researcher_marker(plugin_root: str) -> str:
 
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
-          extra_dispatches: int = 0, second_wave: list[dict] | None = None) -> Scenario:
+          extra_dispatches: int = 0, second_wave: list[dict] | None = None,
+          budget_lines: list[str] | None = None, own_search: bool = False) -> Scenario:
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
     orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
     otherwise passes). second_wave: the subtopics the orchestrator appends as plan.md's
@@ -36,7 +37,7 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
                   f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics + follow_up]
     marker = researcher_marker(ctx.plugin_root)
-    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up)
+    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up, budget_lines, own_search)
     researcher = Researcher(ctx, topics + follow_up)
     return Scenario([
         websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages

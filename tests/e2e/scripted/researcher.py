@@ -58,6 +58,8 @@ class Researcher:
         findings = functools.partial(self.findings, started=clock_of(req))
         if topic.behaviour == "silent":  # dies before its first write, twice if told to go on
             return say(f"{findings_path} ok")
+        if topic.behaviour in ("greedy", "repeat"):
+            return self.over_budget(req, brief, topic, findings_path, findings, done)
         if topic.behaviour == "stray":
             strays = stray_calls(brief_line(brief, "Run folder:"))
             if len(done) < len(strays):
@@ -87,6 +89,31 @@ class Researcher:
                 brief, formats.STATUS_OK, topic=topic, page=_result_text(req, "WebFetch"), url=url)})
         status = formats.STATUS_OK if len(done) >= 4 else formats.STATUS_FAILED
         return say(f"{findings_path} {status}")
+
+    # The calls a greedy or repeating researcher tries, in order, after its stub.
+    GREEDY_QUERIES = ("", "pricing", "docs", "news")
+
+    def over_budget(self, req: RequestView, brief: str, topic: Subtopic, findings_path: str,
+                    findings: Any, done: list[str]) -> Reply:
+        """greedy: four different searches (the hooks deny the last two of a budget of 2), then fetch;
+        repeat: a search, the same words again, a fetch, the same fetch again. Both then write
+        findings from the first page they got and end ok."""
+        if not done:
+            return call("Write", {"file_path": findings_path, "content": findings(
+                brief, formats.STATUS_FAILED, reason="stopped before finishing")})
+        searches = done.count("WebSearch")
+        if topic.behaviour == "greedy" and searches < len(self.GREEDY_QUERIES):
+            return call("WebSearch", {"query": f"{topic.name} {self.GREEDY_QUERIES[searches]}".strip()})
+        if topic.behaviour == "repeat" and searches < 2:
+            return call("WebSearch", {"query": topic.name if searches == 0 else f"  {topic.name.upper()} "})
+        url = re.findall(r'"url":"([^"]+)"', _first_ok_text(req, "WebSearch"))[0]
+        fetches = done.count("Bash")
+        if fetches < (2 if topic.behaviour == "repeat" else 1):
+            return bash(self.fetch_command(brief, url), "Snapshot the page")
+        if done[-1] != "Write" or done.count("Write") < 2:
+            return call("Write", {"file_path": findings_path, "content": findings(
+                brief, formats.STATUS_OK, topic=topic, page=_first_ok_text(req, "Bash"), url=url)})
+        return say(f"{findings_path} {formats.STATUS_OK}")
 
     def fetch_command(self, brief: str, url: str) -> str:
         line = brief_line(brief, "Page snapshots:")
@@ -130,3 +157,11 @@ def _result_text(req: RequestView, name: str) -> str:
     if results[-1].is_error:
         raise PromptError(f"{name} failed: {results[-1].text[:1500]}")
     return results[-1].text
+
+
+def _first_ok_text(req: RequestView, name: str) -> str:
+    """The first result of `name` that is not an error (later calls may have been denied)."""
+    results = [r for r in req.all_tool_results() if r.name == name and not r.is_error]
+    if not results:
+        raise PromptError(f"no successful {name} result in the researcher's conversation")
+    return results[0].text

@@ -10,7 +10,9 @@ from web_research.slug import slugify
 class Subtopic:
     name: str
     establish: list[str]
-    behaviour: str = "ok"  # ok | failed | silent | stray (first tries to write and run outside its scope)
+    # ok | failed | silent | stray (first tries to write and run outside its scope) | greedy (four
+    # different searches, then fetch) | repeat (the same search twice, the same fetch twice)
+    behaviour: str = "ok"
 
     @property
     def slug(self) -> str:

@@ -1,0 +1,195 @@
+"""Budgets the hooks hold: searches, page reads, loops, dispatches, the orchestrator's web calls.
+
+A model cannot count its own tool calls reliably, so the PreToolUse hook
+counts for it, from the run ledger that only hooks write (ledger.py, folded by
+usage.py). Each decision is taken under the ledger's lock and, when it allows
+the call, appends the call's entry at once (`phase: "allowed"`, with its
+`tool_use_id`): parallel calls in one message are therefore counted one after
+the other, and PostToolUse's entry for the same call is not a second one.
+
+Rules (pure functions below; `check` is the adapter the hook calls):
+- a researcher's WebSearch beyond `searches_per_researcher` is denied;
+- a page read (the plugin's `fetch`, or WebFetch) beyond `page_reads_per_researcher`
+  is denied; `fetch --offset N` of a URL the researcher already read is paging,
+  never counted nor refused;
+- a search with the same words (case and spacing ignored) as an earlier one of the
+  same researcher is denied as a loop, as is a second read of a URL it already read
+  (a read that failed may be tried once more with the other tool: fetch, then WebFetch);
+- outside researchers, WebSearch and WebFetch are denied while a run is active;
+- researcher dispatches per run stay within twice the subtopics (one retry each),
+  second-wave subtopics included when the tier allows a second wave.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, NamedTuple
+
+from .. import ledger
+from ..usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold, normalise_url
+
+PROGRESS_FILE = "progress.json"
+RETRIES_PER_SUBTOPIC = 1
+
+# Rule ids, as they appear in `denied` ledger entries and in metrics.
+SEARCH_BUDGET = "search-budget"
+PAGE_BUDGET = "page-budget"
+SEARCH_LOOP = "search-repeated"
+PAGE_LOOP = "page-repeated"
+ORCHESTRATOR_WEB = "orchestrator-web"
+
+
+class Verdict(NamedTuple):
+    allowed: bool
+    rule: str = ""  # why it was denied (a rule id above)
+    reason: str = ""
+    paging: bool = False
+
+
+class RunLimits(NamedTuple):
+    """The numbers of a run's plan the hooks enforce."""
+
+    searches: int
+    page_reads: int
+    max_dispatches: int | None  # None: the plan cannot be read, only the per-brief cap holds
+
+
+# --- the rules (pure) ---------------------------------------------------------------
+
+def decide_search(usage: AgentUsage, limit: int, query: str) -> Verdict:
+    earlier = usage.earlier_search(query)
+    if earlier is not None:
+        return Verdict(False, SEARCH_LOOP, (
+            f'You already searched for "{" ".join(query.split())}" (your search {earlier}); the same words bring '
+            "the same results, so it was not run again. Read the pages it found, search with different words, "
+            "or write your findings file now."))
+    if usage.search_count >= limit:
+        return Verdict(False, SEARCH_BUDGET, (
+            f"Search budget spent: you have used {usage.search_count} of your {limit} web searches (the "
+            "brief's budget, held by the web-research hooks). No more searches will run. Write your findings "
+            "file now from the pages you have read; name what is still open under Not established and give "
+            '"budget spent" as the exit reason.'))
+    return Verdict(True)
+
+
+def is_paging(usage: AgentUsage, url: str, offset: int) -> bool:
+    """`fetch --offset N` (N > 0) of a URL this researcher already read: reading on, not a new read."""
+    return offset > 0 and usage.read_before(url, "fetch") is not None
+
+
+def decide_page_read(usage: AgentUsage, limit: int, url: str, tool: str, offset: int = 0) -> Verdict:
+    if tool == "fetch" and is_paging(usage, url, offset):
+        return Verdict(True, paging=True)
+    earlier = usage.read_before(url, tool)
+    if earlier is not None:
+        how = ('read on in its snapshot with the page-snapshot command and --offset N'
+               if earlier.tool == "fetch" else "use the answer you got")
+        return Verdict(False, PAGE_LOOP, (
+            f"You already read {normalise_url(url)} (with {earlier.tool}), so it was not read again. "
+            f"Use the text you have ({how}), read another page, or write your findings file now."))
+    if usage.page_read_count >= limit:
+        return Verdict(False, PAGE_BUDGET, (
+            f"Page-read budget spent: you have read {usage.page_read_count} of your {limit} pages (the "
+            "brief's budget, held by the web-research hooks; reading on in a snapshot with --offset is not a "
+            "new read). No new page will be read. Write your findings file now from the pages you have read; "
+            'name what is still open under Not established and give "budget spent" as the exit reason.'))
+    return Verdict(True)
+
+
+ORCHESTRATOR_REASON = (
+    "A web-research run is active, and in it the researchers do the searching: the orchestrator does not "
+    "call WebSearch or WebFetch (their pages would never be snapshotted, counted or checked). Dispatch the "
+    "subtopic's researcher, or record what is missing under Gaps & Limitations.")
+
+
+def orchestrator_verdict() -> Verdict:
+    return Verdict(False, ORCHESTRATOR_WEB, ORCHESTRATOR_REASON)
+
+
+def max_dispatches(subtopics: int, second_wave: int) -> int:
+    """Researcher dispatches a run may make: each subtopic (and second-wave subtopic) once, plus one retry."""
+    return (subtopics + second_wave) * (1 + RETRIES_PER_SUBTOPIC)
+
+
+# --- reading the plan ---------------------------------------------------------------
+
+def run_limits(run_dir: str) -> RunLimits:
+    """The limits of the run's plan.md; an unreadable plan gets the untiered defaults (the run
+    could not have rendered briefs from it anyway) and no run-wide dispatch cap."""
+    from ..budget import budget_for, effective_budget
+    from ..formats import PLAN_FILE
+    from ..fsutil import RunFileError, read_run_text
+    from ..plan import parse_plan, second_wave_subtopics
+
+    path = Path(run_dir) / PLAN_FILE
+    try:
+        text = read_run_text(path, Path(run_dir))  # bounded, a regular file inside the run
+        plan = parse_plan(text, path)
+    except (RunFileError, OSError, ValueError):  # PlanError is a ValueError
+        fallback = budget_for(None, 0)
+        return RunLimits(fallback.searches_per_researcher, fallback.page_reads_per_researcher, None)
+    budget = effective_budget(plan)
+    wave = len(second_wave_subtopics(plan)) if budget.second_wave else 0  # plan.py parses the section
+    return RunLimits(budget.searches_per_researcher, budget.page_reads_per_researcher,
+                     max_dispatches(len(plan.subtopics), wave))
+
+
+# --- the hook adapter -------------------------------------------------------------
+
+def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: object, tool_use_id: object,
+          tool: str, query: str = "", url: str = "", offset: int = 0, researcher: bool = True) -> Verdict:
+    """Decide one web call of the active run and record it in the ledger (under its lock):
+    an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry."""
+    from .registry import data_dir
+
+    limits = run_limits(run_dir) if researcher else None  # run files are read before the lock
+    call = tool_use_id if isinstance(tool_use_id, str) else None
+    with ledger.locked(data_dir(env), run_dir) as path:
+        entries = ledger.read(path)
+        usage = fold(entries).get(agent_id if isinstance(agent_id, str) else None) or AgentUsage(None)
+        if not researcher:
+            verdict = orchestrator_verdict()
+        elif tool == "WebSearch":
+            verdict = decide_search(usage, limits.searches, query)  # type: ignore[union-attr]
+        else:
+            verdict = decide_page_read(usage, limits.page_reads, url, tool, offset)  # type: ignore[union-attr]
+        if verdict.allowed:
+            kind = SEARCH if tool == "WebSearch" else PAGE_READ
+            fields: dict[str, Any] = {"query": query} if kind == SEARCH else {
+                "tool": tool, "url": url, "paging": verdict.paging, "offset": offset}
+            item = ledger.entry(kind, agent_id, slug, tool_use_id=call, phase=ALLOWED, **fields)
+        else:
+            item = ledger.entry(DENIED, agent_id, slug, tool_use_id=call, tool=tool, rule=verdict.rule,
+                                query=query or None, url=url or None)
+        ledger.append(path, [item])
+        write_progress(run_dir, entries + [item], limits)
+    return verdict
+
+
+def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, slug: object,
+           **fields: Any) -> None:
+    """Append one entry (agent_start, agent_stop, denied) and refresh the progress file."""
+    from .registry import data_dir
+
+    limits = run_limits(run_dir)
+    with ledger.locked(data_dir(env), run_dir) as path:
+        item = ledger.entry(kind, agent_id, slug, **fields)
+        ledger.append(path, [item])
+        write_progress(run_dir, ledger.read(path), limits)
+
+
+def write_progress(run_dir: str, entries: list[dict[str, Any]], limits: RunLimits | None) -> None:
+    """`<run>/.web-research/progress.json`: what each agent has spent so far, for `status` during a
+    run (the Bash tool that runs `status` cannot see the hooks' data directory). A display copy
+    only: no check reads it."""
+    from .registry import write_run_state
+
+    folded = fold(entries)
+    data: dict[str, Any] = {
+        "version": 1, "updated_at": ledger.now_iso(),
+        "agents": [u.to_json() for key, u in folded.items() if key is not None],
+        "main_agent": folded[None].to_json() if None in folded else None,
+    }
+    if limits is not None:
+        data["budget"] = {"searches_per_researcher": limits.searches, "page_reads_per_researcher": limits.page_reads,
+                          "max_dispatches": limits.max_dispatches}
+    write_run_state(Path(run_dir), PROGRESS_FILE, data)

@@ -1,0 +1,69 @@
+"""Hook side of the run metrics (../metrics.py): gather the inputs, write the files.
+
+Called at a researcher's SubagentStop (when it is let go) and at every Stop of
+the main agent while the run is active. Writes `<run>/metrics.json`; at Stop
+also `<data>/metrics/<run key>.json`, the copy `web-research estimate` reads for
+later runs (outside the run folder, so a model of this run cannot edit the
+numbers a later estimate trusts). A failure here is logged and never changes
+the hook's decision: metrics are a report, not a gate.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Mapping
+
+from .. import ledger
+from ..metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
+from ..usage import fold
+from .briefs_match import subagent_transcript_path
+from .registry import atomic_write_text, data_dir
+
+METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls in more than a hook needs)
+
+
+def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], payload: Mapping[str, Any],
+                  final: bool, now: float | None = None) -> dict[str, Any] | None:
+    """Write the run's metrics; returns the document, or None when it could not be written."""
+    try:
+        return _write(env, run, payload, final, time.time() if now is None else now)
+    except Exception:  # a report, not a gate: never let it take the hook's decision down
+        from .runner import log_failure
+
+        log_failure("metrics", env)
+        return None
+
+
+def _write(env: Mapping[str, str], run: Mapping[str, Any], payload: Mapping[str, Any], final: bool,
+           now: float) -> dict[str, Any]:
+    from .budgets import run_limits
+
+    run_dir = str(run["run_dir"])
+    data = data_dir(env)
+    usage = fold(ledger.read(ledger.ledger_path(data, run_dir)))
+    main = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else None
+    stopping = payload.get("agent_id")
+    own = payload.get("agent_transcript_path")
+
+    def transcript_of(agent_id: str) -> str | None:
+        if agent_id == stopping and isinstance(own, str) and own:
+            return own
+        return subagent_transcript_path(main, agent_id)
+
+    agents = run.get("agents") if isinstance(run.get("agents"), dict) else {}
+    dispatches = run.get("dispatches") if isinstance(run.get("dispatches"), dict) else {}
+    limits = run_limits(run_dir)
+    inputs = RunInputs(
+        run_dir=run_dir, started_at=run.get("started_at"),
+        researchers=researcher_list(agents, usage.values(), transcript_of), usage=usage,
+        main_transcript=main, other_transcripts=subagent_transcripts(main),
+        dispatches=sum(v for v in dispatches.values() if isinstance(v, int)),
+        budget={"searches_per_researcher": limits.searches, "page_reads_per_researcher": limits.page_reads,
+                "max_dispatches": limits.max_dispatches})
+    document = build(inputs, now, final)
+    text = json.dumps(document, indent=1, sort_keys=True) + "\n"
+    atomic_write_text(Path(run_dir) / METRICS_FILE, text)
+    if final and document["researchers"]:
+        atomic_write_text(data / METRICS_DIR / f"{ledger.run_key(run_dir)}.json", text)
+    return document
