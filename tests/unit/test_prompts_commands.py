@@ -143,7 +143,7 @@ def test_every_prompt_command_is_a_core_command_the_parser_accepts(where, comman
 
 def test_skill_runs_exactly_the_five_orchestrator_subcommands():
     commands = extract_commands(SKILL.read_text(encoding="utf-8"))
-    assert [parse_core(c).command for c in commands] == ["start", "estimate", "briefs", "status", "verify"]
+    assert [parse_core(c).command for c in commands] == ["start", "estimate", "briefs", "status", "verify", "claims"]
     for command in commands:
         assert expand(command, SAMPLES).split("\n", 1)[0].startswith(
             f'"{SAMPLES["CLAUDE_PLUGIN_ROOT"]}/scripts/web-research" ')
