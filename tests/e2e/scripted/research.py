@@ -8,6 +8,7 @@ researcher.py, the reading of prompts in prompt_text.py.
 from __future__ import annotations
 
 from harness.scenario import Context, Page, Rule, Scenario, is_main, webfetch_summarizer, websearch_backend
+from scripted import checker
 from scripted.orchestrator import Orchestrator
 from scripted.researcher import Researcher
 from scripted.topics import DEFAULT_SUBTOPICS, Subtopic
@@ -25,20 +26,25 @@ def researcher_marker(plugin_root: str) -> str:
 
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
-          extra_dispatches: int = 0) -> Scenario:
+          extra_dispatches: int = 0, claim_check: bool = False) -> Scenario:
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
     orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
-    otherwise passes)."""
+    otherwise passes) | overclaimed-then-fixed (a claim says more than its excerpt; the claim
+    check finds it, the Stop gate holds it, the orchestrator rewrites it).
+    claim_check: keep the tier's claim check. Without it the plan omits its `Tier: standard`
+    line (the same budget, no model check), so that scenarios about other things stay short."""
     topics = [Subtopic(**s) for s in (subtopics or DEFAULT_SUBTOPICS)]
     pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
                   f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics]
     marker = researcher_marker(ctx.plugin_root)
-    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches)
+    checker_marker = checker.checker_marker(ctx.plugin_root)
+    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, claim_check)
     researcher = Researcher(ctx, topics)
     return Scenario([
         websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages
                                          if any(w.lower() in p.title.lower() for w in query.split())]),
         webfetch_summarizer(),
         Rule("researcher", lambda req: req.is_agent(marker), researcher.step),
+        Rule("claim-checker", lambda req: req.is_agent(checker_marker), checker.step),
         Rule("orchestrator", is_main, orchestrator.step),
     ], pages)
