@@ -339,8 +339,8 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
             listed = "; ".join(items[:MAX_LISTED]) + (f"; and {len(items) - MAX_LISTED} more"
                                                       if len(items) > MAX_LISTED else "")
             checks.append(fail("report.claims.checked", (
-                f"{len(items)} cited claim(s) {label} ({listed}). Run the claims command with --prompt on the "
-                f"run folder and dispatch a {formats.CHECKER_SUBAGENT_TYPE} agent with exactly what it prints; "
+                f"{len(items)} cited claim(s) {label} ({listed}). Run `web-research claims \"{run_dir}\" --prompt` "
+                f"and dispatch a {formats.CHECKER_SUBAGENT_TYPE} agent with exactly what it prints; "
                 "repeat until it prints no prompt"), report, None))
     if records and not unchecked and not awaiting:
         checks.insert(0, ok("report.claims.checked",
