@@ -65,7 +65,7 @@ Claim-check rules (`verdicts.py`, the last group; only when the plan's tier has 
 claim check): `report.claims.checked` (every cited claim of report.md has a
 current verdict, voted when the tier votes), `report.claims.verdict` (an
 unsupported claim outside Gaps & Limitations; warning: a partial one) and
-`checks.verdicts` (a verdicts file that is not valid JSON of its schema).
+`checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema).
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
 `<scope>.claims.grounded` (each figure a cited sentence states appears in an
 excerpt it cites; one failing check per claim) and `<scope>.claims.dates`

@@ -291,7 +291,7 @@ def _gaps_lines(parsed: "ParsedRun") -> range:
 
 
 def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
-    """`checks.verdicts` (a verdicts file that cannot be used), `report.claims.checked` (claims
+    """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
     without a decided verdict) and `report.claims.verdict` (error: unsupported outside Gaps &
     Limitations; warning: partial). Nothing when the plan's budget has no claim check."""
     from .budget import effective_budget
@@ -307,10 +307,12 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
     checks: list[Check] = []
     for f in files:
         if f.problems:
+            # A warning: its claims simply have no verdict (report.claims.checked), and the file,
+            # sealed as its checker left it, can be neither fixed nor removed.
             checks.append(fail("checks.verdicts", f"{f.rel}: " + "; ".join(f.problems)
-                               + ". Verdicts are written only by the claim-checker: run the claims command "
-                               "with --prompt again and dispatch a checker for the claims it lists",
-                               Path(run_dir) / f.rel))
+                               + ". Its claims count as unchecked: run the claims command with --prompt again "
+                               "and dispatch a checker for the claims it lists", Path(run_dir) / f.rel,
+                               severity="warning"))
     records = report_records(parsed)
     known = verdicts_by_claim(files)
     gaps = _gaps_lines(parsed)

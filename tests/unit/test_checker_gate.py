@@ -185,3 +185,18 @@ def test_a_verdicts_file_no_checker_left_blocks_the_stop(run: Harness):
     path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "supported", "reason": "r"} for k in prompt.keys]}))
     result = run.hook(run.stop())
     assert result.decision == "block" and "verdicts-1.json" in result.reason and "not sealed" in result.reason
+
+
+def test_a_returned_checker_whose_stop_went_unseen_is_sealed_when_its_call_returns(run: Harness):
+    prompt = rendered(run)
+    dispatch(run, prompt.text)
+    path = Path(prompt.verdicts_path)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "supported", "reason": "r"} for k in prompt.keys]}))
+    payload = run.payload("PostToolUse", tool_name="Agent", tool_use_id="toolu_check1",
+                          tool_input={"description": "check", "prompt": prompt.text, "subagent_type": CHECKER,
+                                      "run_in_background": False},
+                          tool_response={"status": "completed", "agentId": AGENT, "content": []})
+    assert run.hook(payload).stdout == ""
+    assert "checks/verdicts-1.json" in ledger.seals(ledger_entries(run))
+    assert run.hook(run.stop()).stdout == ""  # sealed, supported: the run passes

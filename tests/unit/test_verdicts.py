@@ -221,6 +221,16 @@ def test_a_malformed_verdicts_file_fails_naming_it(tmp_path: Path) -> None:
     (run / "checks" / "verdicts-2.json").write_text("{")
     check = failing(run_checklist(run))["checks.verdicts"]
     assert check.path == str(run / "checks" / "verdicts-2.json") and "not JSON" in check.message
+    assert check.severity == "warning"  # sealed as its checker left it: its claims simply count as unchecked
+
+
+def test_the_claims_of_a_malformed_file_are_asked_again(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    (run / "checks").mkdir()
+    (run / "checks" / "verdicts-1.json").write_text('{"verdicts": "all fine"}')
+    prompt, _ = prompt_for_run(run)
+    assert prompt.verdicts_path.endswith("verdicts-2.json") and len(prompt.keys) > 5
+    assert "report.claims.checked" in failing(run_checklist(run))
 
 
 def test_voting_asks_two_more_checkers_only_for_doubted_claims(tmp_path: Path) -> None:

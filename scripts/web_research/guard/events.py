@@ -319,6 +319,35 @@ def post_tool_use(ctx: Context) -> dict[str, Any]:
         return _post_bash(ctx)
     if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == RESEARCHER:
         return _post_agent(ctx)
+    if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == CHECKER:
+        return _post_checker_agent(ctx)
+    return {}
+
+
+def _post_checker_agent(ctx: Context) -> dict[str, Any]:
+    """A foreground claim-checker returned and the orchestrator has not acted since: if its
+    SubagentStop could not be attributed, its verdicts file is sealed here (else no one could
+    ever seal it, and verify would fail it as unsealed)."""
+    active = _active(ctx)
+    response = ctx.payload.get("tool_response")
+    if active is None or not isinstance(response, dict) or response.get("status") != "completed":
+        return {}
+    from .checker_gate import prompt_hash
+
+    session, snapshot = active
+    wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
+    with session.locked_record() as record:
+        if not _same_run(record, snapshot):
+            return {}
+        entry = next((c for c in reversed(record["run"].get("checkers", []))
+                      if c.get("prompt_hash") == wanted and c.get("state") == "running"), None)
+        if entry is None:
+            return {}
+        entry["state"] = "returned"
+        session.write(record)
+    from .seals import seal_verdicts
+
+    seal_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], response.get("agentId"))
     return {}
 
 
