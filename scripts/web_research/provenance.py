@@ -117,8 +117,10 @@ _PRODUCER = {SNAPSHOT: "no researcher's fetch in this run produced it",
 
 
 def _sealed_by(seal: Seal) -> str:
-    who = f" by the researcher for {seal.slug}" if seal.slug and seal.artifact != VERDICTS else \
-        (" by a claim-checker" if seal.artifact == VERDICTS else "")
+    if seal.artifact == VERDICTS:
+        who = " by a claim-checker"
+    else:
+        who = f" by the researcher for {seal.slug}" if seal.slug else ""
     source = f" from {seal.url}" if seal.url else ""
     return f"sealed at {seal.at or 'an unknown time'}{who}{source}"
 
