@@ -63,7 +63,12 @@ no snapshot, not verifiable), `site_root`, `repeated_url`, `title`, `retrieved`
 (warnings; `retrieved`: the Retrieved date is the day of the snapshot's fetch stamp);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
-(provenance.py): snapshots, findings files and briefs against their seals.
+(provenance.py): snapshots, findings files, briefs and verdicts files against their seals.
+Claim-check rules (`verdicts.py`, the last group; only when the plan's tier has a
+claim check): `report.claims.checked` (every cited claim of report.md has a
+current verdict, voted when the tier votes), `report.claims.verdict` (an
+unsupported claim outside Gaps & Limitations; warning: a partial one) and
+`checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema).
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
 `<scope>.claims.grounded` (each figure a cited sentence states appears in an
 excerpt it cites; one failing check per claim) and `<scope>.claims.dates`
@@ -173,6 +178,13 @@ def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     return provenance_checks(run_dir, source)
 
 
+def _claim_verdicts(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
+    """The claim-checker's verdicts on report.md's claims (verdicts.py), when the plan's tier asks."""
+    from .verdicts import verdict_checks
+
+    return verdict_checks(run_dir, parsed)
+
+
 # ---- Extension point ------------------------------------------------------
 # Extra check groups, run after the built-in ones, in order. Each is called as
 # group(run_dir, parsed_run) and returns a list of Check. Keep imports inside
@@ -185,7 +197,7 @@ def _plan_coverage(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 
 
 EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_grounded,
-                                              _sealed_provenance, _plan_coverage)
+                                              _sealed_provenance, _plan_coverage, _claim_verdicts)
 # ---------------------------------------------------------------------------
 
 

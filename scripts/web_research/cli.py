@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("claims", help="list every cited claim with its excerpts and grounding")
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the claims as JSON")
+    p.add_argument("--prompt", action="store_true",
+                   help="print the next claim-checker's prompt (nothing when every claim has a verdict)")
     p = sub.add_parser("estimate", help="print the run's upper bounds and a token and time range")
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the estimate as JSON")

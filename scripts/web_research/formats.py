@@ -18,6 +18,7 @@ SOURCES_DIR = "sources"  # page snapshots (web-research fetch)
 SCRATCH_DIR = "scratch"  # researchers' own notes, scratch/<slug>/
 RUN_STATE_DIR = ".web-research"  # files the hooks keep for the orchestrator and verify
 METRICS_FILE = "metrics.json"
+CHECKS_DIR = "checks"  # claim-checker verdicts, checks/verdicts-<n>.json
 ARCHIVE_PREFIX = ".archive-"
 # Every top-level name a run creates in its folder. `start --refresh` archives these
 # and nothing else: whatever else the folder holds is the user's and stays put.
@@ -31,6 +32,7 @@ RUN_OWNED_NAMES = (
     SCRATCH_DIR,
     RUN_STATE_DIR,
     METRICS_FILE,
+    CHECKS_DIR,
 )
 # Files whose presence means "a prior run lives here" (re-run protection).
 PRIOR_RUN_MARKERS = (PLAN_FILE, REPORT_FILE)
@@ -123,6 +125,16 @@ PLUGIN_NAME = "web-research"
 SKILL_NAME = "web-research"
 RESEARCHER_AGENT = "researcher"
 RESEARCHER_SUBAGENT_TYPE = f"{PLUGIN_NAME}:{RESEARCHER_AGENT}"
+CHECKER_AGENT = "claim-checker"
+CHECKER_SUBAGENT_TYPE = f"{PLUGIN_NAME}:{CHECKER_AGENT}"
+
+# --- Claim check (verdicts.py, agents/claim-checker.md) ----------------------
+VERDICT_SUPPORTED = "supported"
+VERDICT_PARTIAL = "partial"
+VERDICT_UNSUPPORTED = "unsupported"
+VERDICTS = (VERDICT_SUPPORTED, VERDICT_PARTIAL, VERDICT_UNSUPPORTED)
+VERDICTS_FILE_PREFIX = "verdicts-"  # checks/verdicts-<n>.json, n = 1, 2, ... in order of dispatch
+MAX_VERDICT_REASON_CHARS = 300
 
 # --- Verify-and-fix loop ---------------------------------------------------
 # The orchestrator fixes report.md at most this many rounds; then it returns its

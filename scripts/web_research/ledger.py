@@ -11,7 +11,7 @@ be kept where the guards forbid them to write.
 Every entry is `{"at", "kind", "agent_id", "slug", ...}`. Kinds:
 
     seal       an artifact as it was produced: path (relative to the run folder),
-               artifact (snapshot | snapshot_meta | findings | brief), sha256,
+               artifact (snapshot | snapshot_meta | findings | brief | verdicts), sha256,
                and for snapshots url and snapshot_id
     search     a WebSearch: query
     page_read  a page read: url, tool (fetch | WebFetch), snapshot_id, paging
@@ -49,6 +49,7 @@ SNAPSHOT = "snapshot"
 SNAPSHOT_META = "snapshot_meta"
 FINDINGS = "findings"
 BRIEF = "brief"
+VERDICTS = "verdicts"
 
 
 def run_key(run_dir: str | Path) -> str:

@@ -10,7 +10,7 @@ compares the files with their seals:
     provenance.sealed   error   a file changed after it was sealed (names the
                                 file and the time of the seal), a sealed file
                                 is gone, or (when seals are required) a snapshot
-                                or findings file no producer in this run sealed;
+                                or findings or verdicts file no producer in this run sealed;
                                 an unsealed brief is a warning. One passing
                                 check otherwise: the provenance line.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from . import formats
-from .ledger import BRIEF, FINDINGS, SNAPSHOT, SNAPSHOT_META, Seal, file_sha256, seals_from_copy
+from .ledger import BRIEF, FINDINGS, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256, seals_from_copy
 
 if TYPE_CHECKING:
     from .checklist import Check
@@ -97,7 +97,8 @@ def evidence_files(run_dir: Path) -> list[tuple[str, str]]:
     """(path relative to the run folder, artifact) of every file a seal should cover."""
     run_dir = Path(run_dir)
     groups = ((formats.SOURCES_DIR, "*.txt", SNAPSHOT), (formats.SOURCES_DIR, "*.json", SNAPSHOT_META),
-              (formats.FINDINGS_DIR, "*.md", FINDINGS), (formats.BRIEFS_DIR, "*.md", BRIEF))
+              (formats.FINDINGS_DIR, "*.md", FINDINGS), (formats.BRIEFS_DIR, "*.md", BRIEF),
+              (formats.CHECKS_DIR, formats.VERDICTS_FILE_PREFIX + "*.json", VERDICTS))
     out = []
     for folder, pattern, artifact in groups:
         base = run_dir / folder
@@ -107,15 +108,19 @@ def evidence_files(run_dir: Path) -> list[tuple[str, str]]:
 
 
 _WHAT = {SNAPSHOT: "page snapshot", SNAPSHOT_META: "page snapshot record", FINDINGS: "findings file",
-         BRIEF: "brief"}
+         BRIEF: "brief", VERDICTS: "claim-checker verdicts file"}
 _PRODUCER = {SNAPSHOT: "no researcher's fetch in this run produced it",
              SNAPSHOT_META: "no researcher's fetch in this run produced it",
              FINDINGS: "no researcher of this run left it when it stopped",
-             BRIEF: "the briefs command of this run did not render it"}
+             BRIEF: "the briefs command of this run did not render it",
+             VERDICTS: "no claim-checker of this run left it when it stopped"}
 
 
 def _sealed_by(seal: Seal) -> str:
-    who = f" by the researcher for {seal.slug}" if seal.slug else ""
+    if seal.artifact == VERDICTS:
+        who = " by a claim-checker"
+    else:
+        who = f" by the researcher for {seal.slug}" if seal.slug else ""
     source = f" from {seal.url}" if seal.url else ""
     return f"sealed at {seal.at or 'an unknown time'}{who}{source}"
 

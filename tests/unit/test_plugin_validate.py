@@ -66,7 +66,7 @@ def test_plugin_and_marketplace_validate_strictly(claude_bin, tmp_path, target):
     assert result.returncode == 0 and data["success"], json.dumps(data["manifest"], indent=2)
     assert data["manifest"]["errors"] == [] and data["manifest"]["warnings"] == []
     assert data["provides"]["skills"] == [f"{formats.PLUGIN_NAME}:{formats.SKILL_NAME}"]
-    assert data["provides"]["agents"] == [formats.RESEARCHER_SUBAGENT_TYPE]
+    assert sorted(data["provides"]["agents"]) == sorted([formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE])
 
 
 def test_marketplace_lists_this_plugin():

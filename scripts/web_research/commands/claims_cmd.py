@@ -1,10 +1,15 @@
-"""`web-research claims DIR [--json]`: list every cited claim and its grounding.
+"""`web-research claims DIR [--json | --prompt]`: list every cited claim and its grounding.
 
 One stanza per claim of report.md and of each findings file: file:line, the
 claim hash, its footnotes and the verdict of the figures rule, then the claim
 text and each cited excerpt with its URL. Mechanical on purpose: it is the
-input of a later claim checker. Exit 0 once listed (use `verify` to gate), 2
-when the folder cannot be read.
+input of the claim checker.
+
+`--prompt` prints exactly the prompt of the next `claim-checker` agent
+(verdicts.render_prompt): the report's claims that still need a verdict and
+the one verdicts file the checker writes. The hooks accept a checker only with
+that text. When no checker is needed it prints nothing and says why on stderr.
+Exit 0 once listed (use `verify` to gate), 2 when the folder cannot be read.
 """
 from __future__ import annotations
 
@@ -20,6 +25,8 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "claims")
     if run_dir is None:
         return EXIT_USAGE
+    if getattr(args, "prompt", False):
+        return _prompt(args, run_dir)
     from ..checklist import parse_and_check
     from ..claims import render_text, run_claims
 
@@ -31,8 +38,29 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     shown = {r.path: display_path(str(r.path)) for r in records}
     if args.json:
-        payload = {"output_dir": str(run_dir), "claims": [r.as_dict(shown[r.path]) for r in records]}
+        from ..verdicts import check_key
+
+        payload = {"output_dir": str(run_dir),
+                   "claims": [{**r.as_dict(shown[r.path]), "check": check_key(r)} for r in records]}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     elif records:
         print(render_text(records, shown))
+    return EXIT_OK
+
+
+def _prompt(args: argparse.Namespace, run_dir) -> int:
+    if args.json:
+        print("web-research claims: --prompt prints text; drop --json", file=sys.stderr)
+        return EXIT_USAGE
+    from ..verdicts import prompt_for_run
+
+    try:
+        prompt, why = prompt_for_run(run_dir)
+    except OSError as exc:
+        print(f"web-research claims: {args.dir}: cannot read the run ({exc})", file=sys.stderr)
+        return EXIT_USAGE
+    if prompt is None:
+        print(f"web-research claims: no claim-checker to dispatch: {why}.", file=sys.stderr)
+        return EXIT_OK
+    print(prompt.text)
     return EXIT_OK

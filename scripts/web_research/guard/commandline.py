@@ -36,6 +36,7 @@ _HEREDOC_HEAD = re.compile(r"^(?P<cmd>.*?)\s*<<\s*'" + HEREDOC_DELIMITER + r"'\s
 # at their default (argparse dest -> default). Anything else they accept is allowed.
 _RESTRICTED = {
     "briefs": {},
+    "claims": {},
     "estimate": {},
     "gaps": {},
     "status": {},

@@ -22,6 +22,7 @@ WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 AGENT_TOOLS = ("Agent", "Task")
 WEB_TOOLS = ("WebSearch", "WebFetch")
 RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
+CHECKER = formats.CHECKER_SUBAGENT_TYPE
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
 BACKGROUND_LAUNCH_STATUSES = ("async_launched",)
@@ -58,6 +59,10 @@ class Context:
     @property
     def in_researcher(self) -> bool:
         return self.payload.get("agent_type") == RESEARCHER
+
+    @property
+    def in_checker(self) -> bool:
+        return self.payload.get("agent_type") == CHECKER
 
     def parse_command(self) -> tuple[PluginCommand | None, str]:
         """(the plugin command in tool_input.command, or None and why not)."""
@@ -184,6 +189,9 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
     refusal = bash_refusal(ctx.tool_input.get("command"), ctx.env) if parsed is None else None
     if refusal:
         return output.pre_tool_use("deny", refusal)
+    if ctx.in_checker:
+        return output.pre_tool_use("deny", "A claim-checker runs no commands: judge the claims in your prompt "
+                                   "and write your verdicts file.")
     if ctx.in_researcher:
         if parsed is not None and parsed.subcommand == "fetch" and same_path(parsed.run_dir, run_dir):
             from .budgets import check
@@ -201,7 +209,7 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
             "Inside a researcher, Bash runs only the page-snapshot command, exactly as the brief shows: "
             f'"{ctx.program}" fetch "<url>" --run "{run_dir}" [--offset N]. '
             f"This command was refused: {why or 'it is not that command'}."))
-    if parsed is not None and parsed.subcommand in ("briefs", "estimate", "gaps", "verify", "status") \
+    if parsed is not None and parsed.subcommand in ("briefs", "claims", "estimate", "gaps", "verify", "status") \
             and same_path(parsed.run_dir, run_dir):
         return output.pre_tool_use("allow", f"web-research: the plugin's {parsed.subcommand} command.")
     return {}
@@ -224,7 +232,29 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     return None
 
 
+def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
+    """A claim-checker is dispatched only with the prompt `claims --prompt` prints now (checker_gate.py)."""
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from ..verdicts import prompt_for_run
+    from .checker_gate import decide_checker_dispatch
+
+    session, snapshot = active
+    rendered, why = prompt_for_run(Path(snapshot["run"]["run_dir"]))  # run files, before the lock
+    with session.locked_record() as record:
+        if not _same_run(record, snapshot):
+            return {}
+        decision = decide_checker_dispatch(record["run"], ctx.tool_input, ctx.payload.get("tool_use_id"),
+                                           rendered, why, ctx.now, ctx.program)
+        if decision.action == "allow":
+            session.write(record)
+    return output.pre_tool_use(decision.action, decision.reason)
+
+
 def _pre_agent(ctx: Context) -> dict[str, Any]:
+    if ctx.tool_input.get("subagent_type") == CHECKER:
+        return _pre_checker_agent(ctx)
     if ctx.tool_input.get("subagent_type") != RESEARCHER:
         return {}
     active = _active(ctx)
@@ -276,6 +306,8 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     refusal = next(filter(None, (write_refusal(v, ctx.payload.get("cwd"), ctx.env) for v in [path, *named])), None)
     if refusal:
         return output.pre_tool_use("deny", refusal)
+    if ctx.in_checker:
+        return _pre_checker_write(ctx, active[1]["run"], path, ambiguous)
     if not ctx.in_researcher:
         run_dir = active[1]["run"]["run_dir"]
         refusal = next(filter(None, (orchestrator_write_refusal(v, ctx.payload.get("cwd"), run_dir)
@@ -298,6 +330,32 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
         candidates = [b for b in briefs if b.slug not in owned]
     allowed, reason = write_allowed(path, ctx.payload.get("cwd"), run["run_dir"], candidates)
     return output.pre_tool_use("allow" if allowed else "deny", reason)
+
+
+def _checker_prompt(ctx: Context) -> str | None:
+    transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
+        ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    return first_user_message(transcript) if transcript else None
+
+
+def _pre_checker_write(ctx: Context, run: dict[str, Any], path: str | None, ambiguous: str | None) -> dict[str, Any]:
+    """A claim-checker writes its own verdicts file and nothing else."""
+    from .checker_gate import checker_write_refusal, find_checker
+
+    if ambiguous:
+        return output.pre_tool_use("deny", ambiguous + " A claim-checker writes only its verdicts file.")
+    prompt = _checker_prompt(ctx)
+    entry = find_checker(run, ctx.payload.get("agent_id"), prompt)
+    if entry is not None:
+        allowed = [entry["verdicts_path"]]
+    elif prompt is None:  # cannot tell which checker this is: any running checker's file
+        allowed = [c["verdicts_path"] for c in run.get("checkers", []) if c.get("state") == "running"]
+    else:
+        allowed = []
+    refusal = checker_write_refusal(path, ctx.payload.get("cwd"), allowed)
+    if refusal:
+        return output.pre_tool_use("deny", refusal)
+    return output.pre_tool_use("allow", f"{path} is this claim-checker's verdicts file.")
 
 
 # --- PostToolUse ----------------------------------------------------------------
@@ -327,6 +385,35 @@ def post_tool_use(ctx: Context) -> dict[str, Any]:
         return _post_bash(ctx)
     if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == RESEARCHER:
         return _post_agent(ctx)
+    if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == CHECKER:
+        return _post_checker_agent(ctx)
+    return {}
+
+
+def _post_checker_agent(ctx: Context) -> dict[str, Any]:
+    """A foreground claim-checker returned and the orchestrator has not acted since: if its
+    SubagentStop could not be attributed, its verdicts file is sealed here (else no one could
+    ever seal it, and verify would fail it as unsealed)."""
+    active = _active(ctx)
+    response = ctx.payload.get("tool_response")
+    if active is None or not isinstance(response, dict) or response.get("status") != "completed":
+        return {}
+    from .checker_gate import prompt_hash
+
+    session, snapshot = active
+    wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
+    with session.locked_record() as record:
+        if not _same_run(record, snapshot):
+            return {}
+        entry = next((c for c in reversed(record["run"].get("checkers", []))
+                      if c.get("prompt_hash") == wanted and c.get("state") == "running"), None)
+        if entry is None:
+            return {}
+        entry["state"] = "returned"
+        session.write(record)
+    from .seals import seal_verdicts
+
+    seal_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], response.get("agentId"))
     return {}
 
 
@@ -477,7 +564,49 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
 
 # --- SubagentStop ---------------------------------------------------------------
 
+def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
+    """A claim-checker stops: its verdicts file must judge exactly its claims (blocked once
+    otherwise); when it is let go, the file is sealed."""
+    active = _active(ctx)
+    if active is None:
+        return {}
+    from .checker_gate import block_reason, find_checker, verdicts_problems
+
+    session, snapshot = active
+    agent_id = ctx.payload.get("agent_id")
+    prompt = _checker_prompt(ctx)
+    if stray and prompt is None:
+        return {}
+    entry = find_checker(snapshot["run"], agent_id if not stray else None, prompt)
+    if entry is None:
+        return {}
+    run_dir = snapshot["run"]["run_dir"]
+    problems = verdicts_problems(entry["verdicts_path"], run_dir, entry.get("keys", []))
+    with session.locked_record() as record:
+        if not _same_run(record, snapshot):
+            return {}
+        current = next((c for c in record["run"].get("checkers", [])
+                        if c.get("prompt_hash") == entry.get("prompt_hash")
+                        and c.get("verdicts_path") == entry.get("verdicts_path")), None)
+        if current is None:
+            return {}
+        if isinstance(agent_id, str):
+            current["agent_id"] = agent_id
+        if problems and not current.get("blocks") and not ctx.payload.get("stop_hook_active"):
+            current["blocks"] = 1
+            session.write(record)
+            return output.block(block_reason(entry["verdicts_path"], problems))
+        current["state"] = "failed" if problems else "done"
+        session.write(record)
+    from .seals import seal_verdicts
+
+    seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], agent_id)
+    return {}
+
+
 def subagent_stop(ctx: Context) -> dict[str, Any]:
+    if ctx.payload.get("agent_type") == CHECKER:
+        return _checker_stop(ctx)
     if ctx.payload.get("agent_type") not in (RESEARCHER, "", None):
         return {}
     active = _active(ctx)
@@ -492,6 +621,8 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     session, snapshot = active
     brief, _learned = _attribute(ctx, snapshot["run"], _briefs(snapshot["run"]), transcript)
     if brief is None:
+        if ctx.payload.get("agent_type") != RESEARCHER and snapshot["run"].get("checkers"):
+            return _checker_stop(ctx, stray=True)  # an unnamed stop may be a claim-checker's
         return {}  # not one of this run's researchers
     # The researcher's own file is read and checked before the lock is taken.
     problems = findings_problems(brief)

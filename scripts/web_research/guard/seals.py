@@ -4,6 +4,7 @@ The handlers in events.py call in here at the moments an artifact is produced:
 
     a researcher's `fetch` returned        -> seal the snapshot (text and record)
     a researcher is let go at SubagentStop -> seal its findings file (passing or failed)
+    a claim-checker is let go              -> seal its verdicts file
     `briefs` returned                      -> seal each brief
     a WebSearch / WebFetch returned        -> a `search` / `page_read` entry
 
@@ -104,6 +105,15 @@ def seal_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agen
         record(env, run_dir, [_seal(run_dir, rel, ledger.FINDINGS, digest, agent_id, slug)])
 
 
+def seal_verdicts(env: Mapping[str, str], run_dir: str, verdicts_path: str, agent_id: object) -> None:
+    """A claim-checker is let go: seal its verdicts file as it is now (nobody but the checker
+    could write it; the seal keeps a later Bash command from changing a verdict)."""
+    rel = _relative(run_dir, verdicts_path)
+    digest = ledger.file_sha256(Path(verdicts_path), MAX_EVIDENCE_BYTES) if rel else None
+    if rel and digest:
+        record(env, run_dir, [_seal(run_dir, rel, ledger.VERDICTS, digest, agent_id, None)])
+
+
 def seal_unsealed_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agent_id: object,
                            slug: object) -> None:
     """`seal_findings`, unless the ledger already seals that file."""
@@ -149,7 +159,8 @@ def _relative(run_dir: str, path: str) -> str | None:
     if parent != os.path.realpath(run_dir):
         return None
     base = os.path.basename(folder)
-    return f"{base}/{name}" if base in (formats.SOURCES_DIR, formats.FINDINGS_DIR, formats.BRIEFS_DIR) else None
+    return f"{base}/{name}" if base in (formats.SOURCES_DIR, formats.FINDINGS_DIR, formats.BRIEFS_DIR,
+                                        formats.CHECKS_DIR) else None
 
 
 # --- guards -------------------------------------------------------------------------

@@ -27,6 +27,7 @@ PRODUCED_DIRS = {
     formats.BRIEFS_DIR: "rendered by the briefs command",
     formats.FINDINGS_DIR: "written by the researchers",
     formats.SOURCES_DIR: "page snapshots written by the fetch command",
+    formats.CHECKS_DIR: "claim-checker verdicts (written only by the claim-checker agent)",
     ".web-research": "written by the plugin's hooks (silent failures, the copy of the seals)",
 }
 

@@ -14,6 +14,7 @@ from typing import Any
 from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, calls, say
+from scripted.checker import OVERCLAIM
 from scripted.conversation import bash, hook_feedback, last_calls, raw_last_results, result_for, subcommand
 from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
 from scripted.topics import Subtopic, original_name, renamed
@@ -81,13 +82,15 @@ PY"""
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
                  second_wave: list[Subtopic] | None = None, budget_lines: list[str] | None = None,
-                 own_search: bool = False):
+                 own_search: bool = False, claim_check: bool = False):
         """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
         second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered;
         budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2");
-        own_search: after the researchers return, search the web itself once (SKILL.md forbids it)."""
+        own_search: after the researchers return, search the web itself once (SKILL.md forbids it);
+        claim_check: keep the tier's claim check (see research.build)."""
         self.budget_lines = list(budget_lines or [])
         self.own_search = own_search
+        self.claim_check = claim_check
         self.ctx = ctx
         self.topics = topics
         self.second_wave = second_wave or []
@@ -122,6 +125,10 @@ class Orchestrator:
             return self.after_estimate(req)
         if sub == "briefs":
             return self.after_briefs(req)
+        if name == "Agent" and last[0]["input"].get("subagent_type") == formats.CHECKER_SUBAGENT_TYPE:
+            return self.claims_prompt(req)
+        if sub == "claims":
+            return self.after_claims(req)
         if name == "Agent":
             return bash(core_command(self.body(req), "status", self.run(req)["output_dir"]),
                          "Show the run's status")
@@ -140,7 +147,8 @@ class Orchestrator:
             broken = self.report_mode in ("broken-then-fixed", "broken-forever")
             return call("Write", {"file_path": self.run(req)["report"],
                                   "content": self.report_text(req, broken=broken,
-                                                              drift=self.report_mode == "drifted-then-fixed")})
+                                                              drift=self.report_mode == "drifted-then-fixed",
+                                                              overclaim=self.report_mode == "overclaimed-then-fixed")})
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE):
             return bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]),
                          "Verify the run folder")
@@ -150,6 +158,11 @@ class Orchestrator:
                 raise PromptError(f"`verify` failed on a report written to pass:\n{result.text[:3000]}")
             if result is not None and result.is_error and self.report_mode == "broken-forever":
                 return self.fix_round(req)
+            if result is not None and result.is_error and self.only_unchecked_claims(result.text):
+                return self.claims_prompt(req)
+            if result is not None and result.is_error and self.report_mode == "overclaimed-then-fixed" \
+                    and "report.claims.verdict" not in " ".join(self.stop_feedback(req)):
+                return say(self.final_json(req))  # ignores verify: the Stop gate must hold it
             return say(self.final_json(req))
         raise PromptError(f"orchestrator has no step after {name} {sub or ''}")
 
@@ -315,7 +328,46 @@ class Orchestrator:
         answer[formats.RETURN_VERIFIED_KEY] = False
         return say(json.dumps(answer))
 
+    # --- the claim check (SKILL.md step 4) ---------------------------------------------
+    def only_unchecked_claims(self, verify_text: str) -> bool:
+        """verify's only failing error is report.claims.checked: time for a claim-checker."""
+        failing = re.findall(r"^\u2717 (\S+?):", verify_text, re.M)
+        return failing == ["report.claims.checked"]
+
+    def claims_prompt(self, req: RequestView) -> Reply:
+        body = self.body(req)
+        if f"`{formats.CHECKER_SUBAGENT_TYPE}`" not in body:
+            raise PromptError("SKILL.md no longer names the claim-checker to dispatch")
+        command = core_command(body, "claims", self.run(req)["output_dir"])
+        return bash(command, "Print the claim-checker's prompt")
+
+    def after_claims(self, req: RequestView) -> Reply:
+        """SKILL.md: dispatch the checker with the command's whole output while it prints a prompt."""
+        result = result_for(req, "Bash")
+        if result is None or result.is_error:
+            raise PromptError(f"`claims --prompt` failed: {result.text if result else 'no result'}")
+        if "the command's whole output, unchanged" not in " ".join(self.body(req).split()):
+            raise PromptError("SKILL.md no longer says to dispatch the claims prompt unchanged")
+        prompt = result.text.strip()
+        if not prompt or prompt.startswith("web-research claims: no claim-checker"):
+            return bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]), "Verify the run folder")
+        return call("Agent", {"description": "Check the report's claims", "run_in_background": False,
+                              "subagent_type": formats.CHECKER_SUBAGENT_TYPE, "prompt": prompt})
+
+    def stop_feedback(self, req: RequestView) -> list[str]:
+        """Every Stop hook feedback the conversation holds so far."""
+        texts = []
+        for m in req.messages:
+            content = m.get("content") if m.get("role") == "user" else None
+            parts = [content] if isinstance(content, str) else [
+                b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text"]
+            texts += [text for text in parts if "hook feedback:" in text.lower()]
+        return texts
+
     def on_stop_feedback(self, req: RequestView, feedback: str) -> Reply:
+        if self.report_mode == "overclaimed-then-fixed":
+            return call("Write", {"file_path": self.run(req)["report"],
+                                  "content": self.report_text(req, broken=False)})
         if self.report_mode in ("broken-then-fixed", "drifted-then-fixed"):
             last = last_calls(req)
             if not (last and last[0]["name"] == "Write"):
@@ -328,6 +380,17 @@ class Orchestrator:
         return json.dumps({"plan": run["plan"], "report": run["report"], "findings_dir": run["findings_dir"]})
 
     # --- the files it writes ------------------------------------------------------
+    def _budget_lines(self, tier: str) -> list[str]:
+        """The Budget section: the tier's line, unless the scenario skips the tier's claim check;
+        then no `Tier:` line (the same searches, no model check), and `Deepen: yes` where the
+        tier would have allowed a second wave."""
+        defaults = tier_defaults(tier)
+        if self.claim_check or not defaults.claim_check:
+            lines = [f"{PLAN_TIER_LINE}: {tier}"]
+        else:
+            lines = ["Deepen: yes"] if defaults.second_wave else []
+        return lines + self.budget_lines
+
     def plan_text(self, question: str, tier: str) -> str:
         parts = ["# Research plan", "", f"## {formats.PLAN_SECTION_QUESTION}", "", question, "",
                  f"## {formats.PLAN_SECTION_SUBTOPICS}", ""]
@@ -336,12 +399,13 @@ class Orchestrator:
         parts += [f"## {formats.PLAN_SECTION_SYNTHESIS}", "",
                   "Compare the subtopics' findings side by side, grouped by subtopic.", "",
                   f"## {formats.PLAN_SECTION_BUDGET}", "",
-                  f"{PLAN_TIER_LINE}: {tier}", *self.budget_lines, ""]
+                  *self._budget_lines(tier), ""]
         return "\n".join(parts)
 
-    def report_text(self, req: RequestView, broken: bool, drift: bool = False) -> str:
+    def report_text(self, req: RequestView, broken: bool, drift: bool = False, overclaim: bool = False) -> str:
         """report.md from the findings files the orchestrator read (their Read results).
-        drift: the first claim's figure is raised by DRIFT, so it no longer matches its excerpt."""
+        drift: the first claim's figure is raised by DRIFT, so it no longer matches its excerpt.
+        overclaim: the first claim adds checker.OVERCLAIM, which its excerpt does not say."""
         read = {r.input["file_path"]: r for r in req.all_tool_results()
                 if r.name == "Read" and "/findings/" in r.input.get("file_path", "")}
         question = self.run(req)["research_question"]
@@ -364,6 +428,8 @@ class Orchestrator:
             for claim, old in claims:
                 if drift and not sources:
                     claim = re.sub(r"\b(\d+) units", lambda m: f"{int(m.group(1)) + DRIFT} units", claim, count=1)
+                if overclaim and not sources:
+                    claim = re.sub(r"\.(\[\^\d+\])", rf", {OVERCLAIM}.\1", claim, count=1)
                 number = len(sources) + 1
                 sources.append(re.sub(r"^\[\^\d+\]:", f"[^{number}]:", entries[old]))
                 lines.append(re.sub(r"\[\^\d+\]", f"[^{number}]", claim))

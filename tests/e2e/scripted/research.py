@@ -8,6 +8,7 @@ researcher.py, the reading of prompts in prompt_text.py.
 from __future__ import annotations
 
 from harness.scenario import Context, Page, Rule, Scenario, is_main, webfetch_summarizer, websearch_backend
+from scripted import checker
 from scripted.orchestrator import Orchestrator
 from scripted.researcher import Researcher
 from scripted.topics import DEFAULT_SUBTOPICS, Subtopic
@@ -26,23 +27,32 @@ def researcher_marker(plugin_root: str) -> str:
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
           extra_dispatches: int = 0, second_wave: list[dict] | None = None,
-          budget_lines: list[str] | None = None, own_search: bool = False) -> Scenario:
+          budget_lines: list[str] | None = None, own_search: bool = False,
+          claim_check: bool = False) -> Scenario:
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
     orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
-    otherwise passes). second_wave: the subtopics the orchestrator appends as plan.md's
-    `## Second wave` when `gaps` leaves bullets uncovered and the tier allows it (their
-    `establish` items are `<bullet id>: <angle>`)."""
+    otherwise passes) | overclaimed-then-fixed (a claim says more than its excerpt; the claim
+    check finds it, the Stop gate holds it, the orchestrator rewrites it).
+    second_wave: the subtopics the orchestrator appends as plan.md's `## Second wave` when
+    `gaps` leaves bullets uncovered and the tier allows it (their `establish` items are
+    `<bullet id>: <angle>`).
+    claim_check: keep the tier's claim check. Without it the plan omits a `Tier:` line whose
+    tier has a claim check (the same budget, no model check), so that scenarios about other
+    things stay short."""
     topics = [Subtopic(**s) for s in (subtopics or DEFAULT_SUBTOPICS)]
     follow_up = [Subtopic(**s) for s in (second_wave or [])]
     pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
                   f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics + follow_up]
     marker = researcher_marker(ctx.plugin_root)
-    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up, budget_lines, own_search)
+    checker_marker = checker.checker_marker(ctx.plugin_root)
+    orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up, budget_lines, own_search,
+                                claim_check)
     researcher = Researcher(ctx, topics + follow_up)
     return Scenario([
         websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages
                                          if any(w.lower() in p.title.lower() for w in query.split())]),
         webfetch_summarizer(),
         Rule("researcher", lambda req: req.is_agent(marker), researcher.step),
+        Rule("claim-checker", lambda req: req.is_agent(checker_marker), checker.step),
         Rule("orchestrator", is_main, orchestrator.step),
     ], pages)

@@ -1,0 +1,88 @@
+"""Scenario: the claim check of a standard-tier run, in the real client.
+
+The plan keeps `Tier: standard`, so verify asks for a claim-checker once the
+report passes the mechanical checks. The scripted orchestrator prints the
+checker's prompt with `claims --prompt` (the command SKILL.md gives) and
+dispatches `web-research:claim-checker` with it; the checker writes its
+verdicts file, which its SubagentStop seals. One claim of the report says more
+than its excerpt ("the lowest price any vendor offers"): the checker finds it
+unsupported, the orchestrator ignores verify and tries to return, and the Stop
+gate blocks naming the claim. It rewrites the claim, a second checker judges
+only that claim, and the run ends verified.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+
+SESSIONS = {"overclaimed": lambda run: run(RunSpec(
+    prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
+    scenario_args={"report": "overclaimed-then-fixed", "claim_check": True},
+    timeout=150.0))}  # two checkers, a Stop block and a rewrite: longer than most sessions
+
+
+@pytest.fixture(scope="module")
+def overclaimed(e2e_session):
+    result = e2e_session("overclaimed")
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+def _run_dir(result) -> Path:
+    return Path(outcome.final_json(result)["plan"]).parent
+
+
+def _checkers(result) -> list[dict]:
+    from web_research import formats
+
+    return [u for u in result.stream.tool_uses("Agent", main_only=True)
+            if u["input"].get("subagent_type") == formats.CHECKER_SUBAGENT_TYPE]
+
+
+def test_the_plan_has_a_claim_check(overclaimed):
+    from web_research.budget import effective_budget
+    from web_research.plan import load_plan
+
+    budget = effective_budget(load_plan(_run_dir(overclaimed) / "plan.md"))
+    assert budget.tier == "standard" and budget.claim_check and not budget.voting
+
+
+def test_checkers_are_dispatched_with_the_printed_prompt_and_write_sealed_verdicts(overclaimed):
+    from web_research import ledger
+    from web_research.guard.registry import data_dir  # noqa: F401 - the ledger lives outside the run
+
+    checkers = _checkers(overclaimed)
+    assert len(checkers) == 2, overclaimed.describe()
+    for use in checkers:
+        assert not outcome.tool_result_is_error(overclaimed, use["id"]), overclaimed.describe()
+    run = _run_dir(overclaimed)
+    files = sorted((run / "checks").glob("verdicts-*.json"))
+    assert [f.name for f in files] == ["verdicts-1.json", "verdicts-2.json"]
+    first, second = (json.loads(f.read_text())["verdicts"] for f in files)
+    assert [v["verdict"] for v in first].count("unsupported") == 1
+    assert len(second) == 1 and second[0]["verdict"] == "supported"  # only the rewritten claim
+    copy = json.loads((run / ".web-research" / "seals.json").read_text())
+    assert {"checks/verdicts-1.json", "checks/verdicts-2.json"} <= set(copy["seals"]), copy
+    assert all(copy["seals"][f"checks/{f.name}"]["artifact"] == ledger.VERDICTS for f in files)
+
+
+def test_the_unsupported_claim_blocks_the_stop_then_is_fixed(overclaimed):
+    from scripted.checker import OVERCLAIM
+
+    blocks = overclaimed.stream.blocks("Stop")
+    assert len(blocks) == 1, overclaimed.describe()
+    reason = str(overclaimed.stream.decision_of(blocks[0]).get("reason", ""))
+    assert "report.claims.verdict" in reason and "unsupported" in reason and OVERCLAIM in reason, reason
+    assert "report.claims.grounded" not in reason  # its figures are right: only the model check sees it
+    answer = outcome.final_json(overclaimed)
+    assert OVERCLAIM not in Path(answer["report"]).read_text(encoding="utf-8")
+    assert outcome.verify(_run_dir(overclaimed)).returncode == 0
+    last_stop = overclaimed.stream.hook_responses("Stop")[-1]
+    assert overclaimed.stream.decision_of(last_stop).get("decision") != "block"

@@ -1,0 +1,211 @@
+"""The claim-checker's gate, driven through the real launcher: exact prompt, one file, sealed at stop."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from test_hooks_support import CLI, EXAMPLE_RUN, Harness
+from test_seals import fetch_returned, ledger_entries
+from web_research import formats, ledger
+from web_research.snapshots import load_snapshot
+from web_research.verdicts import prompt_for_run
+
+CHECKER = formats.CHECKER_SUBAGENT_TYPE
+AGENT = "c0ffee00c0ffee00c"
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Harness:
+    """The sealed example run with `Tier: standard`: its report needs a claim check."""
+    h = Harness(tmp_path)
+    h.start_run()
+    h.copy_example_run()
+    shutil.copytree(EXAMPLE_RUN / "sources", h.run_dir / "sources")
+    for meta in sorted((h.run_dir / "sources").glob("*.json")):
+        assert h.hook(fetch_returned(h, load_snapshot(meta).requested_url)).stdout == ""
+    plan = h.run_dir / "plan.md"
+    plan.write_text(plan.read_text().replace("## Budget\n", "## Budget\n\nTier: standard\n", 1))
+    return h
+
+
+def dispatch(h: Harness, prompt: str, tool_use_id: str = "toolu_check1", background: bool = False):
+    payload = h.payload("PreToolUse", tool_name="Agent", tool_use_id=tool_use_id,
+                        tool_input={"description": "check claims", "prompt": prompt,
+                                    "subagent_type": CHECKER, "run_in_background": background})
+    return h.hook(payload)
+
+
+def as_checker(payload: dict) -> dict:
+    payload["agent_type"] = CHECKER
+    return payload
+
+
+def rendered(h: Harness):
+    prompt, why = prompt_for_run(h.run_dir)
+    assert prompt is not None, why
+    return prompt
+
+
+def run_checker(h: Harness, verdict_of=lambda key: "supported", agent_id: str = AGENT) -> Path:
+    """Dispatch a checker with the rendered prompt, let it write its file, and stop it."""
+    prompt = rendered(h)
+    assert dispatch(h, prompt.text).decision == "allow"
+    h.start_agent(agent_id, prompt.text)
+    path = Path(prompt.verdicts_path)
+    assert h.hook(as_checker(h.write_call(agent_id, str(path)))).decision == "allow"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": verdict_of(k), "reason": "checked"}
+                                             for k in prompt.keys]}))
+    stop = h.hook(h.subagent_stop(agent_id, agent_type=CHECKER))
+    assert stop.stdout == "", stop.stdout
+    return path
+
+
+# --- dispatch ------------------------------------------------------------------------
+
+def test_the_printed_prompt_is_allowed_and_remembered(run: Harness):
+    printed = run.shell(f'"{CLI}" claims "{run.run_dir}" --prompt')
+    assert printed.returncode == 0 and printed.stdout.strip()
+    result = dispatch(run, printed.stdout)
+    assert result.decision == "allow", result.reason
+    checker = run.record()["run"]["checkers"][0]
+    assert checker["verdicts_path"] == str(run.run_dir / "checks" / "verdicts-1.json") and checker["keys"]
+
+
+def test_the_claims_command_runs_without_a_prompt_in_the_main_agent(run: Harness):
+    command = f'"{CLI}" claims "{run.run_dir}" --prompt'
+    assert run.hook(run.bash("PreToolUse", command)).decision == "allow"
+
+
+def test_an_edited_prompt_is_denied_with_the_command_to_run(run: Harness):
+    text = rendered(run).text.replace("Claim: ", "Claim: Reportedly, ", 1)
+    result = dispatch(run, text)
+    assert result.decision == "deny"
+    assert f'claims "{run.run_dir}" --prompt' in result.reason and "unchanged" in result.reason
+    assert "checkers" not in run.record()["run"]
+
+
+def test_a_checker_in_the_background_is_denied(run: Harness):
+    """A background checker would leave the orchestrator free to rewrite its verdicts with Bash
+    before the checker stops and its file is sealed."""
+    result = dispatch(run, rendered(run).text, background=True)
+    assert result.decision == "deny" and "foreground" in result.reason
+    assert "checkers" not in run.record()["run"]
+    assert dispatch(run, rendered(run).text).decision == "allow"
+
+
+def test_no_checker_for_a_plan_without_a_tier_line(run: Harness):
+    prompt = rendered(run).text
+    plan = run.run_dir / "plan.md"
+    plan.write_text(plan.read_text().replace("Tier: standard\n", ""))
+    result = dispatch(run, prompt)
+    assert result.decision == "deny" and "no claim check" in result.reason
+
+
+def test_a_second_checker_for_the_same_file_waits(run: Harness):
+    prompt = rendered(run).text
+    assert dispatch(run, prompt).decision == "allow"
+    second = dispatch(run, prompt, "toolu_check2")
+    assert second.decision == "deny" and "already running" in second.reason
+
+
+# --- scope -------------------------------------------------------------------------------
+
+def test_a_checker_writes_only_its_verdicts_file(run: Harness):
+    prompt = rendered(run)
+    dispatch(run, prompt.text)
+    run.start_agent(AGENT, prompt.text)
+    assert run.hook(as_checker(run.write_call(AGENT, prompt.verdicts_path))).decision == "allow"
+    for other in (run.run_dir / "report.md", run.run_dir / "checks" / "verdicts-2.json", run.project / "x.json"):
+        denied = run.hook(as_checker(run.write_call(AGENT, str(other))))
+        assert denied.decision == "deny" and prompt.verdicts_path in denied.reason, denied.reason
+
+
+def test_a_checker_runs_no_commands(run: Harness):
+    prompt = rendered(run)
+    dispatch(run, prompt.text)
+    result = run.hook(as_checker(run.bash("PreToolUse", "echo hi", agent_id=AGENT)))
+    assert result.decision == "deny" and "runs no commands" in result.reason
+
+
+def test_the_orchestrator_may_not_write_verdicts(run: Harness):
+    result = run.hook(run.write_call(None, str(run.run_dir / "checks" / "verdicts-1.json")))
+    assert result.decision == "deny" and "claim-checker" in result.reason
+
+
+# --- stop and seal --------------------------------------------------------------------------
+
+def test_a_checker_without_its_file_is_blocked_once(run: Harness):
+    prompt = rendered(run)
+    dispatch(run, prompt.text)
+    run.start_agent(AGENT, prompt.text)
+    first = run.hook(run.subagent_stop(AGENT, agent_type=CHECKER))
+    assert first.decision == "block" and f"{prompt.verdicts_path} does not exist" in first.reason
+    second = run.hook(run.subagent_stop(AGENT, stop_hook_active=True, agent_type=CHECKER))
+    assert second.stdout == ""
+    assert run.record()["run"]["checkers"][0]["state"] == "failed"
+
+
+def test_a_checker_that_skips_a_claim_is_told_which(run: Harness):
+    prompt = rendered(run)
+    dispatch(run, prompt.text)
+    run.start_agent(AGENT, prompt.text)
+    path = Path(prompt.verdicts_path)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"verdicts": [{"claim": prompt.keys[0], "verdict": "supported", "reason": "r"}]}))
+    result = run.hook(run.subagent_stop(AGENT, agent_type=CHECKER))
+    assert result.decision == "block" and prompt.keys[1] in result.reason
+
+
+def test_verdicts_are_sealed_and_a_supported_report_passes_the_stop(run: Harness):
+    blocked = run.hook(run.stop())
+    assert blocked.decision == "block" and "report.claims.checked" in blocked.reason
+    path = run_checker(run)
+    seal = ledger.seals(ledger_entries(run))["checks/verdicts-1.json"]
+    assert seal.artifact == ledger.VERDICTS and seal.sha256 == ledger.file_sha256(path, 1 << 20)
+    assert run.hook(run.stop()).stdout == ""
+    assert run.history()[-1]["outcome"] == "verified"
+
+
+def test_an_unsupported_verdict_blocks_the_stop_naming_the_claim(run: Harness):
+    first_key = rendered(run).keys[0]
+    run_checker(run, lambda key: "unsupported" if key == first_key else "supported")
+    result = run.hook(run.stop())
+    assert result.decision == "block"
+    assert "report.claims.verdict" in result.reason and first_key in result.reason and "report.md:5" in result.reason
+
+
+def test_a_verdict_forged_by_bash_blocks_the_stop(run: Harness):
+    first_key = rendered(run).keys[0]
+    path = run_checker(run, lambda key: "unsupported" if key == first_key else "supported")
+    proc = run.shell(f"sed -i 's/\"unsupported\"/\"supported\"/' '{path}'")
+    assert proc.returncode == 0 and "unsupported" not in path.read_text()
+    result = run.hook(run.stop())
+    assert result.decision == "block" and "checks/verdicts-1.json" in result.reason and "changed" in result.reason
+
+
+def test_a_verdicts_file_no_checker_left_blocks_the_stop(run: Harness):
+    prompt = rendered(run)
+    path = Path(prompt.verdicts_path)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "supported", "reason": "r"} for k in prompt.keys]}))
+    result = run.hook(run.stop())
+    assert result.decision == "block" and "verdicts-1.json" in result.reason and "not sealed" in result.reason
+
+
+def test_a_returned_checker_whose_stop_went_unseen_is_sealed_when_its_call_returns(run: Harness):
+    prompt = rendered(run)
+    dispatch(run, prompt.text)
+    path = Path(prompt.verdicts_path)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "supported", "reason": "r"} for k in prompt.keys]}))
+    payload = run.payload("PostToolUse", tool_name="Agent", tool_use_id="toolu_check1",
+                          tool_input={"description": "check", "prompt": prompt.text, "subagent_type": CHECKER,
+                                      "run_in_background": False},
+                          tool_response={"status": "completed", "agentId": AGENT, "content": []})
+    assert run.hook(payload).stdout == ""
+    assert "checks/verdicts-1.json" in ledger.seals(ledger_entries(run))
+    assert run.hook(run.stop()).stdout == ""  # sealed, supported: the run passes

@@ -1,0 +1,273 @@
+"""The claim check: checker prompts, verdict files bound to their claims, voting, the verify rule."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers_core_b import copy_example, failing, replace_once, run_cli
+from web_research import formats
+from web_research.checklist import parse_and_check, run_checklist
+from web_research.verdicts import (KEY_CHARS, ROUND_CHECK, ROUND_VOTE, Verdict, decide, keys_of, parse_verdicts,
+                                   prompt_for_run, verdicts_path_of)
+
+PLAN_BUDGET = "## Budget\n\n- Researchers: 3\n- Searches per subagent: 5\n"
+
+
+def tiered(tmp_path: Path, tier: str = "standard") -> Path:
+    """The example run with a Tier line (the bundled example has none: no claim check)."""
+    run = copy_example(tmp_path)
+    replace_once(run / formats.PLAN_FILE, "## Budget\n", f"## Budget\n\nTier: {tier}\n")
+    return run
+
+
+def write_verdicts(run: Path, number: int, verdicts: dict[str, str], reason: str = "as the excerpt says") -> Path:
+    folder = run / formats.CHECKS_DIR
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{formats.VERDICTS_FILE_PREFIX}{number}.json"
+    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": v, "reason": reason}
+                                             for k, v in verdicts.items()]}), encoding="utf-8")
+    return path
+
+
+def judge_all(run: Path, number: int, verdict: str = "supported", **special: str) -> list[str]:
+    """Answer the next prompt: every key gets `verdict`, except keys given in `special`."""
+    prompt, why = prompt_for_run(run)
+    assert prompt is not None, why
+    keys = list(prompt.keys)
+    write_verdicts(run, number, {k: special.get(k, verdict) for k in keys})
+    return keys
+
+
+def v(verdict: str, n: int = 1) -> Verdict:
+    return Verdict("0" * KEY_CHARS, verdict, f"reason {n}", f"checks/verdicts-{n}.json")
+
+
+# --- format ----------------------------------------------------------------------
+
+def test_a_valid_verdicts_file_parses() -> None:
+    raw = json.dumps({"verdicts": [{"claim": "a" * 16, "verdict": "partial", "reason": "goes  further"}]})
+    verdicts, problems = parse_verdicts(raw.encode(), "checks/verdicts-1.json")
+    assert problems == () and verdicts[0].verdict == "partial" and verdicts[0].reason == "goes further"
+
+
+@pytest.mark.parametrize("data, needle", [
+    (b"{not json", "is not JSON"),
+    (json.dumps({"verdicts": [{"claim": "a" * 16, "verdict": "maybe", "reason": "x"}]}).encode(), "verdicts/0/verdict"),
+    (json.dumps({"verdicts": [{"claim": "A1", "verdict": "supported", "reason": "x"}]}).encode(), "verdicts/0/claim"),
+    (json.dumps({"verdicts": [{"claim": "a" * 16, "verdict": "supported"}]}).encode(), "reason"),
+    (json.dumps({"verdicts": [], "extra": 1}).encode(), "extra"),
+])
+def test_a_malformed_verdicts_file_names_what_is_wrong(data: bytes, needle: str) -> None:
+    verdicts, problems = parse_verdicts(data, "checks/verdicts-1.json")
+    assert verdicts == () and problems and needle in " ".join(problems), problems
+
+
+def test_every_verdict_in_the_schema_is_a_formats_verdict() -> None:
+    schema = json.loads((formats.SCHEMAS_DIR / "verdicts.schema.json").read_text())
+    item = schema["properties"]["verdicts"]["items"]["properties"]
+    assert tuple(item["verdict"]["enum"]) == formats.VERDICTS
+    assert item["reason"]["maxLength"] == formats.MAX_VERDICT_REASON_CHARS
+
+
+# --- voting ---------------------------------------------------------------------
+
+def test_the_first_verdict_decides_without_voting() -> None:
+    assert decide([v("unsupported")], voting=False).verdict == "unsupported"
+    assert decide([], voting=False).verdict is None
+
+
+def test_a_supported_claim_is_never_voted_on() -> None:
+    assert decide([v("supported")], voting=True) .verdict == "supported"
+
+
+@pytest.mark.parametrize("ballot, expected", [
+    (["unsupported", "supported", "supported"], "supported"),
+    (["partial", "unsupported", "unsupported"], "unsupported"),
+    (["unsupported", "unsupported", "supported"], "unsupported"),
+    (["unsupported", "partial", "supported"], "partial"),  # a three-way split
+])
+def test_the_majority_of_three_decides(ballot: list[str], expected: str) -> None:
+    decision = decide([v(b, n) for n, b in enumerate(ballot, 1)], voting=True)
+    assert decision.verdict == expected and decision.votes_needed == 0
+
+
+def test_a_doubted_claim_awaits_two_votes() -> None:
+    assert decide([v("partial")], voting=True).votes_needed == 2
+    assert decide([v("partial"), v("supported", 2)], voting=True).votes_needed == 1
+
+
+# --- the prompt --------------------------------------------------------------------
+
+def test_no_prompt_without_a_tier_line(tmp_path: Path) -> None:
+    prompt, why = prompt_for_run(copy_example(tmp_path))
+    assert prompt is None and "no Tier: line" in why
+
+
+def test_the_prompt_lists_each_distinct_claim_once_with_its_excerpts(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    prompt, _ = prompt_for_run(run)
+    assert prompt is not None and prompt.round == ROUND_CHECK
+    assert verdicts_path_of(prompt.text) == str(run / "checks" / "verdicts-1.json") == prompt.verdicts_path
+    assert keys_of(prompt.text) == prompt.keys and len(set(prompt.keys)) == len(prompt.keys) > 5
+    assert "Acme charges 1.6x and 3x its 15-day rate" in prompt.text
+    assert 'Excerpt [^4] (' in prompt.text
+
+
+def test_claims_prompt_prints_the_rendered_prompt_and_then_nothing(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    first = run_cli("claims", str(run), "--prompt")
+    assert first.returncode == 0 and first.stdout.strip() == prompt_for_run(run)[0].text.strip()
+    judge_all(run, 1)
+    done = run_cli("claims", str(run), "--prompt")
+    assert done.returncode == 0 and done.stdout == "" and "every cited claim" in done.stderr
+
+
+def test_claims_json_gives_each_claim_its_check_key(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    data = json.loads(run_cli("claims", str(run), "--json").stdout)
+    report_keys = {c["check"] for c in data["claims"] if c["file"].endswith("report.md")}
+    assert set(prompt_for_run(run)[0].keys) <= report_keys
+
+
+# --- the verify rule -----------------------------------------------------------------
+
+def test_a_plan_without_a_tier_line_verifies_as_before(tmp_path: Path) -> None:
+    checks = run_checklist(copy_example(tmp_path))
+    assert not [c for c in checks if c.id.startswith(("report.claims.checked", "report.claims.verdict"))]
+
+
+def test_claims_without_verdicts_fail_with_what_to_do(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    check = failing(run_checklist(run))["report.claims.checked"]
+    assert check.severity == "error" and check.path == str(run / "report.md")
+    assert "have no current verdict" in check.message and "--prompt" in check.message
+    assert formats.CHECKER_SUBAGENT_TYPE in check.message
+
+
+def test_all_supported_passes(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    judge_all(run, 1)
+    checks = run_checklist(run)
+    assert not [c for c in checks if not c.ok and c.severity == "error"], failing(checks)
+    assert any(c.id == "report.claims.checked" and c.ok for c in checks)
+
+
+def test_an_unsupported_claim_fails_naming_line_claim_and_fix(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    keys = judge_all(run, 1)
+    first = keys[0]
+    write_verdicts(run, 2, {})  # an empty later file changes nothing
+    (run / "checks" / "verdicts-1.json").write_text(json.dumps({"verdicts": [
+        {"claim": k, "verdict": "unsupported" if k == first else "supported", "reason": "excerpt says otherwise"}
+        for k in keys]}))
+    check = failing(run_checklist(run))["report.claims.verdict"]
+    assert check.severity == "error" and check.line == 5 and first in check.message
+    assert "excerpt says otherwise" in check.message and "Gaps & Limitations" in check.message
+
+
+def test_editing_a_claim_invalidates_its_verdict(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    judge_all(run, 1)
+    replace_once(run / "report.md", "Buyers report committed-volume discounts", "Buyers often report committed-volume discounts")
+    check = failing(run_checklist(run))["report.claims.checked"]
+    assert "1 cited claim(s) have no current verdict" in check.message
+    prompt, _ = prompt_for_run(run)
+    assert len(prompt.keys) == 1 and "Buyers often report" in prompt.text and prompt.verdicts_path.endswith("-2.json")
+
+
+def test_citing_other_evidence_invalidates_the_verdict(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    judge_all(run, 1)
+    replace_once(run / "report.md", "- Buyers report committed-volume discounts of 10% to 30% off list[^9].",
+                 "- Buyers report committed-volume discounts of 10% to 30% off list[^7].")
+    assert "report.claims.checked" in failing(run_checklist(run))
+
+
+def key_of(run: Path, words: str) -> str:
+    """The check key the next prompt gives the claim containing `words`."""
+    prompt, _ = prompt_for_run(run)
+    section = next(s for s in prompt.text.split("## Claim ")[1:] if words in s)
+    return section[:KEY_CHARS]
+
+
+def test_an_unsupported_claim_under_gaps_is_allowed(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    buyers = key_of(run, "Buyers report committed-volume discounts")
+    judge_all(run, 1, **{buyers: "unsupported"})
+    assert buyers in failing(run_checklist(run))["report.claims.verdict"].message  # in the TL;DR: an error
+    report = run / "report.md"
+    moved = "- Buyers report committed-volume discounts of 10% to 30% off list[^9].\n"
+    text = report.read_text()
+    report.write_text(text.replace(moved, "", 1).replace("## Gaps & Limitations\n\n",
+                                                         "## Gaps & Limitations\n\n" + moved, 1))
+    assert prompt_for_run(run)[0] is None  # moved, not edited: its verdict still holds
+    bad = failing(run_checklist(run))
+    assert "report.claims.verdict" not in bad and "report.claims.checked" not in bad, bad
+
+
+def test_a_partial_claim_is_a_warning(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    keys = judge_all(run, 1)
+    write_verdicts(run, 1, {k: "partial" if k == keys[0] else "supported" for k in keys}, reason="goes further")
+    check = failing(run_checklist(run))["report.claims.verdict"]
+    assert check.severity == "warning" and "goes further" in check.message
+
+
+def test_a_malformed_verdicts_file_fails_naming_it(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    judge_all(run, 1)
+    (run / "checks" / "verdicts-2.json").write_text("{")
+    check = failing(run_checklist(run))["checks.verdicts"]
+    assert check.path == str(run / "checks" / "verdicts-2.json") and "not JSON" in check.message
+    assert check.severity == "warning"  # sealed as its checker left it: its claims simply count as unchecked
+
+
+def test_the_claims_of_a_malformed_file_are_asked_again(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    (run / "checks").mkdir()
+    (run / "checks" / "verdicts-1.json").write_text('{"verdicts": "all fine"}')
+    prompt, _ = prompt_for_run(run)
+    assert prompt.verdicts_path.endswith("verdicts-2.json") and len(prompt.keys) > 5
+    assert "report.claims.checked" in failing(run_checklist(run))
+
+
+def test_voting_asks_two_more_checkers_only_for_doubted_claims(tmp_path: Path) -> None:
+    run = tiered(tmp_path, "deep")
+    keys = judge_all(run, 1)
+    doubted = keys[1]
+    write_verdicts(run, 1, {k: "unsupported" if k == doubted else "supported" for k in keys})
+    assert "await votes" in failing(run_checklist(run))["report.claims.checked"].message
+    vote, _ = prompt_for_run(run)
+    assert vote.round == ROUND_VOTE and vote.keys == (doubted,) and vote.verdicts_path.endswith("-2.json")
+    write_verdicts(run, 2, {doubted: "supported"})
+    second, _ = prompt_for_run(run)
+    assert second.keys == (doubted,) and second.verdicts_path.endswith("-3.json")
+    write_verdicts(run, 3, {doubted: "supported"})  # 2 of 3 say supported: the majority wins
+    assert prompt_for_run(run)[0] is None
+    assert not [c for c in run_checklist(run) if not c.ok and c.severity == "error"]
+
+
+def test_voting_upholds_an_unsupported_majority(tmp_path: Path) -> None:
+    run = tiered(tmp_path, "deep")
+    keys = judge_all(run, 1)
+    doubted = keys[1]
+    write_verdicts(run, 1, {k: "unsupported" if k == doubted else "supported" for k in keys})
+    write_verdicts(run, 2, {doubted: "supported"})
+    write_verdicts(run, 3, {doubted: "unsupported"})
+    assert doubted in failing(run_checklist(run))["report.claims.verdict"].message
+
+
+def test_verdicts_files_are_run_owned() -> None:
+    assert formats.CHECKS_DIR in formats.RUN_OWNED_NAMES
+
+
+def test_an_unsealed_verdicts_file_fails_inside_a_run(tmp_path: Path) -> None:
+    from web_research.provenance import LEDGER, SealSource
+
+    run = tiered(tmp_path)
+    judge_all(run, 1)
+    _parsed, checks = parse_and_check(run, seal_source=SealSource({}, LEDGER, required=True))
+    bad = [c for c in checks if c.id == "provenance.sealed" and not c.ok and "verdicts-1.json" in c.message]
+    assert bad and "no claim-checker of this run left it" in bad[0].message
