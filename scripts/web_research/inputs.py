@@ -7,7 +7,8 @@ mechanically, and the result is validated against
 
 Raw text is the contract only when it parses as a YAML mapping holding at least
 one contract key; anything else is the question itself, optionally preceded by
-`--auto`, `--refresh`, `--out DIR` and `--tier TIER` (`--` ends the options). So a question
+`--auto`, `--refresh`, `--out DIR` and `--tier TIER` (`--` ends the options), or
+`--resume DIR` alone (with `--auto` at most): reopen that run, whose plan holds the question. So a question
 such as `Kubernetes: how do pods schedule?` stays a question even though YAML
 would read it as a mapping.
 """
@@ -28,6 +29,7 @@ FLAG_AUTO = "--auto"
 FLAG_REFRESH = "--refresh"
 FLAG_OUT = "--out"
 FLAG_TIER = "--tier"
+FLAG_RESUME = "--resume"
 END_OF_OPTIONS = "--"
 
 
@@ -42,6 +44,7 @@ class StartInput:
     auto_proceed: bool = False
     refresh: bool = False
     tier: str = DEFAULT_TIER
+    resume: bool = False  # reopen the run in output_dir; the question then comes from its plan.md
 
 
 @lru_cache(maxsize=1)
@@ -126,20 +129,30 @@ def _flagged_question(text: str) -> dict[str, Any]:
                 raise InputError(f"arguments: {FLAG_TIER} needs a tier; expected {FLAG_TIER} TIER before the question")
             rest = rest.lstrip()
             continue
+        if name == FLAG_RESUME:
+            if "output_dir" in result:
+                raise InputError(f"arguments: {FLAG_RESUME} and {FLAG_OUT} both name a folder; expected {FLAG_RESUME} DIR alone")
+            value, rest = _take_token(after[1:] if after[:1] == "=" else after.lstrip(), FLAG_RESUME)
+            if not value.strip():
+                raise InputError(f"arguments: {FLAG_RESUME} needs the run folder; expected {FLAG_RESUME} DIR")
+            result["resume"], result["output_dir"] = True, value
+            rest = rest.lstrip()
+            continue
         if name != FLAG_OUT:
             raise InputError(
                 f"arguments: unknown option '{rest.split(None, 1)[0]}'; expected {FLAG_AUTO}, {FLAG_REFRESH}, "
-                f"{FLAG_OUT} DIR or {FLAG_TIER} TIER before the question (put '{END_OF_OPTIONS}' before a question "
+                f"{FLAG_OUT} DIR, {FLAG_TIER} TIER or {FLAG_RESUME} DIR before the question (put '{END_OF_OPTIONS}' before a question "
                 "that starts with '--')"
             )
         if "output_dir" in result:
-            raise InputError(f"arguments: {FLAG_OUT} given twice; expected one run folder")
+            raise InputError(f"arguments: {FLAG_OUT} given twice, or with {FLAG_RESUME}; expected one run folder")
         value, rest = _take_token(after[1:] if after[:1] == "=" else after.lstrip(), FLAG_OUT)
         if not value.strip():
             raise InputError(f"arguments: {FLAG_OUT} needs a folder; expected {FLAG_OUT} DIR before the question")
         result["output_dir"] = value
         rest = rest.lstrip()
-    result[QUESTION_KEY] = rest.strip()
+    if rest.strip() or not result.get("resume"):
+        result[QUESTION_KEY] = rest.strip()
     return result
 
 
@@ -164,7 +177,7 @@ def _describe(value: Any) -> str:
 def _error_detail(error: Any, mapping: Mapping[Any, Any], schema: dict[str, Any]) -> str:
     properties: dict[str, Any] = schema["properties"]
     if error.validator == "required":
-        missing = next(key for key in schema["required"] if key not in mapping)
+        missing = next(key for key in error.validator_value if key not in mapping)
         return f"{missing}: missing; expected {properties[missing]['description']}"
     if error.validator == "additionalProperties":
         unknown = sorted(str(key) for key in mapping if key not in properties)
@@ -188,8 +201,18 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
     )
     if errors:
         raise InputError(_error_detail(errors[0], plain, schema))
+    resume = bool(plain.get("resume", False))
+    if resume and QUESTION_KEY in plain:
+        raise InputError(f"{QUESTION_KEY}: given with resume; expected no question: a resumed run keeps "
+                         "the question its plan.md holds")
+    if resume and "tier" in plain:
+        raise InputError("tier: given with resume; expected no tier: a resumed run keeps the Tier line of its plan.md")
+    if resume and plain.get("refresh"):
+        raise InputError("refresh: true with resume; expected one of them: refresh archives the run that "
+                         "resume would continue")
     return StartInput(
-        question=plain[QUESTION_KEY].strip(),
+        question=str(plain.get(QUESTION_KEY, "")).strip(),
+        resume=resume,
         output_dir=plain.get("output_dir"),
         auto_proceed=bool(plain.get("auto_proceed", False)),
         refresh=bool(plain.get("refresh", False)),
@@ -214,7 +237,8 @@ def from_raw(text: str) -> StartInput:
 
 
 def from_flags(
-    question: str | None, output_dir: str | None, auto_proceed: bool, refresh: bool, tier: str | None = None
+    question: str | None, output_dir: str | None, auto_proceed: bool, refresh: bool, tier: str | None = None,
+    resume: bool = False,
 ) -> StartInput:
     """Command-line flags -> validated input (same schema as the raw route)."""
     mapping: dict[str, Any] = {}
@@ -228,4 +252,6 @@ def from_flags(
         mapping["refresh"] = True
     if tier is not None:
         mapping["tier"] = tier
+    if resume:
+        mapping["resume"] = True
     return validate(mapping)
