@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -45,6 +45,13 @@ class StartInput:
     refresh: bool = False
     tier: str = DEFAULT_TIER
     resume: bool = False  # reopen the run in output_dir; the question then comes from its plan.md
+    from_contract: bool = field(default=False, compare=False)  # given as the companion contract's YAML mapping (another skill calling)
+
+    @property
+    def may_clarify(self) -> bool:
+        """Clarifying questions are for a person at the review gate: never with auto_proceed,
+        never to a calling skill, never on resume (the plan is already written)."""
+        return not (self.auto_proceed or self.from_contract or self.resume)
 
 
 @lru_cache(maxsize=1)
@@ -156,13 +163,19 @@ def _flagged_question(text: str) -> dict[str, Any]:
     return result
 
 
-def mapping_from_raw(text: str) -> dict[Any, Any]:
-    """The unvalidated contract mapping that raw skill arguments stand for."""
+def _contract_mapping(text: str) -> dict[Any, Any] | None:
+    """The YAML mapping of the companion contract, when the text is one."""
     mapping = _yaml_mapping(text)
     keys = contract_keys()
     if mapping is not None and any(isinstance(key, str) and key in keys for key in mapping):
         return mapping
-    return _flagged_question(text)
+    return None
+
+
+def mapping_from_raw(text: str) -> dict[Any, Any]:
+    """The unvalidated contract mapping that raw skill arguments stand for."""
+    mapping = _contract_mapping(text)
+    return mapping if mapping is not None else _flagged_question(text)
 
 
 # --- validation -----------------------------------------------------------
@@ -222,6 +235,13 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
 
 def from_raw(text: str) -> StartInput:
     """Raw skill arguments -> validated input."""
+    from dataclasses import replace
+
+    contract = _contract_mapping(text)
+    return replace(_validated_raw(text), from_contract=contract is not None)
+
+
+def _validated_raw(text: str) -> StartInput:
     mapping = mapping_from_raw(text)
     if QUESTION_KEY not in mapping:
         # Read as the contract because a line starts with a contract key; say how to

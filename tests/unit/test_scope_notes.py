@@ -61,3 +61,27 @@ def test_a_plan_without_notes_renders_no_notes_block(tmp_path: Path) -> None:
     for info in write_briefs(_run(tmp_path, VALID_PLAN)):
         text = Path(info.brief_path).read_text(encoding="utf-8")
         assert SCOPE_NOTES_LABEL not in text and f"{QUESTION}\n\nYour subtopic:" in text
+
+
+@pytest.mark.parametrize("raw, clarify", [
+    (f"{QUESTION}", True),
+    (f"--tier quick {QUESTION}", True),
+    (f"--auto {QUESTION}", False),
+    (f'research_question: "{QUESTION}"', False),  # a calling skill is never asked
+    (f'research_question: "{QUESTION}"\nauto_proceed: false', False),
+    ("--resume /tmp/run", False),
+])
+def test_clarifying_questions_only_for_a_person_at_the_review_gate(raw: str, clarify: bool) -> None:
+    from web_research.inputs import from_raw
+
+    assert from_raw(raw).may_clarify is clarify
+
+
+def test_start_says_whether_it_may_ask(tmp_path: Path) -> None:
+    import json
+
+    from fixtures_core_a import run_cli
+
+    typed = run_cli(["start", "--args-file", "-"], tmp_path, stdin=f"--out run {QUESTION}")
+    called = run_cli(["start", "--args-file", "-"], tmp_path, stdin=f'research_question: "{QUESTION}"\noutput_dir: other')
+    assert json.loads(typed.stdout)["clarify"] is True and json.loads(called.stdout)["clarify"] is False

@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         "research_question": request.question,
         "tier": request.tier,
         "archived_to": str(archived) if archived else None,
+        "clarify": request.may_clarify,
     })
     return EXIT_OK
 
@@ -139,6 +140,7 @@ def _resume(request: StartInput, run_dir: Path) -> int:
         "research_question": found.question,
         "tier": found.tier,
         "archived_to": None,
+        "clarify": False,
         "resume": found.to_json(),
         "briefs": [b for b in found.briefs if b["slug"] in found.dispatch],
     })
