@@ -12,9 +12,9 @@ import re
 from harness.request_view import RequestView
 from harness.scenario import Context, Page, Rule, Scenario, is_main, webfetch_summarizer, websearch_backend
 from harness.sse import Reply, call, say
-from scripted.conversation import hook_feedback, last_calls, result_for
+from scripted.conversation import bash, hook_feedback, last_calls, result_for
 from scripted.orchestrator import Orchestrator
-from scripted.prompt_text import PromptError
+from scripted.prompt_text import PromptError, core_command
 from scripted.research import researcher_marker
 from scripted.researcher import Researcher
 from scripted.topics import DEFAULT_SUBTOPICS, Subtopic
@@ -24,6 +24,7 @@ from web_research import formats
 QUESTIONS = ["Which region should the research cover?", "Which company size should the prices fit?"]
 ANSWERS = ["Region: the EU only.", "Audience: teams of 50 to 200 engineers."]
 USER_ANSWER = "1. The EU only. 2. Teams of 50 to 200 engineers."
+USER_CONFIRMS = "The plan is fine now: go ahead."
 # SKILL.md's review gate: questions that could not be asked go after the plan and the estimate.
 GATE_RULE = re.compile(r"then any clarifying questions you could not ask before")
 CLARIFY_RULE = re.compile(r"If `clarify` is `true` and the question leaves scope, timeframe, region or audience open")
@@ -33,6 +34,9 @@ class ClarifyingOrchestrator(Orchestrator):
     def step(self, req: RequestView) -> Reply:
         if hook_feedback(req) is None and not last_calls(req) and USER_ANSWER in req.last_user_text:
             return self.record_answers(req)
+        if hook_feedback(req) is None and not last_calls(req) and USER_CONFIRMS in req.last_user_text:
+            return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
+                        "Render the researcher briefs")
         return super().step(req)
 
     def after_estimate(self, req: RequestView) -> Reply:
@@ -68,9 +72,11 @@ class ClarifyingOrchestrator(Orchestrator):
 
 def build(ctx: Context) -> Scenario:
     topics = [Subtopic(**s) for s in DEFAULT_SUBTOPICS]
-    pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs", f"{t.fact()}\n") for t in topics]
+    pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
+                  f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics]
     return Scenario([
-        websearch_backend(lambda query: []),
+        websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages
+                                         if any(w.lower() in p.title.lower() for w in query.split())]),
         webfetch_summarizer(),
         Rule("researcher", lambda req: req.is_agent(researcher_marker(ctx.plugin_root)), Researcher(ctx, topics).step),
         Rule("orchestrator", is_main, ClarifyingOrchestrator(ctx, topics, "good", 0).step),
