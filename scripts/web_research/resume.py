@@ -35,6 +35,7 @@ from . import formats
 from .fsutil import RunFileError, atomic_write_text, read_run_file
 
 APPROVAL_VERSION = 1
+MAX_WHY_CHARS = 300  # a reason quoted from a findings file stays short in start's output
 
 
 class NotARun(ValueError):
@@ -184,13 +185,15 @@ def _findings_verdict(run_dir: Path, slug: str, subtopic: str, brief: bytes,
         return False, "missing" if error.missing else error.reason, False
     except UnicodeDecodeError:
         return False, "not UTF-8 text", False
-    status = (found.frontmatter or {}).get("status")
+    if found.frontmatter is None:
+        return False, "no readable frontmatter (a stub cut off mid-write, or not a findings file)", False
+    status = found.frontmatter.get("status")
     if status != formats.STATUS_OK:
-        reason = (found.frontmatter or {}).get("reason")
-        return False, f"status {status}" + (f": {reason}" if reason else ""), False
+        reason = found.frontmatter.get("reason")
+        return False, (f"status {status}" + (f": {reason}" if isinstance(reason, str) else ""))[:MAX_WHY_CHARS], False
     problems = [c for c in findings_checks(slug, subtopic, found, brief) if not c.ok and c.severity == "error"]
     if problems:
-        return False, "; ".join(c.message for c in problems[:3]), False
+        return False, "; ".join(c.message for c in problems[:3])[:MAX_WHY_CHARS], False
     seal = (seals or {}).get(rel)
     if seal is None:
         return True, "", True

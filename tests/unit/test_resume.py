@@ -192,3 +192,21 @@ def test_bad_resume_arguments_name_the_field(raw: str, field: str):
     with pytest.raises(InputError) as error:
         from_raw(raw)
     assert field in str(error.value)
+
+
+@pytest.mark.parametrize("content", [b"no frontmatter at all\n", b"---\nstatus: ok\n", b"\xff\xfe not text\n", None])
+def test_unreadable_or_hostile_findings_are_dispatched_again_with_a_reason(tmp_path: Path, content: bytes | None):
+    h = Harness(tmp_path)
+    h.start_run()
+    infos = h.render_briefs(SUBTOPICS[:1])
+    path = Path(infos[0]["findings_path"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if content is None:  # a link to a file outside the run
+        outside = tmp_path / "outside.md"
+        outside.write_text(h.write_findings(infos[0], "ok").read_text())
+        path.unlink()
+        path.symlink_to(outside)
+    else:
+        path.write_bytes(content)
+    code, out = resume(Harness(tmp_path, OTHER_SESSION))
+    assert code == 0 and out["resume"]["dispatch"] == slugs(infos) and out["resume"]["why"][slugs(infos)[0]]
