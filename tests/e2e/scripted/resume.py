@@ -1,15 +1,19 @@
 """A run cut off after two researchers finished, and the same run resumed in a new session.
 
 `build(ctx, phase="interrupted")`: the normal scripted run, except that the researcher
-of the last subtopic writes its stub and then never hears back from the model (its
-request hangs), so the session is killed by the harness's timeout while two findings
-files are done and sealed. `build(ctx, phase="resumed")`: the orchestrator runs the
+of the last subtopic writes its stub and then never hears back from the model: its
+request waits until the hooks have sealed the other two findings files, then kills
+the client (SIGKILL to its process group, as a crash or a closed terminal would), so
+the session dies while two findings files are done and sealed. `build(ctx, phase="resumed")`: the orchestrator runs the
 skill with `--resume DIR`, dispatches exactly the briefs `start` lists, and goes on
 to the report and verify as SKILL.md says.
 """
 from __future__ import annotations
 
+import json
+import os
 import re
+import signal
 import time
 from typing import Any
 
@@ -25,7 +29,8 @@ from scripted.topics import DEFAULT_SUBTOPICS, Subtopic, original_name
 
 from web_research import formats
 
-HANG_SECONDS = 900  # longer than any session: the harness kills the CLI first
+HANG_SECONDS = 900  # longer than any session: the client is dead long before
+SEALED_WAIT_SECONDS = 120
 # SKILL.md's rule that sends a resumed run to references/resume.md.
 RESUME_RULE = re.compile(r"If it has a `resume` key, continue the run as \[resume\.md\]")
 
@@ -40,9 +45,44 @@ class HangingResearcher(Researcher):
     def step(self, req: RequestView) -> Reply:
         name = original_name(brief_line(req.first_user_text, "Your subtopic:"))
         if name == self.hang and [c["name"] for c in req.previous_calls()] == ["Write"]:
+            run_dir = brief_line(req.first_user_text, "Run folder:")
+            others = [f"{formats.FINDINGS_DIR}/{t.slug}.md" for t in self.topics.values() if t.name != self.hang]
+            _wait_until_sealed(run_dir, others)
+            _kill_client()
             time.sleep(HANG_SECONDS)
             return say("too late")
         return super().step(req)
+
+
+def _wait_until_sealed(run_dir: str, paths: list[str]) -> None:
+    """Until the hooks' folder copy of the seals lists every path (their SubagentStop ran)."""
+    deadline = time.monotonic() + SEALED_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            with open(os.path.join(run_dir, formats.RUN_STATE_DIR, "seals.json"), encoding="utf-8") as fh:
+                sealed = json.load(fh).get("seals", {})
+        except (OSError, ValueError):
+            sealed = {}
+        if all(p in sealed for p in paths):
+            return
+        time.sleep(0.2)
+    raise PromptError(f"the other researchers' findings were not sealed within {SEALED_WAIT_SECONDS} s")
+
+
+def _kill_client() -> None:
+    """SIGKILL the Claude Code process this fake API serves: the child of this process
+    (harness/inside.py starts it in a session of its own, so its group goes with it)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == me:
+            os.killpg(int(entry), signal.SIGKILL)
 
 
 class ResumingOrchestrator(Orchestrator):
