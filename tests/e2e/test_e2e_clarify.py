@@ -30,7 +30,8 @@ def _asked_then_answered(run):
     answered = run(RunSpec(prompt=USER_ANSWER, scenario="scripted.clarify:build", extra_args=["--continue"]),
                    project=asked.cwd, home=asked.home)
     plan_after_answers = plan.read_text(encoding="utf-8")
-    confirmed = run(RunSpec(prompt=USER_CONFIRMS, scenario="scripted.clarify:build", extra_args=["--continue"]),
+    confirmed = run(RunSpec(prompt=USER_CONFIRMS, scenario="scripted.clarify:build", extra_args=["--continue"],
+                            timeout=150),
                     project=asked.cwd, home=asked.home)
     return {"asked": asked, "answered": answered, "confirmed": confirmed, "plan": plan,
             "plan_after_questions": plan_after_questions, "plan_after_answers": plan_after_answers}
