@@ -38,8 +38,10 @@ from .plan import Plan, Subtopic, load_plan
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
     "subtopic", "subtopic_yaml", "question", "establish", "other_subtopics", "budget", "page_reads",
-    "findings_path", "run_dir", "command", "max_parallel", "max_words",
+    "findings_path", "run_dir", "command", "max_parallel", "max_words", "scope_notes",
 )
+SCOPE_NOTES_LABEL = ("Scope notes (the user's answers to clarifying questions; they narrow the question "
+                     "above, which stays as written):")
 NO_OTHER_SUBTOPICS = "- (none: the plan has only your subtopic)"
 PLACEHOLDER_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 TEMPLATE_FENCE_OPEN = "```text"
@@ -134,7 +136,14 @@ def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str
         "command": str(COMMAND_PATH),
         "max_parallel": str(MAX_PARALLEL_RESEARCHERS),
         "max_words": f"{FINDINGS_MAX_WORDS:,}",
+        "scope_notes": scope_notes_block(plan.scope_notes),
     }
+
+
+def scope_notes_block(notes: str | None) -> str:
+    """The brief's scope-notes lines: nothing without notes (so older plans render the same
+    bytes as before), else a blank line, the label and the notes."""
+    return f"\n{SCOPE_NOTES_LABEL}\n{notes}\n" if notes else ""
 
 
 def render_brief(plan: Plan, subtopic: Subtopic, run_dir: Path, template: str | None = None) -> str:

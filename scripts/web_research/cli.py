@@ -38,6 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--refresh", action="store_true", help="archive a prior run in the folder first")
     p.add_argument("--tier", help="cost tier: quick, standard (default) or deep")
     p.add_argument("--deepen", action="store_true", help="allow one second wave whatever the tier")
+    p.add_argument("--resume", action="store_true",
+                   help="reopen the interrupted run in --output-dir (keeps its approved plan and intact findings)")
     p.add_argument("--args", dest="raw_args", metavar="TEXT",
                    help="the raw argument text the skill received (YAML mapping or question)")
     p.add_argument("--args-file", metavar="PATH",

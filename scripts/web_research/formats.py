@@ -63,6 +63,11 @@ MAX_SECOND_WAVE_SUBTOPICS = 3
 PLAN_DEEPEN_LINE = "Deepen"
 # A bullet's id: `<subtopic number>.<bullet number>` in plan order, both from 1 (e.g. `2.1`).
 BULLET_ID_PATTERN = r"[1-9][0-9]?\.[1-9][0-9]?"
+# Optional: the user's answers to clarifying questions, between the question and the subtopics.
+PLAN_SECTION_SCOPE_NOTES = "Scope notes"
+PLAN_OPTIONAL_SECTIONS = (PLAN_SECTION_SCOPE_NOTES,)
+# Clarifying questions the skill may ask before writing the plan (one AskUserQuestion call).
+MAX_CLARIFYING_QUESTIONS = 3
 PLAN_BUDGET_LINE = "Searches per subagent"
 PLAN_RESEARCHERS_LINE = "Researchers"  # how many researchers run at once (at most MAX_PARALLEL_RESEARCHERS)
 DEFAULT_SEARCH_BUDGET = 5
@@ -146,6 +151,10 @@ RETURN_VERIFIED_KEY = "verified"
 ERROR_WEB_TOOLS_UNAVAILABLE = "web-tools-unavailable"
 ERROR_PRIOR_RUN_PRESENT = "prior-run-present"
 ERROR_INVALID_INPUT = "invalid-input"
+ERROR_NOT_A_RUN = "not-a-run"  # start --resume on a folder that holds no run
+ERROR_PLAN_CHANGED = "plan-changed"  # start --resume on a plan edited after it was approved
+# start --resume: the record that the plan was approved, in <run>/.web-research/.
+APPROVAL_FILE = "approval.json"
 
 # --- Locations of the files the code shares with the prompts --------------
 PACKAGE_DIR = Path(__file__).resolve().parent

@@ -7,7 +7,8 @@ mechanically, and the result is validated against
 
 Raw text is the contract only when it parses as a YAML mapping holding at least
 one contract key; anything else is the question itself, optionally preceded by
-`--auto`, `--refresh`, `--out DIR` and `--tier TIER` (`--` ends the options). So a question
+`--auto`, `--refresh`, `--out DIR` and `--tier TIER` (`--` ends the options), or
+`--resume DIR` alone (with `--auto` at most): reopen that run, whose plan holds the question. So a question
 such as `Kubernetes: how do pods schedule?` stays a question even though YAML
 would read it as a mapping.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -28,6 +29,7 @@ FLAG_AUTO = "--auto"
 FLAG_REFRESH = "--refresh"
 FLAG_OUT = "--out"
 FLAG_TIER = "--tier"
+FLAG_RESUME = "--resume"
 END_OF_OPTIONS = "--"
 
 
@@ -43,6 +45,14 @@ class StartInput:
     refresh: bool = False
     tier: str = DEFAULT_TIER
     deepen: bool = False  # a second wave allowed whatever the tier (plan.md's `Deepen: yes`)
+    resume: bool = False  # reopen the run in output_dir; the question then comes from its plan.md
+    from_contract: bool = field(default=False, compare=False)  # given as the companion contract's YAML mapping (another skill calling)
+
+    @property
+    def may_clarify(self) -> bool:
+        """Clarifying questions are for a person at the review gate: never with auto_proceed,
+        never to a calling skill, never on resume (the plan is already written)."""
+        return not (self.auto_proceed or self.from_contract or self.resume)
 
 
 @lru_cache(maxsize=1)
@@ -127,30 +137,46 @@ def _flagged_question(text: str) -> dict[str, Any]:
                 raise InputError(f"arguments: {FLAG_TIER} needs a tier; expected {FLAG_TIER} TIER before the question")
             rest = rest.lstrip()
             continue
+        if name == FLAG_RESUME:
+            if "output_dir" in result:
+                raise InputError(f"arguments: {FLAG_RESUME} and {FLAG_OUT} both name a folder; expected {FLAG_RESUME} DIR alone")
+            value, rest = _take_token(after[1:] if after[:1] == "=" else after.lstrip(), FLAG_RESUME)
+            if not value.strip():
+                raise InputError(f"arguments: {FLAG_RESUME} needs the run folder; expected {FLAG_RESUME} DIR")
+            result["resume"], result["output_dir"] = True, value
+            rest = rest.lstrip()
+            continue
         if name != FLAG_OUT:
             raise InputError(
                 f"arguments: unknown option '{rest.split(None, 1)[0]}'; expected {FLAG_AUTO}, {FLAG_REFRESH}, "
-                f"{FLAG_OUT} DIR or {FLAG_TIER} TIER before the question (put '{END_OF_OPTIONS}' before a question "
+                f"{FLAG_OUT} DIR, {FLAG_TIER} TIER or {FLAG_RESUME} DIR before the question (put '{END_OF_OPTIONS}' before a question "
                 "that starts with '--')"
             )
         if "output_dir" in result:
-            raise InputError(f"arguments: {FLAG_OUT} given twice; expected one run folder")
+            raise InputError(f"arguments: {FLAG_OUT} given twice, or with {FLAG_RESUME}; expected one run folder")
         value, rest = _take_token(after[1:] if after[:1] == "=" else after.lstrip(), FLAG_OUT)
         if not value.strip():
             raise InputError(f"arguments: {FLAG_OUT} needs a folder; expected {FLAG_OUT} DIR before the question")
         result["output_dir"] = value
         rest = rest.lstrip()
-    result[QUESTION_KEY] = rest.strip()
+    if rest.strip() or not result.get("resume"):
+        result[QUESTION_KEY] = rest.strip()
     return result
 
 
-def mapping_from_raw(text: str) -> dict[Any, Any]:
-    """The unvalidated contract mapping that raw skill arguments stand for."""
+def _contract_mapping(text: str) -> dict[Any, Any] | None:
+    """The YAML mapping of the companion contract, when the text is one."""
     mapping = _yaml_mapping(text)
     keys = contract_keys()
     if mapping is not None and any(isinstance(key, str) and key in keys for key in mapping):
         return mapping
-    return _flagged_question(text)
+    return None
+
+
+def mapping_from_raw(text: str) -> dict[Any, Any]:
+    """The unvalidated contract mapping that raw skill arguments stand for."""
+    mapping = _contract_mapping(text)
+    return mapping if mapping is not None else _flagged_question(text)
 
 
 # --- validation -----------------------------------------------------------
@@ -165,7 +191,7 @@ def _describe(value: Any) -> str:
 def _error_detail(error: Any, mapping: Mapping[Any, Any], schema: dict[str, Any]) -> str:
     properties: dict[str, Any] = schema["properties"]
     if error.validator == "required":
-        missing = next(key for key in schema["required"] if key not in mapping)
+        missing = next(key for key in error.validator_value if key not in mapping)
         return f"{missing}: missing; expected {properties[missing]['description']}"
     if error.validator == "additionalProperties":
         unknown = sorted(str(key) for key in mapping if key not in properties)
@@ -189,8 +215,18 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
     )
     if errors:
         raise InputError(_error_detail(errors[0], plain, schema))
+    resume = bool(plain.get("resume", False))
+    if resume and QUESTION_KEY in plain:
+        raise InputError(f"{QUESTION_KEY}: given with resume; expected no question: a resumed run keeps "
+                         "the question its plan.md holds")
+    if resume and "tier" in plain:
+        raise InputError("tier: given with resume; expected no tier: a resumed run keeps the Tier line of its plan.md")
+    if resume and plain.get("refresh"):
+        raise InputError("refresh: true with resume; expected one of them: refresh archives the run that "
+                         "resume would continue")
     return StartInput(
-        question=plain[QUESTION_KEY].strip(),
+        question=str(plain.get(QUESTION_KEY, "")).strip(),
+        resume=resume,
         output_dir=plain.get("output_dir"),
         auto_proceed=bool(plain.get("auto_proceed", False)),
         refresh=bool(plain.get("refresh", False)),
@@ -201,6 +237,13 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
 
 def from_raw(text: str) -> StartInput:
     """Raw skill arguments -> validated input."""
+    from dataclasses import replace
+
+    contract = _contract_mapping(text)
+    return replace(_validated_raw(text), from_contract=contract is not None)
+
+
+def _validated_raw(text: str) -> StartInput:
     mapping = mapping_from_raw(text)
     if QUESTION_KEY not in mapping:
         # Read as the contract because a line starts with a contract key; say how to
@@ -217,7 +260,7 @@ def from_raw(text: str) -> StartInput:
 
 def from_flags(
     question: str | None, output_dir: str | None, auto_proceed: bool, refresh: bool, tier: str | None = None,
-    deepen: bool = False,
+    resume: bool = False, deepen: bool = False,
 ) -> StartInput:
     """Command-line flags -> validated input (same schema as the raw route)."""
     mapping: dict[str, Any] = {}
@@ -233,4 +276,6 @@ def from_flags(
         mapping["tier"] = tier
     if deepen:
         mapping["deepen"] = True
+    if resume:
+        mapping["resume"] = True
     return validate(mapping)

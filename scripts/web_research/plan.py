@@ -10,6 +10,8 @@ Format (section names come from `formats.py`):
     # optional title
     ## Research question
     <the question, verbatim; plain lines (canonical) or one level of `> ` quote>
+    ## Scope notes                    (optional: the user's answers to clarifying questions)
+    <non-empty text, copied into every brief>
     ## Subtopics
     ### [N. ]<name>
     - <what it must establish>        (`- ` or `* `; indented lines continue a bullet)
@@ -52,7 +54,9 @@ from .formats import (
     PLAN_RESEARCHERS_LINE,
     PLAN_FILE,
     PLAN_SECTION_BUDGET,
+    PLAN_OPTIONAL_SECTIONS,
     PLAN_SECTION_QUESTION,
+    PLAN_SECTION_SCOPE_NOTES,
     PLAN_SECTION_SUBTOPICS,
     PLAN_SECTION_SYNTHESIS,
     PLAN_SECTIONS,
@@ -123,6 +127,7 @@ class Plan:
         """Every first-wave bullet with its id, in plan order."""
         return [Bullet(f"{s.number}.{index}", text, s)
                 for s in self.subtopics for index, text in enumerate(s.establish, start=1)]
+    scope_notes: str | None = None  # the `## Scope notes` text, None when the plan has none
 
     @property
     def budget(self) -> int:
@@ -147,7 +152,8 @@ _BUDGET_LABELS = (PLAN_TIER_LINE, PLAN_BUDGET_LINE, PLAN_PAGE_READS_LINE, PLAN_R
 _TARGET = re.compile(r"^\[?(" + BULLET_ID_PATTERN + r")\]?(?:\s*[:.\-\u2013\u2014]\s*|\s+|$)(.*)$")
 _BUDGET = re.compile(
     r"^(" + "|".join(re.escape(label) for label in _BUDGET_LABELS) + r")\s*:\s*(.*?)\s*$", re.IGNORECASE)
-_SECTION_BY_KEY = {name.casefold(): name for name in (*PLAN_SECTIONS, PLAN_SECTION_SECOND_WAVE)}
+_KNOWN_SECTIONS = (*PLAN_SECTIONS, *PLAN_OPTIONAL_SECTIONS, PLAN_SECTION_SECOND_WAVE)
+_SECTION_BY_KEY = {name.casefold(): name for name in _KNOWN_SECTIONS}
 
 
 def _lines(text: str) -> list[str]:
@@ -165,7 +171,7 @@ def _split_sections(lines: list[str], path: Path | None) -> tuple[str | None, di
         if heading:
             key = (heading.group(1) or "").casefold()
             if key not in _SECTION_BY_KEY:
-                expected = ", ".join(f"'## {name}'" for name in (*PLAN_SECTIONS, PLAN_SECTION_SECOND_WAVE))
+                expected = ", ".join(f"'## {name}'" for name in _KNOWN_SECTIONS)
                 raise PlanError(path, number, f"unknown section '{line.strip()}'; expected one of {expected}")
             name = _SECTION_BY_KEY[key]
             if name in sections:
@@ -348,6 +354,17 @@ def _parse_synthesis(section: _Section, path: Path | None) -> str:
     return text
 
 
+def _parse_scope_notes(section: _Section | None, path: Path | None) -> str | None:
+    """The user's answers to clarifying questions, as written (None without the section)."""
+    if section is None:
+        return None
+    text = "\n".join(line for _, line in _strip_blank_edges(section.body)).strip()
+    if not text:
+        raise PlanError(path, section.line, f"section '## {section.name}' is empty; expected the user's answers "
+                        "to the clarifying questions, or no such section")
+    return text
+
+
 def _plain_budget_line(line: str) -> str:
     """Drop a bullet marker and bold/italic markers so `- **Searches per subagent:** 4` matches."""
     bullet = _BULLET.match(line.strip())
@@ -428,6 +445,7 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
     question = _parse_question(sections[PLAN_SECTION_QUESTION], path)
     subtopics = _parse_subtopics(sections[PLAN_SECTION_SUBTOPICS], path)
     synthesis = _parse_synthesis(sections[PLAN_SECTION_SYNTHESIS], path)
+    scope_notes = _parse_scope_notes(sections.get(PLAN_SECTION_SCOPE_NOTES), path)
     budget = _parse_budget(sections[PLAN_SECTION_BUDGET], path)
     _check_tier_subtopics(subtopics, budget.tier, path)
     second_wave: list[Subtopic] = []
@@ -447,6 +465,7 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
         researchers=MAX_PARALLEL_RESEARCHERS if budget.researchers is None else budget.researchers,
         deepen=bool(budget.deepen),
         second_wave=second_wave,
+        scope_notes=scope_notes,
     )
 
 

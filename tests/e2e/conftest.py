@@ -78,7 +78,7 @@ class SessionPool:
     """Runs every e2e module's CLI sessions concurrently, started up front.
 
     A test module declares its sessions in a module-level dict `SESSIONS`
-    (name -> job); a job gets a `run(spec, project_setup=None, project=None)`
+    (name -> job); a job gets a `run(spec, project_setup=None, project=None, home=None)`
     callable and returns whatever the tests need (a RunResult, or several for
     a multi-session scenario, which then run in order inside one job). All jobs
     are submitted when the first e2e test needs one, so the suite takes about
@@ -92,10 +92,11 @@ class SessionPool:
         self._lock = threading.Lock()
 
     def _runner(self, name: str) -> Callable[..., RunResult]:
-        def run(spec: RunSpec, project_setup=None, project: Path | None = None) -> RunResult:
+        def run(spec: RunSpec, project_setup=None, project: Path | None = None,
+                home: Path | None = None) -> RunResult:
             with self._lock:
                 workdir = self._factory.mktemp(name)
-            return run_cli(spec, workdir, self._tls, self._claude_bin, project_setup, cwd=project)
+            return run_cli(spec, workdir, self._tls, self._claude_bin, project_setup, cwd=project, home=home)
         return run
 
     def submit(self, key: tuple[str, str], job: Callable[[Callable[..., RunResult]], Any]) -> None:

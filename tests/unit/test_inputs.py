@@ -13,9 +13,11 @@ from web_research.inputs import InputError, StartInput, contract_keys, from_flag
 
 def test_contract_keys_come_from_the_schema() -> None:
     schema = json.loads((SCHEMAS_DIR / "start-input.schema.json").read_text())
-    assert contract_keys() == ("research_question", "output_dir", "auto_proceed", "refresh", "tier", "deepen")
+    assert contract_keys() == ("research_question", "output_dir", "auto_proceed", "refresh", "tier", "deepen",
+                               "resume")
     assert tuple(schema["properties"]) == contract_keys()
-    assert schema["required"] == ["research_question"] and schema["additionalProperties"] is False
+    assert schema["else"]["required"] == ["research_question"] and schema["additionalProperties"] is False
+    assert schema["then"]["required"] == ["output_dir"]  # resume: the folder instead of a question
 
 
 @pytest.mark.parametrize(
@@ -76,7 +78,7 @@ def _detail(text: str) -> str:
         ("research_question: Q\nauto_proceed: maybe", 'auto_proceed: got "maybe"', "true or false"),
         ("research_question: Q\nrefresh: 1", "refresh: got 1", "true or false"),
         ("research_question: Q\noutput_dir: ''", "output_dir", "non-empty string"),
-        ("--verbose Q", "unknown option '--verbose'", "--auto, --refresh, --out DIR or --tier TIER"),
+        ("--verbose Q", "unknown option '--verbose'", "--auto, --refresh, --out DIR, --tier TIER or --resume DIR"),
         ("research_question: Q\ntier: fast", 'tier: got "fast"', "one of quick, standard, deep"),
         ("research_question: Q\ntier: true", "tier: got true", "one of quick, standard, deep"),
         ("--tier fast Q", 'tier: got "fast"', "one of quick, standard, deep"),

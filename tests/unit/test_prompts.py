@@ -296,7 +296,8 @@ def test_contract_return_shapes():
     text = read(CONTRACT)
     shapes = [b for b in map(json.loads, fenced_blocks(text, "json")) if "skill" not in b]
     errors = {shape["error"] for shape in shapes if "error" in shape}
-    assert errors == {formats.ERROR_WEB_TOOLS_UNAVAILABLE, formats.ERROR_PRIOR_RUN_PRESENT, formats.ERROR_INVALID_INPUT}
+    assert errors == {formats.ERROR_WEB_TOOLS_UNAVAILABLE, formats.ERROR_PRIOR_RUN_PRESENT, formats.ERROR_INVALID_INPUT,
+                      formats.ERROR_NOT_A_RUN, formats.ERROR_PLAN_CHANGED}
     assert all(set(shape) == {"error", "detail"} for shape in shapes if "error" in shape)
     success, unverified = [shape for shape in shapes if "error" not in shape]
     assert set(success) == {"plan", "report", "findings_dir"}

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 
 from ..cli import EXIT_OK, EXIT_USAGE
 
@@ -12,8 +14,16 @@ def run(args: argparse.Namespace) -> int:
     from ..briefs import TemplateError, write_briefs
     from ..plan import PlanError
 
+    from ..fsutil import RunFileError
+    from ..resume import record_approval
+
     try:
         infos = write_briefs(args.dir)
+        # Going past the review gate is what runs `briefs`: record the plan it approved.
+        record_approval(Path(os.path.abspath(args.dir)), {info.slug: info.brief_hash for info in infos})
+    except RunFileError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except (PlanError, TemplateError) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

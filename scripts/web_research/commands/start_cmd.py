@@ -59,12 +59,12 @@ def read_input(args: argparse.Namespace) -> StartInput:
     raw = _raw_text(args)
     if raw is None:
         return from_flags(args.question, args.output_dir, args.auto_proceed, args.refresh, args.tier,
-                          deepen=getattr(args, "deepen", False))
+                          getattr(args, "resume", False), deepen=getattr(args, "deepen", False))
     if args.question is not None or args.output_dir is not None or args.auto_proceed or args.refresh \
-            or args.tier is not None or getattr(args, "deepen", False):
+            or args.tier is not None or getattr(args, "resume", False) or getattr(args, "deepen", False):
         raise InputError(
             "arguments: --args/--args-file cannot be combined with --question, --output-dir, "
-            "--auto-proceed, --refresh or --tier; expected one way of giving the input"
+            "--auto-proceed, --refresh, --tier, --deepen or --resume; expected one way of giving the input"
         )
     return from_raw(raw)
 
@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
         run_dir = checked_run_dir(request, cwd, datetime.date.today(), os.environ)
     except InputError as error:
         return _fail(ERROR_INVALID_INPUT, str(error), EXIT_USAGE)
+
+    if request.resume:
+        return _resume(request, run_dir)
 
     if has_prior_run(run_dir) and not request.refresh:
         return _fail(
@@ -112,5 +115,34 @@ def run(args: argparse.Namespace) -> int:
         "tier": request.tier,
         "deepen": request.deepen,
         "archived_to": str(archived) if archived else None,
+        "clarify": request.may_clarify,
+    })
+    return EXIT_OK
+
+
+def _resume(request: StartInput, run_dir: Path) -> int:
+    """`start --resume`: reopen `run_dir` as it is (nothing is written), say what is kept and
+    what is dispatched again, or refuse a folder that is no run or a plan changed after approval."""
+    from ..formats import ERROR_NOT_A_RUN, ERROR_PLAN_CHANGED
+    from ..resume import NotARun, PlanChanged, assess
+
+    try:
+        found = assess(run_dir, os.environ)
+    except NotARun as error:
+        return _fail(ERROR_NOT_A_RUN, str(error), EXIT_USAGE)
+    except PlanChanged as error:
+        return _fail(ERROR_PLAN_CHANGED, str(error), EXIT_USAGE)
+    _emit({
+        "output_dir": str(run_dir),
+        "plan": str(run_dir / PLAN_FILE),
+        "findings_dir": f"{run_dir / FINDINGS_DIR}{os.sep}",
+        "report": str(run_dir / REPORT_FILE),
+        "auto_proceed": request.auto_proceed,
+        "research_question": found.question,
+        "tier": found.tier,
+        "archived_to": None,
+        "clarify": False,
+        "resume": found.to_json(),
+        "briefs": [b for b in found.briefs if b["slug"] in found.dispatch],
     })
     return EXIT_OK

@@ -86,6 +86,9 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
         brief = match.intended[0]
         updated = dict(tool_input)
         updated["prompt"] = dispatch_prompt(brief)
+    if brief.slug in (run.get("kept") or []):
+        return Decision("deny", f"{brief.findings_path} was kept when this run was resumed (status ok, seal "
+                        "intact); it is final. Dispatch only the subtopics start --resume listed under dispatch.")
     expire_reservations(run, now, ttl)
     reservations = run.setdefault("reservations", [])
     if any(r.get("slug") == brief.slug for r in reservations):

@@ -429,8 +429,16 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         if not os.path.isabs(result["output_dir"]):
             return {}
         session = ctx.session
+        run = new_run(os.path.normpath(result["output_dir"]), result)
+        resumed = result.get("resume")
+        if isinstance(resumed, dict):  # start --resume: the run goes on in this session
+            run["kept"] = [s for s in resumed.get("keep") or [] if isinstance(s, str)]
         with session.locked():
-            session.open_run(new_run(os.path.normpath(result["output_dir"]), result))
+            session.open_run(run)
+        if isinstance(resumed, dict):
+            from .seals import adopt_unsealed_run
+
+            adopt_unsealed_run(ctx.env, run["run_dir"], run["kept"])
         return {}
     if parsed.subcommand == "briefs":
         active = _active(ctx)

@@ -133,6 +133,25 @@ def seal_briefs(env: Mapping[str, str], run_dir: str, briefs: Iterable[tuple[str
     record(env, run_dir, entries)
 
 
+def adopt_unsealed_run(env: Mapping[str, str], run_dir: str, kept: Iterable[str]) -> None:
+    """A resumed run that no hook ever sealed (made outside Claude Code): seal what it keeps,
+    the kept findings files and the page snapshots beside them, as they are now, marked
+    `adopted`, so the Stop gate can require seals for the rest of the run. A run the ledger
+    already knows gets nothing: a file unsealed there stays unsealed and fails at Stop."""
+    if ledger.seals(_ledger_entries(env, run_dir)):
+        return
+    from ..provenance import evidence_files
+
+    kept_paths = {f"{formats.FINDINGS_DIR}/{slug}.md" for slug in kept}
+    entries = []
+    for rel, artifact in evidence_files(Path(run_dir)):
+        if artifact in (ledger.SNAPSHOT, ledger.SNAPSHOT_META) or rel in kept_paths:
+            digest = ledger.file_sha256(Path(run_dir) / rel, MAX_EVIDENCE_BYTES)
+            if digest:
+                entries.append(_seal(run_dir, rel, artifact, digest, None, None, adopted=True))
+    record(env, run_dir, entries)
+
+
 def after_web_tool(env: Mapping[str, str], run_dir: str, tool: str, tool_input: Mapping[str, Any],
                    agent_id: object, slug: object, tool_use_id: object = None) -> None:
     """A WebSearch or WebFetch returned: its result entry (the PreToolUse hook's entry with the

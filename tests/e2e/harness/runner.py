@@ -140,11 +140,12 @@ def unshare_prefix() -> list[str]:
 
 
 def run_cli(spec: RunSpec, workdir: Path, tls: TlsFiles, claude_bin: str,
-            project_setup: Any = None, cwd: Path | None = None) -> RunResult:
+            project_setup: Any = None, cwd: Path | None = None, home: Path | None = None) -> RunResult:
     """Run one session. `project_setup(cwd)` may pre-populate the project folder;
-    `cwd` reuses an existing project folder (a second session on the same project)."""
+    `cwd` reuses an existing project folder (a second session on the same project), `home` an
+    existing home folder (the same user: Claude Code's plugin data and conversations)."""
     workdir.mkdir(parents=True, exist_ok=True)
-    home, tmp = workdir / "home", workdir / "tmp"
+    home, tmp = home or workdir / "home", workdir / "tmp"
     cwd = cwd or workdir / "project"
     for d in (home / ".claude", tmp / "xdg", cwd):
         d.mkdir(parents=True, exist_ok=True)

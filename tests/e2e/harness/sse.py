@@ -9,6 +9,7 @@ format testable and the scenarios free of wire details.
 from __future__ import annotations
 
 import itertools
+import secrets
 import json
 import threading
 from dataclasses import dataclass, field
@@ -19,12 +20,15 @@ OUTPUT_TOKENS = 10  # what every scripted reply reports as its output (tests com
 
 _ids = itertools.count(1)
 _ids_lock = threading.Lock()
+# Differs per session: a session that continues another (`--continue`) carries the earlier
+# session's tool_use ids in its history, and the client mangles a history with repeated ids.
+_SESSION_TAG = secrets.token_hex(4)
 
 
 def next_id(prefix: str) -> str:
-    """Process-wide unique ids: parallel subagents must never share a tool_use id."""
+    """Unique ids: parallel subagents, and sessions continuing one another, never share a tool_use id."""
     with _ids_lock:
-        return f"{prefix}_e2e_{next(_ids):05d}"
+        return f"{prefix}_e2e_{_SESSION_TAG}_{next(_ids):05d}"
 
 
 @dataclass
