@@ -121,7 +121,7 @@ def test_the_real_start_command_does_start_python(tmp_path: Path):
         payload = json.dumps(h.bash("PreToolUse", h.start_command()), separators=separators)
         subprocess.run([str(LAUNCHER), "pre_tool_use"], input=payload, capture_output=True, text=True,
                        env=h.env(WEB_RESEARCH_PYTHON=str(recorder)), check=True)
-    assert log.read_text().count("pre_tool_use.py") == 2
+    assert log.read_text().count("-m web_research.guard pre_tool_use") == 2
 
 
 def test_no_unrelated_tool_call_builds_the_python_environment(tmp_path: Path):

@@ -547,6 +547,11 @@ def session_end(ctx: Context) -> dict[str, Any]:
     return {}
 
 
+def session_start(ctx: Context) -> dict[str, Any]:
+    """A crashed session never sent SessionEnd: free its slots when it comes back."""
+    return session_end(ctx)
+
+
 HANDLERS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "PreToolUse": pre_tool_use,
     "PostToolUse": post_tool_use,
@@ -554,7 +559,7 @@ HANDLERS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "SubagentStop": subagent_stop,
     "Stop": stop,
     "SessionEnd": session_end,
-    "SessionStart": session_end,
+    "SessionStart": session_start,
 }
 
 
