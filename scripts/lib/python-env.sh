@@ -74,13 +74,22 @@ if sys.version_info < (3, 10):
 import yaml, frontmatter, jsonschema, trafilatura, pypdf' >/dev/null 2>&1
 }
 
+# _wr_read_line FILE: its first line in _wr_line ('' when there is none), read by the
+# shell itself: every hook reads the pointers, and a `$(cat ...)` costs it a process.
+_wr_read_line() {
+    _wr_line=
+    if [ -f "$1" ]; then IFS= read -r _wr_line < "$1" 2>/dev/null; fi
+    return 0
+}
+
 # Write "python-<key>" pointers: _wr_remember PY KEY DIR...
 _wr_remember() {
     _wr_rp=$1 _wr_rk=$2
     shift 2
     for _wr_rd in "$@"; do
         _wr_rf="$_wr_rd/python-$_wr_rk"
-        if [ -f "$_wr_rf" ] && [ "$(cat "$_wr_rf" 2>/dev/null)" = "$_wr_rp" ]; then continue; fi
+        _wr_read_line "$_wr_rf"
+        if [ "$_wr_line" = "$_wr_rp" ]; then continue; fi
         mkdir -p "$_wr_rd" 2>/dev/null || continue
         printf '%s\n' "$_wr_rp" > "$_wr_rf.tmp.$$" 2>/dev/null && mv -f "$_wr_rf.tmp.$$" "$_wr_rf" 2>/dev/null
         rm -f "$_wr_rf.tmp.$$" 2>/dev/null
@@ -299,7 +308,8 @@ web_research_python() {
     # runtime dependencies (remembered like any other candidate, in python-<key>).
     _wr_dev="$_wr_root/.venv/bin/python"
     if [ -x "$_wr_dev" ]; then
-        if [ "$(cat "$_wr_data/python-$_wr_key" 2>/dev/null)" = "$_wr_dev" ] || _wr_has_core "$_wr_dev"; then
+        _wr_read_line "$_wr_data/python-$_wr_key"
+        if [ "$_wr_line" = "$_wr_dev" ] || _wr_has_core "$_wr_dev"; then
             _wr_remember "$_wr_dev" "$_wr_key" "$_wr_data" "$_wr_user"
             printf '%s\n' "$_wr_dev"
             return 0
@@ -307,11 +317,9 @@ web_research_python() {
         echo "web-research: $_wr_dev cannot import the runtime dependencies (yaml, frontmatter, jsonschema); not using it. Fix it with: \"$_wr_dev\" -m pip install -r \"$_wr_root/requirements.lock\"" >&2
     fi
     for _wr_dir in "$_wr_data" "$_wr_user"; do
-        _wr_py=
-        if [ -f "$_wr_dir/python-$_wr_key" ]; then
-            _wr_py=$(cat "$_wr_dir/python-$_wr_key" 2>/dev/null)
-            [ -n "$_wr_py" ] && [ -x "$_wr_py" ] || _wr_py=
-        fi
+        _wr_read_line "$_wr_dir/python-$_wr_key"
+        _wr_py=$_wr_line
+        [ -n "$_wr_py" ] && [ -x "$_wr_py" ] || _wr_py=
         if [ -z "$_wr_py" ] && [ -x "$_wr_dir/venv-$_wr_key/bin/python" ]; then
             _wr_py="$_wr_dir/venv-$_wr_key/bin/python"
             _wr_remember "$_wr_py" "$_wr_key" "$_wr_data" "$_wr_user"

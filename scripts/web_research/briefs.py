@@ -13,7 +13,6 @@ both halves with `split_agent_prompt`.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -22,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from .formats import (
-    BRIEF_HASH_PREFIX,
     BRIEF_TEMPLATE,
     BRIEFS_DIR,
     FINDINGS_DIR,
@@ -31,6 +29,8 @@ from .formats import (
     PLAN_FILE,
     PLUGIN_ROOT,
 )
+# The hash and the Agent prompt live in brief_prompt.py (the hooks import only that); re-exported here.
+from .brief_prompt import AGENT_PROMPT_HASH_LABEL, brief_hash, compose_agent_prompt, split_agent_prompt  # noqa: F401
 from .budget import effective_budget
 from .fsutil import atomic_write_text, is_within
 from .plan import Plan, Subtopic, load_plan
@@ -47,8 +47,6 @@ PLACEHOLDER_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 TEMPLATE_FENCE_OPEN = "```text"
 TEMPLATE_FENCE_CLOSE = "```"
 COMMAND_PATH = PLUGIN_ROOT / "scripts" / "web-research"
-AGENT_PROMPT_HASH_LABEL = "Brief hash: "
-_HASH_LINE = re.compile(r"^" + re.escape(AGENT_PROMPT_HASH_LABEL) + r"(" + re.escape(BRIEF_HASH_PREFIX) + r"[0-9a-f]{64})$")
 
 
 class TemplateError(ValueError):
@@ -154,31 +152,6 @@ def render_brief(plan: Plan, subtopic: Subtopic, run_dir: Path, template: str | 
     if unknown:
         raise TemplateError(f"unknown placeholder(s) in the brief template: {', '.join(sorted(unknown))}")
     return PLACEHOLDER_PATTERN.sub(lambda match: values[match.group(1)], text)
-
-
-def brief_hash(data: bytes) -> str:
-    """`sha256:<hex>` of exactly these bytes."""
-    return BRIEF_HASH_PREFIX + hashlib.sha256(data).hexdigest()
-
-
-def compose_agent_prompt(brief_text: str, hash_value: str) -> str:
-    """The Agent prompt for a brief: its text, a blank line, then `Brief hash: <hash>`."""
-    return f"{brief_text.rstrip()}\n\n{AGENT_PROMPT_HASH_LABEL}{hash_value}\n"
-
-
-def split_agent_prompt(prompt: str) -> tuple[str, str | None]:
-    """Undo `compose_agent_prompt`: (brief text ending in one newline, stated hash or None).
-
-    Tolerates surrounding whitespace that a model may add or drop; hash the
-    returned text's UTF-8 bytes and compare with the stated hash and with the
-    files under briefs/.
-    """
-    body = prompt.replace("\r\n", "\n").rstrip()
-    head, _, last = body.rpartition("\n")
-    match = _HASH_LINE.match(last.strip())
-    if not match:
-        return body + "\n", None
-    return head.rstrip() + "\n", match.group(1)
 
 
 def write_briefs(run_dir: Path) -> list[BriefInfo]:

@@ -152,7 +152,7 @@ def findings_checks(slug: str, subtopic: str | None, found: Findings,
         declared_hash = fm.get("brief_hash")
         if brief is not None and isinstance(declared_hash, str) and not any(
                 p for p in groups["frontmatter"] if "'brief_hash'" in p.message):
-            from .briefs import brief_hash
+            from .brief_prompt import brief_hash
 
             actual = brief_hash(brief)
             if declared_hash == actual:

@@ -8,12 +8,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see either the old or the new file."""
+    import tempfile  # here, not at the top: most hooks only read, and tempfile costs them ms
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -24,13 +24,11 @@ This module is the one place that reads and folds the ledger (`seals`,
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
 RUNS_DIR = "runs"
 LEDGER_FILE = "ledger.jsonl"
@@ -54,6 +52,8 @@ VERDICTS = "verdicts"
 
 def run_key(run_dir: str | Path) -> str:
     """The ledger folder name of a run: a hash of the run folder's real path."""
+    import hashlib  # here, not at the top: the hooks' guards import this module without hashing
+
     return hashlib.sha256(os.path.realpath(run_dir).encode("utf-8")).hexdigest()[:32]
 
 
@@ -134,10 +134,10 @@ def read(path: Path, max_bytes: int = MAX_LEDGER_BYTES) -> list[dict[str, Any]]:
     return out
 
 
-@dataclass(frozen=True)
-class Seal:
+class Seal(NamedTuple):
     """The seals of one file: its latest sealed state, and every hash it was sealed with
-    (two researchers fetching one URL each seal what fetch wrote; both are genuine)."""
+    (two researchers fetching one URL each seal what fetch wrote; both are genuine).
+    A NamedTuple, not a dataclass: importing dataclasses costs every hook several ms."""
 
     path: str  # relative to the run folder, "/" separated
     artifact: str
@@ -146,7 +146,7 @@ class Seal:
     agent_id: str | None = None
     slug: str | None = None
     url: str | None = None
-    hashes: frozenset[str] = field(default_factory=frozenset)
+    hashes: frozenset[str] = frozenset()
 
     def accepts(self, sha256: str) -> bool:
         return sha256 in self.hashes or sha256 == self.sha256
@@ -209,6 +209,7 @@ def counts(entries: Iterable[Mapping[str, Any]]) -> dict[str | None, dict[str, i
 def file_sha256(path: Path, max_bytes: int) -> str | None:
     """`sha256:<hex>` of a regular file's bytes (a symlink is not followed), or None when it
     is missing, not a regular file, unreadable or larger than `max_bytes`."""
+    import hashlib
     import stat
 
     try:

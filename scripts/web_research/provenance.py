@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 from . import formats
 from .ledger import BRIEF, FINDINGS, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256, seals_from_copy
@@ -46,10 +45,10 @@ COPY_CAVEAT = ("a copy in the folder is only as trustworthy as the folder it sit
                "the folder can edit the copy")
 
 
-@dataclass(frozen=True)
-class SealSource:
+class SealSource(NamedTuple):
     """Where the seals come from. `seals` None: none found. `required`: every snapshot and
-    findings file must be sealed (inside a run, where the hooks sealed each one)."""
+    findings file must be sealed (inside a run, where the hooks sealed each one).
+    A NamedTuple, not a dataclass: importing dataclasses costs every hook several ms."""
 
     seals: Mapping[str, Seal] | None
     origin: str  # LEDGER | FOLDER_COPY

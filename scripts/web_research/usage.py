@@ -17,7 +17,6 @@ Nothing here touches files: `entries` is what `ledger.read` returned.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 from urllib.parse import urldefrag
 
@@ -39,32 +38,62 @@ def normalise_url(url: object) -> str:
     return urldefrag(str(url or "").strip())[0]
 
 
-@dataclass
-class Attempt:
-    """One search or page-read call (all ledger entries with its tool_use_id)."""
+class _Record:
+    """A small mutable record with keyword defaults. Not a dataclass: `dataclasses` pulls in
+    inspect and ast, tens of milliseconds on every hook that counts a call."""
 
+    __slots__: tuple[str, ...] = ()
+    _defaults: dict[str, object] = {}
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        names = list(self.__slots__)
+        for name, value in zip(names, args):
+            kwargs[name] = value
+        for name in names:
+            default = self._defaults.get(name)
+            setattr(self, name, kwargs.pop(name) if name in kwargs else (default() if callable(default) else default))
+        if kwargs:
+            raise TypeError(f"unexpected fields: {', '.join(kwargs)}")
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
+
+
+class Attempt(_Record):
+    """One search or page-read call (all ledger entries with its tool_use_id).
+    Fields: kind; tool (None); query, url (""); paging (False); ok (None: no result recorded
+    yet); at (""); decided (False: the PreToolUse hook's entry was seen, so its `paging` is
+    authoritative)."""
+
+    __slots__ = ("kind", "tool", "query", "url", "paging", "ok", "at", "decided")
+    _defaults = {"tool": None, "query": "", "url": "", "paging": False, "ok": None, "at": "", "decided": False}
     kind: str
-    tool: str | None = None
-    query: str = ""
-    url: str = ""
-    paging: bool = False
-    ok: bool | None = None  # None: no result recorded (yet)
-    at: str = ""
-    decided: bool = False  # the PreToolUse hook's entry was seen: its `paging` is authoritative
+    tool: str | None
+    query: str
+    url: str
+    paging: bool
+    ok: bool | None
+    at: str
+    decided: bool
 
 
-@dataclass
-class AgentUsage:
-    """One agent's searches, page reads and refusals, in ledger order."""
+class AgentUsage(_Record):
+    """One agent's searches, page reads (paging included) and refusals, in ledger order."""
 
+    __slots__ = ("agent_id", "slug", "searches", "reads", "denied", "denied_by_rule", "started_at", "stopped_at")
+    _defaults = {"slug": None, "searches": list, "reads": list, "denied": 0, "denied_by_rule": dict,
+                 "started_at": None, "stopped_at": None}
     agent_id: str | None
-    slug: str | None = None
-    searches: list[Attempt] = field(default_factory=list)
-    reads: list[Attempt] = field(default_factory=list)  # paging included
-    denied: int = 0
-    denied_by_rule: dict[str, int] = field(default_factory=dict)
-    started_at: str | None = None
-    stopped_at: str | None = None
+    slug: str | None
+    searches: list[Attempt]
+    reads: list[Attempt]
+    denied: int
+    denied_by_rule: dict[str, int]
+    started_at: str | None
+    stopped_at: str | None
 
     @property
     def search_count(self) -> int:

@@ -8,6 +8,7 @@ lines of SKILL.md as the CLI delivered them, so this also proves the
 """
 from __future__ import annotations
 
+import statistics
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,12 @@ def test_hooks_allowed_the_run_without_blocking(run, answer, report_note):
     timings = run.stream.hook_timings()
     report_note(f"research run: {len(timings)} hook runs took {sum(t for _, t in timings) * 1000:.0f} ms "
                 f"(max {max(t for _, t in timings) * 1000:.0f} ms) in a {run.duration_s:.2f} s session")
+    by_hook: dict[str, list[float]] = {}
+    for name, seconds in timings:
+        by_hook.setdefault(name, []).append(seconds * 1000)
+    report_note(f"research run: hook median {statistics.median(t for _, t in timings) * 1000:.0f} ms; "
+                + ", ".join(f"{name} {len(ms)}x median {statistics.median(ms):.0f} max {max(ms):.0f}"
+                            for name, ms in sorted(by_hook.items())))
 
 
 def test_each_researcher_is_told_the_time_by_the_subagent_start_hook(run, answer):

@@ -156,12 +156,21 @@ def test_dispatches_beyond_the_run_cap_are_denied(tmp_path: Path):
 def h(tmp_path: Path) -> Harness:
     h = Harness(tmp_path)
     h.start_run()
-    briefs = h.render_briefs(["Billing units", "Retention tiers"])
+    h.render_briefs(["Billing units", "Retention tiers"])
     text = (h.run_dir / "plan.md").read_text().replace("Searches per subagent: 5", "Searches per subagent: 2\n"
                                                        "Page reads per subagent: 1")
     (h.run_dir / "plan.md").write_text(text)
+    briefs = rerender(h)  # the budget is fixed when the briefs are rendered
     h.start_agent(AGENT, h.prompt_for(briefs[0]))
     return h
+
+
+def rerender(h: Harness) -> list[dict]:
+    command = h.core_command("briefs")
+    proc = h.shell(command)
+    assert proc.returncode == 0, proc.stderr
+    assert h.hook(h.bash("PostToolUse", command, proc.stdout)).stdout == ""
+    return json.loads(proc.stdout)
 
 
 def web(h: Harness, tool: str, call: str, agent_id: str | None = AGENT, event: str = "PreToolUse", **tool_input):
@@ -241,3 +250,12 @@ def test_a_researchers_call_refused_by_a_scope_rule_is_counted_as_denied(h: Harn
     assert h.hook(fetch(h, URL, "t2")).decision == "deny"
     used = fold(ledger.read(ledger.ledger_path(h.data, h.run_dir)))[AGENT]
     assert used.denied_by_rule == {"scope": 1, "page-repeated": 1}
+
+
+def test_a_plan_edited_after_its_briefs_cannot_raise_the_budget(h: Harness):
+    """The limits are recorded when `briefs` renders the approved plan; an orchestrator that
+    later raises `Searches per subagent` in plan.md does not raise what the hooks allow."""
+    plan = h.run_dir / "plan.md"
+    plan.write_text(plan.read_text().replace("Searches per subagent: 2", "Searches per subagent: 50"))
+    decisions = [h.hook(web(h, "WebSearch", f"s{i}", query=f"query {i}")).decision for i in range(3)]
+    assert decisions == [None, None, "deny"]  # allowed calls get no decision: the normal flow

@@ -570,9 +570,40 @@ def test_hooks_json_runs_every_script_through_the_launcher():
     scripts = {command.split()[-1] for command in commands}
     assert scripts == set(SCRIPT_OF.values())
     assert all(command.startswith('"${CLAUDE_PLUGIN_ROOT}/hooks/run" ') for command in commands)
-    for script in scripts:
-        assert (REPO / "hooks" / f"{script}.py").is_file()
     assert os.access(REPO / "hooks" / "run", os.X_OK)
+    assert not list((REPO / "hooks").glob("*.py")), "hooks/run execs python -m web_research.guard: no adapters"
+
+
+def test_modules_in_the_project_folder_cannot_stand_in_for_the_hooks_own(researcher):
+    """`python -m` puts the working directory first on sys.path: the launcher starts it
+    from scripts/, so a json.py or web_research/ the orchestrator writes into the project
+    cannot take over the guard; the handler still sees the session's directory."""
+    h, infos = researcher
+    marker = h.tmp / "hijacked"
+    planted = f"open({str(marker)!r}, 'w').close()\n"
+    (h.project / "json.py").write_text(planted)
+    (h.project / "web_research").mkdir()
+    (h.project / "web_research" / "__init__.py").write_text(planted)
+    (h.project / "web_research" / "guard").mkdir()
+    (h.project / "web_research" / "guard" / "__init__.py").write_text(planted)
+    relative = h.write_call("agentA", os.path.relpath(infos[0]["findings_path"], h.project))
+    del relative["cwd"]  # then the process's own directory resolves it: the session's, restored
+    assert h.hook(relative).decision == "allow"
+    assert h.hook(h.write_call("agentA", str(h.project / "notes.md"))).decision == "deny"
+    assert not marker.exists()
+
+
+def test_each_event_name_leads_to_the_handler_of_that_name():
+    """`hooks/run EVENT` -> `python -m web_research.guard EVENT` -> events.EVENT: a grep
+    for the name used in hooks.json lands on its handler."""
+    from web_research.guard import events
+    from web_research.guard.__main__ import EVENTS
+
+    assert set(EVENTS) == set(SCRIPT_OF.values())
+    for name, event in EVENTS.items():
+        assert SCRIPT_OF[event] == name
+        assert events.HANDLERS[event] is getattr(events, name), (name, events.HANDLERS[event].__name__)
+    assert set(events.HANDLERS) == set(EVENTS.values())
 
 
 # --- SubagentStop also checks the quotes while the researcher holds the page ------------------

@@ -29,7 +29,7 @@ class Brief(NamedTuple):
 
 
 def brief_hash(data: bytes) -> str:
-    from ..briefs import brief_hash as core_hash
+    from ..brief_prompt import brief_hash as core_hash
 
     return core_hash(data)
 
@@ -64,14 +64,14 @@ def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -
 
 def dispatch_prompt(brief: Brief) -> str:
     """The exact prompt a researcher for `brief` is dispatched with (core's composition)."""
-    from ..briefs import compose_agent_prompt
+    from ..brief_prompt import compose_agent_prompt
 
     return compose_agent_prompt(brief.text, brief.brief_hash)
 
 
 def split_hash_line(prompt: str) -> tuple[str, str | None]:
     """(brief text, stated hash or None), undoing `dispatch_prompt` (core's split)."""
-    from ..briefs import split_agent_prompt
+    from ..brief_prompt import split_agent_prompt
 
     return split_agent_prompt(prompt)
 

@@ -133,15 +133,30 @@ def run_limits(run_dir: str) -> RunLimits:
                      max_dispatches(len(plan.subtopics), wave))
 
 
+def limits_of(run: Mapping[str, Any]) -> RunLimits:
+    """The limits recorded in the run record when `briefs` rendered the approved plan, else
+    (a record from before that, a resumed run) read from plan.md now. Recorded limits keep
+    hooks from parsing the plan on every call, and a plan.md edited after its briefs were
+    rendered cannot raise the budget."""
+    recorded = run.get("limits")
+    if isinstance(recorded, list) and len(recorded) == 3 and all(
+            isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in recorded[:2]) \
+            and (recorded[2] is None or (isinstance(recorded[2], int) and not isinstance(recorded[2], bool))):
+        return RunLimits(*recorded)
+    return run_limits(str(run["run_dir"]))
+
+
 # --- the hook adapter -------------------------------------------------------------
 
 def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: object, tool_use_id: object,
-          tool: str, query: str = "", url: str = "", offset: int = 0, researcher: bool = True) -> Verdict:
+          tool: str, query: str = "", url: str = "", offset: int = 0, researcher: bool = True,
+          limits: RunLimits | None = None) -> Verdict:
     """Decide one web call of the active run and record it in the ledger (under its lock):
     an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry."""
     from .registry import data_dir
 
-    limits = run_limits(run_dir) if researcher else None  # run files are read before the lock
+    if researcher and limits is None:
+        limits = run_limits(run_dir)  # run files are read before the lock
     call = tool_use_id if isinstance(tool_use_id, str) else None
     with ledger.locked(data_dir(env), run_dir) as path:
         entries = ledger.read(path)
@@ -166,11 +181,11 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
 
 
 def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, slug: object,
-           **fields: Any) -> None:
+           limits: RunLimits | None = None, **fields: Any) -> None:
     """Append one entry (agent_start, agent_stop, denied) and refresh the progress file."""
     from .registry import data_dir
 
-    limits = run_limits(run_dir)
+    limits = limits if limits is not None else run_limits(run_dir)
     with ledger.locked(data_dir(env), run_dir) as path:
         item = ledger.entry(kind, agent_id, slug, **fields)
         ledger.append(path, [item])

@@ -131,11 +131,11 @@ def _record_denial(ctx: Context, tool: str) -> None:
     active = _active(ctx)
     if active is None:
         return
-    from .budgets import record
+    from .budgets import limits_of, record
 
     run = active[1]["run"]
     record(ctx.env, run["run_dir"], "denied", ctx.payload.get("agent_id"), _known_slug(ctx, run),
-           tool_use_id=ctx.payload.get("tool_use_id"), tool=tool, rule="scope")
+           limits_of(run), tool_use_id=ctx.payload.get("tool_use_id"), tool=tool, rule="scope")
 
 
 def _researcher_slug(ctx: Context, active: tuple[Session, dict[str, Any]]) -> str | None:
@@ -158,12 +158,13 @@ def _pre_web_tool(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .budgets import check
+    from .budgets import check, limits_of
 
     run_dir = active[1]["run"]["run_dir"]
     tool = str(ctx.payload.get("tool_name"))
     researcher = ctx.in_researcher
-    verdict = check(ctx.env, run_dir, agent_id=ctx.payload.get("agent_id"),
+    verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]) if researcher else None,
+                    agent_id=ctx.payload.get("agent_id"),
                     slug=_researcher_slug(ctx, active) if researcher else None,
                     tool_use_id=ctx.payload.get("tool_use_id"), tool=tool,
                     query=str(ctx.tool_input.get("query") or ""), url=str(ctx.tool_input.get("url") or ""),
@@ -194,9 +195,10 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
                                    "and write your verdicts file.")
     if ctx.in_researcher:
         if parsed is not None and parsed.subcommand == "fetch" and same_path(parsed.run_dir, run_dir):
-            from .budgets import check
+            from .budgets import check, limits_of
 
-            verdict = check(ctx.env, run_dir, agent_id=ctx.payload.get("agent_id"),
+            verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]),
+                            agent_id=ctx.payload.get("agent_id"),
                             slug=_researcher_slug(ctx, active), tool_use_id=ctx.payload.get("tool_use_id"),
                             tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
             if not verdict.allowed:
@@ -260,13 +262,13 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .budgets import run_limits
+    from .budgets import limits_of
     from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
     briefs = _briefs(snapshot["run"])  # run files are read before the lock is taken
-    cap = run_limits(snapshot["run"]["run_dir"]).max_dispatches
+    cap = limits_of(snapshot["run"]).max_dispatches
     with session.locked_record() as record:
         if not _same_run(record, snapshot):
             return {}
@@ -450,6 +452,9 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         briefs = load_briefs(run_dir)
         printed = [b for b in briefs if b.brief_hash in stdout]
         shown = _printed_briefs(stdout, run_dir)
+        from .budgets import run_limits
+
+        limits = run_limits(run_dir)  # fixed now, from the plan the briefs were rendered from
         with session.locked_record() as record:
             if not _same_run(record, snapshot):
                 return {}
@@ -458,6 +463,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
                               "subtopic": shown.get(b.brief_hash, {}).get("subtopic"),
                               "findings_path": shown.get(b.brief_hash, {}).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
+            run["limits"] = list(limits)
             session.write(record)
         from .seals import seal_briefs
 
@@ -680,11 +686,11 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
 
 def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
     """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
-    from .budgets import record
+    from .budgets import limits_of, record
     from .metrics_writer import write_metrics
 
     try:
-        record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug)
+        record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the findings decision above stands
         from .runner import log_failure
 
@@ -752,9 +758,10 @@ def subagent_start(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     try:
-        from .budgets import record
+        from .budgets import limits_of, record
 
-        record(ctx.env, active[1]["run"]["run_dir"], "agent_start", ctx.payload.get("agent_id"), None)
+        run = active[1]["run"]
+        record(ctx.env, run["run_dir"], "agent_start", ctx.payload.get("agent_id"), None, limits_of(run))
     except Exception:  # bookkeeping only: the clock line matters more
         from .runner import log_failure
 
@@ -780,6 +787,11 @@ def session_end(ctx: Context) -> dict[str, Any]:
     return {}
 
 
+def session_start(ctx: Context) -> dict[str, Any]:
+    """A crashed session never sent SessionEnd: free its slots when it comes back."""
+    return session_end(ctx)
+
+
 HANDLERS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "PreToolUse": pre_tool_use,
     "PostToolUse": post_tool_use,
@@ -787,7 +799,7 @@ HANDLERS: dict[str, Callable[[Context], dict[str, Any]]] = {
     "SubagentStop": subagent_stop,
     "Stop": stop,
     "SessionEnd": session_end,
-    "SessionStart": session_end,
+    "SessionStart": session_start,
 }
 
 

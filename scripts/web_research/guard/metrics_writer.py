@@ -37,7 +37,7 @@ def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], payload: Mappi
 
 def _write(env: Mapping[str, str], run: Mapping[str, Any], payload: Mapping[str, Any], final: bool,
            now: float) -> dict[str, Any]:
-    from .budgets import run_limits
+    from .budgets import limits_of
 
     run_dir = str(run["run_dir"])
     data = data_dir(env)
@@ -53,7 +53,7 @@ def _write(env: Mapping[str, str], run: Mapping[str, Any], payload: Mapping[str,
 
     agents = run.get("agents") if isinstance(run.get("agents"), dict) else {}
     dispatches = run.get("dispatches") if isinstance(run.get("dispatches"), dict) else {}
-    limits = run_limits(run_dir)
+    limits = limits_of(run)
     inputs = RunInputs(
         run_dir=run_dir, started_at=run.get("started_at"),
         researchers=researcher_list(agents, usage.values(), transcript_of), usage=usage,
