@@ -2,6 +2,9 @@
 
 Module map (one concern each):
   formats      shared vocabulary: file names, sections, fields, limits
+  checks       the result type of every rule (`Check`, `Problem`); a leaf module
+  exitcodes    the exit codes every subcommand shares
+  schema_validation  the JSON Schemas in schemas/: loading, validating, naming the field
   slug         the slug rule for run folders and subtopics
   inputs       parsing and validating the arguments of `start`
   runfolder    output location, re-run protection, archiving

@@ -80,38 +80,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
+
+from .checks import Check, fail, ok
 
 if TYPE_CHECKING:  # imported lazily at run time: see run_checklist
     from .citations import Citation
     from .findings import Findings
     from .report import Report
-
-Severity = Literal["error", "warning"]
-
-
-@dataclass(frozen=True)
-class Check:
-    """The outcome of one rule. `message` says what was checked when it passes
-    and what is wrong (and what was expected) when it fails."""
-
-    id: str
-    ok: bool
-    severity: Severity
-    message: str
-    path: str | None = None
-    line: int | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "ok": self.ok, "severity": self.severity,
-                "message": self.message, "path": self.path, "line": self.line}
-
-
-class Problem(NamedTuple):
-    """A defect found by a parser or validator, before it becomes a check."""
-
-    line: int | None
-    message: str
 
 
 class Cited(NamedTuple):
@@ -149,14 +125,14 @@ CheckGroup = Callable[[Path, ParsedRun], "list[Check]"]
 
 def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Excerpts against page snapshots (integrity.py); Gaps acknowledge findings defects as usual."""
-    from .integrity import citation_integrity_checks
+    from .integrity import citation_integrity_checks  # lazy: hook start-up
 
     return _acknowledge_gaps(parsed, citation_integrity_checks(run_dir, parsed.cited))
 
 
 def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Figures of cited claims against their excerpts (claims.py); Gaps acknowledge findings defects."""
-    from .claims import claims_checks, run_claims
+    from .claims import claims_checks, run_claims  # lazy: hook start-up
 
     return _acknowledge_gaps(parsed, claims_checks(run_claims(parsed)))
 
@@ -164,7 +140,7 @@ def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Evidence files against their seals (provenance.py). Never softened by Gaps: a changed
     snapshot or findings file is not a defect to record but evidence that cannot be trusted."""
-    from .provenance import load_folder_copy, provenance_checks
+    from .provenance import load_folder_copy, provenance_checks  # lazy: hook start-up
 
     source = parsed.seal_source if parsed.seal_source is not None else load_folder_copy(run_dir)
     return provenance_checks(run_dir, source)
@@ -179,20 +155,6 @@ EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_
 # ---------------------------------------------------------------------------
 
 
-def passed(checks: Iterable[Check]) -> bool:
-    """True when no error-severity check failed (failed warnings are allowed)."""
-    return not any(not c.ok and c.severity == "error" for c in checks)
-
-
-def ok(check_id: str, message: str, path: Path | str | None = None, severity: Severity = "error") -> Check:
-    return Check(check_id, True, severity, message, str(path) if path is not None else None, None)
-
-
-def fail(check_id: str, message: str, path: Path | str | None = None, line: int | None = None,
-         severity: Severity = "error") -> Check:
-    return Check(check_id, False, severity, message, str(path) if path is not None else None, line)
-
-
 class _Unreadable(NamedTuple):
     missing: bool
     reason: str
@@ -201,7 +163,7 @@ class _Unreadable(NamedTuple):
 def _read(path: Path, run_dir: Path) -> tuple[str | None, _Unreadable | None]:
     """The file's text, or why it cannot be used: missing, or refused by
     `fsutil.read_run_text` (outside the run, not a regular file, too large, not UTF-8)."""
-    from .fsutil import RunFileError, read_run_text
+    from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     try:
         return read_run_text(path, run_dir), None
@@ -210,7 +172,7 @@ def _read(path: Path, run_dir: Path) -> tuple[str | None, _Unreadable | None]:
 
 
 def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from . import formats
+    from . import formats  # lazy: hook start-up
 
     path = run_dir / formats.PLAN_FILE
     text, error = _read(path, run_dir)
@@ -219,7 +181,7 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     if text is None:
         return [fail("plan.exists", f"{formats.PLAN_FILE} {error.reason if error else ''}", path)]
     checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
-    from .plan import PlanError, parse_plan
+    from .plan import PlanError, parse_plan  # lazy: hook start-up
 
     try:
         parsed.plan = parse_plan(text, path)
@@ -232,9 +194,9 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from . import formats
-    from .findings import findings_checks, load_findings
-    from .fsutil import RunFileError, read_run_file
+    from . import formats  # lazy: hook start-up
+    from .findings import findings_checks, load_findings  # lazy: hook start-up
+    from .fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     findings_dir = run_dir / formats.FINDINGS_DIR
     briefs_dir = run_dir / formats.BRIEFS_DIR
@@ -284,8 +246,8 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from . import formats
-    from .report import parse_report, report_checks
+    from . import formats  # lazy: hook start-up
+    from .report import parse_report, report_checks  # lazy: hook start-up
 
     path = run_dir / formats.REPORT_FILE
     parsed.report_path = path
@@ -321,7 +283,7 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
     """
     if parsed.report is None or parsed.plan is None:
         return checks
-    from .report import gaps_name
+    from .report import gaps_name  # lazy: hook start-up
 
     named = {s.slug for s in parsed.plan.subtopics if gaps_name(parsed.report, s.name, s.slug)}
     if not named:

@@ -25,12 +25,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from .checks import Check
 from .citations import code_free_lines
 from .excerpts import normalize
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
 
 if TYPE_CHECKING:
-    from .checklist import Check, ParsedRun
+    from .checklist import ParsedRun
     from .citations import Citation
 
 _DEFINITION = re.compile(r"^ {0,3}\[\^\d+\]:")
@@ -280,8 +281,6 @@ def _footnote_list(numbers: Iterable[int]) -> str:
 def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
     """`<scope>.claims.grounded` (error, one failing check per ungrounded claim,
     else one passing check per file) and `<scope>.claims.dates` (warning)."""
-    from .checklist import Check
-
     by_file: dict[Path, list[ClaimRecord]] = {}
     for record in records:
         by_file.setdefault(record.path, []).append(record)

@@ -12,12 +12,7 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
-# Exit codes shared by every subcommand.
-EXIT_OK = 0
-EXIT_CHECK_FAILED = 1  # verify: an error-severity check failed
-EXIT_USAGE = 2  # invalid input / cannot run
-EXIT_PRIOR_RUN = 3  # start: prior run present and refresh is off
-EXIT_BROKEN_PIPE = 141  # the reader of our output went away (as a shell reports SIGPIPE)
+from .exitcodes import EXIT_BROKEN_PIPE, EXIT_USAGE
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,21 +66,21 @@ def build_parser() -> argparse.ArgumentParser:
 def _handler(command: str) -> Callable[[argparse.Namespace], int]:
     """Import the module that implements `command` only when it runs."""
     if command == "slug":
-        from .commands import slug_cmd as mod
+        from .commands import slug_cmd as mod  # lazy: start-up
     elif command == "start":
-        from .commands import start_cmd as mod
+        from .commands import start_cmd as mod  # lazy: start-up
     elif command == "briefs":
-        from .commands import briefs_cmd as mod
+        from .commands import briefs_cmd as mod  # lazy: start-up
     elif command == "verify":
-        from .commands import verify_cmd as mod
+        from .commands import verify_cmd as mod  # lazy: start-up
     elif command == "claims":
-        from .commands import claims_cmd as mod
+        from .commands import claims_cmd as mod  # lazy: start-up
     elif command == "status":
-        from .commands import status_cmd as mod
+        from .commands import status_cmd as mod  # lazy: start-up
     elif command == "estimate":
-        from .commands import estimate_cmd as mod
+        from .commands import estimate_cmd as mod  # lazy: start-up
     elif command == "fetch":
-        from .commands import fetch_cmd as mod
+        from .commands import fetch_cmd as mod  # lazy: start-up
     else:  # pragma: no cover - argparse rejects unknown commands first
         raise SystemExit(EXIT_USAGE)
     return mod.run
@@ -107,7 +102,7 @@ def _quiet_broken_pipe() -> int:
     Standard output is pointed at /dev/null so the interpreter's final flush of
     the unwritten rest cannot fail (and print) again.
     """
-    import os
+    import os  # lazy: start-up
 
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)

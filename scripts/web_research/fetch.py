@@ -292,7 +292,7 @@ def default_ssl_context() -> ssl.SSLContext:
     context = ssl.create_default_context()
     if not context.cert_store_stats().get("x509_ca"):
         try:
-            import certifi
+            import certifi  # lazy: optional, and only for HTTPS
 
             context.load_verify_locations(certifi.where())
         except (ImportError, OSError):
@@ -594,7 +594,7 @@ def _extract_in_child(page: FetchedPage, limits: ExtractLimits) -> PageText:
 
 def _child_main() -> int:
     """The child's side of `_extract_in_child`: limit ourselves, then extract."""
-    import resource
+    import resource  # lazy: start-up
 
     header = json.loads(sys.stdin.buffer.readline())
     limits = ExtractLimits(**header["limits"])
@@ -653,9 +653,9 @@ def _first_line(text: str) -> str:
 
 
 def _extract_html(page: FetchedPage) -> PageText:
-    import logging
+    import logging  # lazy: start-up
 
-    import trafilatura
+    import trafilatura  # lazy: the fetch extra, imported by `fetch` only
 
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
     charset = page.charset
@@ -690,10 +690,10 @@ def _extract_html(page: FetchedPage) -> PageText:
 
 
 def _extract_pdf(page: FetchedPage, max_pages: int, max_chars: int) -> PageText:
-    import io
-    import logging
+    import io  # lazy: start-up
+    import logging  # lazy: start-up
 
-    import pypdf
+    import pypdf  # lazy: the fetch extra, imported by `fetch` only
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)
     try:

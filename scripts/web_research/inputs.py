@@ -20,9 +20,9 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from .budget import DEFAULT_TIER
-from .formats import SCHEMAS_DIR
+from .schema_validation import load_schema, schema_validator
 
-SCHEMA_FILE = SCHEMAS_DIR / "start-input.schema.json"
+SCHEMA_NAME = "start-input.schema.json"
 QUESTION_KEY = "research_question"
 FLAG_AUTO = "--auto"
 FLAG_REFRESH = "--refresh"
@@ -44,14 +44,9 @@ class StartInput:
     tier: str = DEFAULT_TIER
 
 
-@lru_cache(maxsize=1)
-def load_schema() -> dict[str, Any]:
-    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-
-
 def contract_keys() -> tuple[str, ...]:
     """The companion-contract keys, in schema order."""
-    return tuple(load_schema()["properties"])
+    return tuple(load_schema(SCHEMA_NAME)["properties"])
 
 
 # --- the raw argument text ---------------------------------------------------
@@ -66,7 +61,7 @@ _STRICT_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 def _strict_bool_loader() -> type:
     """A safe loader whose only booleans are true/false: every other spelling stays a
     string, which the schema then rejects for a boolean field with a clear message."""
-    import yaml
+    import yaml  # lazy: PyYAML loads only for files that need it
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loader = type("StrictBoolSafeLoader", (base,), {})
@@ -79,7 +74,7 @@ def _strict_bool_loader() -> type:
 
 
 def _yaml_mapping(text: str) -> dict[Any, Any] | None:
-    import yaml
+    import yaml  # lazy: PyYAML loads only for files that need it
 
     try:
         data = yaml.load(text, Loader=_strict_bool_loader())  # noqa: S506 - a safe loader
@@ -178,12 +173,10 @@ def _error_detail(error: Any, mapping: Mapping[Any, Any], schema: dict[str, Any]
 
 def validate(mapping: Mapping[Any, Any]) -> StartInput:
     """Check a contract mapping against the schema and return the typed input."""
-    from jsonschema import Draft202012Validator
-
-    schema = load_schema()
+    schema = load_schema(SCHEMA_NAME)
     plain = {str(key) if not isinstance(key, str) else key: value for key, value in mapping.items()}
     errors = sorted(
-        Draft202012Validator(schema).iter_errors(plain),
+        schema_validator(SCHEMA_NAME).iter_errors(plain),
         key=lambda e: (e.validator not in ("additionalProperties", "required"), list(map(str, e.absolute_path))),
     )
     if errors:

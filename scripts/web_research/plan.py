@@ -330,7 +330,7 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
 def load_plan(path: Path, run_dir: Path | None = None) -> Plan:
     """Read and parse a plan file (UTF-8), a regular file inside `run_dir`
     (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`."""
-    from .fsutil import RunFileError, read_run_text
+    from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     path = Path(path)
     try:

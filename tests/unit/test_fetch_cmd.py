@@ -12,7 +12,8 @@ import pytest
 
 from page_server import TLS_CA, PageServer
 from web_research import formats
-from web_research.cli import EXIT_OK, EXIT_USAGE, main
+from web_research.cli import main
+from web_research.exitcodes import EXIT_OK, EXIT_USAGE
 from web_research.snapshots import find_snapshot, snapshot_id
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -196,7 +196,8 @@ def test_claims_said_to_come_from_memory_warn(tmp_path: Path):
 def test_a_retrieved_date_other_than_the_fetch_day_warns(tmp_path: Path):
     import shutil
 
-    from web_research.checklist import passed, run_checklist
+    from web_research.checklist import run_checklist
+    from web_research.checks import passed
 
     run = tmp_path / "run"
     shutil.copytree(formats.PLUGIN_ROOT / "examples" / "observability-pricing", run)

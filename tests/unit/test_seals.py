@@ -17,7 +17,8 @@ import pytest
 
 from test_hooks_support import CLI, EXAMPLE_RUN, LAUNCHER, Harness, recorded
 from web_research import ledger
-from web_research.checklist import passed, run_checklist
+from web_research.checklist import run_checklist
+from web_research.checks import passed
 from web_research.commands.fetch_cmd import render_window
 from web_research.snapshots import load_snapshot
 

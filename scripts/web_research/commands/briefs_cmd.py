@@ -5,12 +5,12 @@ import argparse
 import json
 import sys
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..briefs import TemplateError, write_briefs
-    from ..plan import PlanError
+    from ..briefs import TemplateError, write_briefs  # lazy: start-up
+    from ..plan import PlanError  # lazy: start-up
 
     try:
         infos = write_briefs(args.dir)

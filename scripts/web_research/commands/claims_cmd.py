@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import display_path, open_run_dir
 
 
@@ -20,8 +20,8 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "claims")
     if run_dir is None:
         return EXIT_USAGE
-    from ..checklist import parse_and_check
-    from ..claims import render_text, run_claims
+    from ..checklist import parse_and_check  # lazy: start-up
+    from ..claims import render_text, run_claims  # lazy: start-up
 
     try:
         parsed, _checks = parse_and_check(run_dir, extra=())

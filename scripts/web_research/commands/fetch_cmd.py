@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .. import formats
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 
 def _fail(message: str) -> int:
@@ -41,7 +41,7 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..snapshots import SnapshotError, find_snapshot
+    from ..snapshots import SnapshotError, find_snapshot  # lazy: start-up
 
     run_dir = Path(args.run).expanduser()
     if not run_dir.is_dir():
@@ -124,8 +124,8 @@ _ENV_LIMITS = {
 
 def limits_from_env(env: Mapping[str, str] | None = None):
     """(FetchLimits, ExtractLimits) with the environment's overrides, clamped."""
-    from ..fetch import ExtractLimits, FetchLimits
-    from ..snapshots import MAX_TEXT_CHARS
+    from ..fetch import ExtractLimits, FetchLimits  # lazy: start-up
+    from ..snapshots import MAX_TEXT_CHARS  # lazy: start-up
 
     env = os.environ if env is None else env
     values: dict[str, float] = {}
@@ -147,8 +147,8 @@ def limits_from_env(env: Mapping[str, str] | None = None):
 
 
 def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
-    from ..fetch import FetchError, extract_page, fetch_page
-    from ..snapshots import store_snapshot
+    from ..fetch import FetchError, extract_page, fetch_page  # lazy: start-up
+    from ..snapshots import store_snapshot  # lazy: start-up
 
     fetch_limits, extract_limits = limits_from_env()
     try:
@@ -184,9 +184,9 @@ SEAL_LINE_PREFIX = "web-research snapshot: "
 
 def seal_line(snap, text: str, stored_before: bool) -> str:
     """The first output line: which snapshot this is and the SHA-256 of the text fetch wrote."""
-    import json
+    import json  # lazy: start-up
 
-    from ..snapshots import text_sha256
+    from ..snapshots import text_sha256  # lazy: start-up
 
     return SEAL_LINE_PREFIX + json.dumps({"snapshot_id": snap.text_path.stem, "sha256": text_sha256(text),
                                           "chars": len(text), "origin": "stored" if stored_before else "fetched"},
@@ -195,7 +195,7 @@ def seal_line(snap, text: str, stored_before: bool) -> str:
 
 def parse_seal_line(stdout: str) -> dict | None:
     """The seal line of fetch's output (its first line only), or None."""
-    import json
+    import json  # lazy: start-up
 
     first = stdout.split("\n", 1)[0].strip()
     if not first.startswith(SEAL_LINE_PREFIX):

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli import EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
 from ..formats import (
     ERROR_INVALID_INPUT,
     ERROR_PRIOR_RUN_PRESENT,
@@ -69,7 +69,7 @@ def read_input(args: argparse.Namespace) -> StartInput:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run
+    from ..runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run  # lazy: start-up
 
     try:
         request = read_input(args)

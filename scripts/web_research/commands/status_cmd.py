@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
 
 
@@ -24,8 +24,9 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
 
 
 def status_lines(run_dir: Path) -> list[str]:
-    from .. import formats
-    from ..checklist import parse_and_check, passed
+    from .. import formats  # lazy: start-up
+    from ..checklist import parse_and_check  # lazy: start-up
+    from ..checks import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     lines = [f"Run: {run_dir}"]
@@ -55,7 +56,7 @@ def status_lines(run_dir: Path) -> list[str]:
     else:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
                      f"{len(parsed.report.markers)} claims")
-    from ..integrity import INTEGRITY_CHECK_ID
+    from ..integrity import INTEGRITY_CHECK_ID  # lazy: start-up
 
     lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)
     verdict = "passes" if passed(checks) else "fails"

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..cli import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 
 MARKS = {"pass": "\u2713", "fail": "\u2717", "warn": "!"}
 ASCII_MARKS = {"pass": "ok", "fail": "FAIL", "warn": "WARN"}
@@ -82,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "verify")
     if run_dir is None:
         return EXIT_USAGE
-    from ..checklist import passed, run_checklist
+    from ..checklist import run_checklist  # lazy: start-up
+    from ..checks import passed  # lazy: start-up
 
     try:
         checks = run_checklist(run_dir)

@@ -92,7 +92,7 @@ def _learn_agent(session: Session, snapshot: dict[str, Any], agent_id: object, s
 
 
 def _briefs(run: dict[str, Any]) -> list[Brief]:
-    from .dispatch import expected_briefs
+    from .dispatch import expected_briefs  # lazy: hook start-up
 
     return expected_briefs(run)
 
@@ -123,7 +123,7 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     run_dir = active[1]["run"]["run_dir"]
-    from .seals import bash_refusal
+    from .seals import bash_refusal  # lazy: hook start-up
 
     refusal = bash_refusal(ctx.tool_input.get("command"), ctx.env) if parsed is None else None
     if refusal:
@@ -146,10 +146,10 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
 def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     """The invalid-input JSON `start` would print for these arguments, or None when it
     may run: the hook approves only a start that passes start's own checks."""
-    import datetime
+    import datetime  # lazy: start-up
 
-    from ..inputs import InputError
-    from ..runfolder import check_start_args
+    from ..inputs import InputError  # lazy: hook start-up
+    from ..runfolder import check_start_args  # lazy: hook start-up
 
     cwd = ctx.payload.get("cwd")
     try:
@@ -166,7 +166,7 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
+    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: hook start-up
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
@@ -202,8 +202,8 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .seals import write_refusal
-    from .writescope import orchestrator_write_refusal, write_allowed, write_target
+    from .seals import write_refusal  # lazy: hook start-up
+    from .writescope import orchestrator_write_refusal, write_allowed, write_target  # lazy: hook start-up
 
     path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
     named = [v for k, v in ctx.tool_input.items() if isinstance(v, str) and k in ("file_path", "notebook_path")]
@@ -298,7 +298,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
                               "findings_path": shown.get(b.brief_hash, {}).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             session.write(record)
-        from .seals import seal_briefs
+        from .seals import seal_briefs  # lazy: hook start-up
 
         seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
     return {}
@@ -318,7 +318,7 @@ def _post_researcher_bash(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
         return {}
-    from .seals import after_fetch
+    from .seals import after_fetch  # lazy: hook start-up
 
     response = ctx.payload.get("tool_response")
     stdout = response.get("stdout") if isinstance(response, dict) else response
@@ -333,7 +333,7 @@ def _post_web_tool(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .seals import after_web_tool
+    from .seals import after_web_tool  # lazy: hook start-up
 
     run = active[1]["run"]
     after_web_tool(ctx.env, run["run_dir"], ctx.payload.get("tool_name"), ctx.tool_input,
@@ -345,7 +345,7 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
     """brief_hash -> {"subtopic", "findings_path"} from the JSON list `briefs` prints
     (its findings path wins over the guard's own `findings/<slug>.md`; only paths
     inside the run folder are taken)."""
-    from ..fsutil import is_within
+    from ..fsutil import is_within  # lazy: hook start-up
 
     try:
         items = json.loads(stdout)
@@ -374,7 +374,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .dispatch import release
+    from .dispatch import release  # lazy: hook start-up
 
     response = ctx.payload.get("tool_response")
     response = response if isinstance(response, dict) else {}
@@ -398,7 +398,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
             run["agents"][agent_id] = {"slug": returned.slug, "blocks": 0, "state": "returned"}
         session.write(record)
     if response.get("status") == "completed":
-        from .seals import seal_unsealed_findings
+        from .seals import seal_unsealed_findings  # lazy: hook start-up
 
         # A foreground researcher returned and the orchestrator has not acted since: seal
         # its findings file here if its SubagentStop could not (an unattributable stop).
@@ -416,8 +416,8 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .dispatch import release
-    from .findings_gate import citation_problems, findings_problems, required_fields_text
+    from .dispatch import release  # lazy: hook start-up
+    from .findings_gate import citation_problems, findings_problems, required_fields_text  # lazy: hook start-up
 
     agent_id = ctx.payload.get("agent_id")
     transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
@@ -459,7 +459,7 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
         else:
             agent["state"] = "done"
         session.write(record)
-    from .seals import seal_findings
+    from .seals import seal_findings  # lazy: hook start-up
 
     # Sealed as it is let go (or recorded as a silent failure), outside the record's lock.
     seal_findings(ctx.env, snapshot["run"]["run_dir"], brief.findings_path, agent_id, brief.slug)
@@ -478,13 +478,13 @@ def stop(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     from .stopgate import (block_reason, decide_stop, declares_unverified, release_message, report_written,
-                           verifier_failures)
+                           verifier_failures)  # lazy: hook start-up
 
     run_dir = active[1]["run"]["run_dir"]
     background = ctx.payload.get("background_tasks")
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
-    from .seals import seal_source
+    from .seals import seal_source  # lazy: hook start-up
 
     failures = verifier_failures(run_dir, seal_source(ctx.env, run_dir)) \
         if report_written(run_dir) and not researching else None
