@@ -14,7 +14,8 @@ Module map (one concern each):
   findings     parsing findings files
   report       parsing report.md
   checklist    the verification checklist (pure: files in, checks out)
-  fetch / snapshots / excerpts   page snapshots and verbatim-excerpt checks
+  transport / extraction   `fetch`: a page fetched safely, then its text extracted
+  snapshots / excerpts     page snapshots and verbatim-excerpt checks
   guard        the hooks' core: run registry and decisions
   commands/    thin CLI adapters, one per subcommand
 """

@@ -124,7 +124,8 @@ _ENV_LIMITS = {
 
 def limits_from_env(env: Mapping[str, str] | None = None):
     """(FetchLimits, ExtractLimits) with the environment's overrides, clamped."""
-    from ..fetch import ExtractLimits, FetchLimits  # lazy: start-up
+    from ..extraction import ExtractLimits  # lazy: start-up
+    from ..transport import FetchLimits  # lazy: start-up
     from ..snapshots import MAX_TEXT_CHARS  # lazy: start-up
 
     env = os.environ if env is None else env
@@ -147,7 +148,8 @@ def limits_from_env(env: Mapping[str, str] | None = None):
 
 
 def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
-    from ..fetch import FetchError, extract_page, fetch_page  # lazy: start-up
+    from ..extraction import extract_page  # lazy: start-up
+    from ..transport import FetchError, fetch_page  # lazy: start-up
     from ..snapshots import store_snapshot  # lazy: start-up
 
     fetch_limits, extract_limits = limits_from_env()
