@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import VALID_PLAN, plan_text, sha256_hex
+from cli_support import VALID_PLAN, plan_text, sha256_hex
 from web_research import briefs
 from web_research.briefs import (
     PLACEHOLDERS,

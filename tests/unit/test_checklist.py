@@ -14,7 +14,7 @@ from typing import Callable
 
 import pytest
 
-from helpers_core_b import (
+from example_run import (
     BILLING,
     builtin_checks,
     COMMITMENTS,

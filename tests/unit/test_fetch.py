@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import ssl
-from typing import Callable, Iterator
+from typing import Callable
 from urllib.parse import quote
 
 import pytest
@@ -19,18 +19,6 @@ from web_research.transport import (
     parse_content_type,
     resolve_target,
 )
-
-
-@pytest.fixture(scope="module")
-def http_server() -> Iterator[PageServer]:
-    with PageServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def https_server() -> Iterator[PageServer]:
-    with PageServer(tls=True) as server:
-        yield server
 
 
 def fake_resolver(table: dict[str, list[str]], calls: list[str] | None = None) -> Callable[[str, int], list[str]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import (
+from hook_harness import (
     CLI,
     LAUNCHER,
     RECORDED,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import LAUNCHER, REPO, Harness, recorded
+from hook_harness import LAUNCHER, REPO, Harness, recorded
 
 RUNS = 25
 MAX_RATIO = 1.5

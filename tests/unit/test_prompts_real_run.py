@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fixtures_core_a import VALID_PLAN, plan_text
+from cli_support import VALID_PLAN, plan_text
 from web_research import formats
 from web_research.briefs import compose_agent_prompt, load_template, render_brief, write_briefs
 from web_research.findings import findings_checks, load_findings

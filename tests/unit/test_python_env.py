@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import REPO
+from hook_harness import REPO
 
 TOOLS = ("sh", "cat", "cksum", "find", "mkdir", "mv", "rm", "sleep", "sed", "dirname", "env", "bash", "grep", "tail",
          "cut", "tr")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import snapshot_tree
+from cli_support import snapshot_tree
 from web_research import runfolder
 from web_research.runfolder import (
     ArchiveError,

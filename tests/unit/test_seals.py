@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import CLI, EXAMPLE_RUN, LAUNCHER, Harness, recorded
+from hook_harness import CLI, EXAMPLE_RUN, LAUNCHER, Harness, recorded
 from web_research import ledger
 from web_research.checklist import run_checklist
 from web_research.checks import passed

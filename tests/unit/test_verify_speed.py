@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers_core_b import SCRIPTS_DIR
+from example_run import SCRIPTS_DIR
 from web_research.briefs import brief_hash
 from web_research.citations import render_citation
 from web_research.slug import slugify

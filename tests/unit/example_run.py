@@ -1,4 +1,4 @@
-"""Helpers for the core-B tests (citations, findings, report, checklist, verify, status).
+"""Helpers for tests that start from the bundled example run (checklist, verify, status, findings, report).
 
 Every checklist test starts from a copy of the bundled example run, which
 passes verify, and breaks it in one place.
