@@ -7,8 +7,6 @@ were rendered in, so both sides are compared with their own root replaced.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from web_research import formats
 from web_research.briefs import brief_hash, render_brief
 from web_research.checklist import run_checklist

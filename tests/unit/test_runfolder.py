@@ -172,7 +172,10 @@ def test_entries_to_archive_lists_only_run_owned_names(tmp_path: Path) -> None:
 
 def test_refresh_leaves_a_folder_without_run_artifacts_alone(tmp_path):
     """`refresh` pointed at an ordinary project folder must not archive the project."""
-    import subprocess, sys, json as _json, os as _os
+    import json as _json
+    import os as _os
+    import subprocess
+    import sys
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
     (project / "src" / "main.py").write_text("print('hi')\n")
