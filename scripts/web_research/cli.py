@@ -12,7 +12,51 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
-from .exitcodes import EXIT_BROKEN_PIPE, EXIT_USAGE
+from . import __version__
+from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+
+# What each subcommand does (its --help description) and what its exit codes mean (the epilog).
+_USAGE_ERROR = f"{EXIT_USAGE:>3}  bad arguments or an unusable run folder (one line on stderr)"
+SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
+    "slug": ("Print the slug of a research question, or with --date the dated run-folder name.",
+             (f"{EXIT_OK:>3}  the slug is printed", _USAGE_ERROR)),
+    "start": ("Validate the research input and open its run folder, refusing to overwrite a prior run "
+              "unless --refresh archives it. Prints one JSON object either way.",
+              (f"{EXIT_OK:>3}  the run folder is ready", f"{EXIT_USAGE:>3}  invalid input (`invalid-input`)",
+               f"{EXIT_PRIOR_RUN:>3}  a prior run is present and --refresh is off (`prior-run-present`); "
+               "nothing written")),
+    "briefs": ("Render briefs/<slug>.md for every subtopic of DIR/plan.md and print them as JSON.",
+               (f"{EXIT_OK:>3}  the briefs are written", f"{EXIT_USAGE:>3}  plan.md or the folder is unusable "
+                "(file:line: message on stderr)")),
+    "verify": ("Run the verification checklist on a run folder and change nothing. Prints the failing "
+               "checks and a one-line summary; --verbose prints every check.",
+               (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
+                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _USAGE_ERROR)),
+    "claims": ("List every cited claim of the report and the findings files with its excerpts and whether "
+               "its figures are grounded (use verify to gate).",
+               (f"{EXIT_OK:>3}  the claims are listed", _USAGE_ERROR)),
+    "estimate": ("Print the upper bounds of the plan's budget and a token and wall-clock range for the run.",
+                 (f"{EXIT_OK:>3}  the estimate is printed", _USAGE_ERROR)),
+    "status": ("Print a table of a run's subtopics (status, sources, claims) and whether report.md passes "
+               "verify.", (f"{EXIT_OK:>3}  the table is printed", _USAGE_ERROR)),
+    "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
+              "window of it to quote from.",
+              (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
+               "fetched or read, the arguments are wrong, or the fetch extra is missing")),
+}
+
+
+def _describe(sub: argparse._SubParsersAction) -> None:
+    """Give every subcommand's --help its description and its exit codes (a table, kept as written)."""
+    import textwrap  # lazy: only for --help's layout; build_parser also runs in the hooks
+
+    for name, parser in sub.choices.items():
+        description, codes = SUBCOMMAND_HELP[name]
+        parser.description = textwrap.fill(description, 79)
+        rows = [*codes, f"{EXIT_BROKEN_PIPE}  the reader of the output went away"]
+        parser.epilog = "exit codes:\n" + "\n".join(
+            textwrap.fill(row, 79, initial_indent="  ", subsequent_indent=" " * 7) for row in rows)
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="web-research",
         description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("slug", help="print the slug of a question")
@@ -43,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="run the verification checklist on a run folder")
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
+    p.add_argument("--verbose", "-v", action="store_true", help="print every check, not only the failing ones")
 
     p = sub.add_parser("claims", help="list every cited claim with its excerpts and grounding")
     p.add_argument("dir", metavar="DIR", help="the run folder")
@@ -60,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
     p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
+    _describe(sub)
     return parser
 
 

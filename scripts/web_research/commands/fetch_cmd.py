@@ -15,7 +15,7 @@ Exit 0 with the text on stdout; exit 2 with one line on stderr when the URL is
 refused, the page cannot be fetched or read, the arguments are wrong, or this
 Python lacks the extraction libraries (the package's `fetch` extra).
 
-Limits (`fetch.FetchLimits`, `fetch.ExtractLimits`) may be tightened, or
+Limits (`transport.FetchLimits`, `extraction.ExtractLimits`) may be tightened, or
 loosened up to a ceiling, through the environment: WEB_RESEARCH_FETCH_TIMEOUT
 (seconds for the whole download, default 20), WEB_RESEARCH_EXTRACT_TIMEOUT
 (seconds to extract the text, default 20), WEB_RESEARCH_EXTRACT_MEMORY_MB
