@@ -225,10 +225,10 @@ def grounding(claim: Claim, excerpts: Iterable[str]) -> Grounding:
         return Grounding(False)
     if not _DIGIT.search(claim.text):
         return Grounding(True)  # no figure to check (number words never count)
-    stated = tuple(extract_quantities(normalize(claim.text)))
+    stated = _quantities_of(claim.text)
     if not stated:
         return Grounding(True)
-    available = [q for text in texts for q in _excerpt_quantities(text)]
+    available = [q for text in texts for q in _quantities_of(text)]
     missing, soft = [], []
     for quantity in stated:
         if not any(quantity.matches(other) for other in available):
@@ -237,9 +237,9 @@ def grounding(claim: Claim, excerpts: Iterable[str]) -> Grounding:
 
 
 @lru_cache(maxsize=4096)
-def _excerpt_quantities(excerpt: str) -> tuple[Quantity, ...]:
-    # Cached: the report repeats its findings files' excerpts, and one excerpt backs many claims.
-    return tuple(extract_quantities(normalize(excerpt)))
+def _quantities_of(text: str) -> tuple[Quantity, ...]:
+    # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
+    return tuple(extract_quantities(normalize(text)))
 
 
 def claim_records(path: Path, scope: str, text: str, first_line: int,
