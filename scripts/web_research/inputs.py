@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from .budget import DEFAULT_TIER
-from .schema_validation import load_schema, schema_validator
+from .schema_validation import load_schema, quick_verdict, schema_validator
 
 SCHEMA_NAME = "start-input.schema.json"
 QUESTION_KEY = "research_question"
@@ -175,12 +175,13 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
     """Check a contract mapping against the schema and return the typed input."""
     schema = load_schema(SCHEMA_NAME)
     plain = {str(key) if not isinstance(key, str) else key: value for key, value in mapping.items()}
-    errors = sorted(
-        schema_validator(SCHEMA_NAME).iter_errors(plain),
-        key=lambda e: (e.validator not in ("additionalProperties", "required"), list(map(str, e.absolute_path))),
-    )
-    if errors:
-        raise InputError(_error_detail(errors[0], plain, schema))
+    if quick_verdict(schema, plain) is not True:  # valid input never imports jsonschema (hook start-up)
+        errors = sorted(
+            schema_validator(SCHEMA_NAME).iter_errors(plain),
+            key=lambda e: (e.validator not in ("additionalProperties", "required"), list(map(str, e.absolute_path))),
+        )
+        if errors:
+            raise InputError(_error_detail(errors[0], plain, schema))
     return StartInput(
         question=plain[QUESTION_KEY].strip(),
         output_dir=plain.get("output_dir"),

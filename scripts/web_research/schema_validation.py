@@ -76,7 +76,7 @@ def _all(results: Any) -> bool | None:
 def _keyword_verdict(schema: dict, keyword: str, value: Any, instance: Any) -> bool | None:
     is_object = isinstance(instance, dict)
     if keyword == "type":
-        kinds = {"string": str, "object": dict}
+        kinds = {"string": str, "object": dict, "boolean": bool}
         return isinstance(instance, kinds[value]) if value in kinds else None
     if keyword == "pattern":
         return bool(re.search(value, instance)) if isinstance(instance, str) else True

@@ -70,3 +70,14 @@ def test_verify_of_a_valid_run_does_not_import_jsonschema() -> None:
     env = dict(os.environ, PYTHONPATH=str(SCRIPTS_DIR))
     out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["0", "False"], out.stdout + out.stderr
+
+
+def test_valid_start_input_does_not_import_jsonschema() -> None:
+    """`start`'s input is checked in the hooks too (PreToolUse of the start command)."""
+    probe = ("import sys\n"
+             "from web_research.inputs import from_raw\n"
+             "from_raw('research_question: What is x?\\nauto_proceed: true\\ntier: quick')\n"
+             "print('jsonschema' in sys.modules)\n")
+    env = dict(os.environ, PYTHONPATH=str(SCRIPTS_DIR))
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["False"], out.stdout + out.stderr
