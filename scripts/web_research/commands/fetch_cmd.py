@@ -85,8 +85,8 @@ def missing_extractors() -> str | None:
     `verify` still work and only `fetch` must say what is missing. The failed
     install's reason is in `<environment>/fetch.failed`."""
     try:
-        import pypdf  # noqa: F401
-        import trafilatura  # noqa: F401
+        import pypdf  # noqa: F401 - lazy: probes the fetch extra
+        import trafilatura  # noqa: F401 - lazy: probes the fetch extra
     except ImportError as exc:
         problem = f"{type(exc).__name__}: {exc}"
     else:
