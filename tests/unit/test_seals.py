@@ -257,7 +257,7 @@ def test_the_stop_gate_trusts_the_ledger_not_the_folder_copy(run: Harness):
 # --- standalone verify ------------------------------------------------------------------
 
 def _verify(run_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(CLI), "verify", str(run_dir)], capture_output=True, text=True, timeout=120)
+    return subprocess.run([str(CLI), "verify", str(run_dir), "--verbose"], capture_output=True, text=True, timeout=120)
 
 
 def test_standalone_verify_of_a_folder_without_seals_says_so_and_passes(tmp_path: Path):
