@@ -2,6 +2,8 @@
 # Set up everything the tests need and run them all. README's test command.
 #  - a virtualenv in .venv with the package, its fetch extra and its test extras
 #    (uv among them: the tests build the plugin's environment with uv and with pip)
+#  - lint: ruff (configured in pyproject.toml) on the Python code, shellcheck
+#    (settings in .shellcheckrc) on every shell script; a finding fails the run
 #  - the pinned Claude Code CLI from npm (for the end-to-end tests), cached
 #    under ~/.cache/web-research-cli unless WEB_RESEARCH_CLI_PREFIX says otherwise
 # Extra arguments go to pytest.
@@ -30,6 +32,9 @@ if [ -z "${WEB_RESEARCH_CLAUDE_BIN:-}" ]; then
     fi
     if [ -x "$bin" ]; then export WEB_RESEARCH_CLAUDE_BIN="$bin"; fi
 fi
+
+.venv/bin/ruff check --quiet scripts tests
+.venv/bin/shellcheck -x hooks/run scripts/web-research scripts/lib/*.sh .ci/* tests/run.sh
 
 set +e
 .venv/bin/python -m pytest "$@"

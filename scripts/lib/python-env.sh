@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Sourced by scripts/web-research and hooks/run (POSIX sh).
 #
 # web_research_python ROOT [--prepare|--force-prepare|--setup]

@@ -2,6 +2,9 @@
 
 Module map (one concern each):
   formats      shared vocabulary: file names, sections, fields, limits
+  checks       the result type of every rule (`Check`, `Problem`); a leaf module
+  exitcodes    the exit codes every subcommand shares
+  schema_validation  the JSON Schemas in schemas/: loading, validating, naming the field
   slug         the slug rule for run folders and subtopics
   inputs       parsing and validating the arguments of `start`
   runfolder    output location, re-run protection, archiving
@@ -11,7 +14,8 @@ Module map (one concern each):
   findings     parsing findings files
   report       parsing report.md
   checklist    the verification checklist (pure: files in, checks out)
-  fetch / snapshots / excerpts   page snapshots and verbatim-excerpt checks
+  transport / extraction   `fetch`: a page fetched safely, then its text extracted
+  snapshots / excerpts     page snapshots and verbatim-excerpt checks
   guard        the hooks' core: run registry and decisions
   commands/    thin CLI adapters, one per subcommand
 """

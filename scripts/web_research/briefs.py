@@ -184,7 +184,7 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
 def _current_bytes(path: Path, run_dir: Path) -> bytes | None:
     """What a brief file holds now, or None when it is missing or not a usable file
     (then it is simply written anew)."""
-    from .fsutil import RunFileError, read_run_file
+    from .fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     try:
         return read_run_file(path, run_dir)

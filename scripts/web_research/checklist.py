@@ -86,40 +86,16 @@ still checked on their own (ids use the file name's stem as `<slug>`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
+
+from .checks import Check, fail, ok
 
 if TYPE_CHECKING:  # imported lazily at run time: see run_checklist
     from .citations import Citation
     from .findings import Findings
     from .report import Report
-
-Severity = Literal["error", "warning"]
-
-
-@dataclass(frozen=True)
-class Check:
-    """The outcome of one rule. `message` says what was checked when it passes
-    and what is wrong (and what was expected) when it fails."""
-
-    id: str
-    ok: bool
-    severity: Severity
-    message: str
-    path: str | None = None
-    line: int | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "ok": self.ok, "severity": self.severity,
-                "message": self.message, "path": self.path, "line": self.line}
-
-
-class Problem(NamedTuple):
-    """A defect found by a parser or validator, before it becomes a check."""
-
-    line: int | None
-    message: str
 
 
 class Cited(NamedTuple):
@@ -157,14 +133,14 @@ CheckGroup = Callable[[Path, ParsedRun], "list[Check]"]
 
 def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Excerpts against page snapshots (integrity.py); Gaps acknowledge findings defects as usual."""
-    from .integrity import citation_integrity_checks
+    from .integrity import citation_integrity_checks  # lazy: hook start-up
 
     return _acknowledge_gaps(parsed, citation_integrity_checks(run_dir, parsed.cited))
 
 
 def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Figures of cited claims against their excerpts (claims.py); Gaps acknowledge findings defects."""
-    from .claims import claims_checks, run_claims
+    from .claims import claims_checks, run_claims  # lazy: hook start-up
 
     return _acknowledge_gaps(parsed, claims_checks(run_claims(parsed)))
 
@@ -172,7 +148,7 @@ def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Evidence files against their seals (provenance.py). Never softened by Gaps: a changed
     snapshot or findings file is not a defect to record but evidence that cannot be trusted."""
-    from .provenance import load_folder_copy, provenance_checks
+    from .provenance import load_folder_copy, provenance_checks  # lazy: hook start-up
 
     source = parsed.seal_source if parsed.seal_source is not None else load_folder_copy(run_dir)
     return provenance_checks(run_dir, source)
@@ -180,7 +156,7 @@ def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 
 def _claim_verdicts(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """The claim-checker's verdicts on report.md's claims (verdicts.py), when the plan's tier asks."""
-    from .verdicts import verdict_checks
+    from .verdicts import verdict_checks  # lazy: start-up
 
     return verdict_checks(run_dir, parsed)
 
@@ -191,7 +167,7 @@ def _claim_verdicts(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 # the callables so verify stays fast to start.
 def _plan_coverage(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Each bullet of the plan supported in the report or named in Gaps (coverage.py)."""
-    from .coverage import coverage_checks
+    from .coverage import coverage_checks  # lazy: start-up
 
     return coverage_checks(run_dir, parsed)
 
@@ -199,20 +175,6 @@ def _plan_coverage(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_grounded,
                                               _sealed_provenance, _plan_coverage, _claim_verdicts)
 # ---------------------------------------------------------------------------
-
-
-def passed(checks: Iterable[Check]) -> bool:
-    """True when no error-severity check failed (failed warnings are allowed)."""
-    return not any(not c.ok and c.severity == "error" for c in checks)
-
-
-def ok(check_id: str, message: str, path: Path | str | None = None, severity: Severity = "error") -> Check:
-    return Check(check_id, True, severity, message, str(path) if path is not None else None, None)
-
-
-def fail(check_id: str, message: str, path: Path | str | None = None, line: int | None = None,
-         severity: Severity = "error") -> Check:
-    return Check(check_id, False, severity, message, str(path) if path is not None else None, line)
 
 
 class _Unreadable(NamedTuple):
@@ -223,7 +185,7 @@ class _Unreadable(NamedTuple):
 def _read(path: Path, run_dir: Path) -> tuple[str | None, _Unreadable | None]:
     """The file's text, or why it cannot be used: missing, or refused by
     `fsutil.read_run_text` (outside the run, not a regular file, too large, not UTF-8)."""
-    from .fsutil import RunFileError, read_run_text
+    from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     try:
         return read_run_text(path, run_dir), None
@@ -232,7 +194,7 @@ def _read(path: Path, run_dir: Path) -> tuple[str | None, _Unreadable | None]:
 
 
 def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from . import formats
+    from . import formats  # lazy: hook start-up
 
     path = run_dir / formats.PLAN_FILE
     text, error = _read(path, run_dir)
@@ -241,7 +203,7 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     if text is None:
         return [fail("plan.exists", f"{formats.PLAN_FILE} {error.reason if error else ''}", path)]
     checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
-    from .plan import PlanError, parse_plan
+    from .plan import PlanError, parse_plan  # lazy: hook start-up
 
     try:
         parsed.plan = parse_plan(text, path)
@@ -254,9 +216,9 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from . import formats
-    from .findings import findings_checks, load_findings
-    from .fsutil import RunFileError, read_run_file
+    from . import formats  # lazy: hook start-up
+    from .findings import findings_checks, load_findings  # lazy: hook start-up
+    from .fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     findings_dir = run_dir / formats.FINDINGS_DIR
     briefs_dir = run_dir / formats.BRIEFS_DIR
@@ -306,8 +268,8 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from . import formats
-    from .report import parse_report, report_checks
+    from . import formats  # lazy: hook start-up
+    from .report import parse_report, report_checks  # lazy: hook start-up
 
     path = run_dir / formats.REPORT_FILE
     parsed.report_path = path
@@ -343,7 +305,7 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
     """
     if parsed.report is None or parsed.plan is None:
         return checks
-    from .report import gaps_name
+    from .report import gaps_name  # lazy: hook start-up
 
     named = {s.slug for s in parsed.plan.all_subtopics if gaps_name(parsed.report, s.name, s.slug)}
     if not named:
@@ -353,7 +315,7 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
         parts = check.id.split(".")
         if (not check.ok and check.severity == "error" and parts[0] == "findings"
                 and len(parts) > 2 and parts[1] in named):
-            check = replace(check, severity="warning",
+            check = check._replace(severity="warning",
                             message=check.message + " (recorded in Gaps & Limitations)")
         out.append(check)
     return out

@@ -18,7 +18,6 @@ the verifier can point at the exact defect instead of refusing the whole file.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -26,7 +25,8 @@ from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
 
 from . import formats
-from .checklist import Check, Problem
+from .checks import Check, Problem
+from .schema_validation import schema_errors
 
 # `[^12]:` at the start of a line (up to three spaces of indentation, as in CommonMark).
 _DEFINITION = re.compile(r"^ {0,3}\[\^(\d+)\]:[ \t]*(.*)$")
@@ -210,61 +210,6 @@ def render_citation(number: int, fields: Mapping[str, str], indent: str = "    "
 # --------------------------------------------------------------------------
 # Validation against schemas/citation.schema.json
 # --------------------------------------------------------------------------
-
-@lru_cache(maxsize=None)
-def load_schema(name: str) -> dict:
-    """A JSON Schema from `formats.SCHEMAS_DIR`, parsed once per process."""
-    return json.loads((formats.SCHEMAS_DIR / name).read_text(encoding="utf-8"))
-
-
-@lru_cache(maxsize=None)
-def schema_validator(name: str):
-    """A compiled validator for a schema file (jsonschema is imported here, lazily)."""
-    from jsonschema import Draft202012Validator
-
-    schema = load_schema(name)
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-
-
-def schema_errors(name: str, instance: Mapping[str, object]) -> list[tuple[str, str]]:
-    """Validate `instance` and return `(field, what is wrong)` pairs.
-
-    The field comes from the error's path, or for `required`,
-    `additionalProperties` and `not` errors (which sit on the object) from the
-    keys involved, so every message can name the field the user must fix.
-    """
-    found: list[tuple[str, str]] = []
-    for error in sorted(schema_validator(name).iter_errors(dict(instance)), key=lambda e: list(e.path)):
-        kind = error.validator
-        if kind == "required":
-            for missing in error.validator_value:
-                if missing not in error.instance:
-                    found.append((missing, "is missing (required)"))
-        elif kind == "additionalProperties":
-            allowed = set(error.schema.get("properties", {}))
-            for extra in error.instance:
-                if extra not in allowed:
-                    found.append((extra, "is not a known field"))
-        elif kind == "not" and not error.path:
-            for forbidden in error.validator_value.get("required", []):
-                found.append((forbidden, error.schema.get("description", "not allowed here")))
-        else:
-            name_ = str(error.path[0]) if error.path else ""
-            if kind == "enum":
-                expected = "one of " + ", ".join(str(v) for v in error.validator_value)
-            else:
-                expected = error.schema.get("description") or error.message
-            found.append((name_, f"is {error.instance!r}; expected {expected}"))
-    # One message per field: jsonschema reports each missing key once per
-    # `required` error, and a value may break both `pattern` and `format`.
-    seen: set[str] = set()
-    unique = []
-    for field_name, what in found:
-        if field_name not in seen:
-            seen.add(field_name)
-            unique.append((field_name, what))
-    return unique
-
 
 @lru_cache(maxsize=4096)
 def _citation_schema_errors(items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:

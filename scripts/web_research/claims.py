@@ -25,13 +25,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from .checks import Check
 from .citations import code_free_lines
 from .excerpts import normalize
 from .formats import BULLET_ID_PATTERN
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
 
 if TYPE_CHECKING:
-    from .checklist import Check, ParsedRun
+    from .checklist import ParsedRun
     from .citations import Citation
 
 _DEFINITION = re.compile(r"^ {0,3}\[\^\d+\]:")
@@ -233,10 +234,10 @@ def grounding(claim: Claim, excerpts: Iterable[str]) -> Grounding:
         return Grounding(False)
     if not _DIGIT.search(claim.text):
         return Grounding(True)  # no figure to check (number words never count)
-    stated = tuple(extract_quantities(normalize(claim.text)))
+    stated = _quantities_of(claim.text)
     if not stated:
         return Grounding(True)
-    available = [q for text in texts for q in _excerpt_quantities(text)]
+    available = [q for text in texts for q in _quantities_of(text)]
     missing, soft = [], []
     for quantity in stated:
         if not any(quantity.matches(other) for other in available):
@@ -245,9 +246,9 @@ def grounding(claim: Claim, excerpts: Iterable[str]) -> Grounding:
 
 
 @lru_cache(maxsize=4096)
-def _excerpt_quantities(excerpt: str) -> tuple[Quantity, ...]:
-    # Cached: the report repeats its findings files' excerpts, and one excerpt backs many claims.
-    return tuple(extract_quantities(normalize(excerpt)))
+def _quantities_of(text: str) -> tuple[Quantity, ...]:
+    # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
+    return tuple(extract_quantities(normalize(text)))
 
 
 def claim_records(path: Path, scope: str, text: str, first_line: int,
@@ -289,8 +290,6 @@ def _footnote_list(numbers: Iterable[int]) -> str:
 def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
     """`<scope>.claims.grounded` (error, one failing check per ungrounded claim,
     else one passing check per file) and `<scope>.claims.dates` (warning)."""
-    from .checklist import Check
-
     by_file: dict[Path, list[ClaimRecord]] = {}
     for record in records:
         by_file.setdefault(record.path, []).append(record)

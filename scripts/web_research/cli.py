@@ -12,12 +12,59 @@ import argparse
 import sys
 from typing import Callable, Sequence
 
-# Exit codes shared by every subcommand.
-EXIT_OK = 0
-EXIT_CHECK_FAILED = 1  # verify: an error-severity check failed
-EXIT_USAGE = 2  # invalid input / cannot run
-EXIT_PRIOR_RUN = 3  # start: prior run present and refresh is off
-EXIT_BROKEN_PIPE = 141  # the reader of our output went away (as a shell reports SIGPIPE)
+from . import __version__
+from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+
+# What each subcommand does (its --help description) and what its exit codes mean (the epilog).
+_USAGE_ERROR = f"{EXIT_USAGE:>3}  bad arguments or an unusable run folder (one line on stderr)"
+SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
+    "slug": ("Print the slug of a research question, or with --date the dated run-folder name.",
+             (f"{EXIT_OK:>3}  the slug is printed", _USAGE_ERROR)),
+    "start": ("Validate the research input and open its run folder, refusing to overwrite a prior run "
+              "unless --refresh archives it; with --resume, reopen an interrupted run. Prints one JSON "
+              "object either way.",
+              (f"{EXIT_OK:>3}  the run folder is ready", f"{EXIT_USAGE:>3}  invalid input (`invalid-input`), "
+               "or on --resume a folder with no run (`not-a-run`) or a plan changed since it was approved "
+               "(`plan-changed`)",
+               f"{EXIT_PRIOR_RUN:>3}  a prior run is present and --refresh is off (`prior-run-present`); "
+               "nothing written")),
+    "briefs": ("Render briefs/<slug>.md for every subtopic of DIR/plan.md (second wave included), record "
+               "the plan as approved, and print the briefs as JSON.",
+               (f"{EXIT_OK:>3}  the briefs are written", f"{EXIT_USAGE:>3}  plan.md or the folder is unusable "
+                "(file:line: message on stderr)")),
+    "verify": ("Run the verification checklist on a run folder and change nothing. Prints the failing "
+               "checks and a one-line summary; --verbose prints every check.",
+               (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
+                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _USAGE_ERROR)),
+    "gaps": ("List every bullet of the plan by id with its coverage state: covered, not-established or "
+             "missing.", (f"{EXIT_OK:>3}  the bullets are listed", _USAGE_ERROR)),
+    "claims": ("List every cited claim of the report and the findings files with its excerpts and whether "
+               "its figures are grounded (use verify to gate); with --prompt, print the next "
+               "claim-checker's prompt.",
+               (f"{EXIT_OK:>3}  the claims are listed", _USAGE_ERROR)),
+    "estimate": ("Print the upper bounds of the plan's budget and a token and wall-clock range for the run.",
+                 (f"{EXIT_OK:>3}  the estimate is printed", _USAGE_ERROR)),
+    "status": ("Print a table of a run's subtopics (status, sources, claims), whether report.md passes "
+               "verify, and what the run spent (live during a run); --json gives the same as JSON.",
+               (f"{EXIT_OK:>3}  the table is printed", _USAGE_ERROR)),
+    "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
+              "window of it to quote from.",
+              (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
+               "fetched or read, the arguments are wrong, or the fetch extra is missing")),
+}
+
+
+def _describe(sub: argparse._SubParsersAction) -> None:
+    """Give every subcommand's --help its description and its exit codes (a table, kept as written)."""
+    import textwrap  # lazy: only for --help's layout; build_parser also runs in the hooks
+
+    for name, parser in sub.choices.items():
+        description, codes = SUBCOMMAND_HELP[name]
+        parser.description = textwrap.fill(description, 79)
+        rows = [*codes, f"{EXIT_BROKEN_PIPE}  the reader of the output went away"]
+        parser.epilog = "exit codes:\n" + "\n".join(
+            textwrap.fill(row, 79, initial_indent="  ", subsequent_indent=" " * 7) for row in rows)
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="web-research",
         description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = sub.add_parser("slug", help="print the slug of a question")
@@ -51,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify", help="run the verification checklist on a run folder")
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
+    p.add_argument("--verbose", "-v", action="store_true", help="print every check, not only the failing ones")
 
     p = sub.add_parser("gaps", help="list every bullet of the plan with its coverage state")
     p.add_argument("dir", metavar="DIR", help="the run folder")
@@ -75,29 +124,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
     p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
+    _describe(sub)
     return parser
 
 
 def _handler(command: str) -> Callable[[argparse.Namespace], int]:
     """Import the module that implements `command` only when it runs."""
     if command == "slug":
-        from .commands import slug_cmd as mod
+        from .commands import slug_cmd as mod  # lazy: start-up
     elif command == "start":
-        from .commands import start_cmd as mod
+        from .commands import start_cmd as mod  # lazy: start-up
     elif command == "briefs":
-        from .commands import briefs_cmd as mod
+        from .commands import briefs_cmd as mod  # lazy: start-up
     elif command == "verify":
-        from .commands import verify_cmd as mod
+        from .commands import verify_cmd as mod  # lazy: start-up
     elif command == "gaps":
-        from .commands import gaps_cmd as mod
+        from .commands import gaps_cmd as mod  # lazy: start-up
     elif command == "claims":
-        from .commands import claims_cmd as mod
+        from .commands import claims_cmd as mod  # lazy: start-up
     elif command == "status":
-        from .commands import status_cmd as mod
+        from .commands import status_cmd as mod  # lazy: start-up
     elif command == "estimate":
-        from .commands import estimate_cmd as mod
+        from .commands import estimate_cmd as mod  # lazy: start-up
     elif command == "fetch":
-        from .commands import fetch_cmd as mod
+        from .commands import fetch_cmd as mod  # lazy: start-up
     else:  # pragma: no cover - argparse rejects unknown commands first
         raise SystemExit(EXIT_USAGE)
     return mod.run
@@ -119,7 +169,7 @@ def _quiet_broken_pipe() -> int:
     Standard output is pointed at /dev/null so the interpreter's final flush of
     the unwritten rest cannot fail (and print) again.
     """
-    import os
+    import os  # lazy: start-up
 
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, Iterable
 from . import formats
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .checklist import Check, ParsedRun
+    from .checklist import ParsedRun
+    from .checks import Check
     from .findings import Findings
     from .plan import Bullet, Plan, Subtopic
     from .report import Report
@@ -91,7 +92,7 @@ def citation_key(citation: Any) -> tuple:
 
 def _sections(found: "Findings") -> dict[str, list[tuple[int, str]]]:
     """`## ` section name -> its (line, text) lines, outside code (the first of each name)."""
-    from .citations import code_free_lines
+    from .citations import code_free_lines  # lazy: start-up
 
     out: dict[str, list[tuple[int, str]]] = {}
     current: list[tuple[int, str]] | None = None
@@ -178,7 +179,7 @@ def bullet_states(plan: "Plan", findings: dict[str, "Findings"]) -> list[BulletS
 
 def briefs_carry_ids(run_dir: Path, plan: "Plan") -> bool:
     """Whether this run's briefs list bullet ids (a run made before ids had none)."""
-    from .fsutil import RunFileError, read_run_text
+    from .fsutil import RunFileError, read_run_text  # lazy: start-up
 
     for subtopic in plan.subtopics:
         try:
@@ -192,8 +193,8 @@ def briefs_carry_ids(run_dir: Path, plan: "Plan") -> bool:
 
 def load_findings_files(run_dir: Path, plan: "Plan") -> dict[str, "Findings"]:
     """The findings files of every subtopic that has a readable one, by slug."""
-    from .findings import load_findings
-    from .fsutil import RunFileError, read_run_text
+    from .findings import load_findings  # lazy: start-up
+    from .fsutil import RunFileError, read_run_text  # lazy: start-up
 
     out: dict[str, "Findings"] = {}
     for subtopic in plan.all_subtopics:
@@ -218,7 +219,7 @@ def gaps_names_bullet(gaps: str | None, bullet: "Bullet") -> bool:
 
 def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[BulletState, str | None]]:
     """Each bullet with how the report covers it: 'cited', 'gaps', or None (not at all)."""
-    from .report import gaps_text
+    from .report import gaps_text  # lazy: start-up
 
     used = {number for number, _line in report.markers}
     cited = {citation_key(c) for c in report.citations if c.number in used}
@@ -236,8 +237,8 @@ def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[B
 
 def coverage_checks(run_dir: Path, parsed: "ParsedRun") -> list["Check"]:
     """`report.coverage.<id>`: each bullet is supported by a cited source or named in Gaps."""
-    from .checklist import fail, ok
-    from .report import gaps_name
+    from .checks import fail, ok  # lazy: start-up
+    from .report import gaps_name  # lazy: start-up
 
     if parsed.plan is None or parsed.report is None or parsed.report_path is None \
             or not briefs_carry_ids(run_dir, parsed.plan):

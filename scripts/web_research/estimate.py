@@ -25,15 +25,14 @@ import json
 import math
 import os
 from dataclasses import asdict, dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
 from .budget import Budget
-from .formats import SCHEMAS_DIR
+from .schema_validation import schema_validator
 
 METRICS_DIR = "metrics"
-METRICS_SCHEMA_FILE = SCHEMAS_DIR / "run-metrics.schema.json"
+METRICS_SCHEMA = "run-metrics.schema.json"
 MAX_METRICS_FILES = 50  # the newest ones
 MAX_METRICS_BYTES = 1_000_000
 
@@ -169,13 +168,6 @@ def averages_from_researchers(entries: Iterable[dict[str, Any]], runs: int) -> C
 
 # --- reading the metrics of earlier runs (I/O) --------------------------------
 
-@lru_cache(maxsize=1)
-def _metrics_validator() -> Any:
-    from jsonschema import Draft202012Validator
-
-    return Draft202012Validator(json.loads(METRICS_SCHEMA_FILE.read_text(encoding="utf-8")))
-
-
 def _read_bounded(path: str) -> bytes | None:
     """The bytes of a regular file (never through a symlink), or None when too big or unreadable."""
     try:
@@ -183,7 +175,7 @@ def _read_bounded(path: str) -> bytes | None:
     except OSError:
         return None
     try:
-        import stat
+        import stat  # lazy: start-up
 
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
@@ -225,7 +217,7 @@ def load_averages(data: Path) -> tuple[CallAverages, int]:
             value = json.loads(raw.decode("utf-8")) if raw is not None else None
         except (UnicodeDecodeError, ValueError, RecursionError):
             value = None
-        if value is None or not _metrics_validator().is_valid(value):
+        if value is None or not schema_validator(METRICS_SCHEMA).is_valid(value):
             skipped += 1
             continue
         runs += 1
@@ -282,7 +274,7 @@ TYPICAL_RUNS = (("quick", 2), ("standard", 3), ("standard", 5), ("deep", 5))
 
 def render_typical_costs(averages: CallAverages = DEFAULT_AVERAGES) -> str:
     """README's cost table: the estimate of a few typical plans, with the documented averages."""
-    from .budget import budget_for
+    from .budget import budget_for  # lazy: hook start-up
 
     lines = ["| tier | subtopics | tokens | wall clock |", "|---|---|---|---|"]
     for tier, subtopics in TYPICAL_RUNS:

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from . import formats
-from .checklist import Check, Problem, fail, ok
-from .citations import Citation, citation_checks, code_free_lines, find_markers, parse_citations, schema_errors
+from .checks import Check, Problem, fail, ok
+from .citations import Citation, citation_checks, code_free_lines, find_markers, parse_citations
+from .schema_validation import schema_errors
 
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 _H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
@@ -52,7 +53,7 @@ class Findings:
 def parse_frontmatter(text: str) -> tuple[dict[str, Any] | None, dict[str, int], int, list[Problem]]:
     """Split off the `---` block with the one safe frontmatter reader. Returns
     (mapping or None, key -> file line, first body line, problems)."""
-    from .frontmatter_reader import read_frontmatter
+    from .frontmatter_reader import read_frontmatter  # lazy: hook start-up
 
     found = read_frontmatter(text)
     return (found.data, found.key_lines, found.body_first_line,
@@ -63,7 +64,7 @@ def load_findings(path: Path, text: str | None = None) -> Findings:
     """Parse a findings file (read from `path` unless `text` is given)."""
     path = Path(path)
     if text is None:  # a regular file inside its folder, size-bounded (raises fsutil.RunFileError)
-        from .fsutil import read_run_text
+        from .fsutil import read_run_text  # lazy: hook start-up
 
         text = read_run_text(path, path.parent)
     text = text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
@@ -152,7 +153,7 @@ def findings_checks(slug: str, subtopic: str | None, found: Findings,
         declared_hash = fm.get("brief_hash")
         if brief is not None and isinstance(declared_hash, str) and not any(
                 p for p in groups["frontmatter"] if "'brief_hash'" in p.message):
-            from .brief_prompt import brief_hash
+            from .brief_prompt import brief_hash  # lazy: hook start-up
 
             actual = brief_hash(brief)
             if declared_hash == actual:
@@ -208,7 +209,7 @@ def findings_body_checks(scope: str, found: Findings) -> list[Check]:
     """Warnings about the body: its skeleton (`layout`, once it has `##` sections), its length (`length`),
     Claims without a footnote (`uncited`) and wording that betrays a claim taken
     from the model's memory (`memory`). Warnings: the findings are still usable."""
-    from .report import uncited_blocks
+    from .report import uncited_blocks  # lazy: hook start-up
 
     path = found.path
     sections = _body_sections(found)

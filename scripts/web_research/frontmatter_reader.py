@@ -58,7 +58,7 @@ def _handler():
     loading with the refusing loader below."""
     global _HANDLER
     if _HANDLER is None:
-        from frontmatter.default_handlers import YAMLHandler
+        from frontmatter.default_handlers import YAMLHandler  # lazy: python-frontmatter imports PyYAML
 
         class SafeYAMLHandler(YAMLHandler):
             FM_BOUNDARY = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
@@ -74,7 +74,7 @@ def _loader_class():
     """A safe loader (libyaml when available) that keeps timestamps as strings."""
     global _LOADER
     if _LOADER is None:
-        import yaml
+        import yaml  # lazy: PyYAML loads only for files that need it
 
         base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -91,7 +91,7 @@ def _loader_class():
 
 def _refuse_dangerous_events(block: str, first_line: int) -> None:
     """Raise RefusedYAML at the first anchor, alias, explicit tag or too deep nesting."""
-    import yaml
+    import yaml  # lazy: PyYAML loads only for files that need it
 
     depth = 0
     for event in yaml.parse(block, Loader=_loader_class()):
@@ -140,7 +140,7 @@ def _closing_line(lines: list[str]) -> tuple[int | None, bool]:
 def read_frontmatter(text: str) -> Frontmatter:
     """Split and parse the frontmatter at the start of `text` (a byte-order mark is
     ignored). Never raises for anything the text contains."""
-    import yaml
+    import yaml  # lazy: PyYAML loads only for files that need it
 
     text = text.removeprefix("\ufeff")
     head = text[:MAX_FRONTMATTER_CHARS + 4096]

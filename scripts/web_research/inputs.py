@@ -21,9 +21,9 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from .budget import DEFAULT_TIER
-from .formats import SCHEMAS_DIR
+from .schema_validation import load_schema, quick_verdict, schema_validator
 
-SCHEMA_FILE = SCHEMAS_DIR / "start-input.schema.json"
+SCHEMA_NAME = "start-input.schema.json"
 QUESTION_KEY = "research_question"
 FLAG_AUTO = "--auto"
 FLAG_REFRESH = "--refresh"
@@ -55,14 +55,9 @@ class StartInput:
         return not (self.auto_proceed or self.from_contract or self.resume)
 
 
-@lru_cache(maxsize=1)
-def load_schema() -> dict[str, Any]:
-    return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-
-
 def contract_keys() -> tuple[str, ...]:
     """The companion-contract keys, in schema order."""
-    return tuple(load_schema()["properties"])
+    return tuple(load_schema(SCHEMA_NAME)["properties"])
 
 
 # --- the raw argument text ---------------------------------------------------
@@ -77,7 +72,7 @@ _STRICT_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 def _strict_bool_loader() -> type:
     """A safe loader whose only booleans are true/false: every other spelling stays a
     string, which the schema then rejects for a boolean field with a clear message."""
-    import yaml
+    import yaml  # lazy: PyYAML loads only for files that need it
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loader = type("StrictBoolSafeLoader", (base,), {})
@@ -90,7 +85,7 @@ def _strict_bool_loader() -> type:
 
 
 def _yaml_mapping(text: str) -> dict[Any, Any] | None:
-    import yaml
+    import yaml  # lazy: PyYAML loads only for files that need it
 
     try:
         data = yaml.load(text, Loader=_strict_bool_loader())  # noqa: S506 - a safe loader
@@ -205,16 +200,15 @@ def _error_detail(error: Any, mapping: Mapping[Any, Any], schema: dict[str, Any]
 
 def validate(mapping: Mapping[Any, Any]) -> StartInput:
     """Check a contract mapping against the schema and return the typed input."""
-    from jsonschema import Draft202012Validator
-
-    schema = load_schema()
+    schema = load_schema(SCHEMA_NAME)
     plain = {str(key) if not isinstance(key, str) else key: value for key, value in mapping.items()}
-    errors = sorted(
-        Draft202012Validator(schema).iter_errors(plain),
-        key=lambda e: (e.validator not in ("additionalProperties", "required"), list(map(str, e.absolute_path))),
-    )
-    if errors:
-        raise InputError(_error_detail(errors[0], plain, schema))
+    if quick_verdict(schema, plain) is not True:  # valid input never imports jsonschema (hook start-up)
+        errors = sorted(
+            schema_validator(SCHEMA_NAME).iter_errors(plain),
+            key=lambda e: (e.validator not in ("additionalProperties", "required"), list(map(str, e.absolute_path))),
+        )
+        if errors:
+            raise InputError(_error_detail(errors[0], plain, schema))
     resume = bool(plain.get("resume", False))
     if resume and QUESTION_KEY in plain:
         raise InputError(f"{QUESTION_KEY}: given with resume; expected no question: a resumed run keeps "
@@ -237,7 +231,7 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
 
 def from_raw(text: str) -> StartInput:
     """Raw skill arguments -> validated input."""
-    from dataclasses import replace
+    from dataclasses import replace  # lazy: start-up
 
     contract = _contract_mapping(text)
     return replace(_validated_raw(text), from_contract=contract is not None)

@@ -38,15 +38,13 @@ import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from . import formats
+from .checks import Check
 from .excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
 from .snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
-
-if TYPE_CHECKING:
-    from .checklist import Check
 
 INTEGRITY_CHECK_ID = "citations.integrity"
 SOURCES_CHECK_ID = "sources.records"
@@ -99,8 +97,6 @@ def citation_integrity_checks(run_dir: Path, cited: Iterable[Any]) -> "list[Chec
 
 def citation_integrity(run_dir: Path, cited: Iterable[Any]) -> "tuple[list[Check], IntegritySummary]":
     """Checks and summary counts in one pass."""
-    from .checklist import Check
-
     run_dir = Path(run_dir)
     index = SnapshotIndex.build(run_dir)
     pages = _PageCache()

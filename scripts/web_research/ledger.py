@@ -82,7 +82,7 @@ def entry(kind: str, agent_id: object = None, slug: object = None, **fields: Any
 @contextlib.contextmanager
 def locked(data: Path, run_dir: str | Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Path]:
     """Hold the run ledger's exclusive lock (appends and the folder copy of the seals)."""
-    import fcntl
+    import fcntl  # lazy: start-up
 
     folder = ledger_dir(data, run_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -209,8 +209,8 @@ def counts(entries: Iterable[Mapping[str, Any]]) -> dict[str | None, dict[str, i
 def file_sha256(path: Path, max_bytes: int) -> str | None:
     """`sha256:<hex>` of a regular file's bytes (a symlink is not followed), or None when it
     is missing, not a regular file, unreadable or larger than `max_bytes`."""
-    import hashlib
-    import stat
+    import hashlib  # lazy: hook start-up
+    import stat  # lazy: start-up
 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))

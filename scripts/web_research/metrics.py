@@ -219,7 +219,7 @@ def read_metrics(run_dir: Path) -> dict[str, Any] | None:
 def read_run_json(path: Path, run_dir: Path, max_bytes: int = 4 * 1024 * 1024) -> dict[str, Any] | None:
     """A JSON object from a run file (`fsutil.read_run_file`: a regular file inside the run, bounded),
     or None when it is missing, refused or not a JSON object: a display never fails on it."""
-    from .fsutil import RunFileError, read_run_file
+    from .fsutil import RunFileError, read_run_file  # lazy: start-up
 
     try:
         value = json.loads(read_run_file(path, run_dir, max_bytes).decode("utf-8"))

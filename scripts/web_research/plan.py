@@ -450,7 +450,7 @@ def parse_plan(text: str, path: Path | None = None) -> Plan:
     _check_tier_subtopics(subtopics, budget.tier, path)
     second_wave: list[Subtopic] = []
     if PLAN_SECTION_SECOND_WAVE in sections:
-        from .budget import tier_defaults
+        from .budget import tier_defaults  # lazy: start-up
 
         allowed = tier_defaults(budget.tier).second_wave or bool(budget.deepen)
         second_wave = _parse_second_wave(sections[PLAN_SECTION_SECOND_WAVE], subtopics, allowed, path)
@@ -478,7 +478,7 @@ def second_wave_subtopics(plan: Plan) -> list[Subtopic]:
 def load_plan(path: Path, run_dir: Path | None = None) -> Plan:
     """Read and parse a plan file (UTF-8), a regular file inside `run_dir`
     (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`."""
-    from .fsutil import RunFileError, read_run_text
+    from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     path = Path(path)
     try:

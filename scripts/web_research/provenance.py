@@ -24,13 +24,11 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, NamedTuple
+from typing import Mapping, NamedTuple
 
 from . import formats
+from .checks import Check, fail, ok
 from .ledger import BRIEF, FINDINGS, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256, seals_from_copy
-
-if TYPE_CHECKING:
-    from .checklist import Check
 
 CHECK_ID = "provenance.sealed"
 RUN_STATE_DIR = ".web-research"
@@ -63,7 +61,7 @@ def seals_copy_path(run_dir: Path) -> Path:
 def load_folder_copy(run_dir: Path) -> SealSource:
     """The seals of `<run>/.web-research/seals.json`, read as hostile input (bounded, a
     regular file, never a link)."""
-    import stat
+    import stat  # lazy: start-up
 
     path = seals_copy_path(run_dir)
     try:
@@ -126,8 +124,6 @@ def _sealed_by(seal: Seal) -> str:
 
 def provenance_checks(run_dir: Path, source: SealSource) -> "list[Check]":
     """Every evidence file against its seal; see the module docstring for the rules."""
-    from .checklist import fail, ok
-
     run_dir = Path(run_dir)
     where = ("the plugin's run ledger" if source.origin == LEDGER
              else f"{RUN_STATE_DIR}/{SEALS_COPY_FILE}; {COPY_CAVEAT}")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import formats
-from .checklist import Check, Problem, fail, ok
+from .checks import Check, Problem, fail, ok
 from .citations import Citation, citation_checks, citation_problems, code_free_lines, find_markers, parse_citations
 
 _H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")

@@ -109,9 +109,9 @@ class Assessment:
 
 def _seals(run_dir: Path, env: Mapping[str, str]) -> Mapping[str, Any] | None:
     """The run's seals: the ledger's when this process finds it, else the folder copy's."""
-    from . import ledger
-    from .guard.registry import data_dir
-    from .provenance import load_folder_copy
+    from . import ledger  # lazy: start-up
+    from .guard.registry import data_dir  # lazy: start-up
+    from .provenance import load_folder_copy  # lazy: start-up
 
     entries = ledger.read(ledger.ledger_path(data_dir(env), run_dir))
     folded = ledger.seals(entries)
@@ -126,7 +126,7 @@ def _brief_bytes(run_dir: Path, slug: str) -> bytes | None:
 
 
 def _plan(run_dir: Path):  # -> tuple[Plan, bytes]
-    from .plan import PlanError, parse_plan
+    from .plan import PlanError, parse_plan  # lazy: start-up
 
     if not run_dir.is_dir():
         raise NotARun(f"{run_dir}: no such folder; expected the folder of an earlier run")
@@ -144,7 +144,7 @@ def _plan(run_dir: Path):  # -> tuple[Plan, bytes]
 
 def _check_approval(run_dir: Path, plan: Any, plan_bytes: bytes) -> bool:
     """True when the plan was approved as it is now; PlanChanged when it was approved otherwise."""
-    from .briefs import brief_path, render_brief
+    from .briefs import brief_path, render_brief  # lazy: start-up
 
     record = read_approval(run_dir)
     if record is not None:
@@ -174,7 +174,7 @@ def _check_approval(run_dir: Path, plan: Any, plan_bytes: bytes) -> bool:
 def _findings_verdict(run_dir: Path, slug: str, subtopic: str, brief: bytes,
                       seals: Mapping[str, Any] | None) -> tuple[bool, str, bool]:
     """(keep it, why not, kept unsealed) for one subtopic's findings file."""
-    from .findings import findings_checks, load_findings
+    from .findings import findings_checks, load_findings  # lazy: start-up
 
     rel = f"{formats.FINDINGS_DIR}/{slug}.md"
     path = run_dir / rel
@@ -204,7 +204,7 @@ def _findings_verdict(run_dir: Path, slug: str, subtopic: str, brief: bytes,
 
 def assess(run_dir: Path, env: Mapping[str, str]) -> Assessment:
     """What `start --resume` does with `run_dir` (see the module docstring). Reads only."""
-    from .briefs import compose_agent_prompt
+    from .briefs import compose_agent_prompt  # lazy: start-up
 
     run_dir = Path(run_dir)
     plan, plan_bytes = _plan(run_dir)

@@ -43,7 +43,8 @@ from .budget import VOTERS
 from .excerpts import normalize
 
 if TYPE_CHECKING:
-    from .checklist import Check, ParsedRun
+    from .checklist import ParsedRun
+    from .checks import Check
     from .claims import ClaimRecord
 
 SCHEMA = "verdicts.schema.json"
@@ -92,7 +93,7 @@ def parse_verdicts(raw: bytes, rel: str) -> tuple[tuple[Verdict, ...], tuple[str
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return (), (f"is not JSON ({exc}); expected {{\"verdicts\": [...]}} as in {SCHEMA}",)
-    from .citations import schema_validator
+    from .citations import schema_validator  # lazy: start-up
 
     errors = sorted(schema_validator(SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
@@ -104,7 +105,7 @@ def parse_verdicts(raw: bytes, rel: str) -> tuple[tuple[Verdict, ...], tuple[str
 
 def verdict_files(run_dir: Path) -> list[VerdictFile]:
     """Every `checks/verdicts-<n>.json`, in dispatch order, read as hostile input."""
-    from .fsutil import RunFileError, read_run_file
+    from .fsutil import RunFileError, read_run_file  # lazy: start-up
 
     folder = Path(run_dir) / formats.CHECKS_DIR
     if not folder.is_dir() or folder.is_symlink():
@@ -180,7 +181,7 @@ def decide(verdicts: Sequence[Verdict], voting: bool) -> Decision:
 def report_records(parsed: "ParsedRun") -> list["ClaimRecord"]:
     """report.md's cited claims whose footnotes all carry an excerpt (the rest fail the
     citation rules already: one defect, one check)."""
-    from .claims import claim_records
+    from .claims import claim_records  # lazy: start-up
 
     if parsed.report is None or parsed.report_path is None:
         return []
@@ -263,8 +264,8 @@ def keys_of(prompt: str) -> tuple[str, ...]:
 
 def prompt_for_run(run_dir: Path) -> tuple[CheckerPrompt | None, str]:
     """(the next checker's prompt, or None and why none) for a run folder."""
-    from .budget import effective_budget
-    from .checklist import parse_and_check
+    from .budget import effective_budget  # lazy: start-up
+    from .checklist import parse_and_check  # lazy: start-up
 
     parsed, _checks = parse_and_check(Path(run_dir), extra=())
     if parsed.plan is None:
@@ -294,8 +295,8 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
     """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
     without a decided verdict) and `report.claims.verdict` (error: unsupported outside Gaps &
     Limitations; warning: partial). Nothing when the plan's budget has no claim check."""
-    from .budget import effective_budget
-    from .checklist import fail, ok
+    from .budget import effective_budget  # lazy: start-up
+    from .checks import fail, ok  # lazy: start-up
 
     if parsed.plan is None or parsed.report is None or parsed.report_path is None:
         return []

@@ -37,7 +37,8 @@ def _run_dir(result) -> Path:
 
 
 def test_the_forgery_made_the_folder_agree_with_itself(forged):
-    from web_research.checklist import passed, run_checklist
+    from web_research.checklist import run_checklist
+    from web_research.checks import passed
 
     forge = [u for u in forged.stream.tool_uses("Bash") if u["input"]["command"].startswith("python3 - <<'PY'")]
     assert len(forge) == 1 and not outcome.tool_result_is_error(forged, forge[0]["id"]), forged.describe()

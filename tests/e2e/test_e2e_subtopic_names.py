@@ -42,7 +42,7 @@ def test_briefs_refuses_the_names_and_names_the_plan_line(run):
     refusals = [text for _, text in outcome.bash_runs(run, "briefs") if "rename the subtopic" in text]
     assert len(refusals) == 2, run.describe()
     for text, name in zip(refusals, ("Analysis of pricing models", "Reporting requirements")):
-        assert f"plan.md:" in text and f"subtopic '{name}'" in text, text
+        assert "plan.md:" in text and f"subtopic '{name}'" in text, text
 
 
 def test_every_subtopic_gets_an_ok_findings_file(run):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import VALID_PLAN, plan_text, sha256_hex
+from cli_support import VALID_PLAN, plan_text, sha256_hex
 from web_research import briefs
 from web_research.briefs import (
     PLACEHOLDERS,
@@ -158,5 +158,5 @@ def test_subtopic_with_quotes_gives_parseable_frontmatter(tmp_path: Path) -> Non
     info = write_briefs(run)[0]
     text = Path(info.brief_path).read_text(encoding="utf-8")
     block = text.split("\n---\n")[1]
-    line = next(l for l in block.splitlines() if l.startswith("subtopic:"))
+    line = next(row for row in block.splitlines() if row.startswith("subtopic:"))
     assert yaml.safe_load(line) == {"subtopic": name}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import plan_text
+from cli_support import plan_text
 from web_research import formats
 from web_research.briefs import render_brief
 from web_research.budget import (

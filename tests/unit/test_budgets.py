@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import CLI, Harness
+from hook_harness import CLI, Harness
 from web_research import ledger
 from web_research.guard import budgets
 from web_research.guard.dispatch import decide_dispatch

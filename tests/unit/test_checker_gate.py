@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import CLI, EXAMPLE_RUN, Harness
+from hook_harness import CLI, EXAMPLE_RUN, Harness
 from test_seals import fetch_returned, ledger_entries
 from web_research import formats, ledger
 from web_research.snapshots import load_snapshot

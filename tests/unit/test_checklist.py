@@ -14,7 +14,7 @@ from typing import Callable
 
 import pytest
 
-from helpers_core_b import (
+from example_run import (
     BILLING,
     builtin_checks,
     COMMITMENTS,
@@ -27,7 +27,8 @@ from helpers_core_b import (
     replace_once,
 )
 from web_research import checklist, formats
-from web_research.checklist import Check, ParsedRun, passed, run_checklist
+from web_research.checklist import ParsedRun, run_checklist
+from web_research.checks import Check, passed
 
 
 @dataclass(frozen=True)

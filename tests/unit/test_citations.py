@@ -14,10 +14,10 @@ from web_research.citations import (
     citation_checks,
     citation_problems,
     find_markers,
-    load_schema,
     parse_citations,
     render_citation,
 )
+from web_research.schema_validation import load_schema
 
 ENTRIES = """\
 Intro line[^1] and another[^2].

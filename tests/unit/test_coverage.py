@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers_core_b import COST, EXAMPLE_DIR, copy_example, failing, findings_path, replace_once, run_cli
+from example_run import EXAMPLE_DIR, copy_example, failing, findings_path, replace_once, run_cli
 from web_research import formats
 from web_research.briefs import load_template, render_brief, write_briefs
 from web_research.budget import effective_budget

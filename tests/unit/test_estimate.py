@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import clean_env, plan_text, run_cli
+from cli_support import clean_env, plan_text, run_cli
 from web_research import estimate as est
 from web_research.budget import budget_for
 

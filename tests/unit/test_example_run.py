@@ -7,11 +7,10 @@ were rendered in, so both sides are compared with their own root replaced.
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from web_research import formats
 from web_research.briefs import brief_hash, render_brief
-from web_research.checklist import passed, run_checklist
+from web_research.checklist import run_checklist
+from web_research.checks import passed
 from web_research.findings import load_findings
 from web_research.plan import load_plan
 

@@ -2,35 +2,23 @@
 from __future__ import annotations
 
 import ssl
-from typing import Callable, Iterator
+from typing import Callable
 from urllib.parse import quote
 
 import pytest
 
 from page_server import PDF_LINES, PDF_TITLE, PageServer, client_ssl_context
-from web_research.fetch import (
-    ExtractLimits,
+from web_research.extraction import ExtractLimits, extract_page
+from web_research.transport import (
     FetchedPage,
     FetchError,
     FetchLimits,
     RefusedURL,
     address_problem,
-    extract_page,
     fetch_page,
+    parse_content_type,
     resolve_target,
 )
-
-
-@pytest.fixture(scope="module")
-def http_server() -> Iterator[PageServer]:
-    with PageServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def https_server() -> Iterator[PageServer]:
-    with PageServer(tls=True) as server:
-        yield server
 
 
 def fake_resolver(table: dict[str, list[str]], calls: list[str] | None = None) -> Callable[[str, int], list[str]]:
@@ -400,3 +388,16 @@ def test_a_slow_name_lookup_counts_against_the_deadline() -> None:
     with pytest.raises(FetchError, match="timed out after 1 s"):
         fetch_page("http://slow-dns.example/", limits=FetchLimits(timeout_s=1), resolver=slow_resolver)
     assert time.monotonic() - start < 3
+
+
+@pytest.mark.parametrize("header, expected", [
+    ("text/html; charset=utf-8", ("text/html", "utf-8")),
+    ('Text/HTML; Charset="ISO-8859-1"', ("text/html", "ISO-8859-1")),
+    ("text/html; foo=\"a;b\"; charset=koi8-r", ("text/html", "koi8-r")),  # a quoted ';' is not a separator
+    ("application/pdf", ("application/pdf", None)),
+    ("text/plain; charset*=utf-8''utf-8", ("text/plain", "utf-8")),  # RFC 2231
+    ("", ("", None)),
+    ("nonsense", ("nonsense", None)),  # kept as sent so the error can name it
+])
+def test_content_type_header_parsing(header: str, expected: tuple[str, str | None]) -> None:
+    assert parse_content_type(header) == expected

@@ -6,23 +6,17 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
 from page_server import TLS_CA, PageServer
 from web_research import formats
-from web_research.cli import EXIT_OK, EXIT_USAGE, main
+from web_research.cli import main
+from web_research.exitcodes import EXIT_OK, EXIT_USAGE
 from web_research.snapshots import find_snapshot, snapshot_id
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "scripts" / "web-research"
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[PageServer]:
-    with PageServer() as running:
-        yield running
 
 
 @pytest.fixture
@@ -39,8 +33,8 @@ def fetch(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str
     return code, out, err
 
 
-def test_prints_title_final_url_and_text_and_stores_the_snapshot(server, run_dir, capsys) -> None:
-    url = server.url("/redirect/2")
+def test_prints_title_final_url_and_text_and_stores_the_snapshot(http_server, run_dir, capsys) -> None:
+    url = http_server.url("/redirect/2")
     code, out, err = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")
     assert (code, err) == (EXIT_OK, "")
     lines = out.splitlines()
@@ -48,7 +42,7 @@ def test_prints_title_final_url_and_text_and_stores_the_snapshot(server, run_dir
     assert seal == {"snapshot_id": snapshot_id(url), "origin": "fetched", "chars": seal["chars"],
                     "sha256": seal["sha256"]}
     assert lines[1] == "Title: Enterprise Pricing \u2014 Acme Docs"
-    assert lines[2] == f"URL: {server.url('/article')}"
+    assert lines[2] == f"URL: {http_server.url('/article')}"
     assert lines[3] == f"Requested URL: {url}"
     assert f"Snapshot: {formats.SOURCES_DIR}/{snapshot_id(url)}.txt (fetched now" in out
     assert "(end of text)" in out
@@ -58,34 +52,34 @@ def test_prints_title_final_url_and_text_and_stores_the_snapshot(server, run_dir
     meta = json.loads((run_dir / "sources" / f"{snapshot_id(url)}.json").read_text(encoding="utf-8"))
     assert (meta["sha256"], meta["chars"]) == (seal["sha256"], seal["chars"])
     assert meta["requested_url"] == url
-    assert meta["final_url"] == server.url("/article")
+    assert meta["final_url"] == http_server.url("/article")
     assert meta["title"] == "Enterprise Pricing \u2014 Acme Docs"
     assert meta["status"] == 200 and meta["content_type"] == "text/html"
     assert meta["retrieved_at"].endswith("+00:00")
     text = (run_dir / "sources" / f"{snapshot_id(url)}.txt").read_text(encoding="utf-8")
     assert text in out  # the researcher saw exactly the stored text
-    assert find_snapshot(run_dir, server.url("/article")) is not None  # found by its final URL too
+    assert find_snapshot(run_dir, http_server.url("/article")) is not None  # found by its final URL too
 
 
-def test_paging_serves_the_stored_snapshot_without_refetching(server, run_dir, capsys) -> None:
-    url = server.url("/article")
+def test_paging_serves_the_stored_snapshot_without_refetching(http_server, run_dir, capsys) -> None:
+    url = http_server.url("/article")
     code, first, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback", "--max-chars", "100")
     assert code == EXIT_OK
     assert "Showing characters 0-100 of " in first and "continue with --offset 100" in first
-    requests_after_first = len(server.requests)
+    requests_after_first = len(http_server.requests)
 
     code, second, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback", "--offset", "100",
                             "--max-chars", "100")
     assert code == EXIT_OK
-    assert len(server.requests) == requests_after_first
+    assert len(http_server.requests) == requests_after_first
     assert "stored earlier in this run" in second
     text = (run_dir / "sources" / f"{snapshot_id(url)}.txt").read_text(encoding="utf-8")
     body = second.split("----- BEGIN PAGE TEXT -----\n", 1)[1].split("\n----- END PAGE TEXT -----", 1)[0]
     assert body == text[100:200]
 
 
-def test_a_tampered_snapshot_is_fetched_again(server, run_dir, capsys) -> None:
-    url = server.url("/article")
+def test_a_tampered_snapshot_is_fetched_again(http_server, run_dir, capsys) -> None:
+    url = http_server.url("/article")
     assert fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")[0] == EXIT_OK
     text_path = run_dir / "sources" / f"{snapshot_id(url)}.txt"
     text_path.write_text("Enterprise plans are free forever.", encoding="utf-8")
@@ -94,8 +88,8 @@ def test_a_tampered_snapshot_is_fetched_again(server, run_dir, capsys) -> None:
     assert "free forever" not in text_path.read_text(encoding="utf-8")
 
 
-def test_offset_past_the_end_is_a_usage_error(server, run_dir, capsys) -> None:
-    code, out, err = fetch(capsys, server.url("/plain.txt"), "--run", str(run_dir), "--allow-loopback",
+def test_offset_past_the_end_is_a_usage_error(http_server, run_dir, capsys) -> None:
+    code, out, err = fetch(capsys, http_server.url("/plain.txt"), "--run", str(run_dir), "--allow-loopback",
                            "--offset", "100000")
     assert code == EXIT_USAGE and out == ""
     assert err.startswith("web-research fetch: --offset 100000 is past the end of the text (")
@@ -105,19 +99,19 @@ def test_offset_past_the_end_is_a_usage_error(server, run_dir, capsys) -> None:
     (["--offset", "-1"], "--offset must be 0 or more"),
     (["--max-chars", "0"], "--max-chars must be 1 or more"),
 ])
-def test_bad_window_arguments(server, run_dir, capsys, extra, words) -> None:
-    code, _, err = fetch(capsys, server.url("/article"), "--run", str(run_dir), *extra)
+def test_bad_window_arguments(http_server, run_dir, capsys, extra, words) -> None:
+    code, _, err = fetch(capsys, http_server.url("/article"), "--run", str(run_dir), *extra)
     assert code == EXIT_USAGE and words in err
 
 
-def test_a_missing_run_folder_is_a_usage_error(server, tmp_path, capsys) -> None:
-    code, _, err = fetch(capsys, server.url("/article"), "--run", str(tmp_path / "nope"), "--allow-loopback")
+def test_a_missing_run_folder_is_a_usage_error(http_server, tmp_path, capsys) -> None:
+    code, _, err = fetch(capsys, http_server.url("/article"), "--run", str(tmp_path / "nope"), "--allow-loopback")
     assert code == EXIT_USAGE and "the run folder does not exist" in err
     assert not (tmp_path / "nope").exists()
 
 
-def test_a_folder_without_a_plan_is_not_a_run(server, tmp_path, capsys) -> None:
-    code, _, err = fetch(capsys, server.url("/article"), "--run", str(tmp_path), "--allow-loopback")
+def test_a_folder_without_a_plan_is_not_a_run(http_server, tmp_path, capsys) -> None:
+    code, _, err = fetch(capsys, http_server.url("/article"), "--run", str(tmp_path), "--allow-loopback")
     assert code == EXIT_USAGE and "not a run folder (no plan.md)" in err
     assert not (tmp_path / formats.SOURCES_DIR).exists()
 
@@ -127,16 +121,16 @@ def test_a_folder_without_a_plan_is_not_a_run(server, tmp_path, capsys) -> None:
     ("/image.png", "cannot extract text"),
     ("/redirect-to?url=http%3A%2F%2F169.254.169.254%2Flatest%2Fmeta-data%2F", "link-local"),
 ])
-def test_failures_are_one_line_on_stderr_with_exit_2(server, run_dir, capsys, path, words) -> None:
-    code, out, err = fetch(capsys, server.url(path), "--run", str(run_dir), "--allow-loopback")
+def test_failures_are_one_line_on_stderr_with_exit_2(http_server, run_dir, capsys, path, words) -> None:
+    code, out, err = fetch(capsys, http_server.url(path), "--run", str(run_dir), "--allow-loopback")
     assert code == EXIT_USAGE and out == ""
     assert err.count("\n") == 1 and err.startswith("web-research fetch: ") and words in err
     assert not (run_dir / "sources").exists() or not any((run_dir / "sources").iterdir())
 
 
-def test_a_truncated_page_says_so_in_the_output_and_the_record(server, run_dir, capsys, monkeypatch) -> None:
+def test_a_truncated_page_says_so_in_the_output_and_the_record(http_server, run_dir, capsys, monkeypatch) -> None:
     monkeypatch.setenv("WEB_RESEARCH_MAX_TEXT_CHARS", "120")
-    url = server.url("/article")
+    url = http_server.url("/article")
     code, out, err = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")
     assert (code, err) == (EXIT_OK, "")
     assert "Truncated: the page has more text than the 120 characters stored" in out
@@ -146,7 +140,7 @@ def test_a_truncated_page_says_so_in_the_output_and_the_record(server, run_dir, 
     code, again, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")  # served from the snapshot
     assert "stored earlier in this run" in again and "Truncated:" in again
 
-    other = server.url("/plain.txt")
+    other = http_server.url("/plain.txt")
     monkeypatch.delenv("WEB_RESEARCH_MAX_TEXT_CHARS")
     code, out, _ = fetch(capsys, other, "--run", str(run_dir), "--allow-loopback")
     assert code == EXIT_OK and "Truncated" not in out
@@ -154,9 +148,9 @@ def test_a_truncated_page_says_so_in_the_output_and_the_record(server, run_dir, 
     assert meta["truncated"] is False
 
 
-def test_a_pathological_page_is_one_clear_line(server, run_dir, capsys, monkeypatch) -> None:
+def test_a_pathological_page_is_one_clear_line(http_server, run_dir, capsys, monkeypatch) -> None:
     monkeypatch.setenv("WEB_RESEARCH_EXTRACT_TIMEOUT", "3")
-    code, out, err = fetch(capsys, server.url("/many-elements?count=200000"), "--run", str(run_dir),
+    code, out, err = fetch(capsys, http_server.url("/many-elements?count=200000"), "--run", str(run_dir),
                            "--allow-loopback")
     assert code == EXIT_USAGE and out == ""
     assert err.count("\n") == 1 and "took longer than 3 s" in err

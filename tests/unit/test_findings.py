@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers_core_b import BILLING, COST, EXAMPLE_DIR, findings_path
+from example_run import BILLING, COST, EXAMPLE_DIR, findings_path
 from web_research import formats
 from web_research.briefs import brief_hash
-from web_research.citations import load_schema
+from web_research.schema_validation import load_schema
 from web_research.findings import findings_checks, load_findings, parse_frontmatter
 
 HASH = "sha256:" + "a" * 64

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import (
+from hook_harness import (
     CLI,
     LAUNCHER,
     RECORDED,
@@ -641,7 +641,7 @@ def test_a_correct_quote_passes_the_subagent_stop(researcher):
 
 
 def test_the_block_message_lists_every_required_frontmatter_field(researcher):
-    from web_research.citations import load_schema
+    from web_research.schema_validation import load_schema
 
     h, infos = researcher
     result = h.hook(h.subagent_stop("agentA"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import LAUNCHER, SUBTOPICS, Harness
+from hook_harness import LAUNCHER, SUBTOPICS, Harness
 from test_frontmatter_reader import billion_laughs
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import LAUNCHER, REPO, SCRIPT_OF, SUBTOPICS, Harness, recorded
+from hook_harness import LAUNCHER, REPO, SCRIPT_OF, SUBTOPICS, Harness, recorded
 
 RUNS = 25
 MAX_RATIO = 1.5
@@ -145,7 +145,7 @@ def test_the_findings_gate_does_load_the_checker(researching):
     """The probe sees imports: SubagentStop, which checks the findings file, loads them."""
     h, _infos = researching
     result = _probe(h, "SubagentStop", h.subagent_stop("agentA"), NOT_FOR_LIGHT_HOOKS)
-    assert "web_research.findings" in result["loaded"] and "jsonschema" in result["loaded"], result
+    assert "web_research.findings" in result["loaded"] and "yaml" in result["loaded"], result
 
 
 CPU_RUNS = 9

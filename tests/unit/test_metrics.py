@@ -12,7 +12,7 @@ from pathlib import Path
 
 import jsonschema
 
-from test_hooks_support import CLI, Harness
+from hook_harness import CLI, Harness
 from web_research import ledger
 from web_research.estimate import METRICS_SCHEMA_FILE, load_averages
 from web_research.metrics import RunInputs, Researcher, build, transcript_usage

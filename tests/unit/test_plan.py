@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fixtures_core_a import VALID_PLAN, plan_text
+from cli_support import VALID_PLAN, plan_text
 from web_research.formats import DEFAULT_SEARCH_BUDGET, MAX_SUBTOPICS, PLAN_SECTIONS
 from web_research.formats import CLIENT_REFUSED_FILE_PREFIXES
 from web_research.plan import PlanError, load_plan, parse_plan

@@ -67,6 +67,9 @@ def test_plugin_and_marketplace_validate_strictly(claude_bin, tmp_path, target):
     assert data["manifest"]["errors"] == [] and data["manifest"]["warnings"] == []
     assert data["provides"]["skills"] == [f"{formats.PLUGIN_NAME}:{formats.SKILL_NAME}"]
     assert sorted(data["provides"]["agents"]) == sorted([formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE])
+    # The plugin directory's advice (an icon, declared network hosts) is followed.
+    assert data["directory"]["findings"] == [], json.dumps(data["directory"], indent=2)
+    assert data["hosts"]["declared"]["plugin"] is True
 
 
 def test_marketplace_lists_this_plugin():
@@ -76,8 +79,25 @@ def test_marketplace_lists_this_plugin():
     assert entry["name"] == plugin["name"] == formats.PLUGIN_NAME
     assert (ROOT / entry["source"]).resolve() == ROOT.resolve()
     assert entry["version"] == plugin["version"] == "0.1.0"
-    assert plugin["license"] == "MIT" and plugin["keywords"] and plugin["repository"]
+    assert plugin["license"] == "MIT" and plugin["keywords"]
+    # No repository or homepage until the project has a real home (a dead link misleads users).
+    assert "repository" not in plugin and "homepage" not in plugin
     assert plugin["author"]["name"] and plugin["description"]
+
+
+def test_the_icon_is_a_square_png_of_the_accepted_size():
+    plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    data = (ROOT / plugin["icon"]).read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    assert width == height and 512 <= width <= 2048 and len(data) < 2 * 1024 * 1024
+
+
+def test_the_declared_hosts_are_the_package_index_the_first_use_installs_from():
+    """The hooks and commands reach no host except the Python package index when the first use
+    builds the environment (`fetch` reaches the pages researchers cite, which no list can name)."""
+    plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    assert plugin["network"]["hosts"] == ["pypi.org", "files.pythonhosted.org"]
 
 
 def test_validate_catches_a_broken_manifest(claude_bin, tmp_path):

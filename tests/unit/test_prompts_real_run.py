@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fixtures_core_a import VALID_PLAN, plan_text
+from cli_support import VALID_PLAN, plan_text
 from web_research import formats
 from web_research.briefs import compose_agent_prompt, load_template, render_brief, write_briefs
 from web_research.findings import findings_checks, load_findings
@@ -196,7 +196,8 @@ def test_claims_said_to_come_from_memory_warn(tmp_path: Path):
 def test_a_retrieved_date_other_than_the_fetch_day_warns(tmp_path: Path):
     import shutil
 
-    from web_research.checklist import passed, run_checklist
+    from web_research.checklist import run_checklist
+    from web_research.checks import passed
 
     run = tmp_path / "run"
     shutil.copytree(formats.PLUGIN_ROOT / "examples" / "observability-pricing", run)

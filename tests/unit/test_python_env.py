@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import REPO
+from hook_harness import REPO
 
 TOOLS = ("sh", "cat", "cksum", "find", "mkdir", "mv", "rm", "sleep", "sed", "dirname", "env", "bash", "grep", "tail",
          "cut", "tr")
@@ -74,7 +74,8 @@ def base_env(tmp: Path, path: Path, **extra: str) -> dict[str, str]:
     # finder writes goes to the explicit data and state directories under tmp.
     env = {"PATH": str(path), "HOME": os.environ.get("HOME", str(tmp / "home")),
            "WEB_RESEARCH_STATE_DIR": str(tmp / "user-state")}
-    for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "UV_CACHE_DIR", "PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
+    for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "UV_CACHE_DIR", "PIP_FIND_LINKS", "PIP_INDEX_URL",
+                "PIP_EXTRA_INDEX_URL", "PIP_CONFIG_FILE", "PIP_CERT",
                 "PIP_DEFAULT_TIMEOUT", "SSL_CERT_FILE", "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY"):
         if key in os.environ:
             env[key] = os.environ[key]
@@ -190,7 +191,7 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path, i
     procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
     outputs = [proc.communicate(timeout=600) for proc in procs]
-    for proc, (out, err) in zip(procs, outputs):
+    for proc, (_out, err) in zip(procs, outputs):
         if proc.returncode != 0 and "could not prepare" in err:
             log = next(cache.glob("logs/venv-*.log")).read_text()
             if "No matching distribution" in log or "Could not find a version" in log:

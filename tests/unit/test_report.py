@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers_core_b import EXAMPLE_DIR
+from example_run import EXAMPLE_DIR
 from web_research import formats
 from web_research.report import gaps_name, parse_report, report_checks
 

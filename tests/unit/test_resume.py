@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import CLI, Harness, plan_text
+from hook_harness import CLI, Harness, plan_text
 from web_research import formats, ledger
 from web_research.inputs import InputError, from_raw
 from web_research.resume import approval_path

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers_core_b import BILLING, SCRIPTS_DIR, copy_example, failing, findings_path, run_cli
+from example_run import BILLING, SCRIPTS_DIR, copy_example, failing, findings_path, run_cli
 from web_research import formats
 from web_research.checklist import run_checklist
 from web_research.fsutil import RunFileError, read_run_file, read_run_text
@@ -278,7 +278,7 @@ def test_a_run_that_verifies_still_prints_normally(tmp_path: Path) -> None:
 # --- the Stop hook, end to end through the hook launcher -------------------------------------
 
 def _active_harness(tmp_path: Path):
-    from test_hooks_support import Harness
+    from hook_harness import Harness
 
     h = Harness(tmp_path)
     h.start_run()

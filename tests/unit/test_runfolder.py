@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import snapshot_tree
+from cli_support import snapshot_tree
 from web_research import runfolder
 from web_research.runfolder import (
     ArchiveError,
@@ -172,7 +172,10 @@ def test_entries_to_archive_lists_only_run_owned_names(tmp_path: Path) -> None:
 
 def test_refresh_leaves_a_folder_without_run_artifacts_alone(tmp_path):
     """`refresh` pointed at an ordinary project folder must not archive the project."""
-    import subprocess, sys, json as _json, os as _os
+    import json as _json
+    import os as _os
+    import subprocess
+    import sys
     project = tmp_path / "project"
     (project / "src").mkdir(parents=True)
     (project / "src" / "main.py").write_text("print('hi')\n")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import VALID_PLAN
+from cli_support import VALID_PLAN
 from web_research.briefs import SCOPE_NOTES_LABEL, write_briefs
 from web_research.formats import PLAN_SECTION_SCOPE_NOTES
 from web_research.plan import PlanError, parse_plan
@@ -80,7 +80,7 @@ def test_clarifying_questions_only_for_a_person_at_the_review_gate(raw: str, cla
 def test_start_says_whether_it_may_ask(tmp_path: Path) -> None:
     import json
 
-    from fixtures_core_a import run_cli
+    from cli_support import run_cli
 
     typed = run_cli(["start", "--args-file", "-"], tmp_path, stdin=f"--out run {QUESTION}")
     called = run_cli(["start", "--args-file", "-"], tmp_path, stdin=f'research_question: "{QUESTION}"\noutput_dir: other')

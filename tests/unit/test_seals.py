@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from test_hooks_support import CLI, EXAMPLE_RUN, LAUNCHER, Harness, recorded
+from hook_harness import CLI, EXAMPLE_RUN, LAUNCHER, Harness, recorded
 from web_research import ledger
-from web_research.checklist import passed, run_checklist
+from web_research.checklist import run_checklist
+from web_research.checks import passed
 from web_research.commands.fetch_cmd import render_window
 from web_research.snapshots import load_snapshot
 
@@ -256,7 +257,7 @@ def test_the_stop_gate_trusts_the_ledger_not_the_folder_copy(run: Harness):
 # --- standalone verify ------------------------------------------------------------------
 
 def _verify(run_dir: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([str(CLI), "verify", str(run_dir)], capture_output=True, text=True, timeout=120)
+    return subprocess.run([str(CLI), "verify", str(run_dir), "--verbose"], capture_output=True, text=True, timeout=120)
 
 
 def test_standalone_verify_of_a_folder_without_seals_says_so_and_passes(tmp_path: Path):

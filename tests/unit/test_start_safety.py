@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import SCRIPTS_DIR, clean_env, run_cli, snapshot_tree
-from test_hooks_support import Harness
+from cli_support import SCRIPTS_DIR, clean_env, run_cli, snapshot_tree
+from hook_harness import Harness
 from web_research import formats
 from web_research.inputs import InputError, StartInput, from_raw
 from web_research.runfolder import archive_prior_run, entries_to_archive
@@ -251,7 +251,7 @@ def test_auto_proceed_yes_is_refused_by_start_and_writes_nothing(tmp_path: Path)
 # --- the hook approves only a start that is safe -----------------------------------
 
 def _start(h: Harness, body: str) -> str:
-    from test_hooks_support import CLI
+    from hook_harness import CLI
 
     return f"\"{CLI}\" start --args-file - <<'WEB_RESEARCH_ARGS'\n{body}\nWEB_RESEARCH_ARGS"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers_core_b import BILLING, COMMITMENTS, COST, EXAMPLE_DIR, copy_example, findings_path, replace_once, run_cli
+from example_run import BILLING, COMMITMENTS, COST, EXAMPLE_DIR, copy_example, findings_path, replace_once, run_cli
 
 
 def _rows(stdout: str) -> dict[str, list[str]]:

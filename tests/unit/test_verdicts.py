@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers_core_b import copy_example, failing, replace_once, run_cli
+from example_run import copy_example, failing, replace_once, run_cli
 from web_research import formats
 from web_research.checklist import parse_and_check, run_checklist
 from web_research.verdicts import (KEY_CHARS, ROUND_CHECK, ROUND_VOTE, Verdict, decide, keys_of, parse_verdicts,

@@ -4,14 +4,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers_core_b import BILLING, EXAMPLE_DIR, copy_example, findings_path, line_of, replace_once, run_cli
+from example_run import BILLING, EXAMPLE_DIR, copy_example, findings_path, line_of, replace_once, run_cli
 from web_research.checklist import run_checklist
 
 SCRIPT_LAUNCHER = Path(__file__).resolve().parents[2] / "scripts" / "web-research"
 
 
-def test_the_example_passes_with_exit_0_and_a_summary() -> None:
-    result = run_cli("verify", str(EXAMPLE_DIR))
+def test_verbose_lists_every_check_and_a_summary() -> None:
+    result = run_cli("verify", str(EXAMPLE_DIR), "--verbose")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
     checks = run_checklist(EXAMPLE_DIR)
@@ -19,6 +19,26 @@ def test_the_example_passes_with_exit_0_and_a_summary() -> None:
     assert all(line.startswith("\u2713 ") for line in lines[1:-1])
     assert lines[-1].startswith("PASSED:") and f"{len(checks)} of {len(checks)}" in lines[-1]
     assert result.stderr == ""
+
+
+def test_by_default_a_passing_run_prints_only_the_summary() -> None:
+    result = run_cli("verify", str(EXAMPLE_DIR))
+    assert result.returncode == 0, result.stdout + result.stderr
+    checks = run_checklist(EXAMPLE_DIR)
+    assert result.stdout.splitlines() == [
+        f"PASSED: {len(checks)} of {len(checks)} checks passed, 0 error(s), 0 warning(s)"]
+
+
+def test_by_default_only_failing_checks_are_listed(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    replace_once(findings_path(run, BILLING), "status: ok\n", "status: done\n")
+    (run / "findings" / "scratch.md").write_text("notes\n", encoding="utf-8")
+    lines = run_cli("verify", str(run), cwd=tmp_path).stdout.splitlines()
+    assert [line.split(":")[0] for line in lines[:-1]] == [f"\u2717 findings.{BILLING}.status",
+                                                           "! findings.unexpected"]
+    assert lines[-1].startswith("FAILED:") and "1 error(s), 1 warning(s)" in lines[-1]
+    verbose = run_cli("verify", str(run), "--verbose", cwd=tmp_path).stdout.splitlines()
+    assert set(lines) < set(verbose) and any(line.startswith("\u2713 ") for line in verbose)
 
 
 def test_a_failing_error_check_exits_1_and_names_path_and_line(tmp_path: Path) -> None:
@@ -90,7 +110,7 @@ def test_ascii_terminals_get_ascii_marks(tmp_path: Path, monkeypatch) -> None:
     import sys
 
     env = dict(os.environ, PYTHONPATH=str(SCRIPT_LAUNCHER.parent), PYTHONIOENCODING="ascii")
-    result = subprocess.run([sys.executable, "-m", "web_research", "verify", str(EXAMPLE_DIR)], env=env,
+    result = subprocess.run([sys.executable, "-m", "web_research", "verify", str(EXAMPLE_DIR), "--verbose"], env=env,
                             capture_output=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode("ascii").splitlines()[1].startswith("ok plan.exists")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers_core_b import SCRIPTS_DIR
+from example_run import SCRIPTS_DIR
 from web_research.briefs import brief_hash
 from web_research.citations import render_citation
 from web_research.slug import slugify
@@ -46,7 +46,7 @@ def make_large_run(root: Path) -> Path:
     (run / "plan.md").write_text("\n".join(plan), encoding="utf-8")
     report_claims, report_entries = [], []
     number = 0
-    for index, name in enumerate(SUBTOPICS):
+    for name in SUBTOPICS:
         slug = slugify(name)
         brief = f"Brief for {name}\n".encode()
         (run / "briefs" / f"{slug}.md").write_bytes(brief)

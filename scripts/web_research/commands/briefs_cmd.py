@@ -7,15 +7,15 @@ import os
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..briefs import TemplateError, write_briefs
-    from ..plan import PlanError
+    from ..briefs import TemplateError, write_briefs  # lazy: start-up
+    from ..plan import PlanError  # lazy: start-up
 
-    from ..fsutil import RunFileError
-    from ..resume import record_approval
+    from ..fsutil import RunFileError  # lazy: start-up
+    from ..resume import record_approval  # lazy: start-up
 
     try:
         infos = write_briefs(args.dir)

@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import display_path, open_run_dir
 
 
@@ -27,8 +27,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if getattr(args, "prompt", False):
         return _prompt(args, run_dir)
-    from ..checklist import parse_and_check
-    from ..claims import render_text, run_claims
+    from ..checklist import parse_and_check  # lazy: start-up
+    from ..claims import render_text, run_claims  # lazy: start-up
 
     try:
         parsed, _checks = parse_and_check(run_dir, extra=())
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     shown = {r.path: display_path(str(r.path)) for r in records}
     if args.json:
-        from ..verdicts import check_key
+        from ..verdicts import check_key  # lazy: start-up
 
         payload = {"output_dir": str(run_dir),
                    "claims": [{**r.as_dict(shown[r.path]), "check": check_key(r)} for r in records]}
@@ -52,7 +52,7 @@ def _prompt(args: argparse.Namespace, run_dir) -> int:
     if args.json:
         print("web-research claims: --prompt prints text; drop --json", file=sys.stderr)
         return EXIT_USAGE
-    from ..verdicts import prompt_for_run
+    from ..verdicts import prompt_for_run  # lazy: start-up
 
     try:
         prompt, why = prompt_for_run(run_dir)

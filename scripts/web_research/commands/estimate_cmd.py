@@ -11,16 +11,16 @@ import json
 import os
 import sys
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..budget import effective_budget
-    from ..estimate import estimate, estimate_lines, load_averages
-    from ..formats import PLAN_FILE
-    from ..guard.registry import data_dir
-    from ..plan import PlanError, load_plan
+    from ..budget import effective_budget  # lazy: start-up
+    from ..estimate import estimate, estimate_lines, load_averages  # lazy: start-up
+    from ..formats import PLAN_FILE  # lazy: start-up
+    from ..guard.registry import data_dir  # lazy: start-up
+    from ..plan import PlanError, load_plan  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "estimate")
     if run_dir is None:

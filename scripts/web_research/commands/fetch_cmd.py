@@ -15,7 +15,7 @@ Exit 0 with the text on stdout; exit 2 with one line on stderr when the URL is
 refused, the page cannot be fetched or read, the arguments are wrong, or this
 Python lacks the extraction libraries (the package's `fetch` extra).
 
-Limits (`fetch.FetchLimits`, `fetch.ExtractLimits`) may be tightened, or
+Limits (`transport.FetchLimits`, `extraction.ExtractLimits`) may be tightened, or
 loosened up to a ceiling, through the environment: WEB_RESEARCH_FETCH_TIMEOUT
 (seconds for the whole download, default 20), WEB_RESEARCH_EXTRACT_TIMEOUT
 (seconds to extract the text, default 20), WEB_RESEARCH_EXTRACT_MEMORY_MB
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .. import formats
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 
 def _fail(message: str) -> int:
@@ -41,7 +41,7 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..snapshots import SnapshotError, find_snapshot
+    from ..snapshots import SnapshotError, find_snapshot  # lazy: start-up
 
     run_dir = Path(args.run).expanduser()
     if not run_dir.is_dir():
@@ -85,8 +85,8 @@ def missing_extractors() -> str | None:
     `verify` still work and only `fetch` must say what is missing. The failed
     install's reason is in `<environment>/fetch.failed`."""
     try:
-        import pypdf  # noqa: F401
-        import trafilatura  # noqa: F401
+        import pypdf  # noqa: F401 - lazy: probes the fetch extra
+        import trafilatura  # noqa: F401 - lazy: probes the fetch extra
     except ImportError as exc:
         problem = f"{type(exc).__name__}: {exc}"
     else:
@@ -124,8 +124,9 @@ _ENV_LIMITS = {
 
 def limits_from_env(env: Mapping[str, str] | None = None):
     """(FetchLimits, ExtractLimits) with the environment's overrides, clamped."""
-    from ..fetch import ExtractLimits, FetchLimits
-    from ..snapshots import MAX_TEXT_CHARS
+    from ..extraction import ExtractLimits  # lazy: start-up
+    from ..transport import FetchLimits  # lazy: start-up
+    from ..snapshots import MAX_TEXT_CHARS  # lazy: start-up
 
     env = os.environ if env is None else env
     values: dict[str, float] = {}
@@ -147,8 +148,9 @@ def limits_from_env(env: Mapping[str, str] | None = None):
 
 
 def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
-    from ..fetch import FetchError, extract_page, fetch_page
-    from ..snapshots import store_snapshot
+    from ..extraction import extract_page  # lazy: start-up
+    from ..transport import FetchError, fetch_page  # lazy: start-up
+    from ..snapshots import store_snapshot  # lazy: start-up
 
     fetch_limits, extract_limits = limits_from_env()
     try:
@@ -184,9 +186,9 @@ SEAL_LINE_PREFIX = "web-research snapshot: "
 
 def seal_line(snap, text: str, stored_before: bool) -> str:
     """The first output line: which snapshot this is and the SHA-256 of the text fetch wrote."""
-    import json
+    import json  # lazy: start-up
 
-    from ..snapshots import text_sha256
+    from ..snapshots import text_sha256  # lazy: start-up
 
     return SEAL_LINE_PREFIX + json.dumps({"snapshot_id": snap.text_path.stem, "sha256": text_sha256(text),
                                           "chars": len(text), "origin": "stored" if stored_before else "fetched"},
@@ -195,7 +197,7 @@ def seal_line(snap, text: str, stored_before: bool) -> str:
 
 def parse_seal_line(stdout: str) -> dict | None:
     """The seal line of fetch's output (its first line only), or None."""
-    import json
+    import json  # lazy: start-up
 
     first = stdout.split("\n", 1)[0].strip()
     if not first.startswith(SEAL_LINE_PREFIX):

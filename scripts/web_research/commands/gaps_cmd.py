@@ -12,14 +12,14 @@ import argparse
 import json
 import sys
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..coverage import STATE_COVERED, bullet_states, load_findings_files
-    from ..formats import PLAN_FILE
-    from ..plan import PlanError, load_plan
+    from ..coverage import STATE_COVERED, bullet_states, load_findings_files  # lazy: start-up
+    from ..formats import PLAN_FILE  # lazy: start-up
+    from ..plan import PlanError, load_plan  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "gaps")
     if run_dir is None:

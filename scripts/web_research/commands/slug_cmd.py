@@ -6,7 +6,7 @@ import datetime
 import re
 import sys
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 from ..slug import dated_slug, slugify
 
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..cli import EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
 from ..formats import (
     ERROR_INVALID_INPUT,
     ERROR_PRIOR_RUN_PRESENT,
@@ -70,7 +70,7 @@ def read_input(args: argparse.Namespace) -> StartInput:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run
+    from ..runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run  # lazy: start-up
 
     try:
         request = read_input(args)
@@ -123,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
 def _resume(request: StartInput, run_dir: Path) -> int:
     """`start --resume`: reopen `run_dir` as it is (nothing is written), say what is kept and
     what is dispatched again, or refuse a folder that is no run or a plan changed after approval."""
-    from ..formats import ERROR_NOT_A_RUN, ERROR_PLAN_CHANGED
-    from ..resume import NotARun, PlanChanged, assess
+    from ..formats import ERROR_NOT_A_RUN, ERROR_PLAN_CHANGED  # lazy: start-up
+    from ..resume import NotARun, PlanChanged, assess  # lazy: start-up
 
     try:
         found = assess(run_dir, os.environ)

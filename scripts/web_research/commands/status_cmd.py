@@ -16,7 +16,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..cli import EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
 
 
@@ -31,7 +31,7 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
 
 def spend(run_dir: Path) -> dict:
     """Per researcher and run totals, merged from metrics.json and the live progress file."""
-    from ..metrics import read_metrics
+    from ..metrics import read_metrics  # lazy: start-up
 
     metrics = read_metrics(run_dir) or {}
     progress = _read_progress(run_dir)
@@ -59,9 +59,9 @@ def spend(run_dir: Path) -> dict:
 
 
 def _read_progress(run_dir: Path) -> dict | None:
-    from .. import formats
-    from ..guard.budgets import PROGRESS_FILE
-    from ..metrics import read_run_json
+    from .. import formats  # lazy: start-up
+    from ..guard.budgets import PROGRESS_FILE  # lazy: start-up
+    from ..metrics import read_run_json  # lazy: start-up
 
     return read_run_json(run_dir / formats.RUN_STATE_DIR / PROGRESS_FILE, run_dir, 1024 * 1024)
 
@@ -101,8 +101,8 @@ def spend_lines(data: dict) -> list[str]:
 
 
 def status_data(run_dir: Path) -> dict:
-    from .. import formats
-    from ..checklist import parse_and_check, passed
+    from .. import formats  # lazy: start-up
+    from ..checklist import parse_and_check, passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     expected = ([(s.name, s.slug) for s in parsed.plan.subtopics] if parsed.plan is not None
@@ -127,8 +127,9 @@ def status_data(run_dir: Path) -> dict:
 
 
 def status_lines(run_dir: Path) -> list[str]:
-    from .. import formats
-    from ..checklist import parse_and_check, passed
+    from .. import formats  # lazy: start-up
+    from ..checklist import parse_and_check  # lazy: start-up
+    from ..checks import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     lines = [f"Run: {run_dir}"]
@@ -158,7 +159,7 @@ def status_lines(run_dir: Path) -> list[str]:
     else:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
                      f"{len(parsed.report.markers)} claims")
-    from ..integrity import INTEGRITY_CHECK_ID
+    from ..integrity import INTEGRITY_CHECK_ID  # lazy: start-up
 
     lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)
     verdict = "passes" if passed(checks) else "fails"
@@ -175,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         if getattr(args, "json", False):
-            import json
+            import json  # lazy: start-up
 
             print(json.dumps(status_data(run_dir), indent=1, sort_keys=True))
             return EXIT_OK

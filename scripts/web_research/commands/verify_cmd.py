@@ -1,4 +1,8 @@
-"""`web-research verify DIR [--json]`: run the checklist, change nothing.
+"""`web-research verify DIR [--json] [--verbose]`: run the checklist, change nothing.
+
+By default it prints the failing checks (errors and warnings) and a one-line
+summary, which is what a person or a model needs to act on; `--verbose` adds a
+heading and every passing check; `--json` gives every check.
 
 Exit 0 when no error-severity check fails (warnings allowed), 1 when one
 does, 2 when the folder cannot be checked at all (one line on stderr).
@@ -12,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..cli import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
+from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 
 MARKS = {"pass": "\u2713", "fail": "\u2717", "warn": "!"}
 ASCII_MARKS = {"pass": "ok", "fail": "FAIL", "warn": "WARN"}
@@ -57,13 +61,15 @@ def _marks() -> dict[str, str]:
     return MARKS
 
 
-def format_checks(checks: Sequence, run_dir: Path) -> str:
-    """The people's view: one line per check, then a summary line."""
+def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str:
+    """The people's view: the failing checks (every check, after a heading, when
+    `verbose`), then a summary line."""
     marks = _marks()
-    lines = [f"Verifying {display_path(str(run_dir)) or '.'}"]
+    lines = [f"Verifying {display_path(str(run_dir)) or '.'}"] if verbose else []
     for check in checks:
         if check.ok:
-            lines.append(f"{marks['pass']} {check.id}: {check.message}")
+            if verbose:
+                lines.append(f"{marks['pass']} {check.id}: {check.message}")
             continue
         mark = marks["fail"] if check.severity == "error" else marks["warn"]
         where = display_path(check.path)
@@ -82,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "verify")
     if run_dir is None:
         return EXIT_USAGE
-    from ..checklist import passed, run_checklist
+    from ..checklist import run_checklist  # lazy: start-up
+    from ..checks import passed  # lazy: start-up
 
     try:
         checks = run_checklist(run_dir)
@@ -95,5 +102,5 @@ def run(args: argparse.Namespace) -> int:
         payload = {"output_dir": str(run_dir), "ok": good, "checks": [c.as_dict() for c in checks]}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        print(format_checks(checks, run_dir))
+        print(format_checks(checks, run_dir, verbose=getattr(args, "verbose", False)))
     return EXIT_OK if good else EXIT_CHECK_FAILED

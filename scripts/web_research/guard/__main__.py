@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
     event = EVENTS.get(argv[1]) if len(argv) == 2 else None
     if event is None:
         return 0
-    from .runner import run_hook
+    from .runner import run_hook  # lazy: start-up
 
     return run_hook(event, limits=True)
 

@@ -29,14 +29,14 @@ class Brief(NamedTuple):
 
 
 def brief_hash(data: bytes) -> str:
-    from ..brief_prompt import brief_hash as core_hash
+    from ..brief_prompt import brief_hash as core_hash  # lazy: hook start-up
 
     return core_hash(data)
 
 
 def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -> list[Brief]:
     """The briefs rendered in `<run>/briefs/` (optionally only those with the given hashes)."""
-    from ..fsutil import RunFileError, read_run_file
+    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     run = Path(run_dir)
     folder = run / formats.BRIEFS_DIR
@@ -64,14 +64,14 @@ def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -
 
 def dispatch_prompt(brief: Brief) -> str:
     """The exact prompt a researcher for `brief` is dispatched with (core's composition)."""
-    from ..brief_prompt import compose_agent_prompt
+    from ..brief_prompt import compose_agent_prompt  # lazy: hook start-up
 
     return compose_agent_prompt(brief.text, brief.brief_hash)
 
 
 def split_hash_line(prompt: str) -> tuple[str, str | None]:
     """(brief text, stated hash or None), undoing `dispatch_prompt` (core's split)."""
-    from ..brief_prompt import split_agent_prompt
+    from ..brief_prompt import split_agent_prompt  # lazy: hook start-up
 
     return split_agent_prompt(prompt)
 
@@ -97,7 +97,7 @@ def match_prompt(prompt: str, briefs: Sequence[Brief]) -> PromptMatch:
 def first_user_message(transcript_path: str | Path, max_lines: int = 50) -> str | None:
     """The text of the first user message in a Claude Code JSONL transcript (a
     subagent's transcript starts with its prompt)."""
-    import json
+    import json  # lazy: start-up
 
     try:
         with open(transcript_path, encoding="utf-8") as handle:

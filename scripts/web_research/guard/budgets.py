@@ -115,10 +115,10 @@ def max_dispatches(subtopics: int, second_wave: int) -> int:
 def run_limits(run_dir: str) -> RunLimits:
     """The limits of the run's plan.md; an unreadable plan gets the untiered defaults (the run
     could not have rendered briefs from it anyway) and no run-wide dispatch cap."""
-    from ..budget import budget_for, effective_budget
-    from ..formats import PLAN_FILE
-    from ..fsutil import RunFileError, read_run_text
-    from ..plan import parse_plan, second_wave_subtopics
+    from ..budget import budget_for, effective_budget  # lazy: start-up
+    from ..formats import PLAN_FILE  # lazy: start-up
+    from ..fsutil import RunFileError, read_run_text  # lazy: start-up
+    from ..plan import parse_plan, second_wave_subtopics  # lazy: start-up
 
     path = Path(run_dir) / PLAN_FILE
     try:
@@ -153,7 +153,7 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
           limits: RunLimits | None = None) -> Verdict:
     """Decide one web call of the active run and record it in the ledger (under its lock):
     an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry."""
-    from .registry import data_dir
+    from .registry import data_dir  # lazy: start-up
 
     if researcher and limits is None:
         limits = run_limits(run_dir)  # run files are read before the lock
@@ -183,7 +183,7 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
 def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, slug: object,
            limits: RunLimits | None = None, **fields: Any) -> None:
     """Append one entry (agent_start, agent_stop, denied) and refresh the progress file."""
-    from .registry import data_dir
+    from .registry import data_dir  # lazy: start-up
 
     limits = limits if limits is not None else run_limits(run_dir)
     with ledger.locked(data_dir(env), run_dir) as path:
@@ -196,7 +196,7 @@ def write_progress(run_dir: str, entries: list[dict[str, Any]], limits: RunLimit
     """`<run>/.web-research/progress.json`: what each agent has spent so far, for `status` during a
     run (the Bash tool that runs `status` cannot see the hooks' data directory). A display copy
     only: no check reads it."""
-    from .registry import write_run_state
+    from .registry import write_run_state  # lazy: start-up
 
     folded = fold(entries)
     data: dict[str, Any] = {

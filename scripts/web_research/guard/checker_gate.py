@@ -85,7 +85,7 @@ def find_checker(run: dict[str, Any], agent_id: object, prompt: str | None) -> d
 
 def checker_write_refusal(file_path: object, cwd: str | None, allowed: Sequence[str]) -> str | None:
     """Why a checker's write may not happen (None: it is its verdicts file)."""
-    from .writescope import expected_location, resolve_target
+    from .writescope import expected_location, resolve_target  # lazy: start-up
 
     if not isinstance(file_path, str) or not file_path:
         return "The write names no file path."
@@ -100,8 +100,8 @@ def checker_write_refusal(file_path: object, cwd: str | None, allowed: Sequence[
 def verdicts_problems(path: str, run_dir: str, keys: Sequence[str]) -> list[str]:
     """What is wrong with a checker's verdicts file: missing, unreadable, off-schema,
     or not judging exactly the claims it was given."""
-    from ..fsutil import RunFileError, read_run_file
-    from ..verdicts import MAX_VERDICT_FILE_BYTES, keys_missing_from, parse_verdicts
+    from ..fsutil import RunFileError, read_run_file  # lazy: start-up
+    from ..verdicts import MAX_VERDICT_FILE_BYTES, keys_missing_from, parse_verdicts  # lazy: start-up
 
     try:
         raw = read_run_file(Path(path), Path(run_dir), MAX_VERDICT_FILE_BYTES)

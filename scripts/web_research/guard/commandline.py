@@ -109,10 +109,10 @@ def split_heredoc(command: str) -> tuple[str, str | None]:
 
 
 def _parse_args(words: list[str]) -> Any:
-    import contextlib
-    import io
+    import contextlib  # lazy: start-up
+    import io  # lazy: start-up
 
-    from ..cli import build_parser
+    from ..cli import build_parser  # lazy: hook start-up
 
     sink = io.StringIO()
     try:

@@ -98,7 +98,7 @@ def _learn_agent(session: Session, snapshot: dict[str, Any], agent_id: object, s
 
 
 def _briefs(run: dict[str, Any]) -> list[Brief]:
-    from .dispatch import expected_briefs
+    from .dispatch import expected_briefs  # lazy: hook start-up
 
     return expected_briefs(run)
 
@@ -131,7 +131,7 @@ def _record_denial(ctx: Context, tool: str) -> None:
     active = _active(ctx)
     if active is None:
         return
-    from .budgets import limits_of, record
+    from .budgets import limits_of, record  # lazy: start-up
 
     run = active[1]["run"]
     record(ctx.env, run["run_dir"], "denied", ctx.payload.get("agent_id"), _known_slug(ctx, run),
@@ -158,7 +158,7 @@ def _pre_web_tool(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .budgets import check, limits_of
+    from .budgets import check, limits_of  # lazy: start-up
 
     run_dir = active[1]["run"]["run_dir"]
     tool = str(ctx.payload.get("tool_name"))
@@ -185,7 +185,7 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     run_dir = active[1]["run"]["run_dir"]
-    from .seals import bash_refusal
+    from .seals import bash_refusal  # lazy: hook start-up
 
     refusal = bash_refusal(ctx.tool_input.get("command"), ctx.env) if parsed is None else None
     if refusal:
@@ -195,7 +195,7 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
                                    "and write your verdicts file.")
     if ctx.in_researcher:
         if parsed is not None and parsed.subcommand == "fetch" and same_path(parsed.run_dir, run_dir):
-            from .budgets import check, limits_of
+            from .budgets import check, limits_of  # lazy: start-up
 
             verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]),
                             agent_id=ctx.payload.get("agent_id"),
@@ -220,10 +220,10 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
 def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     """The invalid-input JSON `start` would print for these arguments, or None when it
     may run: the hook approves only a start that passes start's own checks."""
-    import datetime
+    import datetime  # lazy: start-up
 
-    from ..inputs import InputError
-    from ..runfolder import check_start_args
+    from ..inputs import InputError  # lazy: hook start-up
+    from ..runfolder import check_start_args  # lazy: hook start-up
 
     cwd = ctx.payload.get("cwd")
     try:
@@ -239,8 +239,8 @@ def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from ..verdicts import prompt_for_run
-    from .checker_gate import decide_checker_dispatch
+    from ..verdicts import prompt_for_run  # lazy: start-up
+    from .checker_gate import decide_checker_dispatch  # lazy: start-up
 
     session, snapshot = active
     rendered, why = prompt_for_run(Path(snapshot["run"]["run_dir"]))  # run files, before the lock
@@ -262,8 +262,8 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .budgets import limits_of
-    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
+    from .budgets import limits_of  # lazy: hook start-up
+    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: hook start-up
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
@@ -300,8 +300,8 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .seals import write_refusal
-    from .writescope import orchestrator_write_refusal, write_allowed, write_target
+    from .seals import write_refusal  # lazy: hook start-up
+    from .writescope import orchestrator_write_refusal, write_allowed, write_target  # lazy: hook start-up
 
     path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
     named = [v for k, v in ctx.tool_input.items() if isinstance(v, str) and k in ("file_path", "notebook_path")]
@@ -342,7 +342,7 @@ def _checker_prompt(ctx: Context) -> str | None:
 
 def _pre_checker_write(ctx: Context, run: dict[str, Any], path: str | None, ambiguous: str | None) -> dict[str, Any]:
     """A claim-checker writes its own verdicts file and nothing else."""
-    from .checker_gate import checker_write_refusal, find_checker
+    from .checker_gate import checker_write_refusal, find_checker  # lazy: start-up
 
     if ambiguous:
         return output.pre_tool_use("deny", ambiguous + " A claim-checker writes only its verdicts file.")
@@ -400,7 +400,7 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
     response = ctx.payload.get("tool_response")
     if active is None or not isinstance(response, dict) or response.get("status") != "completed":
         return {}
-    from .checker_gate import prompt_hash
+    from .checker_gate import prompt_hash  # lazy: start-up
 
     session, snapshot = active
     wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
@@ -413,7 +413,7 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
             return {}
         entry["state"] = "returned"
         session.write(record)
-    from .seals import seal_verdicts
+    from .seals import seal_verdicts  # lazy: start-up
 
     seal_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], response.get("agentId"))
     return {}
@@ -438,7 +438,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         with session.locked():
             session.open_run(run)
         if isinstance(resumed, dict):
-            from .seals import adopt_unsealed_run
+            from .seals import adopt_unsealed_run  # lazy: start-up
 
             adopt_unsealed_run(ctx.env, run["run_dir"], run["kept"])
         return {}
@@ -452,7 +452,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         briefs = load_briefs(run_dir)
         printed = [b for b in briefs if b.brief_hash in stdout]
         shown = _printed_briefs(stdout, run_dir)
-        from .budgets import run_limits
+        from .budgets import run_limits  # lazy: start-up
 
         limits = run_limits(run_dir)  # fixed now, from the plan the briefs were rendered from
         with session.locked_record() as record:
@@ -465,7 +465,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
                              for b in (printed or briefs)]
             run["limits"] = list(limits)
             session.write(record)
-        from .seals import seal_briefs
+        from .seals import seal_briefs  # lazy: hook start-up
 
         seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
     return {}
@@ -485,7 +485,7 @@ def _post_researcher_bash(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
         return {}
-    from .seals import after_fetch
+    from .seals import after_fetch  # lazy: hook start-up
 
     response = ctx.payload.get("tool_response")
     stdout = response.get("stdout") if isinstance(response, dict) else response
@@ -501,7 +501,7 @@ def _post_web_tool(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .seals import after_web_tool
+    from .seals import after_web_tool  # lazy: hook start-up
 
     run = active[1]["run"]
     after_web_tool(ctx.env, run["run_dir"], ctx.payload.get("tool_name"), ctx.tool_input,
@@ -513,7 +513,7 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
     """brief_hash -> {"subtopic", "findings_path"} from the JSON list `briefs` prints
     (its findings path wins over the guard's own `findings/<slug>.md`; only paths
     inside the run folder are taken)."""
-    from ..fsutil import is_within
+    from ..fsutil import is_within  # lazy: hook start-up
 
     try:
         items = json.loads(stdout)
@@ -542,7 +542,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .dispatch import release
+    from .dispatch import release  # lazy: hook start-up
 
     response = ctx.payload.get("tool_response")
     response = response if isinstance(response, dict) else {}
@@ -566,7 +566,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
             run["agents"][agent_id] = {"slug": returned.slug, "blocks": 0, "state": "returned"}
         session.write(record)
     if response.get("status") == "completed":
-        from .seals import seal_unsealed_findings
+        from .seals import seal_unsealed_findings  # lazy: hook start-up
 
         # A foreground researcher returned and the orchestrator has not acted since: seal
         # its findings file here if its SubagentStop could not (an unattributable stop).
@@ -584,7 +584,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .checker_gate import block_reason, find_checker, verdicts_problems
+    from .checker_gate import block_reason, find_checker, verdicts_problems  # lazy: start-up
 
     session, snapshot = active
     agent_id = ctx.payload.get("agent_id")
@@ -612,7 +612,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
             return output.block(block_reason(entry["verdicts_path"], problems))
         current["state"] = "failed" if problems else "done"
         session.write(record)
-    from .seals import seal_verdicts
+    from .seals import seal_verdicts  # lazy: start-up
 
     seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], agent_id)
     return {}
@@ -626,8 +626,8 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     active = _active(ctx)
     if active is None:
         return {}
-    from .dispatch import release
-    from .findings_gate import citation_problems, findings_problems, required_fields_text
+    from .dispatch import release  # lazy: hook start-up
+    from .findings_gate import citation_problems, findings_problems, required_fields_text  # lazy: hook start-up
 
     agent_id = ctx.payload.get("agent_id")
     transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
@@ -671,7 +671,7 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
         else:
             agent["state"] = "done"
         session.write(record)
-    from .seals import seal_findings
+    from .seals import seal_findings  # lazy: hook start-up
 
     # Sealed as it is let go (or recorded as a silent failure), outside the record's lock.
     seal_findings(ctx.env, snapshot["run"]["run_dir"], brief.findings_path, agent_id, brief.slug)
@@ -686,13 +686,13 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
 
 def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
     """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
-    from .budgets import limits_of, record
-    from .metrics_writer import write_metrics
+    from .budgets import limits_of, record  # lazy: start-up
+    from .metrics_writer import write_metrics  # lazy: start-up
 
     try:
         record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the findings decision above stands
-        from .runner import log_failure
+        from .runner import log_failure  # lazy: start-up
 
         log_failure("SubagentStop", ctx.env)
     write_metrics(ctx.env, run, ctx.payload, final=False)
@@ -705,16 +705,16 @@ def stop(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     from .stopgate import (block_reason, decide_stop, declares_unverified, release_message, report_written,
-                           verifier_failures)
+                           verifier_failures)  # lazy: hook start-up
 
     run_dir = active[1]["run"]["run_dir"]
-    from .metrics_writer import write_metrics
+    from .metrics_writer import write_metrics  # lazy: start-up
 
     write_metrics(ctx.env, active[1]["run"], ctx.payload, final=True)  # before the gate may close the run
     background = ctx.payload.get("background_tasks")
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
-    from .seals import seal_source
+    from .seals import seal_source  # lazy: hook start-up
 
     failures = verifier_failures(run_dir, seal_source(ctx.env, run_dir)) \
         if report_written(run_dir) and not researching else None
@@ -758,12 +758,12 @@ def subagent_start(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     try:
-        from .budgets import limits_of, record
+        from .budgets import limits_of, record  # lazy: start-up
 
         run = active[1]["run"]
         record(ctx.env, run["run_dir"], "agent_start", ctx.payload.get("agent_id"), None, limits_of(run))
     except Exception:  # bookkeeping only: the clock line matters more
-        from .runner import log_failure
+        from .runner import log_failure  # lazy: start-up
 
         log_failure("SubagentStart", ctx.env)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ctx.now))

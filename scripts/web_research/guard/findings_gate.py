@@ -29,7 +29,7 @@ FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 def required_fields_text() -> str:
     """The frontmatter fields a findings file needs, read from its schema:
     "status, subtopic, ..., and reason when status is empty or failed"."""
-    from ..citations import load_schema
+    from ..schema_validation import load_schema  # lazy: only SubagentStop of a researcher needs it
 
     schema = load_schema(FRONTMATTER_SCHEMA)
     required = [name for name in schema["required"]]
@@ -44,8 +44,8 @@ def required_fields_text() -> str:
 def _load(brief: Brief) -> "tuple[Any, list[str]]":
     """(parsed findings or None, problems reading it). Reads only a bounded regular
     file inside the run (fsutil), never following a link out of it."""
-    from ..findings import load_findings
-    from ..fsutil import RunFileError, read_run_text
+    from ..findings import load_findings  # lazy: hook start-up
+    from ..fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     path = Path(brief.findings_path)
     try:
@@ -72,7 +72,7 @@ def _checked(brief: Brief, rules: Callable[[Brief, Any], list[str]], missing: bo
             return problems if missing else []
         return rules(brief, found)
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        from .runner import log_failure
+        from .runner import log_failure  # lazy: hook start-up
 
         log_failure(f"checking {path}", os.environ)
         return [f"{path}: could not be checked ({type(exc).__name__}: {str(exc)[:200]})"]
@@ -84,8 +84,8 @@ def findings_problems(brief: Brief) -> list[str]:
 
 
 def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
-    from ..findings import findings_checks
-    from ..fsutil import RunFileError, read_run_file
+    from ..findings import findings_checks  # lazy: hook start-up
+    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     run_dir = found.path.parent.parent
     brief_bytes = None
@@ -107,8 +107,8 @@ def citation_problems(brief: Brief) -> list[str]:
 def _citation_problems(brief: Brief, found: Any) -> list[str]:
     if not found.citations:
         return []
-    from ..citations import citation_checks
-    from ..integrity import citation_integrity_checks
+    from ..citations import citation_checks  # lazy: hook start-up
+    from ..integrity import citation_integrity_checks  # lazy: hook start-up
 
     path = found.path
     run_dir = path.parent.parent

@@ -29,7 +29,7 @@ def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], payload: Mappi
     try:
         return _write(env, run, payload, final, time.time() if now is None else now)
     except Exception:  # a report, not a gate: never let it take the hook's decision down
-        from .runner import log_failure
+        from .runner import log_failure  # lazy: start-up
 
         log_failure("metrics", env)
         return None
@@ -37,7 +37,7 @@ def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], payload: Mappi
 
 def _write(env: Mapping[str, str], run: Mapping[str, Any], payload: Mapping[str, Any], final: bool,
            now: float) -> dict[str, Any]:
-    from .budgets import limits_of
+    from .budgets import limits_of  # lazy: start-up
 
     run_dir = str(run["run_dir"])
     data = data_dir(env)

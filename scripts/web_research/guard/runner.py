@@ -19,9 +19,9 @@ MAX_LOG_BYTES = 1_000_000
 
 
 def log_failure(event: str, env: Mapping[str, str]) -> None:
-    import traceback
+    import traceback  # lazy: start-up
 
-    from .registry import LOGS_DIR, data_dir, now_iso
+    from .registry import LOGS_DIR, data_dir, now_iso  # lazy: hook start-up
 
     try:
         folder = data_dir(env) / LOGS_DIR
@@ -48,7 +48,7 @@ class HookDeadline(Exception):
 def hook_timeout(event: str, payload: Mapping[str, Any], config_path: Path) -> float:
     """The client's timeout for this hook: the smallest `timeout` of the hooks.json
     groups whose matcher matches the payload (tool name, or agent type)."""
-    import re
+    import re  # lazy: start-up
 
     try:
         groups = json.loads(config_path.read_text(encoding="utf-8"))["hooks"].get(event, [])
@@ -79,9 +79,9 @@ def set_limits(deadline: float) -> None:
     raises HookDeadline at `deadline`, a CPU-bound loop that never returns to the
     interpreter dies of SIGXCPU, and an allocation past MAX_ADDRESS_SPACE raises
     MemoryError instead of swapping the machine."""
-    import math
-    import resource
-    import signal
+    import math  # lazy: start-up
+    import resource  # lazy: start-up
+    import signal  # lazy: start-up
 
     def expire(_signum: int, _frame: Any) -> None:
         raise HookDeadline(f"the hook ran past its own deadline of {deadline:g} s")
@@ -100,7 +100,7 @@ def set_limits(deadline: float) -> None:
 def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
     """Tell the user, once per session, that the guard failed on its own bug and decided
     nothing; later failures are only logged."""
-    from .registry import LOGS_DIR, data_dir, valid_session_id
+    from .registry import LOGS_DIR, data_dir, valid_session_id  # lazy: hook start-up
 
     session = payload.get("session_id")
     folder = data_dir(env) / LOGS_DIR
@@ -126,12 +126,12 @@ def run_hook(event: str, stdin: TextIO | None = None, stdout: TextIO | None = No
         if not isinstance(payload, dict):
             return 0
         if limits:
-            from .. import formats
+            from .. import formats  # lazy: hook start-up
 
             override = env.get(DEADLINE_ENV)
             set_limits(float(override) if override else own_deadline(
                 hook_timeout(event, payload, formats.PLUGIN_ROOT / "hooks" / "hooks.json")))
-        from .events import handle
+        from .events import handle  # lazy: hook start-up
 
         decision = handle(event, payload, env)
     except Exception:
@@ -145,7 +145,7 @@ def run_hook(event: str, stdin: TextIO | None = None, stdout: TextIO | None = No
 
 
 def _stop_alarm() -> None:
-    import signal
+    import signal  # lazy: start-up
 
     if signal.getitimer(signal.ITIMER_REAL)[0]:
         signal.setitimer(signal.ITIMER_REAL, 0)

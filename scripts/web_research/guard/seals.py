@@ -65,7 +65,7 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
     real stdout, which no model edits). A snapshot served "stored" earlier is not sealed
     again: whatever sealed it then still stands, and one that was never sealed stays so
     (someone placed it there by hand before the researcher asked for it)."""
-    from ..commands.fetch_cmd import parse_seal_line
+    from ..commands.fetch_cmd import parse_seal_line  # lazy: hook start-up
 
     header = parse_seal_line(stdout)
     snapshot_id = header["snapshot_id"] if header and _SNAPSHOT_ID.match(header["snapshot_id"]) else None
@@ -140,7 +140,7 @@ def adopt_unsealed_run(env: Mapping[str, str], run_dir: str, kept: Iterable[str]
     already knows gets nothing: a file unsealed there stays unsealed and fails at Stop."""
     if ledger.seals(_ledger_entries(env, run_dir)):
         return
-    from ..provenance import evidence_files
+    from ..provenance import evidence_files  # lazy: start-up
 
     kept_paths = {f"{formats.FINDINGS_DIR}/{slug}.md" for slug in kept}
     entries = []
@@ -237,8 +237,8 @@ def write_refusal(file_path: object, cwd: str | None, env: Mapping[str, str]) ->
     """Why a Write/Edit may not land where it points: inside a data directory of the hooks."""
     if not isinstance(file_path, str) or not file_path:
         return None
-    from ..fsutil import is_within
-    from .writescope import resolve_target
+    from ..fsutil import is_within  # lazy: hook start-up
+    from .writescope import resolve_target  # lazy: hook start-up
 
     target = Path(resolve_target(file_path, cwd))
     for folder in {data_dir(env), user_data_dir(env)}:

@@ -42,12 +42,12 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
     A check that cannot complete (an exception raised by what the run folder holds, the
     hook's deadline) is one failure: the gate holds rather than failing open.
     `seal_source` (provenance.SealSource): inside a run, the ledger's seals, all required."""
-    from ..checklist import run_checklist
+    from ..checklist import run_checklist  # lazy: hook start-up
 
     try:
         checks = run_checklist(Path(run_dir), seal_source)
     except Exception as exc:  # noqa: BLE001 - the run's own files broke the check: the gate holds
-        from .runner import log_failure
+        from .runner import log_failure  # lazy: hook start-up
 
         log_failure(f"verifying {run_dir}", os.environ)
         return [f"{run_dir}: the verifier could not check the run folder ({type(exc).__name__}: "

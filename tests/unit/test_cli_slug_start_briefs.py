@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_core_a import VALID_PLAN, clean_env, run_cli, sha256_hex, snapshot_tree
+from cli_support import VALID_PLAN, clean_env, run_cli, sha256_hex, snapshot_tree
 from web_research.slug import dated_slug
 
 TRICKY_QUESTION = 'Why does `echo "$HOME"` print \'x\': really? $(rm -rf /) & more'

@@ -1,7 +1,5 @@
-"""Helpers shared by the core-A tests (slug, inputs, run folder, plan, briefs, CLI).
-
-Kept out of conftest.py on purpose: that file is shared by every engineer.
-"""
+"""Helpers for tests of the command line and the run's inputs: a valid plan.md,
+the CLI run in a subprocess with a clean environment, and snapshots of a folder tree."""
 from __future__ import annotations
 
 import hashlib

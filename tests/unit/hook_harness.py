@@ -1,8 +1,5 @@
-"""Helpers for the hook tests (no tests here): drive hooks/run as a subprocess
-with a private CLAUDE_PLUGIN_DATA, and build real runs with the real CLI.
-
-Kept out of conftest.py on purpose: that file is shared by every engineer.
-"""
+"""The hook tests' harness (no tests here): drive hooks/run as a subprocess
+with a private CLAUDE_PLUGIN_DATA, and build real runs with the real CLI."""
 from __future__ import annotations
 
 import copy

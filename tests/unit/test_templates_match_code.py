@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from web_research import formats
-from web_research.citations import citation_problems, find_markers, load_schema, parse_citations
+from web_research.citations import citation_problems, find_markers, parse_citations
+from web_research.schema_validation import load_schema
 from web_research.report import parse_report
 
 

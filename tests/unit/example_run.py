@@ -1,4 +1,4 @@
-"""Helpers for the core-B tests (citations, findings, report, checklist, verify, status).
+"""Helpers for tests that start from the bundled example run (checklist, verify, status, findings, report).
 
 Every checklist test starts from a copy of the bundled example run, which
 passes verify, and breaks it in one place.
@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from web_research import formats
-from web_research.checklist import Check, parse_and_check
+from web_research.checklist import parse_and_check
+from web_research.checks import Check
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS_DIR = REPO_ROOT / "scripts"

@@ -1,0 +1,147 @@
+"""The package's module-level import graph has no cycles.
+
+A cycle makes the import order matter (a module can see its partner half-built)
+and usually means a concern sits in the wrong module. Imports inside functions
+and under `if TYPE_CHECKING:` are not module-level and are left out; the ones
+inside functions must say why they are there (`# lazy: ...` or the like).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PACKAGE = "web_research"
+ROOT = Path(__file__).resolve().parents[2] / "scripts" / PACKAGE
+
+
+def module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _resolve(importer: str, is_package: bool, node: ast.ImportFrom) -> list[str]:
+    """Absolute names `from ... import ...` refers to (the module and any imported submodules)."""
+    if node.level:
+        base = importer.split(".")
+        if not is_package:
+            base = base[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        prefix = ".".join(base + ([node.module] if node.module else []))
+    else:
+        prefix = node.module or ""
+    return [prefix] + [f"{prefix}.{alias.name}" for alias in node.names]
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def module_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Imports executed when the module is imported: top level, and inside top-level
+    if/try blocks other than `if TYPE_CHECKING:`."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif isinstance(node, ast.If) and not _is_type_checking(node):
+            pending.extend(node.body + node.orelse)
+        elif isinstance(node, ast.Try):
+            pending.extend(node.body + node.orelse + node.finalbody
+                           + [stmt for handler in node.handlers for stmt in handler.body])
+    return found
+
+
+def import_graph(root: Path = ROOT) -> dict[str, set[str]]:
+    """Module -> the package modules it imports at module level. Importing `a.b.c`
+    also runs `a` and `a.b` (their `__init__`), so those count as edges too."""
+    modules = {module_name(p, root): p for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        targets: set[str] = set()
+        for node in module_level_imports(tree):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else _resolve(name, path.name == "__init__.py", node))
+            for target in names:
+                parts = target.split(".")
+                for i in range(1, len(parts) + 1):
+                    candidate = ".".join(parts[:i])
+                    if candidate in modules and candidate != name and not name.startswith(candidate + "."):
+                        targets.add(candidate)
+        graph[name] = targets
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle as a list of modules (first == last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state:
+            found = visit(start)
+            if found:
+                return found
+    return None
+
+
+def test_the_package_has_no_module_level_import_cycle():
+    graph = import_graph()
+    assert len(graph) > 20 and "web_research.checks" in graph
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
+
+
+def test_the_cycle_finder_sees_a_cycle(tmp_path):
+    package = tmp_path / PACKAGE
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\n")
+    (package / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import a\n"
+                                  "def f():\n    from . import a\n")
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "c.py").write_text("from ..a import thing\n")
+    assert find_cycle(import_graph(package)) is None
+    (package / "b.py").write_text("try:\n    from .sub.c import x\nexcept ImportError:\n    pass\n")
+    assert find_cycle(import_graph(package)) == [f"{PACKAGE}.a", f"{PACKAGE}.b", f"{PACKAGE}.sub.c", f"{PACKAGE}.a"]
+
+
+def test_each_import_inside_a_function_says_why():
+    """An import inside a function is there for start-up speed (or to break a
+    dependency on an optional extra); a comment on the line says which."""
+    unexplained = []
+    for path in sorted(ROOT.rglob("*.py")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        tree = ast.parse("\n".join(lines), str(path))
+        for func in ast.walk(tree):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    end = node.end_lineno or node.lineno
+                    comments = [lines[i - 1].partition("#")[2] for i in range(node.lineno, end + 1)]
+                    reasons = [text for text in comments if re.sub(r"noqa(: *[A-Z0-9, ]+)?", "", text).strip(" -")]
+                    if not reasons:
+                        unexplained.append(f"{path.relative_to(ROOT)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    assert not unexplained, "function-level imports without a reason comment:\n" + "\n".join(unexplained)
