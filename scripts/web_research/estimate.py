@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .budget import Budget
+from .fsutil import read_bounded
 from .schema_validation import schema_validator
 
 METRICS_DIR = "metrics"
@@ -168,26 +169,6 @@ def averages_from_researchers(entries: Iterable[dict[str, Any]], runs: int) -> C
 
 # --- reading the metrics of earlier runs (I/O) --------------------------------
 
-def _read_bounded(path: str) -> bytes | None:
-    """The bytes of a regular file (never through a symlink), or None when too big or unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        import stat  # lazy: start-up
-
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_METRICS_BYTES + 1)
-        return data if len(data) <= MAX_METRICS_BYTES else None
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def metrics_files(data: Path) -> list[str]:
     """The newest `MAX_METRICS_FILES` regular `*.json` files of `<data>/metrics/`."""
     found: list[tuple[float, str]] = []
@@ -212,7 +193,8 @@ def load_averages(data: Path) -> tuple[CallAverages, int]:
     researchers: list[dict[str, Any]] = []
     runs = skipped = 0
     for path in metrics_files(data):
-        raw = _read_bounded(path)
+        read = read_bounded(path, MAX_METRICS_BYTES)
+        raw = read[0] if read is not None and not read[1] else None  # a file too big is skipped
         try:
             value = json.loads(raw.decode("utf-8")) if raw is not None else None
         except (UnicodeDecodeError, ValueError, RecursionError):

@@ -5,10 +5,13 @@ crash never leaves a half-written plan, brief, snapshot or run record behind.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
+import time
 from pathlib import Path
+from typing import Iterator
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -154,3 +157,46 @@ def _opened_path(fd: int) -> Path | None:
         return Path(os.readlink(link))
     except OSError:
         return None
+
+
+@contextlib.contextmanager
+def exclusive_lock(lock_path: Path, timeout: float) -> Iterator[None]:
+    """Hold an exclusive `flock` on `lock_path` (created 0600). Waits for the holder, but not
+    forever: after `timeout` seconds it raises TimeoutError, so a stuck hook makes the next
+    one fail (open) rather than hang. Closing the descriptor releases the lock."""
+    import fcntl  # lazy: hook start-up (only hooks that write a record take a lock)
+
+    fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(f"{lock_path} held for more than {timeout} s") from None
+                time.sleep(0.01)
+        yield
+    finally:
+        os.close(fd)
+
+
+def read_bounded(path: str | Path, max_bytes: int) -> tuple[bytes, bool] | None:
+    """(at most `max_bytes` bytes, whether the file was longer) of a regular file outside any
+    run folder (the plugin's data, a transcript): no symlink followed, never blocking on a
+    FIFO. None when it is missing, not a regular file or unreadable."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(max_bytes + 1)
+        return data[:max_bytes], len(data) > max_bytes
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

@@ -82,24 +82,12 @@ def entry(kind: str, agent_id: object = None, slug: object = None, **fields: Any
 @contextlib.contextmanager
 def locked(data: Path, run_dir: str | Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Path]:
     """Hold the run ledger's exclusive lock (appends and the folder copy of the seals)."""
-    import fcntl  # lazy: start-up
+    from .fsutil import exclusive_lock  # lazy: hook start-up
 
     folder = ledger_dir(data, run_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder / LOCK_FILE, os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise TimeoutError(f"{folder / LOCK_FILE} held for more than {timeout} s") from None
-                time.sleep(0.01)
+    with exclusive_lock(folder / LOCK_FILE, timeout):
         yield folder / LEDGER_FILE
-    finally:
-        os.close(fd)
 
 
 def append(path: Path, entries: Iterable[Mapping[str, Any]]) -> None:

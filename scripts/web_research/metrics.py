@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .formats import METRICS_FILE
+from .fsutil import read_bounded
 from .usage import AgentUsage
 
 MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024
@@ -62,24 +62,6 @@ class TranscriptUsage:
         return round(max(0.0, self.last_at - self.first_at), 3)
 
 
-def _read_bounded(path: str | Path, max_bytes: int) -> tuple[bytes, bool] | None:
-    """(bytes, cut) of a regular file (no symlink followed, never blocking), None if unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(max_bytes + 1)
-        return data[:max_bytes], len(data) > max_bytes
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 def _int(value: object) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
 
@@ -89,7 +71,7 @@ def transcript_usage(path: str | Path | None, since: float | None = None,
     """Fold one transcript's records: usage per distinct message id, tool_use blocks by id,
     first and last record times."""
     out = TranscriptUsage()
-    read = _read_bounded(path, max_bytes) if path else None
+    read = read_bounded(path, max_bytes) if path else None
     if read is None:
         out.partial = bool(path)
         return out

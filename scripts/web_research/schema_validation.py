@@ -77,7 +77,9 @@ def _keyword_verdict(schema: dict, keyword: str, value: Any, instance: Any) -> b
     is_object = isinstance(instance, dict)
     if keyword == "type":
         kinds = {"string": str, "object": dict, "boolean": bool}
-        return isinstance(instance, kinds[value]) if value in kinds else None
+        if not isinstance(value, str) or value not in kinds:
+            return None  # a list of types, or a type this reader does not judge
+        return isinstance(instance, kinds[value])
     if keyword == "pattern":
         return bool(re.search(value, instance)) if isinstance(instance, str) else True
     if keyword in ("enum", "const"):

@@ -11,7 +11,8 @@ from example_run import EXAMPLE_DIR, copy_example, failing, findings_path, repla
 from web_research import formats
 from web_research.briefs import load_template, render_brief, write_briefs
 from web_research.budget import effective_budget
-from web_research.checklist import passed, run_checklist
+from web_research.checklist import run_checklist
+from web_research.checks import passed
 from web_research.claims import find_claims, grounding
 from web_research.coverage import (STATE_COVERED, STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states,
                                    load_findings_files)

@@ -14,7 +14,8 @@ import jsonschema
 
 from hook_harness import CLI, Harness
 from web_research import ledger
-from web_research.estimate import METRICS_SCHEMA_FILE, load_averages
+from web_research.estimate import METRICS_SCHEMA, load_averages
+from web_research.formats import SCHEMAS_DIR
 from web_research.metrics import RunInputs, Researcher, build, transcript_usage
 from web_research.usage import fold
 
@@ -82,7 +83,7 @@ def test_the_document_counts_from_the_ledger_and_totals_everyone(tmp_path: Path)
     assert (one["searches"], one["page_reads"], one["denied"], one["tool_calls"]) == (1, 1, 1, 3)
     assert doc["totals"]["input_tokens"] == 455 + 1000 and doc["totals"]["tool_calls"] == 4
     assert doc["totals"]["wall_seconds"] == 120.0
-    jsonschema.validate(doc, json.loads(METRICS_SCHEMA_FILE.read_text()))
+    jsonschema.validate(doc, json.loads((SCHEMAS_DIR / METRICS_SCHEMA).read_text()))
 
 
 def test_the_hooks_write_metrics_at_subagent_stop_and_stop_and_estimates_use_them(tmp_path: Path):

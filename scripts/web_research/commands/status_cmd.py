@@ -102,7 +102,8 @@ def spend_lines(data: dict) -> list[str]:
 
 def status_data(run_dir: Path) -> dict:
     from .. import formats  # lazy: start-up
-    from ..checklist import parse_and_check, passed  # lazy: start-up
+    from ..checklist import parse_and_check  # lazy: start-up
+    from ..checks import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     expected = ([(s.name, s.slug) for s in parsed.plan.subtopics] if parsed.plan is not None

@@ -74,23 +74,11 @@ class Session:
     def locked(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator["Session"]:
         """Hold the session's exclusive lock. Waits for other hooks to release it, but
         not forever: a stuck holder makes this hook fail (open) instead of hanging."""
-        import fcntl  # lazy: start-up
+        from ..fsutil import exclusive_lock  # lazy: hook start-up
 
         self.dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.lock_path, os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            deadline = time.monotonic() + timeout
-            while True:
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        raise TimeoutError(f"{self.lock_path} held for more than {timeout} s") from None
-                    time.sleep(0.01)
+        with exclusive_lock(self.lock_path, timeout):
             yield self
-        finally:
-            os.close(fd)  # closing releases the lock
 
     @contextlib.contextmanager
     def locked_record(self) -> Iterator[dict[str, Any] | None]:
