@@ -93,7 +93,7 @@ def parse_verdicts(raw: bytes, rel: str) -> tuple[tuple[Verdict, ...], tuple[str
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return (), (f"is not JSON ({exc}); expected {{\"verdicts\": [...]}} as in {SCHEMA}",)
-    from .citations import schema_validator  # lazy: start-up
+    from .schema_validation import schema_validator  # lazy: start-up
 
     errors = sorted(schema_validator(SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:

@@ -6,7 +6,7 @@ import re
 
 from test_prompts import FAILURE_MODES, SKILL, AGENTS_DIR, fenced_blocks, frontmatter, prose, read
 from web_research import formats
-from web_research.citations import schema_validator
+from web_research.schema_validation import schema_validator
 from web_research.verdicts import SCHEMA
 
 CHECKER = AGENTS_DIR / f"{formats.CHECKER_AGENT}.md"
