@@ -2,7 +2,7 @@
 
 It reads the folder and writes nothing, so `web-research verify`, `status`
 and the hooks can all run it at any moment. The rules live in small per-file
-modules (`citations`, `findings`, `report`); this module only walks the folder,
+modules (`citation_checks`, `findings`, `report`); this module only walks the folder,
 parses each file once and collects their checks in a stable order.
 
 Each check has a stable id (hooks and people match on these). `<slug>` is a
@@ -51,7 +51,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           findings cite under it, or named in Gaps by id or text
                                           (only when the briefs carry bullet ids: coverage.py)
 
-Citation rules (`citations.citation_checks`): `undefined` (a [^n] without an
+Citation rules (`citation_checks.citation_checks`): `undefined` (a [^n] without an
 entry), `orphan` (an entry never used), `duplicate` (two entries, one number),
 `numbering` (numbers used run 1..n, entries ascending), `first_use` (warning:
 numbers follow the order of first use), `placement` (entries
@@ -93,7 +93,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 from .checks import Check, fail, ok
 
 if TYPE_CHECKING:  # imported lazily at run time: see run_checklist
-    from .citations import Citation
+    from .citation_entries import Citation
     from .findings import Findings
     from .report import Report
 

@@ -1,7 +1,7 @@
 """The result type every rule returns: `Check`, and the `Problem` a parser finds.
 
 A leaf module (it imports nothing of ours), so that the per-file rule modules
-(`citations`, `findings`, `report`, ...) and the checklist that collects them
+(`citation_checks`, `findings`, `report`, ...) and the checklist that collects them
 can all use it without importing each other.
 """
 from __future__ import annotations

@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .checks import Check
-from .citations import code_free_lines
+from .markdown_scan import code_free_lines
 from .excerpts import normalize
 from .formats import BULLET_ID_PATTERN
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
 
 if TYPE_CHECKING:
     from .checklist import ParsedRun
-    from .citations import Citation
+    from .citation_entries import Citation
 
 _DEFINITION = re.compile(r"^ {0,3}\[\^\d+\]:")
 _FIELD = re.compile(r"^\s*\*\*[^*\n]+?\*\*\s*:")

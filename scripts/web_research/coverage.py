@@ -92,7 +92,7 @@ def citation_key(citation: Any) -> tuple:
 
 def _sections(found: "Findings") -> dict[str, list[tuple[int, str]]]:
     """`## ` section name -> its (line, text) lines, outside code (the first of each name)."""
-    from .citations import code_free_lines  # lazy: start-up
+    from .markdown_scan import code_free_lines  # lazy: start-up
 
     out: dict[str, list[tuple[int, str]]] = {}
     current: list[tuple[int, str]] | None = None

@@ -14,7 +14,9 @@ from typing import Any
 
 from . import formats
 from .checks import Check, Problem, fail, ok
-from .citations import Citation, citation_checks, code_free_lines, find_markers, parse_citations
+from .citation_checks import citation_checks
+from .citation_entries import Citation, parse_citations
+from .markdown_scan import code_free_lines, find_markers
 from .schema_validation import schema_errors
 
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"

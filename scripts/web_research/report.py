@@ -13,7 +13,9 @@ from typing import Sequence
 
 from . import formats
 from .checks import Check, Problem, fail, ok
-from .citations import Citation, citation_checks, citation_problems, code_free_lines, find_markers, parse_citations
+from .citation_checks import citation_checks, citation_problems
+from .citation_entries import Citation, parse_citations
+from .markdown_scan import code_free_lines, find_markers
 
 _H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
 _H1 = re.compile(r"^ {0,3}#[ \t]+")

@@ -1,4 +1,5 @@
-"""Citation entries and footnote markers: parsing, rendering, validation."""
+"""Citation entries and footnote markers: parsing, rendering, validation
+(`markdown_scan`, `citation_entries`, `citation_checks`)."""
 from __future__ import annotations
 
 import json
@@ -10,13 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from web_research import formats
-from web_research.citations import (
-    citation_checks,
-    citation_problems,
-    find_markers,
-    parse_citations,
-    render_citation,
-)
+from web_research.citation_checks import citation_checks, citation_problems
+from web_research.citation_entries import parse_citations, render_citation
+from web_research.markdown_scan import find_markers
 from web_research.schema_validation import load_schema
 
 ENTRIES = """\

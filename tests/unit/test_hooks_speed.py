@@ -87,7 +87,8 @@ def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path)
 
 # Besides YAML, jsonschema and the verifier: the brief renderer and plan parser, and
 # dataclasses (with inspect and ast), which together cost a hook tens of milliseconds.
-NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.citations", "web_research.briefs", "web_research.plan",
+NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.markdown_scan", "web_research.citation_entries",
+                               "web_research.citation_checks", "web_research.briefs", "web_research.plan",
                                "web_research.budget", "dataclasses")
 
 

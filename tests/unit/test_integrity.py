@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from web_research import formats
-from web_research.citations import Citation
+from web_research.citation_entries import Citation
 from web_research.integrity import (
     INTEGRITY_CHECK_ID,
     SOURCES_CHECK_ID,

@@ -212,7 +212,7 @@ def test_a_retrieved_date_other_than_the_fetch_day_warns(tmp_path: Path):
 
 def test_a_retrieved_date_without_a_snapshot_warns(tmp_path: Path):
     from web_research.integrity import citation_integrity_checks
-    from web_research.citations import parse_citations
+    from web_research.citation_entries import parse_citations
 
     (tmp_path / "sources").mkdir()
     entry = ENTRY.replace('"q"\n', '"q"\n      **Retrieved**: 2026-04-18\n')

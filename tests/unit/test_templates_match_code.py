@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 
 from web_research import formats
-from web_research.citations import citation_problems, find_markers, parse_citations
+from web_research.citation_checks import citation_problems
+from web_research.citation_entries import parse_citations
+from web_research.markdown_scan import find_markers
 from web_research.schema_validation import load_schema
 from web_research.report import parse_report
 

@@ -16,7 +16,7 @@ import pytest
 
 from example_run import SCRIPTS_DIR
 from web_research.briefs import brief_hash
-from web_research.citations import render_citation
+from web_research.citation_entries import render_citation
 from web_research.slug import slugify
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"

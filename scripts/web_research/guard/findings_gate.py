@@ -107,7 +107,7 @@ def citation_problems(brief: Brief) -> list[str]:
 def _citation_problems(brief: Brief, found: Any) -> list[str]:
     if not found.citations:
         return []
-    from ..citations import citation_checks  # lazy: hook start-up
+    from ..citation_checks import citation_checks  # lazy: hook start-up
     from ..integrity import citation_integrity_checks  # lazy: hook start-up
 
     path = found.path

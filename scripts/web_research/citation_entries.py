@@ -1,0 +1,152 @@
+"""Citation entries: parsing `[^n]:` entries into their fields, and writing one.
+
+A citation entry is written as
+
+    [^3]: **Title**: Logs pricing - Acme Docs
+          **URL**: https://docs.acme.example/pricing/logs
+          **Excerpt**: "Ingest is billed per GB."
+          **Retrieved**: 2026-04-18
+          **Source type**: official-docs
+
+The labels and the field names behind them come from `formats.CITATION_LABELS`;
+what a valid value looks like lives in `schemas/citation.schema.json` (checked
+in `citation_checks`), so the rules exist once and the prompts can be tested
+against the same file.
+
+Parsing is lenient (an unknown label or a wrapped line still parses); the
+checks are strict, so the verifier can point at the exact defect instead of
+refusing the whole file.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from . import formats
+from .markdown_scan import FOOTNOTE_DEFINITION, HEADING, LABELLED_FIELD, code_free_lines
+
+_QUOTES = (('"', '"'), ("\u201c", "\u201d"))
+
+
+@dataclass
+class Citation:
+    """One `[^n]:` entry. `excerpt` is the quoted text without its quotes;
+    `fields` keeps every value exactly as written (keyed by schema field name,
+    unknown labels keyed by the label itself) for validation."""
+
+    number: int
+    title: str | None = None
+    url: str | None = None
+    excerpt: str | None = None
+    retrieved_at: str | None = None
+    published_at: str | None = None
+    source_type: str | None = None
+    line: int = 0
+    end_line: int = 0
+    fields: dict[str, str] = field(default_factory=dict)
+    field_lines: dict[str, int] = field(default_factory=dict)
+    duplicates: list[tuple[str, int]] = field(default_factory=list)
+    unlabelled: str | None = None  # text after `[^n]:` that has no **Label**
+
+
+# --------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------
+
+def _value_unquoted(raw: str) -> str | None:
+    raw = raw.strip()
+    for left, right in _QUOTES:
+        if len(raw) >= 2 and raw.startswith(left) and raw.endswith(right):
+            return raw[1:-1]
+    return None
+
+
+def _new_citation(number: int, line: int) -> Citation:
+    return Citation(number=number, line=line, end_line=line)
+
+
+def _add_field(citation: Citation, label: str, value: str, line: int) -> None:
+    name = formats.CITATION_LABELS.get(label, label)
+    if name in citation.fields:
+        citation.duplicates.append((name, line))
+        return
+    citation.fields[name] = value.strip()
+    citation.field_lines[name] = line
+
+
+def _finish(citation: Citation) -> Citation:
+    f = citation.fields
+    citation.title = f.get("title") or None
+    citation.url = f.get("url") or None
+    excerpt = f.get("excerpt")
+    citation.excerpt = _value_unquoted(excerpt) if excerpt is not None else None
+    citation.retrieved_at = f.get("retrieved_at") or None
+    citation.published_at = f.get("published_at") or None
+    citation.source_type = f.get("source_type") or None
+    return citation
+
+
+def parse_citations(text: str, first_line: int = 1) -> list[Citation]:
+    """Every `[^n]:` entry in `text`, in document order, outside code fences.
+
+    An entry runs from its definition line through the following non-blank
+    lines that are indented or start with a `**Label**:`; a blank line, a
+    heading or the next definition ends it. A continuation line without a label
+    extends the previous field (a wrapped excerpt). `first_line` is the file
+    line number of `text`'s first line.
+    """
+    found: list[Citation] = []
+    current: Citation | None = None
+    last_name: str | None = None
+    for number, line in code_free_lines(text, first_line):
+        definition = FOOTNOTE_DEFINITION.match(line)
+        if definition:
+            current = _new_citation(int(definition.group(1)), number)
+            found.append(current)
+            last_name = None
+            rest = definition.group(2)
+            labelled = LABELLED_FIELD.match(rest)
+            if labelled:
+                _add_field(current, labelled.group(1).strip(), labelled.group(2), number)
+                last_name = formats.CITATION_LABELS.get(labelled.group(1).strip(), labelled.group(1).strip())
+            elif rest.strip():
+                # Text without a label: most likely a title missing its label.
+                current.unlabelled = rest.strip()
+            continue
+        if current is None:
+            continue
+        if not line.strip() or HEADING.match(line):
+            current = None
+            continue
+        labelled = LABELLED_FIELD.match(line)
+        if labelled:
+            label = labelled.group(1).strip()
+            _add_field(current, label, labelled.group(2), number)
+            last_name = formats.CITATION_LABELS.get(label, label)
+            current.end_line = number
+        elif line[:1] in (" ", "\t") and last_name in current.fields:
+            current.fields[last_name] = (current.fields[last_name] + " " + line.strip()).strip()
+            current.end_line = number
+        else:
+            current = None
+    return [_finish(c) for c in found]
+
+
+# --------------------------------------------------------------------------
+# Rendering (the inverse of parse_citations; used by examples and tests)
+# --------------------------------------------------------------------------
+
+def render_citation(number: int, fields: Mapping[str, str], indent: str = "    ") -> str:
+    """Write one entry in the canonical layout. `fields` maps schema field
+    names to values; `excerpt` is given without quotes and gets them here."""
+    lines = []
+    for label, name in formats.CITATION_LABELS.items():
+        if name not in fields or fields[name] is None:
+            continue
+        value = fields[name]
+        if name == "excerpt":
+            value = f'"{value}"'
+        lines.append(f"**{label}**: {value}")
+    if not lines:
+        return f"[^{number}]:"
+    return "\n".join([f"[^{number}]: {lines[0]}"] + [indent + entry for entry in lines[1:]])
