@@ -10,9 +10,11 @@ handler cannot attribute to this session's active run it leaves alone.
 """
 from __future__ import annotations
 
+import json
 import os
 import time
-from typing import Any, Mapping
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
 
 from .. import formats
 from .briefs_match import Brief, first_user_message, match_prompt, subagent_transcript_path
@@ -85,14 +87,28 @@ def same_run(record: dict[str, Any] | None, snapshot: dict[str, Any]) -> bool:
         and record["run"].get("started_at") == snapshot["run"].get("started_at")
 
 
+@contextmanager
+def locked_run(session: Session, snapshot: dict[str, Any]) -> Iterator[dict[str, Any] | None]:
+    """The one read-modify-write of the run record: under the session lock, the run
+    (`record["run"]`) if the record is still the run `snapshot` was, else None. The
+    record is written back when the block leaves it changed, and not when it raises."""
+    with session.locked_record() as record:
+        if record is None or not same_run(record, snapshot):
+            yield None
+            return
+        before = json.dumps(record, sort_keys=True)
+        yield record["run"]
+        if json.dumps(record, sort_keys=True) != before:
+            session.write(record)
+
+
 def learn_agent(session: Session, snapshot: dict[str, Any], agent_id: object, slug: str, state: str) -> None:
     """Remember which brief an agent works on (a short read-modify-write under the lock)."""
     if not isinstance(agent_id, str):
         return
-    with session.locked_record() as record:
-        if same_run(record, snapshot) and agent_id not in record["run"].setdefault("agents", {}):
-            record["run"]["agents"][agent_id] = {"slug": slug, "blocks": 0, "state": state}
-            session.write(record)
+    with locked_run(session, snapshot) as run:
+        if run is not None and agent_id not in run.setdefault("agents", {}):
+            run["agents"][agent_id] = {"slug": slug, "blocks": 0, "state": state}
 
 
 def briefs_of(run: dict[str, Any]) -> list[Brief]:

@@ -12,7 +12,8 @@ from typing import Any
 
 from .briefs_match import load_briefs, match_prompt
 from .commandline import same_path
-from .context import AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, briefs_of, known_slug, same_run
+from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, briefs_of, known_slug,
+                      locked_run)
 from .registry import new_run
 
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
@@ -61,15 +62,14 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
 
     session, snapshot = active
     wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
-    with session.locked_record() as record:
-        if not same_run(record, snapshot):
+    with locked_run(session, snapshot) as run:
+        if run is None:
             return {}
-        entry = next((c for c in reversed(record["run"].get("checkers", []))
+        entry = next((c for c in reversed(run.get("checkers", []))
                       if c.get("prompt_hash") == wanted and c.get("state") == "running"), None)
         if entry is None:
             return {}
         entry["state"] = "returned"
-        session.write(record)
     from .seals import seal_verdicts  # lazy: start-up
 
     seal_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], response.get("agentId"))
@@ -112,16 +112,14 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         from .budgets import run_limits  # lazy: start-up
 
         limits = run_limits(run_dir)  # fixed now, from the plan the briefs were rendered from
-        with session.locked_record() as record:
-            if not same_run(record, snapshot):
+        with locked_run(session, snapshot) as run:
+            if run is None:
                 return {}
-            run = record["run"]
             run["briefs"] = [{"slug": b.slug, "brief_path": b.brief_path, "brief_hash": b.brief_hash,
                               "subtopic": shown.get(b.brief_hash, {}).get("subtopic"),
                               "findings_path": shown.get(b.brief_hash, {}).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             run["limits"] = list(limits)
-            session.write(record)
         from .seals import seal_briefs  # lazy: hook start-up
 
         seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
@@ -196,10 +194,9 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
     returned = None
     if isinstance(agent_id, str) and agent_id not in snapshot["run"].get("agents", {}):
         returned = match_prompt(ctx.tool_input.get("prompt") or "", briefs_of(snapshot["run"])).brief
-    with session.locked_record() as record:
-        if not same_run(record, snapshot):
+    with locked_run(session, snapshot) as run:
+        if run is None:
             return {}
-        run = record["run"]
         if response.get("isAsync") is True or response.get("status") in BACKGROUND_LAUNCH_STATUSES:
             for item in run.get("reservations", []):
                 if item.get("tool_use_id") == tool_use_id:
@@ -208,7 +205,6 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
             release(run, tool_use_id=tool_use_id)
         if returned is not None and agent_id not in run.setdefault("agents", {}):
             run["agents"][agent_id] = {"slug": returned.slug, "blocks": 0, "state": "returned"}
-        session.write(record)
     if response.get("status") == "completed":
         from .seals import seal_unsealed_findings  # lazy: hook start-up
 

@@ -160,6 +160,7 @@ def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
 
     session, snapshot = active
     rendered, why = prompt_for_run(Path(snapshot["run"]["run_dir"]))  # run files, before the lock
+    # Not locked_run: only an allowed dispatch is written, whatever the decision touched.
     with session.locked_record() as record:
         if not same_run(record, snapshot):
             return {}
@@ -185,6 +186,7 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     session, snapshot = active
     briefs = briefs_of(snapshot["run"])  # run files are read before the lock is taken
     cap = limits_of(snapshot["run"]).max_dispatches
+    # Not locked_run: a denial writes nothing, though decide_dispatch has dropped expired slots.
     with session.locked_record() as record:
         if not same_run(record, snapshot):
             return {}

@@ -26,6 +26,7 @@ def stop(ctx: Context) -> dict[str, Any]:
     failures = verifier_failures(run_dir, seal_source(ctx.env, run_dir)) \
         if report_written(run_dir) and not researching else None
     session, snapshot = active
+    # Not locked_run: a pass or a release archives the record instead of writing it.
     with session.locked_record() as record:
         if not same_run(record, snapshot):
             return {}

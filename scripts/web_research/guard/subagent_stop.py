@@ -6,7 +6,7 @@ from typing import Any
 
 from . import output
 from .briefs_match import subagent_transcript_path
-from .context import CHECKER, RESEARCHER, Context, active_run, attribute, briefs_of, checker_prompt, same_run
+from .context import CHECKER, RESEARCHER, Context, active_run, attribute, briefs_of, checker_prompt, locked_run
 from .registry import SILENT_FAILURES_FILE, now_iso, write_run_state
 
 
@@ -36,10 +36,10 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
         return {}
     run_dir = snapshot["run"]["run_dir"]
     problems = verdicts_problems(entry["verdicts_path"], run_dir, entry.get("keys", []))
-    with session.locked_record() as record:
-        if not same_run(record, snapshot):
+    with locked_run(session, snapshot) as run:
+        if run is None:
             return {}
-        current = next((c for c in record["run"].get("checkers", [])
+        current = next((c for c in run.get("checkers", [])
                         if c.get("prompt_hash") == entry.get("prompt_hash")
                         and c.get("verdicts_path") == entry.get("verdicts_path")), None)
         if current is None:
@@ -48,10 +48,8 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
             current["agent_id"] = agent_id
         if problems and not current.get("blocks") and not ctx.payload.get("stop_hook_active"):
             current["blocks"] = 1
-            session.write(record)
             return output.block(block_reason(entry["verdicts_path"], problems))
         current["state"] = "failed" if problems else "done"
-        session.write(record)
     from .seals import seal_verdicts  # lazy: start-up
 
     seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], agent_id)
@@ -84,15 +82,13 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     may_block = not known.get("blocks") and not ctx.payload.get("stop_hook_active")
     quotes = citation_problems(brief) if may_block else []
     fields = required_fields_text() if may_block and (problems or quotes) else ""
-    with session.locked_record() as record:
-        if not same_run(record, snapshot):
+    with locked_run(session, snapshot) as run:
+        if run is None:
             return {}
-        run = record["run"]
         agent = run.setdefault("agents", {}).setdefault(
             agent_id or f"unknown-{brief.slug}", {"slug": brief.slug, "blocks": 0, "state": "running"})
         if (problems or quotes) and fields and not agent.get("blocks"):
             agent["blocks"] = 1
-            session.write(record)
             return output.block(
                 "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems + quotes)
                 + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives ({fields}), "
@@ -110,7 +106,6 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
             state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
         else:
             agent["state"] = "done"
-        session.write(record)
     from .seals import seal_findings  # lazy: hook start-up
 
     # Sealed as it is let go (or recorded as a silent failure), outside the record's lock.
