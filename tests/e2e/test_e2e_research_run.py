@@ -129,7 +129,7 @@ def test_each_researcher_is_told_the_time_by_the_subagent_start_hook(run, answer
     import re
     import time
 
-    from web_research.guard.events import CLOCK_LABEL
+    from web_research.guard.subagent_start import CLOCK_LABEL
 
     stamps = {}
     for req in run.requests:

@@ -377,7 +377,7 @@ def _subagent_start(h: Harness, agent_type: str = "web-research:researcher") -> 
 def test_a_researcher_of_the_active_run_is_told_the_utc_time(researcher):
     import time
 
-    from web_research.guard.events import CLOCK_LABEL
+    from web_research.guard.subagent_start import CLOCK_LABEL
 
     h, _ = researcher
     out = h.hook(_subagent_start(h)).json["hookSpecificOutput"]
@@ -594,16 +594,21 @@ def test_modules_in_the_project_folder_cannot_stand_in_for_the_hooks_own(researc
 
 
 def test_each_event_name_leads_to_the_handler_of_that_name():
-    """`hooks/run EVENT` -> `python -m web_research.guard EVENT` -> events.EVENT: a grep
-    for the name used in hooks.json lands on its handler."""
+    """`hooks/run EVENT` -> `python -m web_research.guard EVENT` -> guard/EVENT.py's EVENT: a
+    grep for the name used in hooks.json lands on its handler, in a module of that name."""
+    import importlib
+
     from web_research.guard import events
     from web_research.guard.__main__ import EVENTS
 
     assert set(EVENTS) == set(SCRIPT_OF.values())
     for name, event in EVENTS.items():
         assert SCRIPT_OF[event] == name
-        assert events.HANDLERS[event] is getattr(events, name), (name, events.HANDLERS[event].__name__)
-    assert set(events.HANDLERS) == set(EVENTS.values())
+        module = importlib.import_module(f"web_research.guard.{name}")
+        assert events.handler(event) is getattr(module, name), (name, events.handler(event).__name__)
+        assert module.__file__.endswith(f"guard/{name}.py")
+    assert set(events.HANDLER_NAMES) == set(EVENTS.values())
+    assert events.handler("Notification") is None
 
 
 # --- SubagentStop also checks the quotes while the researcher holds the page ------------------

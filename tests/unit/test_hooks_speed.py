@@ -149,6 +149,23 @@ def test_the_findings_gate_does_load_the_checker(researching):
     assert "web_research.findings" in result["loaded"] and "yaml" in result["loaded"], result
 
 
+HANDLER_MODULES = tuple(f"web_research.guard.{name}" for name in (
+    "pre_tool_use", "post_tool_use", "subagent_start", "subagent_stop", "stop", "session_start", "session_end"))
+
+
+def test_a_hook_imports_only_its_own_events_handler_module(researching):
+    """guard/events.py imports the module of the event it runs and no other: a PreToolUse
+    hook does not load the Stop gate's module, nor SubagentStop's."""
+    h, infos = researching
+    cases = _light_cases(h, infos) + [("researcher stops", h.subagent_stop("agentA"), ""),
+                                      ("orchestrator stops", h.stop(), "")]
+    for name, payload, _expected in cases:
+        own = "web_research.guard." + "".join(
+            "_" + c.lower() if c.isupper() else c for c in payload["hook_event_name"]).lstrip("_")
+        result = _probe(h, payload["hook_event_name"], payload, HANDLER_MODULES)
+        assert result["loaded"] == [own], (name, result)
+
+
 CPU_RUNS = 9
 MAX_CPU_RATIO = 8.0  # a bare interpreter is about 12 ms of CPU here; these hooks took 7.2x and 6.5x, now 4.5x and 5.6x;
 # a hook that loaded the checker (SubagentStop does) takes 14x

@@ -221,7 +221,7 @@ def test_skill_plan_skeleton_is_the_format_the_core_parses():
 
 
 def test_researcher_reads_its_clock_from_the_line_the_hook_writes():
-    from web_research.guard.events import CLOCK_LABEL
+    from web_research.guard.subagent_start import CLOCK_LABEL
 
     assert f"`{CLOCK_LABEL}<time>`" in read(AGENT)
 

@@ -1,7 +1,7 @@
 """The hooks' core: which research run is active, and what each hook decides.
 
-The hook scripts in `hooks/` are thin adapters over `events`; everything they
-decide is computed by small pure modules here so that it can be tested directly:
+`python -m web_research.guard EVENT` runs the handler of one event; everything it
+decides is computed by small pure modules here so that it can be tested directly:
 
   registry      the per-session run record under ${CLAUDE_PLUGIN_DATA}, with locking
   commandline   strict recognition of the plugin's own command lines
@@ -10,7 +10,11 @@ decide is computed by small pure modules here so that it can be tested directly:
   writescope    where a researcher may write
   findings_gate whether a researcher left a usable findings file
   stopgate      whether the main agent may stop once report.md exists
-  events        one handler per hook event: payload in, decision out
+  events        which module handles a hook event (only that one is imported)
+  context       what the handlers share: the invocation, the active run, locked_run
+  pre_tool_use, post_tool_use, subagent_start, subagent_stop, stop,
+  session_start, session_end
+                one handler per hook event, named after it: payload in, decision out
   output        the JSON shapes Claude Code reads from a hook
 
 Nothing here imports YAML, jsonschema or the verifier at module level: a hook

@@ -1,9 +1,9 @@
 """`python -m web_research.guard EVENT`: the one entry point of every hook.
 
 `hooks/run EVENT` (registered in hooks.json) execs this with the payload on
-stdin. EVENT is the event's name in snake case, the name of its handler in
-`events.py`: `pre_tool_use` is PreToolUse, handled by `events.pre_tool_use`.
-An unknown EVENT decides nothing.
+stdin. EVENT is the event's name in snake case, the name of its handler and of the
+handler's module (`events.EVENTS`): `pre_tool_use` is PreToolUse, handled by
+`pre_tool_use.pre_tool_use`. An unknown EVENT decides nothing.
 
 `hooks/run` starts Python from `scripts/` (so `-m` puts our package, not the
 user's project, first on sys.path) and passes the session's working directory
@@ -14,16 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
-# Snake-case name (hooks.json, hooks/run, the handler in events.py) -> Claude Code's event name.
-EVENTS = {
-    "pre_tool_use": "PreToolUse",
-    "post_tool_use": "PostToolUse",
-    "subagent_start": "SubagentStart",
-    "subagent_stop": "SubagentStop",
-    "stop": "Stop",
-    "session_start": "SessionStart",
-    "session_end": "SessionEnd",
-}
+from .events import EVENTS
+
 HOOK_CWD_ENV = "WEB_RESEARCH_HOOK_CWD"
 
 

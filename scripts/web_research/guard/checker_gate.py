@@ -15,7 +15,7 @@ not be able to choose them. The hooks hold three lines:
   is wrong. When it is let go the file is sealed (seals.seal_verdicts), so a later
   Bash command that edits a verdict fails `verify`'s provenance check.
 
-Pure rules here; events.py does the I/O and the locking.
+Pure rules here; the hook handlers do the I/O and the locking.
 """
 from __future__ import annotations
 

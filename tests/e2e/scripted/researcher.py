@@ -30,7 +30,7 @@ def stray_calls(run_dir: str) -> list[tuple[str, dict[str, Any]]]:
 
 def clock_of(req: RequestView) -> str:
     """The UTC time the SubagentStart hook told this researcher (agents/researcher.md)."""
-    from web_research.guard.events import CLOCK_LABEL
+    from web_research.guard.subagent_start import CLOCK_LABEL
 
     found = re.search(re.escape(CLOCK_LABEL) + r"(\S+Z)", req.all_text())
     if not found:

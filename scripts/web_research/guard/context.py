@@ -1,0 +1,147 @@
+"""What every hook handler shares: the invocation (`Context`), the active run, and
+attributing a subagent to its brief.
+
+One module per hook event sits beside this one (`pre_tool_use`, `post_tool_use`,
+`subagent_start`, `subagent_stop`, `stop`, `session_start`, `session_end`), each
+holding the handler of that name; `events` picks the one module a hook needs.
+Handlers do the I/O (run record, files of the run folder) and delegate every
+rule to the pure modules of this package. `{}` means "no decision". Whatever a
+handler cannot attribute to this session's active run it leaves alone.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
+
+from .. import formats
+from .briefs_match import Brief, first_user_message, match_prompt, subagent_transcript_path
+from .commandline import CommandRejected, PluginCommand, parse_plugin_command
+from .registry import Session, data_dir, valid_session_id
+
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+AGENT_TOOLS = ("Agent", "Task")
+WEB_TOOLS = ("WebSearch", "WebFetch")
+RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
+CHECKER = formats.CHECKER_SUBAGENT_TYPE
+
+
+class Context:
+    """One hook invocation: its payload, environment and clock."""
+
+    def __init__(self, payload: dict[str, Any], env: Mapping[str, str], now: float | None = None):
+        self.payload = payload
+        self.env = env
+        self.now = time.time() if now is None else now
+        self.denial_recorded = False  # a handler already wrote this call's `denied` ledger entry
+
+    @property
+    def session(self) -> Session | None:
+        sid = self.payload.get("session_id")
+        return Session(data_dir(self.env), sid) if valid_session_id(sid) else None
+
+    @property
+    def plugin_root(self) -> str:
+        return self.env.get("CLAUDE_PLUGIN_ROOT") or str(formats.PLUGIN_ROOT)
+
+    @property
+    def program(self) -> str:
+        """Our command as the prompts spell it, for instructions in reasons."""
+        return os.path.join(self.plugin_root, "scripts", "web-research")
+
+    @property
+    def tool_input(self) -> dict[str, Any]:
+        value = self.payload.get("tool_input")
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def in_researcher(self) -> bool:
+        return self.payload.get("agent_type") == RESEARCHER
+
+    @property
+    def in_checker(self) -> bool:
+        return self.payload.get("agent_type") == CHECKER
+
+    def parse_command(self) -> tuple[PluginCommand | None, str]:
+        """(the plugin command in tool_input.command, or None and why not)."""
+        try:
+            return parse_plugin_command(self.tool_input.get("command", ""), self.plugin_root, self.env), ""
+        except CommandRejected as exc:
+            return None, str(exc)
+
+
+def active_run(ctx: Context) -> tuple[Session, dict[str, Any]] | None:
+    session = ctx.session
+    if session is None or not session.has_active_run():
+        return None
+    record = session.read()
+    return (session, record) if record is not None else None
+
+
+def same_run(record: dict[str, Any] | None, snapshot: dict[str, Any]) -> bool:
+    """Is `record` (read under the lock) still the run `snapshot` (read before it) was?
+    Run files are read and checked between the two reads, never under the lock."""
+    return record is not None and record["run"].get("run_dir") == snapshot["run"].get("run_dir") \
+        and record["run"].get("started_at") == snapshot["run"].get("started_at")
+
+
+@contextmanager
+def locked_run(session: Session, snapshot: dict[str, Any]) -> Iterator[dict[str, Any] | None]:
+    """The one read-modify-write of the run record: under the session lock, the run
+    (`record["run"]`) if the record is still the run `snapshot` was, else None. The
+    record is written back when the block leaves it changed, and not when it raises."""
+    with session.locked_record() as record:
+        if record is None or not same_run(record, snapshot):
+            yield None
+            return
+        before = json.dumps(record, sort_keys=True)
+        yield record["run"]
+        if json.dumps(record, sort_keys=True) != before:
+            session.write(record)
+
+
+def learn_agent(session: Session, snapshot: dict[str, Any], agent_id: object, slug: str, state: str) -> None:
+    """Remember which brief an agent works on (a short read-modify-write under the lock)."""
+    if not isinstance(agent_id, str):
+        return
+    with locked_run(session, snapshot) as run:
+        if run is not None and agent_id not in run.setdefault("agents", {}):
+            run["agents"][agent_id] = {"slug": slug, "blocks": 0, "state": state}
+
+
+def briefs_of(run: dict[str, Any]) -> list[Brief]:
+    from .dispatch import expected_briefs  # lazy: hook start-up
+
+    return expected_briefs(run)
+
+
+def attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
+               transcript: str | None) -> tuple[Brief | None, bool]:
+    """(the brief of the subagent in this payload, whether it was learned just now and
+    should be remembered in run["agents"]): remembered there, or read from the
+    subagent's transcript. Reads files: call it before taking the session lock."""
+    agent_id = ctx.payload.get("agent_id")
+    known = run.get("agents", {}).get(agent_id) if isinstance(agent_id, str) else None
+    if known and known.get("slug"):
+        return next((b for b in briefs if b.slug == known["slug"]), None), False
+    prompt = first_user_message(transcript) if transcript else None
+    if prompt is None:
+        return None, False
+    brief = match_prompt(prompt, briefs).brief
+    return brief, brief is not None and isinstance(agent_id, str)
+
+
+
+def known_slug(ctx: Context, run: dict[str, Any]) -> str | None:
+    """The slug of the researcher in this payload, when the record already attributes it."""
+    agent = run.get("agents", {}).get(ctx.payload.get("agent_id"))
+    return agent.get("slug") if isinstance(agent, dict) else None
+
+
+
+def checker_prompt(ctx: Context) -> str | None:
+    transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
+        ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    return first_user_message(transcript) if transcript else None

@@ -1,0 +1,216 @@
+"""PostToolUse: what a tool call that ran changes in the active run.
+
+A `start` opens the run, `briefs` records the expected briefs and fixes the
+limits, a researcher's fetch and every web call go to the ledger, and a
+returned Agent call frees its slot and seals what its SubagentStop could not.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from .briefs_match import load_briefs, match_prompt
+from .commandline import same_path
+from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, briefs_of, known_slug,
+                      locked_run)
+from .registry import new_run
+
+# A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
+BACKGROUND_LAUNCH_STATUSES = ("async_launched",)
+
+
+def _stdout_json(response: Any) -> dict[str, Any] | None:
+    stdout = response.get("stdout") if isinstance(response, dict) else response
+    if not isinstance(stdout, str):
+        return None
+    for candidate in (stdout.strip(), *reversed(stdout.strip().splitlines())):
+        if candidate.startswith("{"):
+            try:
+                value = json.loads(candidate)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+def post_tool_use(ctx: Context) -> dict[str, Any]:
+    tool = ctx.payload.get("tool_name")
+    if tool == "Bash" and ctx.in_researcher:
+        return _post_researcher_bash(ctx)
+    if tool in WEB_TOOLS:
+        return _post_web_tool(ctx)
+    if tool == "Bash" and not ctx.in_researcher:
+        return _post_bash(ctx)
+    if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == RESEARCHER:
+        return _post_agent(ctx)
+    if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == CHECKER:
+        return _post_checker_agent(ctx)
+    return {}
+
+
+def _post_checker_agent(ctx: Context) -> dict[str, Any]:
+    """A foreground claim-checker returned and the orchestrator has not acted since: if its
+    SubagentStop could not be attributed, its verdicts file is sealed here (else no one could
+    ever seal it, and verify would fail it as unsealed)."""
+    active = active_run(ctx)
+    response = ctx.payload.get("tool_response")
+    if active is None or not isinstance(response, dict) or response.get("status") != "completed":
+        return {}
+    from .checker_gate import prompt_hash  # lazy: start-up
+
+    session, snapshot = active
+    wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
+    with locked_run(session, snapshot) as run:
+        if run is None:
+            return {}
+        entry = next((c for c in reversed(run.get("checkers", []))
+                      if c.get("prompt_hash") == wanted and c.get("state") == "running"), None)
+        if entry is None:
+            return {}
+        entry["state"] = "returned"
+    from .seals import seal_verdicts  # lazy: start-up
+
+    seal_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], response.get("agentId"))
+    return {}
+
+
+def _post_bash(ctx: Context) -> dict[str, Any]:
+    parsed, _why = ctx.parse_command()
+    if parsed is None or ctx.session is None:
+        return {}
+    response = ctx.payload.get("tool_response")
+    if parsed.subcommand == "start":
+        result = _stdout_json(response)
+        if not result or "error" in result or not isinstance(result.get("output_dir"), str):
+            return {}
+        if not os.path.isabs(result["output_dir"]):
+            return {}
+        session = ctx.session
+        run = new_run(os.path.normpath(result["output_dir"]), result)
+        resumed = result.get("resume")
+        if isinstance(resumed, dict):  # start --resume: the run goes on in this session
+            run["kept"] = [s for s in resumed.get("keep") or [] if isinstance(s, str)]
+        with session.locked():
+            session.open_run(run)
+        if isinstance(resumed, dict):
+            from .seals import adopt_unsealed_run  # lazy: start-up
+
+            adopt_unsealed_run(ctx.env, run["run_dir"], run["kept"])
+        return {}
+    if parsed.subcommand == "briefs":
+        active = active_run(ctx)
+        if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
+            return {}
+        stdout = response.get("stdout", "") if isinstance(response, dict) else str(response or "")
+        session, snapshot = active
+        run_dir = snapshot["run"]["run_dir"]
+        briefs = load_briefs(run_dir)
+        printed = [b for b in briefs if b.brief_hash in stdout]
+        shown = _printed_briefs(stdout, run_dir)
+        from .budgets import run_limits  # lazy: start-up
+
+        limits = run_limits(run_dir)  # fixed now, from the plan the briefs were rendered from
+        with locked_run(session, snapshot) as run:
+            if run is None:
+                return {}
+            run["briefs"] = [{"slug": b.slug, "brief_path": b.brief_path, "brief_hash": b.brief_hash,
+                              "subtopic": shown.get(b.brief_hash, {}).get("subtopic"),
+                              "findings_path": shown.get(b.brief_hash, {}).get("findings_path", b.findings_path)}
+                             for b in (printed or briefs)]
+            run["limits"] = list(limits)
+        from .seals import seal_briefs  # lazy: hook start-up
+
+        seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
+    return {}
+
+
+def _post_researcher_bash(ctx: Context) -> dict[str, Any]:
+    """A researcher's fetch returned: seal the snapshot it wrote (guard/seals.py)."""
+    parsed, _why = ctx.parse_command()
+    if parsed is None or parsed.subcommand != "fetch":
+        return {}
+    active = active_run(ctx)
+    if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
+        return {}
+    from .seals import after_fetch  # lazy: hook start-up
+
+    response = ctx.payload.get("tool_response")
+    stdout = response.get("stdout") if isinstance(response, dict) else response
+    run = active[1]["run"]
+    after_fetch(ctx.env, run["run_dir"], parsed.args.url, int(parsed.args.offset or 0),
+                stdout if isinstance(stdout, str) else "", ctx.payload.get("agent_id"), known_slug(ctx, run),
+                tool_use_id=ctx.payload.get("tool_use_id"))
+    return {}
+
+
+def _post_web_tool(ctx: Context) -> dict[str, Any]:
+    """A WebSearch or WebFetch returned during a run: one ledger entry (guard/seals.py)."""
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from .seals import after_web_tool  # lazy: hook start-up
+
+    run = active[1]["run"]
+    after_web_tool(ctx.env, run["run_dir"], ctx.payload.get("tool_name"), ctx.tool_input,
+                   ctx.payload.get("agent_id"), known_slug(ctx, run), tool_use_id=ctx.payload.get("tool_use_id"))
+    return {}
+
+
+def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
+    """brief_hash -> {"subtopic", "findings_path"} from the JSON list `briefs` prints
+    (its findings path wins over the guard's own `findings/<slug>.md`; only paths
+    inside the run folder are taken)."""
+    from ..fsutil import is_within  # lazy: hook start-up
+
+    try:
+        items = json.loads(stdout)
+    except ValueError:
+        return {}
+    shown: dict[str, dict[str, str]] = {}
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("brief_hash"), str):
+            continue
+        entry = {key: item[key] for key in ("subtopic", "findings_path") if isinstance(item.get(key), str)}
+        if "findings_path" in entry and not (os.path.isabs(entry["findings_path"])
+                                             and is_within(entry["findings_path"], run_dir)):
+            del entry["findings_path"]
+        shown[item["brief_hash"]] = entry
+    return shown
+
+
+def _post_agent(ctx: Context) -> dict[str, Any]:
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from .dispatch import release  # lazy: hook start-up
+
+    response = ctx.payload.get("tool_response")
+    response = response if isinstance(response, dict) else {}
+    agent_id = response.get("agentId")
+    tool_use_id = ctx.payload.get("tool_use_id")
+    session, snapshot = active
+    returned = None
+    if isinstance(agent_id, str) and agent_id not in snapshot["run"].get("agents", {}):
+        returned = match_prompt(ctx.tool_input.get("prompt") or "", briefs_of(snapshot["run"])).brief
+    with locked_run(session, snapshot) as run:
+        if run is None:
+            return {}
+        if response.get("isAsync") is True or response.get("status") in BACKGROUND_LAUNCH_STATUSES:
+            for item in run.get("reservations", []):
+                if item.get("tool_use_id") == tool_use_id:
+                    item["agent_id"] = agent_id
+        else:
+            release(run, tool_use_id=tool_use_id)
+        if returned is not None and agent_id not in run.setdefault("agents", {}):
+            run["agents"][agent_id] = {"slug": returned.slug, "blocks": 0, "state": "returned"}
+    if response.get("status") == "completed":
+        from .seals import seal_unsealed_findings  # lazy: hook start-up
+
+        # A foreground researcher returned and the orchestrator has not acted since: seal
+        # its findings file here if its SubagentStop could not (an unattributable stop).
+        brief = match_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run)).brief
+        if brief is not None:
+            seal_unsealed_findings(ctx.env, run["run_dir"], brief.findings_path, agent_id, brief.slug)
+    return {}

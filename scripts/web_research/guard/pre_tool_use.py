@@ -1,0 +1,256 @@
+"""PreToolUse: allow, deny or leave alone a tool call while a run is active.
+
+Our own command lines (Bash), researcher and claim-checker dispatches (Agent),
+writes (Write/Edit) and web calls (WebSearch/WebFetch, within the budgets).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import formats
+from . import output
+from .briefs_match import subagent_transcript_path
+from .commandline import same_path
+from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
+                      briefs_of, checker_prompt, known_slug, learn_agent, same_run)
+from .registry import Session
+
+TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
+
+
+def pre_tool_use(ctx: Context) -> dict[str, Any]:
+    tool = ctx.payload.get("tool_name")
+    if tool in WEB_TOOLS:
+        return _pre_web_tool(ctx)
+    if tool == "Bash":
+        decision = _pre_bash(ctx)
+    elif tool in AGENT_TOOLS:
+        decision = _pre_agent(ctx)
+    elif tool in WRITE_TOOLS:
+        decision = _pre_write(ctx)
+    else:
+        return {}
+    if ctx.in_researcher and _denied(decision) and not ctx.denial_recorded:
+        _record_denial(ctx, str(tool))
+    return decision
+
+
+def _denied(decision: dict[str, Any]) -> bool:
+    return (decision.get("hookSpecificOutput") or {}).get("permissionDecision") == "deny"
+
+
+def _record_denial(ctx: Context, tool: str) -> None:
+    """A researcher's call refused by a scope rule: one `denied` entry, for its metrics."""
+    active = active_run(ctx)
+    if active is None:
+        return
+    from .budgets import limits_of, record  # lazy: start-up
+
+    run = active[1]["run"]
+    record(ctx.env, run["run_dir"], "denied", ctx.payload.get("agent_id"), known_slug(ctx, run),
+           limits_of(run), tool_use_id=ctx.payload.get("tool_use_id"), tool=tool, rule="scope")
+
+
+def _researcher_slug(ctx: Context, active: tuple[Session, dict[str, Any]]) -> str | None:
+    """The slug of the researcher in this payload: remembered, or read from its transcript
+    (and then remembered), so that its ledger entries name it."""
+    session, snapshot = active
+    run = snapshot["run"]
+    slug = known_slug(ctx, run)
+    if slug is not None:
+        return slug
+    transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    brief, learned = attribute(ctx, run, briefs_of(run), transcript)
+    if learned and brief is not None:
+        learn_agent(session, snapshot, ctx.payload.get("agent_id"), brief.slug, "running")
+    return brief.slug if brief is not None else None
+
+
+def _pre_web_tool(ctx: Context) -> dict[str, Any]:
+    """WebSearch / WebFetch during a run: a researcher's within its budgets, nobody else's."""
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from .budgets import check, limits_of  # lazy: start-up
+
+    run_dir = active[1]["run"]["run_dir"]
+    tool = str(ctx.payload.get("tool_name"))
+    researcher = ctx.in_researcher
+    verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]) if researcher else None,
+                    agent_id=ctx.payload.get("agent_id"),
+                    slug=_researcher_slug(ctx, active) if researcher else None,
+                    tool_use_id=ctx.payload.get("tool_use_id"), tool=tool,
+                    query=str(ctx.tool_input.get("query") or ""), url=str(ctx.tool_input.get("url") or ""),
+                    researcher=researcher)
+    return {} if verdict.allowed else output.pre_tool_use("deny", verdict.reason)
+
+
+def _pre_bash(ctx: Context) -> dict[str, Any]:
+    parsed, why = ctx.parse_command()
+    if parsed is not None and parsed.subcommand == "start" and not ctx.in_researcher:
+        refusal = _start_refusal(ctx, parsed.heredoc_body or "")
+        if refusal is not None:
+            return output.pre_tool_use("deny", (
+                f"web-research start would refuse these arguments, so it was not run: {refusal} "
+                "Reply with that JSON unchanged and stop."))
+        return output.pre_tool_use("allow", "web-research: the plugin's start command.")
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    run_dir = active[1]["run"]["run_dir"]
+    from .seals import bash_refusal  # lazy: hook start-up
+
+    refusal = bash_refusal(ctx.tool_input.get("command"), ctx.env) if parsed is None else None
+    if refusal:
+        return output.pre_tool_use("deny", refusal)
+    if ctx.in_checker:
+        return output.pre_tool_use("deny", "A claim-checker runs no commands: judge the claims in your prompt "
+                                   "and write your verdicts file.")
+    if ctx.in_researcher:
+        if parsed is not None and parsed.subcommand == "fetch" and same_path(parsed.run_dir, run_dir):
+            from .budgets import check, limits_of  # lazy: start-up
+
+            verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]),
+                            agent_id=ctx.payload.get("agent_id"),
+                            slug=_researcher_slug(ctx, active), tool_use_id=ctx.payload.get("tool_use_id"),
+                            tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
+            if not verdict.allowed:
+                ctx.denial_recorded = True  # `check` wrote its `denied` entry
+                return output.pre_tool_use("deny", verdict.reason)
+            return output.pre_tool_use("allow", "web-research: the researcher's fetch command.")
+        if parsed is not None and parsed.subcommand == "fetch":
+            why = f"--run must be the run folder {run_dir}"
+        return output.pre_tool_use("deny", (
+            "Inside a researcher, Bash runs only the page-snapshot command, exactly as the brief shows: "
+            f'"{ctx.program}" fetch "<url>" --run "{run_dir}" [--offset N]. '
+            f"This command was refused: {why or 'it is not that command'}."))
+    if parsed is not None and parsed.subcommand in ("briefs", "claims", "estimate", "gaps", "verify", "status") \
+            and same_path(parsed.run_dir, run_dir):
+        return output.pre_tool_use("allow", f"web-research: the plugin's {parsed.subcommand} command.")
+    return {}
+
+
+def _start_refusal(ctx: Context, raw_args: str) -> str | None:
+    """The invalid-input JSON `start` would print for these arguments, or None when it
+    may run: the hook approves only a start that passes start's own checks."""
+    import datetime  # lazy: start-up
+
+    from ..inputs import InputError  # lazy: hook start-up
+    from ..runfolder import check_start_args  # lazy: hook start-up
+
+    cwd = ctx.payload.get("cwd")
+    try:
+        check_start_args(raw_args, Path(cwd if isinstance(cwd, str) and cwd else os.getcwd()),
+                         datetime.date.today(), ctx.env)
+    except InputError as error:
+        return json.dumps({"error": formats.ERROR_INVALID_INPUT, "detail": str(error)}, ensure_ascii=False)
+    return None
+
+
+def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
+    """A claim-checker is dispatched only with the prompt `claims --prompt` prints now (checker_gate.py)."""
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from ..verdicts import prompt_for_run  # lazy: start-up
+    from .checker_gate import decide_checker_dispatch  # lazy: start-up
+
+    session, snapshot = active
+    rendered, why = prompt_for_run(Path(snapshot["run"]["run_dir"]))  # run files, before the lock
+    # Not locked_run: only an allowed dispatch is written, whatever the decision touched.
+    with session.locked_record() as record:
+        if not same_run(record, snapshot):
+            return {}
+        decision = decide_checker_dispatch(record["run"], ctx.tool_input, ctx.payload.get("tool_use_id"),
+                                           rendered, why, ctx.now, ctx.program)
+        if decision.action == "allow":
+            session.write(record)
+    return output.pre_tool_use(decision.action, decision.reason)
+
+
+def _pre_agent(ctx: Context) -> dict[str, Any]:
+    if ctx.tool_input.get("subagent_type") == CHECKER:
+        return _pre_checker_agent(ctx)
+    if ctx.tool_input.get("subagent_type") != RESEARCHER:
+        return {}
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from .budgets import limits_of  # lazy: hook start-up
+    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: hook start-up
+
+    ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
+    session, snapshot = active
+    briefs = briefs_of(snapshot["run"])  # run files are read before the lock is taken
+    cap = limits_of(snapshot["run"]).max_dispatches
+    # Not locked_run: a denial writes nothing, though decide_dispatch has dropped expired slots.
+    with session.locked_record() as record:
+        if not same_run(record, snapshot):
+            return {}
+        run = record["run"]
+        decision = decide_dispatch(run, ctx.tool_input, ctx.payload.get("tool_use_id"), briefs,
+                                   ctx.now, ttl, ctx.program, max_dispatches=cap)
+        if decision.action == "allow":
+            session.write(record)
+    return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
+
+
+def _pre_write(ctx: Context) -> dict[str, Any]:
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from .seals import write_refusal  # lazy: hook start-up
+    from .writescope import orchestrator_write_refusal, write_allowed, write_target  # lazy: hook start-up
+
+    path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
+    named = [v for k, v in ctx.tool_input.items() if isinstance(v, str) and k in ("file_path", "notebook_path")]
+    refusal = next(filter(None, (write_refusal(v, ctx.payload.get("cwd"), ctx.env) for v in [path, *named])), None)
+    if refusal:
+        return output.pre_tool_use("deny", refusal)
+    if ctx.in_checker:
+        return _pre_checker_write(ctx, active[1]["run"], path, ambiguous)
+    if not ctx.in_researcher:
+        run_dir = active[1]["run"]["run_dir"]
+        refusal = next(filter(None, (orchestrator_write_refusal(v, ctx.payload.get("cwd"), run_dir)
+                                     for v in [path, *named])), None)
+        return output.pre_tool_use("deny", refusal) if refusal else {}
+    if ambiguous:
+        return output.pre_tool_use("deny", ambiguous + " A researcher writes only its findings file or scratch.")
+
+    session, snapshot = active
+    run = snapshot["run"]
+    briefs = briefs_of(run)
+    transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    brief, learned = attribute(ctx, run, briefs, transcript)
+    if learned and brief is not None:
+        learn_agent(session, snapshot, ctx.payload.get("agent_id"), brief.slug, "running")
+    if brief is not None:
+        candidates = [brief]
+    else:  # cannot tell which researcher this is: any brief no other researcher owns
+        owned = {a.get("slug") for a in run.get("agents", {}).values()}
+        candidates = [b for b in briefs if b.slug not in owned]
+    allowed, reason = write_allowed(path, ctx.payload.get("cwd"), run["run_dir"], candidates)
+    return output.pre_tool_use("allow" if allowed else "deny", reason)
+
+
+def _pre_checker_write(ctx: Context, run: dict[str, Any], path: str | None, ambiguous: str | None) -> dict[str, Any]:
+    """A claim-checker writes its own verdicts file and nothing else."""
+    from .checker_gate import checker_write_refusal, find_checker  # lazy: start-up
+
+    if ambiguous:
+        return output.pre_tool_use("deny", ambiguous + " A claim-checker writes only its verdicts file.")
+    prompt = checker_prompt(ctx)
+    entry = find_checker(run, ctx.payload.get("agent_id"), prompt)
+    if entry is not None:
+        allowed = [entry["verdicts_path"]]
+    elif prompt is None:  # cannot tell which checker this is: any running checker's file
+        allowed = [c["verdicts_path"] for c in run.get("checkers", []) if c.get("state") == "running"]
+    else:
+        allowed = []
+    refusal = checker_write_refusal(path, ctx.payload.get("cwd"), allowed)
+    if refusal:
+        return output.pre_tool_use("deny", refusal)
+    return output.pre_tool_use("allow", f"{path} is this claim-checker's verdicts file.")

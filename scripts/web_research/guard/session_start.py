@@ -1,0 +1,12 @@
+"""SessionStart: a session that comes back frees the slots it left."""
+from __future__ import annotations
+
+from typing import Any
+
+from .context import Context
+from .session_end import session_end
+
+
+def session_start(ctx: Context) -> dict[str, Any]:
+    """A crashed session never sent SessionEnd: free its slots when it comes back."""
+    return session_end(ctx)

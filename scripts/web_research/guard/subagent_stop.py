@@ -1,0 +1,133 @@
+"""SubagentStop: a researcher must leave a usable findings file, a claim-checker its
+verdicts file (each blocked once otherwise); what it leaves is sealed as it is let go."""
+from __future__ import annotations
+
+from typing import Any
+
+from . import output
+from .briefs_match import subagent_transcript_path
+from .context import CHECKER, RESEARCHER, Context, active_run, attribute, briefs_of, checker_prompt, locked_run
+from .registry import SILENT_FAILURES_FILE, now_iso, write_run_state
+
+
+def _subtopic_of(run: dict[str, Any], slug: str) -> str:
+    for item in run.get("briefs") or []:
+        if item.get("slug") == slug and item.get("subtopic"):
+            return str(item["subtopic"])
+    return slug
+
+
+
+def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
+    """A claim-checker stops: its verdicts file must judge exactly its claims (blocked once
+    otherwise); when it is let go, the file is sealed."""
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from .checker_gate import block_reason, find_checker, verdicts_problems  # lazy: start-up
+
+    session, snapshot = active
+    agent_id = ctx.payload.get("agent_id")
+    prompt = checker_prompt(ctx)
+    if stray and prompt is None:
+        return {}
+    entry = find_checker(snapshot["run"], agent_id if not stray else None, prompt)
+    if entry is None:
+        return {}
+    run_dir = snapshot["run"]["run_dir"]
+    problems = verdicts_problems(entry["verdicts_path"], run_dir, entry.get("keys", []))
+    with locked_run(session, snapshot) as run:
+        if run is None:
+            return {}
+        current = next((c for c in run.get("checkers", [])
+                        if c.get("prompt_hash") == entry.get("prompt_hash")
+                        and c.get("verdicts_path") == entry.get("verdicts_path")), None)
+        if current is None:
+            return {}
+        if isinstance(agent_id, str):
+            current["agent_id"] = agent_id
+        if problems and not current.get("blocks") and not ctx.payload.get("stop_hook_active"):
+            current["blocks"] = 1
+            return output.block(block_reason(entry["verdicts_path"], problems))
+        current["state"] = "failed" if problems else "done"
+    from .seals import seal_verdicts  # lazy: start-up
+
+    seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], agent_id)
+    return {}
+
+
+def subagent_stop(ctx: Context) -> dict[str, Any]:
+    if ctx.payload.get("agent_type") == CHECKER:
+        return _checker_stop(ctx)
+    if ctx.payload.get("agent_type") not in (RESEARCHER, "", None):
+        return {}
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from .dispatch import release  # lazy: hook start-up
+    from .findings_gate import citation_problems, findings_problems, required_fields_text  # lazy: hook start-up
+
+    agent_id = ctx.payload.get("agent_id")
+    transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
+        ctx.payload.get("transcript_path"), agent_id)
+    session, snapshot = active
+    brief, _learned = attribute(ctx, snapshot["run"], briefs_of(snapshot["run"]), transcript)
+    if brief is None:
+        if ctx.payload.get("agent_type") != RESEARCHER and snapshot["run"].get("checkers"):
+            return _checker_stop(ctx, stray=True)  # an unnamed stop may be a claim-checker's
+        return {}  # not one of this run's researchers
+    # The researcher's own file is read and checked before the lock is taken.
+    problems = findings_problems(brief)
+    known = snapshot["run"].get("agents", {}).get(agent_id or f"unknown-{brief.slug}", {})
+    may_block = not known.get("blocks") and not ctx.payload.get("stop_hook_active")
+    quotes = citation_problems(brief) if may_block else []
+    fields = required_fields_text() if may_block and (problems or quotes) else ""
+    with locked_run(session, snapshot) as run:
+        if run is None:
+            return {}
+        agent = run.setdefault("agents", {}).setdefault(
+            agent_id or f"unknown-{brief.slug}", {"slug": brief.slug, "blocks": 0, "state": "running"})
+        if (problems or quotes) and fields and not agent.get("blocks"):
+            agent["blocks"] = 1
+            return output.block(
+                "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems + quotes)
+                + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives ({fields}), "
+                "each excerpt copied word for word from the page (the closest passage is shown above), and each "
+                "claim you cannot quote removed. If you have nothing usable, write it with status: failed and a "
+                "one-line reason. Then reply with the status line.")
+        release(run, agent_id=agent_id, slug=brief.slug)
+        if problems:
+            agent["state"] = "silent-failure"
+            subtopic = _subtopic_of(run, brief.slug)
+            entry = {"slug": brief.slug, "subtopic": subtopic, "findings_path": brief.findings_path,
+                     "brief_path": brief.brief_path,
+                     "agent_id": agent_id, "problems": problems, "at": now_iso()}
+            run.setdefault("silent_failures", []).append(entry)
+            state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
+        else:
+            agent["state"] = "done"
+    from .seals import seal_findings  # lazy: hook start-up
+
+    # Sealed as it is let go (or recorded as a silent failure), outside the record's lock.
+    seal_findings(ctx.env, snapshot["run"]["run_dir"], brief.findings_path, agent_id, brief.slug)
+    _after_researcher(ctx, run, agent_id, brief.slug)
+    if not problems:
+        return {}
+    return output.notice(
+        f'web-research: the researcher for subtopic "{subtopic}" ended without a usable findings file '
+        f"({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the report's "
+        "Gaps & Limitations must name it.")
+
+
+def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
+    """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
+    from .budgets import limits_of, record  # lazy: start-up
+    from .metrics_writer import write_metrics  # lazy: start-up
+
+    try:
+        record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
+    except Exception:  # bookkeeping only: the findings decision above stands
+        from .runner import log_failure  # lazy: start-up
+
+        log_failure("SubagentStop", ctx.env)
+    write_metrics(ctx.env, run, ctx.payload, final=False)
