@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from .budget import Budget
-from .fsutil import read_bounded
+from .fsutil import newest_regular_files, read_bounded
 from .schema_validation import schema_validator
 
 METRICS_DIR = "metrics"
@@ -171,21 +170,7 @@ def averages_from_researchers(entries: Iterable[dict[str, Any]], runs: int) -> C
 
 def metrics_files(data: Path) -> list[str]:
     """The newest `MAX_METRICS_FILES` regular `*.json` files of `<data>/metrics/`."""
-    found: list[tuple[float, str]] = []
-    try:
-        with os.scandir(Path(data) / METRICS_DIR) as entries:
-            for entry in entries:
-                if not entry.name.endswith(".json"):
-                    continue
-                try:
-                    if entry.is_file(follow_symlinks=False):
-                        found.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
-                except OSError:
-                    continue
-    except OSError:
-        return []
-    found.sort(reverse=True)
-    return [path for _, path in found[:MAX_METRICS_FILES]]
+    return newest_regular_files(Path(data) / METRICS_DIR, lambda name: name.endswith(".json"), MAX_METRICS_FILES)
 
 
 def load_averages(data: Path) -> tuple[CallAverages, int]:

@@ -11,7 +11,7 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -200,3 +200,24 @@ def read_bounded(path: str | Path, max_bytes: int) -> tuple[bytes, bool] | None:
         return None
     finally:
         os.close(fd)
+
+
+def newest_regular_files(folder: str | Path, wanted: Callable[[str], bool], limit: int) -> list[str]:
+    """Paths of the newest `limit` regular files (no symlinks) in `folder` whose names
+    `wanted` accepts, newest first; [] when the folder cannot be read. Bounded, so a folder
+    filled by someone else cannot make a hook read without end."""
+    found: list[tuple[float, str]] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if not wanted(entry.name):
+                    continue
+                try:
+                    if entry.is_file(follow_symlinks=False):
+                        found.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
+                except OSError:
+                    continue
+    except OSError:
+        return []
+    found.sort(reverse=True)
+    return [path for _, path in found[:limit]]

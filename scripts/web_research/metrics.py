@@ -16,7 +16,6 @@ marked `partial` instead of read.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .formats import METRICS_FILE
-from .fsutil import read_bounded
+from .fsutil import newest_regular_files, read_bounded
 from .usage import AgentUsage
 
 MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024
@@ -215,20 +214,7 @@ def subagent_transcripts(main_transcript: str | None, limit: int = MAX_OTHER_AGE
     if not main_transcript:
         return []
     folder = Path(main_transcript).with_suffix("") / "subagents"
-    found: list[tuple[float, str]] = []
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if entry.name.startswith("agent-") and entry.name.endswith(".jsonl"):
-                    try:
-                        if entry.is_file(follow_symlinks=False):
-                            found.append((entry.stat(follow_symlinks=False).st_mtime, entry.path))
-                    except OSError:
-                        continue
-    except OSError:
-        return []
-    found.sort(reverse=True)
-    return [path for _, path in found[:limit]]
+    return newest_regular_files(folder, lambda name: name.startswith("agent-") and name.endswith(".jsonl"), limit)
 
 
 def researcher_list(agents: Mapping[str, Any], usage: Iterable[AgentUsage], transcript_of: Any) -> list[Researcher]:
