@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .checks import Check
-from .markdown_scan import code_free_lines
+from .markdown_scan import FOOTNOTE_DEFINITION, FOOTNOTE_MARKER, HEADING, LABELLED_FIELD, code_free_lines
 from .excerpts import normalize
 from .formats import BULLET_ID_PATTERN
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
@@ -35,9 +35,6 @@ if TYPE_CHECKING:
     from .checklist import ParsedRun
     from .citation_entries import Citation
 
-_DEFINITION = re.compile(r"^ {0,3}\[\^\d+\]:")
-_FIELD = re.compile(r"^\s*\*\*[^*\n]+?\*\*\s*:")
-_HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 # Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading
@@ -49,7 +46,6 @@ _BULLET_ID_MENTION = re.compile(r"\bbullets?\s+" + _ID_LIST, re.IGNORECASE)
 _QUOTE_PREFIX = re.compile(r"^\s*(?:>\s?)+")
 _TABLE_ROW = re.compile(r"^\s*\|")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-_MARKER = re.compile(r"\[\^(\d+)\](?!:)")
 _LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _URL = re.compile(r"<?https?://[^\s>)]+>?")
 _TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
@@ -138,18 +134,18 @@ def _blocks(text: str, first_line: int) -> Iterable[list[tuple[int, str]]]:
             yield block
             block = []
         previous = number
-        if _DEFINITION.match(line):
+        if FOOTNOTE_DEFINITION.match(line):
             in_entry = True
             if block:
                 yield block
                 block = []
             continue
         if in_entry:
-            if line.strip() and not _HEADING.match(line) and (line[:1] in (" ", "\t") or _FIELD.match(line)):
+            if line.strip() and not HEADING.match(line) and (line[:1] in (" ", "\t") or LABELLED_FIELD.match(line)):
                 continue
             in_entry = False
         line = _QUOTE_PREFIX.sub("", line)
-        if not line.strip() or _HEADING.match(line) or _THEMATIC_BREAK.match(line) or _TABLE_RULE.match(line):
+        if not line.strip() or HEADING.match(line) or _THEMATIC_BREAK.match(line) or _TABLE_RULE.match(line):
             if block:
                 yield block
             block = []
@@ -196,7 +192,7 @@ def _claims_of_block(block: list[tuple[int, str]]) -> list[Claim]:
         if pending_at is None:
             pending_at = offset + len(sentence) - len(sentence.lstrip())
         pending.append(sentence)
-        if _MARKER.search(sentence):
+        if FOOTNOTE_MARKER.search(sentence):
             groups.append((pending_at, pending))
             pending, pending_at = [], None
     if pending and groups:
@@ -204,7 +200,7 @@ def _claims_of_block(block: list[tuple[int, str]]) -> list[Claim]:
     claims = []
     for offset, parts in groups:
         raw = " ".join(parts)
-        footnotes = tuple(dict.fromkeys(int(n) for n in _MARKER.findall(raw)))
+        footnotes = tuple(dict.fromkeys(int(n) for n in FOOTNOTE_MARKER.findall(raw)))
         line = max(number for start, number in starts if start <= offset) if starts else 0
         claims.append(Claim(line, plain_text(raw), footnotes))
     return claims
@@ -213,7 +209,7 @@ def _claims_of_block(block: list[tuple[int, str]]) -> list[Claim]:
 def plain_text(markdown: str) -> str:
     """A claim's words without Markdown: link text kept, targets, URLs, tags,
     emphasis marks and footnote markers dropped, whitespace collapsed."""
-    text = _MARKER.sub("", markdown)
+    text = FOOTNOTE_MARKER.sub("", markdown)
     text = _BULLET_ID_MENTION.sub("", text)
     text = _LINK.sub(lambda m: m.group(1), text)
     text = _URL.sub("", text)

@@ -17,7 +17,7 @@ FOOTNOTE_DEFINITION = re.compile(r"^ {0,3}\[\^(\d+)\]:[ \t]*(.*)$")
 LABELLED_FIELD = re.compile(r"^\s*\*\*([^*\n]+?)\*\*\s*:\s?(.*)$")
 HEADING = re.compile(r"^ {0,3}#{1,6}(\s|$)")
 # `[^12]` not directly followed by `:` (that would be a definition).
-_MARKER = re.compile(r"\[\^(\d+)\](?!:)")
+FOOTNOTE_MARKER = re.compile(r"\[\^(\d+)\](?!:)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
@@ -59,5 +59,5 @@ def find_markers(text: str, first_line: int = 1) -> list[tuple[int, int]]:
                 continue
             in_entry = False
         if "[^" in line:
-            markers.extend((int(m.group(1)), number) for m in _MARKER.finditer(line))
+            markers.extend((int(m.group(1)), number) for m in FOOTNOTE_MARKER.finditer(line))
     return markers

@@ -106,10 +106,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(ERROR_INVALID_INPUT, f"output_dir: cannot prepare {run_dir}: {error.strerror or error}", EXIT_USAGE)
 
     _emit({
-        "output_dir": str(run_dir),
-        "plan": str(run_dir / PLAN_FILE),
-        "findings_dir": f"{run_dir / FINDINGS_DIR}{os.sep}",
-        "report": str(run_dir / REPORT_FILE),
+        **_run_paths(run_dir),
         "auto_proceed": request.auto_proceed,
         "research_question": request.question,
         "tier": request.tier,
@@ -118,6 +115,12 @@ def run(args: argparse.Namespace) -> int:
         "clarify": request.may_clarify,
     })
     return EXIT_OK
+
+
+def _run_paths(run_dir: Path) -> dict[str, str]:
+    """The absolute paths every successful start prints (a new run and a resumed one alike)."""
+    return {"output_dir": str(run_dir), "plan": str(run_dir / PLAN_FILE),
+            "findings_dir": f"{run_dir / FINDINGS_DIR}{os.sep}", "report": str(run_dir / REPORT_FILE)}
 
 
 def _resume(request: StartInput, run_dir: Path) -> int:
@@ -133,10 +136,7 @@ def _resume(request: StartInput, run_dir: Path) -> int:
     except PlanChanged as error:
         return _fail(ERROR_PLAN_CHANGED, str(error), EXIT_USAGE)
     _emit({
-        "output_dir": str(run_dir),
-        "plan": str(run_dir / PLAN_FILE),
-        "findings_dir": f"{run_dir / FINDINGS_DIR}{os.sep}",
-        "report": str(run_dir / REPORT_FILE),
+        **_run_paths(run_dir),
         "auto_proceed": request.auto_proceed,
         "research_question": found.question,
         "tier": found.tier,
