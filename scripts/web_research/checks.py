@@ -7,9 +7,14 @@ can all use it without importing each other.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable, Literal, NamedTuple
 
-Severity = Literal["error", "warning"]
+from .typing_lite import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Literal
+
+    Severity = Literal["error", "warning"]
 
 
 class Check(NamedTuple):

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Sequence
 
 from . import __version__
 from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Sequence
 
 # What each subcommand does (its --help description) and what its exit codes mean (the epilog).
 _USAGE_ERROR = f"{EXIT_USAGE:>3}  bad arguments or an unusable run folder (one line on stderr)"

@@ -11,7 +11,10 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterator
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -28,7 +28,12 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple
+
+from .typing_lite import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator, Mapping
 
 RUNS_DIR = "runs"
 LEDGER_FILE = "ledger.jsonl"

@@ -24,11 +24,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Mapping, NamedTuple
 
 from . import formats
 from .checks import Check, fail, ok
 from .ledger import BRIEF, FINDINGS, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256, seals_from_copy
+from .typing_lite import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
 
 CHECK_ID = "provenance.sealed"
 RUN_STATE_DIR = ".web-research"

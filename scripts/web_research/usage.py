@@ -17,8 +17,11 @@ Nothing here touches files: `entries` is what `ledger.read` returned.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
 from urllib.parse import urldefrag
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping
 
 SEARCH = "search"
 PAGE_READ = "page_read"

@@ -86,10 +86,11 @@ def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path)
 # --- hooks during a run: only those that check files load the checker --------------------
 
 # Besides YAML, jsonschema and the verifier: the brief renderer and plan parser, and
-# dataclasses (with inspect and ast), which together cost a hook tens of milliseconds.
+# dataclasses (with inspect and ast), which together cost a hook tens of milliseconds;
+# and typing (its names are imported under TYPE_CHECKING, NamedTuple from typing_lite).
 NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.markdown_scan", "web_research.citation_entries",
                                "web_research.citation_checks", "web_research.briefs", "web_research.plan",
-                               "web_research.budget", "dataclasses")
+                               "web_research.budget", "dataclasses", "typing")
 
 
 @pytest.fixture

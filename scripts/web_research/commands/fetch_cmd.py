@@ -29,10 +29,13 @@ import os
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Mapping
 
 from .. import formats
 from ..exitcodes import EXIT_OK, EXIT_USAGE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
 
 
 def _fail(message: str) -> int:

@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable, NamedTuple, Sequence
 
 from .. import formats
+from ..typing_lite import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence
 
 
 

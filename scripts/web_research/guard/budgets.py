@@ -22,10 +22,14 @@ Rules (pure functions below; `check` is the adapter the hook calls):
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
 
 from .. import ledger
 from ..usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold, normalise_url
+from ..typing_lite import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 PROGRESS_FILE = "progress.json"
 RETRIES_PER_SUBTOPIC = 1

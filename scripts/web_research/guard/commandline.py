@@ -22,7 +22,12 @@ import os
 import re
 import shlex
 from pathlib import Path
-from typing import Any, Mapping, NamedTuple
+
+from ..typing_lite import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping
 
 HEREDOC_DELIMITER = "WEB_RESEARCH_ARGS"
 PROGRAM_RELPATH = Path("scripts") / "web-research"

@@ -14,12 +14,15 @@ import json
 import os
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator, Mapping
 
 from .. import formats
 from .briefs_match import Brief, first_user_message, match_prompt, subagent_transcript_path
 from .commandline import CommandRejected, PluginCommand, parse_plugin_command
 from .registry import Session, data_dir, valid_session_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator, Mapping
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 AGENT_TOOLS = ("Agent", "Task")

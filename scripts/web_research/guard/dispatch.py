@@ -11,10 +11,14 @@ crashed subagent holding a slot forever.
 """
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
 
 from .. import formats
 from .briefs_match import Brief, dispatch_prompt, load_briefs, match_prompt
+from ..typing_lite import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 MAX_DISPATCHES_PER_BRIEF = 2  # the first attempt and one retry
 RESERVATION_TTL_SECONDS = 3600

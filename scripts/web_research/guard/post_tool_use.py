@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 from .briefs_match import load_briefs, match_prompt
 from .commandline import same_path
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, briefs_of, known_slug,
                       locked_run)
 from .registry import new_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
 BACKGROUND_LAUNCH_STATUSES = ("async_launched",)

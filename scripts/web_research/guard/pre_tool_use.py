@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
 
 from .. import formats
 from . import output
@@ -17,6 +16,10 @@ from .commandline import same_path
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
                       briefs_of, checker_prompt, known_slug, learn_agent, same_run)
 from .registry import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
 

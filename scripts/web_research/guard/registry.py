@@ -19,9 +19,12 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Iterator, Mapping
 
 from .. import formats
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator, Mapping
 
 RECORD_VERSION = 1
 SESSIONS_DIR = "sessions"

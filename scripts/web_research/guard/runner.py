@@ -12,7 +12,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Mapping, TextIO
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping, TextIO
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000

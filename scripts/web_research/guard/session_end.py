@@ -1,9 +1,12 @@
 """SessionEnd: no researcher slot outlives its session."""
 from __future__ import annotations
 
-from typing import Any
 
 from .context import Context, active_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def session_end(ctx: Context) -> dict[str, Any]:

@@ -1,10 +1,13 @@
 """SessionStart: a session that comes back frees the slots it left."""
 from __future__ import annotations
 
-from typing import Any
 
 from .context import Context
 from .session_end import session_end
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def session_start(ctx: Context) -> dict[str, Any]:

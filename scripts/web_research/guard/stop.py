@@ -1,10 +1,13 @@
 """Stop: the main agent may not stop on a report.md that fails verify (stopgate.py)."""
 from __future__ import annotations
 
-from typing import Any
 
 from . import output
 from .context import Context, active_run, same_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def stop(ctx: Context) -> dict[str, Any]:

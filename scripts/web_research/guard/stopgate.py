@@ -14,9 +14,13 @@ from __future__ import annotations
 import os
 import json
 from pathlib import Path
-from typing import Any, NamedTuple, Sequence
 
 from .. import formats
+from ..typing_lite import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 MAX_STOP_BLOCKS = formats.MAX_VERIFY_ROUNDS  # one block per round of fixes SKILL.md allows
 

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from . import output
 from .context import RESEARCHER, Context, active_run
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The line a researcher reads its start time from (agents/researcher.md names it).
 CLOCK_LABEL = "web-research clock: the current UTC time is "

@@ -2,12 +2,15 @@
 verdicts file (each blocked once otherwise); what it leaves is sealed as it is let go."""
 from __future__ import annotations
 
-from typing import Any
 
 from . import output
 from .briefs_match import subagent_transcript_path
 from .context import CHECKER, RESEARCHER, Context, active_run, attribute, briefs_of, checker_prompt, locked_run
 from .registry import SILENT_FAILURES_FILE, now_iso, write_run_state
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _subtopic_of(run: dict[str, Any], slug: str) -> str:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Sequence
 
 from .. import formats
 from ..fsutil import is_within
 from .briefs_match import Brief
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
 
 SCRATCH_DIR = formats.SCRATCH_DIR
 # Folder -> what produces its files (named in the refusal).
