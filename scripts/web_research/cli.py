@@ -57,7 +57,7 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _describe(sub: argparse._SubParsersAction) -> None:
+def _describe(sub: argparse._SubParsersAction, help_width: int | None) -> None:
     """Give every subcommand's --help its description and its exit codes (a table, kept as written)."""
     import textwrap  # lazy: only for --help's layout; build_parser also runs in the hooks
 
@@ -67,22 +67,15 @@ def _describe(sub: argparse._SubParsersAction) -> None:
         rows = [*codes, f"{EXIT_BROKEN_PIPE}  the reader of the output went away"]
         parser.epilog = "exit codes:\n" + "\n".join(
             textwrap.fill(row, 79, initial_indent="  ", subsequent_indent=" " * 7) for row in rows)
-        parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        parser.formatter_class = _formatter(argparse.RawDescriptionHelpFormatter, help_width)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="web-research",
-        description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    p = sub.add_parser("slug", help="print the slug of a question")
+def _slug_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--date", metavar="YYYY-MM-DD", help="prefix the slug with this date")
     p.add_argument("question", help="the research question")
 
-    p = sub.add_parser("start", help="open a run folder (re-run protection, archiving)")
+
+def _start_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--question", help="the research question, verbatim")
     p.add_argument("--output-dir", help="run folder to use instead of the default")
     p.add_argument("--auto-proceed", action="store_true", help="skip the plan review gate")
@@ -96,39 +89,98 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--args-file", metavar="PATH",
                    help="read the raw argument text from PATH ('-' for standard input)")
 
-    p = sub.add_parser("briefs", help="render one brief per subtopic of DIR/plan.md")
+
+def _briefs_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
 
-    p = sub.add_parser("verify", help="run the verification checklist on a run folder")
+
+def _verify_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="print every check, not only the failing ones")
 
-    p = sub.add_parser("gaps", help="list every bullet of the plan with its coverage state")
+
+def _gaps_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the bullets as JSON")
 
-    p = sub.add_parser("claims", help="list every cited claim with its excerpts and grounding")
+
+def _claims_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the claims as JSON")
     p.add_argument("--prompt", action="store_true",
                    help="print the next claim-checker's prompt (nothing when every claim has a verdict)")
-    p = sub.add_parser("estimate", help="print the run's upper bounds and a token and time range")
+
+
+def _estimate_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the estimate as JSON")
 
-    p = sub.add_parser("status", help="print a table of a run's subtopics, report and spending")
+
+def _status_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the status as JSON")
 
-    p = sub.add_parser("fetch", help="snapshot a page's main text under DIR/sources/")
+
+def _fetch_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL")
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
     p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
     p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
-    _describe(sub)
+
+
+# Each subcommand, in the order the top-level --help lists them: its one-line help there,
+# and the function that adds its arguments.
+SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
+    "slug": ("print the slug of a question", _slug_arguments),
+    "start": ("open a run folder (re-run protection, archiving)", _start_arguments),
+    "briefs": ("render one brief per subtopic of DIR/plan.md", _briefs_arguments),
+    "verify": ("run the verification checklist on a run folder", _verify_arguments),
+    "gaps": ("list every bullet of the plan with its coverage state", _gaps_arguments),
+    "claims": ("list every cited claim with its excerpts and grounding", _claims_arguments),
+    "estimate": ("print the run's upper bounds and a token and time range", _estimate_arguments),
+    "status": ("print a table of a run's subtopics, report and spending", _status_arguments),
+    "fetch": ("snapshot a page's main text under DIR/sources/", _fetch_arguments),
+}
+
+
+def build_parser(only: str | None = None, help_width: int | None = None) -> argparse.ArgumentParser:
+    """The command line's parser. With `only` (a subcommand's name) it has that subcommand
+    alone: it parses a command line of that subcommand exactly as the whole parser does
+    (same definitions, same messages), and costs a hook a ninth of the building.
+    `help_width`: lay help out in that many columns instead of the terminal's; the hooks,
+    which never show help, give one, so that argparse does not import shutil (and with it
+    bz2 and lzma) to ask the terminal its size for every argument it adds."""
+    parser = argparse.ArgumentParser(
+        prog="web-research",
+        description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",
+        formatter_class=_formatter(argparse.HelpFormatter, help_width),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (summary, add_arguments) in SUBCOMMANDS.items():
+        if only is None or name == only:
+            add_arguments(sub.add_parser(name, help=summary,
+                                         formatter_class=_formatter(argparse.HelpFormatter, help_width)))
+    _describe(sub, help_width)
     return parser
+
+
+def parser_for(argv: Sequence[str], help_width: int | None = None) -> argparse.ArgumentParser:
+    """The parser for this command line: when it starts with a subcommand's name, the
+    parser of that subcommand alone (see `build_parser`), else the whole one (whose
+    top-level --help and unknown-subcommand error list every subcommand)."""
+    return build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None, help_width)
+
+
+def _formatter(kind: type[argparse.HelpFormatter], width: int | None) -> Callable[..., argparse.HelpFormatter]:
+    """`kind`, or `kind` laying help out in `width` columns."""
+    if width is None:
+        return kind
+    import functools  # lazy: start-up
+
+    return functools.partial(kind, width=width)
 
 
 def _handler(command: str) -> Callable[[argparse.Namespace], int]:
@@ -157,7 +209,7 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parser_for(sys.argv[1:] if argv is None else argv).parse_args(argv)
     try:
         code = _handler(args.command)(args)
         sys.stdout.flush()

@@ -36,3 +36,67 @@ def test_help_has_a_description_and_the_exit_codes(command: str, capsys) -> None
         assert "  1  an error-severity check failed" in codes
     if command == "start":
         assert "  3  a prior run is present" in codes
+
+
+# --- one subcommand's parser: what a hook builds to parse one of our command lines -------
+
+COMMAND_LINES = [
+    ["status", "/tmp/run"], ["status", "/tmp/run", "--json"], ["status"], ["status", "/tmp/run", "extra"],
+    ["status", "--bogus", "/tmp/run"], ["status", "-h"], ["verify", "-v", "/tmp/run"], ["gaps", "--json"],
+    ["fetch", "https://example.com/p", "--run", "/tmp/run", "--offset", "800"], ["fetch", "u", "--offset", "x"],
+    ["fetch", "https://example.com/p"], ["start", "--args-file", "-"], ["claims", "/tmp/run", "--prompt"],
+    ["slug", "--date", "2026-01-01", "a question"], ["briefs", "/tmp/run"], ["estimate", "/tmp/run", "--json"],
+]
+
+
+def _parse(parser, argv: list[str], capsys) -> tuple[object, str, str]:
+    try:
+        result: object = vars(parser.parse_args(argv))
+    except SystemExit as done:
+        result = ("exit", done.code)
+    out = capsys.readouterr()
+    return result, out.out, out.err
+
+
+@pytest.mark.parametrize("argv", COMMAND_LINES, ids=" ".join)
+def test_a_subcommands_own_parser_parses_as_the_whole_parser(argv: list[str], capsys, monkeypatch) -> None:
+    from web_research.cli import parser_for
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert _parse(parser_for(argv), argv, capsys) == _parse(build_parser(), argv, capsys)
+    assert _parse(parser_for(argv, help_width=78), argv, capsys) == _parse(build_parser(), argv, capsys)
+
+
+def test_a_command_line_of_one_subcommand_builds_that_subcommand_alone() -> None:
+    from web_research.cli import parser_for
+
+    def choices(parser) -> list[str]:
+        return list(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+
+    assert choices(parser_for(["fetch", "https://example.com/p", "--run", "/r"])) == ["fetch"]
+    for argv in (["--help"], ["stat"], ["--version", "status"], []):  # no subcommand named first: all of them
+        assert sorted(choices(parser_for(argv))) == SUBCOMMANDS, argv
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_a_subcommands_own_parser_has_the_same_help(command: str) -> None:
+    whole = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    alone = build_parser(only=command)._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    assert alone.format_help() == whole.format_help()
+
+
+def test_the_hooks_parse_our_command_with_its_subcommand_alone(monkeypatch, tmp_path) -> None:
+    from hook_harness import REPO
+    from web_research import cli
+    from web_research.guard.commandline import parse_plugin_command
+
+    built: list[str | None] = []
+    real = cli.build_parser
+
+    def spy(only=None, help_width=None):
+        built.append(only)
+        return real(only, help_width)
+
+    monkeypatch.setattr(cli, "build_parser", spy)
+    parsed = parse_plugin_command(f'"{REPO / "scripts" / "web-research"}" status "{tmp_path}"', REPO)
+    assert parsed.subcommand == "status" and built == ["status"]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 HEREDOC_DELIMITER = "WEB_RESEARCH_ARGS"
 PROGRAM_RELPATH = Path("scripts") / "web-research"
 ALLOW_LOOPBACK_ENV = "WEB_RESEARCH_GUARD_ALLOW_LOOPBACK"
+PARSER_HELP_WIDTH = 80  # the hook never shows help; a fixed width spares argparse asking the terminal
 
 _UNQUOTED_SAFE = re.compile(r"[A-Za-z0-9_./:=,+@%-]")
 _DOUBLE_QUOTE_UNSAFE = set('$`\\!')
@@ -117,12 +118,12 @@ def _parse_args(words: list[str]) -> Any:
     import contextlib  # lazy: start-up
     import io  # lazy: start-up
 
-    from ..cli import build_parser  # lazy: hook start-up
+    from ..cli import parser_for  # lazy: hook start-up
 
     sink = io.StringIO()
     try:
         with contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
-            return build_parser().parse_args(words)
+            return parser_for(words, help_width=PARSER_HELP_WIDTH).parse_args(words)
     except SystemExit:
         lines = sink.getvalue().strip().splitlines()
         raise CommandRejected("arguments do not parse" + (f": {lines[-1]}" if lines else "")) from None
