@@ -143,6 +143,29 @@ def test_hooks_that_check_no_file_content_do_not_load_the_checker(researching):
     assert (used.search_count, used.page_read_count) == (1, 1), used  # the hooks still counted the calls
 
 
+# Standard-library modules the light hooks do without: typing (names under TYPE_CHECKING,
+# NamedTuple from typing_lite), tempfile (fsutil writes atomically with os.open), shutil
+# (tempfile's, and argparse's when it asks the terminal its width), random, math; and
+# argparse itself except where a Bash call names our program (its one subcommand is parsed).
+STDLIB_NOT_FOR_LIGHT_HOOKS = ("typing", "tempfile", "shutil", "random", "math", "argparse")
+
+
+def test_light_hooks_load_no_typing_tempfile_shutil_and_argparse_only_for_our_command(researching):
+    h, infos = researching
+    cases = _light_cases(h, infos) + [
+        ("researcher's WebSearch", h.payload("PreToolUse", "agentA", tool_name="WebSearch",
+                                             tool_input={"query": "logs pricing"}), ""),
+        ("researcher reads", h.payload("PreToolUse", "agentA", tool_name="Read",
+                                       tool_input={"file_path": infos[0]["brief_path"]}), ""),
+        ("researcher's other command", h.bash("PreToolUse", "ls -la", agent_id="agentA"), '"deny"'),
+    ]
+    for name, payload, expected in cases:
+        result = _probe(h, payload["hook_event_name"], payload, STDLIB_NOT_FOR_LIGHT_HOOKS)
+        ours = "scripts/web-research" in str(payload.get("tool_input", {}).get("command", ""))
+        assert result["loaded"] == (["argparse"] if ours else []), (name, result)
+        assert expected in result["decision"], (name, result)
+
+
 def test_the_findings_gate_does_load_the_checker(researching):
     """The probe sees imports: SubagentStop, which checks the findings file, loads them."""
     h, _infos = researching

@@ -24,10 +24,8 @@ default 2,000,000) and WEB_RESEARCH_MAX_PDF_PAGES (default 500).
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import formats
@@ -35,6 +33,7 @@ from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Mapping
 
 
@@ -151,6 +150,8 @@ def limits_from_env(env: Mapping[str, str] | None = None):
 
 
 def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
+    from datetime import datetime, timezone  # lazy: the hooks import this module (parse_seal_line), not this
+
     from ..extraction import extract_page  # lazy: start-up
     from ..transport import FetchError, fetch_page  # lazy: start-up
     from ..snapshots import store_snapshot  # lazy: start-up

@@ -82,7 +82,6 @@ def set_limits(deadline: float) -> None:
     raises HookDeadline at `deadline`, a CPU-bound loop that never returns to the
     interpreter dies of SIGXCPU, and an allocation past MAX_ADDRESS_SPACE raises
     MemoryError instead of swapping the machine."""
-    import math  # lazy: start-up
     import resource  # lazy: start-up
     import signal  # lazy: start-up
 
@@ -91,13 +90,20 @@ def set_limits(deadline: float) -> None:
 
     signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, deadline)
-    for limit, value in ((resource.RLIMIT_CPU, math.ceil(deadline) + 2), (resource.RLIMIT_AS, MAX_ADDRESS_SPACE)):
+    cpu_seconds = _ceil(deadline) + 2
+    for limit, value in ((resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_AS, MAX_ADDRESS_SPACE)):
         try:
             soft, hard = resource.getrlimit(limit)
             if soft == resource.RLIM_INFINITY or soft > value:
                 resource.setrlimit(limit, (value, hard))
         except (ValueError, OSError):
             pass
+
+
+def _ceil(number: float) -> int:
+    """math.ceil, without loading math (a shared library) into every hook."""
+    whole = int(number)
+    return whole + 1 if whole < number else whole
 
 
 def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
