@@ -284,3 +284,48 @@ def test_no_unrelated_tool_call_builds_the_python_environment(tmp_path: Path):
     assert proc.returncode == 0 and "inactive" in proc.stdout
     assert not log.exists(), log.read_text()
     assert not [p for p in h.data.iterdir() if p.name.startswith(("venv-", ".venv-", "python-"))]
+
+
+# Commands hooks/run and python-env.sh may start; each is a process the hook waits for.
+LAUNCHER_COMMANDS = ("cat", "cksum", "mkdir", "mv", "rm", "find", "sed", "tr", "cut", "grep", "tail", "head",
+                     "sleep", "dirname", "basename", "readlink", "realpath", "env", "uname", "date", "id")
+
+
+def test_during_a_run_the_launcher_starts_only_cat_and_cksum_before_python(tmp_path: Path):
+    """On the common path (a run active, its environment found, the logs folder there) the
+    launcher's own processes are `cat` for the payload and `cat | cksum` for the lock key:
+    no mkdir (it tests the folder first), nothing else."""
+    import shutil
+
+    h = Harness(tmp_path)
+    h.start_run()
+    wrappers, log = tmp_path / "wrappers", tmp_path / "started.log"
+    wrappers.mkdir()
+    for name in LAUNCHER_COMMANDS:
+        real = shutil.which(name)
+        if real:
+            (wrappers / name).write_text(f'#!/bin/sh\necho {name} >> "{log}"\nexec "{real}" "$@"\n')
+            (wrappers / name).chmod(0o755)
+    env = h.env(PATH=f"{wrappers}:{h.env()['PATH']}")
+    payload = json.dumps(h.write_call(None, str(h.run_dir / "report.md")))
+    for _ in range(2):  # the first may still remember where the environment is
+        log.unlink(missing_ok=True)
+        proc = subprocess.run([str(LAUNCHER), "pre_tool_use"], input=payload, capture_output=True, text=True,
+                              env=env, cwd=h.project)
+        assert proc.returncode == 0, proc
+    assert sorted(log.read_text().split()) == ["cat", "cat", "cksum"]  # cat | cksum run side by side
+
+
+def test_the_hooks_python_skips_setuptools_distutils_shim(tmp_path: Path):
+    """setuptools' distutils-precedence.pth (in a developer's .venv, or a venv + pip environment
+    on Python 3.11 or older) imports its shim at every interpreter start; the launcher turns it off."""
+    if not list(Path(sys.prefix).glob("lib/python*/site-packages/distutils-precedence.pth")):
+        pytest.skip("this environment has no setuptools distutils shim")
+    h = Harness(tmp_path)
+    h.start_run()
+    probe = tmp_path / "python"
+    probe.write_text(f'#!/bin/sh\nexec "{sys.executable}" -c "import sys; print(\'_distutils_hack\' in sys.modules)"\n')
+    probe.chmod(0o755)
+    proc = subprocess.run([str(LAUNCHER), "pre_tool_use"], input=json.dumps(h.write_call(None, str(h.run_dir / "x.md"))),
+                          capture_output=True, text=True, env=h.env(WEB_RESEARCH_PYTHON=str(probe)), cwd=h.project)
+    assert (proc.returncode, proc.stdout.strip()) == (0, "False"), proc
