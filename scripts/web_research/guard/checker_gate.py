@@ -19,7 +19,6 @@ Pure rules here; the hook handlers do the I/O and the locking.
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from .. import formats
@@ -33,6 +32,8 @@ MAX_CHECKER_DISPATCHES = 12  # a run needs 1 to 3 per round of fixes; the rest i
 
 
 def prompt_hash(prompt: str) -> str:
+    import hashlib  # lazy: a checker's Write hook imports this module and hashes only an unknown checker's prompt
+
     return "sha256:" + hashlib.sha256(prompt.strip().encode("utf-8")).hexdigest()
 
 
