@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from .digest import sha256_hex
 from .formats import BRIEF_HASH_PREFIX
 
 AGENT_PROMPT_HASH_LABEL = "Brief hash: "
@@ -19,9 +20,7 @@ _HASH_LINE = re.compile(r"^" + re.escape(AGENT_PROMPT_HASH_LABEL) + r"(" + re.es
 
 def brief_hash(data: bytes) -> str:
     """`sha256:<hex>` of exactly these bytes."""
-    import hashlib  # here, not at the top: hooks that match no prompt skip it
-
-    return BRIEF_HASH_PREFIX + hashlib.sha256(data).hexdigest()
+    return BRIEF_HASH_PREFIX + sha256_hex(data)
 
 
 def compose_agent_prompt(brief_text: str, hash_value: str) -> str:

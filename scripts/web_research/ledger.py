@@ -29,6 +29,7 @@ import os
 import time
 from pathlib import Path
 
+from .digest import sha256_hex
 from .typing_lite import NamedTuple
 
 TYPE_CHECKING = False
@@ -57,9 +58,7 @@ VERDICTS = "verdicts"
 
 def run_key(run_dir: str | Path) -> str:
     """The ledger folder name of a run: a hash of the run folder's real path."""
-    import hashlib  # here, not at the top: the hooks' guards import this module without hashing
-
-    return hashlib.sha256(os.path.realpath(run_dir).encode("utf-8")).hexdigest()[:32]
+    return sha256_hex(os.path.realpath(run_dir).encode("utf-8"))[:32]
 
 
 def ledger_dir(data: Path, run_dir: str | Path) -> Path:

@@ -145,9 +145,10 @@ def test_hooks_that_check_no_file_content_do_not_load_the_checker(researching):
 
 # Standard-library modules the light hooks do without: typing (names under TYPE_CHECKING,
 # NamedTuple from typing_lite), tempfile (fsutil writes atomically with os.open), shutil
-# (tempfile's, and argparse's when it asks the terminal its width), random, math; and
-# argparse itself except where a Bash call names our program (its one subcommand is parsed).
-STDLIB_NOT_FOR_LIGHT_HOOKS = ("typing", "tempfile", "shutil", "random", "math", "argparse")
+# (tempfile's, and argparse's when it asks the terminal its width), random, math, hashlib
+# (OpenSSL; the ledger key and brief hashes use digest.sha256_hex); and argparse itself
+# except where a Bash call names our program (its one subcommand is parsed).
+STDLIB_NOT_FOR_LIGHT_HOOKS = ("typing", "tempfile", "shutil", "random", "math", "hashlib", "argparse")
 
 
 def test_light_hooks_load_no_typing_tempfile_shutil_and_argparse_only_for_our_command(researching):
