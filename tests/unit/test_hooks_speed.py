@@ -146,9 +146,11 @@ def test_hooks_that_check_no_file_content_do_not_load_the_checker(researching):
 # Standard-library modules the light hooks do without: typing (names under TYPE_CHECKING,
 # NamedTuple from typing_lite), tempfile (fsutil writes atomically with os.open), shutil
 # (tempfile's, and argparse's when it asks the terminal its width), random, math, hashlib
-# (OpenSSL; the ledger key and brief hashes use digest.sha256_hex); and argparse itself
-# except where a Bash call names our program (its one subcommand is parsed).
-STDLIB_NOT_FOR_LIGHT_HOOKS = ("typing", "tempfile", "shutil", "random", "math", "hashlib", "argparse")
+# (OpenSSL; the ledger key and brief hashes use digest.sha256_hex); shlex and the command
+# line scanner except in Bash hooks; and argparse except where a Bash call names our
+# program (its one subcommand is parsed).
+STDLIB_NOT_FOR_LIGHT_HOOKS = ("typing", "tempfile", "shutil", "random", "math", "hashlib", "shlex",
+                              "web_research.guard.commandline", "argparse")
 
 
 def test_light_hooks_load_no_typing_tempfile_shutil_and_argparse_only_for_our_command(researching):
@@ -162,8 +164,10 @@ def test_light_hooks_load_no_typing_tempfile_shutil_and_argparse_only_for_our_co
     ]
     for name, payload, expected in cases:
         result = _probe(h, payload["hook_event_name"], payload, STDLIB_NOT_FOR_LIGHT_HOOKS)
+        bash = payload.get("tool_name") == "Bash"
         ours = "scripts/web-research" in str(payload.get("tool_input", {}).get("command", ""))
-        assert result["loaded"] == (["argparse"] if ours else []), (name, result)
+        allowed = {"shlex": bash, "web_research.guard.commandline": bash, "argparse": ours}
+        assert result["loaded"] == [m for m in STDLIB_NOT_FOR_LIGHT_HOOKS if allowed.get(m)], (name, result)
         assert expected in result["decision"], (name, result)
 
 

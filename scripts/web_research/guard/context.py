@@ -17,12 +17,13 @@ from contextlib import contextmanager
 
 from .. import formats
 from .briefs_match import Brief, first_user_message, match_prompt, subagent_transcript_path
-from .commandline import CommandRejected, PluginCommand, parse_plugin_command
 from .registry import Session, data_dir, valid_session_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Iterator, Mapping
+
+    from .commandline import PluginCommand
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 AGENT_TOOLS = ("Agent", "Task")
@@ -69,6 +70,8 @@ class Context:
 
     def parse_command(self) -> tuple[PluginCommand | None, str]:
         """(the plugin command in tool_input.command, or None and why not)."""
+        from .commandline import CommandRejected, parse_plugin_command  # lazy: only Bash hooks parse (shlex)
+
         try:
             return parse_plugin_command(self.tool_input.get("command", ""), self.plugin_root, self.env), ""
         except CommandRejected as exc:

@@ -10,7 +10,6 @@ import json
 import os
 
 from .briefs_match import load_briefs, match_prompt
-from .commandline import same_path
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, briefs_of, known_slug,
                       locked_run)
 from .registry import new_run
@@ -81,6 +80,7 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
 
 def _post_bash(ctx: Context) -> dict[str, Any]:
     parsed, _why = ctx.parse_command()
+    from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if parsed is None or ctx.session is None:
         return {}
     response = ctx.payload.get("tool_response")
@@ -132,6 +132,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
 def _post_researcher_bash(ctx: Context) -> dict[str, Any]:
     """A researcher's fetch returned: seal the snapshot it wrote (guard/seals.py)."""
     parsed, _why = ctx.parse_command()
+    from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if parsed is None or parsed.subcommand != "fetch":
         return {}
     active = active_run(ctx)

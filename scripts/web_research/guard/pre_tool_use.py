@@ -12,7 +12,6 @@ from pathlib import Path
 from .. import formats
 from . import output
 from .briefs_match import subagent_transcript_path
-from .commandline import same_path
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
                       briefs_of, checker_prompt, known_slug, learn_agent, same_run)
 from .registry import Session
@@ -93,6 +92,7 @@ def _pre_web_tool(ctx: Context) -> dict[str, Any]:
 
 def _pre_bash(ctx: Context) -> dict[str, Any]:
     parsed, why = ctx.parse_command()
+    from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if parsed is not None and parsed.subcommand == "start" and not ctx.in_researcher:
         refusal = _start_refusal(ctx, parsed.heredoc_body or "")
         if refusal is not None:
