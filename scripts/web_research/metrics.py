@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping
 
 from .formats import METRICS_FILE
 from .fsutil import newest_regular_files, read_bounded
+from .typing_lite import NamedTuple
 from .usage import AgentUsage
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Mapping, Sequence
 
 MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024
 MAX_OTHER_AGENTS = 50
@@ -36,15 +38,17 @@ def parse_time(value: object) -> float | None:
     """Seconds since the epoch of an ISO-8601 UTC stamp (`...Z`), or None."""
     if not isinstance(value, str) or not value:
         return None
+    from datetime import datetime  # lazy: the Stop hook imports this module; datetime costs it ms
+
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
 
 
-@dataclass
-class TranscriptUsage:
-    """What one transcript records (records stamped before `since` left out)."""
+class TranscriptUsage(NamedTuple):
+    """What one transcript records (records stamped before `since` left out). NamedTuples
+    here, not dataclasses: importing dataclasses cost the Stop hook several ms."""
 
     input_tokens: int = 0  # input + cache reads + cache writes
     output_tokens: int = 0
@@ -69,17 +73,17 @@ def transcript_usage(path: str | Path | None, since: float | None = None,
                      max_bytes: int = MAX_TRANSCRIPT_BYTES, deadline: float | None = None) -> TranscriptUsage:
     """Fold one transcript's records: usage per distinct message id, tool_use blocks by id,
     first and last record times."""
-    out = TranscriptUsage()
     read = read_bounded(path, max_bytes) if path else None
     if read is None:
-        out.partial = bool(path)
-        return out
-    raw, out.partial = read
+        return TranscriptUsage(partial=bool(path))
+    raw, partial = read
+    first_at: float | None = None
+    last_at: float | None = None
     usages: dict[str, Mapping[str, Any]] = {}
     tools: set[str] = set()
     for number, line in enumerate(raw.split(b"\n")):
         if deadline is not None and number % 256 == 0 and time.monotonic() > deadline:
-            out.partial = True
+            partial = True
             break
         if b'"timestamp"' not in line:
             continue
@@ -92,8 +96,8 @@ def transcript_usage(path: str | Path | None, since: float | None = None,
         stamp = parse_time(record.get("timestamp"))
         if stamp is None or (since is not None and stamp < since):
             continue
-        out.first_at = stamp if out.first_at is None else min(out.first_at, stamp)
-        out.last_at = stamp if out.last_at is None else max(out.last_at, stamp)
+        first_at = stamp if first_at is None else min(first_at, stamp)
+        last_at = stamp if last_at is None else max(last_at, stamp)
         message = record.get("message")
         if record.get("type") != "assistant" or not isinstance(message, dict):
             continue
@@ -103,17 +107,13 @@ def transcript_usage(path: str | Path | None, since: float | None = None,
         for block in message.get("content") or []:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 tools.add(str(block.get("id") or f"#{number}:{len(tools)}"))
-    for usage in usages.values():
-        out.input_tokens += (_int(usage.get("input_tokens")) + _int(usage.get("cache_read_input_tokens"))
-                             + _int(usage.get("cache_creation_input_tokens")))
-        out.output_tokens += _int(usage.get("output_tokens"))
-    out.model_calls = len(usages)
-    out.tool_calls = len(tools)
-    return out
+    input_tokens = sum(_int(usage.get("input_tokens")) + _int(usage.get("cache_read_input_tokens"))
+                       + _int(usage.get("cache_creation_input_tokens")) for usage in usages.values())
+    output_tokens = sum(_int(usage.get("output_tokens")) for usage in usages.values())
+    return TranscriptUsage(input_tokens, output_tokens, len(usages), len(tools), first_at, last_at, partial)
 
 
-@dataclass
-class Researcher:
+class Researcher(NamedTuple):
     """One researcher subagent as the hooks know it."""
 
     agent_id: str
@@ -122,8 +122,7 @@ class Researcher:
     transcript: str | None
 
 
-@dataclass
-class RunInputs:
+class RunInputs(NamedTuple):
     """Everything `build` needs, gathered by the hook adapter."""
 
     run_dir: str
@@ -131,7 +130,7 @@ class RunInputs:
     researchers: list[Researcher]
     usage: Mapping[str | None, AgentUsage]
     main_transcript: str | None
-    other_transcripts: list[str] = field(default_factory=list)
+    other_transcripts: Sequence[str] = ()
     dispatches: int = 0
     budget: Mapping[str, Any] | None = None
 

@@ -171,6 +171,16 @@ def test_light_hooks_load_no_typing_tempfile_shutil_and_argparse_only_for_our_co
         assert expected in result["decision"], (name, result)
 
 
+def test_the_stop_hook_writes_the_metrics_without_dataclasses_or_typing(researching):
+    """Stop runs at the end of each of the main agent's turns: before report.md exists it
+    writes the run's metrics (web_research.metrics), whose records are NamedTuples."""
+    h, _infos = researching
+    result = _probe(h, "Stop", h.stop(), ("web_research.metrics", "dataclasses", "typing", "yaml",
+                                          "web_research.checklist"))
+    assert result["loaded"] == ["web_research.metrics"], result
+    assert (h.run_dir / "metrics.json").is_file()
+
+
 def test_the_findings_gate_does_load_the_checker(researching):
     """The probe sees imports: SubagentStop, which checks the findings file, loads them."""
     h, _infos = researching
