@@ -152,6 +152,8 @@ def build_parser(only: str | None = None, help_width: int | None = None) -> argp
     `help_width`: lay help out in that many columns instead of the terminal's; the hooks,
     which never show help, give one, so that argparse does not import shutil (and with it
     bz2 and lzma) to ask the terminal its size for every argument it adds."""
+    if only is not None and only not in SUBCOMMANDS:
+        raise ValueError(f"no subcommand {only!r}; the subcommands are {', '.join(SUBCOMMANDS)}")
     parser = argparse.ArgumentParser(
         prog="web-research",
         description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",

@@ -78,6 +78,11 @@ def test_a_command_line_of_one_subcommand_builds_that_subcommand_alone() -> None
         assert sorted(choices(parser_for(argv))) == SUBCOMMANDS, argv
 
 
+def test_only_a_known_subcommand_is_built_alone() -> None:
+    with pytest.raises(ValueError, match="no subcommand 'stat'"):
+        build_parser(only="stat")
+
+
 @pytest.mark.parametrize("command", SUBCOMMANDS)
 def test_a_subcommands_own_parser_has_the_same_help(command: str) -> None:
     whole = build_parser()._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
