@@ -3,6 +3,13 @@
 A generated run of 5 subtopics with 100 citations each (500 in the findings,
 all 500 carried into the report) must verify in well under half a second,
 measured as the whole subprocess, best of 3 runs.
+
+`make_large_run(root, pages=100)` backs every citation with a page snapshot
+written by the product's own writer (`snapshots.store_snapshot`, as `fetch`
+does), each page quoted by one citation of every findings file, and seals them
+in the folder copy the hooks keep (`.web-research/seals.json`, built with
+`ledger.seals_copy`): so the excerpt-in-page and provenance checks run too, as
+in a standalone `web-research verify RUN` of a finished run.
 """
 from __future__ import annotations
 
@@ -34,8 +41,54 @@ def _fields(n: int) -> dict[str, str]:
     }
 
 
-def make_large_run(root: Path) -> Path:
-    run = root / "large-run"
+RETRIEVED_AT = "2026-04-18T09:05:31+00:00"
+FILLER = ("Storage tiers, support plans and regional availability are described in the sections "
+          "below; contact sales for volume commitments. ")
+
+
+def _page_fields(n: int, page: int) -> dict[str, str]:
+    """Citation `n` quotes page `page` (one of `pages`), as a researcher copies it from the fetch output."""
+    return {
+        "title": f"Logs pricing {page} | Vendor Docs",
+        "url": f"https://docs.vendor{page % 7}.example/pricing/logs/{page}",
+        "excerpt": f"Log ingestion for plan {n} is billed per GB ingested, with retention priced separately.",
+        "retrieved_at": RETRIEVED_AT[:10],
+        "source_type": "official-docs",
+    }
+
+
+def _store_pages(run: Path, quoted: dict[int, list[str]]) -> None:
+    """One snapshot per page, its text holding every excerpt quoted from it among filler
+    paragraphs (about 6 KB a page), sealed in the folder copy as the hooks would."""
+    import json
+
+    from web_research import ledger
+    from web_research.snapshots import store_snapshot
+
+    entries = []
+    for page, excerpts in sorted(quoted.items()):
+        fields = _page_fields(0, page)
+        paragraphs = [FILLER * 8]
+        for excerpt in excerpts:
+            paragraphs += [excerpt, FILLER * 4]
+        snap = store_snapshot(run, requested_url=fields["url"], final_url=fields["url"], title=fields["title"],
+                              status=200, content_type="text/html; charset=utf-8", retrieved_at=RETRIEVED_AT,
+                              text="\n\n".join(paragraphs), extractor="trafilatura 2.0.0")
+        for path, artifact in ((snap.text_path, ledger.SNAPSHOT), (snap.meta_path, ledger.SNAPSHOT_META)):
+            entries.append(ledger.entry(ledger.SEAL, "agent", None, artifact=artifact, path=f"sources/{path.name}",
+                                        sha256=ledger.file_sha256(path, 1 << 24), url=fields["url"]))
+    for folder, artifact in (("findings", ledger.FINDINGS), ("briefs", ledger.BRIEF)):
+        for path in sorted((run / folder).glob("*.md")):
+            entries.append(ledger.entry(ledger.SEAL, None, path.stem, artifact=artifact,
+                                        path=f"{folder}/{path.name}", sha256=ledger.file_sha256(path, 1 << 24)))
+    (run / ".web-research").mkdir()
+    copy = ledger.seals_copy(run, ledger.seals(entries))
+    (run / ".web-research" / "seals.json").write_text(json.dumps(copy, indent=2), encoding="utf-8")
+
+
+def make_large_run(root: Path, pages: int | None = None) -> Path:
+    """The large run; with `pages`, every citation is backed by one of that many sealed snapshots."""
+    run = root / ("large-run" if pages is None else f"large-run-{pages}-pages")
     (run / "findings").mkdir(parents=True)
     (run / "briefs").mkdir()
     plan = ["# Plan", "", "## Research question", "", QUESTION, "", "## Subtopics", ""]
@@ -45,6 +98,7 @@ def make_large_run(root: Path) -> Path:
              "Searches per subagent: 5", ""]
     (run / "plan.md").write_text("\n".join(plan), encoding="utf-8")
     report_claims, report_entries = [], []
+    quoted: dict[int, list[str]] = {}  # page -> the excerpts quoted from it
     number = 0
     for name in SUBTOPICS:
         slug = slugify(name)
@@ -53,7 +107,9 @@ def make_large_run(root: Path) -> Path:
         claims, entries = [], []
         for local in range(1, PER_SUBTOPIC + 1):
             number += 1
-            fields = _fields(number)
+            fields = _fields(number) if pages is None else _page_fields(number, (local - 1) % pages + 1)
+            if pages is not None:
+                quoted.setdefault((local - 1) % pages + 1, []).append(fields["excerpt"])
             claims.append(f"- Plan {number} bills per GB ingested[^{local}].")
             entries.append(render_citation(local, fields, indent="      "))
             report_claims.append(f"- Plan {number} bills per GB ingested[^{number}].")
@@ -67,6 +123,8 @@ def make_large_run(root: Path) -> Path:
               + "\n\n## Gaps & Limitations\n\n- Normalising per-GB prices needs a workload profile.\n\n"
               + "## Sources\n\n" + "\n\n".join(report_entries) + "\n")
     (run / "report.md").write_text(report, encoding="utf-8")
+    if pages is not None:
+        _store_pages(run, quoted)
     return run
 
 
