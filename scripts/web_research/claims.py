@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .checks import Check
-from .markdown_scan import FOOTNOTE_DEFINITION, FOOTNOTE_MARKER, HEADING, LABELLED_FIELD, code_free_lines
+from .markdown_scan import FOOTNOTE_DEFINITION, FOOTNOTE_MARKER, HEADING, code_free_lines, continues_entry
 from .excerpts import normalize
 from .formats import BULLET_ID_PATTERN
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
@@ -134,24 +134,27 @@ def _blocks(text: str, first_line: int) -> Iterable[list[tuple[int, str]]]:
             yield block
             block = []
         previous = number
-        if FOOTNOTE_DEFINITION.match(line):
+        if "[^" in line and FOOTNOTE_DEFINITION.match(line):
             in_entry = True
             if block:
                 yield block
                 block = []
             continue
         if in_entry:
-            if line.strip() and not HEADING.match(line) and (line[:1] in (" ", "\t") or LABELLED_FIELD.match(line)):
+            if continues_entry(line):
                 continue
             in_entry = False
-        line = _QUOTE_PREFIX.sub("", line)
-        if not line.strip() or HEADING.match(line) or _THEMATIC_BREAK.match(line) or _TABLE_RULE.match(line):
+        if ">" in line:
+            line = _QUOTE_PREFIX.sub("", line)
+        # (each string test only skips a pattern that cannot match: this runs on every line)
+        if not line.strip() or ("#" in line and HEADING.match(line)) or _THEMATIC_BREAK.match(line) \
+                or ("---" in line and _TABLE_RULE.match(line)):
             if block:
                 yield block
             block = []
             continue
         item = _LIST_ITEM.match(line)
-        if item or _TABLE_ROW.match(line):
+        if item or ("|" in line and _TABLE_ROW.match(line)):
             if block:
                 yield block
             block = [(number, _BULLET_ID_LABEL.sub("", line[item.end():], count=1) if item

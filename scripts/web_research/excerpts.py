@@ -41,7 +41,6 @@ _TRANSLATION = {
     **dict.fromkeys(map(ord, _QUOTES + _INVISIBLE), None),
     **dict.fromkeys(map(ord, _DASHES), "-"),
 }
-_WHITESPACE = re.compile(r"\s+")
 # An omission marker: "...", "…" (NFKC turns it into "..."), optionally in brackets.
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
 _WORD = re.compile(r"\w+")
@@ -67,7 +66,8 @@ def normalize(text: str) -> str:
     """
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_TRANSLATION)
-    return _WHITESPACE.sub(" ", text).strip()
+    # Splitting on str.isspace() whitespace is exactly `\s+` collapsed and trimmed, several times faster.
+    return " ".join(text.split())
 
 
 def excerpt_parts(excerpt: str) -> list[str]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -35,12 +36,14 @@ class SnapshotError(Exception):
     """A snapshot cannot be written or read; `str()` names the file and the problem."""
 
 
+@lru_cache(maxsize=8192)
 def url_key(url: str) -> str:
     """The form of a URL used to find its snapshot.
 
     Scheme and host lower-cased, default port and fragment dropped, an empty
     path written as `/`, one trailing slash of a non-root path ignored: two
     spellings of the same page share a key, different pages never do.
+    Cached: verify looks up every citation's URL, and a report repeats its findings' URLs.
     """
     raw = url.strip()
     try:

@@ -147,3 +147,46 @@ def test_verify_of_a_large_run_takes_under_half_a_second(tmp_path: Path) -> None
     assert '"ok": true' in result.stdout
     assert result.stdout.count('"ok": true') > 5 * 10  # the checks really ran
     assert min(timings) < 0.5, f"verify took {min(timings):.3f}s (best of {timings})"
+
+
+# --- deterministic: the work verify does, counted rather than timed -------------------
+
+def test_each_markdown_file_is_scanned_once(tmp_path: Path) -> None:
+    """The parser, the marker finder, the claim finder, the per-file and per-section
+    checks share one scan of each file (markdown_scan.scan_lines): 5 findings + report."""
+    from web_research.checklist import run_checklist
+    from web_research.markdown_scan import scan_lines
+
+    run = make_large_run(tmp_path, pages=100)
+    scan_lines.cache_clear()
+    checks = run_checklist(run)
+    assert not [c for c in checks if not c.ok and c.severity == "error"]
+    assert scan_lines.cache_info().misses == len(SUBTOPICS) + 1, scan_lines.cache_info()
+
+
+def test_each_page_is_read_and_normalized_once_and_each_excerpt_matched_once(tmp_path: Path, monkeypatch) -> None:
+    """1000 citations (the report repeats its findings' 500) against 100 pages: each page's
+    text is normalized once, and an excerpt the report repeats is not matched again."""
+    from web_research import excerpts, integrity
+    from web_research.checklist import run_checklist
+
+    run = make_large_run(tmp_path, pages=100)
+    normalized: list[int] = []
+    matched: list[str] = []
+    real_normalize, real_match = excerpts.normalize, integrity.match_excerpt
+
+    def counting_normalize(text: str) -> str:
+        normalized.append(len(text))
+        return real_normalize(text)
+
+    def counting_match(excerpt: str, page_text: str, **kwargs):
+        matched.append(excerpt)
+        return real_match(excerpt, page_text, **kwargs)
+
+    monkeypatch.setattr(integrity, "normalize", counting_normalize)
+    monkeypatch.setattr(integrity, "match_excerpt", counting_match)
+    checks = run_checklist(run)
+    assert any(c.id == "report.citations.verbatim" and c.ok and "all 500" in c.message for c in checks)
+    pages = [n for n in normalized if n > 2000]  # page texts are ~6 KB; titles and excerpts are short
+    assert len(pages) == 100, len(pages)
+    assert len(matched) == 500 and len(set(matched)) == 500
