@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 from .checks import Check
 from .markdown_scan import FOOTNOTE_DEFINITION, FOOTNOTE_MARKER, HEADING, code_free_lines, continues_entry
 from .excerpts import normalize
 from .formats import BULLET_ID_PATTERN
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
+from .records import Record
 
 if TYPE_CHECKING:
     from .checklist import ParsedRun
@@ -59,8 +59,7 @@ _DIGIT = re.compile(r"\d")
 MAX_BLOCK_CHARS = 50_000  # a longer paragraph is cut: bounds the work on hostile input
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(NamedTuple):
     """A cited claim: `line` is the file line it starts on; `text` is plain
     (markdown and markers removed); `footnotes` in order of first use."""
 
@@ -73,8 +72,7 @@ class Claim:
         return "sha256:" + hashlib.sha256(normalize(self.text).encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class Grounding:
+class Grounding(NamedTuple):
     """The rule's outcome for one claim. `checked` is False when one of its
     footnotes has no entry with an excerpt (the citation rules report that)."""
 
@@ -88,15 +86,19 @@ class Grounding:
         return not self.missing
 
 
-@dataclass
-class ClaimRecord:
+class ClaimRecord(Record):
     """A claim with what it cites and its grounding, as `web-research claims` lists it."""
 
-    path: Path
-    scope: str
-    claim: Claim
-    excerpts: list[tuple[int, str | None, str]] = field(default_factory=list)  # (number, url, excerpt)
-    grounding: Grounding = field(default_factory=lambda: Grounding(False))
+    __slots__ = ("path", "scope", "claim", "excerpts", "grounding")
+
+    def __init__(self, path: Path, scope: str, claim: Claim,
+                 excerpts: list[tuple[int, str | None, str]] | None = None,
+                 grounding: Grounding | None = None) -> None:
+        self.path = path
+        self.scope = scope
+        self.claim = claim
+        self.excerpts: list[tuple[int, str | None, str]] = [] if excerpts is None else excerpts  # (number, url, excerpt)
+        self.grounding = Grounding(False) if grounding is None else grounding
 
     def as_dict(self, display_path: str) -> dict[str, Any]:
         g = self.grounding

@@ -24,8 +24,8 @@ import heapq
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import NamedTuple
 
 from .formats import EXCERPT_MAX_SPAN_CHARS, EXCERPT_MIN_PART_WORDS
 
@@ -84,8 +84,7 @@ def part_words(part: str) -> int:
     return sum(1 for token in part.split() if _WORD.search(token))
 
 
-@dataclass(frozen=True)
-class MatchResult:
+class MatchResult(NamedTuple):
     """Outcome of looking for an excerpt in a page.
 
     `ok` is True when every part was found in order, within one passage.

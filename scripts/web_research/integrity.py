@@ -35,16 +35,16 @@ Standard library only, and each page is normalized once: verify must stay fast.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 from urllib.parse import urlsplit
 
 from . import formats
 from .checks import Check
 from .excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
+from .records import Record
 from .snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
 
 INTEGRITY_CHECK_ID = "citations.integrity"
@@ -54,8 +54,7 @@ TITLE_SIMILARITY = 0.85
 _ROOT_PATHS = {"", "/", "/index.html", "/index.htm", "/index.php", "/default.aspx", "/home"}
 
 
-@dataclass(frozen=True)
-class IntegritySummary:
+class IntegritySummary(NamedTuple):
     """Counts behind the citation-integrity line; every citation is in exactly one bucket."""
 
     citations: int = 0
@@ -68,25 +67,27 @@ class IntegritySummary:
                 f"{self.not_verifiable} not verifiable, {self.mismatched} mismatched")
 
 
-@dataclass
-class _Finding:
+class _Finding(NamedTuple):
     line: int | None
     message: str
 
 
-@dataclass
-class _FileResult:
+class _FileResult(Record):
     """What one file's citations produced, before it becomes checks."""
 
-    path: Path
-    scope: str
-    snapshot_backed: int = 0
-    mismatches: list[_Finding] = field(default_factory=list)
-    unverifiable: list[_Finding] = field(default_factory=list)
-    site_roots: list[_Finding] = field(default_factory=list)
-    repeated: list[_Finding] = field(default_factory=list)
-    titles: list[_Finding] = field(default_factory=list)
-    dates: list[_Finding] = field(default_factory=list)
+    __slots__ = ("path", "scope", "snapshot_backed", "mismatches", "unverifiable", "site_roots", "repeated",
+                 "titles", "dates")
+
+    def __init__(self, path: Path, scope: str) -> None:
+        self.path = path
+        self.scope = scope
+        self.snapshot_backed = 0
+        self.mismatches: list[_Finding] = []
+        self.unverifiable: list[_Finding] = []
+        self.site_roots: list[_Finding] = []
+        self.repeated: list[_Finding] = []
+        self.titles: list[_Finding] = []
+        self.dates: list[_Finding] = []
 
 
 def citation_integrity_checks(run_dir: Path, cited: Iterable[Any]) -> "list[Check]":
@@ -144,8 +145,7 @@ def _scope(run_dir: Path, path: Path) -> str:
     return path.stem
 
 
-@dataclass(frozen=True)
-class _Page:
+class _Page(NamedTuple):
     text: str
     normalized: str
 

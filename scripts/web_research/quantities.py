@@ -17,8 +17,8 @@ Pure and standard-library only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import NamedTuple
 
 KIND_MONEY = "money"
 KIND_PERCENT = "percent"
@@ -92,8 +92,7 @@ _MONTH_HINT = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.])")
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(NamedTuple):
     """One figure. `text` is as written; `value` is the number with its
     magnitude applied; `currency` is an ISO code for money; `unit` and `per`
     are folded unit names, or None when absent or unknown."""

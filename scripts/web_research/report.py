@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from . import formats
 from .checks import Check, Problem, fail, ok
 from .citation_checks import citation_checks, citation_problems
 from .citation_entries import Citation, parse_citations
 from .markdown_scan import code_free_lines, find_markers, scan_lines
+from .records import Record
 
 _H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
 _H1 = re.compile(r"^ {0,3}#[ \t]+")
@@ -25,8 +25,7 @@ _ANY_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """A `## name` heading at `line`; its body runs to `end` (inclusive)."""
 
     name: str
@@ -34,14 +33,19 @@ class Section:
     end: int
 
 
-@dataclass
-class Report:
-    lines: list[str]
-    title: str | None
-    title_line: int | None
-    sections: list[Section]
-    citations: list[Citation]
-    markers: list[tuple[int, int]]
+class Report(Record):
+    """report.md parsed: its lines, title, `##` sections, citation entries and `[^n]` markers."""
+
+    __slots__ = ("lines", "title", "title_line", "sections", "citations", "markers")
+
+    def __init__(self, lines: list[str], title: str | None, title_line: int | None, sections: list[Section],
+                 citations: list[Citation], markers: list[tuple[int, int]]) -> None:
+        self.lines = lines
+        self.title = title
+        self.title_line = title_line
+        self.sections = sections
+        self.citations = citations
+        self.markers = markers
 
     def section(self, name: str) -> Section | None:
         """The first `##` section called `name`."""

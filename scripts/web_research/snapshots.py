@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from .formats import SOURCES_DIR
 from .fsutil import RunFileError, atomic_write_text, is_within, read_run_file, read_run_text
+from .records import Record
 
 SNAPSHOT_VERSION = 1
 ID_LENGTH = 16
@@ -73,8 +74,7 @@ def text_sha256(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """Metadata of one stored page; `text()` reads the stored text."""
 
     requested_url: str
@@ -88,7 +88,7 @@ class Snapshot:
     extractor: str
     meta_path: Path
     text_path: Path
-    other_titles: tuple[str, ...] = field(default=())
+    other_titles: tuple[str, ...] = ()
     truncated: bool = False  # the page had more text than MAX_TEXT_CHARS; only its start is stored
 
     @property
@@ -226,8 +226,7 @@ def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
     )
 
 
-@dataclass
-class SnapshotIndex:
+class SnapshotIndex(Record):
     """Every snapshot of a run, found by requested or final URL.
 
     Built by reading each metadata file once; texts are read only on demand.
@@ -235,8 +234,12 @@ class SnapshotIndex:
     failing the whole index.
     """
 
-    by_key: dict[str, Snapshot] = field(default_factory=dict)
-    problems: list[tuple[Path, str]] = field(default_factory=list)
+    __slots__ = ("by_key", "problems")
+
+    def __init__(self, by_key: dict[str, Snapshot] | None = None,
+                 problems: list[tuple[Path, str]] | None = None) -> None:
+        self.by_key: dict[str, Snapshot] = {} if by_key is None else by_key
+        self.problems: list[tuple[Path, str]] = [] if problems is None else problems
 
     @classmethod
     def build(cls, run_dir: Path) -> "SnapshotIndex":
@@ -281,7 +284,7 @@ def find_snapshot(run_dir: Path, url: str) -> Snapshot | None:
 
 def snapshot_as_dict(snap: Snapshot) -> dict:
     """JSON-friendly view of a snapshot (paths as strings)."""
-    data = asdict(snap)
+    data = snap._asdict()
     data["meta_path"], data["text_path"] = str(snap.meta_path), str(snap.text_path)
     data["other_titles"] = list(snap.other_titles)
     return data
