@@ -35,7 +35,6 @@ Standard library only, and each page is normalized once: verify must stay fast.
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, NamedTuple
@@ -52,6 +51,7 @@ SOURCES_CHECK_ID = "sources.records"
 MAX_LISTED = 6
 TITLE_SIMILARITY = 0.85
 _ROOT_PATHS = {"", "/", "/index.html", "/index.htm", "/index.php", "/default.aspx", "/home"}
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 class IntegritySummary(NamedTuple):
@@ -248,7 +248,7 @@ def _collage_message(number: int, url: str, where: str, match: MatchResult) -> s
 def _check_retrieved(citation: Any, snap: Snapshot | None, result: _FileResult) -> None:
     """A Retrieved date is copied from the fetch command's stamp: the snapshot's UTC day."""
     written = (getattr(citation, "retrieved_at", None) or "").strip()
-    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", written):
+    if not _ISO_DAY.fullmatch(written):
         return  # absent, or malformed: the checklist's `optional` rule reports that
     where = f"[^{citation.number}] **Retrieved** {written}"
     if snap is None:
@@ -347,6 +347,8 @@ def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
     mine = _title_form(cited)
     if not mine:
         return True
+    from difflib import SequenceMatcher  # lazy: only a title that differs is compared
+
     for title in page_titles:
         theirs = _title_form(title)
         if not theirs:
