@@ -1,8 +1,10 @@
 """verify must stay fast: hooks and the skill run it after every report edit.
 
 A generated run of 5 subtopics with 100 citations each (500 in the findings,
-all 500 carried into the report) must verify in well under half a second,
-measured as the whole subprocess, best of 3 runs.
+all 500 carried into the report) must verify at the cost of a bounded number of
+bare interpreter starts (CPU time of the whole subprocess, best of N, measured
+interleaved with `python -c pass`); the tests after the timing count the work
+itself (scans, normalizations, matches, imports), which no load can make flaky.
 
 `make_large_run(root, pages=100)` backs every citation with a page snapshot
 written by the product's own writer (`snapshots.store_snapshot`, as `fetch`
@@ -16,7 +18,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -128,25 +129,44 @@ def make_large_run(root: Path, pages: int | None = None) -> Path:
     return run
 
 
-def _timed_verify(run: Path) -> tuple[float, subprocess.CompletedProcess]:
-    env = dict(os.environ, PYTHONPATH=str(SCRIPTS_DIR))
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "web_research", "verify", str(run), "--json"],
-                            env=env, capture_output=True, text=True, timeout=60)
-    return time.perf_counter() - start, result
+RUNS = 7
+# CPU time (user + system) of `verify RUN --json` over that of a bare `python -c pass`, best
+# of RUNS each, interleaved, so load from other processes hits both alike (two busy loops on
+# the 2-core development machine left the ratios unchanged). Measured there, this way: before
+# issue 13's work about 21x (no snapshots) and 27x (100 snapshots); after it about 17.5x and
+# 20.5x, PyYAML's import (frontmatter) ~2x of that. The bounds leave 25% for another machine;
+# the counting tests below catch the specific regressions (rescans, rematches, dataclasses).
+MAX_CPU_RATIO = {"no snapshots": 22.0, "100 sealed snapshots": 26.0}
+
+def _cpu_ms(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess]:
+    """CPU time of a process: less at the mercy of other processes on a busy machine than wall time."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000, result
 
 
 @pytest.mark.benchmark
-def test_verify_of_a_large_run_takes_under_half_a_second(tmp_path: Path) -> None:
-    run = make_large_run(tmp_path)
-    timings = []
-    for _ in range(3):
-        elapsed, result = _timed_verify(run)
+@pytest.mark.parametrize("variant", sorted(MAX_CPU_RATIO))
+def test_verify_of_a_large_run_costs_a_bounded_number_of_interpreter_starts(tmp_path: Path, variant: str) -> None:
+    run = make_large_run(tmp_path, pages=100 if variant == "100 sealed snapshots" else None)
+    env = dict(os.environ, PYTHONPATH=str(SCRIPTS_DIR))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure as a user runs it: from compiled modules
+    _cpu_ms([sys.executable, "-m", "web_research", "verify", str(run)], env)  # warm-up: compiles, fills caches
+    verify, bare = [], []
+    for _ in range(RUNS):
+        elapsed, result = _cpu_ms([sys.executable, "-m", "web_research", "verify", str(run), "--json"], env)
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr
-        timings.append(elapsed)
-    assert '"ok": true' in result.stdout
+        verify.append(elapsed)
+        bare.append(_cpu_ms([sys.executable, "-c", "pass"], env)[0])
     assert result.stdout.count('"ok": true') > 5 * 10  # the checks really ran
-    assert min(timings) < 0.5, f"verify took {min(timings):.3f}s (best of {timings})"
+    if variant == "100 sealed snapshots":
+        assert "1000 verified verbatim" in result.stdout and "210 file(s) sealed and intact" in result.stdout
+    ratio = min(verify) / min(bare)
+    assert ratio <= MAX_CPU_RATIO[variant], (
+        f"verify {min(verify):.0f} ms of CPU vs python {min(bare):.0f} ms: {ratio:.1f}x (best of {RUNS})")
 
 
 # --- deterministic: the work verify does, counted rather than timed -------------------
