@@ -32,11 +32,11 @@ def code_free_lines(text: str, first_line: int = 1) -> Iterator[tuple[int, str]]
     return iter(scan_lines(text, first_line))
 
 
-@lru_cache(maxsize=32)
+@lru_cache(maxsize=16)
 def scan_lines(text: str, first_line: int = 1) -> tuple[tuple[int, str], ...]:
     """`code_free_lines` as a tuple, computed once per text and first line."""
-    # Keyed by content, so a text joined again from its lines still hits; bounded, so a
-    # long-lived process (a hook) keeps at most a few files' lines.
+    # Keyed by content, so a text joined again from its lines still hits. 16 holds a run's
+    # report and its findings files (at most 5 + 3), and bounds what a process keeps.
     lines = text.splitlines()
     if "```" not in text and "~~~" not in text:  # no fence can open: only inline code to blank
         return tuple((number, _blank_inline_code(line) if "`" in line else line)
