@@ -24,8 +24,7 @@ Nothing here imports more than formats.py: hooks may call it on a hot path.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .formats import DEFAULT_SEARCH_BUDGET, MAX_PARALLEL_RESEARCHERS, MAX_SUBTOPICS
 
@@ -41,8 +40,7 @@ PLAN_PAGE_READS_LINE = "Page reads per subagent"
 VOTERS = 3  # claim-checkers per findings file when the tier votes (a majority of 3)
 
 
-@dataclass(frozen=True)
-class TierDefaults:
+class TierDefaults(NamedTuple):
     """What one tier allows each run and each researcher."""
 
     name: str
@@ -75,8 +73,7 @@ UNTIERED = TierDefaults("none", max_subtopics=MAX_SUBTOPICS, searches=DEFAULT_SE
                         claim_check=False, voting=False, second_wave=False)
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(NamedTuple):
     """What one run may spend: the plan's tier, with its explicit lines applied."""
 
     tier: str | None  # None: the plan has no Tier line
@@ -117,7 +114,7 @@ class Budget:
         return self.researchers * self.checkers_per_findings_file
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = dict(self._asdict())
         for name in ("researchers", "searches", "page_reads", "checkers_per_findings_file", "checker_agents"):
             data[name] = getattr(self, name)
         return data

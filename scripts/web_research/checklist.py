@@ -86,11 +86,11 @@ still checked on their own (ids use the file name's stem as `<slug>`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 from .checks import Check, fail, ok
+from .records import Record
 
 if TYPE_CHECKING:  # imported lazily at run time: see run_checklist
     from .citation_entries import Citation
@@ -105,18 +105,21 @@ class Cited(NamedTuple):
     citation: "Citation"
 
 
-@dataclass
-class ParsedRun:
+class ParsedRun(Record):
     """Everything the checklist parsed, handed to extra check groups so they
     need not read the files again."""
 
-    run_dir: Path
-    plan: Any = None  # plan.Plan, or None when missing or unparseable
-    findings: dict[str, "Findings"] = field(default_factory=dict)  # by slug
-    report: "Report | None" = None
-    report_path: Path | None = None
-    # Where the seals come from (provenance.SealSource); None: the folder copy (standalone verify).
-    seal_source: Any = None
+    __slots__ = ("run_dir", "plan", "findings", "report", "report_path", "seal_source")
+
+    def __init__(self, run_dir: Path, plan: Any = None, findings: "dict[str, Findings] | None" = None,
+                 report: "Report | None" = None, report_path: Path | None = None, seal_source: Any = None) -> None:
+        self.run_dir = run_dir
+        self.plan = plan  # plan.Plan, or None when missing or unparseable
+        self.findings: dict[str, Findings] = {} if findings is None else findings  # by slug
+        self.report = report
+        self.report_path = report_path
+        # Where the seals come from (provenance.SealSource); None: the folder copy (standalone verify).
+        self.seal_source = seal_source
 
     @property
     def cited(self) -> list[Cited]:

@@ -24,8 +24,7 @@ import heapq
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
-from difflib import SequenceMatcher
+from typing import NamedTuple
 
 from .formats import EXCERPT_MAX_SPAN_CHARS, EXCERPT_MIN_PART_WORDS
 
@@ -41,7 +40,6 @@ _TRANSLATION = {
     **dict.fromkeys(map(ord, _QUOTES + _INVISIBLE), None),
     **dict.fromkeys(map(ord, _DASHES), "-"),
 }
-_WHITESPACE = re.compile(r"\s+")
 # An omission marker: "...", "…" (NFKC turns it into "..."), optionally in brackets.
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
 _WORD = re.compile(r"\w+")
@@ -67,7 +65,8 @@ def normalize(text: str) -> str:
     """
     text = unicodedata.normalize("NFKC", text)
     text = text.translate(_TRANSLATION)
-    return _WHITESPACE.sub(" ", text).strip()
+    # Splitting on str.isspace() whitespace is exactly `\s+` collapsed and trimmed, several times faster.
+    return " ".join(text.split())
 
 
 def excerpt_parts(excerpt: str) -> list[str]:
@@ -84,8 +83,7 @@ def part_words(part: str) -> int:
     return sum(1 for token in part.split() if _WORD.search(token))
 
 
-@dataclass(frozen=True)
-class MatchResult:
+class MatchResult(NamedTuple):
     """Outcome of looking for an excerpt in a page.
 
     `ok` is True when every part was found in order, within one passage.
@@ -182,6 +180,8 @@ def closest_passage(needle: str, page_text: str, *, normalized: str | None = Non
     needle; only the best few are then scored precisely with difflib. The
     passage is trimmed to `CLOSEST_MAX_CHARS`.
     """
+    from difflib import SequenceMatcher  # lazy: only a mismatch looks for the closest passage
+
     page = normalized if normalized is not None else normalize(page_text)
     target = normalize(needle)
     if not page or not target:

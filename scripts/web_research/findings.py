@@ -8,7 +8,6 @@ every frontmatter key, marker and entry so each defect can be pointed at.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from .checks import Check, Problem, fail, ok
 from .citation_checks import citation_checks
 from .citation_entries import Citation, parse_citations
 from .markdown_scan import code_free_lines, find_markers
+from .records import Record
 from .schema_validation import schema_errors
 
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
@@ -24,22 +24,28 @@ _H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
 _H1_OR_H2 = re.compile(r"^ {0,3}#{1,2}(?:[ \t]|$)")
 
 
-@dataclass
-class Findings:
+class Findings(Record):
     """A parsed findings file. `errors` are frontmatter problems found while
     parsing (missing block, invalid YAML, not a mapping)."""
 
-    path: Path
-    frontmatter: dict[str, Any] | None
-    key_lines: dict[str, int]
-    body: str
-    body_first_line: int
-    citations: list[Citation]
-    markers: list[tuple[int, int]]
-    sources_headings: list[int]
-    sources_span: tuple[int, int] | None
-    errors: list[Problem] = field(default_factory=list)
-    frontmatter_line: int = 1
+    __slots__ = ("path", "frontmatter", "key_lines", "body", "body_first_line", "citations", "markers",
+                 "sources_headings", "sources_span", "errors", "frontmatter_line")
+
+    def __init__(self, path: Path, frontmatter: dict[str, Any] | None, key_lines: dict[str, int], body: str,
+                 body_first_line: int, citations: list[Citation], markers: list[tuple[int, int]],
+                 sources_headings: list[int], sources_span: tuple[int, int] | None,
+                 errors: list[Problem] | None = None, frontmatter_line: int = 1) -> None:
+        self.path = path
+        self.frontmatter = frontmatter
+        self.key_lines = key_lines
+        self.body = body
+        self.body_first_line = body_first_line
+        self.citations = citations
+        self.markers = markers
+        self.sources_headings = sources_headings
+        self.sources_span = sources_span
+        self.errors: list[Problem] = [] if errors is None else errors
+        self.frontmatter_line = frontmatter_line
 
     @property
     def status(self) -> str | None:

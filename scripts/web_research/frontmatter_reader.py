@@ -140,8 +140,6 @@ def _closing_line(lines: list[str]) -> tuple[int | None, bool]:
 def read_frontmatter(text: str) -> Frontmatter:
     """Split and parse the frontmatter at the start of `text` (a byte-order mark is
     ignored). Never raises for anything the text contains."""
-    import yaml  # lazy: PyYAML loads only for files that need it
-
     text = text.removeprefix("\ufeff")
     head = text[:MAX_FRONTMATTER_CHARS + 4096]
     lines = head.split("\n", 1)
@@ -154,6 +152,8 @@ def read_frontmatter(text: str) -> Frontmatter:
         message = (f"frontmatter is longer than {MAX_FRONTMATTER_CHARS} characters; keep it to the fields "
                    "the brief gives" if too_long else "frontmatter is not closed: expected a second '---' line")
         return Frontmatter(None, {}, 1, [FrontmatterProblem(1, message)])
+    import yaml  # lazy: PyYAML (and python-frontmatter) load only for a file that has a frontmatter block
+
     block_text = "\n".join(head_lines[:end + 1]) + "\n"
     fm, _body = _handler().split(block_text)
     fm = fm.removeprefix("\r").removeprefix("\n")

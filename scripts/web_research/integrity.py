@@ -35,15 +35,15 @@ Standard library only, and each page is normalized once: verify must stay fast.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from difflib import SequenceMatcher
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 from urllib.parse import urlsplit
 
 from . import formats
 from .checks import Check
 from .excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
+from .records import Record
 from .snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
 
 INTEGRITY_CHECK_ID = "citations.integrity"
@@ -51,10 +51,10 @@ SOURCES_CHECK_ID = "sources.records"
 MAX_LISTED = 6
 TITLE_SIMILARITY = 0.85
 _ROOT_PATHS = {"", "/", "/index.html", "/index.htm", "/index.php", "/default.aspx", "/home"}
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
-@dataclass(frozen=True)
-class IntegritySummary:
+class IntegritySummary(NamedTuple):
     """Counts behind the citation-integrity line; every citation is in exactly one bucket."""
 
     citations: int = 0
@@ -67,25 +67,27 @@ class IntegritySummary:
                 f"{self.not_verifiable} not verifiable, {self.mismatched} mismatched")
 
 
-@dataclass
-class _Finding:
+class _Finding(NamedTuple):
     line: int | None
     message: str
 
 
-@dataclass
-class _FileResult:
+class _FileResult(Record):
     """What one file's citations produced, before it becomes checks."""
 
-    path: Path
-    scope: str
-    snapshot_backed: int = 0
-    mismatches: list[_Finding] = field(default_factory=list)
-    unverifiable: list[_Finding] = field(default_factory=list)
-    site_roots: list[_Finding] = field(default_factory=list)
-    repeated: list[_Finding] = field(default_factory=list)
-    titles: list[_Finding] = field(default_factory=list)
-    dates: list[_Finding] = field(default_factory=list)
+    __slots__ = ("path", "scope", "snapshot_backed", "mismatches", "unverifiable", "site_roots", "repeated",
+                 "titles", "dates")
+
+    def __init__(self, path: Path, scope: str) -> None:
+        self.path = path
+        self.scope = scope
+        self.snapshot_backed = 0
+        self.mismatches: list[_Finding] = []
+        self.unverifiable: list[_Finding] = []
+        self.site_roots: list[_Finding] = []
+        self.repeated: list[_Finding] = []
+        self.titles: list[_Finding] = []
+        self.dates: list[_Finding] = []
 
 
 def citation_integrity_checks(run_dir: Path, cited: Iterable[Any]) -> "list[Check]":
@@ -128,10 +130,10 @@ def citation_integrity(run_dir: Path, cited: Iterable[Any]) -> "tuple[list[Check
 def _pairs(cited: Iterable[Any]) -> Iterable[tuple[Path, Any]]:
     for item in cited:
         if hasattr(item, "citation") and hasattr(item, "path"):
-            yield Path(item.path), item.citation
+            path, citation = item.path, item.citation
         else:
             path, citation = item
-            yield Path(path), citation
+        yield (path if isinstance(path, Path) else Path(path)), citation
 
 
 def _scope(run_dir: Path, path: Path) -> str:
@@ -143,8 +145,7 @@ def _scope(run_dir: Path, path: Path) -> str:
     return path.stem
 
 
-@dataclass(frozen=True)
-class _Page:
+class _Page(NamedTuple):
     text: str
     normalized: str
 
@@ -154,6 +155,7 @@ class _PageCache:
 
     def __init__(self) -> None:
         self._pages: dict[Path, tuple[_Page | None, str | None]] = {}
+        self._matches: dict[tuple[Path, str], MatchResult] = {}
 
     def get(self, snap: Snapshot) -> tuple[_Page | None, str | None]:
         """(page, None) or (None, why the snapshot's text cannot be used)."""
@@ -170,6 +172,15 @@ class _PageCache:
                         f"{formats.SOURCES_DIR}/{snap.text_path.name} was changed after it was fetched "
                         "(its SHA-256 no longer matches); fetch the page again"))
         return self._pages[snap.text_path]
+
+    def match(self, snap: Snapshot, page: _Page, excerpt: str) -> MatchResult:
+        """`match_excerpt` on the normalized page, once per page and excerpt: a report
+        quotes the same excerpts as its findings files."""
+        key = (snap.text_path, excerpt)
+        found = self._matches.get(key)
+        if found is None:
+            found = self._matches[key] = match_excerpt(excerpt, page.text, normalized=page.normalized)
+        return found
 
 
 def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, result: _FileResult,
@@ -193,7 +204,7 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
     elif snap is not None and is_site_root(snap.final_url):
         result.site_roots.append(_Finding(line, f"[^{number}] {url} redirected to the site root "
                                                 f"{snap.final_url}; the page it names may be gone"))
-    if snap is not None and citation.title and not title_matches(citation.title, snap.titles):
+    if snap is not None and citation.title and not _title_matches(citation.title, snap.titles):
         result.titles.append(_Finding(line, f"[^{number}] title {citation.title!r} differs from the page's "
                                             f"title {snap.title!r} ({url})"))
     _check_retrieved(citation, snap, result)
@@ -210,7 +221,7 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
     if page is None:
         result.mismatches.append(_Finding(line, f"[^{number}] cannot be checked against {url}: {problem}"))
         return "mismatched"
-    match = match_excerpt(excerpt, page.text, normalized=page.normalized)
+    match = pages.match(snap, page, excerpt)
     if match.ok:
         return "verified"
     if match.rule in (RULE_SHORT_PART, RULE_SPREAD):
@@ -237,7 +248,7 @@ def _collage_message(number: int, url: str, where: str, match: MatchResult) -> s
 def _check_retrieved(citation: Any, snap: Snapshot | None, result: _FileResult) -> None:
     """A Retrieved date is copied from the fetch command's stamp: the snapshot's UTC day."""
     written = (getattr(citation, "retrieved_at", None) or "").strip()
-    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", written):
+    if not _ISO_DAY.fullmatch(written):
         return  # absent, or malformed: the checklist's `optional` rule reports that
     where = f"[^{citation.number}] **Retrieved** {written}"
     if snap is None:
@@ -250,6 +261,7 @@ def _check_retrieved(citation: Any, snap: Snapshot | None, result: _FileResult) 
                                      f"{fetched} ({snap.retrieved_at}); copy that date or leave the line out"))
 
 
+@lru_cache(maxsize=8192)
 def _is_web_url(url: str) -> bool:
     try:
         parts = urlsplit(url)
@@ -299,6 +311,7 @@ def _shorten(text: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
+@lru_cache(maxsize=8192)
 def is_site_root(url: str) -> bool:
     """True for a bare domain or home page (no path beyond `/` or an index file, no query)."""
     try:
@@ -317,6 +330,12 @@ def _title_form(title: str) -> str:
     return " ".join(normalize(title).casefold().split())
 
 
+@lru_cache(maxsize=4096)
+def _title_matches(cited: str, page_titles: tuple[str, ...]) -> bool:
+    # Cached: a report repeats its findings' titles, and one page backs many citations.
+    return title_matches(cited, page_titles)
+
+
 def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
     """True when the cited title is one of the page's titles, after normalization.
 
@@ -328,6 +347,8 @@ def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
     mine = _title_form(cited)
     if not mine:
         return True
+    from difflib import SequenceMatcher  # lazy: only a title that differs is compared
+
     for title in page_titles:
         theirs = _title_form(title)
         if not theirs:

@@ -9,6 +9,7 @@ reads them.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterator
 
 # `[^12]:` at the start of a line (up to three spaces of indentation, as in CommonMark).
@@ -24,10 +25,26 @@ _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 def code_free_lines(text: str, first_line: int = 1) -> Iterator[tuple[int, str]]:
     """Yield `(line_number, line)` for every line outside fenced code blocks,
-    with inline code spans blanked out, so markers shown as code never count."""
+    with inline code spans blanked out, so markers shown as code never count.
+
+    The parser, the marker finder, the claim finder and the per-file checks all
+    walk the same file: the scan is done once per text and shared (`scan_lines`)."""
+    return iter(scan_lines(text, first_line))
+
+
+@lru_cache(maxsize=16)
+def scan_lines(text: str, first_line: int = 1) -> tuple[tuple[int, str], ...]:
+    """`code_free_lines` as a tuple, computed once per text and first line."""
+    # Keyed by content, so a text joined again from its lines still hits. 16 holds a run's
+    # report and its findings files (at most 5 + 3), and bounds what a process keeps.
+    lines = text.splitlines()
+    if "```" not in text and "~~~" not in text:  # no fence can open: only inline code to blank
+        return tuple((number, _blank_inline_code(line) if "`" in line else line)
+                     for number, line in enumerate(lines, start=first_line))
+    out: list[tuple[int, str]] = []
     fence: str | None = None
-    for number, line in enumerate(text.splitlines(), start=first_line):
-        opener = _FENCE.match(line)
+    for number, line in enumerate(lines, start=first_line):
+        opener = _FENCE.match(line) if ("`" in line or "~" in line) else None
         if fence is None:
             if opener:
                 fence = opener.group(1)
@@ -38,8 +55,13 @@ def code_free_lines(text: str, first_line: int = 1) -> Iterator[tuple[int, str]]
                 fence = None
             continue
         if "`" in line:
-            line = _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
-        yield number, line
+            line = _blank_inline_code(line)
+        out.append((number, line))
+    return tuple(out)
+
+
+def _blank_inline_code(line: str) -> str:
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
 
 
 def find_markers(text: str, first_line: int = 1) -> list[tuple[int, int]]:
@@ -51,13 +73,21 @@ def find_markers(text: str, first_line: int = 1) -> list[tuple[int, int]]:
     markers: list[tuple[int, int]] = []
     in_entry = False
     for number, line in code_free_lines(text, first_line):
-        if FOOTNOTE_DEFINITION.match(line):
+        if "[^" in line and FOOTNOTE_DEFINITION.match(line):
             in_entry = True
             continue
         if in_entry:
-            if line.strip() and not HEADING.match(line) and (line[:1] in (" ", "\t") or LABELLED_FIELD.match(line)):
+            if continues_entry(line):
                 continue
             in_entry = False
         if "[^" in line:
             markers.extend((int(m.group(1)), number) for m in FOOTNOTE_MARKER.finditer(line))
     return markers
+
+
+def continues_entry(line: str) -> bool:
+    """Whether `line` continues a footnote entry: not blank, not a heading, and
+    indented or a `**Label**:` line. (The string tests before each pattern only
+    skip matches that cannot succeed: verify runs this on every line.)"""
+    return bool(line.strip()) and not ("#" in line and HEADING.match(line)) \
+        and (line[:1] in (" ", "\t") or ("**" in line and LABELLED_FIELD.match(line) is not None))

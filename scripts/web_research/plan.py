@@ -37,8 +37,8 @@ What a tier means and what a plan without a `Tier:` line gets: budget.py.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple, Sequence
 
 from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget
 from .formats import (
@@ -74,8 +74,7 @@ class PlanError(ValueError):
         super().__init__(f"{path if path is not None else PLAN_FILE}:{line}: {message}")
 
 
-@dataclass(frozen=True)
-class Subtopic:
+class Subtopic(NamedTuple):
     name: str
     slug: str
     establish: list[str]  # first wave: what it must establish; second wave: the approach per target ('' if none)
@@ -95,8 +94,7 @@ class Subtopic:
         return tuple(f"{self.number}.{index}" for index in range(1, len(self.establish) + 1))
 
 
-@dataclass(frozen=True)
-class Bullet:
+class Bullet(NamedTuple):
     """One thing a first-wave subtopic must establish, with its stable id `M.N`."""
 
     id: str
@@ -104,18 +102,18 @@ class Bullet:
     subtopic: Subtopic
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(NamedTuple):
     question: str
     subtopics: list[Subtopic]
     synthesis: str
-    title: str | None = field(default=None)
+    title: str | None = None
     tier: str | None = None  # None: no `Tier:` line (an older or hand-written plan)
     searches_per_subagent: int | None = None  # as stated in the plan, None when not stated
     page_reads_per_subagent: int | None = None  # as stated in the plan, None when not stated
     researchers: int = MAX_PARALLEL_RESEARCHERS  # researchers at once (the plan's `Researchers: N`)
     deepen: bool = False  # the plan's `Deepen: yes`: a second wave even where the tier has none
-    second_wave: list[Subtopic] = field(default_factory=list)  # the `## Second wave` section's subtopics
+    # The `## Second wave` section's subtopics (parse_plan gives a list; a NamedTuple's default is shared, so ()).
+    second_wave: Sequence[Subtopic] = ()
 
     @property
     def all_subtopics(self) -> list[Subtopic]:
@@ -135,11 +133,10 @@ class Plan:
         return effective_budget(self).searches_per_researcher
 
 
-@dataclass
-class _Section:
+class _Section(NamedTuple):
     name: str  # canonical name from formats.PLAN_SECTIONS
     line: int  # line of the `## ` heading
-    body: list[tuple[int, str]]  # (line number, text) after the heading
+    body: list[tuple[int, str]]  # (line number, text) after the heading (filled while splitting)
 
 
 # ATX headings; an optional closing run of `#` needs a space before it ("C#" stays intact).
@@ -372,8 +369,7 @@ def _plain_budget_line(line: str) -> str:
     return text.replace("**", "").replace("__", "")
 
 
-@dataclass(frozen=True)
-class _BudgetLines:
+class _BudgetLines(NamedTuple):
     tier: str | None = None
     searches: int | None = None
     page_reads: int | None = None

@@ -17,8 +17,8 @@ Pure and standard-library only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import NamedTuple
 
 KIND_MONEY = "money"
 KIND_PERCENT = "percent"
@@ -88,12 +88,14 @@ _MONTH_DATE = re.compile(
     r"|(?:" + _MONTHS + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?![\d,.]\d)"
     r"|(?:" + _MONTHS + r")\.?\s+\d{4})\b", re.I)
 _DIGIT = re.compile(r"\d")
-_MONTH_HINT = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
+# Every month name starts with one of these. Looked for in the casefolded text with `in`: a
+# case-insensitive regex alternation scans a claim ten times slower, and casefolding covers each
+# letter the pattern's re.I would match (the long s, U+017F, folds to "s").
+_MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.])")
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(NamedTuple):
     """One figure. `text` is as written; `value` is the number with its
     magnitude applied; `currency` is an ISO code for money; `unit` and `per`
     are folded unit names, or None when absent or unknown."""
@@ -141,7 +143,7 @@ def extract_quantities(text: str) -> list[Quantity]:
         return []
     found: list[Quantity] = []
     taken: list[tuple[int, int]] = []
-    patterns = [p for p, hint in ((_ISO_DATE, "-" in text), (_MONTH_DATE, bool(_MONTH_HINT.search(text))),
+    patterns = [p for p, hint in ((_ISO_DATE, "-" in text), (_MONTH_DATE, _may_name_a_month(text)),
                                   (_TIME, ":" in text)) if hint]  # cheap tests first: verify stays fast
     for pattern in patterns:
         for m in pattern.finditer(text):
@@ -159,6 +161,11 @@ def extract_quantities(text: str) -> list[Quantity]:
             found.append(quantity)
     found.sort(key=lambda q: q.start)
     return _share_across_ranges(text, found)
+
+
+def _may_name_a_month(text: str) -> bool:
+    folded = text.casefold()
+    return any(prefix in folded for prefix in _MONTH_PREFIXES)
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:

@@ -7,15 +7,16 @@ the two in agreement.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_right
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from . import formats
 from .checks import Check, Problem, fail, ok
 from .citation_checks import citation_checks, citation_problems
 from .citation_entries import Citation, parse_citations
-from .markdown_scan import code_free_lines, find_markers
+from .markdown_scan import code_free_lines, find_markers, scan_lines
+from .records import Record
 
 _H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
 _H1 = re.compile(r"^ {0,3}#[ \t]+")
@@ -24,8 +25,7 @@ _ANY_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(NamedTuple):
     """A `## name` heading at `line`; its body runs to `end` (inclusive)."""
 
     name: str
@@ -33,23 +33,33 @@ class Section:
     end: int
 
 
-@dataclass
-class Report:
-    lines: list[str]
-    title: str | None
-    title_line: int | None
-    sections: list[Section]
-    citations: list[Citation]
-    markers: list[tuple[int, int]]
+class Report(Record):
+    """report.md parsed: its lines, title, `##` sections, citation entries and `[^n]` markers."""
+
+    __slots__ = ("lines", "title", "title_line", "sections", "citations", "markers")
+
+    def __init__(self, lines: list[str], title: str | None, title_line: int | None, sections: list[Section],
+                 citations: list[Citation], markers: list[tuple[int, int]]) -> None:
+        self.lines = lines
+        self.title = title
+        self.title_line = title_line
+        self.sections = sections
+        self.citations = citations
+        self.markers = markers
 
     def section(self, name: str) -> Section | None:
         """The first `##` section called `name`."""
         return next((s for s in self.sections if s.name == name), None)
 
     def body(self, section: Section) -> list[tuple[int, str]]:
-        """`(line, text)` of the section's lines after its heading, outside code fences."""
-        text = "\n".join(self.lines[section.line:section.end])
-        return list(code_free_lines(text, section.line + 1))
+        """`(line, text)` of the section's lines after its heading, outside code fences.
+
+        Taken from the one scan of the whole file: a section starts at a heading outside
+        any fence, so its lines scan alike on their own or in the file."""
+        scanned = scan_lines("\n".join(self.lines), 1)
+        first = bisect_right(scanned, section.line, key=lambda item: item[0])
+        last = bisect_right(scanned, section.end, key=lambda item: item[0])
+        return list(scanned[first:last])
 
 
 def parse_report(text: str) -> Report:
@@ -61,6 +71,8 @@ def parse_report(text: str) -> Report:
         if line.strip():
             title, title_line = line.rstrip(), number
             break
+    # One text for every scan (the claim finder joins the lines the same way): scanned once.
+    text = "\n".join(lines)
     headings: list[tuple[str, int]] = []
     for number, line in code_free_lines(text):
         match = _H2.match(line)

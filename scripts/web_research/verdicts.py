@@ -34,9 +34,8 @@ import hashlib
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 from . import formats
 from .budget import VOTERS
@@ -71,16 +70,14 @@ def check_key(record: "ClaimRecord") -> str:
     return digest.hexdigest()[:KEY_CHARS]
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(NamedTuple):
     claim: str  # check key
     verdict: str
     reason: str
     file: str  # checks/verdicts-<n>.json
 
 
-@dataclass(frozen=True)
-class VerdictFile:
+class VerdictFile(NamedTuple):
     number: int
     rel: str  # checks/verdicts-<n>.json
     verdicts: tuple[Verdict, ...]
@@ -145,8 +142,7 @@ def verdicts_by_claim(files: Iterable[VerdictFile]) -> dict[str, list[Verdict]]:
     return out
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """What the verdicts of one claim add up to. `verdict` None: not decided yet
     (`votes_needed` more checkers must judge it, or it was never checked)."""
 
@@ -198,8 +194,7 @@ def unique_by_key(records: Iterable["ClaimRecord"]) -> list[tuple[str, "ClaimRec
     return list(out.items())
 
 
-@dataclass(frozen=True)
-class CheckerPrompt:
+class CheckerPrompt(NamedTuple):
     round: str  # ROUND_CHECK | ROUND_VOTE
     verdicts_path: str  # absolute
     keys: tuple[str, ...]

@@ -98,6 +98,24 @@ def test_a_record_cannot_point_outside_its_folder(tmp_path: Path) -> None:
         load_snapshot(snap.meta_path)
 
 
+def test_a_text_file_that_is_a_link_is_resolved_before_it_is_trusted(tmp_path: Path) -> None:
+    """Only a symbolic link can take a bare file name out of its folder: one to a file
+    outside the sources folder is refused, one to a file beside the record is not."""
+    run = tmp_path / "run"
+    snap = _store(run)
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not a page", encoding="utf-8")
+    snap.text_path.unlink()
+    snap.text_path.symlink_to(outside)
+    with pytest.raises(SnapshotError, match="'text_file' must name a file beside it"):
+        load_snapshot(snap.meta_path)
+    snap.text_path.unlink()
+    beside = snap.text_path.with_name("kept.txt")
+    beside.write_text("Enterprise plans start at $20,000 per year.", encoding="utf-8")
+    snap.text_path.symlink_to(beside)
+    assert load_snapshot(snap.meta_path).text_path == snap.text_path
+
+
 def test_refuses_a_sources_folder_that_leads_outside_the_run(tmp_path: Path) -> None:
     run, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
     run.mkdir()

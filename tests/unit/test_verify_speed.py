@@ -1,15 +1,23 @@
 """verify must stay fast: hooks and the skill run it after every report edit.
 
 A generated run of 5 subtopics with 100 citations each (500 in the findings,
-all 500 carried into the report) must verify in well under half a second,
-measured as the whole subprocess, best of 3 runs.
+all 500 carried into the report) must verify at the cost of a bounded number of
+bare interpreter starts (CPU time of the whole subprocess, best of N, measured
+interleaved with `python -c pass`); the tests after the timing count the work
+itself (scans, normalizations, matches, imports), which no load can make flaky.
+
+`make_large_run(root, pages=100)` backs every citation with a page snapshot
+written by the product's own writer (`snapshots.store_snapshot`, as `fetch`
+does), each page quoted by one citation of every findings file, and seals them
+in the folder copy the hooks keep (`.web-research/seals.json`, built with
+`ledger.seals_copy`): so the excerpt-in-page and provenance checks run too, as
+in a standalone `web-research verify RUN` of a finished run.
 """
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -34,8 +42,54 @@ def _fields(n: int) -> dict[str, str]:
     }
 
 
-def make_large_run(root: Path) -> Path:
-    run = root / "large-run"
+RETRIEVED_AT = "2026-04-18T09:05:31+00:00"
+FILLER = ("Storage tiers, support plans and regional availability are described in the sections "
+          "below; contact sales for volume commitments. ")
+
+
+def _page_fields(n: int, page: int) -> dict[str, str]:
+    """Citation `n` quotes page `page` (one of `pages`), as a researcher copies it from the fetch output."""
+    return {
+        "title": f"Logs pricing {page} | Vendor Docs",
+        "url": f"https://docs.vendor{page % 7}.example/pricing/logs/{page}",
+        "excerpt": f"Log ingestion for plan {n} is billed per GB ingested, with retention priced separately.",
+        "retrieved_at": RETRIEVED_AT[:10],
+        "source_type": "official-docs",
+    }
+
+
+def _store_pages(run: Path, quoted: dict[int, list[str]]) -> None:
+    """One snapshot per page, its text holding every excerpt quoted from it among filler
+    paragraphs (about 6 KB a page), sealed in the folder copy as the hooks would."""
+    import json
+
+    from web_research import ledger
+    from web_research.snapshots import store_snapshot
+
+    entries = []
+    for page, excerpts in sorted(quoted.items()):
+        fields = _page_fields(0, page)
+        paragraphs = [FILLER * 8]
+        for excerpt in excerpts:
+            paragraphs += [excerpt, FILLER * 4]
+        snap = store_snapshot(run, requested_url=fields["url"], final_url=fields["url"], title=fields["title"],
+                              status=200, content_type="text/html; charset=utf-8", retrieved_at=RETRIEVED_AT,
+                              text="\n\n".join(paragraphs), extractor="trafilatura 2.0.0")
+        for path, artifact in ((snap.text_path, ledger.SNAPSHOT), (snap.meta_path, ledger.SNAPSHOT_META)):
+            entries.append(ledger.entry(ledger.SEAL, "agent", None, artifact=artifact, path=f"sources/{path.name}",
+                                        sha256=ledger.file_sha256(path, 1 << 24), url=fields["url"]))
+    for folder, artifact in (("findings", ledger.FINDINGS), ("briefs", ledger.BRIEF)):
+        for path in sorted((run / folder).glob("*.md")):
+            entries.append(ledger.entry(ledger.SEAL, None, path.stem, artifact=artifact,
+                                        path=f"{folder}/{path.name}", sha256=ledger.file_sha256(path, 1 << 24)))
+    (run / ".web-research").mkdir()
+    copy = ledger.seals_copy(run, ledger.seals(entries))
+    (run / ".web-research" / "seals.json").write_text(json.dumps(copy, indent=2), encoding="utf-8")
+
+
+def make_large_run(root: Path, pages: int | None = None) -> Path:
+    """The large run; with `pages`, every citation is backed by one of that many sealed snapshots."""
+    run = root / ("large-run" if pages is None else f"large-run-{pages}-pages")
     (run / "findings").mkdir(parents=True)
     (run / "briefs").mkdir()
     plan = ["# Plan", "", "## Research question", "", QUESTION, "", "## Subtopics", ""]
@@ -45,6 +99,7 @@ def make_large_run(root: Path) -> Path:
              "Searches per subagent: 5", ""]
     (run / "plan.md").write_text("\n".join(plan), encoding="utf-8")
     report_claims, report_entries = [], []
+    quoted: dict[int, list[str]] = {}  # page -> the excerpts quoted from it
     number = 0
     for name in SUBTOPICS:
         slug = slugify(name)
@@ -53,7 +108,9 @@ def make_large_run(root: Path) -> Path:
         claims, entries = [], []
         for local in range(1, PER_SUBTOPIC + 1):
             number += 1
-            fields = _fields(number)
+            fields = _fields(number) if pages is None else _page_fields(number, (local - 1) % pages + 1)
+            if pages is not None:
+                quoted.setdefault((local - 1) % pages + 1, []).append(fields["excerpt"])
             claims.append(f"- Plan {number} bills per GB ingested[^{local}].")
             entries.append(render_citation(local, fields, indent="      "))
             report_claims.append(f"- Plan {number} bills per GB ingested[^{number}].")
@@ -67,25 +124,122 @@ def make_large_run(root: Path) -> Path:
               + "\n\n## Gaps & Limitations\n\n- Normalising per-GB prices needs a workload profile.\n\n"
               + "## Sources\n\n" + "\n\n".join(report_entries) + "\n")
     (run / "report.md").write_text(report, encoding="utf-8")
+    if pages is not None:
+        _store_pages(run, quoted)
     return run
 
 
-def _timed_verify(run: Path) -> tuple[float, subprocess.CompletedProcess]:
-    env = dict(os.environ, PYTHONPATH=str(SCRIPTS_DIR))
-    start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "web_research", "verify", str(run), "--json"],
-                            env=env, capture_output=True, text=True, timeout=60)
-    return time.perf_counter() - start, result
+RUNS = 7
+# CPU time (user + system) of `verify RUN --json` over that of a bare `python -c pass`, best
+# of RUNS each, interleaved, so load from other processes hits both alike (two busy loops on
+# the 2-core development machine left the ratios unchanged). Measured there, this way: before
+# issue 13's work about 21x (no snapshots) and 27x (100 snapshots); after it about 17.5x and
+# 20.5x, PyYAML's import (frontmatter) ~2x of that. The bounds leave 25% for another machine;
+# the counting tests below catch the specific regressions (rescans, rematches, dataclasses).
+MAX_CPU_RATIO = {"no snapshots": 22.0, "100 sealed snapshots": 26.0}
+
+def _cpu_ms(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess]:
+    """CPU time of a process: less at the mercy of other processes on a busy machine than wall time."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000, result
 
 
 @pytest.mark.benchmark
-def test_verify_of_a_large_run_takes_under_half_a_second(tmp_path: Path) -> None:
-    run = make_large_run(tmp_path)
-    timings = []
-    for _ in range(3):
-        elapsed, result = _timed_verify(run)
+@pytest.mark.parametrize("variant", sorted(MAX_CPU_RATIO))
+def test_verify_of_a_large_run_costs_a_bounded_number_of_interpreter_starts(tmp_path: Path, variant: str) -> None:
+    run = make_large_run(tmp_path, pages=100 if variant == "100 sealed snapshots" else None)
+    env = dict(os.environ, PYTHONPATH=str(SCRIPTS_DIR))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # measure as a user runs it: from compiled modules
+    _cpu_ms([sys.executable, "-m", "web_research", "verify", str(run)], env)  # warm-up: compiles, fills caches
+    verify, bare = [], []
+    for _ in range(RUNS):
+        elapsed, result = _cpu_ms([sys.executable, "-m", "web_research", "verify", str(run), "--json"], env)
         assert result.returncode == 0, result.stdout[-2000:] + result.stderr
-        timings.append(elapsed)
-    assert '"ok": true' in result.stdout
+        verify.append(elapsed)
+        bare.append(_cpu_ms([sys.executable, "-c", "pass"], env)[0])
     assert result.stdout.count('"ok": true') > 5 * 10  # the checks really ran
-    assert min(timings) < 0.5, f"verify took {min(timings):.3f}s (best of {timings})"
+    if variant == "100 sealed snapshots":
+        assert "1000 verified verbatim" in result.stdout and "210 file(s) sealed and intact" in result.stdout
+    ratio = min(verify) / min(bare)
+    assert ratio <= MAX_CPU_RATIO[variant], (
+        f"verify {min(verify):.0f} ms of CPU vs python {min(bare):.0f} ms: {ratio:.1f}x (best of {RUNS})")
+
+
+# --- deterministic: the work verify does, counted rather than timed -------------------
+
+def test_each_markdown_file_is_scanned_once(tmp_path: Path) -> None:
+    """The parser, the marker finder, the claim finder, the per-file and per-section
+    checks share one scan of each file (markdown_scan.scan_lines): 5 findings + report."""
+    from web_research.checklist import run_checklist
+    from web_research.markdown_scan import scan_lines
+
+    run = make_large_run(tmp_path, pages=100)
+    scan_lines.cache_clear()
+    checks = run_checklist(run)
+    assert not [c for c in checks if not c.ok and c.severity == "error"]
+    assert scan_lines.cache_info().misses == len(SUBTOPICS) + 1, scan_lines.cache_info()
+
+
+def test_each_page_is_read_and_normalized_once_and_each_excerpt_matched_once(tmp_path: Path, monkeypatch) -> None:
+    """1000 citations (the report repeats its findings' 500) against 100 pages: each page's
+    text is normalized once, and an excerpt the report repeats is not matched again."""
+    from web_research import excerpts, integrity
+    from web_research.checklist import run_checklist
+
+    run = make_large_run(tmp_path, pages=100)
+    normalized: list[int] = []
+    matched: list[str] = []
+    real_normalize, real_match = excerpts.normalize, integrity.match_excerpt
+
+    def counting_normalize(text: str) -> str:
+        normalized.append(len(text))
+        return real_normalize(text)
+
+    def counting_match(excerpt: str, page_text: str, **kwargs):
+        matched.append(excerpt)
+        return real_match(excerpt, page_text, **kwargs)
+
+    monkeypatch.setattr(integrity, "normalize", counting_normalize)
+    monkeypatch.setattr(integrity, "match_excerpt", counting_match)
+    checks = run_checklist(run)
+    assert any(c.id == "report.citations.verbatim" and c.ok and "all 500" in c.message for c in checks)
+    pages = [n for n in normalized if n > 2000]  # page texts are ~6 KB; titles and excerpts are short
+    assert len(pages) == 100, len(pages)
+    assert len(matched) == 500 and len(set(matched)) == 500
+
+
+VERIFY_PROBE = """
+import runpy, sys
+sys.path.insert(0, {scripts!r})
+sys.argv = ["web_research", "verify", {run!r}]
+try:
+    runpy.run_module("web_research", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+print("exit", code, "loaded", *[m for m in {modules!r} if m in sys.modules])
+"""
+SLOW_IMPORTS = ("dataclasses", "inspect", "ast", "yaml", "frontmatter")
+
+
+def _verify_loads(run: Path) -> tuple[str, list[str]]:
+    """(exit code, the SLOW_IMPORTS that `web-research verify RUN` loaded), in one process."""
+    code = VERIFY_PROBE.format(scripts=str(SCRIPTS_DIR), run=str(run), modules=SLOW_IMPORTS)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    last = proc.stdout.strip().splitlines()[-1].split()
+    assert last[0] == "exit", proc.stdout[-2000:] + proc.stderr
+    return last[1], last[3:]
+
+
+def test_verify_loads_no_dataclasses_and_yaml_only_for_frontmatter(tmp_path: Path) -> None:
+    """Deterministic, unlike a timing: the verify path builds no dataclass (dataclasses
+    imports inspect and ast, and execs each class's methods), and PyYAML with
+    python-frontmatter loads only when a findings file has a frontmatter block to parse."""
+    run = make_large_run(tmp_path, pages=100)
+    assert _verify_loads(run) == ("0", ["yaml", "frontmatter"])  # the probe sees imports
+    for path in (run / "findings").glob("*.md"):
+        path.write_text(path.read_text(encoding="utf-8").split("---\n", 2)[2], encoding="utf-8")
+    assert _verify_loads(run) == ("1", [])  # no frontmatter: a failing check, and no YAML
