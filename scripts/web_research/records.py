@@ -10,7 +10,9 @@ writes its own `__init__` (fast, and its signature is plain to read).
 """
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing only for the checker: the hooks' usage records derive from Record too
+    from typing import Any
 
 
 class Record:

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from urllib.parse import urldefrag
 
+from .records import Record
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Iterable, Mapping
@@ -41,9 +43,9 @@ def normalise_url(url: object) -> str:
     return urldefrag(str(url or "").strip())[0]
 
 
-class _Record:
-    """A small mutable record with keyword defaults. Not a dataclass: `dataclasses` pulls in
-    inspect and ast, tens of milliseconds on every hook that counts a call."""
+class _Record(Record):
+    """A `Record` built from positional or keyword fields, each missing one taking its
+    default from `_defaults` (a callable default is called, as a dataclass's factory)."""
 
     __slots__: tuple[str, ...] = ()
     _defaults: dict[str, object] = {}
@@ -57,12 +59,6 @@ class _Record:
             setattr(self, name, kwargs.pop(name) if name in kwargs else (default() if callable(default) else default))
         if kwargs:
             raise TypeError(f"unexpected fields: {', '.join(kwargs)}")
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(" + ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__slots__) + ")"
 
 
 class Attempt(_Record):
