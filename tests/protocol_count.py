@@ -1,0 +1,302 @@
+"""Count what a run asks of its models: the "before -> after" table of issue 20.
+
+    .venv/bin/python tests/protocol_count.py [--rev REV] [--protocol numbered|references] [--json]
+
+A walk is a list of the tool calls a model makes when it follows the prompts on a
+standard run (3 subtopics, review gate on, one fix round, one claim check) and on a
+deep run (the same plus a second wave of 3 subtopics and two voting checkers). The
+walks are written down below, step by step, for the protocol before issue 20
+(`numbered`: the orchestrator writes `[^n]` footnotes and the Sources section, and
+dispatches prompts it copies) and after (`references`: `[^slug:n]` references,
+`Brief: <path>` / `Check: <dir>` dispatch, `finish` writes Sources and the return).
+The sizes come from the bundled example run (its question, briefs, findings and
+report) with a typical absolute run folder, and the prompt files are read at `--rev`
+(default: the working tree), so the same walk is counted the same way on two commits.
+
+What is counted, per model:
+- tool calls: every tool call of the walk;
+- exact-format demands: each shape the prompts it reads require character for
+  character (a command line, a file layout, a JSON object, a prompt line); the list
+  names the prompt text that makes the demand, and the count fails when that text
+  is not in the prompts at `--rev` (so a demand cannot be listed that is not there);
+- values copied verbatim: distinct strings taken from a tool result (or a prompt) and
+  retyped into a tool call or a file, with their occurrences and total characters;
+- output tokens re-emitted: the characters of every copied occurrence / 4;
+- instruction tokens: the characters of the prompt files the model reads on the
+  walk (for the orchestrator SKILL.md and the references the walk follows; for a
+  researcher its agent file and one rendered brief; for the checker its agent file
+  and the prompt of the example's claims) / 4.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from web_research.citation_entries import parse_citations  # noqa: E402
+from web_research.slug import slugify  # noqa: E402
+
+EXAMPLE = ROOT / "examples" / "observability-pricing"
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+RUN_DIR = "/home/user/project/.beagle/research/2026-04-18-" + slugify(QUESTION)
+HASH_LINE = "Brief hash: sha256:" + "0" * 64
+CHECK_KEY = "0" * 16
+
+
+def read_at(rev: str | None, rel: str) -> str:
+    """A prompt file at `rev` (a git revision) or in the working tree; '' when absent."""
+    if rev is None:
+        path = ROOT / rel
+        return path.read_text(encoding="utf-8") if path.exists() else ""
+    done = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{rel}"], capture_output=True, text=True)
+    return done.stdout if done.returncode == 0 else ""
+
+
+# --- the example's sizes ------------------------------------------------------------------------
+
+def example_sizes() -> dict:
+    report = (EXAMPLE / "report.md").read_text(encoding="utf-8")
+    cites = parse_citations(report)
+    fields = [v for c in cites for v in c.fields.values()]
+    briefs = sorted((EXAMPLE / "briefs").glob("*.md"))
+    findings = sorted((EXAMPLE / "findings").glob("*.md"))
+    per_finding_sources = [len(parse_citations(f.read_text(encoding="utf-8"))) for f in findings]
+    finding_fields = [v for f in findings for c in parse_citations(f.read_text(encoding="utf-8"))
+                      for v in c.fields.values()]
+    claims = report.count("[^")  - len(cites)  # markers in prose
+    return {
+        "run_dir": RUN_DIR,
+        "plan": RUN_DIR + "/plan.md", "report": RUN_DIR + "/report.md", "findings_dir": RUN_DIR + "/findings/",
+        "brief_paths": [f"{RUN_DIR}/briefs/{b.name}" for b in briefs],
+        "findings_paths": [f"{RUN_DIR}/findings/{f.name}" for f in findings],
+        "prompts": [b.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + HASH_LINE for b in briefs],
+        "subtopics": [b.stem.replace("-", " ").capitalize() for b in briefs],
+        "citation_fields": fields, "finding_fields": finding_fields,
+        "sources_per_finding": per_finding_sources, "markers": claims, "report_claims": 9,
+        "brief_text": briefs[0].read_text(encoding="utf-8"),
+    }
+
+
+def checker_prompt(sizes: dict) -> str:
+    """A claim-checker prompt of the example's size: one stanza per cited claim."""
+    from web_research.verdicts import PROMPT_HEAD  # noqa: PLC0415
+    stanza = f"## Claim {CHECK_KEY} (report.md line 12)\nClaim: " + "x" * 160 + "\n" + \
+        'Excerpt [^1] (https://docs.acme.example/logs/pricing): "' + "y" * 110 + '"\n'
+    return PROMPT_HEAD + "\n" + stanza * sizes["report_claims"]
+
+
+# --- the walks ------------------------------------------------------------------------------------
+# A step: (tool, calls, [(value name, value, occurrences)]). Values are retyped by the model.
+
+def orchestrator_walk(protocol: str, deep: bool, s: dict) -> list[tuple[str, int, list[tuple[str, str, int]]]]:
+    run, n = s["run_dir"], len(s["prompts"])
+    claims_prompt = checker_prompt(s)
+    final = json.dumps({"plan": s["plan"], "report": s["report"], "findings_dir": s["findings_dir"]})
+    steps: list[tuple[str, int, list[tuple[str, str, int]]]] = [("ToolSearch", 1, []), ("Bash start", 1, [])]
+    if protocol == "numbered":
+        steps += [("Write plan", 1, [("plan path", s["plan"], 1), ("question", QUESTION, 1), ("tier", "standard", 1)]),
+                  ("Bash estimate", 1, [("run dir", run, 1)]),
+                  ("Bash briefs", 1, [("run dir", run, 1)]),
+                  ("Agent researcher", n, [(f"prompt {i}", p, 1) for i, p in enumerate(s["prompts"])]
+                   + [(f"subtopic {i}", t, 1) for i, t in enumerate(s["subtopics"])]),
+                  ("Bash status", 1, [("run dir", run, 1)]),
+                  ("Bash gaps", 1, [("run dir", run, 1)]),
+                  ("Read findings", n, [(f"findings path {i}", p, 1) for i, p in enumerate(s["findings_paths"])]),
+                  ("Write report", 1, [("report path", s["report"], 1), ("question", QUESTION, 1)]
+                   + [(f"citation field {i}", v, 1) for i, v in enumerate(s["citation_fields"])]),
+                  ("Bash verify", 1, [("run dir", run, 1)]),
+                  ("Edit report (fix round)", 1, [("report path", s["report"], 1)]),
+                  ("Bash verify", 1, [("run dir", run, 1)]),
+                  ("Bash claims --prompt", 1, [("run dir", run, 1)]),
+                  ("Agent claim-checker", 1, [("claims prompt", claims_prompt, 1)]),
+                  ("Bash claims --prompt", 1, [("run dir", run, 1)]),
+                  ("Bash verify", 1, [("run dir", run, 1)]),
+                  ("final message", 0, [("plan path", s["plan"], 1), ("report path", s["report"], 1),
+                                        ("findings dir", s["findings_dir"], 1)])]
+        if deep:
+            wave_ids = [(f"bullet id {i}", f"{i}.1", 1) for i in range(1, 4)]
+            steps += [("Write plan (second wave)", 1, [("plan path", s["plan"], 1)] + wave_ids),
+                      ("Bash briefs", 1, [("run dir", run, 1)]),
+                      ("Agent researcher (wave 2)", 3, [(f"prompt w2 {i}", p, 1) for i, p in enumerate(s["prompts"])]
+                       + [(f"subtopic w2 {i}", t, 1) for i, t in enumerate(s["subtopics"])]),
+                      ("Bash status", 1, [("run dir", run, 1)]), ("Bash gaps", 1, [("run dir", run, 1)]),
+                      ("Read findings (wave 2)", 3, [(f"findings path w2 {i}", p + "-2", 1) for i, p in enumerate(s["findings_paths"])]),
+                      ("Bash claims --prompt (vote)", 2, [("run dir", run, 1)]),
+                      ("Agent claim-checker (vote)", 2, [("vote prompt 1", claims_prompt[:900], 1),
+                                                         ("vote prompt 2", claims_prompt[:901], 1)])]
+        return steps
+    steps += [("Write plan", 1, [("plan path", s["plan"], 1)]),
+              ("Bash estimate", 1, [("run dir", run, 1)]),
+              ("Bash briefs", 1, [("run dir", run, 1)]),
+              ("Agent researcher", n, [(f"brief path {i}", p, 1) for i, p in enumerate(s["brief_paths"])]),
+              ("Bash gaps", 1, [("run dir", run, 1)]),
+              ("Read findings", n, [(f"findings path {i}", p, 1) for i, p in enumerate(s["findings_paths"])]),
+              ("Write report", 1, [("report path", s["report"], 1)]),
+              ("Bash finish", 1, [("run dir", run, 1)]),
+              ("Agent claim-checker", 1, [("run dir", run, 1)]),
+              ("Bash finish", 1, [("run dir", run, 1)]),
+              ("Edit report (fix round)", 1, [("report path", s["report"], 1)]),
+              ("Bash finish", 1, [("run dir", run, 1)]),
+              ("final message", 0, [("finish's JSON", final, 1)])]
+    if deep:
+        steps += [("Write plan (second wave)", 1, [("plan path", s["plan"], 1)] + [(f"bullet id {i}", f"{i}.1", 1) for i in range(1, 4)]),
+                  ("Bash briefs", 1, [("run dir", run, 1)]),
+                  ("Agent researcher (wave 2)", 3, [(f"brief path w2 {i}", p + "-2", 1) for i, p in enumerate(s["brief_paths"])]),
+                  ("Bash gaps", 1, [("run dir", run, 1)]),
+                  ("Read findings (wave 2)", 3, [(f"findings path w2 {i}", p + "-2", 1) for i, p in enumerate(s["findings_paths"])]),
+                  ("Agent claim-checker (vote)", 2, [("run dir", run, 1)]),
+                  ("Bash finish", 2, [("run dir", run, 1)])]
+    return steps
+
+
+def researcher_walk(protocol: str, s: dict) -> list[tuple[str, int, list[tuple[str, str, int]]]]:
+    """One researcher of the example (3 sources, 5 searches, 4 page reads)."""
+    run = s["run_dir"]
+    fields = s["finding_fields"][: len(s["finding_fields"]) // 2]  # one findings file's entries
+    values = [(f"source field {i}", v, 1) for i, v in enumerate(fields)]
+    steps = [("WebSearch", 5, []), ("Bash fetch", 4, [("run dir", run, 4)])]
+    if protocol == "numbered":
+        steps += [("Write stub", 1, [("findings path", s["findings_paths"][0], 1), ("brief hash", HASH_LINE[12:], 1),
+                                     ("subtopic", s["subtopics"][0], 1)]),
+                  ("Write findings", 1, [("findings path", s["findings_paths"][0], 1), ("brief hash", HASH_LINE[12:], 1),
+                                         ("subtopic", s["subtopics"][0], 1), ("started_at", "2026-04-18T09:02:11Z", 1),
+                                         ("finished_at", "2026-04-18T09:09:47Z", 1)] + values),
+                  ("reply", 0, [("findings path", s["findings_paths"][0], 1)])]
+    else:
+        steps += [("Write findings", 1, [("findings path", s["findings_paths"][0], 1)] + values),
+                  ("reply", 0, [("findings path", s["findings_paths"][0], 1)])]
+    return steps
+
+
+def checker_walk(protocol: str, s: dict) -> list[tuple[str, int, list[tuple[str, str, int]]]]:
+    verdicts = s["run_dir"] + "/checks/verdicts-1.json"
+    if protocol == "numbered":
+        keys = [(f"claim key {i}", f"{i:016x}", 1) for i in range(s["report_claims"])]
+        return [("Write verdicts", 1, [("verdicts path", verdicts, 1)] + keys), ("reply", 0, [("verdicts path", verdicts, 1)])]
+    return [("Write verdicts", 1, [("verdicts path", verdicts, 1)]), ("reply", 0, [("verdicts path", verdicts, 1)])]
+
+
+# --- exact-format demands: (what, prompt file, text that makes the demand) -----------------------
+
+DEMANDS = {
+    "numbered": {
+        "orchestrator": [
+            ("error JSON for missing web tools", "skills/web-research/SKILL.md", '"web-tools-unavailable"'),
+            ("start command with heredoc", "skills/web-research/SKILL.md", "start --args-file -"),
+            ("plan.md layout", "skills/web-research/SKILL.md", "Write the file at `plan` in exactly this shape"),
+            ("Budget lines", "skills/web-research/SKILL.md", "Researchers: 3"),
+            ("estimate/briefs/status/gaps/verify command lines", "skills/web-research/SKILL.md", '" estimate "<output_dir>"'),
+            ("researcher Agent call fields", "skills/web-research/SKILL.md", "`subagent_type`: `web-research:researcher`"),
+            ("researcher prompt unchanged", "skills/web-research/SKILL.md", "never retyped, shortened or extended"),
+            ("report skeleton and headings", "skills/web-research/references/report-template.md",
+             "keep the headings character for character"),
+            ("citation entry layout", "skills/web-research/references/citation-schema.md", "Layout: the entry starts at the left margin"),
+            ("footnote numbering by first use", "skills/web-research/SKILL.md", "number footnotes globally"),
+            ("Gaps bullet shape", "skills/web-research/references/report-template.md", "**Subtopic \"<name>\"**"),
+            ("bullet id label", "skills/web-research/references/report-template.md", "Write an id as a leading"),
+            ("claim-checker prompt unchanged", "skills/web-research/SKILL.md", "the command's whole output, unchanged"),
+            ("final JSON object", "skills/web-research/SKILL.md", 'exactly one JSON object'),
+        ],
+        "researcher": [
+            ("frontmatter fields", "skills/web-research/references/subagent-brief.md", "Start it with this YAML frontmatter"),
+            ("brief hash copied", "skills/web-research/references/subagent-brief.md", 'the value on the "Brief hash:" line'),
+            ("fetch command line", "skills/web-research/references/subagent-brief.md", 'fetch "<url>" --run'),
+            ("findings body sections", "skills/web-research/references/subagent-brief.md", "these sections in this order"),
+            ("### <id> headings", "skills/web-research/references/subagent-brief.md", "### <a point under Establish"),
+            ("citation entry layout", "skills/web-research/references/subagent-brief.md", "[^1]: **Title**"),
+            ("reply line", "skills/web-research/references/subagent-brief.md", "reply with exactly this one line"),
+        ],
+        "checker": [
+            ("verdicts JSON", "agents/claim-checker.md", '{"verdicts": [{"claim": "<key>"'),
+            ("claim keys copied", "agents/claim-checker.md", "each key copied exactly"),
+            ("reply", "agents/claim-checker.md", "reply with the file's path"),
+        ],
+    },
+}
+
+
+def demands(protocol: str, model: str, rev: str | None) -> list[str]:
+    table = DEMANDS.get(protocol, {}).get(model)
+    if table is None:
+        table = _after_demands(model)
+    missing = [what for what, rel, anchor in table
+               if " ".join(anchor.split()) not in " ".join(read_at(rev, rel).split())]
+    if missing:
+        raise SystemExit(f"protocol_count: the prompts at {rev or 'the working tree'} no longer make these "
+                         f"{model} demands (update the list): {missing}")
+    return [what for what, _, _ in table]
+
+
+def _after_demands(model: str) -> list[tuple[str, str, str]]:
+    from web_research import references_rule  # noqa: PLC0415 - only the new protocol has it
+    return references_rule.COUNTED_DEMANDS[model]
+
+
+# --- instruction files the walk reads -------------------------------------------------------------
+
+ORCHESTRATOR_READS = {
+    False: ["skills/web-research/SKILL.md", "skills/web-research/references/report-template.md",
+            "skills/web-research/references/citation-schema.md", "skills/web-research/references/failure-modes.md"],
+    True: ["skills/web-research/references/second-wave.md"],
+}
+
+
+def count(protocol: str, rev: str | None) -> dict:
+    s = example_sizes()
+    out: dict = {}
+    for run_name, deep in (("standard", False), ("deep", True)):
+        steps = orchestrator_walk(protocol, deep, s)
+        reads = ORCHESTRATOR_READS[False] + (ORCHESTRATOR_READS[True] if deep else [])
+        if protocol == "references":
+            reads = [r for r in reads if r != "skills/web-research/references/citation-schema.md"]
+        out[run_name] = tally(steps, sum(len(read_at(rev, r)) for r in reads),
+                              demands(protocol, "orchestrator", rev))
+    brief = s["brief_text"] + ("\n\n" + HASH_LINE if protocol == "numbered" else "")
+    out["researcher"] = tally(researcher_walk(protocol, s), len(read_at(rev, "agents/researcher.md")) + len(brief),
+                              demands(protocol, "researcher", rev))
+    out["checker"] = tally(checker_walk(protocol, s), len(read_at(rev, "agents/claim-checker.md"))
+                           + len(checker_prompt(s)), demands(protocol, "checker", rev))
+    return out
+
+
+def tally(steps, instruction_chars: int, demand_list: list[str]) -> dict:
+    distinct: dict[str, str] = {}
+    occurrences = 0
+    chars = 0
+    for _tool, _calls, values in steps:
+        for name, value, times in values:
+            distinct.setdefault(name + "\0" + value, value)
+            occurrences += times
+            chars += len(value) * times
+    longest = max((len(v) for v in distinct.values()), default=0)
+    return {"tool_calls": sum(c for _, c, _ in steps), "exact_format_demands": len(demand_list),
+            "values_copied": len(distinct), "copies": occurrences, "copied_chars": chars,
+            "longest_copied": longest, "output_tokens_reemitted": chars // 4,
+            "instruction_tokens": instruction_chars // 4, "demands": demand_list}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rev", help="read the prompts at this git revision (default: the working tree)")
+    parser.add_argument("--protocol", choices=("numbered", "references"), default="references")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = count(args.protocol, args.rev)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    keys = ("tool_calls", "exact_format_demands", "values_copied", "copies", "copied_chars", "longest_copied",
+            "output_tokens_reemitted", "instruction_tokens")
+    print("| | " + " | ".join(result) + " |")
+    print("|---" * (len(result) + 1) + "|")
+    for k in keys:
+        print(f"| {k} | " + " | ".join(str(result[m][k]) for m in result) + " |")
+
+
+if __name__ == "__main__":
+    main()
