@@ -31,6 +31,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.memory                (warning) wording such as "from memory", "training data"
     findings.unexpected                   (warning) files in findings/ no subtopic expects
     report.exists                         report.md exists
+    report.references                     no [^<subtopic-slug>:<n>] reference is left for `finish` to number
     report.title                          first line is "# Research: <question verbatim>"
     report.sections.missing               each of TL;DR, Findings, Gaps & Limitations, Sources
                                           appears as a "##" heading
@@ -293,7 +294,9 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
                 gaps_needed.append((s.slug, s.name, found.status))
     question = parsed.plan.question if parsed.plan is not None else None
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
-    return [ok("report.exists", f"{formats.REPORT_FILE} exists", path)] + \
+    from .report_references import references_check  # lazy: hook start-up
+
+    return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations)
 
 

@@ -39,6 +39,12 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                "checks and a one-line summary; --verbose prints every check.",
                (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
                 f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _USAGE_ERROR)),
+    "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
+               "from the findings files, run the verification checklist, and print the skill's return object "
+               "(or what to fix first). Counts the rounds of fixes; once they are spent the object says "
+               '"verified": false.',
+               (f"{EXIT_OK:>3}  the return object is printed (stdout holds it alone)",
+                f"{EXIT_CHECK_FAILED:>3}  report.md needs work first: stdout says what", _USAGE_ERROR)),
     "gaps": ("List every bullet of the plan by id with its coverage state: covered, not-established or "
              "missing.", (f"{EXIT_OK:>3}  the bullets are listed", _USAGE_ERROR)),
     "claims": ("List every cited claim of the report and the findings files with its excerpts and whether "
@@ -100,6 +106,10 @@ def _verify_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verbose", "-v", action="store_true", help="print every check, not only the failing ones")
 
 
+def _finish_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+
+
 def _gaps_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the bullets as JSON")
@@ -137,6 +147,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
     "start": ("open a run folder (re-run protection, archiving)", _start_arguments),
     "briefs": ("render one brief per subtopic of DIR/plan.md", _briefs_arguments),
     "verify": ("run the verification checklist on a run folder", _verify_arguments),
+    "finish": ("number the report's references, write Sources, verify, answer", _finish_arguments),
     "gaps": ("list every bullet of the plan with its coverage state", _gaps_arguments),
     "claims": ("list every cited claim with its excerpts and grounding", _claims_arguments),
     "estimate": ("print the run's upper bounds and a token and time range", _estimate_arguments),
@@ -195,6 +206,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from .commands import briefs_cmd as mod  # lazy: start-up
     elif command == "verify":
         from .commands import verify_cmd as mod  # lazy: start-up
+    elif command == "finish":
+        from .commands import finish_cmd as mod  # lazy: start-up
     elif command == "gaps":
         from .commands import gaps_cmd as mod  # lazy: start-up
     elif command == "claims":

@@ -146,6 +146,14 @@ MAX_VERDICT_REASON_CHARS = 300
 # paths with "verified": false (companion-contract.md).
 MAX_VERIFY_ROUNDS = 3
 RETURN_VERIFIED_KEY = "verified"
+# `web-research finish` (commands/finish_cmd.py) assembles the report's Sources, runs the
+# checklist and prints the skill's return object; it counts the rounds of fixes in this
+# file of <run>/.web-research/. Once they are spent, the object carries "verified": false
+# and the failing check ids under RETURN_FAILED_CHECKS_KEY.
+FINISH_RECORD_FILE = "finish.json"
+RETURN_FAILED_CHECKS_KEY = "failed_checks"
+# The report as it stood before `finish` last rewrote it (kept in <run>/.web-research/).
+REPORT_BEFORE_FINISH_FILE = "report-before-finish.md"
 
 # --- Companion contract ----------------------------------------------------
 ERROR_WEB_TOOLS_UNAVAILABLE = "web-tools-unavailable"

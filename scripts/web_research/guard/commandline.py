@@ -6,7 +6,7 @@ permission prompt (and inside a researcher, nothing else runs at all):
     "<root>/scripts/web-research" start --args-file - <<'WEB_RESEARCH_ARGS'
     ...raw arguments...
     WEB_RESEARCH_ARGS
-    "<root>/scripts/web-research" briefs|estimate|gaps|verify|status "<run dir>"   (estimate, gaps, verify may add --json)
+    "<root>/scripts/web-research" briefs|estimate|finish|gaps|verify|status "<run dir>"   (estimate, gaps, verify may add --json)
     "<root>/scripts/web-research" fetch "<url>" --run "<run dir>" [--offset N] [--max-chars N]
 
 "Strict" means: a shell would run exactly one program, ours, with exactly the
@@ -44,6 +44,7 @@ _RESTRICTED = {
     "briefs": {},
     "claims": {},
     "estimate": {},
+    "finish": {},
     "gaps": {},
     "status": {},
     "verify": {},

@@ -130,7 +130,7 @@ def _pre_bash(ctx: Context) -> dict[str, Any]:
             "Inside a researcher, Bash runs only the page-snapshot command, exactly as the brief shows: "
             f'"{ctx.program}" fetch "<url>" --run "{run_dir}" [--offset N]. '
             f"This command was refused: {why or 'it is not that command'}."))
-    if parsed is not None and parsed.subcommand in ("briefs", "claims", "estimate", "gaps", "verify", "status") \
+    if parsed is not None and parsed.subcommand in ("briefs", "claims", "estimate", "finish", "gaps", "verify", "status") \
             and same_path(parsed.run_dir, run_dir):
         return output.pre_tool_use("allow", f"web-research: the plugin's {parsed.subcommand} command.")
     return {}

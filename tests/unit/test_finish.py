@@ -1,0 +1,239 @@
+"""`web-research finish`: references numbered by first use, Sources copied from the findings,
+the checklist, the rounds of fixes and the return object (report_references.py, finish_cmd.py)."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from example_run import BILLING, COMMITMENTS, EXAMPLE_DIR, copy_example, run_cli
+from web_research import formats
+from web_research.citation_entries import parse_citations
+from web_research.guard.stopgate import declares_unverified
+from web_research.report_references import (REFERENCE, SHAPE, assemble, find_references, identity, reference,
+                                            sources_span)
+
+RETURN_KEYS = {"plan", "report", "findings_dir"}
+
+
+def findings_identities(run: Path) -> dict[tuple[str, str, str], str]:
+    """Each findings entry's (title, URL, excerpt) -> its reference key `slug:n`."""
+    out: dict[tuple[str, str, str], str] = {}
+    for path in sorted((run / formats.FINDINGS_DIR).glob("*.md")):
+        for c in parse_citations(path.read_text(encoding="utf-8")):
+            out.setdefault(identity(c), f"{path.stem}:{c.number}")
+    return out
+
+
+def to_references(run: Path) -> str:
+    """Rewrite the run's report the new way: every `[^n]` becomes the reference to the
+    findings entry its Sources entry copies, and the Sources section goes. Returns the text."""
+    report = run / formats.REPORT_FILE
+    text = report.read_text(encoding="utf-8")
+    keys = findings_identities(run)
+    by_number = {c.number: keys[identity(c)] for c in parse_citations(text)}
+    lines = text.splitlines()
+    span = sources_span(lines)
+    assert span is not None
+    body = "\n".join(lines[:span[0]])
+    body = re.sub(r"\[\^(\d+)\](?!:)", lambda m: "[^" + by_number[int(m.group(1))] + "]", body)
+    draft = body.rstrip() + "\n"
+    report.write_text(draft, encoding="utf-8")
+    return draft
+
+
+def finish(run: Path):
+    return run_cli("finish", str(run))
+
+
+def entries_match_findings(run: Path) -> None:
+    """Every Sources entry of the report is a findings entry, field for field, and every
+    number is used in order of first use."""
+    text = (run / formats.REPORT_FILE).read_text(encoding="utf-8")
+    keys = findings_identities(run)
+    cites = parse_citations(text)
+    assert cites and all(identity(c) in keys for c in cites)
+    firsts: list[int] = []
+    for m in find_references(text):
+        assert m.slug is None, f"reference left: {m}"
+        if m.number not in firsts:
+            firsts.append(m.number)
+    assert firsts == list(range(1, len(firsts) + 1)) == [c.number for c in cites]
+
+
+def test_references_become_the_example_report_byte_for_byte(tmp_path):
+    run = copy_example(tmp_path)
+    to_references(run)
+    done = finish(run)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout) == {"plan": str(run / "plan.md"), "report": str(run / "report.md"),
+                                       "findings_dir": str(run / "findings") + "/"}
+    assert done.stdout.strip().count("\n") == 0  # the object alone
+    assert (run / "report.md").read_bytes() == (EXAMPLE_DIR / "report.md").read_bytes()
+
+
+def test_the_bundled_example_was_assembled_by_finish(tmp_path):
+    """examples/observability-pricing keeps the draft finish rewrote; finish on it gives report.md."""
+    draft = EXAMPLE_DIR / formats.RUN_STATE_DIR / formats.REPORT_BEFORE_FINISH_FILE
+    assert REFERENCE.search(draft.read_text(encoding="utf-8"))
+    run = copy_example(tmp_path)
+    (run / "report.md").write_bytes(draft.read_bytes())
+    (run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).unlink()
+    assert finish(run).returncode == 0
+    assert (run / "report.md").read_bytes() == (EXAMPLE_DIR / "report.md").read_bytes()
+
+
+def test_a_second_run_changes_nothing(tmp_path):
+    run = copy_example(tmp_path)
+    to_references(run)
+    first = finish(run)
+    after_first = (run / "report.md").read_bytes()
+    second = finish(run)
+    assert second.returncode == 0 and second.stdout == first.stdout
+    assert (run / "report.md").read_bytes() == after_first
+
+
+def test_references_out_of_order_and_reused_are_numbered_by_first_use(tmp_path):
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    # The TL;DR now opens with a commitments source, and cites billing:2 twice more.
+    first_bullet = next(line for line in draft.splitlines() if line.startswith("- Vendors bill"))
+    lapse = first_bullet.replace("[^" + BILLING + ":1]", "[^" + COMMITMENTS + ":2][^" + BILLING + ":1]", 1) \
+        + " Lumen includes indexing[^" + BILLING + ":2]."
+    (run / "report.md").write_text(draft.replace(first_bullet, lapse), encoding="utf-8")
+    done = finish(run)
+    assert done.returncode == 0, done.stdout + done.stderr
+    entries_match_findings(run)
+    text = (run / "report.md").read_text(encoding="utf-8")
+    opening = next(line for line in text.splitlines() if line.startswith("- Vendors bill"))
+    assert opening.startswith("- Vendors bill logs by different units: Acme splits ingestion (per GB) from "
+                              "indexing (per million events)[^1][^2]")
+    assert opening.endswith("Lumen includes indexing[^3].") and opening.count("[^3]") == 2
+    assert "help.lumenlogs.example/billing/true-up" in next(c.url for c in parse_citations(text) if c.number == 1)
+
+
+def test_a_reference_added_after_finish_renumbers_every_footnote(tmp_path):
+    run = copy_example(tmp_path)
+    to_references(run)
+    assert finish(run).returncode == 0
+    text = (run / "report.md").read_text(encoding="utf-8")
+    added = "## TL;DR\n\n- Lumen reconciles overage quarterly[^" + COMMITMENTS + ":2]."
+    (run / "report.md").write_text(text.replace("## TL;DR\n", added, 1), encoding="utf-8")
+    done = finish(run)
+    assert done.returncode == 0, done.stdout + done.stderr
+    entries_match_findings(run)
+    cites = {c.number: c for c in parse_citations((run / "report.md").read_text(encoding="utf-8"))}
+    assert cites[1].url == "https://help.lumenlogs.example/billing/true-up"
+    assert cites[2].url == "https://docs.acme.example/logs/pricing"  # was [^1]
+    assert len(cites) == 9  # the true-up page keeps one number
+
+
+def test_a_sources_section_written_by_hand_is_replaced_with_a_note(tmp_path):
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    handmade = draft + "\n## Sources\n\n[^1]: **Title**: Pricing\n      **URL**: https://acme.example/\n" \
+        '      **Excerpt**: "Cheap."\n'
+    (run / "report.md").write_text(handmade, encoding="utf-8")
+    done = finish(run)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Sources section was written by hand (1 entries, 1 of them in no findings file)" in done.stderr
+    assert (run / "report.md").read_bytes() == (EXAMPLE_DIR / "report.md").read_bytes()
+    kept = run / formats.RUN_STATE_DIR / formats.REPORT_BEFORE_FINISH_FILE
+    assert kept.read_text(encoding="utf-8") == handmade
+
+
+def test_an_old_format_report_is_checked_as_written(tmp_path):
+    run = copy_example(tmp_path)
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "old-format-report.md"
+    (run / "report.md").write_bytes(fixture.read_bytes())
+    (run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).unlink()  # finish never ran on it
+    done = finish(run)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "it is checked as written" in done.stderr
+    assert (run / "report.md").read_bytes() == fixture.read_bytes()
+    assert run_cli("verify", str(run)).returncode == 0
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("[^no-such-subtopic:1]", "there is no findings/no-such-subtopic.md"),
+    ("[^" + BILLING + ":9]", f"findings/{BILLING}.md has no footnote 9 (it has: 1, 2, 3, 4, 5)"),
+    ("[^12]", "[^12] is a numbered footnote that no findings entry backs"),
+])
+def test_a_reference_that_names_nothing_stops_finish_with_its_line(tmp_path, bad, says):
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    broken = draft.replace("## Findings\n", "## Findings\n\nA stray claim" + bad + ".\n", 1)
+    (run / "report.md").write_text(broken, encoding="utf-8")
+    done = finish(run)
+    assert done.returncode == 1
+    line = broken.splitlines().index("A stray claim" + bad + ".") + 1
+    assert f"report.references: {run / 'report.md'}:{line}: " in done.stdout and says in done.stdout
+    assert "Round 1 of 3 of fixes" in done.stdout
+    assert (run / "report.md").read_text(encoding="utf-8") == broken  # nothing rewritten
+
+
+def test_rounds_of_fixes_then_the_unverified_object(tmp_path):
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    (run / "report.md").write_text(draft.replace("# Research: How do", "# Research: Why do", 1), encoding="utf-8")
+    for round_ in range(1, formats.MAX_VERIFY_ROUNDS + 1):
+        done = finish(run)
+        assert done.returncode == 1 and f"Round {round_} of {formats.MAX_VERIFY_ROUNDS} of fixes" in done.stdout
+        assert "report.title" in done.stdout
+    done = finish(run)
+    assert done.returncode == 0
+    answer = json.loads(done.stdout)
+    assert set(answer) == RETURN_KEYS | {formats.RETURN_VERIFIED_KEY, formats.RETURN_FAILED_CHECKS_KEY}
+    assert answer[formats.RETURN_VERIFIED_KEY] is False and answer[formats.RETURN_FAILED_CHECKS_KEY] == ["report.title"]
+    assert declares_unverified(done.stdout)
+
+
+def test_waiting_for_a_claim_checker_is_no_round_of_fixes(tmp_path):
+    run = copy_example(tmp_path)
+    plan = run / "plan.md"
+    plan.write_text(plan.read_text(encoding="utf-8").replace("## Budget\n", "## Budget\n\nTier: standard\n"),
+                    encoding="utf-8")
+    to_references(run)
+    for _ in range(formats.MAX_VERIFY_ROUNDS + 1):
+        done = finish(run)
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert done.stdout.startswith("Claims of report.md need a verdict") and f'"Check: {run}"' in done.stdout
+    record = json.loads((run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).read_text(encoding="utf-8"))
+    assert record.get("fix_rounds", 0) == 0
+
+
+def test_verify_names_a_reference_left_unnumbered(tmp_path):
+    run = copy_example(tmp_path)
+    to_references(run)
+    done = run_cli("verify", str(run))
+    assert done.returncode == 1
+    assert re.search(r"report\.references: .*report\.md:5: \[\^" + BILLING + r":1\] and \d+ more", done.stdout)
+    assert "run finish" in done.stdout
+
+
+def test_the_reference_shape_is_the_pattern():
+    assert REFERENCE.fullmatch(reference("billing-units", 3))
+    assert not REFERENCE.fullmatch("[^../../etc:1]") and not REFERENCE.fullmatch("[^a/b:1]")
+    assert SHAPE == "[^<subtopic-slug>:<n>]"
+    marks = find_references("Text[^a-b:1] and `[^c:2]` and [^3].\n\n```\n[^d:4]\n```\n\n## Sources\n\n[^e:5]\n")
+    assert [(m.slug, m.number) for m in marks] == [("a-b", 1), (None, 3)]
+
+
+def test_assemble_keeps_the_prose_and_what_follows_sources():
+    findings = {"s": {1: _entry("s:1", "A"), 2: _entry("s:2", "B")}}
+    text = "# T\n\nOne[^s:2], two[^s:1], one again[^s:2].\n\n## Sources\n\nold\n\n## After\n\nkept\n"
+    result = assemble(text, findings, {}, [])
+    assert result.problems == []
+    assert result.text == ("# T\n\nOne[^1], two[^2], one again[^1].\n\n## Sources\n\n[^1]: **Title**: B\n"
+                           "      **URL**: https://b.example/\n      **Excerpt**: \"b b b b\"\n\n[^2]: **Title**: A\n"
+                           "      **URL**: https://a.example/\n      **Excerpt**: \"a a a a\"\n\n## After\n\nkept\n")
+
+
+def _entry(key: str, title: str):
+    from web_research.report_references import Entry
+    low = title.lower()
+    lines = (f"[^{key.split(':')[1]}]: **Title**: {title}", f"      **URL**: https://{low}.example/",
+             f'      **Excerpt**: "{low} {low} {low} {low}"')
+    return Entry(key, lines, (title, f"https://{low}.example/", f"{low} {low} {low} {low}"))
