@@ -16,17 +16,20 @@ caller's `deepen: true`) grants a second wave whatever the tier.
 
 Upper bounds that later stages must respect, stated here so that the estimate
 and those stages agree:
-- a second wave is at most one more researcher per subtopic, with the same
-  per-researcher budget;
-- the claim check is one `claim-checker` agent per findings file; with voting,
-  `VOTERS` of them vote on each file.
+- a second wave is at most `MAX_SECOND_WAVE_SUBTOPICS` (3) more researchers,
+  with the same per-researcher budget;
+- the claim check judges report.md's cited claims: one `claim-checker` agent per
+  round, and with voting `VOTERS - 1` more on the claims it found partial or
+  unsupported; a round for the first check and one after each of the
+  `MAX_VERIFY_ROUNDS` rounds of fixes at most.
 Nothing here imports more than formats.py: hooks may call it on a hot path.
 """
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .formats import DEFAULT_SEARCH_BUDGET, MAX_PARALLEL_RESEARCHERS, MAX_SUBTOPICS
+from .formats import (DEFAULT_SEARCH_BUDGET, MAX_PARALLEL_RESEARCHERS, MAX_SECOND_WAVE_SUBTOPICS, MAX_SUBTOPICS,
+                      MAX_VERIFY_ROUNDS)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .plan import Plan
@@ -37,7 +40,8 @@ TIER_DEEP = "deep"
 DEFAULT_TIER = TIER_STANDARD
 PLAN_TIER_LINE = "Tier"
 PLAN_PAGE_READS_LINE = "Page reads per subagent"
-VOTERS = 3  # claim-checkers per findings file when the tier votes (a majority of 3)
+VOTERS = 3  # claim-checkers per round when the tier votes (a majority of 3)
+CHECK_ROUNDS = 1 + MAX_VERIFY_ROUNDS  # the first check, and one after each round of fixes
 
 
 class TierDefaults(NamedTuple):
@@ -93,7 +97,7 @@ class Budget(NamedTuple):
     @property
     def researchers(self) -> int:
         """Upper bound on researchers, second wave included (retries of a missing findings file aside)."""
-        return self.subtopics * (2 if self.second_wave else 1)
+        return self.subtopics + (MAX_SECOND_WAVE_SUBTOPICS if self.second_wave else 0)
 
     @property
     def searches(self) -> int:
@@ -104,18 +108,19 @@ class Budget(NamedTuple):
         return self.researchers * self.page_reads_per_researcher
 
     @property
-    def checkers_per_findings_file(self) -> int:
+    def checkers_per_round(self) -> int:
+        """Checkers of one round of the claim check: one, and with voting the voters it calls."""
         if not self.claim_check:
             return 0
         return VOTERS if self.voting else 1
 
     @property
     def checker_agents(self) -> int:
-        return self.researchers * self.checkers_per_findings_file
+        return CHECK_ROUNDS * self.checkers_per_round
 
     def to_json(self) -> dict[str, Any]:
         data = dict(self._asdict())
-        for name in ("researchers", "searches", "page_reads", "checkers_per_findings_file", "checker_agents"):
+        for name in ("researchers", "searches", "page_reads", "checkers_per_round", "checker_agents"):
             data[name] = getattr(self, name)
         return data
 

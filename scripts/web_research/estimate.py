@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .budget import Budget
+from .budget import CHECK_ROUNDS, Budget
 from .fsutil import newest_regular_files, read_bounded
 from .schema_validation import schema_validator
 
@@ -50,7 +50,7 @@ MAX_METRICS_BYTES = 1_000_000
 DEFAULT_INPUT_TOKENS_PER_CALL = 30_000
 DEFAULT_OUTPUT_TOKENS_PER_CALL = 800
 DEFAULT_SECONDS_PER_CALL = 15.0
-# A claim-checker reads one findings file and the snapshots it cites, in a few
+# A claim-checker reads the report's claims with the excerpts they cite, in a few
 # turns: about 40k input, 2k output, one minute.
 CHECKER_INPUT_TOKENS = 40_000
 CHECKER_OUTPUT_TOKENS = 2_000
@@ -121,7 +121,7 @@ def estimate(budget: Budget, averages: CallAverages = DEFAULT_AVERAGES) -> Estim
     calls_low = math.ceil(calls_high * LOW_USE)
     first, parallel = budget.first_wave_researchers, budget.max_parallel
     researchers_low, researchers_high = first, budget.researchers
-    checkers_low = first * budget.checkers_per_findings_file
+    checkers_low = budget.checkers_per_round
     checkers_high = budget.checker_agents
 
     def spend(researchers: int, calls: int, checkers: int) -> tuple[float, float]:
@@ -209,8 +209,9 @@ def estimate_lines(run_dir: Path, result: Estimate, data: Path, skipped: int) ->
     b = result.budget
     tier = f"tier: {b.tier}" if b.tier else "no Tier line in plan.md: the budget of plans written before tiers"
     checks = "no claim check" if not b.claim_check else (
-        f"{b.checkers_per_findings_file} voting claim-checkers per findings file" if b.voting
-        else "1 claim-checker per findings file")
+        f"the report's claims: 1 checker and {b.checkers_per_round - 1} voters a round" if b.voting
+        else "the report's claims: 1 checker a round") + (
+        f", {CHECK_ROUNDS} rounds at most" if b.claim_check else "")
     wave = (f"allowed: up to {b.researchers - b.first_wave_researchers} more researchers after the first findings"
             if b.second_wave else "not allowed")
     a = result.averages

@@ -15,6 +15,7 @@ from web_research.budget import (
     TIERS,
     UNTIERED,
     VOTERS,
+    budget_for,
     effective_budget,
     render_tier_table,
 )
@@ -108,11 +109,14 @@ def test_a_tier_caps_the_subtopics_and_points_at_the_first_one_too_many() -> Non
 
 def test_upper_bounds_follow_the_budget() -> None:
     standard = effective_budget(_plan("Tier: standard", THREE))
-    assert (standard.researchers, standard.searches, standard.page_reads, standard.checker_agents) == (3, 15, 24, 3)
+    # one checker a round on the report's claims: the first check and one after each round of fixes
+    assert (standard.researchers, standard.searches, standard.page_reads, standard.checker_agents) == \
+        (3, 15, 24, 1 + formats.MAX_VERIFY_ROUNDS)
     deep = effective_budget(_plan("Tier: deep", THREE))
-    # the second wave doubles the researchers; each findings file gets VOTERS checkers
+    # the second wave adds at most 3 researchers; each round of the claim check has VOTERS checkers
     assert deep.researchers == 6 and deep.searches == 48 and deep.page_reads == 72
-    assert deep.checker_agents == 6 * VOTERS
+    assert deep.checker_agents == (1 + formats.MAX_VERIFY_ROUNDS) * VOTERS
+    assert budget_for("deep", 5).researchers == 5 + formats.MAX_SECOND_WAVE_SUBTOPICS
     quick = effective_budget(_plan("Tier: quick"))
     assert (quick.researchers, quick.searches, quick.page_reads, quick.checker_agents) == (2, 6, 8, 0)
     assert quick.to_json()["checker_agents"] == 0 and quick.to_json()["tier"] == "quick"

@@ -28,23 +28,23 @@ def _researcher(**values: float) -> dict[str, float]:
 def test_standard_range_is_half_the_calls_to_all_of_them() -> None:
     result = est.estimate(budget_for("standard", 3), UNIT)  # 5 searches + 8 page reads = 13 calls
     low_calls, high_calls = 3 * 7, 3 * 13  # ceil(13 * LOW_USE) = 7
-    checkers = 3  # one per findings file, no voting
-    assert result.input_tokens.low == low_calls * 1000 + checkers * est.CHECKER_INPUT_TOKENS + est.ORCHESTRATOR_INPUT_TOKENS
+    low_checkers, checkers = 1, 4  # one checker on the report's claims; at most one a round, 4 rounds
+    assert result.input_tokens.low == low_calls * 1000 + low_checkers * est.CHECKER_INPUT_TOKENS + est.ORCHESTRATOR_INPUT_TOKENS
     assert result.input_tokens.high == high_calls * 1000 + checkers * est.CHECKER_INPUT_TOKENS + est.ORCHESTRATOR_INPUT_TOKENS
     assert result.output_tokens.high == high_calls * 10 + checkers * est.CHECKER_OUTPUT_TOKENS + est.ORCHESTRATOR_OUTPUT_TOKENS
     assert result.tokens.high == result.input_tokens.high + result.output_tokens.high
-    # three researchers run at once: one wave; three checkers: one wave
+    # three researchers run at once: one wave; four checkers: two waves of at most three
     assert result.wall_seconds.low == round(7 * 6 + est.CHECKER_SECONDS + est.ORCHESTRATOR_SECONDS)
-    assert result.wall_seconds.high == round(13 * 6 + est.CHECKER_SECONDS + est.ORCHESTRATOR_SECONDS)
+    assert result.wall_seconds.high == round(13 * 6 + 2 * est.CHECKER_SECONDS + est.ORCHESTRATOR_SECONDS)
 
 
 def test_more_than_three_researchers_take_another_wave_and_deep_counts_its_second_wave() -> None:
     five = est.estimate(budget_for("standard", 5), UNIT)
     assert five.wall_seconds.high == round(2 * 13 * 6 + 2 * est.CHECKER_SECONDS + est.ORCHESTRATOR_SECONDS)
-    deep = est.estimate(budget_for("deep", 3), UNIT)  # 20 calls; a second wave of 3; 3 voters each
-    assert deep.input_tokens.high == 6 * 20 * 1000 + 18 * est.CHECKER_INPUT_TOKENS + est.ORCHESTRATOR_INPUT_TOKENS
-    assert deep.input_tokens.low == 3 * 10 * 1000 + 9 * est.CHECKER_INPUT_TOKENS + est.ORCHESTRATOR_INPUT_TOKENS
-    assert deep.wall_seconds.high == round(2 * 20 * 6 + 6 * est.CHECKER_SECONDS + est.ORCHESTRATOR_SECONDS)
+    deep = est.estimate(budget_for("deep", 3), UNIT)  # 20 calls; a second wave of 3; 3 checkers a round, 4 rounds
+    assert deep.input_tokens.high == 6 * 20 * 1000 + 12 * est.CHECKER_INPUT_TOKENS + est.ORCHESTRATOR_INPUT_TOKENS
+    assert deep.input_tokens.low == 3 * 10 * 1000 + 3 * est.CHECKER_INPUT_TOKENS + est.ORCHESTRATOR_INPUT_TOKENS
+    assert deep.wall_seconds.high == round(2 * 20 * 6 + 4 * est.CHECKER_SECONDS + est.ORCHESTRATOR_SECONDS)
 
 
 def test_no_tier_line_has_no_checkers() -> None:
@@ -138,7 +138,7 @@ def test_estimate_prints_the_upper_bounds_and_ranges(tmp_path: Path) -> None:
     assert "researchers     at most 6 (3 subtopics, at most 3 at once;" in text
     assert "searches        at most 48 (8 per researcher)" in text
     assert "page reads      at most 72 (12 per researcher)" in text
-    assert "checker agents  at most 18 (3 voting claim-checkers per findings file)" in text
+    assert "checker agents  at most 12 (the report's claims: 1 checker and 2 voters a round, 4 rounds at most)" in text
     assert "second wave     allowed: up to 3 more researchers" in text
     expected = est.estimate(budget_for("deep", 3))
     assert f"wall clock      about {round(expected.wall_seconds.low / 60)} to {round(expected.wall_seconds.high / 60)} minutes" in text
