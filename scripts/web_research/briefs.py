@@ -1,7 +1,8 @@
 """Render one researcher brief per subtopic of plan.md, and hash it.
 
 The template lives in `skills/web-research/references/subagent-brief.md` (the
-single fenced ```text block), shared with the prompts. Rendering is a pure
+single fenced ```text block), shared with the prompts; an installed wheel carries it
+as package data (`formats.reference_file`). Rendering is a pure
 function of the plan and the run folder, with no timestamps, so an unchanged
 plan gives byte-identical briefs and the same hashes.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +30,7 @@ from .formats import (
     MAX_PARALLEL_RESEARCHERS,
     PLAN_FILE,
     PLUGIN_ROOT,
+    reference_file,
 )
 # The hash and the Agent prompt live in brief_prompt.py (the hooks import only that); re-exported here.
 from .brief_prompt import AGENT_PROMPT_HASH_LABEL, brief_hash, compose_agent_prompt, split_agent_prompt  # noqa: F401
@@ -46,7 +49,19 @@ NO_OTHER_SUBTOPICS = "- (none: the plan has only your subtopic)"
 PLACEHOLDER_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 TEMPLATE_FENCE_OPEN = "```text"
 TEMPLATE_FENCE_CLOSE = "```"
-COMMAND_PATH = PLUGIN_ROOT / "scripts" / "web-research"
+
+
+def _command_path() -> Path:
+    """The command a researcher runs `fetch` with: the plugin's launcher, or, for an installed
+    package (pip, uv tool, pipx), its `web-research` console script beside this interpreter."""
+    launcher = PLUGIN_ROOT / "scripts" / "web-research"
+    if launcher.is_file():
+        return launcher
+    installed = Path(sys.executable).parent / "web-research"
+    return installed if installed.is_file() else launcher
+
+
+COMMAND_PATH = _command_path()
 
 
 class TemplateError(ValueError):
@@ -83,8 +98,19 @@ def extract_template(markdown: str, path: Path | str = BRIEF_TEMPLATE) -> str:
     raise TemplateError(f"{path}:{opens[0] + 1}: the '{TEMPLATE_FENCE_OPEN}' block is never closed")
 
 
-def load_template(path: Path = BRIEF_TEMPLATE) -> str:
-    return extract_template(Path(path).read_text(encoding="utf-8"), path)
+def load_template(path: Path | None = None) -> str:
+    """The brief template's text; `TemplateError` naming the file when it cannot be read."""
+    if path is None:
+        path = reference_file(BRIEF_TEMPLATE.name)
+    try:
+        markdown = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TemplateError(f"{path}: the brief template is missing (this installation of web-research is "
+                            "incomplete; reinstall it)") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise TemplateError(f"{path}: the brief template cannot be read ({getattr(error, 'strerror', None) or error})"
+                            ) from None
+    return extract_template(markdown, path)
 
 
 def template_placeholders(template: str) -> set[str]:

@@ -173,3 +173,16 @@ REFERENCES_DIR = SKILL_DIR / "references"
 BRIEF_TEMPLATE = REFERENCES_DIR / "subagent-brief.md"
 REPORT_TEMPLATE = REFERENCES_DIR / "report-template.md"
 CITATION_SCHEMA_DOC = REFERENCES_DIR / "citation-schema.md"
+
+
+def reference_file(name: str) -> Path:
+    """A file of the skill's references/ as this installation has it: the package's own copy
+    (`web_research/references/`, package data of a wheel: pip, uv tool, pipx) when the package
+    has that folder, else the plugin checkout's `skills/web-research/references/` (the plugin, an editable
+    install, tests). The path is returned even when missing, so that the reader names it."""
+    import importlib.resources  # lazy: only the commands that read a template need it
+
+    packaged = importlib.resources.files(__package__).joinpath("references")
+    if isinstance(packaged, Path) and packaged.is_dir():
+        return packaged / name
+    return REFERENCES_DIR / name

@@ -28,7 +28,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as error:
-        print(f"error: {args.dir}: {error.strerror or error}", file=sys.stderr)
+        # The file at fault, which need not be the folder (say a file of the installation).
+        print(f"error: {error.filename or args.dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
     text = json.dumps([info.to_json() for info in infos], ensure_ascii=False, indent=2)
     sys.stdout.buffer.write((text + "\n").encode("utf-8"))
