@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Set up everything the tests need and run them all. README's test command.
-#  - a virtualenv in .venv with the package, its fetch extra and its test extras
-#    (uv among them: the tests build the plugin's environment with uv and with pip)
+#  - a virtualenv in .venv with the hash-pinned requirements-test.lock (the core,
+#    fetch's libraries and the test tools, at the versions the plugin's own locks
+#    give users; uv among them: the tests build the plugin's environment with uv
+#    and with pip), then the package itself, editable
 #  - lint: ruff (configured in pyproject.toml) on the Python code, shellcheck
 #    (settings in .shellcheckrc) on every shell script; a finding fails the run
 #  - the pinned Claude Code CLI from npm (for the end-to-end tests), cached
@@ -16,7 +18,8 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[fetch,test]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-test.lock
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 
 prefix="${WEB_RESEARCH_CLI_PREFIX:-$HOME/.cache/web-research-cli}"
 bin="$prefix/node_modules/@anthropic-ai/claude-code-linux-x64/claude"

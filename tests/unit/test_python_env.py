@@ -381,6 +381,32 @@ def test_the_locks_are_hash_pinned_and_agree_with_each_other_and_pyproject():
     fetch_names = {_name(r) for r in project["optional-dependencies"]["fetch"]}
     assert fetch_names <= full_names and not fetch_names & core_names
     assert {"lxml", "trafilatura", "pypdf"} <= full_names - core_names
+    test = _pins(REPO / "requirements-test.lock")
+    assert all("==" in pin and hashes for pin, hashes in test.items()), test
+    assert all(test.get(pin) == hashes for pin, hashes in full.items()), "the test lock must pin what users get"
+    assert {_name(r) for r in project["optional-dependencies"]["test"]} <= {_name(p) for p in test}
+
+
+def test_the_development_environment_runs_the_locked_versions():
+    """The suite runs on what users run: every package of requirements-test.lock that applies to
+    this Python is installed at its pinned version (tests/run.sh installs .venv from the lock)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.markers import Marker
+
+    wrong = []
+    for pin in _pins(REPO / "requirements-test.lock"):
+        requirement, _, marker = pin.partition(";")
+        if marker.strip() and not Marker(marker.strip()).evaluate():
+            continue
+        name, _, pinned = requirement.strip().partition("==")
+        try:
+            found = version(name)
+        except PackageNotFoundError:
+            found = None
+        if found != pinned:
+            wrong.append(f"{name}: {found or 'not installed'}, locked {pinned}")
+    assert not wrong, f"{sys.prefix} differs from requirements-test.lock (run tests/run.sh): {wrong}"
 
 
 
