@@ -9,8 +9,12 @@ Each check has a stable id (hooks and people match on these). `<slug>` is a
 subtopic slug from plan.md; severities are errors unless marked (warning).
 
     plan.exists                           plan.md exists
+    plan.readable                         ... and can be read (listed only when it cannot)
     plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
     findings.<slug>.exists                findings/<slug>.md exists for each subtopic
+    findings.<slug>.readable              ... and can be read (`fsutil.read_run_text`: inside the run,
+                                          a regular file, not a link loop, within the size limit,
+                                          UTF-8); only a failing one is listed, as for plan and report
     findings.<slug>.frontmatter           frontmatter present, YAML mapping, fields valid
                                           (subtopic, brief_hash, started_at, finished_at)
     findings.<slug>.frontmatter.extra     (warning) fields the schema does not know
@@ -31,6 +35,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.memory                (warning) wording such as "from memory", "training data"
     findings.unexpected                   (warning) files in findings/ no subtopic expects
     report.exists                         report.md exists
+    report.readable                       ... and can be read (listed only when it cannot)
     report.references                     no [^<subtopic-slug>:<n>] reference is left for `finish` to number
     report.title                          first line is "# Research: <question verbatim>"
     report.sections.missing               each of TL;DR, Findings, Gaps & Limitations, Sources
@@ -110,7 +115,7 @@ class ParsedRun(Record):
     """Everything the checklist parsed, handed to extra check groups so they
     need not read the files again."""
 
-    __slots__ = ("run_dir", "plan", "findings", "report", "report_path", "seal_source")
+    __slots__ = ("run_dir", "plan", "findings", "report", "report_path", "seal_source", "unreadable")
 
     def __init__(self, run_dir: Path, plan: Any = None, findings: "dict[str, Findings] | None" = None,
                  report: "Report | None" = None, report_path: Path | None = None, seal_source: Any = None) -> None:
@@ -121,6 +126,9 @@ class ParsedRun(Record):
         self.report_path = report_path
         # Where the seals come from (provenance.SealSource); None: the folder copy (standalone verify).
         self.seal_source = seal_source
+        # Files that exist but could not be used, by path, with why (fsutil.RunFileError: its
+        # `state` and `reason`), so that `status` and `claims` say what `verify` says.
+        self.unreadable: dict[Path, Any] = {}
 
     @property
     def cited(self) -> list[Cited]:
@@ -181,31 +189,35 @@ EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_
 # ---------------------------------------------------------------------------
 
 
-class _Unreadable(NamedTuple):
-    missing: bool
-    reason: str
-
-
-def _read(path: Path, run_dir: Path) -> tuple[str | None, _Unreadable | None]:
-    """The file's text, or why it cannot be used: missing, or refused by
-    `fsutil.read_run_text` (outside the run, not a regular file, too large, not UTF-8)."""
+def _read(path: Path, run_dir: Path, parsed: ParsedRun) -> tuple[str | None, Any]:
+    """The file's text, or why it cannot be used (`fsutil.RunFileError`): missing, or refused
+    by `fsutil.read_run_text` (a link, a link loop, not a regular file, too large, not UTF-8),
+    which is then recorded in `parsed.unreadable`."""
     from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     try:
         return read_run_text(path, run_dir), None
     except RunFileError as exc:
-        return None, _Unreadable(exc.missing, exc.reason)
+        if not exc.missing:
+            parsed.unreadable[path] = exc
+        return None, exc
+
+
+def _unreadable(scope: str, name: str, error: Any, path: Path) -> list[Check]:
+    """The checks of a file that is there but cannot be used: it exists, and is not readable (why)."""
+    return [ok(f"{scope}.exists", f"{name} exists", path),
+            fail(f"{scope}.readable", f"{name} {error.reason}", path)]
 
 
 def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from . import formats  # lazy: hook start-up
 
     path = run_dir / formats.PLAN_FILE
-    text, error = _read(path, run_dir)
+    text, error = _read(path, run_dir, parsed)
     if error is not None and error.missing:
         return [fail("plan.exists", f"{formats.PLAN_FILE} is missing; expected the research plan here", path)]
     if text is None:
-        return [fail("plan.exists", f"{formats.PLAN_FILE} {error.reason if error else ''}", path)]
+        return _unreadable("plan", formats.PLAN_FILE, error, path)
     checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
     from .plan import PlanError, parse_plan  # lazy: hook start-up
 
@@ -236,14 +248,14 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     for slug, subtopic in expected:
         path = findings_dir / f"{slug}.md"
         check_id = f"findings.{slug}.exists"
-        text, error = _read(path, run_dir)
+        text, error = _read(path, run_dir, parsed)
         if error is not None and error.missing:
             what = f' for subtopic "{subtopic.name}"' if subtopic is not None else ""
             checks.append(fail(check_id, f"findings/{slug}.md is missing{what}; every subtopic needs a "
                                          "findings file, even a failed one", path))
             continue
         if text is None:
-            checks.append(fail(check_id, f"findings/{slug}.md {error.reason if error else ''}", path))
+            checks.extend(_unreadable(f"findings.{slug}", f"findings/{slug}.md", error, path))
             continue
         checks.append(ok(check_id, f"findings/{slug}.md exists", path))
         found = load_findings(path, text)
@@ -277,19 +289,20 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
     path = run_dir / formats.REPORT_FILE
     parsed.report_path = path
-    text, error = _read(path, run_dir)
+    text, error = _read(path, run_dir, parsed)
     if error is not None and error.missing:
         return [fail("report.exists", f"{formats.REPORT_FILE} is missing; expected the synthesized report here",
                      path)]
     if text is None:
-        return [fail("report.exists", f"{formats.REPORT_FILE} {error.reason if error else ''}", path)]
+        return _unreadable("report", formats.REPORT_FILE, error, path)
     parsed.report = parse_report(text)
     gaps_needed: list[tuple[str, str, str]] = []  # (slug, name, status)
     if parsed.plan is not None:
         for s in parsed.plan.all_subtopics:
             found = parsed.findings.get(s.slug)
             if found is None:
-                gaps_needed.append((s.slug, s.name, "missing"))
+                unusable = run_dir / formats.FINDINGS_DIR / f"{s.slug}.md" in parsed.unreadable
+                gaps_needed.append((s.slug, s.name, "unreadable" if unusable else "missing"))
             elif found.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED):
                 gaps_needed.append((s.slug, s.name, found.status))
     question = parsed.plan.question if parsed.plan is not None else None

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from typing import Callable, Sequence
 
 # What each subcommand does (its --help description) and what its exit codes mean (the epilog).
-_USAGE_ERROR = f"{EXIT_USAGE:>3}  bad arguments or an unusable run folder (one line on stderr)"
+_USAGE_ERROR = f"{EXIT_USAGE:>3}  bad arguments (one line on stderr)"
+# The one rule for a folder that is not a run (commands/verify_cmd.open_run_dir).
+_NOT_A_RUN = (f"{EXIT_USAGE:>3}  bad arguments, or DIR is missing, unreadable or not a run folder (it holds "
+              "neither plan.md nor report.md); the reason on stderr")
 SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "slug": ("Print the slug of a research question, or with --date the dated run-folder name.",
              (f"{EXIT_OK:>3}  the slug is printed", _USAGE_ERROR)),
@@ -33,29 +36,35 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                "nothing written")),
     "briefs": ("Render briefs/<slug>.md for every subtopic of DIR/plan.md (second wave included), record "
                "the plan as approved, and print the briefs as JSON.",
-               (f"{EXIT_OK:>3}  the briefs are written", f"{EXIT_USAGE:>3}  plan.md or the folder is unusable "
-                "(file:line: message on stderr)")),
+               (f"{EXIT_OK:>3}  the briefs are written", _NOT_A_RUN,
+                f"{EXIT_USAGE:>3}  plan.md cannot be used (file:line: message on stderr)")),
     "verify": ("Run the verification checklist on a run folder and change nothing. Prints the failing "
                "checks and a one-line summary; --verbose prints every check.",
                (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
-                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _USAGE_ERROR)),
+                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed (a folder that holds no run fails "
+                "plan.exists)", f"{EXIT_USAGE:>3}  bad arguments, or DIR is missing or cannot be read")),
     "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
                "from the findings files, run the verification checklist, and print the skill's return object "
                "(or what to fix first). Counts the rounds of fixes; once they are spent the object says "
                '"verified": false.',
                (f"{EXIT_OK:>3}  the return object is printed (stdout holds it alone)",
-                f"{EXIT_CHECK_FAILED:>3}  report.md needs work first: stdout says what", _USAGE_ERROR)),
+                f"{EXIT_CHECK_FAILED:>3}  report.md needs work first: stdout says what", _NOT_A_RUN)),
     "gaps": ("List every bullet of the plan by id with its coverage state: covered, not-established or "
-             "missing.", (f"{EXIT_OK:>3}  the bullets are listed", _USAGE_ERROR)),
+             "missing.", (f"{EXIT_OK:>3}  the bullets are listed", _NOT_A_RUN,
+                          f"{EXIT_USAGE:>3}  plan.md cannot be used")),
     "claims": ("List every cited claim of the report and the findings files with its excerpts and whether "
                "its figures are grounded (use verify to gate); with --prompt, print the next "
                "claim-checker's prompt.",
-               (f"{EXIT_OK:>3}  the claims are listed", _USAGE_ERROR)),
+               (f"{EXIT_OK:>3}  the claims are listed (with --prompt: the prompt, or nothing and why "
+                "on stderr)", _NOT_A_RUN,
+                f"{EXIT_USAGE:>3}  a file of the run exists but cannot be read (too large, not UTF-8, a "
+                "link...; --prompt: plan.md or report.md)")),
     "estimate": ("Print the upper bounds of the plan's budget and a token and wall-clock range for the run.",
-                 (f"{EXIT_OK:>3}  the estimate is printed", _USAGE_ERROR)),
+                 (f"{EXIT_OK:>3}  the estimate is printed", _NOT_A_RUN,
+                  f"{EXIT_USAGE:>3}  plan.md cannot be used")),
     "status": ("Print a table of a run's subtopics (status, sources, claims), whether report.md passes "
                "verify, and what the run spent (live during a run); --json gives the same as JSON.",
-               (f"{EXIT_OK:>3}  the table is printed", _USAGE_ERROR)),
+               (f"{EXIT_OK:>3}  the table is printed", _NOT_A_RUN)),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
               (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "

@@ -146,8 +146,10 @@ def subtopics_for(plan: "Plan", bullet: "Bullet") -> list["Subtopic"]:
     return [bullet.subtopic, *(s for s in plan.second_wave if bullet.id in s.targets)]
 
 
-def bullet_states(plan: "Plan", findings: dict[str, "Findings"]) -> list[BulletState]:
-    """The state of every first-wave bullet, from the findings files parsed so far (by slug)."""
+def bullet_states(plan: "Plan", findings: dict[str, "Findings"],
+                  unreadable: "dict[str, str] | None" = None) -> list[BulletState]:
+    """The state of every first-wave bullet, from the findings files parsed so far (by slug);
+    `unreadable`: why each findings file that is there could not be read (by slug)."""
     per_file = {slug: evidence_in(found, next((s.bullet_ids for s in plan.all_subtopics if s.slug == slug), ()))
                 for slug, found in findings.items()}
     by_number = {slug: {c.number: c for c in found.citations} for slug, found in findings.items()}
@@ -160,7 +162,9 @@ def bullet_states(plan: "Plan", findings: dict[str, "Findings"]) -> list[BulletS
         for subtopic in subtopics_for(plan, bullet):
             found = findings.get(subtopic.slug)
             if found is None:
-                failures.append(f'subtopic "{subtopic.name}" has no findings file')
+                problem = (unreadable or {}).get(subtopic.slug)
+                failures.append(f'subtopic "{subtopic.name}": findings/{subtopic.slug}.md {problem}' if problem
+                                else f'subtopic "{subtopic.name}" has no findings file')
                 continue
             item = per_file[subtopic.slug].get(bullet.id)
             if item is not None:
@@ -199,17 +203,25 @@ def briefs_carry_ids(run_dir: Path, plan: "Plan") -> bool:
 
 def load_findings_files(run_dir: Path, plan: "Plan") -> dict[str, "Findings"]:
     """The findings files of every subtopic that has a readable one, by slug."""
+    return read_findings_files(run_dir, plan)[0]
+
+
+def read_findings_files(run_dir: Path, plan: "Plan") -> tuple[dict[str, "Findings"], dict[str, str]]:
+    """(the findings files of every subtopic that has a readable one, why each file that is there
+    could not be read), both by slug; the reasons are `fsutil.read_run_text`'s, as verify gives them."""
     from .findings import load_findings  # lazy: start-up
     from .fsutil import RunFileError, read_run_text  # lazy: start-up
 
     out: dict[str, "Findings"] = {}
+    problems: dict[str, str] = {}
     for subtopic in plan.all_subtopics:
         path = Path(run_dir) / formats.FINDINGS_DIR / f"{subtopic.slug}.md"
         try:
             out[subtopic.slug] = load_findings(path, read_run_text(path, run_dir))
-        except RunFileError:
-            continue
-    return out
+        except RunFileError as error:
+            if not error.missing:
+                problems[subtopic.slug] = error.reason
+    return out, problems
 
 
 def _normalized(text: str) -> str:
@@ -252,7 +264,9 @@ def coverage_checks(run_dir: Path, parsed: "ParsedRun") -> list["Check"]:
     path = parsed.report_path
     gaps = parsed.report.section(formats.REPORT_SECTIONS[2])
     checks = []
-    for state, how in report_coverage(parsed.report, bullet_states(parsed.plan, parsed.findings)):
+    unreadable = {path.stem: error.reason for path, error in parsed.unreadable.items()
+                  if path.parent.name == formats.FINDINGS_DIR}
+    for state, how in report_coverage(parsed.report, bullet_states(parsed.plan, parsed.findings, unreadable)):
         bullet = state.bullet
         check_id = f"report.coverage.{bullet.id}"
         if how is None and state.state == STATE_MISSING \

@@ -84,14 +84,27 @@ _FILE_KINDS = (
 )
 
 
+# What a run file that cannot be used is, in a word or two (`RunFileError.state`): the one
+# vocabulary `status`, `gaps`, `verify` and `claims` show, from the one reader below.
+STATE_MISSING = "missing"
+STATE_TOO_LARGE = "too large"
+STATE_NOT_UTF8 = "not UTF-8"
+STATE_SYMLINK = "symbolic link"
+STATE_LINK_LOOP = "link loop"
+STATE_NOT_REGULAR = "not a regular file"
+STATE_UNREADABLE = "unreadable"
+
+
 class RunFileError(Exception):
     """A run file that must not or cannot be read. `reason` says why in words that
-    never quote the file's content; `missing` is True when nothing is there at all."""
+    never quote the file's content; `state` is one of the STATE_* words; `missing` is
+    True when nothing is there at all."""
 
-    def __init__(self, path: Path, reason: str, missing: bool = False) -> None:
+    def __init__(self, path: Path, reason: str, missing: bool = False, state: str | None = None) -> None:
         self.path = Path(path)
         self.reason = reason
         self.missing = missing
+        self.state = state or (STATE_MISSING if missing else STATE_UNREADABLE)
         super().__init__(f"{path}: {reason}")
 
 
@@ -114,14 +127,22 @@ def read_run_file(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES
     try:
         root = Path(run_dir).resolve()
         os.lstat(path)
-        real = Path(os.path.realpath(path))
     except FileNotFoundError:
         raise RunFileError(path, "does not exist", missing=True) from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
         raise RunFileError(path, f"cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        real = Path(os.path.realpath(path, strict=True))
+    except FileNotFoundError:  # the entry is there (lstat), so it is a link to nothing
+        raise RunFileError(path, "is a symbolic link to a file that does not exist", state=STATE_SYMLINK) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise RunFileError(path, "is a symbolic link loop (it never reaches a file)",
+                               state=STATE_LINK_LOOP) from None
+        raise RunFileError(path, f"cannot be read ({exc.strerror or exc})") from None
     if not _inside(real, root):
         raise RunFileError(path, "leads outside the run folder (a symbolic link); only files inside "
-                                 "the run folder are read")
+                                 "the run folder are read", state=STATE_SYMLINK)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(real, flags)
@@ -129,17 +150,20 @@ def read_run_file(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES
         raise RunFileError(path, "does not exist", missing=True) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise RunFileError(path, "is a symbolic link that changed while it was read") from None
+            raise RunFileError(path, "is a symbolic link that changed while it was read", state=STATE_SYMLINK) from None
         raise RunFileError(path, f"cannot be read ({exc.strerror or exc})") from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise RunFileError(path, f"is {_kind(info.st_mode)}, not a regular file; only regular files are read")
+            raise RunFileError(path, f"is {_kind(info.st_mode)}, not a regular file; only regular files are read",
+                               state=STATE_NOT_REGULAR)
         opened = _opened_path(fd)
         if opened is not None and not _inside(opened, root):
-            raise RunFileError(path, "leads outside the run folder; only files inside the run folder are read")
+            raise RunFileError(path, "leads outside the run folder; only files inside the run folder are read",
+                               state=STATE_SYMLINK)
         if info.st_size > max_bytes:
-            raise RunFileError(path, f"is {info.st_size} bytes, over the {max_bytes}-byte limit for this file")
+            raise RunFileError(path, f"is {info.st_size} bytes, over the {max_bytes}-byte limit for this file",
+                               state=STATE_TOO_LARGE)
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, min(1024 * 1024, max_bytes + 1 - total))
@@ -148,7 +172,7 @@ def read_run_file(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES
             chunks.append(chunk)
             total += len(chunk)
             if total > max_bytes:  # grew since fstat
-                raise RunFileError(path, f"is over the {max_bytes}-byte limit for this file")
+                raise RunFileError(path, f"is over the {max_bytes}-byte limit for this file", state=STATE_TOO_LARGE)
         return b"".join(chunks)
     except OSError as exc:
         raise RunFileError(path, f"cannot be read ({exc.strerror or exc})") from None
@@ -162,7 +186,8 @@ def read_run_text(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RunFileError(path, f"is not valid UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise RunFileError(path, f"is not valid UTF-8 text ({exc.reason} at byte {exc.start})",
+                           state=STATE_NOT_UTF8) from None
 
 
 def _inside(real: Path, root: Path) -> bool:

@@ -257,20 +257,26 @@ def keys_of(prompt: str) -> tuple[str, ...]:
     return tuple(re.findall(r"^## Claim ([0-9a-f]{16}) ", prompt, re.M))
 
 
-def prompt_for_run(run_dir: Path) -> tuple[CheckerPrompt | None, str]:
-    """(the next checker's prompt, or None and why none) for a run folder."""
+def prompt_for_run(run_dir: Path, parsed: "ParsedRun | None" = None) -> tuple[CheckerPrompt | None, str]:
+    """(the next checker's prompt, or None and why none) for a run folder (`parsed`: the run
+    as `checklist.parse_and_check(run_dir, extra=())` read it, when the caller has it)."""
     from .budget import effective_budget  # lazy: start-up
     from .checklist import parse_and_check  # lazy: start-up
 
-    parsed, _checks = parse_and_check(Path(run_dir), extra=())
+    if parsed is None:
+        parsed, _checks = parse_and_check(Path(run_dir), extra=())
     if parsed.plan is None:
-        return None, f"{formats.PLAN_FILE} is missing or does not parse; run verify"
+        problem = parsed.unreadable.get(Path(run_dir) / formats.PLAN_FILE)
+        return None, (f"{formats.PLAN_FILE} {problem.reason}" if problem is not None
+                      else f"{formats.PLAN_FILE} is missing or does not parse; run verify")
     budget = effective_budget(parsed.plan)
     if not budget.claim_check:
         tier = f"tier {budget.tier}" if budget.tier else "no Tier: line"
         return None, f"this run's plan ({tier}) has no claim check"
     if parsed.report is None:
-        return None, f"{formats.REPORT_FILE} is missing; write it first"
+        problem = parsed.unreadable.get(Path(run_dir) / formats.REPORT_FILE)
+        return None, (f"{formats.REPORT_FILE} {problem.reason}" if problem is not None
+                      else f"{formats.REPORT_FILE} is missing; write it first")
     prompt = render_prompt(Path(run_dir), report_records(parsed), verdict_files(Path(run_dir)), budget.voting)
     if prompt is None:
         return None, "every cited claim of report.md has a current verdict"

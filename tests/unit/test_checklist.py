@@ -374,8 +374,8 @@ def test_a_report_that_is_not_utf8_is_a_failing_check(tmp_path: Path) -> None:
     run = copy_example(tmp_path)
     _report(run).write_bytes(b"# Research: \xff\xfe\n")
     bad = failing(run_checklist(run))
-    assert list(bad) == ["report.exists"]
-    assert "UTF-8" in bad["report.exists"].message
+    assert list(bad) == ["report.readable"]  # report.exists passes: the file is there
+    assert "not valid UTF-8 text" in bad["report.readable"].message
 
 
 def test_byte_order_marks_and_crlf_line_ends_are_accepted(tmp_path: Path) -> None:

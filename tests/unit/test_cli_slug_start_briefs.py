@@ -256,4 +256,8 @@ def test_briefs_plan_error(tmp_path: Path) -> None:
 def test_briefs_missing_plan(tmp_path: Path) -> None:
     result = run_cli(["briefs", str(tmp_path)], tmp_path)
     assert result.returncode == 2
+    assert "not a run folder (it holds neither plan.md nor report.md)" in result.stderr
+    (tmp_path / "report.md").write_text("# Research: Q\n")  # a run, but without its plan
+    result = run_cli(["briefs", str(tmp_path)], tmp_path)
+    assert result.returncode == 2
     assert result.stderr.startswith(f"error: {tmp_path / 'plan.md'}:1: ")

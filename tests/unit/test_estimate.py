@@ -173,7 +173,7 @@ def test_estimate_names_the_plan_line_or_the_missing_folder(tmp_path: Path) -> N
     assert missing.returncode == 2 and "no such folder" in missing.stderr
     (run / "plan.md").unlink()
     gone = run_cli(["estimate", str(run)], tmp_path, env=_env(tmp_path / "data"))
-    assert gone.returncode == 2 and "plan.md" in gone.stderr and "file not found" in gone.stderr
+    assert gone.returncode == 2 and "not a run folder (it holds neither plan.md nor report.md)" in gone.stderr
 
 
 @pytest.mark.parametrize("args,tier", [

@@ -195,8 +195,8 @@ def test_a_symlinked_findings_folder_is_refused_and_never_echoed(tmp_path: Path)
     result = _verify(run, "--json")
     assert SECRET not in result.stdout + result.stderr
     checks = {c["id"]: c for c in json.loads(result.stdout)["checks"]}
-    assert not checks[f"findings.{BILLING}.exists"]["ok"]
-    assert "outside the run folder" in checks[f"findings.{BILLING}.exists"]["message"]
+    assert not checks[f"findings.{BILLING}.readable"]["ok"]
+    assert "outside the run folder" in checks[f"findings.{BILLING}.readable"]["message"]
 
 
 def test_a_symlinked_sources_folder_backs_no_citation(tmp_path: Path) -> None:
@@ -214,7 +214,7 @@ def test_an_oversized_report_is_a_failing_check(tmp_path: Path) -> None:
     with open(run / "report.md", "ab") as handle:
         handle.write(b"\n" + b"x" * (5 * 1024 * 1024))
     bad = failing(run_checklist(run))
-    assert "byte limit" in bad["report.exists"].message
+    assert "byte limit" in bad["report.readable"].message
 
 
 # --- hooks' readers ---------------------------------------------------------------

@@ -16,7 +16,10 @@ def run(args: argparse.Namespace) -> int:
 
     from ..fsutil import RunFileError  # lazy: start-up
     from ..resume import record_approval  # lazy: start-up
+    from .verify_cmd import open_run_dir  # lazy: start-up
 
+    if open_run_dir(args.dir, "briefs") is None:
+        return EXIT_USAGE
     try:
         infos = write_briefs(args.dir)
         # Going past the review gate is what runs `briefs`: record the plan it approved.

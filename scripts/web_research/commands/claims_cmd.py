@@ -9,7 +9,9 @@ input of the claim checker.
 (verdicts.render_prompt): the report's claims that still need a verdict and
 the one verdicts file the checker writes. The hooks accept a checker only with
 that text. When no checker is needed it prints nothing and says why on stderr.
-Exit 0 once listed (use `verify` to gate), 2 when the folder cannot be read.
+Exit 0 once listed (use `verify` to gate), 2 when the folder is not a run
+(`verify_cmd.open_run_dir`) or one of its files exists but cannot be read (too large,
+not UTF-8, a link, ...: the reasons verify gives), named on stderr.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import json
 import sys
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
+from ..formats import PLAN_FILE, REPORT_FILE
 from .verify_cmd import display_path, open_run_dir
 
 
@@ -32,7 +35,11 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         parsed, _checks = parse_and_check(run_dir, extra=())
+        if _unusable(parsed):
+            return EXIT_USAGE
         records = run_claims(parsed)
+    except BrokenPipeError:
+        raise
     except OSError as exc:
         print(f"web-research claims: {args.dir}: cannot read the run ({exc})", file=sys.stderr)
         return EXIT_USAGE
@@ -52,10 +59,16 @@ def _prompt(args: argparse.Namespace, run_dir) -> int:
     if args.json:
         print("web-research claims: --prompt prints text; drop --json", file=sys.stderr)
         return EXIT_USAGE
+    from ..checklist import parse_and_check  # lazy: start-up
     from ..verdicts import prompt_for_run  # lazy: start-up
 
     try:
-        prompt, why = prompt_for_run(run_dir)
+        parsed, _checks = parse_and_check(run_dir, extra=())
+        if _unusable(parsed, only=(run_dir / PLAN_FILE, run_dir / REPORT_FILE)):  # the prompt needs no findings
+            return EXIT_USAGE
+        prompt, why = prompt_for_run(run_dir, parsed)
+    except BrokenPipeError:  # printing the reasons above: cli.main ends quietly
+        raise
     except OSError as exc:
         print(f"web-research claims: {args.dir}: cannot read the run ({exc})", file=sys.stderr)
         return EXIT_USAGE
@@ -64,3 +77,14 @@ def _prompt(args: argparse.Namespace, run_dir) -> int:
         return EXIT_OK
     print(prompt.text)
     return EXIT_OK
+
+
+def _unusable(parsed, only: tuple | None = None) -> bool:
+    """Say on stderr which of the run's files (of `only`, when given) exist but cannot be read
+    (the reasons verify gives), and whether there was any: claims drawn from part of a run
+    would look complete."""
+    found = [(path, error) for path, error in parsed.unreadable.items() if only is None or path in only]
+    for path, error in found:
+        print(f"web-research claims: {display_path(str(path))}: {error.reason}; its claims cannot be read",
+              file=sys.stderr)
+    return bool(found)

@@ -17,7 +17,7 @@ from .verify_cmd import open_run_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..coverage import STATE_COVERED, bullet_states, load_findings_files  # lazy: start-up
+    from ..coverage import STATE_COVERED, bullet_states, read_findings_files  # lazy: start-up
     from ..formats import PLAN_FILE  # lazy: start-up
     from ..plan import PlanError, load_plan  # lazy: start-up
 
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     except PlanError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    states = bullet_states(plan, load_findings_files(run_dir, plan))
+    states = bullet_states(plan, *read_findings_files(run_dir, plan))
     if args.json:
         payload = {"bullets": [s.to_json(run_dir) for s in states]}
         text = json.dumps(payload, ensure_ascii=False, indent=2)

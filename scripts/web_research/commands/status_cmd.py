@@ -1,7 +1,9 @@
 """`web-research status DIR [--json]`: a table of the run for people.
 
-One row per subtopic (status ok/empty/failed/missing, or invalid when the
-frontmatter cannot be read; number of source entries; number of claims, i.e.
+One row per subtopic (status ok/empty/failed/missing, invalid when the
+frontmatter cannot be read, or what keeps the file from being read at all, in the
+words `fsutil.RunFileError.state` gives every command: too large, not UTF-8,
+symbolic link, link loop, ...; number of source entries; number of claims, i.e.
 footnote markers), then whether report.md exists and passes verify, then what
 the run has spent: per researcher its searches and page reads against the
 budget, refused calls, tokens and time, and the run's totals. Spending comes
@@ -111,20 +113,39 @@ def status_data(run_dir: Path) -> dict:
     subtopics = []
     for name, slug in expected:
         found = parsed.findings.get(slug)
-        subtopics.append({"subtopic": name, "slug": slug,
-                          "status": "missing" if found is None else (found.status or "invalid"),
-                          "sources": None if found is None else len(found.citations),
-                          "claims": None if found is None else len(found.markers)})
+        row = {"subtopic": name, "slug": slug,
+               "status": _missing_state(parsed, slug) if found is None else (found.status or "invalid"),
+               "sources": None if found is None else len(found.citations),
+               "claims": None if found is None else len(found.markers)}
+        problem = parsed.unreadable.get(_findings_path(parsed, slug))
+        if problem is not None:
+            row["problem"] = problem.reason
+        subtopics.append(row)
+    report_problem = parsed.unreadable.get(parsed.report_path)
     errors = [c for c in checks if not c.ok and c.severity == "error"]
     warnings = [c for c in checks if not c.ok and c.severity == "warning"]
     return {"run_dir": str(run_dir),
             "question": " ".join(parsed.plan.question.split()) if parsed.plan is not None else None,
             "subtopics": subtopics,
-            "report": None if parsed.report is None else {"file": formats.REPORT_FILE,
-                                                          "sources": len(parsed.report.citations),
-                                                          "claims": len(parsed.report.markers)},
+            "report": (None if parsed.report is None and report_problem is None
+                       else {"file": formats.REPORT_FILE, "state": report_problem.state, "problem": report_problem.reason,
+                             "sources": None, "claims": None} if parsed.report is None
+                       else {"file": formats.REPORT_FILE, "sources": len(parsed.report.citations),
+                             "claims": len(parsed.report.markers)}),
             "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings)},
             **spend(run_dir)}
+
+
+def _findings_path(parsed, slug: str) -> Path:
+    from .. import formats  # lazy: start-up
+
+    return parsed.run_dir / formats.FINDINGS_DIR / f"{slug}.md"
+
+
+def _missing_state(parsed, slug: str) -> str:
+    """What a subtopic without parsed findings has: `missing`, or why its file could not be read."""
+    problem = parsed.unreadable.get(_findings_path(parsed, slug))
+    return "missing" if problem is None else problem.state
 
 
 def status_lines(run_dir: Path) -> list[str]:
@@ -138,7 +159,8 @@ def status_lines(run_dir: Path) -> list[str]:
         lines.append(f"Question: {' '.join(parsed.plan.question.split())}")
         expected = [(s.name, s.slug) for s in parsed.plan.all_subtopics]
     else:
-        problem = next((c for c in checks if c.id in ("plan.exists", "plan.parses") and not c.ok), None)
+        problem = next((c for c in checks if c.id in ("plan.exists", "plan.readable", "plan.parses") and not c.ok),
+                       None)
         lines.append(f"Plan: unusable ({problem.message if problem else 'unknown problem'}); "
                      "listing the files in findings/")
         expected = [(slug, slug) for slug in sorted(parsed.findings)]
@@ -146,16 +168,21 @@ def status_lines(run_dir: Path) -> list[str]:
     for name, slug in expected:
         found = parsed.findings.get(slug)
         if found is None:
-            rows.append([name, slug, "missing", "-", "-"])
+            rows.append([name, slug, _missing_state(parsed, slug), "-", "-"])
             continue
         status = found.status or "invalid"
         rows.append([name, slug, status, str(len(found.citations)), str(len(found.markers))])
     lines.append("")
     lines.extend(_table(rows, right={3, 4}))
+    lines.extend(f"  {path.relative_to(run_dir)}: {error.reason}" for path, error in parsed.unreadable.items()
+                 if path.parent.name == formats.FINDINGS_DIR)
     lines.append("")
     errors = [c for c in checks if not c.ok and c.severity == "error"]
     warnings = [c for c in checks if not c.ok and c.severity == "warning"]
-    if parsed.report is None:
+    report_problem = parsed.unreadable.get(parsed.report_path)
+    if report_problem is not None:
+        lines.append(f"Report: {formats.REPORT_FILE} {report_problem.state}: {report_problem.reason}")
+    elif parsed.report is None:
         lines.append(f"Report: {formats.REPORT_FILE} missing")
     else:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
@@ -179,11 +206,11 @@ def run(args: argparse.Namespace) -> int:
         if getattr(args, "json", False):
             import json  # lazy: start-up
 
-            print(json.dumps(status_data(run_dir), indent=1, sort_keys=True))
-            return EXIT_OK
-        lines = status_lines(run_dir)
+            text = json.dumps(status_data(run_dir), indent=1, sort_keys=True)
+        else:
+            text = "\n".join(status_lines(run_dir))
     except OSError as exc:
         print(f"web-research status: {args.dir}: cannot read the run ({exc})", file=sys.stderr)
         return EXIT_USAGE
-    print("\n".join(lines))
+    print(text)  # outside the try: a closed pipe is cli.main's to handle, not a read error
     return EXIT_OK

@@ -22,8 +22,16 @@ MARKS = {"pass": "\u2713", "fail": "\u2717", "warn": "!"}
 ASCII_MARKS = {"pass": "ok", "fail": "FAIL", "warn": "WARN"}
 
 
-def open_run_dir(raw: str, command: str) -> Path | None:
-    """The run folder as an absolute path, or None after printing why it cannot be used."""
+def open_run_dir(raw: str, command: str, require_run: bool = True) -> Path | None:
+    """The run folder as an absolute path, or None after printing why it cannot be used.
+
+    The one rule for a folder that is not a run, shared by every command that reads a run
+    (`claims`, `claims --prompt`, `gaps`, `estimate`, `briefs`, `status`: exit 2 with this
+    message): a run folder holds plan.md or report.md (`formats.PRIOR_RUN_MARKERS`, what
+    `start` calls a prior run). `verify` (`require_run=False`) checks any folder and fails
+    `plan.exists` instead."""
+    from ..formats import PRIOR_RUN_MARKERS  # lazy: start-up
+
     path = Path(raw).expanduser()
     problem = None
     if not path.exists():
@@ -35,6 +43,10 @@ def open_run_dir(raw: str, command: str) -> Path | None:
             next(os.scandir(path), None)
         except OSError as exc:
             problem = f"cannot read the folder ({exc.strerror or exc})"
+        else:
+            if require_run and not any(os.path.lexists(path / name) for name in PRIOR_RUN_MARKERS):
+                problem = (f"not a run folder (it holds neither {' nor '.join(PRIOR_RUN_MARKERS)}); pass the "
+                           "output_dir of a run")
     if problem:
         print(f"web-research {command}: {raw}: {problem}", file=sys.stderr)
         return None
@@ -85,7 +97,7 @@ def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str
 
 
 def run(args: argparse.Namespace) -> int:
-    run_dir = open_run_dir(args.dir, "verify")
+    run_dir = open_run_dir(args.dir, "verify", require_run=False)
     if run_dir is None:
         return EXIT_USAGE
     from ..checklist import run_checklist  # lazy: start-up
