@@ -8,6 +8,20 @@ every address is checked, and the connection goes to the checked address while
 the Host header and TLS SNI/certificate check keep the host name. Only the
 standard library's http.client is used for the transfer; redirects, time and
 size are bounded, and every failure is a `FetchError` with a one-line message.
+
+Behind a proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read as curl and pip read them)
+the policy is the same: we still resolve and check the target, and the proxy is
+only asked for a CONNECT tunnel to the checked address (for http too), so it never
+resolves a name for us and cannot be steered elsewhere. The proxy itself is what the
+person configured and is not held to the policy (it is often on the local network).
+
+Why not urllib3 (in the lock through trafilatura): its timeouts bound each socket
+operation, not their sum, so one deadline over connecting, a trickled status line
+and headers, and the body (test_fetch.py::test_trickled_headers_hit_the_overall_deadline,
+test_a_trickling_page_hits_the_overall_time_bound) would still need the watchdog below
+on its sockets, and dialling a checked address with SNI and certificate checks on the
+name would still need its connection classes subclassed: it would add a dependency
+to `fetch` without removing any of this code.
 """
 from __future__ import annotations
 
@@ -21,8 +35,8 @@ import zlib
 from dataclasses import dataclass
 from email.message import Message
 from email.utils import collapse_rfc2231_value
-from typing import Callable
-from urllib.parse import quote, urljoin, urlsplit
+from typing import Callable, Mapping
+from urllib.parse import quote, unquote, urljoin, urlsplit
 
 ALLOWED_SCHEMES = ("http", "https")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
@@ -164,6 +178,112 @@ def resolve_target(url: str, resolver: Resolver, allow_loopback: bool = False) -
     return Target(scheme, host, port, path, tuple(addresses))
 
 
+# --- Proxies -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Proxy:
+    """An HTTP proxy the person configured, and the Proxy-Authorization its URL's credentials give."""
+
+    host: str
+    port: int
+    authorization: str | None = None
+
+    def __str__(self) -> str:  # for messages: never the credentials
+        return f"{self.host}:{self.port}"
+
+
+def proxy_for(scheme: str, host: str, env: Mapping[str, str]) -> Proxy | None:
+    """The proxy for a request to `host` over `scheme` (http or https), or None to connect directly.
+
+    As curl, pip and requests read the environment: `https_proxy`/`HTTPS_PROXY` for https,
+    `http_proxy`/`HTTP_PROXY` for http (the lower-case name first), and `no_proxy`/`NO_PROXY`:
+    comma-separated host names (each also matching its subdomains, a leading dot optional),
+    addresses or networks (`10.0.0.0/8`), or `*` for every host. Only http:// proxies are
+    spoken to; another kind is a `FetchError`, never a silent direct connection."""
+    name = f"{scheme}_proxy"
+    raw = (env.get(name) or env.get(name.upper()) or "").strip()
+    if not raw or _bypassed(host, env.get("no_proxy") or env.get("NO_PROXY") or ""):
+        return None
+    shown = f"{name.upper()}={raw.split('@')[-1]}"
+    parts = urlsplit(raw if "://" in raw else f"http://{raw}")
+    if parts.scheme.lower() != "http":
+        raise FetchError(f"{shown}: only http:// proxies are supported (a CONNECT tunnel carries the TLS)")
+    try:
+        port = parts.port or 80
+    except ValueError:
+        raise FetchError(f"{shown}: not a valid proxy URL (expected http://host:port)") from None
+    if not parts.hostname:
+        raise FetchError(f"{shown}: not a valid proxy URL (expected http://host:port)")
+    authorization = None
+    if parts.username is not None:
+        import base64  # lazy: only for a proxy with credentials
+
+        user_pass = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+        authorization = "Basic " + base64.b64encode(user_pass.encode("utf-8")).decode("ascii")
+    return Proxy(parts.hostname, port, authorization)
+
+
+def _bypassed(host: str, no_proxy: str) -> bool:
+    """Whether NO_PROXY lists `host` (a name, a parent domain, an address or a network)."""
+    host = host.lower().rstrip(".")
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        address = None
+    for entry in (item.strip().lower() for item in no_proxy.split(",")):
+        if not entry:
+            continue
+        if entry == "*":
+            return True
+        if address is not None:
+            try:
+                if address in ipaddress.ip_network(entry.strip("[]"), strict=False):
+                    return True
+            except ValueError:
+                pass
+            continue
+        entry = entry.lstrip(".").rstrip(".")
+        if host == entry or host.endswith("." + entry):
+            return True
+    return False
+
+
+_MAX_PROXY_LINE = 8192
+_MAX_PROXY_HEADERS = 100
+
+
+def _open_tunnel(proxy: Proxy, address: str, port: int, timeout: float, watchdog: "_Watchdog") -> socket.socket:
+    """A socket to the proxy, tunnelled (CONNECT) to the checked `address`: the proxy is given an
+    address, never a name, so what it connects to is what our policy checked."""
+    try:
+        sock = socket.create_connection((proxy.host, proxy.port), timeout)
+    except OSError as exc:
+        raise FetchError(f"cannot connect to the proxy {proxy} ({exc.strerror or exc})") from exc
+    watchdog.watch(sock)
+    try:
+        authority = f"[{address}]:{port}" if ":" in address else f"{address}:{port}"
+        lines = [f"CONNECT {authority} HTTP/1.1", f"Host: {authority}", f"User-Agent: {USER_AGENT}"]
+        if proxy.authorization:
+            lines.append(f"Proxy-Authorization: {proxy.authorization}")
+        sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode("ascii"))
+        # Unbuffered, so that nothing past the proxy's answer is read from the tunnel.
+        with sock.makefile("rb", buffering=0) as reader:
+            status = reader.readline(_MAX_PROXY_LINE).decode("latin-1").split(None, 2)
+            for _ in range(_MAX_PROXY_HEADERS):
+                if reader.readline(_MAX_PROXY_LINE) in (b"\r\n", b"\n", b""):
+                    break
+            else:
+                raise FetchError(f"the proxy {proxy} answered with too many header lines")
+        if len(status) < 2 or not status[0].startswith("HTTP/"):
+            raise FetchError(f"the proxy {proxy} did not answer the tunnel request as HTTP")
+        if status[1] != "200":
+            raise FetchError(f"the proxy {proxy} refused a tunnel to {authority} (HTTP {status[1]})")
+        return sock
+    except BaseException:
+        sock.close()
+        raise
+
+
 # --- One deadline for the whole fetch -------------------------------------------
 
 class _Watchdog:
@@ -220,32 +340,42 @@ def _shutdown(sock: socket.socket) -> None:
 
 # --- Connections pinned to a checked address ----------------------------------
 
+def _dial(address: str, port: int, timeout: float, watchdog: _Watchdog, proxy: Proxy | None) -> socket.socket:
+    """A connection to the checked `address`: direct, or through a tunnel of `proxy`."""
+    if proxy is not None:
+        return _open_tunnel(proxy, address, port, timeout, watchdog)
+    sock = socket.create_connection((address, port), timeout)
+    watchdog.watch(sock)
+    return sock
+
+
 class _PinnedHTTPConnection(http.client.HTTPConnection):
     """HTTP connection to a fixed address; `host` stays the name for the Host header."""
 
-    def __init__(self, host: str, port: int, address: str, timeout: float, watchdog: _Watchdog) -> None:
+    def __init__(self, host: str, port: int, address: str, timeout: float, watchdog: _Watchdog,
+                 proxy: Proxy | None = None) -> None:
         super().__init__(host, port, timeout=timeout)
         self._address = address
         self._watchdog = watchdog
+        self._proxy = proxy
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
-        self._watchdog.watch(self.sock)
+        self.sock = _dial(self._address, self.port, self.timeout, self._watchdog, self._proxy)
 
 
 class _PinnedHTTPSConnection(http.client.HTTPSConnection):
     """HTTPS to a fixed address; SNI and certificate checks use the host name."""
 
     def __init__(self, host: str, port: int, address: str, timeout: float, context: ssl.SSLContext,
-                 watchdog: _Watchdog) -> None:
+                 watchdog: _Watchdog, proxy: Proxy | None = None) -> None:
         super().__init__(host, port, timeout=timeout, context=context)
         self._address = address
         self._pinned_context = context
         self._watchdog = watchdog
+        self._proxy = proxy
 
     def connect(self) -> None:
-        raw = socket.create_connection((self._address, self.port), self.timeout)
-        self._watchdog.watch(raw)
+        raw = _dial(self._address, self.port, self.timeout, self._watchdog, self._proxy)
         try:
             self.sock = self._pinned_context.wrap_socket(raw, server_hostname=self.host)
         except BaseException:
@@ -275,22 +405,27 @@ def fetch_page(
     allow_loopback: bool = False,
     resolver: Resolver = system_resolver,
     ssl_context: ssl.SSLContext | None = None,
+    proxy_env: Mapping[str, str] | None = None,
 ) -> FetchedPage:
     """GET `url`, following at most `limits.max_redirects` redirects, each hop checked.
 
     Raises `RefusedURL` for a URL or redirect we will not follow and
     `FetchError` for everything else (timeouts, size, HTTP errors).
     `limits.timeout_s` bounds the whole: every hop's connection, status line,
-    headers and body together.
+    headers and body together. `proxy_env`: where the proxy settings are read
+    (`proxy_for`), by default the process's environment.
     """
+    import os  # lazy: only for the proxy settings
+
     deadline = time.monotonic() + limits.timeout_s
     context = ssl_context or default_ssl_context()
     with _Watchdog(limits.timeout_s) as watchdog:
-        return _fetch_hops(url, deadline, limits, allow_loopback, resolver, context, watchdog)
+        return _fetch_hops(url, deadline, limits, allow_loopback, resolver, context, watchdog,
+                           os.environ if proxy_env is None else proxy_env)
 
 
 def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: bool, resolver: Resolver,
-                context: ssl.SSLContext, watchdog: _Watchdog) -> FetchedPage:
+                context: ssl.SSLContext, watchdog: _Watchdog, proxy_env: Mapping[str, str]) -> FetchedPage:
     current, redirects = url, []
     resolver = _within_deadline(resolver, deadline, url, limits)
     while True:
@@ -300,7 +435,8 @@ def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: 
             if redirects:  # say where the planted URL came from
                 raise RefusedURL(f"{exc} (reached by a redirect from {url})") from exc
             raise
-        status, headers, body = _request(target, current, deadline, limits, context, watchdog)
+        proxy = proxy_for(target.scheme, target.host, proxy_env)  # after the policy passed the target
+        status, headers, body = _request(target, current, deadline, limits, context, watchdog, proxy)
         if status in REDIRECT_STATUSES:
             location = headers.get("location")
             if not location:
@@ -341,19 +477,24 @@ def _within_deadline(resolver: Resolver, deadline: float, url: str, limits: Fetc
 
 
 def _request(target: Target, url: str, deadline: float, limits: FetchLimits, context: ssl.SSLContext,
-             watchdog: _Watchdog):
-    """One GET to the first reachable checked address; returns (status, headers, body)."""
+             watchdog: _Watchdog, proxy: Proxy | None = None):
+    """One GET to the first reachable checked address (through `proxy`'s tunnel when one is
+    configured); returns (status, headers, body)."""
     last_error: Exception | None = None
     for address in target.addresses:
         remaining = _remaining(deadline, url, limits)
         if target.scheme == "https":
             conn: http.client.HTTPConnection = _PinnedHTTPSConnection(
-                target.host, target.port, address, remaining, context, watchdog)
+                target.host, target.port, address, remaining, context, watchdog, proxy)
         else:
-            conn = _PinnedHTTPConnection(target.host, target.port, address, remaining, watchdog)
+            conn = _PinnedHTTPConnection(target.host, target.port, address, remaining, watchdog, proxy)
         try:
             try:
                 conn.connect()
+            except FetchError:
+                if watchdog.expired:
+                    raise _timed_out(url, limits) from None
+                raise
             except (OSError, ssl.SSLError) as exc:
                 if watchdog.expired:
                     raise _timed_out(url, limits) from exc

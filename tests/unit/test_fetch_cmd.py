@@ -208,3 +208,40 @@ def test_verify_side_modules_do_not_import_the_extractors() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(ROOT / "scripts")}, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_a_refused_url_is_refused_before_any_extraction_library_loads(run_dir) -> None:
+    """The address policy comes first and costs milliseconds: importing trafilatura costs seconds."""
+    code = ("import sys; from web_research.cli import main; "
+            f"rc = main(['fetch', 'http://10.0.0.1/admin', '--run', {str(run_dir)!r}]); "
+            "print(rc, sorted(m for m in ('trafilatura', 'pypdf', 'lxml', 'justext') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(ROOT / "scripts")})
+    assert result.stdout.strip() == f"{EXIT_USAGE} []", result.stdout + result.stderr
+    assert "refused http://10.0.0.1/admin: 10.0.0.1 is a private address" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["plugin-env", "developer-venv", "uv-venv"])
+def test_missing_libraries_name_the_fix_for_the_environment_in_use(tmp_path, monkeypatch, kind) -> None:
+    import importlib.util
+
+    from web_research.commands import fetch_cmd
+
+    real = importlib.util.find_spec
+    absent = {"trafilatura", "pypdf"} | ({"pip"} if kind == "uv-venv" else set())
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in absent else real(name, *a))
+    prefix = tmp_path / ("venv-1234" if kind == "plugin-env" else ".venv")
+    prefix.mkdir()
+    if kind == "plugin-env":
+        (prefix / "fetch.failed").write_text("could not install lxml (simulated)\n")
+    monkeypatch.setattr(sys, "prefix", str(prefix))
+    message = fetch_cmd.missing_extractors()
+    assert "no module trafilatura, pypdf" in message and "WEB_RESEARCH_PYTHON" in message
+    lock = ROOT / "requirements-fetch.lock"
+    if kind == "plugin-env":
+        assert f'"{ROOT / "hooks" / "run"}" --setup' in message and "could not install lxml" in message
+    elif kind == "developer-venv":
+        assert f'"{sys.executable}" -m pip install --require-hashes -r "{lock}"' in message
+        assert "hooks/run" not in message
+    else:
+        assert f'uv pip install --python "{sys.executable}" --require-hashes -r "{lock}"' in message

@@ -79,19 +79,22 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+EXTRACTION_MODULES = ("trafilatura", "lxml", "lxml_html_clean", "pypdf")
+
+
 def missing_extractors() -> str | None:
-    """Why this Python cannot extract pages, with the fix; None when it can.
+    """Why this Python cannot extract pages, with the fix for the environment in use; None when it can.
 
     The extraction libraries are an extra of their own, installed after the core
     (see scripts/lib/python-env.sh): when installing them failed, the hooks and
     `verify` still work and only `fetch` must say what is missing. The failed
-    install's reason is in `<environment>/fetch.failed`."""
-    try:
-        import pypdf  # noqa: F401 - lazy: probes the fetch extra
-        import trafilatura  # noqa: F401 - lazy: probes the fetch extra
-    except ImportError as exc:
-        problem = f"{type(exc).__name__}: {exc}"
-    else:
+    install's reason is in `<environment>/fetch.failed`. They are looked up, not
+    imported (importing trafilatura costs seconds; the extraction runs in a child
+    process anyway), so that a refused URL is refused at once."""
+    import importlib.util  # lazy: start-up
+
+    missing = [name for name in EXTRACTION_MODULES if importlib.util.find_spec(name) is None]
+    if not missing:
         return None
     reason = ""
     marker = Path(sys.prefix) / "fetch.failed"
@@ -101,12 +104,27 @@ def missing_extractors() -> str | None:
                 reason = " " + handle.read(1000).strip()
     except OSError:
         pass
-    setup = Path(__file__).resolve().parents[3] / "hooks" / "run"
-    retry = (f'run "{setup}" --setup to install them (set PIP_INDEX_URL first if the package index is unreachable)'
-             if setup.is_file() else "install the package's `fetch` extra (pip install 'web-research[fetch]')")
     return (f"the page-extraction libraries (trafilatura, lxml, lxml_html_clean, pypdf) are missing from the "
-            f"Python at {sys.executable} ({problem}).{reason} Fix: {retry}, or set WEB_RESEARCH_PYTHON "
-            f"to a Python that has them")
+            f"Python at {sys.executable} (no module {', '.join(missing)}).{reason} Fix: {extractors_fix()}, or "
+            f"set WEB_RESEARCH_PYTHON to a Python that has them")
+
+
+def extractors_fix() -> str:
+    """The command that installs fetch's libraries into the Python in use: the plugin's own
+    environment is completed by `hooks/run --setup`; any other Python (a developer's .venv, a
+    venv of the person's) gets the locked versions from the checkout, or the package's `fetch`
+    extra when it was installed from a wheel."""
+    import importlib.util  # lazy: start-up
+
+    prefix = Path(sys.prefix)
+    setup = formats.PLUGIN_ROOT / "hooks" / "run"
+    if setup.is_file() and ((prefix / "fetch.failed").exists() or prefix.name.startswith("venv-")):
+        return f'run "{setup}" --setup to install them (set PIP_INDEX_URL first if the package index is unreachable)'
+    lock = formats.PLUGIN_ROOT / "requirements-fetch.lock"
+    what = f'--require-hashes -r "{lock}"' if lock.is_file() else "'web-research[fetch]'"
+    if importlib.util.find_spec("pip") is None:  # a venv made by uv has no pip
+        return f'uv pip install --python "{sys.executable}" {what}'
+    return f'"{sys.executable}" -m pip install {what}'
 
 
 class _Refused(Exception):
