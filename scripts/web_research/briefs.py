@@ -27,9 +27,12 @@ from .formats import (
     BRIEFS_DIR,
     FINDINGS_DIR,
     FINDINGS_MAX_WORDS,
+    FINDINGS_STUB_REASON,
     MAX_PARALLEL_RESEARCHERS,
     PLAN_FILE,
     PLUGIN_ROOT,
+    STATUS_FAILED,
+    STATUSES,
     reference_file,
 )
 # The hash and the Agent prompt live in brief_prompt.py (the hooks import only that); re-exported here.
@@ -83,6 +86,28 @@ class BriefInfo:
         data = asdict(self)
         data["bullets"] = list(self.bullets)
         return data
+
+    def listing(self) -> dict[str, str]:
+        """What `briefs` prints for a brief to dispatch: the orchestrator's Agent prompt is
+        `Brief: <brief_path>` (formats.DISPATCH_BRIEF_LABEL), never the brief's text."""
+        return {"subtopic": self.subtopic, "brief_path": self.brief_path, "findings_path": self.findings_path}
+
+
+def still_to_dispatch(run_dir: Path, findings: Path | str) -> bool:
+    """Whether a brief still needs a researcher: its findings file is missing, unreadable, has
+    no status, or still holds the plugin's stub (the researcher never finished). A file its
+    researcher wrote, ok, empty or failed, is that researcher's answer: its brief is done."""
+    from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
+    from .frontmatter_reader import read_frontmatter  # lazy: hook start-up
+
+    try:
+        text = read_run_text(Path(findings), Path(run_dir))
+    except RunFileError:
+        return True
+    meta = read_frontmatter(text.removeprefix("\ufeff")).data
+    if not isinstance(meta, dict) or meta.get("status") not in STATUSES:
+        return True
+    return meta.get("status") == STATUS_FAILED and meta.get("reason") == FINDINGS_STUB_REASON
 
 
 def extract_template(markdown: str, path: Path | str = BRIEF_TEMPLATE) -> str:

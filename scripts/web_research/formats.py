@@ -86,6 +86,10 @@ STATUS_EMPTY = "empty"
 STATUS_FAILED = "failed"
 STATUSES = (STATUS_OK, STATUS_EMPTY, STATUS_FAILED)
 FINDINGS_FIELDS = ("status", "subtopic", "brief_hash", "started_at", "finished_at", "reason")
+# The reason of the stub findings file the SubagentStart hook writes for a researcher
+# (status failed until the researcher writes its own): a file still holding it means
+# the researcher never finished, so `briefs` lists its brief again.
+FINDINGS_STUB_REASON = "the researcher did not finish: this is the stub the plugin wrote when it started"
 FINDINGS_SOURCES_HEADING = "Sources"
 BRIEF_HASH_PREFIX = "sha256:"
 # The body of a findings file, `##` sections in this order (the brief shows the skeleton).
@@ -124,6 +128,12 @@ SOURCE_TYPES = ("official-docs", "vendor", "blog", "forum", "news", "other")
 # (from the start of the first part to the end of the last, whitespace collapsed).
 EXCERPT_MIN_PART_WORDS = 4
 EXCERPT_MAX_SPAN_CHARS = 600
+
+# --- Dispatch by reference (guard/briefs_match.py, guard/checker_gate.py) ----
+# The orchestrator's Agent prompt names what to run; the PreToolUse hook puts the
+# rendered prompt in its place, so no model ever copies a brief or a checker prompt.
+DISPATCH_BRIEF_LABEL = "Brief:"  # a researcher: `Brief: <brief_path>`
+DISPATCH_CHECK_LABEL = "Check:"  # a claim-checker: `Check: <output_dir>`
 
 # --- Plugin names ----------------------------------------------------------
 PLUGIN_NAME = "web-research"

@@ -54,7 +54,7 @@ MAX_LISTED = 12
 _FILE_NAME = re.compile(r"^" + re.escape(formats.VERDICTS_FILE_PREFIX) + r"([1-9][0-9]{0,3})\.json$")
 ROUND_CHECK = "check"
 ROUND_VOTE = "vote"
-VERDICTS_LINE = "Verdicts file: "
+VERDICTS_LINE = "Recorded by the plugin in: "  # the checker answers in its reply; the hook writes this file
 PROMPT_HEAD = "Check each claim below against the excerpts it cites, as your instructions say."
 
 
@@ -220,7 +220,10 @@ def pending(records: Sequence["ClaimRecord"], files: Sequence[VerdictFile],
 
 def render_prompt(run_dir: Path, records: Sequence["ClaimRecord"], files: Sequence[VerdictFile],
                   voting: bool) -> CheckerPrompt | None:
-    """The exact prompt of the next claim-checker, or None when every claim is decided."""
+    """The exact prompt of the next claim-checker, or None when every claim is decided.
+
+    The claims are numbered 1..n and the checker answers by number (`parse_answer`); the
+    numbers map to `keys` in order, which the dispatch record keeps, so no model copies a key."""
     round_, claims = pending(records, files, voting)
     if not claims:
         return None
@@ -232,16 +235,99 @@ def render_prompt(run_dir: Path, records: Sequence["ClaimRecord"], files: Sequen
              f"Round: {round_}" + (" (other checkers found these claims partial or unsupported; judge them afresh)"
                                    if round_ == ROUND_VOTE else ""),
              f"Claims: {len(claims)}", ""]
-    for key, r in claims:
-        lines.append(f"## Claim {key} (report.md line {r.claim.line})")
+    for number, (_key, r) in enumerate(claims, start=1):
+        lines.append(f"## Claim {number} (report.md line {r.claim.line})")
         lines.append(f"Claim: {r.claim.text}")
-        for number, url, excerpt in r.excerpts:
-            lines.append(f"Excerpt [^{number}] ({url or 'no URL'}): \"{' '.join(excerpt.split())}\"")
+        for footnote, url, excerpt in r.excerpts:
+            lines.append(f"Excerpt [^{footnote}] ({url or 'no URL'}): \"{' '.join(excerpt.split())}\"")
         lines.append("")
-    lines.append(f"Write {target} as JSON, one entry per claim above: "
-                 '{"verdicts": [{"claim": "<key>", "verdict": "supported|partial|unsupported", '
-                 '"reason": "<one line>"}]}. Then reply with that path.')
+    lines.append(answer_instruction(len(claims)))
     return CheckerPrompt(round_, str(target), tuple(k for k, _ in claims), "\n".join(lines))
+
+
+def answer_instruction(count: int) -> str:
+    """The prompt's last lines: the answer format, one line per claim number."""
+    shown = "\n".join(f"{n} {formats.VERDICT_SUPPORTED}: <one-line reason>" for n in range(1, min(count, 2) + 1))
+    return (f"Reply with one line per claim, 1 to {count}: its number, its verdict "
+            f"({' | '.join(formats.VERDICTS)}), a colon and a one-line reason. Nothing else, for example:\n{shown}")
+
+
+# One answer line: `3 partial: reason`, `Claim 3: **unsupported** - reason`, `| 3 | supported | reason |`.
+_ANSWER_LINE = re.compile(
+    r"^[\s>*_|#-]*(?:claim\s*)?#?\s*(\d{1,4})\s*[).:\-\u2013\u2014|]*\s*[*_`]*\s*(" + "|".join(formats.VERDICTS)
+    + r")\b[*_`]*\s*[:\-\u2013\u2014|,.]*\s*(.*?)[\s|]*$", re.IGNORECASE)
+NO_REASON = "no reason given"
+
+
+def parse_answer(text: str, keys: Sequence[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """A checker's reply -> ([(key, verdict, reason)] in claim order, problems).
+
+    One line per claim, `<number> <verdict>: <reason>`, read leniently (bullets, bold, a
+    `Claim` word, a table row, any text around the lines); a reply that is a JSON object
+    `{"verdicts": [{"claim": <number or key>, "verdict": ..., "reason": ...}]}` is read too.
+    Quotes inside a reason are just characters. Problems: claims without a verdict, numbers
+    the prompt does not have, a claim judged twice two different ways."""
+    count = len(keys)
+    found: dict[int, tuple[str, str]] = {}
+    problems: list[str] = []
+    for number, verdict, reason in _answer_items(text, keys):
+        if not 1 <= number <= count:
+            problems.append(f"there is no claim {number}; the claims are numbered 1 to {count}")
+            continue
+        if number in found and found[number][0] != verdict:
+            problems.append(f"claim {number} is judged twice, {found[number][0]} and {verdict}; give it one verdict")
+            continue
+        found.setdefault(number, (verdict, _one_line(reason)))
+    missing = [str(n) for n in range(1, count + 1) if n not in found]
+    if missing:
+        problems.insert(0, f"no verdict for claim(s) {', '.join(missing)}")
+    return [(keys[n - 1], v, r) for n, (v, r) in sorted(found.items())], problems
+
+
+def _one_line(reason: str) -> str:
+    text = " ".join(str(reason).split()) or NO_REASON
+    limit = formats.MAX_VERDICT_REASON_CHARS
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+def _answer_items(text: str, keys: Sequence[str]) -> list[tuple[int, str, str]]:
+    items = _json_items(text, keys)
+    if items is not None:
+        return items
+    out = []
+    for line in str(text).splitlines()[:2000]:
+        match = _ANSWER_LINE.match(line)
+        if match:
+            out.append((int(match.group(1)), match.group(2).lower(), match.group(3)))
+    return out
+
+
+def _json_items(text: str, keys: Sequence[str]) -> list[tuple[int, str, str]] | None:
+    """The items of a JSON reply, or None when the reply holds no such object."""
+    start = str(text).find("{")
+    if start < 0:
+        return None
+    try:
+        data, _end = json.JSONDecoder().raw_decode(str(text)[start:start + MAX_VERDICT_FILE_BYTES])
+    except ValueError:
+        return None
+    entries = data.get("verdicts") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return None
+    out = []
+    for entry in entries[:2000]:
+        if not isinstance(entry, dict) or str(entry.get("verdict", "")).lower() not in formats.VERDICTS:
+            continue
+        claim = str(entry.get("claim", "")).strip().lstrip("#")
+        number = int(claim) if claim.isdigit() and len(claim) <= 4 else (keys.index(claim) + 1 if claim in keys else 0)
+        out.append((number, str(entry["verdict"]).lower(), str(entry.get("reason") or "")))
+    return out
+
+
+def verdicts_json(verdicts: Sequence[tuple[str, str, str]]) -> str:
+    """The verdicts file the plugin writes from a checker's answer (schemas/verdicts.schema.json)."""
+    return json.dumps({"verdicts": [{"claim": k, "verdict": v, "reason": r} for k, v, r in verdicts]},
+                      ensure_ascii=False, indent=1) + "\n"
 
 
 def verdicts_path_of(prompt: str) -> str | None:
@@ -250,11 +336,6 @@ def verdicts_path_of(prompt: str) -> str | None:
         if line.startswith(VERDICTS_LINE):
             return line[len(VERDICTS_LINE):].strip()
     return None
-
-
-def keys_of(prompt: str) -> tuple[str, ...]:
-    """The check keys a rendered prompt asks about, in order."""
-    return tuple(re.findall(r"^## Claim ([0-9a-f]{16}) ", prompt, re.M))
 
 
 def prompt_for_run(run_dir: Path, parsed: "ParsedRun | None" = None) -> tuple[CheckerPrompt | None, str]:
@@ -312,8 +393,8 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
             # A warning: its claims simply have no verdict (report.claims.checked), and the file,
             # sealed as its checker left it, can be neither fixed nor removed.
             checks.append(fail("checks.verdicts", f"{f.rel}: " + "; ".join(f.problems)
-                               + ". Its claims count as unchecked: run the claims command with --prompt again "
-                               "and dispatch a checker for the claims it lists", Path(run_dir) / f.rel,
+                               + ". Its claims count as unchecked: dispatch a claim-checker again with the prompt "
+                               f"\"{formats.DISPATCH_CHECK_LABEL} {run_dir}\"", Path(run_dir) / f.rel,
                                severity="warning"))
     records = report_records(parsed)
     known = verdicts_by_claim(files)
@@ -332,8 +413,7 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
             checks.append(fail("report.claims.verdict", (
                 f"claim {key} is unsupported by the excerpts it cites: \"{_shorten(r.claim.text)}\" "
                 f"(checker: {decision.reason}). Rewrite it to say only what its excerpts say, or remove it, "
-                "or move it under Gaps & Limitations as not established; then run the claims command with "
-                "--prompt again"), report, r.claim.line))
+                "or move it under Gaps & Limitations as not established; then verify again"), report, r.claim.line))
         elif decision.verdict == formats.VERDICT_PARTIAL and r.claim.line not in gaps:
             checks.append(fail("report.claims.verdict", (
                 f"claim {key} is only partly supported: \"{_shorten(r.claim.text)}\" (checker: {decision.reason}); "
@@ -343,9 +423,9 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
             listed = "; ".join(items[:MAX_LISTED]) + (f"; and {len(items) - MAX_LISTED} more"
                                                       if len(items) > MAX_LISTED else "")
             checks.append(fail("report.claims.checked", (
-                f"{len(items)} cited claim(s) {label} ({listed}). Run `web-research claims \"{run_dir}\" --prompt` "
-                f"and dispatch a {formats.CHECKER_SUBAGENT_TYPE} agent with exactly what it prints; "
-                "repeat until it prints no prompt"), report, None))
+                f"{len(items)} cited claim(s) {label} ({listed}). Dispatch a {formats.CHECKER_SUBAGENT_TYPE} "
+                f"agent in the foreground with the prompt \"{formats.DISPATCH_CHECK_LABEL} {run_dir}\", then verify again; "
+                "repeat while this check fails"), report, None))
     if records and not unchecked and not awaiting:
         checks.insert(0, ok("report.claims.checked",
                             f"{len(unique_by_key(records))} distinct cited claim(s) have a current verdict",

@@ -1,10 +1,12 @@
 """Scenario: the claim check of a standard-tier run, in the real client.
 
 The plan keeps `Tier: standard`, so verify asks for a claim-checker once the
-report passes the mechanical checks. The scripted orchestrator prints the
-checker's prompt with `claims --prompt` (the command SKILL.md gives) and
-dispatches `web-research:claim-checker` with it; the checker writes its
-verdicts file, which its SubagentStop seals. One claim of the report says more
+report passes the mechanical checks. The scripted orchestrator dispatches
+`web-research:claim-checker` with the prompt `Check: <output_dir>` (as SKILL.md
+says); the hook puts the numbered checker prompt in its place; the checker
+answers one line per claim number, its reasons quoting words in double quotes;
+its SubagentStop writes the verdicts file from that answer (numbers mapped to
+the claim keys bound to the prompt) and seals it. One claim of the report says more
 than its excerpt ("the lowest price any vendor offers"): the checker finds it
 unsupported, the orchestrator ignores verify and tries to return, and the Stop
 gate blocks naming the claim. It rewrites the claim, a second checker judges
@@ -54,19 +56,23 @@ def test_the_plan_has_a_claim_check(overclaimed):
     assert budget.tier == "standard" and budget.claim_check and not budget.voting
 
 
-def test_checkers_are_dispatched_with_the_printed_prompt_and_write_sealed_verdicts(overclaimed):
-    from web_research import ledger
-    from web_research.guard.registry import data_dir  # noqa: F401 - the ledger lives outside the run
+def test_checkers_are_dispatched_by_reference_and_their_answers_become_sealed_verdicts(overclaimed):
+    from scripted.checker import OVERCLAIM
+
+    from web_research import formats, ledger
 
     checkers = _checkers(overclaimed)
     assert len(checkers) == 2, overclaimed.describe()
     for use in checkers:
+        assert use["input"]["prompt"].startswith(formats.DISPATCH_CHECK_LABEL)
         assert not outcome.tool_result_is_error(overclaimed, use["id"]), overclaimed.describe()
     run = _run_dir(overclaimed)
     files = sorted((run / "checks").glob("verdicts-*.json"))
     assert [f.name for f in files] == ["verdicts-1.json", "verdicts-2.json"]
     first, second = (json.loads(f.read_text())["verdicts"] for f in files)
     assert [v["verdict"] for v in first].count("unsupported") == 1
+    # the reason keeps the quotes the checker wrote inside it
+    assert [v["reason"] for v in first if v["verdict"] == "unsupported"] == [f'no excerpt says "{OVERCLAIM}"']
     assert len(second) == 1 and second[0]["verdict"] == "supported"  # only the rewritten claim
     copy = json.loads((run / ".web-research" / "seals.json").read_text())
     assert {"checks/verdicts-1.json", "checks/verdicts-2.json"} <= set(copy["seals"]), copy

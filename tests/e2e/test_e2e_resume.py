@@ -75,7 +75,7 @@ def test_resume_keeps_two_and_dispatches_only_the_missing_subtopic(runs):
     assert opened["resume"]["unsealed"] == [] and opened["resume"]["approved"] is True
     agents = runs["resumed"].stream.tool_uses("Agent")
     assert len(agents) == 1, agents
-    assert f"findings/{SLUGS[2]}.md" in agents[0]["input"]["prompt"]
+    assert agents[0]["input"]["prompt"].endswith(f"/briefs/{SLUGS[2]}.md")  # `Brief: <brief_path>`
 
 
 def test_the_plan_approval_briefs_and_kept_findings_are_byte_identical(runs):
@@ -97,8 +97,8 @@ def test_the_hooks_guarded_the_resumed_run_with_seals_from_both_sessions(runs):
     result = runs["resumed"]
     decisions = [result.stream.decision_of(e).get("hookSpecificOutput") or {}
                  for e in result.stream.hook_responses("PreToolUse")]
-    assert any(d.get("permissionDecision") == "allow" and "matches" in str(d.get("permissionDecisionReason"))
-               for d in decisions), decisions  # the dispatch guard knew the resumed run
+    assert any(d.get("permissionDecision") == "allow" and f"Researcher for {SLUGS[2]}" in
+               str(d.get("permissionDecisionReason")) for d in decisions), decisions  # it knew the resumed run
     copy = json.loads((runs["run_dir"] / formats.RUN_STATE_DIR / "seals.json").read_text())
     for slug in SLUGS:
         assert f"{formats.FINDINGS_DIR}/{slug}.md" in copy["seals"], copy["seals"].keys()

@@ -68,12 +68,16 @@ def test_the_second_wave_is_appended_to_the_plan_and_its_briefs_are_new(run, run
     assert plan.count("## Second wave") == 1
     assert "### Overage rate cards\n- 1.2: the vendors' published rate cards" in plan
     (first_call, first_out), (second_call, second_out) = outcome.bash_runs(run, "briefs")
-    first = {b["slug"]: b["brief_hash"] for b in json.loads(first_out)}
-    both = json.loads(second_out)
-    assert {b["slug"]: b["brief_hash"] for b in both if b["wave"] == 1} == first  # unchanged
-    wave2 = {b["slug"]: b["bullets"] for b in both if b["wave"] == 2}
-    assert wave2 == {"overage-rate-cards": ["1.2"], "multiyear-discount-schedules": ["2.2"]}
-    assert not set(wave2) & set(first)
+    first = [Path(b["brief_path"]).stem for b in json.loads(first_out)]
+    # run again, `briefs` lists only what is still to dispatch: the second wave's new briefs
+    wave2 = [Path(b["brief_path"]).stem for b in json.loads(second_out)]
+    assert sorted(wave2) == ["multiyear-discount-schedules", "overage-rate-cards"] and not set(wave2) & set(first)
+    seals = json.loads((run_dir / formats.RUN_STATE_DIR / "seals.json").read_text())["seals"]
+    for slug in first:  # the first wave's briefs are byte for byte what was sealed when they were rendered
+        path = run_dir / formats.BRIEFS_DIR / f"{slug}.md"
+        assert seals[f"{formats.BRIEFS_DIR}/{slug}.md"]["sha256"] == outcome.sha256(path)
+    for slug, target in (("overage-rate-cards", "1.2"), ("multiyear-discount-schedules", "2.2")):
+        assert f"\n- {target} " in (run_dir / formats.BRIEFS_DIR / f"{slug}.md").read_text()
 
 
 def test_second_wave_researchers_ran_under_the_hooks_and_wrote_sealed_findings(run, run_dir):

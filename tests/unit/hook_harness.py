@@ -59,6 +59,12 @@ def sha(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
+def _hash_of(path: str) -> str:
+    from web_research.brief_prompt import brief_hash
+
+    return brief_hash(Path(path).read_bytes())
+
+
 def files_under(path: Path) -> list[str]:
     return sorted(str(p.relative_to(path)) for p in path.rglob("*")) if path.exists() else []
 
@@ -79,6 +85,11 @@ class HookResult:
         if "hookSpecificOutput" in out:
             return out["hookSpecificOutput"].get("permissionDecision")
         return out.get("decision")
+
+    @property
+    def updated_input(self) -> dict[str, Any] | None:
+        """The tool input a PreToolUse hook put in place of the model's (`updatedInput`)."""
+        return ((self.json or {}).get("hookSpecificOutput") or {}).get("updatedInput")
 
     @property
     def reason(self) -> str:
@@ -167,10 +178,11 @@ class Harness:
         return self.payload("PreToolUse", agent_id, tool_name=tool,
                             tool_input={"file_path": file_path, "content": "x"}, tool_use_id="toolu_w")
 
-    def subagent_stop(self, agent_id: str, stop_hook_active: bool = False, agent_type: str = RESEARCHER) -> dict:
+    def subagent_stop(self, agent_id: str, stop_hook_active: bool = False, agent_type: str = RESEARCHER,
+                      message: str = "done") -> dict:
         payload = self.payload("SubagentStop", agent_id, stop_hook_active=stop_hook_active,
                                agent_transcript_path=str(self.agent_transcript(agent_id)),
-                               last_assistant_message="done")
+                               last_assistant_message=message)
         payload["agent_type"] = agent_type
         return payload
 
@@ -211,7 +223,10 @@ class Harness:
         assert proc.returncode == 0, proc.stderr
         result = self.hook(self.bash("PostToolUse", command, proc.stdout))
         assert result.returncode == 0 and result.stdout == "", result
-        return json.loads(proc.stdout)
+        # `briefs` lists subtopic, brief_path and findings_path; the tests also want each brief's
+        # slug and hash, computed here from the file as the hooks compute them.
+        return [{**item, "slug": Path(item["brief_path"]).stem, "brief_hash": _hash_of(item["brief_path"])}
+                for item in json.loads(proc.stdout)]
 
     def prompt_for(self, brief: dict[str, Any]) -> str:
         text = Path(brief["brief_path"]).read_text(encoding="utf-8")
@@ -232,7 +247,7 @@ class Harness:
         fields: dict[str, str | None] = {
             "status": status,
             "subtopic": json.dumps(brief["subtopic"]),
-            "brief_hash": brief["brief_hash"],
+            "brief_hash": brief.get("brief_hash") or _hash_of(brief["brief_path"]),
             "started_at": "2026-04-18T09:02:11Z",
             "finished_at": "2026-04-18T09:09:47Z",
             "reason": None if status == "ok" else '"no source reachable"',

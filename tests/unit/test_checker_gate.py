@@ -1,4 +1,5 @@
-"""The claim-checker's gate, driven through the real launcher: exact prompt, one file, sealed at stop."""
+"""The claim-checker's gate, driven through the real launcher: the rendered prompt in place of any
+dispatch prompt, an answer by number turned into one verdicts file, sealed at stop."""
 from __future__ import annotations
 
 import json
@@ -49,19 +50,19 @@ def rendered(h: Harness):
     return prompt
 
 
+def answer(keys, verdict_of=lambda key: "supported") -> str:
+    """A checker's reply: one line per claim number."""
+    return "\n".join(f"{n} {verdict_of(k)}: checked" for n, k in enumerate(keys, start=1))
+
+
 def run_checker(h: Harness, verdict_of=lambda key: "supported", agent_id: str = AGENT) -> Path:
-    """Dispatch a checker with the rendered prompt, let it write its file, and stop it."""
+    """Dispatch a checker by reference, let it answer by number, and stop it."""
     prompt = rendered(h)
-    assert dispatch(h, prompt.text).decision == "allow"
+    assert dispatch(h, f"Check: {h.run_dir}").decision == "allow"
     h.start_agent(agent_id, prompt.text)
-    path = Path(prompt.verdicts_path)
-    assert h.hook(as_checker(h.write_call(agent_id, str(path)))).decision == "allow"
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": verdict_of(k), "reason": "checked"}
-                                             for k in prompt.keys]}))
-    stop = h.hook(h.subagent_stop(agent_id, agent_type=CHECKER))
+    stop = h.hook(h.subagent_stop(agent_id, agent_type=CHECKER, message=answer(prompt.keys, verdict_of)))
     assert stop.stdout == "", stop.stdout
-    return path
+    return Path(prompt.verdicts_path)
 
 
 # --- dispatch ------------------------------------------------------------------------
@@ -80,12 +81,19 @@ def test_the_claims_command_runs_without_a_prompt_in_the_main_agent(run: Harness
     assert run.hook(run.bash("PreToolUse", command)).decision == "allow"
 
 
-def test_an_edited_prompt_is_denied_with_the_command_to_run(run: Harness):
-    text = rendered(run).text.replace("Claim: ", "Claim: Reportedly, ", 1)
+@pytest.mark.parametrize("prompt", ["Check: {run}", 'Check: "{run}" please', "check: .", "Check the report's claims",
+                                    "EDITED"])
+def test_any_dispatch_gets_the_rendered_prompt_in_its_place(run: Harness, prompt: str):
+    """`Check: <output_dir>` is the documented form; a relative path, quotes, a sentence, or an
+    edited copy of the prompt get the same: the prompt the plugin rendered, never the model's."""
+    expected = rendered(run)
+    text = expected.text.replace("Claim: ", "Claim: Reportedly, ", 1) if prompt == "EDITED" \
+        else prompt.format(run=run.run_dir)
     result = dispatch(run, text)
-    assert result.decision == "deny"
-    assert f'claims "{run.run_dir}" --prompt' in result.reason and "unchanged" in result.reason
-    assert "checkers" not in run.record()["run"]
+    assert result.decision == "allow", result.reason
+    assert result.updated_input["prompt"] == expected.text
+    assert result.updated_input["subagent_type"] == "web-research:claim-checker"
+    assert run.record()["run"]["checkers"][0]["keys"] == list(expected.keys)
 
 
 def test_a_checker_in_the_background_is_denied(run: Harness):
@@ -138,26 +146,45 @@ def test_the_orchestrator_may_not_write_verdicts(run: Harness):
 
 # --- stop and seal --------------------------------------------------------------------------
 
-def test_a_checker_without_its_file_is_blocked_once(run: Harness):
+def test_a_checker_without_an_answer_is_blocked_once_with_the_format(run: Harness):
     prompt = rendered(run)
     dispatch(run, prompt.text)
     run.start_agent(AGENT, prompt.text)
-    first = run.hook(run.subagent_stop(AGENT, agent_type=CHECKER))
-    assert first.decision == "block" and f"{prompt.verdicts_path} does not exist" in first.reason
+    first = run.hook(run.subagent_stop(AGENT, agent_type=CHECKER, message="I checked them all."))
+    count = len(prompt.keys)
+    assert first.decision == "block" and "no verdict for claim(s) 1, 2" in first.reason
+    assert f"one line per claim, 1 to {count}" in first.reason
     second = run.hook(run.subagent_stop(AGENT, stop_hook_active=True, agent_type=CHECKER))
     assert second.stdout == ""
     assert run.record()["run"]["checkers"][0]["state"] == "failed"
+    assert not Path(prompt.verdicts_path).exists()
 
 
-def test_a_checker_that_skips_a_claim_is_told_which(run: Harness):
+def test_a_checker_that_skips_a_claim_is_told_which_by_number(run: Harness):
     prompt = rendered(run)
     dispatch(run, prompt.text)
     run.start_agent(AGENT, prompt.text)
-    path = Path(prompt.verdicts_path)
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps({"verdicts": [{"claim": prompt.keys[0], "verdict": "supported", "reason": "r"}]}))
-    result = run.hook(run.subagent_stop(AGENT, agent_type=CHECKER))
-    assert result.decision == "block" and prompt.keys[1] in result.reason
+    reply = answer(prompt.keys).replace("\n2 supported: checked", "")
+    result = run.hook(run.subagent_stop(AGENT, agent_type=CHECKER, message=reply))
+    assert result.decision == "block" and "no verdict for claim(s) 2\n" in result.reason
+
+
+def test_the_answer_becomes_the_verdicts_file_keyed_by_the_prompts_claims(run: Harness):
+    """Numbers map to the keys bound to the dispatched prompt; quotes in a reason stay as written;
+    the plugin's write is recorded in the ledger."""
+    prompt = rendered(run)
+    dispatch(run, f"Check: {run.run_dir}")
+    run.start_agent(AGENT, prompt.text)
+    reply = "My verdicts:\n" + "\n".join(
+        f'- **{n}** {"partial" if n == 2 else "supported"}: the excerpt says "{n} GB", not "{n}0 GB"'
+        for n in range(len(prompt.keys), 0, -1))  # out of order, bullets, bold: all read
+    assert run.hook(run.subagent_stop(AGENT, agent_type=CHECKER, message=reply)).stdout == ""
+    written = json.loads(Path(prompt.verdicts_path).read_text())["verdicts"]
+    assert [v["claim"] for v in written] == list(prompt.keys)
+    assert written[1] == {"claim": prompt.keys[1], "verdict": "partial", "reason": 'the excerpt says "2 GB", not "20 GB"'}
+    writes = [e for e in ledger_entries(run) if e["kind"] == "plugin_write"]
+    assert [e["path"] for e in writes] == ["checks/verdicts-1.json"] and writes[0]["agent_id"] == AGENT
+    assert run.record()["run"]["checkers"][0]["state"] == "done"
 
 
 def test_verdicts_are_sealed_and_a_supported_report_passes_the_stop(run: Harness):
@@ -197,14 +224,16 @@ def test_a_verdicts_file_no_checker_left_blocks_the_stop(run: Harness):
 
 
 def test_a_returned_checker_whose_stop_went_unseen_is_sealed_when_its_call_returns(run: Harness):
+    """A checker that wrote its verdicts file itself (the way before answers by number) whose stop
+    went unseen: its file is sealed when its foreground call returns."""
     prompt = rendered(run)
     dispatch(run, prompt.text)
     path = Path(prompt.verdicts_path)
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "supported", "reason": "r"} for k in prompt.keys]}))
     payload = run.payload("PostToolUse", tool_name="Agent", tool_use_id="toolu_check1",
-                          tool_input={"description": "check", "prompt": prompt.text, "subagent_type": CHECKER,
-                                      "run_in_background": False},
+                          tool_input={"description": "check", "prompt": f"Check: {run.run_dir}",
+                                      "subagent_type": CHECKER, "run_in_background": False},
                           tool_response={"status": "completed", "agentId": AGENT, "content": []})
     assert run.hook(payload).stdout == ""
     assert "checks/verdicts-1.json" in ledger.seals(ledger_entries(run))

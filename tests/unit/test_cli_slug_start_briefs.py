@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import VALID_PLAN, clean_env, run_cli, sha256_hex, snapshot_tree
+from cli_support import VALID_PLAN, clean_env, run_cli, snapshot_tree
 from web_research.slug import dated_slug
 
 TRICKY_QUESTION = 'Why does `echo "$HOME"` print \'x\': really? $(rm -rf /) & more'
@@ -226,19 +226,36 @@ def test_briefs_command(tmp_path: Path) -> None:
     result = run_cli(["briefs", "run"], tmp_path)  # relative DIR resolves like output_dir
     assert result.returncode == 0, result.stderr
     listed = json.loads(result.stdout)
-    assert [item["slug"] for item in listed] == ["pricing-models", "enterprise-discounts"]
-    for item in listed:
-        assert set(item) == {"subtopic", "slug", "brief_path", "brief_hash", "findings_path", "prompt",
-                             "wave", "bullets"}
-        number = 1 if item["slug"] == "pricing-models" else 2
-        assert item["wave"] == 1 and item["bullets"] == [f"{number}.1", f"{number}.2"]
-        brief_text = Path(item["brief_path"]).read_text(encoding="utf-8")
-        assert item["prompt"] == f"{brief_text}\nBrief hash: {item['brief_hash']}\n"
-        assert item["brief_path"] == str(run / "briefs" / f"{item['slug']}.md")
-        assert item["findings_path"] == str(run / "findings" / f"{item['slug']}.md")
-        assert item["brief_hash"] == "sha256:" + sha256_hex(Path(item["brief_path"]).read_bytes())
+    slugs = ["pricing-models", "enterprise-discounts"]
+    assert [Path(item["brief_path"]).stem for item in listed] == slugs
+    for item, slug in zip(listed, slugs):
+        # the short list: what to dispatch (`Brief: <brief_path>`) and where its findings go
+        assert set(item) == {"subtopic", "brief_path", "findings_path"}
+        assert item["brief_path"] == str(run / "briefs" / f"{slug}.md")
+        assert item["findings_path"] == str(run / "findings" / f"{slug}.md")
+        assert "Findings file: " + item["findings_path"] in Path(item["brief_path"]).read_text(encoding="utf-8")
     again = run_cli(["briefs", str(run)], tmp_path)
     assert json.loads(again.stdout) == listed
+
+
+def test_briefs_lists_only_briefs_still_to_dispatch(tmp_path: Path) -> None:
+    """A brief whose researcher wrote its findings file (ok, empty or failed) is done; a missing
+    file, one without a status, or the plugin's stub (the researcher never finished) is listed."""
+    from web_research.formats import FINDINGS_STUB_REASON
+
+    out = _json(run_cli(["start", "--question", "Q", "--output-dir", "run"], tmp_path))
+    run = Path(out["output_dir"])
+    (run / "plan.md").write_text(VALID_PLAN, encoding="utf-8")
+    first = json.loads(run_cli(["briefs", "run"], tmp_path).stdout)
+    done, other = (Path(item["findings_path"]) for item in first)
+    done.write_text('---\nstatus: empty\nreason: "nothing public"\n---\n', encoding="utf-8")
+    other.write_text(f'---\nstatus: failed\nreason: "{FINDINGS_STUB_REASON}"\n---\n', encoding="utf-8")
+    listed = json.loads(run_cli(["briefs", "run"], tmp_path).stdout)
+    assert [item["findings_path"] for item in listed] == [str(other)]
+    other.write_text("no frontmatter\n", encoding="utf-8")
+    assert [item["findings_path"] for item in json.loads(run_cli(["briefs", "run"], tmp_path).stdout)] == [str(other)]
+    other.write_text('---\nstatus: ok\n---\n', encoding="utf-8")
+    assert json.loads(run_cli(["briefs", "run"], tmp_path).stdout) == []
 
 
 def test_briefs_plan_error(tmp_path: Path) -> None:

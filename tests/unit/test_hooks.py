@@ -187,6 +187,34 @@ def test_a_retyped_brief_is_replaced_by_its_exact_text(active: Harness):
     assert updated["subagent_type"] == RESEARCHER
 
 
+@pytest.mark.parametrize("form", [
+    "Brief: {path}",  # the documented form
+    "Brief: briefs/{slug}.md",  # relative
+    'Brief: "{path}". Research it thoroughly, please.',  # quoted, with a sentence after it
+    "**Brief:** `{path}`",  # Markdown around it
+    "brief: {slug}",  # the slug instead of the path
+    "Brief: {subtopic}",  # the subtopic's name
+    "Please research the subtopic whose brief is {path}",  # no label, the path alone
+])
+def test_a_dispatch_by_reference_gets_the_brief_in_its_place(active: Harness, form: str):
+    infos = active.render_briefs(SUBTOPICS[:2])
+    prompt = form.format(path=infos[1]["brief_path"], slug=infos[1]["slug"], subtopic=infos[1]["subtopic"])
+    result = active.hook(active.agent_call(prompt, "toolu_1"))
+    assert result.decision == "allow", result.reason
+    assert result.updated_input["prompt"] == active.prompt_for(infos[1])
+    assert result.updated_input["subagent_type"] == RESEARCHER
+    assert [r["slug"] for r in active.record()["run"]["reservations"]] == [infos[1]["slug"]]
+
+
+@pytest.mark.parametrize("form", ["Brief: nothing-like-it", "Brief: {a} and {b}", "Research the question."])
+def test_a_reference_to_no_brief_or_to_two_is_denied_listing_the_forms(active: Harness, form: str):
+    infos = active.render_briefs(SUBTOPICS[:2])
+    result = active.hook(active.agent_call(form.format(a=infos[0]["brief_path"], b=infos[1]["brief_path"]), "t"))
+    assert result.decision == "deny"
+    assert all(f"Brief: {info['brief_path']}" in result.reason for info in infos), result.reason
+    assert active.record()["run"]["reservations"] == []
+
+
 def test_the_same_brief_cannot_run_twice_at_once(active: Harness):
     infos = active.render_briefs(SUBTOPICS[:2])
     assert active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_1")).decision == "allow"

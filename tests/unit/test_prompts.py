@@ -245,11 +245,10 @@ def test_numbers_in_the_skill_match_the_limits():
     assert f"send the first {formats.MAX_PARALLEL_RESEARCHERS}" in text
 
 
-def test_skill_dispatches_the_rendered_brief_with_its_hash_line():
-    from web_research.briefs import AGENT_PROMPT_HASH_LABEL
-
+def test_skill_dispatches_a_researcher_by_reference():
+    """The researcher's prompt is `Brief: <brief_path>`: the hook puts the brief in its place."""
     text = prose(read(SKILL))
-    assert f"`{AGENT_PROMPT_HASH_LABEL}<brief_hash>`" in text
+    assert f"`{formats.DISPATCH_BRIEF_LABEL} <brief_path>`" in text
     assert "`run_in_background`: `false`" in text
     assert f"`subagent_type`: `{formats.RESEARCHER_SUBAGENT_TYPE}`" in text
     assert "ONE message" in text

@@ -1,50 +1,49 @@
 """The claim-checker's prompts agree with the code: agent definition, SKILL.md step, failure modes."""
 from __future__ import annotations
 
-import json
 import re
 
 from test_prompts import FAILURE_MODES, SKILL, AGENTS_DIR, fenced_blocks, frontmatter, prose, read
 from web_research import formats
-from web_research.schema_validation import schema_validator
-from web_research.verdicts import SCHEMA
 
 CHECKER = AGENTS_DIR / f"{formats.CHECKER_AGENT}.md"
 
 
-def test_checker_is_a_small_model_with_one_tool():
+def test_checker_is_a_small_model_with_no_tools():
     meta, _body = frontmatter(read(CHECKER))
     assert meta["name"] == formats.CHECKER_AGENT
     assert meta["model"] == "haiku"
-    assert [t.strip() for t in meta["tools"].split(",")] == ["Write"]  # no Bash, no web tools
+    assert meta["tools"].strip() == ""  # it answers in its reply; the plugin writes the verdicts file
 
 
-def test_checker_names_each_verdict_and_writes_the_schema_shape():
+def test_checker_answers_by_number_in_the_format_the_hook_reads():
+    from web_research.verdicts import parse_answer
+
     _meta, body = frontmatter(read(CHECKER))
     for verdict in formats.VERDICTS:
         assert f"`{verdict}`" in body, verdict
-    examples = fenced_blocks(body, "json")
+    assert "`## Claim <number>`" in body
+    examples = fenced_blocks(body, "text")
     assert len(examples) == 1
-    example = json.loads(examples[0])
-    example["verdicts"][0]["claim"] = "0123456789abcdef"
-    assert list(schema_validator(SCHEMA).iter_errors(example)) == []
-    assert set(example["verdicts"][0]) == set(schema_validator(SCHEMA).schema["properties"]["verdicts"]
-                                              ["items"]["required"])
+    verdicts, problems = parse_answer(examples[0], ["a" * 16, "b" * 16])
+    assert problems == [] and [v for _k, v, _r in verdicts] == ["supported", "partial"]
 
 
 def test_the_rendered_prompt_agrees_with_the_agent():
-    from web_research.verdicts import PROMPT_HEAD, VERDICTS_LINE
+    from web_research.verdicts import PROMPT_HEAD, answer_instruction, parse_answer
 
     _meta, body = frontmatter(read(CHECKER))
-    assert "`## Claim <key>`" in body and "verdicts file" in body
-    assert VERDICTS_LINE.startswith("Verdicts file") and "instructions" in PROMPT_HEAD
+    assert "instructions" in PROMPT_HEAD and "one line per claim" in body
+    example = answer_instruction(2).split("for example:\n", 1)[1]
+    assert parse_answer(example, ["a" * 16, "b" * 16])[1] == []
 
 
-def test_skill_dispatches_the_checker_with_the_printed_prompt():
+def test_skill_dispatches_the_checker_by_reference():
+    """The checker's prompt is `Check: <output_dir>`: the hook puts the rendered prompt in its place."""
     text = prose(read(SKILL))
     assert f"`{formats.CHECKER_SUBAGENT_TYPE}`" in text
-    assert "claims \"<output_dir>\" --prompt" in text
-    assert "the command's whole output, unchanged" in text
+    assert f"`{formats.DISPATCH_CHECK_LABEL} <output_dir>`" in text
+    assert "--prompt" not in text  # the orchestrator never copies the checker's prompt
     for check_id in ("report.claims.checked", "report.claims.verdict"):
         assert f"`{check_id}`" in text, check_id
 

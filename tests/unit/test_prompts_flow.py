@@ -20,11 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ (for prom
 from prompt_commands import core_argv, expand, extract_commands  # noqa: E402
 from web_research import formats  # noqa: E402
 from web_research.briefs import brief_hash, split_agent_prompt  # noqa: E402
+from web_research.guard.briefs_match import dispatch_prompt, load_briefs  # noqa: E402
 
 SKILL = formats.SKILL_DIR / "SKILL.md"
 SKILL_TEXT = SKILL.read_text(encoding="utf-8")
 START_KEYS = ("research_question", "output_dir", "plan", "findings_dir", "report", "auto_proceed", "tier", "deepen")
-BRIEF_KEYS = ("subtopic", "brief_path", "brief_hash", "findings_path")
+BRIEF_KEYS = ("subtopic", "brief_path", "findings_path")
 QUESTION = "How do managed log services price retention beyond 30 days?"
 
 
@@ -89,10 +90,11 @@ def test_start_estimate_briefs_status_verify_as_the_skill_runs_them(tmp_path):
         text = Path(brief["brief_path"]).read_text(encoding="utf-8")
         assert QUESTION in text and brief["findings_path"] in text
         assert "Budget: at most 3 web searches and 4 page reads" in text  # the quick tier's
-        # The Agent prompt, composed as SKILL.md says: the file's text, a blank line, the hash line.
-        prompt = f"{text}\nBrief hash: {brief['brief_hash']}"
+        # The Agent prompt as the hook puts it in place of `Brief: <brief_path>`: the file's text,
+        # a blank line, the hash line.
+        prompt = dispatch_prompt(next(b for b in load_briefs(run_dir) if b.brief_path == brief["brief_path"]))
         body, stated = split_agent_prompt(prompt)
-        assert stated == brief["brief_hash"] == brief_hash(body.encode("utf-8"))
+        assert stated == brief_hash(Path(brief["brief_path"]).read_bytes()) == brief_hash(body.encode("utf-8"))
         assert Path(brief["findings_path"]).parent == Path(opened["findings_dir"])
 
     status = run_skill_command("status", tmp_path, output_dir=opened["output_dir"])

@@ -42,9 +42,9 @@ def test_skill_bounds_the_fix_loop_and_says_how_to_return_unverified():
     assert MAX_STOP_BLOCKS == formats.MAX_VERIFY_ROUNDS
 
 
-def test_skill_dispatches_the_prompt_briefs_prints_without_reading_briefs():
+def test_skill_dispatches_by_reference_without_reading_briefs():
     text = prose(SKILL)
-    assert "`prompt` value, unchanged" in text
+    assert f"`prompt`: `{formats.DISPATCH_BRIEF_LABEL} <brief_path>`" in text
     assert "Read every brief" not in text
 
 

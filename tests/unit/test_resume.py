@@ -69,7 +69,9 @@ def test_resume_keeps_finished_subtopics_and_dispatches_the_stub(tmp_path: Path)
     assert out["resume"]["keep"] == names[:2] and out["resume"]["dispatch"] == names[2:]
     assert out["resume"]["unsealed"] == [] and out["resume"]["approved"] is True
     assert "stopped before finishing" in out["resume"]["why"][names[2]]
-    assert [b["slug"] for b in out["briefs"]] == names[2:] and out["briefs"][0]["prompt"] == h.prompt_for(infos[2])
+    # listed as `briefs` lists them: dispatched with `Brief: <brief_path>`
+    assert out["briefs"] == [{key: info[key] for key in ("subtopic", "brief_path", "findings_path")}
+                             for info in infos[2:]]
     assert out["research_question"] and out["tier"] is None and "error" not in out
     assert {p: p.read_bytes() for p in before} == before  # nothing rewritten
     record = later.record()

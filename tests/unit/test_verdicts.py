@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -9,8 +10,9 @@ import pytest
 from example_run import copy_example, failing, replace_once, run_cli
 from web_research import formats
 from web_research.checklist import parse_and_check, run_checklist
-from web_research.verdicts import (KEY_CHARS, ROUND_CHECK, ROUND_VOTE, Verdict, decide, keys_of, parse_verdicts,
-                                   prompt_for_run, verdicts_path_of)
+from web_research.schema_validation import schema_validator
+from web_research.verdicts import (KEY_CHARS, NO_REASON, ROUND_CHECK, ROUND_VOTE, Verdict, decide, parse_answer,
+                                   parse_verdicts, prompt_for_run, verdicts_json, verdicts_path_of)
 
 PLAN_BUDGET = "## Budget\n\n- Researchers: 3\n- Searches per subagent: 5\n"
 
@@ -110,7 +112,11 @@ def test_the_prompt_lists_each_distinct_claim_once_with_its_excerpts(tmp_path: P
     prompt, _ = prompt_for_run(run)
     assert prompt is not None and prompt.round == ROUND_CHECK
     assert verdicts_path_of(prompt.text) == str(run / "checks" / "verdicts-1.json") == prompt.verdicts_path
-    assert keys_of(prompt.text) == prompt.keys and len(set(prompt.keys)) == len(prompt.keys) > 5
+    assert len(set(prompt.keys)) == len(prompt.keys) > 5
+    # claims are numbered 1..n in key order; no key is shown, so no model copies one
+    numbers = [int(n) for n in re.findall(r"^## Claim (\d+) \(report\.md line \d+\)$", prompt.text, re.M)]
+    assert numbers == list(range(1, len(prompt.keys) + 1))
+    assert not any(key in prompt.text for key in prompt.keys)
     assert "Acme charges 1.6x and 3x its 15-day rate" in prompt.text
     assert 'Excerpt [^4] (' in prompt.text
 
@@ -188,8 +194,8 @@ def test_citing_other_evidence_invalidates_the_verdict(tmp_path: Path) -> None:
 def key_of(run: Path, words: str) -> str:
     """The check key the next prompt gives the claim containing `words`."""
     prompt, _ = prompt_for_run(run)
-    section = next(s for s in prompt.text.split("## Claim ")[1:] if words in s)
-    return section[:KEY_CHARS]
+    number = next(int(s.split(" ", 1)[0]) for s in prompt.text.split("## Claim ")[1:] if words in s)
+    return prompt.keys[number - 1]  # claim n of the prompt is its n-th key
 
 
 def test_an_unsupported_claim_under_gaps_is_allowed(tmp_path: Path) -> None:
@@ -271,3 +277,49 @@ def test_an_unsealed_verdicts_file_fails_inside_a_run(tmp_path: Path) -> None:
     _parsed, checks = parse_and_check(run, seal_source=SealSource({}, LEDGER, required=True))
     bad = [c for c in checks if c.id == "provenance.sealed" and not c.ok and "verdicts-1.json" in c.message]
     assert bad and "no claim-checker of this run left it" in bad[0].message
+
+
+# --- the checker's answer by number ---------------------------------------------------------
+
+KEYS = ["a" * 16, "b" * 16, "c" * 16]
+
+
+@pytest.mark.parametrize("reply", [
+    "1 supported: fine\n2 partial: too broad\n3 unsupported: not said",
+    "Here are my verdicts.\n\n1. supported - fine\n2) partial: too broad\n3: unsupported, not said\nDone.",
+    "- **1** supported: fine\n- Claim 2: **partial** \u2014 too broad\n- #3 unsupported \u2013 not said",
+    "| 1 | supported | fine |\n| 2 | partial | too broad |\n| 3 | unsupported | not said |",
+    "3 UNSUPPORTED: not said\n1 Supported: fine\n2 partial: too broad",  # any order, any case
+    '{"verdicts": [{"claim": 1, "verdict": "supported", "reason": "fine"}, {"claim": "2", "verdict": '
+    '"partial", "reason": "too broad"}, {"claim": "' + "c" * 16 + '", "verdict": "unsupported", "reason": "not said"}]}',
+])
+def test_an_answer_by_number_is_read_in_the_forms_a_model_writes(reply: str) -> None:
+    verdicts, problems = parse_answer(reply, KEYS)
+    assert problems == []
+    assert verdicts == [(KEYS[0], "supported", "fine"), (KEYS[1], "partial", "too broad"),
+                        (KEYS[2], "unsupported", "not said")]
+
+
+def test_quotes_inside_a_reason_never_break_the_answer() -> None:
+    reply = '1 partial: excerpt says "30 days", claim says "a month or more"\n2 supported: "ok"\n3 supported: it\'s "fine'
+    verdicts, problems = parse_answer(reply, KEYS)
+    assert problems == []
+    assert verdicts[0][2] == 'excerpt says "30 days", claim says "a month or more"'
+    written = json.loads(verdicts_json(verdicts))  # the file the hook writes stays valid JSON
+    assert list(schema_validator("verdicts.schema.json").iter_errors(written)) == []
+    assert written["verdicts"][0]["reason"] == verdicts[0][2]
+
+
+def test_what_is_wrong_with_an_answer_is_named_by_number() -> None:
+    verdicts, problems = parse_answer("1 supported: a\n4 partial: b\n1 unsupported: c", KEYS)
+    assert verdicts == [(KEYS[0], "supported", "a")]
+    assert problems == ["no verdict for claim(s) 2, 3", "there is no claim 4; the claims are numbered 1 to 3",
+                        "claim 1 is judged twice, supported and unsupported; give it one verdict"]
+    assert parse_answer("", KEYS)[1] == ["no verdict for claim(s) 1, 2, 3"]
+
+
+def test_a_missing_or_long_reason_still_makes_a_valid_verdict() -> None:
+    verdicts, problems = parse_answer("1 supported\n2 partial: " + "word " * 200 + "\n3 unsupported:", KEYS)
+    assert problems == [] and verdicts[0][2] == NO_REASON and verdicts[2][2] == NO_REASON
+    assert len(verdicts[1][2]) <= formats.MAX_VERDICT_REASON_CHARS
+    assert list(schema_validator("verdicts.schema.json").iter_errors(json.loads(verdicts_json(verdicts)))) == []

@@ -1,4 +1,7 @@
-"""`web-research briefs DIR`: write briefs/<slug>.md for every subtopic and print them as JSON."""
+"""`web-research briefs DIR`: write briefs/<slug>.md for every subtopic and print, as a JSON list,
+the briefs still to dispatch (subtopic, brief_path, findings_path): a brief whose researcher wrote
+its findings file is done (briefs.still_to_dispatch). The orchestrator dispatches each with the
+prompt `Brief: <brief_path>`; the hook puts the brief's text in its place."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +14,7 @@ from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..briefs import TemplateError, write_briefs  # lazy: start-up
+    from ..briefs import TemplateError, still_to_dispatch, write_briefs  # lazy: start-up
     from ..plan import PlanError  # lazy: start-up
 
     from ..fsutil import RunFileError  # lazy: start-up
@@ -34,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         # The file at fault, which need not be the folder (say a file of the installation).
         print(f"error: {error.filename or args.dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
-    text = json.dumps([info.to_json() for info in infos], ensure_ascii=False, indent=2)
+    run_dir = Path(os.path.abspath(args.dir))
+    listed = [info.listing() for info in infos if still_to_dispatch(run_dir, info.findings_path)]
+    text = json.dumps(listed, ensure_ascii=False, indent=2)
     sys.stdout.buffer.write((text + "\n").encode("utf-8"))
     return EXIT_OK

@@ -143,6 +143,8 @@ def _resume(request: StartInput, run_dir: Path) -> int:
         "archived_to": None,
         "clarify": False,
         "resume": found.to_json(),
-        "briefs": [b for b in found.briefs if b["slug"] in found.dispatch],
+        # As `briefs` lists them: each is dispatched with the prompt `Brief: <brief_path>`.
+        "briefs": [{key: b[key] for key in ("subtopic", "brief_path", "findings_path")}
+                   for b in found.briefs if b["slug"] in found.dispatch],
     })
     return EXIT_OK

@@ -92,10 +92,45 @@ def match_prompt(prompt: str, briefs: Sequence[Brief]) -> PromptMatch:
         if declared == brief.brief_hash and (body_hash == brief.brief_hash
                                              or body.strip() == brief.text.strip()):
             return PromptMatch(brief, (brief,))
-    intended = tuple(b for b in briefs if declared == b.brief_hash
-                     or b.findings_path in (prompt or "")
-                     or f"{formats.BRIEFS_DIR}/{b.slug}.md" in (prompt or ""))
+    named = referenced_slugs(prompt or "")
+    intended = tuple(b for b in briefs if declared == b.brief_hash or b.slug in named
+                     or b.findings_path in (prompt or ""))
     return PromptMatch(None, intended)
+
+
+def resolve_prompt(prompt: str, briefs: Sequence[Brief]) -> Brief | None:
+    """The one brief a dispatch prompt is or points at (`Brief: <path>`, or a near-copy), else None."""
+    match = match_prompt(prompt, briefs)
+    return match.brief or (match.intended[0] if len(match.intended) == 1 else None)
+
+
+# `briefs/<slug>.md` or `findings/<slug>.md`, absolute, relative or bare, inside quotes or not.
+_PATH_REFERENCE = re.compile(r"(?:^|[^\w.-])(?:" + re.escape(formats.BRIEFS_DIR) + "|"
+                             + re.escape(formats.FINDINGS_DIR) + r")[/\\]([^/\\\s\"'`<>()\[\]]+?)\.md\b")
+_LABEL_LINE = re.compile(r"^[\s*_`>#-]*" + re.escape(formats.DISPATCH_BRIEF_LABEL.rstrip(":"))
+                         + r"[\s*_`]*:(.*)$", re.IGNORECASE | re.MULTILINE)
+_QUOTES = " \t\"'`*_<>()[]{}.,;:!?\u201c\u201d\u2018\u2019"
+
+
+def referenced_slugs(prompt: str) -> set[str]:
+    """The slugs a dispatch prompt names: every `briefs/<slug>.md` or `findings/<slug>.md` in it,
+    and the value after a `Brief:` label taken as a slug, a file name or a subtopic name.
+
+    What a real model does with `Brief: <brief_path>`: it quotes it, makes it relative, adds a
+    sentence, or writes the slug or the subtopic's name instead of the path. The caller decides
+    whether the slugs it finds name exactly one brief."""
+    from ..slug import slugify  # lazy: hook start-up
+
+    found = {m.group(1) for m in _PATH_REFERENCE.finditer(prompt)}
+    for line in _LABEL_LINE.finditer(prompt):
+        value = line.group(1).strip().strip(_QUOTES)
+        if not value or found:
+            continue
+        for candidate in (value, value.split()[0].strip(_QUOTES)):  # a name, or a slug then more words
+            name = candidate.rsplit("/", 1)[-1]
+            name = name[:-3] if name.endswith(".md") else name
+            found.update({name, slugify(name)})
+    return found
 
 
 def first_user_message(transcript_path: str | Path, max_lines: int = 50) -> str | None:
@@ -136,3 +171,32 @@ def subagent_transcript_path(transcript_path: str | None, agent_id: str | None) 
         return None
     base = transcript_path[:-len(".jsonl")] if transcript_path.endswith(".jsonl") else transcript_path
     return str(Path(base) / "subagents" / f"agent-{agent_id}.jsonl")
+
+
+def last_assistant_text(transcript_path: str | Path, max_bytes: int = 512 * 1024) -> str | None:
+    """The text of the last assistant message in a Claude Code JSONL transcript (its tail
+    only, bounded), or None: what a subagent last replied, when its stop payload lacks it."""
+    import json  # lazy: start-up
+
+    try:
+        with open(transcript_path, "rb") as handle:
+            handle.seek(0, 2)
+            size = handle.tell()
+            handle.seek(max(0, size - max_bytes))
+            lines = handle.read(max_bytes).decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        texts = [content] if isinstance(content, str) else [
+            part.get("text", "") for part in content or [] if isinstance(part, dict) and part.get("type") == "text"]
+        if any(t.strip() for t in texts):
+            return "\n".join(texts)
+    return None

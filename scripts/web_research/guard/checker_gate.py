@@ -3,10 +3,11 @@
 A checker's verdicts decide whether a report passes, so the orchestrator must
 not be able to choose them. The hooks hold three lines:
 
-- **Dispatch** (PreToolUse `Agent`, `web-research:claim-checker`): the prompt
-  must be exactly what `claims DIR --prompt` prints now (verdicts.prompt_for_run,
-  compared after trimming whitespace at both ends). The dispatch is remembered in
-  the run record (`checkers`: prompt hash, verdicts path, check keys).
+- **Dispatch** (PreToolUse `Agent`, `web-research:claim-checker`): the orchestrator
+  writes `Check: <output_dir>` and the hook puts in its place the prompt that
+  `claims DIR --prompt` would print now (verdicts.prompt_for_run); whatever else
+  the call says is replaced the same way. The dispatch is remembered in the run
+  record (`checkers`: prompt hash, verdicts path, check keys in prompt order).
 - **Scope**: a checker writes only the verdicts file its prompt names; it runs
   no Bash (and its agent definition gives it no web tools). Nobody else writes
   under `checks/` (writescope.PRODUCED_DIRS).
@@ -42,7 +43,6 @@ def decide_checker_dispatch(run: dict[str, Any], tool_input: dict[str, Any], too
     """Decide one claim-checker dispatch against the prompt rendered now (verdicts.CheckerPrompt
     or None); on allow, remember it in run["checkers"]."""
     run_dir = run["run_dir"]
-    command = f'"{program}" claims "{run_dir}" --prompt'
     if rendered is None:
         return Decision("deny", f"No claim-checker is needed: {why_none}. Run verify on the run folder.")
     if tool_input.get("run_in_background") is True:
@@ -51,15 +51,14 @@ def decide_checker_dispatch(run: dict[str, Any], tool_input: dict[str, Any], too
         return Decision("deny", "Dispatch the claim-checker in the foreground (run_in_background: false): "
                         "its verdicts are sealed when it returns, before you act again.")
     prompt = tool_input.get("prompt")
-    if not isinstance(prompt, str) or prompt_hash(prompt) != rendered.hash:
-        return Decision("deny", (
-            "A claim-checker's prompt must be exactly what this command prints now, unchanged: "
-            f"{command}. Run it and pass its whole output as the prompt (the report may have changed "
-            "since it was last printed)."))
+    # The prompt is the plugin's, whatever the call says (`Check: <output_dir>` is the documented
+    # form): the checker is always given the prompt rendered now, so no model chooses or copies it.
+    updated = None if isinstance(prompt, str) and prompt_hash(prompt) == rendered.hash \
+        else {**tool_input, "prompt": rendered.text}
     checkers = run.setdefault("checkers", [])
     if any(c.get("verdicts_path") == rendered.verdicts_path and c.get("state") == "running" for c in checkers):
         return Decision("deny", f"A claim-checker writing {rendered.verdicts_path} is already running; wait "
-                        "for it to return, then run the claims command with --prompt again.")
+                        "for it to return, then run verify again.")
     if len(checkers) >= MAX_CHECKER_DISPATCHES:
         return Decision("deny", f"{len(checkers)} claim-checkers were dispatched in this run already. Dispatch "
                         "no more: put the claims still without a verdict under Gaps & Limitations, or return "
@@ -67,7 +66,8 @@ def decide_checker_dispatch(run: dict[str, Any], tool_input: dict[str, Any], too
     checkers.append({"tool_use_id": tool_use_id, "verdicts_path": rendered.verdicts_path,
                      "prompt_hash": rendered.hash, "keys": list(rendered.keys), "round": rendered.round,
                      "state": "running", "blocks": 0, "agent_id": None, "since": now})
-    return Decision("allow", f"Claim-checker for {len(rendered.keys)} claim(s), writing {rendered.verdicts_path}.")
+    return Decision("allow", f"Claim-checker for {len(rendered.keys)} claim(s) of {run_dir}; its prompt is the one "
+                    "the plugin rendered.", updated)
 
 
 def find_checker(run: dict[str, Any], agent_id: object, prompt: str | None) -> dict[str, Any] | None:
@@ -122,6 +122,14 @@ def verdicts_problems(path: str, run_dir: str, keys: Sequence[str]) -> list[str]
         out.append(f"{path} judges claim(s) {', '.join(extra)}, which your prompt does not list; "
                    "copy each claim key exactly")
     return out
+
+
+def answer_block_reason(problems: Sequence[str], count: int) -> str:
+    """What a checker whose reply cannot be used is told: what is wrong, and the answer format again."""
+    from ..verdicts import answer_instruction  # lazy: start-up
+
+    return ("Your answer is not usable yet:\n" + "\n".join(f"- {p}" for p in problems) + "\n"
+            + answer_instruction(count))
 
 
 def block_reason(path: str, problems: Sequence[str]) -> str:

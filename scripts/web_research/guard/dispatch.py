@@ -63,7 +63,7 @@ def release(run: dict[str, Any], *, slug: str | None = None, tool_use_id: str | 
 
 
 def _brief_list(briefs: Sequence[Brief]) -> str:
-    return "\n".join(f"- {b.brief_path} (subtopic file {b.findings_path})" for b in briefs)
+    return "\n".join(f"- {formats.DISPATCH_BRIEF_LABEL} {b.brief_path}" for b in briefs)
 
 
 def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id: str | None,
@@ -76,17 +76,18 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
     run_dir = run["run_dir"]
     if not briefs:
         return Decision("deny", "No researcher briefs exist for this run yet. Run "
-                        f'"{program}" briefs "{run_dir}" first, then dispatch '
-                        "each researcher with a brief file's text as its prompt.")
+                        f'"{program}" briefs "{run_dir}" first, then dispatch each researcher with the '
+                        f'prompt "{formats.DISPATCH_BRIEF_LABEL} <brief_path>".')
     prompt = tool_input.get("prompt")
     match = match_prompt(prompt if isinstance(prompt, str) else "", briefs)
     updated: dict[str, Any] | None = None
     brief = match.brief
     if brief is None:
         if len(match.intended) != 1:
-            return Decision("deny", "A researcher's prompt must be one rendered brief, exactly as written, "
-                            "followed by its 'Brief hash:' line. This prompt is none of this run's briefs:\n"
-                            f"{_brief_list(briefs)}\nRead the brief file and pass its text unchanged.")
+            return Decision("deny", f"A researcher's prompt is \"{formats.DISPATCH_BRIEF_LABEL} <brief_path>\", "
+                            "naming one of this run's briefs; this prompt names "
+                            + ("several" if match.intended else "none") + f" of them:\n{_brief_list(briefs)}\n"
+                            "Dispatch one Agent call per brief.")
         brief = match.intended[0]
         updated = dict(tool_input)
         updated["prompt"] = dispatch_prompt(brief)
@@ -117,7 +118,7 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
     reservations.append({"tool_use_id": tool_use_id, "slug": brief.slug, "since": now, "agent_id": None})
     dispatched[brief.slug] = dispatched.get(brief.slug, 0) + 1
     if updated is not None:
-        return Decision("allow", f"Prompt replaced by the exact text of {brief.brief_path} and its hash line "
-                        "(a researcher gets its brief verbatim).", updated)
+        return Decision("allow", f"Researcher for {brief.slug}: the prompt is the text of {brief.brief_path} "
+                        f"(put in place by the plugin); {len(reservations)} of {cap} slots in use.", updated)
     return Decision("allow", f"Researcher for {brief.slug}: brief {brief.brief_hash} matches; "
                     f"{len(reservations)} of {cap} slots in use.")

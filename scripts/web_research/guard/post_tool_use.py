@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 
-from .briefs_match import load_briefs, match_prompt
+from .briefs_match import load_briefs, resolve_prompt
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, briefs_of, known_slug,
                       locked_run)
 from .registry import new_run
@@ -67,8 +67,10 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
     with locked_run(session, snapshot) as run:
         if run is None:
             return {}
+        tool_use_id = ctx.payload.get("tool_use_id")
         entry = next((c for c in reversed(run.get("checkers", []))
-                      if c.get("prompt_hash") == wanted and c.get("state") == "running"), None)
+                      if (c.get("prompt_hash") == wanted or (tool_use_id and c.get("tool_use_id") == tool_use_id))
+                      and c.get("state") == "running"), None)
         if entry is None:
             return {}
         entry["state"] = "returned"
@@ -110,7 +112,8 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         session, snapshot = active
         run_dir = snapshot["run"]["run_dir"]
         briefs = load_briefs(run_dir)
-        printed = [b for b in briefs if b.brief_hash in stdout]
+        approved = _approved_hashes(run_dir)  # the plan's briefs, written by this `briefs` run
+        printed = [b for b in briefs if b.brief_hash in approved or b.brief_hash in stdout]
         shown = _printed_briefs(stdout, run_dir)
         from .budgets import run_limits  # lazy: start-up
 
@@ -119,8 +122,8 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
             if run is None:
                 return {}
             run["briefs"] = [{"slug": b.slug, "brief_path": b.brief_path, "brief_hash": b.brief_hash,
-                              "subtopic": shown.get(b.brief_hash, {}).get("subtopic"),
-                              "findings_path": shown.get(b.brief_hash, {}).get("findings_path", b.findings_path)}
+                              "subtopic": _shown(shown, b).get("subtopic"),
+                              "findings_path": _shown(shown, b).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             run["limits"] = list(limits)
         from .seals import seal_briefs  # lazy: hook start-up
@@ -162,9 +165,28 @@ def _post_web_tool(ctx: Context) -> dict[str, Any]:
     return {}
 
 
+def _approved_hashes(run_dir: str) -> set[str]:
+    """The brief hashes `briefs` recorded as approved (.web-research/approval.json): every brief
+    of the current plan, the ones it no longer lists (done) included; none when unreadable."""
+    from .. import formats  # lazy: hook start-up
+    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
+
+    path = os.path.join(run_dir, formats.RUN_STATE_DIR, formats.APPROVAL_FILE)
+    try:
+        data = json.loads(read_run_file(path, run_dir, 1024 * 1024).decode("utf-8"))
+    except (RunFileError, UnicodeDecodeError, ValueError):
+        return set()
+    briefs = data.get("briefs") if isinstance(data, dict) else None
+    return {h for h in briefs.values() if isinstance(h, str)} if isinstance(briefs, dict) else set()
+
+
+def _shown(shown: dict[str, dict[str, str]], brief: Any) -> dict[str, str]:
+    return shown.get(brief.brief_hash) or shown.get(brief.brief_path) or {}
+
+
 def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
-    """brief_hash -> {"subtopic", "findings_path"} from the JSON list `briefs` prints
-    (its findings path wins over the guard's own `findings/<slug>.md`; only paths
+    """brief_hash or brief_path -> {"subtopic", "findings_path"} from the JSON list `briefs`
+    prints (its findings path wins over the guard's own `findings/<slug>.md`; only paths
     inside the run folder are taken)."""
     from ..fsutil import is_within  # lazy: hook start-up
 
@@ -174,13 +196,14 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
         return {}
     shown: dict[str, dict[str, str]] = {}
     for item in items if isinstance(items, list) else []:
-        if not isinstance(item, dict) or not isinstance(item.get("brief_hash"), str):
+        key = item.get("brief_hash") or item.get("brief_path") if isinstance(item, dict) else None
+        if not isinstance(key, str):
             continue
-        entry = {key: item[key] for key in ("subtopic", "findings_path") if isinstance(item.get(key), str)}
+        entry = {name: item[name] for name in ("subtopic", "findings_path") if isinstance(item.get(name), str)}
         if "findings_path" in entry and not (os.path.isabs(entry["findings_path"])
                                              and is_within(entry["findings_path"], run_dir)):
             del entry["findings_path"]
-        shown[item["brief_hash"]] = entry
+        shown[key] = entry
     return shown
 
 
@@ -197,7 +220,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
     session, snapshot = active
     returned = None
     if isinstance(agent_id, str) and agent_id not in snapshot["run"].get("agents", {}):
-        returned = match_prompt(ctx.tool_input.get("prompt") or "", briefs_of(snapshot["run"])).brief
+        returned = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(snapshot["run"]))
     with locked_run(session, snapshot) as run:
         if run is None:
             return {}
@@ -214,7 +237,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
 
         # A foreground researcher returned and the orchestrator has not acted since: seal
         # its findings file here if its SubagentStop could not (an unattributable stop).
-        brief = match_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run)).brief
+        brief = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run))
         if brief is not None:
             seal_unsealed_findings(ctx.env, run["run_dir"], brief.findings_path, agent_id, brief.slug)
     return {}

@@ -154,7 +154,8 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
 
 
 def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
-    """A claim-checker is dispatched only with the prompt `claims --prompt` prints now (checker_gate.py)."""
+    """A claim-checker gets the prompt `claims --prompt` would print now, in place of its `Check:
+    <output_dir>` (checker_gate.py)."""
     active = active_run(ctx)
     if active is None:
         return {}
@@ -171,7 +172,7 @@ def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
                                            rendered, why, ctx.now, ctx.program)
         if decision.action == "allow":
             session.write(record)
-    return output.pre_tool_use(decision.action, decision.reason)
+    return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
 
 
 def _pre_agent(ctx: Context) -> dict[str, Any]:

@@ -22,12 +22,14 @@ def _subtopic_of(run: dict[str, Any], slug: str) -> str:
 
 
 def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
-    """A claim-checker stops: its verdicts file must judge exactly its claims (blocked once
-    otherwise); when it is let go, the file is sealed."""
+    """A claim-checker stops: its reply must judge each claim of its prompt by number (blocked
+    once otherwise, naming what is missing); the plugin then writes the verdicts file from the
+    reply, mapping numbers to the claim keys bound to that prompt, and seals it. A checker that
+    wrote a valid verdicts file itself instead is accepted as before."""
     active = active_run(ctx)
     if active is None:
         return {}
-    from .checker_gate import block_reason, find_checker, verdicts_problems  # lazy: start-up
+    from .checker_gate import answer_block_reason, find_checker, verdicts_problems  # lazy: start-up
 
     session, snapshot = active
     agent_id = ctx.payload.get("agent_id")
@@ -38,7 +40,10 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
     if entry is None:
         return {}
     run_dir = snapshot["run"]["run_dir"]
-    problems = verdicts_problems(entry["verdicts_path"], run_dir, entry.get("keys", []))
+    keys = entry.get("keys", [])
+    verdicts, problems = checker_answer(ctx, keys)
+    if not verdicts and verdicts_problems(entry["verdicts_path"], run_dir, keys) == []:
+        problems = []  # no answer by number, but the checker wrote a complete verdicts file itself
     with locked_run(session, snapshot) as run:
         if run is None:
             return {}
@@ -51,12 +56,31 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
             current["agent_id"] = agent_id
         if problems and not current.get("blocks") and not ctx.payload.get("stop_hook_active"):
             current["blocks"] = 1
-            return output.block(block_reason(entry["verdicts_path"], problems))
+            return output.block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
+    if verdicts:
+        from ..verdicts import verdicts_json  # lazy: start-up
+        from .plugin_writes import write_run_file  # lazy: start-up
+
+        write_run_file(ctx.env, run_dir, entry["verdicts_path"], verdicts_json(verdicts), agent_id, None)
     from .seals import seal_verdicts  # lazy: start-up
 
     seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], agent_id)
     return {}
+
+
+def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
+    """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
+    else the last assistant text of its transcript), and what is wrong with the reply."""
+    from ..verdicts import parse_answer  # lazy: start-up
+    from .briefs_match import last_assistant_text  # lazy: start-up
+
+    text = ctx.payload.get("last_assistant_message")
+    if not isinstance(text, str) or not text.strip():
+        transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
+            ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+        text = last_assistant_text(transcript) if transcript else None
+    return parse_answer(text or "", keys)
 
 
 def subagent_stop(ctx: Context) -> dict[str, Any]:

@@ -1,18 +1,19 @@
-"""The scripted claim-checker: reads its prompt, judges each claim, writes one verdicts file.
+"""The scripted claim-checker: reads its numbered prompt, answers one line per claim.
 
-Everything it needs (the claim keys, their text, the verdicts file) is read from
-the prompt the CLI delivered, i.e. what `claims --prompt` printed and the hooks
-accepted. It finds a claim unsupported when it states OVERCLAIM, the words the
-scripted orchestrator adds to a claim that no excerpt says.
+Everything it needs (the claims and their numbers) is read from the prompt the CLI
+delivered, i.e. what the hook put in place of the orchestrator's `Check: <output_dir>`.
+It finds a claim unsupported when it states OVERCLAIM, the words the scripted
+orchestrator adds to a claim that no excerpt says. Its reasons quote the claim's words
+inside double quotes, as a real model does, and its answer comes after a line of prose:
+neither may break the answer the hook reads.
 """
 from __future__ import annotations
 
-import json
 import re
 
 from harness.request_view import RequestView
-from harness.sse import Reply, call, say
-from scripted.prompt_text import PromptError, brief_line
+from harness.sse import Reply, say
+from scripted.prompt_text import PromptError
 
 from web_research import formats
 
@@ -28,13 +29,15 @@ def checker_marker(plugin_root: str) -> str:
 
 def step(req: RequestView) -> Reply:
     prompt = req.first_user_text
-    path = brief_line(prompt, "Verdicts file:")
-    if [c["name"] for c in req.previous_calls()]:
-        return say(path)
-    claims = re.findall(r"^## Claim ([0-9a-f]{16}) .*\nClaim: (.*)$", prompt, re.M)
+    if req.tool_names:
+        raise PromptError(f"the claim-checker was given tools: {req.tool_names}")
+    claims = re.findall(r"^## Claim (\d+) .*\nClaim: (.*)$", prompt, re.M)
     if not claims:
-        raise PromptError(f"the checker's prompt lists no claims:\n{prompt[:1500]}")
-    verdicts = [{"claim": key, "verdict": "unsupported" if OVERCLAIM in text else "supported",
-                 "reason": "no excerpt says it is the lowest price" if OVERCLAIM in text else "the excerpt states it"}
-                for key, text in claims]
-    return call("Write", {"file_path": path, "content": json.dumps({"verdicts": verdicts}, indent=2)})
+        raise PromptError(f"the checker's prompt lists no numbered claims:\n{prompt[:1500]}")
+    lines = ["Here are my verdicts."]
+    for number, text in claims:
+        if OVERCLAIM in text:
+            lines.append(f'{number} {formats.VERDICT_UNSUPPORTED}: no excerpt says "{OVERCLAIM}"')
+        else:
+            lines.append(f'{number} {formats.VERDICT_SUPPORTED}: the excerpt states "{" ".join(text.split()[:4])}"')
+    return say("\n".join(lines))

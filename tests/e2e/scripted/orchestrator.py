@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from harness.request_view import RequestView
@@ -82,12 +83,15 @@ PY"""
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
                  second_wave: list[Subtopic] | None = None, budget_lines: list[str] | None = None,
-                 own_search: bool = False, claim_check: bool = False):
+                 own_search: bool = False, claim_check: bool = False, lapses: bool = False):
         """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
         second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered;
         budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2");
         own_search: after the researchers return, search the web itself once (SKILL.md forbids it);
-        claim_check: keep the tier's claim check (see research.build)."""
+        claim_check: keep the tier's claim check (see research.build);
+        lapses: make a real model's lapses in what it writes (dispatch prompts by a relative path,
+        in quotes with a sentence after them, or by slug)."""
+        self.lapses = lapses
         self.budget_lines = list(budget_lines or [])
         self.own_search = own_search
         self.claim_check = claim_check
@@ -126,9 +130,7 @@ class Orchestrator:
         if sub == "briefs":
             return self.after_briefs(req)
         if name == "Agent" and last[0]["input"].get("subagent_type") == formats.CHECKER_SUBAGENT_TYPE:
-            return self.claims_prompt(req)
-        if sub == "claims":
-            return self.after_claims(req)
+            return bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]), "Verify the run folder")
         if name == "Agent":
             return bash(core_command(self.body(req), "status", self.run(req)["output_dir"]),
                          "Show the run's status")
@@ -159,7 +161,7 @@ class Orchestrator:
             if result is not None and result.is_error and self.report_mode == "broken-forever":
                 return self.fix_round(req)
             if result is not None and result.is_error and self.only_unchecked_claims(result.text):
-                return self.claims_prompt(req)
+                return self.dispatch_checker(req)
             if result is not None and result.is_error and self.report_mode == "overclaimed-then-fixed" \
                     and "report.claims.verdict" not in " ".join(self.stop_feedback(req)):
                 return say(self.final_json(req))  # ignores verify: the Stop gate must hold it
@@ -180,6 +182,18 @@ class Orchestrator:
         raise PromptError("no successful `start` output in the conversation")
 
     def briefs(self, req: RequestView) -> list[dict[str, Any]]:
+        """Every brief any `briefs` output listed (each lists only the briefs still to dispatch:
+        the first wave, then the second), in order."""
+        found: dict[str, dict[str, Any]] = {}
+        for r in req.all_tool_results():
+            if subcommand({"name": r.name, "input": r.input}) == "briefs" and not r.is_error:
+                found.update({b["brief_path"]: b for b in json_in(r.text)})
+        if not found:
+            raise PromptError("no `briefs` output in the conversation")
+        return list(found.values())
+
+    def to_dispatch(self, req: RequestView) -> list[dict[str, Any]]:
+        """What the last `briefs` listed: the briefs still to dispatch."""
         for r in reversed(req.all_tool_results()):
             if subcommand({"name": r.name, "input": r.input}) == "briefs":
                 return json_in(r.text)
@@ -295,15 +309,15 @@ class Orchestrator:
         raise PromptError("no `gaps` output in the conversation")
 
     def dispatch(self, req: RequestView) -> Reply:
-        """SKILL.md: each researcher's prompt is the `prompt` value `briefs` printed, unchanged."""
-        if "`prompt` value, unchanged" not in " ".join(self.body(req).split()):
-            raise PromptError("SKILL.md no longer says to dispatch the `prompt` value briefs prints")
+        """SKILL.md: each researcher's prompt is `Brief: <brief_path>` for a brief `briefs` listed
+        (it lists only the briefs still to dispatch); the hook puts the brief in its place."""
+        if f"{formats.DISPATCH_BRIEF_LABEL} <brief_path>" not in self.body(req):
+            raise PromptError("SKILL.md no longer says to dispatch a researcher with `Brief: <brief_path>`")
         agents = []
-        rendered = self.briefs(req)
-        second = [b for b in rendered if b.get("wave") == 2]  # second-wave.md: only the new briefs
-        for b in second or rendered:
+        for number, b in enumerate(self.to_dispatch(req)):
             agents.append(("Agent", {"description": b["subtopic"], "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
-                                     "run_in_background": False, "prompt": b["prompt"]}))
+                                     "run_in_background": False,
+                                     "prompt": self.brief_reference(b, number)}))
         for i in range(self.extra_dispatches):  # alternately a duplicate and a free-form prompt
             if i % 2 == 0:
                 agents.append(agents[i // 2 % len(agents)])
@@ -312,6 +326,19 @@ class Orchestrator:
                                          "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
                                          "prompt": "Research anything else that seems relevant to the question."}))
         return calls(*agents)
+
+    def brief_reference(self, brief: dict[str, Any], number: int) -> str:
+        """The dispatch prompt for a listed brief: `Brief: <brief_path>`, or, in the lapse
+        scenario, the lapses a real model makes (a relative path, quotes and a sentence after it,
+        the bare slug)."""
+        label = formats.DISPATCH_BRIEF_LABEL
+        if not self.lapses:
+            return f"{label} {brief['brief_path']}"
+        path = Path(brief["brief_path"])
+        forms = (f"{label} {formats.BRIEFS_DIR}/{path.name}",
+                 f'{label} "{brief["brief_path"]}". Please research this subtopic thoroughly.',
+                 f"brief: {path.stem}")
+        return forms[number % len(forms)]
 
     def fix_round(self, req: RequestView) -> Reply:
         """A report that stays broken: rewrite it for as many rounds as SKILL.md allows, then
@@ -334,25 +361,17 @@ class Orchestrator:
         failing = re.findall(r"^\u2717 (\S+?):", verify_text, re.M)
         return failing == ["report.claims.checked"]
 
-    def claims_prompt(self, req: RequestView) -> Reply:
+    def dispatch_checker(self, req: RequestView) -> Reply:
+        """SKILL.md: a claim-checker is dispatched with the prompt `Check: <output_dir>` (the hook
+        puts the checker's rendered prompt in its place); verify runs again after it returns."""
         body = self.body(req)
         if f"`{formats.CHECKER_SUBAGENT_TYPE}`" not in body:
             raise PromptError("SKILL.md no longer names the claim-checker to dispatch")
-        command = core_command(body, "claims", self.run(req)["output_dir"])
-        return bash(command, "Print the claim-checker's prompt")
-
-    def after_claims(self, req: RequestView) -> Reply:
-        """SKILL.md: dispatch the checker with the command's whole output while it prints a prompt."""
-        result = result_for(req, "Bash")
-        if result is None or result.is_error:
-            raise PromptError(f"`claims --prompt` failed: {result.text if result else 'no result'}")
-        if "the command's whole output, unchanged" not in " ".join(self.body(req).split()):
-            raise PromptError("SKILL.md no longer says to dispatch the claims prompt unchanged")
-        prompt = result.text.strip()
-        if not prompt or prompt.startswith("web-research claims: no claim-checker"):
-            return bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]), "Verify the run folder")
+        if f"{formats.DISPATCH_CHECK_LABEL} <output_dir>" not in body:
+            raise PromptError("SKILL.md no longer says to dispatch the checker with `Check: <output_dir>`")
         return call("Agent", {"description": "Check the report's claims", "run_in_background": False,
-                              "subagent_type": formats.CHECKER_SUBAGENT_TYPE, "prompt": prompt})
+                              "subagent_type": formats.CHECKER_SUBAGENT_TYPE,
+                              "prompt": f"{formats.DISPATCH_CHECK_LABEL} {self.run(req)['output_dir']}"})
 
     def stop_feedback(self, req: RequestView) -> list[str]:
         """Every Stop hook feedback the conversation holds so far."""

@@ -98,7 +98,9 @@ class ResumingOrchestrator(Orchestrator):
         if not value["resume"]["approved"]:
             raise PromptError(f"the interrupted run's plan was not approved: {value['resume']}")
         return calls(*[("Agent", {"description": b["subtopic"], "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
-                                  "run_in_background": False, "prompt": b["prompt"]}) for b in value["briefs"]])
+                                  "run_in_background": False,
+                                  "prompt": f"{formats.DISPATCH_BRIEF_LABEL} {b['brief_path']}"})
+                       for b in value["briefs"]])
 
     def briefs(self, req: RequestView) -> list[dict[str, Any]]:
         """Every subtopic of the resumed run: the kept ones and those dispatched again."""
@@ -106,7 +108,7 @@ class ResumingOrchestrator(Orchestrator):
         if "resume" not in run:
             return super().briefs(req)
         by_slug = {t.slug: t.name for t in self.topics}
-        dispatched = {b["slug"]: b for b in run["briefs"]}
+        dispatched = {os.path.basename(b["brief_path"])[:-len(".md")]: b for b in run["briefs"]}
         return [dispatched.get(slug) or {"subtopic": by_slug[slug],
                                          "findings_path": f"{run['findings_dir']}{slug}.md"}
                 for slug in [t.slug for t in self.topics] if slug in dispatched or slug in run["resume"]["keep"]]

@@ -1,0 +1,36 @@
+"""Files the plugin writes on a model's behalf, and the one record of each such write.
+
+The hooks write three kinds of run file for the models that own them: a researcher's
+findings stub (at dispatch), the frontmatter fields it does not have to copy (subtopic,
+brief hash, times: at its stop), and a claim-checker's verdicts file (from its answer by
+number). Each goes through `write_run_file`: written atomically, then recorded in the
+run ledger as a `plugin_write` entry (path relative to the run, sha256 of the bytes, the
+owning agent), so that a rule sealing "what the owner last wrote" can count the plugin's
+write as the owner's. One call, so that rule has one place to look.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
+
+PLUGIN_WRITE = "plugin_write"
+
+
+def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
+                   slug: object) -> None:
+    """Write `text` to `path` (inside the run) atomically and record the write in the ledger."""
+    from .. import ledger  # lazy: hook start-up
+    from ..digest import sha256_hex  # lazy: hook start-up
+    from ..fsutil import atomic_write_text  # lazy: hook start-up
+    from .seals import record  # lazy: hook start-up
+
+    data = text.encode("utf-8")
+    atomic_write_text(Path(path), text)
+    try:
+        rel = Path(path).resolve().relative_to(Path(run_dir).resolve()).as_posix()
+    except ValueError:
+        rel = str(path)
+    record(env, run_dir, [ledger.entry(PLUGIN_WRITE, agent_id, slug, path=rel, sha256="sha256:" + sha256_hex(data))])
