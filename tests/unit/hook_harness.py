@@ -230,7 +230,7 @@ class Harness:
 
     def prompt_for(self, brief: dict[str, Any]) -> str:
         text = Path(brief["brief_path"]).read_text(encoding="utf-8")
-        return f"{text.rstrip()}\n\nBrief hash: {brief['brief_hash']}\n"
+        return f"{text.rstrip()}\n\nBrief hash: {brief.get('brief_hash') or _hash_of(brief['brief_path'])}\n"
 
     def agent_transcript(self, agent_id: str) -> Path:
         return self.transcripts / self.sid / "subagents" / f"agent-{agent_id}.jsonl"

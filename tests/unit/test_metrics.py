@@ -132,13 +132,13 @@ def test_status_shows_live_progress_and_measured_metrics(tmp_path: Path):
 def test_metrics_that_cannot_be_written_never_change_a_decision(tmp_path: Path):
     h = Harness(tmp_path)
     h.start_run()
-    brief = h.render_briefs(["Billing units", "Retention tiers"])[0]
+    brief, second = h.render_briefs(["Billing units", "Retention tiers"])
     h.start_agent(AGENT, h.prompt_for(brief))
     (h.run_dir / "metrics.json").mkdir()  # the atomic write cannot replace a folder
     h.write_findings(brief, "failed")
     assert h.hook(h.subagent_stop(AGENT)).stdout == ""  # let go, as without metrics
     other = "b1b2c3d4e5f6a7b8c"
-    h.start_agent(other, h.prompt_for(h.render_briefs(["Billing units", "Retention tiers"])[1]))
+    h.start_agent(other, h.prompt_for(second))
     assert h.hook(h.subagent_stop(other)).decision == "block"  # its findings file is missing
     assert "metrics" in h.log() and (h.run_dir / "metrics.json").is_dir()
 

@@ -148,7 +148,7 @@ def test_claims_without_verdicts_fail_with_what_to_do(tmp_path: Path) -> None:
     run = tiered(tmp_path)
     check = failing(run_checklist(run))["report.claims.checked"]
     assert check.severity == "error" and check.path == str(run / "report.md")
-    assert "have no current verdict" in check.message and "--prompt" in check.message
+    assert "have no current verdict" in check.message and f'"Check: {run}"' in check.message
     assert formats.CHECKER_SUBAGENT_TYPE in check.message
 
 

@@ -28,7 +28,7 @@ def researcher_marker(plugin_root: str) -> str:
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
           extra_dispatches: int = 0, second_wave: list[dict] | None = None,
           budget_lines: list[str] | None = None, own_search: bool = False,
-          claim_check: bool = False) -> Scenario:
+          claim_check: bool = False, lapses: bool = False) -> Scenario:
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
     orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
     otherwise passes) | overclaimed-then-fixed (a claim says more than its excerpt; the claim
@@ -46,7 +46,7 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     marker = researcher_marker(ctx.plugin_root)
     checker_marker = checker.checker_marker(ctx.plugin_root)
     orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up, budget_lines, own_search,
-                                claim_check)
+                                claim_check, lapses)
     researcher = Researcher(ctx, topics + follow_up)
     return Scenario([
         websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages
