@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # Sourced by scripts/web-research and hooks/run (POSIX sh).
 #
-# web_research_python ROOT [--prepare|--force-prepare|--setup]
+# web_research_python ROOT [--force-prepare|--setup]
 #   Prints the path of a Python that can import the plugin's runtime dependencies,
 #   searching in this order (first hit wins):
 #     1. $WEB_RESEARCH_PYTHON                       (explicit choice)
@@ -11,18 +11,23 @@
 #     4. a private environment DIR/venv-<key> in either directory
 #     5. python3 / python3.1x on PATH that already has every dependency, fetch's too
 #        (skipped when WEB_RESEARCH_NO_SYSTEM_PYTHON=1)
-#     6. with --prepare and the like: a new private environment built from the locks
+#     6. with --force-prepare or --setup: a new private environment built from the core lock
 #   <key> is the checksum of ROOT/requirements.lock and ROOT/requirements-fetch.lock,
 #   so new locks get a new environment. Returns 1 (reason on stderr) when there is none.
-#   --setup also retries installing fetch's libraries into a private environment
-#   that was built without them.
+#   --setup also installs fetch's libraries into the private environment.
 #
-# The private environment is built in two steps: the core (requirements.lock:
-# PyYAML, python-frontmatter, jsonschema; what the hooks and `verify` need), then
-# `fetch`'s libraries (requirements-fetch.lock: trafilatura, lxml, pypdf, ...). When
-# the second step fails the environment is kept and DIR/venv-<key>/fetch.failed says
-# why; only `fetch` is affected. Both locks are hash-pinned: uv installs them when it
-# is on PATH (seconds, smaller), else venv + pip (about half a minute).
+# The private environment is built in two steps, each when it is first needed and
+# each saying on stderr (the Bash tool's output, which the person sees) that it starts
+# and when it is done: the core (requirements.lock: PyYAML, python-frontmatter,
+# jsonschema, markdown-it-py; what the hooks, `start`, `verify` and `status` need) the
+# first time the `web-research` command runs, then `fetch`'s libraries
+# (requirements-fetch.lock: trafilatura, lxml, pypdf, ...) at the first `fetch`
+# (web_research_fetch_ready; DIR/venv-<key>/fetch.ready marks them installed). The
+# hooks never build: a build in a hook is invisible to the person and bounded by the
+# hook's timeout. When the second step fails the environment is kept and
+# DIR/venv-<key>/fetch.failed says why; only `fetch` is affected. Both locks are
+# hash-pinned: uv installs them when it is on PATH, else venv + pip (measured
+# figures: README, "Install in Claude Code").
 #
 # Environment directories hold nothing but this cache (venvs, pointers, build logs),
 # apart from the run records in <data>/sessions and <data>/logs:
@@ -34,8 +39,8 @@
 #
 # Preparing is safe when several processes try at once: a mkdir lock elects one
 # builder, which builds in a temporary folder and renames it into place; the others
-# wait for the rename. A failed build leaves python-<key>.failed, and --prepare does
-# not retry for 10 minutes (--force-prepare does), so hooks stay fast while broken.
+# wait for the rename. A failed build leaves python-<key>.failed, which the hooks
+# report once per session.
 
 _wr_env_user_dir() {
     if [ -n "${WEB_RESEARCH_STATE_DIR:-}" ]; then
@@ -162,7 +167,9 @@ _wr_install_lock() {
             exec "$(_wr_uv)" pip install --quiet --python "$1" --require-hashes -r "$2"
         ) >> "$4" 2>&1
     else
-        "$1" -m pip install --disable-pip-version-check --no-input --quiet --require-hashes \
+        # --no-compile, as uv does: byte-compiling every installed file costs the first use
+        # seconds of CPU; Python compiles what it imports, once.
+        "$1" -m pip install --disable-pip-version-check --no-input --quiet --no-compile --require-hashes \
             -r "$2" >> "$4" 2>&1
     fi
 }
@@ -189,10 +196,15 @@ _wr_fail() {
     return 0
 }
 
-# The line said once, when a build starts: what, where, how long.
+# The line said once, when a build starts: what, where, how long (README's measured figures).
 _wr_announce() {
-    if [ -n "$(_wr_uv)" ]; then _wr_an='with uv; takes about 5 s and 80 MB'; else _wr_an='with pip; takes about 30 s and 110 MB'; fi
-    echo "web-research: preparing its Python environment once (PyYAML, jsonschema, then fetch's trafilatura, lxml, pypdf) in $1 $_wr_an..." >&2
+    if [ -n "$(_wr_uv)" ]; then _wr_an='with uv; takes about 10 s'; else _wr_an='with pip; takes about a minute'; fi
+    echo "web-research: preparing its Python environment once (PyYAML, python-frontmatter, jsonschema, markdown-it-py; fetch's libraries come at the first fetch) in $1 $_wr_an..." >&2
+}
+
+# Seconds since the epoch (for the "done in N s" lines).
+_wr_now() {
+    date +%s 2>/dev/null || echo 0
 }
 
 # _wr_break_stale_lock LOCK: remove LOCK if the process that holds it died. Two
@@ -246,18 +258,16 @@ web_research_prepare() {
         return 1
     fi
     _wr_announce "$_wp_final"
+    _wp_start=$(_wr_now)
     _wp_index=$(_wr_index_url "$_wp_base")
     : > "$_wp_log"
     rm -f "$_wp_failed"
     if _wr_make_venv "$_wp_base" "$_wp_tmp" "$_wp_log" \
         && _wr_install_lock "$_wp_tmp/bin/python" "$_wp_root/requirements.lock" "$_wp_index" "$_wp_log" \
         && _wr_has_core "$_wp_tmp/bin/python" \
-        && _wr_add_fetch "$_wp_root" "$_wp_tmp" "$_wp_index" "$_wp_log" \
         && mv "$_wp_tmp" "$_wp_final"; then
         rm -rf "$_wp_lock"
-        if [ -f "$_wp_final/fetch.failed" ]; then
-            echo "web-research: the hooks and verify work, but fetch will not: $(cat "$_wp_final/fetch.failed")" >&2
-        fi
+        echo "web-research: Python environment ready in $(($(_wr_now) - _wp_start)) s: $_wp_final" >&2
         printf '%s\n' "$_wp_final/bin/python"
         return 0
     fi
@@ -266,30 +276,61 @@ web_research_prepare() {
     return 1
 }
 
-# web_research_retry_fetch ROOT PYTHON: when PYTHON is a private environment built
-# without fetch's libraries, try installing them again (hooks/run --setup).
-web_research_retry_fetch() {
+# web_research_fetch_ready ROOT PYTHON [--force]: before `fetch`, give PYTHON's environment
+# fetch's libraries when it is the plugin's own (DIR/venv-<key>) and lacks them: installed
+# once, by one process (the others wait), saying on stderr that it starts and when it is
+# done. Any other Python is the person's: `fetch` says what is missing there and how to fix
+# it. After a failure (DIR/venv-<key>/fetch.failed) it tries again only after 10 minutes,
+# or at once with --force (hooks/run --setup). Returns 1 when the libraries are not there.
+web_research_fetch_ready() {
     _wf_venv=${2%/bin/python}
-    [ -f "$_wf_venv/fetch.failed" ] || return 0
-    _wf_lock="$_wf_venv.lock"
-    mkdir "$_wf_lock" 2>/dev/null || { echo "another process is preparing $_wf_venv; try again later" >&2; return 1; }
+    [ -f "$_wf_venv/fetch.ready" ] && return 0
+    case ${_wf_venv##*/} in venv-*) ;; *) return 0 ;; esac
+    [ -f "$_wf_venv/pyvenv.cfg" ] && [ -f "$1/requirements-fetch.lock" ] || return 0
+    if [ "${3:-}" != --force ] && [ -f "$_wf_venv/fetch.failed" ] \
+        && [ -n "$(find "$_wf_venv/fetch.failed" -mmin -10 2>/dev/null)" ]; then
+        return 1
+    fi
+    _wf_lock="$_wf_venv.fetch.lock"
+    _wf_waited=0
+    while ! mkdir "$_wf_lock" 2>/dev/null; do
+        [ -f "$_wf_venv/fetch.ready" ] && return 0
+        if _wr_break_stale_lock "$_wf_lock"; then continue; fi
+        if [ "$_wf_waited" -ge "${WEB_RESEARCH_ENV_WAIT:-170}" ]; then
+            echo "web-research: timed out waiting for another process to install fetch's libraries into $_wf_venv" >&2
+            return 1
+        fi
+        [ "$_wf_waited" -eq 0 ] && echo "web-research: waiting for another process to install fetch's libraries into $_wf_venv..." >&2
+        sleep 1
+        _wf_waited=$((_wf_waited + 1))
+    done
     printf '%s\n' "$$" > "$_wf_lock/pid"
+    if [ -f "$_wf_venv/fetch.ready" ]; then rm -rf "$_wf_lock"; return 0; fi
     _wf_log="${_wf_venv%/*}/logs/${_wf_venv##*/}.log"
     mkdir -p "${_wf_log%/*}" 2>/dev/null
-    echo "web-research: installing fetch's libraries (trafilatura, lxml, pypdf) into $_wf_venv..." >&2
+    if [ -n "$(_wr_uv)" ]; then _wf_how='with uv; takes about 10 s'; else _wf_how='with pip; takes about a minute'; fi
+    echo "web-research: installing fetch's page-extraction libraries (trafilatura, lxml, pypdf) once, into $_wf_venv $_wf_how..." >&2
+    _wf_start=$(_wr_now)
     _wr_add_fetch "$1" "$_wf_venv" "$(_wr_index_url "$2")" "$_wf_log"
-    rm -rf "$_wf_lock"
     if [ -f "$_wf_venv/fetch.failed" ]; then
+        rm -rf "$_wf_lock"
         echo "web-research: the hooks and verify work, but fetch will not: $(cat "$_wf_venv/fetch.failed")" >&2
         return 1
     fi
+    : > "$_wf_venv/fetch.ready"
+    rm -rf "$_wf_lock"
+    echo "web-research: fetch's libraries installed in $(($(_wr_now) - _wf_start)) s" >&2
     return 0
 }
 
-# The reason the last build failed, one line (for the hooks' message to the user).
+# The reason the last build failed, one line (for the hooks' message to the user): the
+# hooks' data directory, then the per-user one, where the command (which has no
+# CLAUDE_PLUGIN_DATA) records it.
 web_research_env_problem() {
-    _wr_pf="$(_wr_env_data_dir)/python-$(_wr_lock_key "$1").failed"
-    if [ -f "$_wr_pf" ]; then tr '\n\t' '  ' < "$_wr_pf" | cut -c 1-600; fi
+    for _wr_pd in "$(_wr_env_data_dir)" "$(_wr_env_user_dir)"; do
+        _wr_pf="$_wr_pd/python-$(_wr_lock_key "$1").failed"
+        if [ -f "$_wr_pf" ]; then tr '\n\t' '  ' < "$_wr_pf" | cut -c 1-600; return 0; fi
+    done
 }
 
 web_research_python() {
@@ -326,17 +367,11 @@ web_research_python() {
             _wr_remember "$_wr_py" "$_wr_key" "$_wr_data" "$_wr_user"
         fi
         if [ -n "$_wr_py" ]; then
-            [ "$_wr_mode" = --setup ] && web_research_retry_fetch "$_wr_root" "$_wr_py"
+            [ "$_wr_mode" = --setup ] && web_research_fetch_ready "$_wr_root" "$_wr_py" --force
             printf '%s\n' "$_wr_py"
             return 0
         fi
     done
-    _wr_failed="$_wr_data/python-$_wr_key.failed"
-    if [ "$_wr_mode" != --force-prepare ] && [ "$_wr_mode" != --setup ] && [ -f "$_wr_failed" ] \
-        && [ -n "$(find "$_wr_failed" -mmin -10 2>/dev/null)" ]; then
-        cat "$_wr_failed" >&2
-        return 1
-    fi
     if [ "${WEB_RESEARCH_NO_SYSTEM_PYTHON:-}" != 1 ]; then
         for _wr_cand in python3 python3.13 python3.12 python3.11 python3.10; do
             _wr_py=$(command -v "$_wr_cand" 2>/dev/null) || continue
@@ -352,6 +387,7 @@ web_research_python() {
         mkdir -p "$_wr_data" 2>/dev/null || { echo "cannot create $_wr_data" >&2; return 1; }
         _wr_py=$(web_research_prepare "$_wr_root" "$_wr_data" "$_wr_key") || return 1
         _wr_remember "$_wr_py" "$_wr_key" "$_wr_data" "$_wr_user"
+        [ "$_wr_mode" = --setup ] && web_research_fetch_ready "$_wr_root" "$_wr_py" --force
         printf '%s\n' "$_wr_py"
         return 0
     fi

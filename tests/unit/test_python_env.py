@@ -154,6 +154,20 @@ def test_no_python_at_all_fails_open_and_says_so_once_per_session(tmp_path: Path
         return subprocess.run([str(root / "hooks" / "run"), "pre_tool_use"], input=json.dumps(payload),
                               capture_output=True, text=True, env=env, timeout=120)
 
+    # Before the start command ran, nothing was tried: its hook lets it run (the hooks never build).
+    before = hook("session-0")
+    assert (before.returncode, before.stdout) == (0, "")
+    assert not (data / "env").exists()
+
+    # The command (the Bash tool has no CLAUDE_PLUGIN_DATA) tries to build, and says why it cannot.
+    command_env = {key: value for key, value in env.items() if key != "CLAUDE_PLUGIN_DATA"}
+    cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
+                         env=command_env, timeout=120)
+    assert cli.returncode == 2 and "hooks/run\" --setup" in cli.stderr
+    assert "no Python 3.10 or newer" in cli.stderr
+    assert "Python 3.10" in (tmp_path / "user-state" / "env" / f"python-{lock_key(root)}.failed").read_text()
+
+    # From then on the hooks tell the person, once per session, the cause and the fix.
     first = hook("session-1")
     assert first.returncode == 0
     message = json.loads(first.stdout)["systemMessage"]
@@ -163,12 +177,6 @@ def test_no_python_at_all_fails_open_and_says_so_once_per_session(tmp_path: Path
     again = hook("session-1")
     assert (again.returncode, again.stdout) == (0, "")
     assert "systemMessage" in hook("session-2").stdout
-    assert "Python 3.10" in (data / "env" / f"python-{lock_key(root)}.failed").read_text()
-
-    cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
-                         env=env, timeout=120)
-    assert cli.returncode == 2 and "hooks/run\" --setup" in cli.stderr
-    assert "no Python 3.10 or newer" in cli.stderr
 
 
 @pytest.mark.parametrize("installer", ["uv", "pip"])
@@ -211,6 +219,56 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path, i
     assert not (cache / venvs[0] / "fetch.failed").exists()
     assert (cache / venvs[0] / "bin" / "pip").exists() == (installer == "pip")
     assert (tmp_path / "user-state" / "env" / f"python-{key}").read_text().strip() == python
+
+
+def test_the_core_comes_first_and_fetchs_libraries_at_the_first_fetch_each_announced(tmp_path: Path):
+    """What start, verify, status and the hooks need is built the first time the command runs; lxml,
+    trafilatura and pypdf only at the first fetch, by one process while the others wait. Each step
+    says on stderr (the Bash tool's output, which the person sees) that it starts and that it is done;
+    no hook builds anything."""
+    root = plugin_copy(tmp_path)
+    data = tmp_path / "plugin-data"
+    env = base_env(tmp_path, tool_bin(tmp_path, uv=True), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
+                   WEB_RESEARCH_BASE_PYTHON=base_python())
+    cli = str(root / "scripts" / "web-research")
+    hook_env = {**env, "CLAUDE_PLUGIN_DATA": str(data)}
+    command = f"\"{cli}\" start --args-file - <<'WEB_RESEARCH_ARGS'\nq\nWEB_RESEARCH_ARGS"
+    payload = {"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": command}, "cwd": str(tmp_path), "transcript_path": "/dev/null"}
+    hook = subprocess.run([str(root / "hooks" / "run"), "pre_tool_use"], input=json.dumps(payload),
+                          capture_output=True, text=True, env=hook_env, timeout=60)
+    assert (hook.returncode, hook.stdout) == (0, "")
+    assert not list((tmp_path / "user-state").glob("env/venv-*")) and not (data / "env").exists()
+
+    first = subprocess.run([cli, "slug", "x"], capture_output=True, text=True, env=env, timeout=600)
+    assert first.returncode == 0 and first.stdout.strip() == "x", first.stderr
+    assert "preparing its Python environment once" in first.stderr and "with uv;" in first.stderr
+    assert re.search(r"Python environment ready in \d+ s", first.stderr), first.stderr
+    venv = tmp_path / "user-state" / "env" / f"venv-{lock_key(root)}"
+    python = str(venv / "bin" / "python")
+    assert subprocess.run([python, "-c", CORE]).returncode == 0
+    assert subprocess.run([python, "-c", "import trafilatura"], capture_output=True).returncode != 0
+    assert not (venv / "fetch.ready").exists()
+
+    again = subprocess.run([cli, "slug", "y"], capture_output=True, text=True, env=env, timeout=60)
+    assert (again.returncode, again.stderr) == (0, "")  # found, not built again
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "plan.md").write_text("# Research plan\n")
+    fetches = [subprocess.Popen([cli, "fetch", "http://127.0.0.1:9/", "--run", str(run), "--allow-loopback"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
+    outputs = [proc.communicate(timeout=600) for proc in fetches]
+    errors = [err for _out, err in outputs]
+    assert sum("installing fetch's page-extraction libraries" in err for err in errors) == 1, errors
+    assert sum(bool(re.search(r"fetch's libraries installed in \d+ s", err)) for err in errors) == 1, errors
+    for err in errors:  # both got past the libraries to the page (nothing listens on port 9)
+        assert "cannot connect to http://127.0.0.1:9/" in err and "are missing from the Python" not in err, err
+    assert (venv / "fetch.ready").exists()
+    assert subprocess.run([python, "-c", EVERYTHING]).returncode == 0
+    later = subprocess.run([cli, "fetch", "http://127.0.0.1:9/", "--run", str(run), "--allow-loopback"],
+                           capture_output=True, text=True, env=env, timeout=60)
+    assert "installing" not in later.stderr and "waiting" not in later.stderr
 
 
 def test_a_slow_waiter_does_not_break_the_lock_a_new_builder_took(tmp_path: Path):
