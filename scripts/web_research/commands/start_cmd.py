@@ -69,6 +69,12 @@ def read_input(args: argparse.Namespace) -> StartInput:
     return from_raw(raw)
 
 
+def prior_run_detail(run_dir: Path) -> str:
+    """The `detail` of a `prior-run-present` refusal (companion-contract.md shows it for /abs/run)."""
+    return (f"{run_dir} already contains {PLAN_FILE} or {REPORT_FILE} from a prior run. "
+            "Pass refresh: true to archive it and start over, or choose a different output_dir.")
+
+
 def run(args: argparse.Namespace) -> int:
     from ..runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run  # lazy: start-up
 
@@ -90,12 +96,7 @@ def run(args: argparse.Namespace) -> int:
         return _resume(request, run_dir)
 
     if has_prior_run(run_dir) and not request.refresh:
-        return _fail(
-            ERROR_PRIOR_RUN_PRESENT,
-            f"{run_dir} already contains {PLAN_FILE} or {REPORT_FILE} from a prior run. "
-            "Pass refresh: true to archive it and start over, or choose a different output_dir.",
-            EXIT_PRIOR_RUN,
-        )
+        return _fail(ERROR_PRIOR_RUN_PRESENT, prior_run_detail(run_dir), EXIT_PRIOR_RUN)
 
     archived: Path | None = None
     try:
