@@ -171,4 +171,8 @@ def test_the_prompts_name_the_tiers_and_their_lines() -> None:
     assert f"| `tier` | string | `{DEFAULT_TIER}` | " + ", ".join(f"`{t}`" for t in TIER_NAMES[:-1]) \
         + f" or `{TIER_NAMES[-1]}`" in contract
     assert "[--tier quick|standard|deep]" in skill and "[tier: quick|standard|deep]" in skill
-    assert f"At most {formats.MAX_PARALLEL_RESEARCHERS} researchers run at once in every tier." in reference
+    assert f"At most {formats.MAX_PARALLEL_RESEARCHERS} researchers run at once in every tier: the plugin holds it." \
+        in reference
+    # The hooks always cap at 3: the plan's `Researchers:` line is no setting, and the skill never offers it.
+    assert f"{formats.PLAN_RESEARCHERS_LINE}:" not in skill
+    assert f"`{formats.PLAN_RESEARCHERS_LINE}:` line\n  (older plans) is accepted and changes nothing" in reference

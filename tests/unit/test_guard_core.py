@@ -168,7 +168,7 @@ def test_stop_gate_state_machine():
 def test_stop_gate_messages_name_every_failure():
     failures = ["/r/report.md:3: bad [report.title]", "/r/report.md:9: worse [report.tldr.bullets]"]
     reason = stopgate.block_reason("/r", failures)
-    assert all(f in reason for f in failures) and "verify" in reason
+    assert all(f in reason for f in failures) and 'finish "/r" again' in reason
     many = [f"/r/report.md:{n}: x" for n in range(30)]
     assert "and 10 more" in stopgate.release_message("/r", many)
 
@@ -262,6 +262,9 @@ def test_only_the_return_object_with_verified_false_declares_an_unverified_stop(
     paths = '"plan": "/r/plan.md", "report": "/r/report.md", "findings_dir": "/r/findings/"'
     assert stopgate.declares_unverified("{" + paths + ', "verified": false}')
     assert stopgate.declares_unverified("```json\n{" + paths + ', "verified": false}\n```')
+    # prose around the object, a lapse a real model makes, still declares it
+    assert stopgate.declares_unverified("The run ends unverified:\n{" + paths + ', "verified": false}\nSee Gaps.')
+    assert not stopgate.declares_unverified("x" * stopgate.MAX_MESSAGE_CHARS + "{" + paths + ', "verified": false}')
     for message in ("{" + paths + "}", "{" + paths + ', "verified": true}', "verified: false", None, 3,
                     '{"verified": false}'):
         assert not stopgate.declares_unverified(message), message

@@ -156,8 +156,8 @@ def test_every_relative_link_resolves(path):
 
 def test_skill_links_its_references():
     targets = {file_part for file_part, _ in relative_links(SKILL)}
-    for name in ("failure-modes.md", "companion-contract.md", "report-template.md", "citation-schema.md",
-                 "budget-tiers.md"):
+    for name in ("failure-modes.md", "companion-contract.md", "report-template.md", "budget-tiers.md",
+                 "second-wave.md", "resume.md", "clarifying-questions.md"):
         assert f"references/{name}" in targets, name
 
 
@@ -203,21 +203,14 @@ def test_skill_names_the_report_sections_in_order():
         assert not re.search(r"Gaps and Limitations|Gaps & limitations|TLDR|TL; DR", read(path)), path.name
 
 
-def test_skill_plan_skeleton_is_the_format_the_core_parses():
-    from web_research.plan import parse_plan
-
-    (skeleton,) = fenced_blocks(read(SKILL), "markdown")
-    headings = re.findall(r"^## (.+)$", skeleton, flags=re.M)
-    assert headings == list(formats.PLAN_SECTIONS)
-    from web_research.budget import DEFAULT_TIER, PLAN_TIER_LINE
-
-    # The skill always writes the tier start printed; the other budget lines only on request.
-    assert f"{PLAN_TIER_LINE}: <tier from start's output>" in skeleton
-    assert formats.PLAN_BUDGET_LINE not in skeleton
-    filled = re.sub(r"<[^<>\n]+>", "sample text", skeleton.replace("<tier from start's output>", DEFAULT_TIER))
-    plan = parse_plan(filled)
-    assert plan.question == "sample text"
-    assert len(plan.subtopics) == 1 and plan.tier == DEFAULT_TIER
+def test_skill_names_the_plan_sections_it_fills_and_writes_no_skeleton():
+    """`start` writes plan.md's skeleton (the question, the Budget); the skill names the sections
+    the model fills, and the Budget lines it may add, and shows no plan of its own to copy."""
+    text = read(SKILL)
+    assert not fenced_blocks(text, "markdown"), "SKILL.md shows no plan skeleton: start writes it"
+    for section in formats.PLAN_SECTIONS[1:3]:
+        assert f"`## {section}`" in text, section
+    assert f"`## {formats.PLAN_SECTION_BUDGET}`" in text and "stay as they are" in text
 
 
 def test_researcher_reads_its_clock_from_the_line_the_hook_writes():
@@ -245,10 +238,11 @@ def test_numbers_in_the_skill_match_the_limits():
     assert f"send the first {formats.MAX_PARALLEL_RESEARCHERS}" in text
 
 
-def test_skill_dispatches_a_researcher_by_reference():
-    """The researcher's prompt is `Brief: <brief_path>`: the hook puts the brief in its place."""
+def test_skill_dispatches_each_researcher_by_reference():
     text = prose(read(SKILL))
-    assert f"`{formats.DISPATCH_BRIEF_LABEL} <brief_path>`" in text
+    assert f"`prompt`: `{formats.DISPATCH_BRIEF_LABEL} <brief_path>`" in text
+    assert f"`prompt`: `{formats.DISPATCH_CHECK_LABEL} <output_dir>`" in text
+    assert "Brief hash" not in text and "unchanged (the brief" not in text  # nothing long is copied
     assert "`run_in_background`: `false`" in text
     assert f"`subagent_type`: `{formats.RESEARCHER_SUBAGENT_TYPE}`" in text
     assert "ONE message" in text
@@ -259,8 +253,10 @@ def test_skill_error_and_return_shapes_match_the_contract():
     for code in (formats.ERROR_WEB_TOOLS_UNAVAILABLE, formats.ERROR_PRIOR_RUN_PRESENT, formats.ERROR_INVALID_INPUT):
         assert code in text, code
     shapes = [json.loads(block) for block in fenced_blocks(text, "json")]
-    assert {"error": formats.ERROR_WEB_TOOLS_UNAVAILABLE, "detail": "missing: WebSearch"} in shapes
-    assert {"plan": "<plan>", "report": "<report>", "findings_dir": "<findings_dir>"} in shapes
+    assert shapes == [{"error": formats.ERROR_WEB_TOOLS_UNAVAILABLE, "detail": "missing: WebSearch"}]
+    # The return object is finish's: the skill returns it unchanged and never composes one.
+    assert "your final message is that object, unchanged" in prose(text)
+    assert '"plan":' not in text
 
 
 # --- the companion contract ------------------------------------------------------------------
@@ -299,8 +295,16 @@ def test_contract_return_shapes():
                       formats.ERROR_NOT_A_RUN, formats.ERROR_PLAN_CHANGED}
     assert all(set(shape) == {"error", "detail"} for shape in shapes if "error" in shape)
     success, unverified = [shape for shape in shapes if "error" not in shape]
-    assert set(success) == {"plan", "report", "findings_dir"}
-    assert unverified == {**success, formats.RETURN_VERIFIED_KEY: False}
+    # The shapes `finish` prints for the run folder /abs/run, verified and not.
+    from web_research.commands.finish_cmd import return_object
+    from web_research.commands.start_cmd import prior_run_detail
+
+    assert success == return_object(Path("/abs/run"))
+    assert unverified == return_object(Path("/abs/run"), unverified[formats.RETURN_FAILED_CHECKS_KEY])
+    assert unverified[formats.RETURN_FAILED_CHECKS_KEY] and all(
+        re.fullmatch(r"[a-z_]+(\.[a-z0-9_<>-]+)+", c) for c in unverified[formats.RETURN_FAILED_CHECKS_KEY])
+    prior = next(shape for shape in shapes if shape.get("error") == formats.ERROR_PRIOR_RUN_PRESENT)
+    assert prior["detail"] == prior_run_detail(Path("/abs/run"))
     assert success["plan"].endswith("/" + formats.PLAN_FILE)
     assert success["report"].endswith("/" + formats.REPORT_FILE)
     assert success["findings_dir"].rstrip("/").endswith("/" + formats.FINDINGS_DIR)
@@ -312,7 +316,7 @@ def test_contract_return_shapes():
 def test_failure_modes_maps_every_kind_of_verify_failure():
     text = read(FAILURE_MODES)
     assert "## Verification failures" in text
-    for word in ("Partial success", "Silent failure", "Re-run protection", "Fail fast"):
+    for word in ("Partial success", "Researchers that do not finish", "Refusals", "Fail fast"):
         assert word in text, word
     assert formats.ARCHIVE_PREFIX in text
     assert "findings file" in text and "Gaps & Limitations" in text

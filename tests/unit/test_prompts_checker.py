@@ -38,14 +38,14 @@ def test_the_rendered_prompt_agrees_with_the_agent():
     assert parse_answer(example, ["a" * 16, "b" * 16])[1] == []
 
 
-def test_skill_dispatches_the_checker_by_reference():
-    """The checker's prompt is `Check: <output_dir>`: the hook puts the rendered prompt in its place."""
+def test_skill_dispatches_the_checker_by_reference_when_finish_says_so():
+    from web_research.commands.finish_cmd import CLAIMS_CHECKED
+
     text = prose(read(SKILL))
-    assert f"`{formats.CHECKER_SUBAGENT_TYPE}`" in text
-    assert f"`{formats.DISPATCH_CHECK_LABEL} <output_dir>`" in text
-    assert "--prompt" not in text  # the orchestrator never copies the checker's prompt
-    for check_id in ("report.claims.checked", "report.claims.verdict"):
-        assert f"`{check_id}`" in text, check_id
+    assert f"`subagent_type`: `{formats.CHECKER_SUBAGENT_TYPE}`" in text
+    assert f"`prompt`: `{formats.DISPATCH_CHECK_LABEL} <output_dir>`" in text
+    assert f"`{CLAIMS_CHECKED}`" in text and "claims \"<output_dir>\" --prompt" not in text
+    assert "`report.claims.verdict`" in prose(read(FAILURE_MODES))
 
 
 def test_failure_modes_explains_the_claim_check():

@@ -141,10 +141,9 @@ def test_every_prompt_command_is_a_core_command_the_parser_accepts(where, comman
         pytest.fail(f"{where}: the CLI rejects this command line (exit {error.code}): {command}")
 
 
-def test_skill_runs_exactly_the_six_orchestrator_subcommands():
-    """`claims --prompt` is no longer the orchestrator's: the hook renders the checker's prompt."""
+def test_skill_runs_exactly_the_five_orchestrator_subcommands():
     commands = extract_commands(SKILL.read_text(encoding="utf-8"))
-    assert [parse_core(c).command for c in commands] == ["start", "estimate", "briefs", "status", "gaps", "verify"]
+    assert [parse_core(c).command for c in commands] == ["start", "estimate", "briefs", "gaps", "finish"]
     for command in commands:
         assert expand(command, SAMPLES).split("\n", 1)[0].startswith(
             f'"{SAMPLES["CLAUDE_PLUGIN_ROOT"]}/scripts/web-research" ')

@@ -46,15 +46,11 @@ def run_skill_command(subcommand: str, cwd: Path, arguments: str = "", output_di
 
 
 def skill_plan(question: str, subtopics: list[tuple[str, list[str]]], tier: str) -> str:
-    """plan.md written in the skeleton SKILL.md gives, with the placeholders filled."""
-    skeleton = re.search(r"^```markdown\n(.*?)^```$", SKILL_TEXT, flags=re.S | re.M).group(1)
-    head, rest = skeleton.split("### <subtopic name>\n", 1)
-    _, tail = rest.split("\n\n## ", 1)
-    blocks = "\n\n".join(f"### {name}\n" + "".join(f"- {item}\n" for item in items) for name, items in subtopics)
-    text = head.replace("<short title>", "Log retention pricing").replace(
-        "<research_question from start's output, verbatim>", question) + blocks + "\n## " + tail
-    text = text.replace("<tier from start's output>", tier)
-    return re.sub(r"<[^<>\n]+>", "Compare the subtopics side by side.", text)
+    """plan.md with the sections SKILL.md says to fill in, the question and Budget as start gives them."""
+    blocks = "\n".join(f"### {name}\n" + "".join(f"- {item}\n" for item in items) for name, items in subtopics)
+    return (f"# Log retention pricing\n\n## {formats.PLAN_SECTION_QUESTION}\n\n{question}\n\n"
+            f"## {formats.PLAN_SECTION_SUBTOPICS}\n\n{blocks}\n## {formats.PLAN_SECTION_SYNTHESIS}\n\n"
+            f"Compare the subtopics side by side.\n\n## {formats.PLAN_SECTION_BUDGET}\n\nTier: {tier}\n")
 
 
 def test_skill_names_the_keys_the_core_prints():
@@ -63,7 +59,7 @@ def test_skill_names_the_keys_the_core_prints():
     assert set(BRIEF_KEYS) <= spans
 
 
-def test_start_estimate_briefs_status_verify_as_the_skill_runs_them(tmp_path):
+def test_start_estimate_briefs_gaps_finish_as_the_skill_runs_them(tmp_path):
     run_dir = tmp_path / "run"
     arguments = f'research_question: "{QUESTION}"\noutput_dir: "{run_dir}"\nauto_proceed: true\ntier: quick'
     started = run_skill_command("start", tmp_path, arguments=arguments)
@@ -97,12 +93,12 @@ def test_start_estimate_briefs_status_verify_as_the_skill_runs_them(tmp_path):
         assert stated == brief_hash(Path(brief["brief_path"]).read_bytes()) == brief_hash(body.encode("utf-8"))
         assert Path(brief["findings_path"]).parent == Path(opened["findings_dir"])
 
-    status = run_skill_command("status", tmp_path, output_dir=opened["output_dir"])
-    assert status.returncode == 0, status.stderr
-    assert "missing" in status.stdout  # no findings yet: the skill turns these into Gaps entries
-    verified = run_skill_command("verify", tmp_path, output_dir=opened["output_dir"])
-    assert verified.returncode == 1  # no findings, no report yet
-    assert "report.exists" in verified.stdout
+    gaps = run_skill_command("gaps", tmp_path, output_dir=opened["output_dir"])
+    assert gaps.returncode == 0, gaps.stderr
+    assert "1.1" in gaps.stdout and "missing" in gaps.stdout  # no findings yet: Gaps entries by id
+    finished = run_skill_command("finish", tmp_path, output_dir=opened["output_dir"])
+    assert finished.returncode == 1  # no findings, no report yet: a round of fixes, said on stdout
+    assert "report.exists" in finished.stdout and "Round 1 of 3 of fixes" in finished.stdout
 
 
 @pytest.mark.parametrize("arguments,expected_error", [

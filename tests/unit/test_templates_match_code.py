@@ -29,30 +29,56 @@ def _schema_doc() -> str:
     return formats.CITATION_SCHEMA_DOC.read_text(encoding="utf-8")
 
 
-def test_template_sections_are_the_report_sections_in_order() -> None:
+def _filled_template() -> str:
+    """The template with every reference placeholder citing footnote 1 or 2 of findings/s.md."""
+    from web_research.report_references import SHAPE
+
+    text = _template()
+    count = text.count(SHAPE)
+    for i in range(count):
+        text = text.replace(SHAPE, f"[^s:{1 + i % 2}]", 1)
+    return text
+
+
+def _findings_entries():
+    from web_research.report_references import entries_of
+
+    findings = ('[^1]: **Title**: A page\n      **URL**: https://a.example/p\n      **Excerpt**: "one two three four"\n\n'
+                '[^2]: **Title**: B page\n      **URL**: https://b.example/p\n      **Excerpt**: "five six seven eight"\n')
+    return {"s": entries_of("s", findings, parse_citations(findings))}
+
+
+def test_template_sections_and_finish_give_the_report_sections_in_order() -> None:
+    from web_research.report_references import assemble
+
     report = parse_report(_template())
-    assert tuple(s.name for s in report.sections) == formats.REPORT_SECTIONS
+    assert tuple(s.name for s in report.sections) == formats.REPORT_SECTIONS[:3]  # finish adds Sources
     assert report.title is not None and report.title.startswith(formats.REPORT_TITLE_PREFIX)
+    finished = assemble(_filled_template(), _findings_entries(), {}, [])
+    assert finished.problems == [] and finished.text is not None
+    assert tuple(s.name for s in parse_report(finished.text).sections) == formats.REPORT_SECTIONS
 
 
-def test_template_citation_layout_parses_with_the_citation_parser() -> None:
-    block = _template()
-    report = parse_report(block)
-    citations = report.citations
-    assert [c.number for c in citations] == [1, 2]
-    assert set(citations[0].fields) == set(formats.CITATION_LABELS.values())
-    assert set(citations[1].fields) == set(formats.CITATION_REQUIRED)
-    sources = report.section("Sources")
-    assert all(sources.line < c.line <= sources.end for c in citations)
-    used = {n for n, _line in find_markers(block)}
-    assert used == {c.number for c in citations}
+def test_template_references_are_the_rule_finish_reads() -> None:
+    from web_research.report_references import REFERENCE, SHAPE, assemble, find_references
+
+    text = _template()
+    assert "[^" in text and not re.search(r"\[\^\d+\]", text)  # no numbered footnote to copy
+    assert all(m.group(0) == SHAPE for m in re.finditer(r"\[\^[^\]]*\]", text))
+    filled = _filled_template()
+    assert [m.slug for m in find_references(filled)] == ["s"] * text.count(SHAPE)
+    assert REFERENCE.search(filled)
+    finished = parse_report(assemble(filled, _findings_entries(), {}, []).text or "")
+    assert [c.number for c in finished.citations] == [1, 2]
+    assert {n for n, _line in finished.markers} == {1, 2}
+    assert all(citation_problems(c) == [] for c in finished.citations)
 
 
 def test_template_states_the_rules_verify_enforces() -> None:
-    text = formats.REPORT_TEMPLATE.read_text(encoding="utf-8")
+    text = " ".join(formats.REPORT_TEMPLATE.read_text(encoding="utf-8").split())
     assert f"{formats.TLDR_MIN_BULLETS} to {formats.TLDR_MAX_BULLETS}" in text
     assert f"`{formats.REPORT_TITLE_PREFIX}`" in text
-    for rule in ("never empty", "failed, empty or", "missing", "across the whole report", "no gaps"):
+    for rule in ("never empty", "failed, empty or missing", "by first use", "field for field"):
         assert rule in text, rule
 
 

@@ -67,19 +67,26 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
     return failures
 
 
+MAX_MESSAGE_CHARS = 20_000  # a return object is a few hundred characters; prose around it is bounded too
+
+
 def declares_unverified(message: object) -> bool:
-    """True when the agent's last message is the return object with `"verified": false`."""
-    if not isinstance(message, str):
+    """True when the agent's last message holds the return object with `"verified": false`:
+    alone, in a code fence, or with a sentence around it (a lapse a real model makes)."""
+    if not isinstance(message, str) or len(message) > MAX_MESSAGE_CHARS:
         return False
-    text = message.strip()
-    if text.startswith("```"):
-        text = text.strip("`").removeprefix("json").strip()
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
-    return (isinstance(value, dict) and value.get(formats.RETURN_VERIFIED_KEY) is False
-            and isinstance(value.get("report"), str))
+    decoder = json.JSONDecoder()
+    start = message.find("{")
+    while start >= 0:
+        try:
+            value, _end = decoder.raw_decode(message, start)
+        except ValueError:
+            value = None
+        if (isinstance(value, dict) and value.get(formats.RETURN_VERIFIED_KEY) is False
+                and isinstance(value.get("report"), str)):
+            return True
+        start = message.find("{", start + 1)
+    return False
 
 
 def decide_stop(state: dict[str, Any], failures: Sequence[str] | None, stop_hook_active: bool,
@@ -105,8 +112,8 @@ def block_reason(run_dir: str | Path, failures: Sequence[str],
     return (f"The research report in {run_dir} fails verification ({len(failures)} error(s)):\n{lines}\n"
             "Fix each one in report.md, or, where the evidence is missing, remove the claim and record it "
             "under Gaps & Limitations. Do not edit plan.md, briefs or findings files. Then run "
-            f'"{program}" verify "{run_dir}" again; after {formats.MAX_VERIFY_ROUNDS} rounds of fixes, return as '
-            'SKILL.md says, with "verified": false.')
+            f'"{program}" finish "{run_dir}" again and do what it prints; its JSON object is your final message '
+            f'(after {formats.MAX_VERIFY_ROUNDS} rounds of fixes it says "verified": false).')
 
 
 def release_message(run_dir: str | Path, failures: Sequence[str]) -> str:
