@@ -183,58 +183,81 @@ def checker_walk(protocol: str, s: dict) -> list[tuple[str, int, list[tuple[str,
 
 # --- exact-format demands: (what, prompt file, text that makes the demand) -----------------------
 
+# (what, prompt file, text that makes the demand, strict): strict when a deviation is refused or fails
+# a check; not strict when code tolerates it (a hook that rewrites a near-miss, a check that reads
+# only the words, not the shape).
+SKILL = "skills/web-research/SKILL.md"
+REF = "skills/web-research/references/"
 DEMANDS = {
     "numbered": {
         "orchestrator": [
-            ("error JSON for missing web tools", "skills/web-research/SKILL.md", '"web-tools-unavailable"'),
-            ("start command with heredoc", "skills/web-research/SKILL.md", "start --args-file -"),
-            ("plan.md layout", "skills/web-research/SKILL.md", "Write the file at `plan` in exactly this shape"),
-            ("Budget lines", "skills/web-research/SKILL.md", "Researchers: 3"),
-            ("estimate/briefs/status/gaps/verify command lines", "skills/web-research/SKILL.md", '" estimate "<output_dir>"'),
-            ("researcher Agent call fields", "skills/web-research/SKILL.md", "`subagent_type`: `web-research:researcher`"),
-            ("researcher prompt unchanged", "skills/web-research/SKILL.md", "never retyped, shortened or extended"),
-            ("report skeleton and headings", "skills/web-research/references/report-template.md",
-             "keep the headings character for character"),
-            ("citation entry layout", "skills/web-research/references/citation-schema.md", "Layout: the entry starts at the left margin"),
-            ("footnote numbering by first use", "skills/web-research/SKILL.md", "number footnotes globally"),
-            ("Gaps bullet shape", "skills/web-research/references/report-template.md", "**Subtopic \"<name>\"**"),
-            ("bullet id label", "skills/web-research/references/report-template.md", "Write an id as a leading"),
-            ("claim-checker prompt unchanged", "skills/web-research/SKILL.md", "the command's whole output, unchanged"),
-            ("final JSON object", "skills/web-research/SKILL.md", 'exactly one JSON object'),
+            ("error JSON for missing web tools", SKILL, '"web-tools-unavailable"', True),
+            ("start command with heredoc", SKILL, "start --args-file -", True),
+            ("plan.md layout", SKILL, "Write the file at `plan` in exactly this shape", True),
+            ("Budget lines", SKILL, "Researchers: 3", True),
+            ("estimate/briefs/status/gaps/verify command lines", SKILL, '" estimate "<output_dir>"', True),
+            ("researcher Agent call fields", SKILL, "`subagent_type`: `web-research:researcher`", True),
+            ("researcher prompt unchanged", SKILL, "never retyped, shortened or extended", True),
+            ("report skeleton and headings", REF + "report-template.md", "keep the headings character for character",
+             True),
+            ("citation entry layout", REF + "citation-schema.md", "Layout: the entry starts at the left margin", True),
+            ("footnote numbering by first use", SKILL, "number footnotes globally", True),
+            ("Gaps bullet shape", REF + "report-template.md", "**Subtopic \"<name>\"**", False),
+            ("bullet id label", REF + "report-template.md", "Write an id as a leading", False),
+            ("claim-checker prompt unchanged", SKILL, "the command's whole output, unchanged", True),
+            ("final JSON object", SKILL, "exactly one JSON object", True),
         ],
         "researcher": [
-            ("frontmatter fields", "skills/web-research/references/subagent-brief.md", "Start it with this YAML frontmatter"),
-            ("brief hash copied", "skills/web-research/references/subagent-brief.md", 'the value on the "Brief hash:" line'),
-            ("fetch command line", "skills/web-research/references/subagent-brief.md", 'fetch "<url>" --run'),
-            ("findings body sections", "skills/web-research/references/subagent-brief.md", "these sections in this order"),
-            ("### <id> headings", "skills/web-research/references/subagent-brief.md", "### <a point under Establish"),
-            ("citation entry layout", "skills/web-research/references/subagent-brief.md", "[^1]: **Title**"),
-            ("reply line", "skills/web-research/references/subagent-brief.md", "reply with exactly this one line"),
+            ("frontmatter fields", REF + "subagent-brief.md", "Start it with this YAML frontmatter", True),
+            ("brief hash copied", REF + "subagent-brief.md", 'the value on the "Brief hash:" line', True),
+            ("fetch command line", REF + "subagent-brief.md", 'fetch "<url>" --run', True),
+            ("findings body sections", REF + "subagent-brief.md", "these sections in this order", False),
+            ("### <id> headings", REF + "subagent-brief.md", "### <a point under Establish", True),
+            ("citation entry layout", REF + "subagent-brief.md", "[^1]: **Title**", True),
+            ("reply line", REF + "subagent-brief.md", "reply with exactly this one line", False),
         ],
         "checker": [
-            ("verdicts JSON", "agents/claim-checker.md", '{"verdicts": [{"claim": "<key>"'),
-            ("claim keys copied", "agents/claim-checker.md", "each key copied exactly"),
-            ("reply", "agents/claim-checker.md", "reply with the file's path"),
+            ("verdicts JSON", "agents/claim-checker.md", '{"verdicts": [{"claim": "<key>"', True),
+            ("claim keys copied", "agents/claim-checker.md", "each key copied exactly", True),
+            ("reply", "agents/claim-checker.md", "reply with the file's path", False),
+        ],
+    },
+    "references": {
+        "orchestrator": [
+            ("error JSON for missing web tools", SKILL, '"web-tools-unavailable"', True),
+            ("start command with heredoc", SKILL, "start --args-file -", True),
+            ("subtopic heading and bullets in plan.md", SKILL, "each a `### <name>` heading and `- ` bullets", True),
+            ("estimate/briefs/gaps/finish command lines", SKILL, '" finish "<output_dir>"', True),
+            ("Agent call fields", SKILL, "`run_in_background`: `false`", True),
+            ("researcher prompt Brief: <path>", SKILL, "`prompt`: `Brief: <brief_path>`", False),
+            ("checker prompt Check: <dir>", SKILL, "`prompt`: `Check: <output_dir>`", False),
+            ("report skeleton and headings", REF + "report-template.md", "keep the headings character for character",
+             True),
+            ("reference [^<subtopic-slug>:<n>]", SKILL, "[^<subtopic-slug>:<n>]", True),
+            ("Gaps bullet shape", REF + "report-template.md", "in the shapes above", False),
+            ("final message is finish's object", SKILL, "your final message is that object, unchanged", False),
         ],
     },
 }
 
 
-def demands(protocol: str, model: str, rev: str | None) -> list[str]:
-    table = DEMANDS.get(protocol, {}).get(model)
-    if table is None:
-        table = _after_demands(model)
-    missing = [what for what, rel, anchor in table
-               if " ".join(anchor.split()) not in " ".join(read_at(rev, rel).split())]
+def demands(protocol: str, model: str, rev: str | None) -> list[tuple[str, bool]]:
+    """(demand, strict) for a model; the researcher's and the checker's come from the helper that
+    owns their prompts: when the list below has none for this protocol, they are read from the
+    prompts as the numbered protocol's list with the anchors still present."""
+    table = DEMANDS[protocol].get(model)
+    if table is None:  # the researcher's and checker's prompts: the demands still made at `rev`
+        table = [d for d in DEMANDS["numbered"][model] if _present(rev, d[1], d[2])]
+        return [(what, strict) for what, _, _, strict in table]
+    missing = [what for what, rel, anchor, _ in table if not _present(rev, rel, anchor)]
     if missing:
         raise SystemExit(f"protocol_count: the prompts at {rev or 'the working tree'} no longer make these "
                          f"{model} demands (update the list): {missing}")
-    return [what for what, _, _ in table]
+    return [(what, strict) for what, _, _, strict in table]
 
 
-def _after_demands(model: str) -> list[tuple[str, str, str]]:
-    from web_research import references_rule  # noqa: PLC0415 - only the new protocol has it
-    return references_rule.COUNTED_DEMANDS[model]
+def _present(rev: str | None, rel: str, anchor: str) -> bool:
+    return " ".join(anchor.split()) in " ".join(read_at(rev, rel).split())
 
 
 # --- instruction files the walk reads -------------------------------------------------------------
@@ -264,7 +287,7 @@ def count(protocol: str, rev: str | None) -> dict:
     return out
 
 
-def tally(steps, instruction_chars: int, demand_list: list[str]) -> dict:
+def tally(steps, instruction_chars: int, demand_list: list[tuple[str, bool]]) -> dict:
     distinct: dict[str, str] = {}
     occurrences = 0
     chars = 0
@@ -275,9 +298,10 @@ def tally(steps, instruction_chars: int, demand_list: list[str]) -> dict:
             chars += len(value) * times
     longest = max((len(v) for v in distinct.values()), default=0)
     return {"tool_calls": sum(c for _, c, _ in steps), "exact_format_demands": len(demand_list),
+            "strict_demands": sum(1 for _, strict in demand_list if strict),
             "values_copied": len(distinct), "copies": occurrences, "copied_chars": chars,
             "longest_copied": longest, "output_tokens_reemitted": chars // 4,
-            "instruction_tokens": instruction_chars // 4, "demands": demand_list}
+            "instruction_tokens": instruction_chars // 4, "demands": [what for what, _ in demand_list]}
 
 
 def main() -> None:
@@ -290,7 +314,7 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=2))
         return
-    keys = ("tool_calls", "exact_format_demands", "values_copied", "copies", "copied_chars", "longest_copied",
+    keys = ("tool_calls", "exact_format_demands", "strict_demands", "values_copied", "copies", "copied_chars", "longest_copied",
             "output_tokens_reemitted", "instruction_tokens")
     print("| | " + " | ".join(result) + " |")
     print("|---" * (len(result) + 1) + "|")
