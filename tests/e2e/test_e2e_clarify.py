@@ -73,7 +73,12 @@ def test_the_answers_are_recorded_under_scope_notes_and_the_question_stays_verba
 def test_once_confirmed_every_researcher_gets_the_answers_under_the_question(runs):
     confirmed = runs["confirmed"]
     assert runs["plan"].read_text(encoding="utf-8") == runs["plan_after_answers"]
-    prompts = [u["input"]["prompt"] for u in confirmed.stream.tool_uses("Agent")]
+    # what each researcher received: the hook puts its brief in place of `Brief: <brief_path>`
+    firsts: dict[str, str] = {}
+    for req in confirmed.requests:
+        if req.kind == "subagent" and req.agent_id not in firsts:
+            firsts[req.agent_id] = req.first_user_text
+    prompts = list(firsts.values())
     briefs = sorted((runs["plan"].parent / formats.BRIEFS_DIR).glob("*.md"))
     assert len(prompts) == len(briefs) == 3
     for text in [*prompts, *(b.read_text(encoding="utf-8") for b in briefs)]:

@@ -49,8 +49,8 @@ def _job(old: str, new: str):
 
 SESSIONS = {
     "wrong-subcommand": _job('/scripts/web-research" briefs "<output_dir>"', '/scripts/web-research" brief "<output_dir>"'),
-    "unsubstituted-root": _job('"${CLAUDE_PLUGIN_ROOT}/scripts/web-research" verify',
-                               '"${CLAUDE_PLUGIN_HOME}/scripts/web-research" verify'),
+    "unsubstituted-root": _job('"${CLAUDE_PLUGIN_ROOT}/scripts/web-research" finish',
+                               '"${CLAUDE_PLUGIN_HOME}/scripts/web-research" finish'),
 }
 
 

@@ -8,6 +8,7 @@ lines of SKILL.md as the CLI delivered them, so this also proves the
 """
 from __future__ import annotations
 
+import json
 import statistics
 from pathlib import Path
 
@@ -96,8 +97,9 @@ def test_each_researcher_got_its_rendered_brief_verbatim(run, answer):
 
 
 def test_report_passes_verify_in_session_and_independently(run, answer):
-    (use, text), = outcome.bash_runs(run, "verify")
+    (use, text), = outcome.bash_runs(run, "finish")
     assert not outcome.tool_result_is_error(run, use["id"]), text
+    assert json.loads(text) == answer  # the final message is finish's object, unchanged
     done = outcome.verify(Path(answer["plan"]).parent)
     assert done.returncode == 0, done.stdout + done.stderr
     report = Path(answer["report"]).read_text()

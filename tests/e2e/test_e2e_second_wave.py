@@ -67,10 +67,12 @@ def test_the_second_wave_is_appended_to_the_plan_and_its_briefs_are_new(run, run
     plan = (run_dir / formats.PLAN_FILE).read_text()
     assert plan.count("## Second wave") == 1
     assert "### Overage rate cards\n- 1.2: the vendors' published rate cards" in plan
-    (first_call, first_out), (second_call, second_out) = outcome.bash_runs(run, "briefs")
-    first = [Path(b["brief_path"]).stem for b in json.loads(first_out)]
+    listings = [json.loads(out) for _call, out in outcome.bash_runs(run, "briefs")]
+    # rendered; run again once the researchers return (nothing left); with the second wave; again
+    assert len(listings) == 4 and listings[1] == listings[3] == [], listings
+    first = [Path(b["brief_path"]).stem for b in listings[0]]
     # run again, `briefs` lists only what is still to dispatch: the second wave's new briefs
-    wave2 = [Path(b["brief_path"]).stem for b in json.loads(second_out)]
+    wave2 = [Path(b["brief_path"]).stem for b in listings[2]]
     assert sorted(wave2) == ["multiyear-discount-schedules", "overage-rate-cards"] and not set(wave2) & set(first)
     seals = json.loads((run_dir / formats.RUN_STATE_DIR / "seals.json").read_text())["seals"]
     for slug in first:  # the first wave's briefs are byte for byte what was sealed when they were rendered

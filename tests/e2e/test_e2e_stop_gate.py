@@ -1,19 +1,20 @@
 """Scenario 5: a broken report meets the Stop hook.
 
 The scripted orchestrator writes a report with a missing section (Gaps &
-Limitations) and an orphan Sources entry, ignores `verify` and tries to stop.
-Fixed case: the model ignores `verify` and tries to stop; the hook blocks with
-the failures, the model rewrites the report, and the run ends with a passing
-report. Bounded case: the model follows SKILL.md but its report stays broken;
-after the rounds of fixes SKILL.md allows it returns the paths with
-"verified": false, the hook lets that declared stop end the session without
-a block, and the user is shown what is still wrong. Drifted case: the report is
+Limitations), ignores what `finish` printed and tries to stop.
+Fixed case: the hook blocks with the failures, the model rewrites the report,
+runs `finish` again and the run ends with a passing report. Bounded case: the
+model follows SKILL.md but its report stays broken; after the rounds of fixes
+`finish` counts it prints the paths with "verified": false and the failing
+check ids, the model returns that, and the hook lets that declared stop end the
+session without a block. Drifted case: the report is
 well-formed but its first figure is not the one its excerpt gives; the hook
 blocks naming the claim's line, figure and footnote, the model rewrites it, and
 the run passes.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ def test_stop_hook_blocks_with_the_failures(fixed):
     assert len(blocks) == 1, fixed.describe()
     reason = _reason(fixed, blocks[0])
     assert "Gaps & Limitations" in reason, reason
-    assert "[^4]" in reason, reason  # the orphan Sources entry
+    assert 'finish "' in reason, reason  # the block sends the model back to finish
     feedback = [r for r in fixed.requests if r.kind == "main" and r.last_user_text.startswith("Stop hook feedback")]
     assert feedback and "Gaps & Limitations" in feedback[0].last_user_text
 
@@ -73,8 +74,9 @@ def test_fixed_report_passes_and_the_run_returns_success(fixed):
     assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
     last_stop = fixed.stream.hook_responses("Stop")[-1]
     assert fixed.stream.decision_of(last_stop).get("decision") != "block"
-    verifies = outcome.bash_runs(fixed, "verify")
-    assert len(verifies) == 2 and not outcome.tool_result_is_error(fixed, verifies[-1][0]["id"])
+    finishes = outcome.bash_runs(fixed, "finish")
+    assert len(finishes) == 2 and not outcome.tool_result_is_error(fixed, finishes[-1][0]["id"])
+    assert answer == json.loads(finishes[-1][1])  # the final message is finish's object, unchanged
 
 
 def test_never_fixed_report_is_returned_unverified_after_the_bounded_rounds(never_fixed):
@@ -83,15 +85,15 @@ def test_never_fixed_report_is_returned_unverified_after_the_bounded_rounds(neve
     assert never_fixed.stream.blocks("Stop") == [], never_fixed.describe()
     answer = outcome.final_json(never_fixed)
     assert answer[formats.RETURN_VERIFIED_KEY] is False, answer
-    assert set(answer) == {"plan", "report", "findings_dir", formats.RETURN_VERIFIED_KEY}
+    assert set(answer) == {"plan", "report", "findings_dir", formats.RETURN_VERIFIED_KEY,
+                           formats.RETURN_FAILED_CHECKS_KEY}
+    assert "report.sections.missing" in answer[formats.RETURN_FAILED_CHECKS_KEY], answer
     assert outcome.verify(Path(answer["plan"]).parent).returncode != 0, "the report was expected to stay broken"
-    verifies = outcome.bash_runs(never_fixed, "verify")
-    assert len(verifies) == formats.MAX_VERIFY_ROUNDS + 1, [text[:200] for _, text in verifies]
-
-
-def test_never_fixed_failures_are_shown_to_the_user(never_fixed):
-    shown = "\n".join(never_fixed.stream.system_messages())
-    assert "Gaps & Limitations" in shown and "[^4]" in shown, never_fixed.describe()
+    finishes = outcome.bash_runs(never_fixed, "finish")
+    assert len(finishes) == formats.MAX_VERIFY_ROUNDS + 1, [text[:200] for _, text in finishes]
+    assert [f"Round {n} of {formats.MAX_VERIFY_ROUNDS} of fixes" in text for n, (_, text) in
+            enumerate(finishes, start=1)] == [True] * formats.MAX_VERIFY_ROUNDS + [False]
+    assert answer == json.loads(finishes[-1][1])
 
 
 def test_a_figure_that_drifted_from_its_excerpt_is_blocked_then_fixed(drifted):

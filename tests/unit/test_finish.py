@@ -137,8 +137,9 @@ def test_a_sources_section_written_by_hand_is_replaced_with_a_note(tmp_path):
         '      **Excerpt**: "Cheap."\n'
     (run / "report.md").write_text(handmade, encoding="utf-8")
     done = finish(run)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Sources section was written by hand (1 entries, 1 of them in no findings file)" in done.stderr
+    assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
+    record = json.loads((run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).read_text(encoding="utf-8"))
+    assert "Sources section was written by hand (1 entries, 1 of them in no findings file)" in record["notes"][0]
     assert (run / "report.md").read_bytes() == (EXAMPLE_DIR / "report.md").read_bytes()
     kept = run / formats.RUN_STATE_DIR / formats.REPORT_BEFORE_FINISH_FILE
     assert kept.read_text(encoding="utf-8") == handmade
@@ -150,8 +151,9 @@ def test_an_old_format_report_is_checked_as_written(tmp_path):
     (run / "report.md").write_bytes(fixture.read_bytes())
     (run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).unlink()  # finish never ran on it
     done = finish(run)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "it is checked as written" in done.stderr
+    assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
+    record = json.loads((run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).read_text(encoding="utf-8"))
+    assert "it is checked as written" in record["notes"][0]
     assert (run / "report.md").read_bytes() == fixture.read_bytes()
     assert run_cli("verify", str(run)).returncode == 0
 

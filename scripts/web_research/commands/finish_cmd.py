@@ -17,8 +17,10 @@ references added later and numbers already assigned come out right, and a report
 written the old way (numbered footnotes and a hand-written Sources section, no
 reference) is checked as written.
 
-Exit 0 when it printed the return object (stdout holds that object alone), 1 when
-the report needs work (stdout says what), 2 when the folder cannot be used.
+Exit 0 when it printed the return object (stdout holds that object alone, and
+nothing goes to stderr: a model reads both as one result), 1 when the report needs
+work (stdout says what, after any note such as a hand-written Sources section
+replaced), 2 when the folder cannot be used. Notes are also kept in the record.
 """
 from __future__ import annotations
 
@@ -122,8 +124,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"web-research finish: {args.dir}: cannot finish the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
         return EXIT_USAGE
-    for note in notes:
-        print(f"web-research finish: note: {note}.", file=sys.stderr)
+    if notes:  # kept with the run; shown with the next failing checks, never beside the return object
+        record["notes"] = notes
     failing = sorted({c.id for c in checks if not c.ok and c.severity == "error"})
     if problems:
         failing = [REFERENCES_CHECK]
@@ -148,6 +150,8 @@ def run(args: argparse.Namespace) -> int:
               f"{formats.CHECKER_SUBAGENT_TYPE}, run_in_background false, prompt \"Check: {run_dir}\". "
               f"When it returns, run finish again.")
         return EXIT_CHECK_FAILED
+    for note in notes:
+        print(f"Note: {note}.")
     if problems:
         report = run_dir / formats.REPORT_FILE
         for line, message in problems:

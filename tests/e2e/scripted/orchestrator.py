@@ -22,11 +22,11 @@ from scripted.topics import Subtopic, original_name, renamed
 
 from web_research import formats
 from web_research.budget import PLAN_TIER_LINE, tier_defaults
+from web_research.report_references import SHAPE
 
 
 # SKILL.md's rule for a skill opened without arguments, and its bound on rounds of fixes.
 EMPTY_ARGUMENTS_RULE = re.compile(r"Opened without arguments .*? put the user's question there")
-ROUNDS_RULE = re.compile(r"at most (\d+) rounds of fixes")
 # How the scripted user asks in a session that opens the skill without arguments.
 USER_ASKS = re.compile(r"[Rr]esearch this question: (.+)")
 
@@ -40,6 +40,8 @@ GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|not-established|missing)\s+(.+)$
 
 # How far a drifted report's first figure strays from its excerpt.
 DRIFT = 6
+# What `finish` prints when claims wait for a claim-checker (finish_cmd.py).
+FINISH_NEEDS_CHECKER = "need a verdict"
 
 
 def sub_was_refused_plan(req: RequestView) -> str | None:
@@ -130,17 +132,12 @@ class Orchestrator:
         if sub == "briefs":
             return self.after_briefs(req)
         if name == "Agent" and last[0]["input"].get("subagent_type") == formats.CHECKER_SUBAGENT_TYPE:
-            return bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]), "Verify the run folder")
-        if name == "Agent":
-            return bash(core_command(self.body(req), "status", self.run(req)["output_dir"]),
-                         "Show the run's status")
-        if sub == "status" and self.report_mode == "forged":
-            return bash(FORGE.replace("<RUN>", self.run(req)["output_dir"]), "Correct a quote in the evidence")
-        if sub == "status" and self.own_search and not req.previous_calls("WebSearch"):
-            return call("WebSearch", {"query": "observability log pricing 2026"})
-        if sub == "status" or name == "WebSearch":
-            return bash(core_command(self.body(req), "gaps", self.run(req)["output_dir"]),
-                        "List which plan bullets the findings cover")
+            return self.finish(req)
+        if name == "Agent":  # SKILL.md: once the researchers return, `briefs` lists any that did not finish
+            return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
+                        "List the briefs still to dispatch")
+        if name == "WebSearch":
+            return self.to_gaps(req)
         if sub == "gaps":
             return self.after_gaps(req)
         if name == "Bash" and last[0]["input"]["command"].startswith("python3 - <<'PY'"):
@@ -152,20 +149,9 @@ class Orchestrator:
                                                               drift=self.report_mode == "drifted-then-fixed",
                                                               overclaim=self.report_mode == "overclaimed-then-fixed")})
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE):
-            return bash(core_command(self.body(req), "verify", self.run(req)["output_dir"]),
-                         "Verify the run folder")
-        if sub == "verify":
-            result = result_for(req, "Bash")
-            if result is not None and result.is_error and self.report_mode == "good":
-                raise PromptError(f"`verify` failed on a report written to pass:\n{result.text[:3000]}")
-            if result is not None and result.is_error and self.report_mode == "broken-forever":
-                return self.fix_round(req)
-            if result is not None and result.is_error and self.only_unchecked_claims(result.text):
-                return self.dispatch_checker(req)
-            if result is not None and result.is_error and self.report_mode == "overclaimed-then-fixed" \
-                    and "report.claims.verdict" not in " ".join(self.stop_feedback(req)):
-                return say(self.final_json(req))  # ignores verify: the Stop gate must hold it
-            return say(self.final_json(req))
+            return self.finish(req)
+        if sub == "finish":
+            return self.after_finish(req)
         raise PromptError(f"orchestrator has no step after {name} {sub or ''}")
 
     # --- what came back ----------------------------------------------------
@@ -271,7 +257,29 @@ class Orchestrator:
             return self.fix_refused_name(req, result.text)
         if result is None or result.is_error:
             raise PromptError(f"`briefs` failed: {result.text if result else 'no result'}")
-        return self.dispatch(req)
+        # SKILL.md: a brief still listed after its researcher returned gets one more dispatch; one
+        # still listed after that is a gap.
+        again = [b for b in self.to_dispatch(req) if self.dispatched(req, b) < 2]
+        if again:
+            return self.dispatch(req, again)
+        return self.after_researchers(req)
+
+    def dispatched(self, req: RequestView, brief: dict[str, Any]) -> int:
+        """How many researchers this conversation dispatched (and the hook allowed) for a brief."""
+        stem = Path(brief["brief_path"]).stem
+        return sum(1 for r in req.all_tool_results()
+                   if r.name == "Agent" and not r.is_error and stem in str(r.input.get("prompt", "")))
+
+    def after_researchers(self, req: RequestView) -> Reply:
+        if self.report_mode == "forged":
+            return bash(FORGE.replace("<RUN>", self.run(req)["output_dir"]), "Correct a quote in the evidence")
+        if self.own_search and not req.previous_calls("WebSearch"):
+            return call("WebSearch", {"query": "observability log pricing 2026"})
+        return self.to_gaps(req)
+
+    def to_gaps(self, req: RequestView) -> Reply:
+        return bash(core_command(self.body(req), "gaps", self.run(req)["output_dir"]),
+                    "List which plan bullets the findings cover")
 
     def after_gaps(self, req: RequestView) -> Reply:
         """SKILL.md: uncovered bullets, a tier that allows it and no second wave yet: append one
@@ -308,17 +316,18 @@ class Orchestrator:
                         for m in GAPS_LINE.finditer(r.text)]
         raise PromptError("no `gaps` output in the conversation")
 
-    def dispatch(self, req: RequestView) -> Reply:
+    def dispatch(self, req: RequestView, briefs: list[dict[str, Any]] | None = None) -> Reply:
         """SKILL.md: each researcher's prompt is `Brief: <brief_path>` for a brief `briefs` listed
         (it lists only the briefs still to dispatch); the hook puts the brief in its place."""
         if f"{formats.DISPATCH_BRIEF_LABEL} <brief_path>" not in self.body(req):
             raise PromptError("SKILL.md no longer says to dispatch a researcher with `Brief: <brief_path>`")
         agents = []
-        for number, b in enumerate(self.to_dispatch(req)):
+        first = not req.previous_calls("Agent")
+        for number, b in enumerate(self.to_dispatch(req) if briefs is None else briefs):
             agents.append(("Agent", {"description": b["subtopic"], "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
                                      "run_in_background": False,
                                      "prompt": self.brief_reference(b, number)}))
-        for i in range(self.extra_dispatches):  # alternately a duplicate and a free-form prompt
+        for i in range(self.extra_dispatches if first else 0):  # alternately a duplicate and a free-form prompt
             if i % 2 == 0:
                 agents.append(agents[i // 2 % len(agents)])
             else:
@@ -340,27 +349,43 @@ class Orchestrator:
                  f"brief: {path.stem}")
         return forms[number % len(forms)]
 
+    def finish(self, req: RequestView) -> Reply:
+        return bash(core_command(self.body(req), "finish", self.run(req)["output_dir"]),
+                    "Number the references, write Sources and check the run")
+
+    def after_finish(self, req: RequestView) -> Reply:
+        """SKILL.md step 5: finish prints the return object (the final message, unchanged), the
+        claim-checker to dispatch, or the failing checks to fix before running it again."""
+        result = result_for(req, "Bash")
+        if result is None:
+            raise PromptError("no `finish` result")
+        text = result.text.strip()
+        if not result.is_error and text.startswith("{"):
+            if "your final message is that object, unchanged" not in " ".join(self.body(req).split()):
+                raise PromptError("SKILL.md no longer says to return finish's object unchanged")
+            if self.report_mode == "lapsed":  # prose around the object, as a real model may add
+                return say(f"The research run is complete.\n\n{text}\n\nThe report lists its gaps.")
+            return say(text)
+        if FINISH_NEEDS_CHECKER in text:
+            return self.dispatch_checker(req)
+        if self.report_mode in ("good", "lapsed"):
+            raise PromptError(f"`finish` failed on a report written to pass:\n{text[:3000]}")
+        if self.report_mode == "broken-forever":
+            return self.fix_round(req)
+        if not self.stop_feedback(req):  # ignores what finish printed: the Stop gate must hold it
+            return say(self.final_json(req))
+        return call("Write", {"file_path": self.run(req)["report"], "content": self.report_text(req, broken=False)})
+
     def fix_round(self, req: RequestView) -> Reply:
-        """A report that stays broken: rewrite it for as many rounds as SKILL.md allows, then
-        return the paths with "verified": false."""
-        rounds = ROUNDS_RULE.search(" ".join(self.body(req).split()))
-        if rounds is None:
-            raise PromptError("SKILL.md does not bound the rounds of fixes after a failing verify")
-        fixes = sum(1 for r in req.all_tool_results()
-                    if r.name == "Write" and r.input.get("file_path") == self.run(req)["report"]) - 1
-        if fixes < int(rounds.group(1)):
-            return call("Write", {"file_path": self.run(req)["report"],
-                                  "content": self.report_text(req, broken=True)})
-        answer = json.loads(self.final_json(req))
-        answer[formats.RETURN_VERIFIED_KEY] = False
-        return say(json.dumps(answer))
+        """A report that stays broken: rewrite it after each failing `finish`, which counts the
+        rounds and, once they are spent, prints the object with "verified": false."""
+        writes = sum(1 for r in req.all_tool_results()
+                     if r.name == "Write" and r.input.get("file_path") == self.run(req)["report"])
+        if writes > 2 * formats.MAX_VERIFY_ROUNDS:
+            raise PromptError("finish never returned the unverified object: the fix loop does not end")
+        return call("Write", {"file_path": self.run(req)["report"], "content": self.report_text(req, broken=True)})
 
     # --- the claim check (SKILL.md step 4) ---------------------------------------------
-    def only_unchecked_claims(self, verify_text: str) -> bool:
-        """verify's only failing error is report.claims.checked: time for a claim-checker."""
-        failing = re.findall(r"^\u2717 (\S+?):", verify_text, re.M)
-        return failing == ["report.claims.checked"]
-
     def dispatch_checker(self, req: RequestView) -> Reply:
         """SKILL.md: a claim-checker is dispatched with the prompt `Check: <output_dir>` (the hook
         puts the checker's rendered prompt in its place); verify runs again after it returns."""
@@ -384,14 +409,9 @@ class Orchestrator:
         return texts
 
     def on_stop_feedback(self, req: RequestView, feedback: str) -> Reply:
-        if self.report_mode == "overclaimed-then-fixed":
-            return call("Write", {"file_path": self.run(req)["report"],
-                                  "content": self.report_text(req, broken=False)})
-        if self.report_mode in ("broken-then-fixed", "drifted-then-fixed"):
-            last = last_calls(req)
-            if not (last and last[0]["name"] == "Write"):
-                return call("Write", {"file_path": self.run(req)["report"],
-                                      "content": self.report_text(req, broken=False)})
+        """The Stop gate held a return over a failing report: fix it, then finish again."""
+        if self.report_mode in ("overclaimed-then-fixed", "broken-then-fixed", "drifted-then-fixed"):
+            return call("Write", {"file_path": self.run(req)["report"], "content": self.report_text(req, broken=False)})
         return say(self.final_json(req))
 
     def final_json(self, req: RequestView) -> str:
@@ -421,45 +441,67 @@ class Orchestrator:
                   *self._budget_lines(tier), ""]
         return "\n".join(parts)
 
+    def bullet_ids(self, topic: Subtopic) -> list[str]:
+        """The plan ids a subtopic was to establish: its place in plan.md, or, in the second
+        wave, the ids its bullets target."""
+        if topic in self.topics:
+            number = self.topics.index(topic) + 1
+            return [f"{number}.{i}" for i in range(1, len(topic.establish) + 1)]
+        return [e.split(":", 1)[0] for e in topic.establish]
+
     def report_text(self, req: RequestView, broken: bool, drift: bool = False, overclaim: bool = False) -> str:
-        """report.md from the findings files the orchestrator read (their Read results).
+        """report.md from the findings files the orchestrator read (their Read results), citing
+        each source by reference, `[^<subtopic-slug>:<n>]`, as SKILL.md says; `finish` numbers
+        them and writes Sources.
+        broken: no Gaps & Limitations section (finish cannot add one).
         drift: the first claim's figure is raised by DRIFT, so it no longer matches its excerpt.
-        overclaim: the first claim adds checker.OVERCLAIM, which its excerpt does not say."""
+        overclaim: the first claim adds checker.OVERCLAIM, which its excerpt does not say.
+        In the "lapsed" mode the TL;DR cites the sources in reverse order (so references are used
+        out of order, and each again in Findings), and a Sources section is written by hand anyway,
+        numbered the old way."""
         read = {r.input["file_path"]: r for r in req.all_tool_results()
                 if r.name == "Read" and "/findings/" in r.input.get("file_path", "")}
+        if SHAPE not in self.body(req):
+            raise PromptError(f"SKILL.md no longer shows the reference shape {SHAPE}")
         question = self.run(req)["research_question"]
-        findings_sections, gaps, sources, tldr = [], [], [], []
+        findings_sections, gaps, tldr, handmade = [], [], [], []
+        first = True
         for b in self.briefs(req):
             topic = next(t for t in self.topics + self.second_wave if t.name == original_name(b["subtopic"]))
+            slug = Path(b["findings_path"]).stem
             result = read.get(b["findings_path"])
             text = read_tool_text(result.text) if result and not result.is_error else ""
             meta, claims, entries = parse_findings(text)
             status = meta.get("status")
-            if not text:
+            ids = ", ".join(self.bullet_ids(topic))
+            if not text:  # report-template.md's one shape of a subtopic's Gaps bullet
                 gaps.append(f'- **Subtopic "{topic.name}"** (no findings file): the researcher returned '
-                            f"without writing one. It was to establish {'; '.join(topic.establish)}.")
+                            f"without writing one. Not established: {ids}.")
                 continue
             if status != formats.STATUS_OK:
-                gaps.append(f'- **Subtopic "{topic.name}"** (status: {status}): "{meta.get("reason", "none given")}". '
-                            f"It was to establish {'; '.join(topic.establish)}.")
+                gaps.append(f'- **Subtopic "{topic.name}"** ({status}): {meta.get("reason", "none given")}. '
+                            f"Not established: {ids}.")
                 continue
             lines = [f"### {topic.name}", ""]
-            for claim, old in claims:
-                if drift and not sources:
+            for claim, number in claims:
+                if drift and first:
                     claim = re.sub(r"\b(\d+) units", lambda m: f"{int(m.group(1)) + DRIFT} units", claim, count=1)
-                if overclaim and not sources:
+                if overclaim and first:
                     claim = re.sub(r"\.(\[\^\d+\])", rf", {OVERCLAIM}.\1", claim, count=1)
-                number = len(sources) + 1
-                sources.append(re.sub(r"^\[\^\d+\]:", f"[^{number}]:", entries[old]))
-                lines.append(re.sub(r"\[\^\d+\]", f"[^{number}]", claim))
-                tldr.append(re.sub(r"\[\^\d+\]", f"[^{number}]", claim.lstrip("- ")))
+                first = False
+                cited = re.sub(r"\[\^(\d+)\]", r"[^" + slug + r":\1]", claim)
+                lines.append(cited)
+                tldr.append(cited.lstrip("- "))
+                handmade.append(re.sub(r"^\[\^\d+\]:", f"[^{len(handmade) + 1}]:", entries[number]))
             findings_sections.append("\n".join(lines))
         if any(r.name == "Bash" and subcommand({"name": r.name, "input": r.input}) == "gaps"
                for r in req.all_tool_results()):  # report-template.md: each uncovered bullet by id
             for bullet in self.gaps(req):
                 if bullet["state"] != "covered":
-                    gaps.append(f"- **Bullet {bullet['id']}** ({bullet['text']}): {bullet['state']}.")
+                    gaps.append(f"- **Bullet {bullet['id']}**: not established: {bullet['state']} in the findings.")
         gaps.append("- Independent sources confirming each vendor's own figures would sharpen the answer.")
+        if self.report_mode == "lapsed":
+            tldr.reverse()
         while len(tldr) < formats.TLDR_MIN_BULLETS:
             tldr.append("The remaining subtopics could not be established; see Gaps & Limitations.")
         sections = [f"{formats.REPORT_TITLE_PREFIX}{question}", "",
@@ -467,12 +509,9 @@ class Orchestrator:
                     "## Findings", "", "\n\n".join(findings_sections) or "No subtopic produced cited findings.", ""]
         if not broken:
             sections += ["## Gaps & Limitations", "", *gaps, ""]
-        sections += ["## Sources", "", "\n\n".join(sources)]
-        if broken:  # plus an orphan: a Sources entry no footnote uses
-            n = len(sources) + 1
-            sections += ["", f'[^{n}]: **Title**: Orphan page\n      **URL**: {self.ctx.url("/orphan")}\n'
-                             f'      **Excerpt**: "Nothing cites this."']
-        return "\n".join(sections) + "\n"
+        if self.report_mode == "lapsed":
+            sections += ["## Sources", "", "\n\n".join(handmade), ""]
+        return "\n".join(sections).rstrip("\n") + "\n"
 
 
 def parse_findings(text: str) -> tuple[dict[str, str], list[tuple[str, int]], dict[int, str]]:

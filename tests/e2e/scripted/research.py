@@ -32,7 +32,9 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
     orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
     otherwise passes) | overclaimed-then-fixed (a claim says more than its excerpt; the claim
-    check finds it, the Stop gate holds it, the orchestrator rewrites it).
+    check finds it, the Stop gate holds it, the orchestrator rewrites it) | lapsed (the report
+    cites its references out of order, writes a Sources section by hand anyway, and the final
+    message wraps finish's object in prose).
     second_wave: the subtopics the orchestrator appends as plan.md's `## Second wave` when
     `gaps` leaves bullets uncovered and the tier allows it (their `establish` items are
     `<bullet id>: <angle>`).

@@ -32,7 +32,7 @@ from web_research import formats
 HANG_SECONDS = 900  # longer than any session: the client is dead long before
 SEALED_WAIT_SECONDS = 120
 # SKILL.md's rule that sends a resumed run to references/resume.md.
-RESUME_RULE = re.compile(r"If it has a `resume` key, continue the run as \[resume\.md\]")
+RESUME_RULE = re.compile(r"With a `resume` key, go on as \[resume\.md\]")
 
 
 class HangingResearcher(Researcher):

@@ -1,0 +1,102 @@
+"""The report cites by reference and `finish` assembles it, through a model's lapses.
+
+The scripted orchestrator writes report.md citing each source as
+`[^<subtopic-slug>:<n>]`, the way SKILL.md asks, but with the lapses a real
+model makes: the TL;DR cites the sources in reverse order (so references are
+used out of order and reused in Findings), a Sources section is written by hand
+anyway, numbered the old way, and the final message wraps `finish`'s object in
+prose. `finish` numbers the references by first use, replaces the hand-written
+Sources with the findings' own entries (saying so), and the run still ends
+verified: the Stop gate passes a report that verifies.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+
+from web_research import formats
+from web_research.citation_entries import parse_citations
+from web_research.report_references import REFERENCE, identity
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+
+SESSIONS = {"lapsed": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}",
+                                               scenario="scripted.research:build",
+                                               scenario_args={"report": "lapsed"}))}
+
+
+@pytest.fixture(scope="module")
+def lapsed(e2e_session):
+    result = e2e_session("lapsed")
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+@pytest.fixture(scope="module")
+def finished(lapsed):
+    """(the finish call, its output) of the session: one run, which printed the return object."""
+    (use, text), = outcome.bash_runs(lapsed, "finish")
+    assert not outcome.tool_result_is_error(lapsed, use["id"]), text
+    return use, text
+
+
+def _written_report(result) -> str:
+    writes = [u["input"]["content"] for u in result.stream.tool_uses("Write")
+              if u["input"].get("file_path", "").endswith("/" + formats.REPORT_FILE)]
+    assert len(writes) == 1, result.describe()
+    return writes[0]
+
+
+def test_the_model_wrote_references_out_of_order_and_a_sources_section_by_hand(lapsed):
+    written = _written_report(lapsed)
+    references = [m.group(0) for m in REFERENCE.finditer(written)]
+    assert len(references) > len(set(references)), "each reference is used again in Findings"
+    tldr = written.split("## TL;DR", 1)[1].split("## Findings", 1)[0]
+    findings = written.split("## Findings", 1)[1].split("## Gaps", 1)[0]
+    first_in_tldr = [m.group(0) for m in REFERENCE.finditer(tldr)]
+    first_in_findings = [m.group(0) for m in REFERENCE.finditer(findings)]
+    assert first_in_tldr[0] == first_in_findings[-1] != first_in_findings[0], "the TL;DR runs in reverse"
+    assert "\n## Sources\n" in written and "[^1]: **Title**" in written
+
+
+def test_finish_numbered_by_first_use_and_copied_each_entry_from_the_findings(lapsed, finished):
+    answer = json.loads(finished[1])
+    run_dir = Path(answer["plan"]).parent
+    report = Path(answer["report"]).read_text(encoding="utf-8")
+    assert not REFERENCE.search(report)
+    findings = {identity(c): c for p in sorted((run_dir / formats.FINDINGS_DIR).glob("*.md"))
+                for c in parse_citations(p.read_text(encoding="utf-8"))}
+    cites = parse_citations(report)
+    assert cites and all(identity(c) in findings for c in cites)
+    body = report.split("## Sources", 1)[0]
+    order = list(dict.fromkeys(int(n) for n in re.findall(r"\[\^(\d+)\](?!:)", body)))
+    assert order == list(range(1, len(order) + 1)) == [c.number for c in cites]
+    # The TL;DR cites the last subtopic's source first: it is [^1], and Findings reuse the numbers.
+    written = _written_report(lapsed)
+    first_reference = REFERENCE.search(written.split("## TL;DR", 1)[1]).group(1)
+    assert first_reference in cites[0].url or cites[0].url.endswith(first_reference)
+    assert body.count("[^1]") >= 2
+    kept = run_dir / formats.RUN_STATE_DIR / formats.REPORT_BEFORE_FINISH_FILE
+    assert kept.read_text(encoding="utf-8") == written
+
+
+def test_finish_recorded_that_it_replaced_the_sources_written_by_hand(finished):
+    run_dir = Path(json.loads(finished[1])["plan"]).parent
+    record = json.loads((run_dir / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).read_text(encoding="utf-8"))
+    assert "Sources section was written by hand" in record["notes"][0]
+    assert finished[1].strip().startswith("{")  # the note stays out of the returned object
+
+
+def test_prose_around_the_object_still_ends_the_run_verified(lapsed, finished):
+    final = lapsed.stream.final_text()
+    assert final.strip() != finished[1].strip() and finished[1].strip() in final  # the lapse
+    assert lapsed.stream.blocks("Stop") == [], lapsed.describe()
+    answer = json.loads(finished[1])
+    done = outcome.verify(Path(answer["plan"]).parent)
+    assert done.returncode == 0, done.stdout
