@@ -154,31 +154,35 @@ def orchestrator_walk(protocol: str, deep: bool, s: dict) -> list[tuple[str, int
     return steps
 
 
-def researcher_walk(protocol: str, s: dict) -> list[tuple[str, int, list[tuple[str, str, int]]]]:
-    """One researcher of the example (3 sources, 5 searches, 4 page reads)."""
+def researcher_walk(s: dict, rev: str | None) -> list[tuple[str, int, list[tuple[str, str, int]]]]:
+    """One researcher of the example (3 sources, 5 searches, 4 page reads), as its prompts at `rev`
+    ask: a stub write first and the brief hash copied only while they still say so."""
     run = s["run_dir"]
+    brief, agent = read_at(rev, REF + "subagent-brief.md"), read_at(rev, "agents/researcher.md")
+    copies_hash = 'the value on the "Brief hash:" line' in brief
+    writes_stub = "Your first action is to write the findings file" in " ".join(agent.split())
     fields = s["finding_fields"][: len(s["finding_fields"]) // 2]  # one findings file's entries
-    values = [(f"source field {i}", v, 1) for i, v in enumerate(fields)]
+    head = [("findings path", s["findings_paths"][0], 1)]
+    if copies_hash:
+        head += [("brief hash", HASH_LINE[12:], 1), ("subtopic", s["subtopics"][0], 1),
+                 ("started_at", "2026-04-18T09:02:11Z", 1), ("finished_at", "2026-04-18T09:09:47Z", 1)]
     steps = [("WebSearch", 5, []), ("Bash fetch", 4, [("run dir", run, 4)])]
-    if protocol == "numbered":
-        steps += [("Write stub", 1, [("findings path", s["findings_paths"][0], 1), ("brief hash", HASH_LINE[12:], 1),
-                                     ("subtopic", s["subtopics"][0], 1)]),
-                  ("Write findings", 1, [("findings path", s["findings_paths"][0], 1), ("brief hash", HASH_LINE[12:], 1),
-                                         ("subtopic", s["subtopics"][0], 1), ("started_at", "2026-04-18T09:02:11Z", 1),
-                                         ("finished_at", "2026-04-18T09:09:47Z", 1)] + values),
-                  ("reply", 0, [("findings path", s["findings_paths"][0], 1)])]
-    else:
-        steps += [("Write findings", 1, [("findings path", s["findings_paths"][0], 1)] + values),
-                  ("reply", 0, [("findings path", s["findings_paths"][0], 1)])]
+    if writes_stub:
+        steps.append(("Write stub", 1, head[:3]))
+    steps += [("Write findings", 1, head + [(f"source field {i}", v, 1) for i, v in enumerate(fields)]),
+              ("reply", 0, [("findings path", s["findings_paths"][0], 1)])]
     return steps
 
 
-def checker_walk(protocol: str, s: dict) -> list[tuple[str, int, list[tuple[str, str, int]]]]:
+def checker_walk(s: dict, rev: str | None) -> list[tuple[str, int, list[tuple[str, str, int]]]]:
+    """The checker as its agent file at `rev` asks: a verdicts file with each claim's key copied,
+    or (answering by number) one reply line per claim, nothing copied."""
     verdicts = s["run_dir"] + "/checks/verdicts-1.json"
-    if protocol == "numbered":
+    if "each key copied exactly" in " ".join(read_at(rev, "agents/claim-checker.md").split()):
         keys = [(f"claim key {i}", f"{i:016x}", 1) for i in range(s["report_claims"])]
-        return [("Write verdicts", 1, [("verdicts path", verdicts, 1)] + keys), ("reply", 0, [("verdicts path", verdicts, 1)])]
-    return [("Write verdicts", 1, [("verdicts path", verdicts, 1)]), ("reply", 0, [("verdicts path", verdicts, 1)])]
+        return [("Write verdicts", 1, [("verdicts path", verdicts, 1)] + keys),
+                ("reply", 0, [("verdicts path", verdicts, 1)])]
+    return [("reply: one line per claim number", 0, [])]
 
 
 # --- exact-format demands: (what, prompt file, text that makes the demand) -----------------------
@@ -237,6 +241,9 @@ DEMANDS = {
             ("Gaps bullet shape", REF + "report-template.md", "in the shapes above", False),
             ("final message is finish's object", SKILL, "your final message is that object, unchanged", False),
         ],
+        "checker": [
+            ("one reply line per claim number", "agents/claim-checker.md", "one line per claim number", True),
+        ],
     },
 }
 
@@ -246,8 +253,9 @@ def demands(protocol: str, model: str, rev: str | None) -> list[tuple[str, bool]
     owns their prompts: when the list below has none for this protocol, they are read from the
     prompts as the numbered protocol's list with the anchors still present."""
     table = DEMANDS[protocol].get(model)
-    if table is None:  # the researcher's and checker's prompts: the demands still made at `rev`
-        table = [d for d in DEMANDS["numbered"][model] if _present(rev, d[1], d[2])]
+    if model != "orchestrator":  # the researcher's and checker's prompts: the demands still made at `rev`
+        candidates = DEMANDS["numbered"][model] + DEMANDS["references"].get(model, [])
+        table = [d for d in candidates if _present(rev, d[1], d[2])]
         return [(what, strict) for what, _, _, strict in table]
     missing = [what for what, rel, anchor, _ in table if not _present(rev, rel, anchor)]
     if missing:
@@ -280,9 +288,9 @@ def count(protocol: str, rev: str | None) -> dict:
         out[run_name] = tally(steps, sum(len(read_at(rev, r)) for r in reads),
                               demands(protocol, "orchestrator", rev))
     brief = s["brief_text"] + ("\n\n" + HASH_LINE if protocol == "numbered" else "")
-    out["researcher"] = tally(researcher_walk(protocol, s), len(read_at(rev, "agents/researcher.md")) + len(brief),
+    out["researcher"] = tally(researcher_walk(s, rev), len(read_at(rev, "agents/researcher.md")) + len(brief),
                               demands(protocol, "researcher", rev))
-    out["checker"] = tally(checker_walk(protocol, s), len(read_at(rev, "agents/claim-checker.md"))
+    out["checker"] = tally(checker_walk(s, rev), len(read_at(rev, "agents/claim-checker.md"))
                            + len(checker_prompt(s)), demands(protocol, "checker", rev))
     return out
 
