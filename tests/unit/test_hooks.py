@@ -516,7 +516,7 @@ def test_a_broken_report_blocks_with_its_failures_then_lets_go(active: Harness):
     first = active.hook(active.stop())
     assert first.decision == "block"
     assert f"{active.run_dir / 'report.md'}" in first.reason and "Gaps & Limitations" in first.reason
-    assert f'"{CLI}" verify "{active.run_dir}"' in first.reason
+    assert f'"{CLI}" finish "{active.run_dir}"' in first.reason  # back to finish, which counts the rounds
     assert active.record()["run"]["stop"]["blocks"] == 1
 
     second = active.hook(active.stop(stop_hook_active=True))
