@@ -413,7 +413,7 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
             checks.append(fail("report.claims.verdict", (
                 f"claim {key} is unsupported by the excerpts it cites: \"{_shorten(r.claim.text)}\" "
                 f"(checker: {decision.reason}). Rewrite it to say only what its excerpts say, or remove it, "
-                "or move it under Gaps & Limitations as not established; then verify again"), report, r.claim.line))
+                "or move it under Gaps & Limitations as not established; then run finish again"), report, r.claim.line))
         elif decision.verdict == formats.VERDICT_PARTIAL and r.claim.line not in gaps:
             checks.append(fail("report.claims.verdict", (
                 f"claim {key} is only partly supported: \"{_shorten(r.claim.text)}\" (checker: {decision.reason}); "
@@ -424,7 +424,7 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
                                                       if len(items) > MAX_LISTED else "")
             checks.append(fail("report.claims.checked", (
                 f"{len(items)} cited claim(s) {label} ({listed}). Dispatch a {formats.CHECKER_SUBAGENT_TYPE} "
-                f"agent in the foreground with the prompt \"{formats.DISPATCH_CHECK_LABEL} {run_dir}\", then verify again; "
+                f"agent in the foreground with the prompt \"{formats.DISPATCH_CHECK_LABEL} {run_dir}\", then run finish again; "
                 "repeat while this check fails"), report, None))
     if records and not unchecked and not awaiting:
         checks.insert(0, ok("report.claims.checked",

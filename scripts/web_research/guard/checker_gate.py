@@ -58,7 +58,7 @@ def decide_checker_dispatch(run: dict[str, Any], tool_input: dict[str, Any], too
     checkers = run.setdefault("checkers", [])
     if any(c.get("verdicts_path") == rendered.verdicts_path and c.get("state") == "running" for c in checkers):
         return Decision("deny", f"A claim-checker writing {rendered.verdicts_path} is already running; wait "
-                        "for it to return, then run verify again.")
+                        "for it to return, then run finish again.")
     if len(checkers) >= MAX_CHECKER_DISPATCHES:
         return Decision("deny", f"{len(checkers)} claim-checkers were dispatched in this run already. Dispatch "
                         "no more: put the claims still without a verdict under Gaps & Limitations, or return "
