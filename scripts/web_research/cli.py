@@ -65,6 +65,10 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "status": ("Print a table of a run's subtopics (status, sources, claims), whether report.md passes "
                "verify, and what the run spent (live during a run); --json gives the same as JSON.",
                (f"{EXIT_OK:>3}  the table is printed", _NOT_A_RUN)),
+    "view": ("Write DIR/report.html: the report with each footnote's source (the excerpt highlighted in the "
+             "stored page, its seal, the claim-checker's verdict), the plan's coverage, what the run spent and "
+             "the verification result; one self-contained file. --open shows it in a browser.",
+             (f"{EXIT_OK:>3}  the page is written (its path on stdout), whatever the run's state", _NOT_A_RUN)),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
               (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
@@ -141,6 +145,11 @@ def _status_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the status as JSON")
 
 
+def _view_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--open", action="store_true", help="open the page in a browser, where one is available")
+
+
 def _fetch_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL")
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
@@ -161,6 +170,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
     "claims": ("list every cited claim with its excerpts and grounding", _claims_arguments),
     "estimate": ("print the run's upper bounds and a token and time range", _estimate_arguments),
     "status": ("print a table of a run's subtopics, report and spending", _status_arguments),
+    "view": ("write DIR/report.html: the report with its evidence", _view_arguments),
     "fetch": ("snapshot a page's main text under DIR/sources/", _fetch_arguments),
 }
 
@@ -225,6 +235,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from .commands import status_cmd as mod  # lazy: start-up
     elif command == "estimate":
         from .commands import estimate_cmd as mod  # lazy: start-up
+    elif command == "view":
+        from .commands import view_cmd as mod  # lazy: start-up
     elif command == "fetch":
         from .commands import fetch_cmd as mod  # lazy: start-up
     else:  # pragma: no cover - argparse rejects unknown commands first

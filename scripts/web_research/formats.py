@@ -12,6 +12,7 @@ from pathlib import Path
 # --- Files inside a run folder -------------------------------------------
 PLAN_FILE = "plan.md"
 REPORT_FILE = "report.md"
+REPORT_VIEW_FILE = "report.html"  # `web-research view`: the report with its evidence, for people
 FINDINGS_DIR = "findings"
 BRIEFS_DIR = "briefs"
 SOURCES_DIR = "sources"  # page snapshots (web-research fetch)
@@ -26,6 +27,7 @@ ARCHIVE_PREFIX = ".archive-"
 RUN_OWNED_NAMES = (
     PLAN_FILE,
     REPORT_FILE,
+    REPORT_VIEW_FILE,
     BRIEFS_DIR,
     FINDINGS_DIR,
     SOURCES_DIR,

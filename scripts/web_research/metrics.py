@@ -57,6 +57,7 @@ class TranscriptUsage(NamedTuple):
     first_at: float | None = None
     last_at: float | None = None
     partial: bool = False  # cut at the size bound or the deadline, or unreadable
+    models: dict | None = None  # model id -> its four token counts (pricing.py prices them)
 
     @property
     def wall_seconds(self) -> float:
@@ -80,6 +81,7 @@ def transcript_usage(path: str | Path | None, since: float | None = None,
     first_at: float | None = None
     last_at: float | None = None
     usages: dict[str, Mapping[str, Any]] = {}
+    models: dict[str, str] = {}
     tools: set[str] = set()
     for number, line in enumerate(raw.split(b"\n")):
         if deadline is not None and number % 256 == 0 and time.monotonic() > deadline:
@@ -104,13 +106,29 @@ def transcript_usage(path: str | Path | None, since: float | None = None,
         key = message.get("id") if isinstance(message.get("id"), str) else f"#{number}"
         if isinstance(message.get("usage"), dict):
             usages[key] = message["usage"]
+            if isinstance(message.get("model"), str):
+                models[key] = message["model"][:100]
         for block in message.get("content") or []:
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 tools.add(str(block.get("id") or f"#{number}:{len(tools)}"))
     input_tokens = sum(_int(usage.get("input_tokens")) + _int(usage.get("cache_read_input_tokens"))
                        + _int(usage.get("cache_creation_input_tokens")) for usage in usages.values())
     output_tokens = sum(_int(usage.get("output_tokens")) for usage in usages.values())
-    return TranscriptUsage(input_tokens, output_tokens, len(usages), len(tools), first_at, last_at, partial)
+    return TranscriptUsage(input_tokens, output_tokens, len(usages), len(tools), first_at, last_at, partial,
+                           _by_model(usages, models))
+
+
+_SPLIT = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
+
+
+def _by_model(usages: Mapping[str, Mapping[str, Any]], models: Mapping[str, str]) -> dict:
+    """Each model's input, cache-read, cache-write and output tokens: what a price applies to."""
+    out: dict[str, dict[str, int]] = {}
+    for key, usage in usages.items():
+        counts = out.setdefault(models.get(key) or "unknown", dict.fromkeys(_SPLIT, 0))
+        for field in _SPLIT:
+            counts[field] += _int(usage.get(field))
+    return out
 
 
 class Researcher(NamedTuple):
@@ -138,7 +156,7 @@ class RunInputs(NamedTuple):
 def _tokens(usage: TranscriptUsage) -> dict[str, Any]:
     return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
             "model_calls": usage.model_calls, "tool_calls": usage.tool_calls,
-            "wall_seconds": usage.wall_seconds, "partial": usage.partial}
+            "wall_seconds": usage.wall_seconds, "partial": usage.partial, "models": usage.models or {}}
 
 
 def _stamp(seconds: float | None) -> str | None:
