@@ -65,6 +65,11 @@ ORCHESTRATOR_SECONDS = 180.0
 # Researchers stop at saturation (agents/researcher.md, "No loops; stop in
 # time"); the low end assumes they use half of their calls.
 LOW_USE = 0.5
+# Dollars (pricing.py): Claude Code caches each agent's growing context, so a turn
+# reads the context from the cache and writes only what is new to it. Derived, not
+# measured: 90% of input tokens priced as cache reads, the rest as cache writes.
+# Each role at its agent file's model; the orchestrator at Opus (pricing.ORCHESTRATOR_MODEL).
+CACHE_READ_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,14 @@ class Range:
 
 
 @dataclass(frozen=True)
+class Dollars:
+    low: float
+    high: float
+    prices: str  # pricing.PriceTable.describe()
+    unpriced: tuple[str, ...] = ()  # roles whose model has no price
+
+
+@dataclass(frozen=True)
 class Estimate:
     budget: Budget
     averages: CallAverages
@@ -97,6 +110,7 @@ class Estimate:
     input_tokens: Range
     output_tokens: Range
     wall_seconds: Range
+    cost: Dollars | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -106,6 +120,9 @@ class Estimate:
             "output_tokens": asdict(self.output_tokens),
             "wall_seconds": asdict(self.wall_seconds),
             "averages": asdict(self.averages),
+            "cost": None if self.cost is None else {"low": round(self.cost.low, 2), "high": round(self.cost.high, 2),
+                                                    "currency": "USD", "prices": self.cost.prices,
+                                                    "unpriced": list(self.cost.unpriced)},
         }
 
 
@@ -115,8 +132,9 @@ def _waves(agents: int, parallel: int) -> int:
     return math.ceil(agents / parallel) if agents else 0
 
 
-def estimate(budget: Budget, averages: CallAverages = DEFAULT_AVERAGES) -> Estimate:
-    """Token and time ranges for a budget, from per-call averages."""
+def estimate(budget: Budget, averages: CallAverages = DEFAULT_AVERAGES, prices: Any = None) -> Estimate:
+    """Token and time ranges for a budget, from per-call averages; with `prices`
+    (pricing.PriceTable), a dollar range too."""
     calls_high = budget.searches_per_researcher + budget.page_reads_per_researcher
     calls_low = math.ceil(calls_high * LOW_USE)
     first, parallel = budget.first_wave_researchers, budget.max_parallel
@@ -124,13 +142,17 @@ def estimate(budget: Budget, averages: CallAverages = DEFAULT_AVERAGES) -> Estim
     checkers_low = budget.checkers_per_round
     checkers_high = budget.checker_agents
 
-    def spend(researchers: int, calls: int, checkers: int) -> tuple[float, float]:
+    def roles(researchers: int, calls: int, checkers: int) -> dict[str, tuple[float, float]]:
+        """(input, output) tokens of each role."""
         n = researchers * calls
-        return (n * averages.input_tokens + checkers * CHECKER_INPUT_TOKENS + ORCHESTRATOR_INPUT_TOKENS,
-                n * averages.output_tokens + checkers * CHECKER_OUTPUT_TOKENS + ORCHESTRATOR_OUTPUT_TOKENS)
+        return {"researcher": (n * averages.input_tokens, n * averages.output_tokens),
+                "claim-checker": (checkers * CHECKER_INPUT_TOKENS, checkers * CHECKER_OUTPUT_TOKENS),
+                "orchestrator": (ORCHESTRATOR_INPUT_TOKENS, ORCHESTRATOR_OUTPUT_TOKENS)}
 
-    in_low, out_low = spend(researchers_low, calls_low, checkers_low)
-    in_high, out_high = spend(researchers_high, calls_high, checkers_high)
+    low_roles, high_roles = roles(researchers_low, calls_low, checkers_low), roles(researchers_high, calls_high,
+                                                                                  checkers_high)
+    in_low, out_low = (sum(t[i] for t in low_roles.values()) for i in (0, 1))
+    in_high, out_high = (sum(t[i] for t in high_roles.values()) for i in (0, 1))
     # Researchers and checkers run at most `max_parallel` at once; each wave
     # lasts as long as one agent's calls; a second wave waits for the first.
     research_waves_high = _waves(first, parallel) + _waves(researchers_high - first, parallel)
@@ -145,7 +167,26 @@ def estimate(budget: Budget, averages: CallAverages = DEFAULT_AVERAGES) -> Estim
         input_tokens=Range(round(in_low), round(in_high)),
         output_tokens=Range(round(out_low), round(out_high)),
         wall_seconds=Range(round(wall_low), round(wall_high)),
+        cost=None if prices is None else _dollars(low_roles, high_roles, prices),
     )
+
+
+def _dollars(low: dict[str, tuple[float, float]], high: dict[str, tuple[float, float]], prices: Any) -> Dollars:
+    """The dollar range of the roles' tokens (CACHE_READ_SHARE of input as cache reads)."""
+    from .pricing import ORCHESTRATOR_MODEL, Tokens, agent_model, cost  # lazy: start-up
+
+    models = {"researcher": agent_model("researcher"), "claim-checker": agent_model("claim-checker"),
+              "orchestrator": ORCHESTRATOR_MODEL}
+
+    def priced(spend: dict[str, tuple[float, float]]) -> Any:
+        usage = []
+        for role, (tokens_in, tokens_out) in spend.items():
+            read = round(tokens_in * CACHE_READ_SHARE)
+            usage.append((models[role], Tokens(0, round(tokens_out), read, round(tokens_in) - read)))
+        return cost(usage, prices)
+
+    a, b = priced(low), priced(high)
+    return Dollars(a.dollars, b.dollars, prices.describe(), tuple(dict.fromkeys(a.unpriced + b.unpriced)))
 
 
 def averages_from_researchers(entries: Iterable[dict[str, Any]], runs: int) -> CallAverages:
@@ -229,11 +270,21 @@ def estimate_lines(run_dir: Path, result: Estimate, data: Path, skipped: int) ->
         f"(input {_tokens(result.input_tokens.low)} to {_tokens(result.input_tokens.high)}, mostly cached; "
         f"output {_tokens(result.output_tokens.low)} to {_tokens(result.output_tokens.high)})",
         f"  wall clock      about {_minutes(result.wall_seconds.low)} to {_minutes(result.wall_seconds.high)} minutes",
+        *_cost_lines(result.cost),
         f"Ranges from {source}.",
     ]
     if skipped:
         lines.append(f"Skipped {skipped} unreadable or malformed metrics file(s) in {data / METRICS_DIR}.")
     return lines
+
+
+def _cost_lines(cost: Dollars | None) -> list[str]:
+    if cost is None:
+        return []
+    from .pricing import dollars  # lazy: start-up
+
+    unpriced = f"; no price for {', '.join(cost.unpriced)}" if cost.unpriced else ""
+    return [f"  cost            about {dollars(cost.low)} to {dollars(cost.high)} ({cost.prices}{unpriced})"]
 
 
 # What README.md shows as typical costs: (tier, subtopics) per row.

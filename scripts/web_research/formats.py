@@ -166,6 +166,8 @@ FINISH_RECORD_FILE = "finish.json"
 RETURN_FAILED_CHECKS_KEY = "failed_checks"
 # The report as it stood before `finish` last rewrote it (kept in <run>/.web-research/).
 REPORT_BEFORE_FINISH_FILE = "report-before-finish.md"
+# The paths a successful run returns (SKILL.md's final JSON, start's output, the companion contract).
+RETURN_PATH_KEYS = ("plan", "report", "findings_dir", "view")
 
 # --- Companion contract ----------------------------------------------------
 ERROR_WEB_TOOLS_UNAVAILABLE = "web-tools-unavailable"

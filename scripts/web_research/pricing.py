@@ -196,6 +196,45 @@ def agent_tokens(agent: Mapping[str, Any], default_model: str | None = None) -> 
     return [(default_model, Tokens(_count(agent.get("input_tokens")), _count(agent.get("output_tokens")), split=False))]
 
 
+# The model an agent is priced as when metrics recorded no per-model breakdown (older metrics):
+# the agent file's `model:` line; the orchestrator is the session's own model, priced as Claude
+# Code's default, Opus.
+ORCHESTRATOR_MODEL = "opus"
+
+
+def agent_model(name: str) -> str | None:
+    """The `model:` of the plugin's agents/<name>.md, or None."""
+    import re  # lazy: start-up
+
+    path = Path(__file__).resolve().parents[2] / "agents" / f"{name}.md"
+    try:
+        head = path.read_text(encoding="utf-8")[:2000]
+    except OSError:
+        return None
+    found = re.search(r"^model:\s*([\w.-]+)\s*$", head, re.M)
+    return found.group(1) if found else None
+
+
+def metrics_costs(metrics: Mapping[str, Any], table: PriceTable) -> dict[str, Any]:
+    """What each agent of a metrics.json cost: `researchers` and `others` (lists in the file's
+    order), `orchestrator` (or None) and `total`."""
+    researcher, checker = agent_model("researcher"), agent_model("claim-checker")
+
+    def agents(key: str) -> list:
+        value = metrics.get(key)
+        return [a for a in value[:100] if isinstance(a, dict)] if isinstance(value, list) else []
+
+    out: dict[str, Any] = {"researchers": [cost(agent_tokens(a, researcher), table) for a in agents("researchers")],
+                           "others": [cost(agent_tokens(a, checker), table) for a in agents("other_agents")],
+                           "orchestrator": None}
+    if isinstance(metrics.get("orchestrator"), dict):
+        out["orchestrator"] = cost(agent_tokens(metrics["orchestrator"], ORCHESTRATOR_MODEL), table)
+    every = [*out["researchers"], *out["others"], *([out["orchestrator"]] if out["orchestrator"] else [])]
+    out["total"] = Cost(sum(c.dollars for c in every), tuple(dict.fromkeys(m for c in every for m in c.unpriced)),
+                        any(c.upper_bound for c in every))
+    return out
+
+
 def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 

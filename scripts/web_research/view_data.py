@@ -41,10 +41,6 @@ SEAL_UNSEALED = "unsealed"  # a snapshot with no seal on record (a run before se
 SEAL_NO_SNAPSHOT = "no-snapshot"
 _WORD = re.compile(r"\w+")
 
-# The models the agents run on when metrics recorded no per-model breakdown: the agent
-# files' `model:` line (read from agents/); the orchestrator is the session's own model,
-# priced as Claude Code's default, Opus.
-ORCHESTRATOR_MODEL = "opus"
 
 
 # --------------------------------------------------------------------------
@@ -217,22 +213,11 @@ def coverage(parsed: ParsedRun) -> list[dict[str, Any]]:
     return out
 
 
-def agent_model(name: str) -> str | None:
-    """The `model:` of agents/<name>.md (the plugin's own file), or None."""
-    path = Path(__file__).resolve().parents[2] / "agents" / f"{name}.md"
-    try:
-        head = path.read_text(encoding="utf-8")[:2000]
-    except OSError:
-        return None
-    found = re.search(r"^model:\s*([\w.-]+)\s*$", head, re.M)
-    return found.group(1) if found else None
-
-
 def figures(run_dir: Path, parsed: ParsedRun, table: Any) -> dict[str, Any]:
     """The run's spending from metrics.json, priced: per researcher, other agents, the orchestrator, totals."""
     from .budget import effective_budget  # lazy: start-up
     from .metrics import read_metrics  # lazy: start-up
-    from .pricing import agent_tokens, cost, cost_text  # lazy: start-up
+    from .pricing import cost_text, metrics_costs  # lazy: start-up
 
     metrics = read_metrics(run_dir)
     budget = (metrics or {}).get("budget") if isinstance((metrics or {}).get("budget"), dict) else None
@@ -242,30 +227,22 @@ def figures(run_dir: Path, parsed: ParsedRun, table: Any) -> dict[str, Any]:
                            "researchers": [], "others": [], "orchestrator": None, "totals": None}
     if metrics is None:
         return out
-    researcher_model, checker_model = agent_model("researcher"), agent_model("claim-checker")
-    all_costs = []
+    costs = metrics_costs(metrics, table)
 
-    def priced(agent: Mapping[str, Any], model: str | None) -> dict[str, Any]:
-        c = cost(agent_tokens(agent, model), table)
-        all_costs.append(c)
+    def spent(agent: Mapping[str, Any], c: Any) -> dict[str, Any]:
         return {"input_tokens": _int(agent.get("input_tokens")), "output_tokens": _int(agent.get("output_tokens")),
-                "wall_seconds": _num(agent.get("wall_seconds")), "cost": round(c.dollars, 4), "cost_text": cost_text(c),
-                "models": sorted(str(m) for m in (agent.get("models") or {}))[:5]
-                if isinstance(agent.get("models"), dict) else []}
+                "wall_seconds": _num(agent.get("wall_seconds")), "cost": round(c.dollars, 4), "cost_text": cost_text(c)}
 
-    for r in _dicts(metrics.get("researchers")):
+    for r, c in zip(_dicts(metrics.get("researchers")), costs["researchers"]):
         out["researchers"].append({"slug": str(r.get("slug") or r.get("agent_id") or "?"), "state": r.get("state"),
                                    "searches": _int(r.get("searches")), "page_reads": _int(r.get("page_reads")),
-                                   "denied": _int(r.get("denied")), **priced(r, researcher_model)})
-    for r in _dicts(metrics.get("other_agents")):
-        out["others"].append({"agent": str(r.get("agent_id") or "?"), **priced(r, checker_model)})
-    if isinstance(metrics.get("orchestrator"), dict):
-        out["orchestrator"] = priced(metrics["orchestrator"], ORCHESTRATOR_MODEL)
+                                   "denied": _int(r.get("denied")), **spent(r, c)})
+    for r, c in zip(_dicts(metrics.get("other_agents")), costs["others"]):
+        out["others"].append({"agent": str(r.get("agent_id") or "?"), **spent(r, c)})
+    if costs["orchestrator"] is not None:
+        out["orchestrator"] = spent(metrics["orchestrator"], costs["orchestrator"])
     totals = metrics.get("totals") if isinstance(metrics.get("totals"), dict) else {}
-    from .pricing import Cost  # lazy: start-up
-
-    total = Cost(sum(c.dollars for c in all_costs), tuple(dict.fromkeys(m for c in all_costs for m in c.unpriced)),
-                 any(c.upper_bound for c in all_costs))
+    total = costs["total"]
     out["totals"] = {"searches": _int(totals.get("searches")), "page_reads": _int(totals.get("page_reads")),
                      "input_tokens": _int(totals.get("input_tokens")), "output_tokens": _int(totals.get("output_tokens")),
                      "wall_seconds": _num(totals.get("wall_seconds")), "final": bool(metrics.get("final")),

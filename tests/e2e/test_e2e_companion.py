@@ -56,6 +56,6 @@ def test_caller_receives_the_success_shape(run):
     answer = outcome.final_json(run)
     out = run.cwd / "caller" / "evidence"
     assert answer == {"plan": str(out / formats.PLAN_FILE), "report": str(out / formats.REPORT_FILE),
-                      "findings_dir": str(out / formats.FINDINGS_DIR) + "/"}
+                      "findings_dir": str(out / formats.FINDINGS_DIR) + "/", "view": str(out / formats.REPORT_VIEW_FILE)}
     assert outcome.verify(out).returncode == 0
     assert Path(answer["report"]).read_text().startswith(f"{formats.REPORT_TITLE_PREFIX}{QUESTION}\n")

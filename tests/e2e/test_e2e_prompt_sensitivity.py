@@ -62,5 +62,5 @@ def test_broken_skill_md_fails_the_run(e2e_session, case):
         answer = outcome.final_json(result)
     except AssertionError:
         answer = {}
-    assert result.errors or set(answer) != {"plan", "report", "findings_dir"}, (
+    assert result.errors or set(answer) != set(formats.RETURN_PATH_KEYS), (
         f"a SKILL.md broken by {case} still produced a successful run:\n{result.describe()}")

@@ -123,7 +123,7 @@ def test_refresh_of_a_project_root_is_denied_and_moves_nothing(e2e_session):
 
 def test_refreshed_run_completes_fresh(runs):
     answer = outcome.final_json(runs["refreshed"])
-    assert set(answer) == {"plan", "report", "findings_dir"}, answer
+    assert set(answer) == set(formats.RETURN_PATH_KEYS), answer
     run_dir = Path(answer["plan"]).parent
     assert run_dir == Path(outcome.final_json(runs["first"])["plan"]).parent
     assert outcome.verify(run_dir).returncode == 0

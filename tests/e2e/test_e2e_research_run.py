@@ -49,7 +49,7 @@ def test_skill_body_arrives_with_the_plugin_root_substituted(run):
 
 
 def test_final_answer_is_the_success_shape_with_absolute_paths(run, answer):
-    assert set(answer) == {"plan", "report", "findings_dir"}, answer
+    assert set(answer) == set(formats.RETURN_PATH_KEYS), answer
     run_dir = Path(answer["plan"]).parent
     assert run_dir.is_absolute() and run_dir.is_relative_to(run.cwd), run_dir
     assert run_dir.parent == run.cwd / formats.DEFAULT_ROOT

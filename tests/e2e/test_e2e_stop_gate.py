@@ -70,7 +70,9 @@ def test_stop_hook_blocks_with_the_failures(fixed):
 
 def test_fixed_report_passes_and_the_run_returns_success(fixed):
     answer = outcome.final_json(fixed)
-    assert set(answer) == {"plan", "report", "findings_dir"}
+    from web_research import formats
+
+    assert set(answer) == set(formats.RETURN_PATH_KEYS)
     assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
     last_stop = fixed.stream.hook_responses("Stop")[-1]
     assert fixed.stream.decision_of(last_stop).get("decision") != "block"
@@ -85,8 +87,7 @@ def test_never_fixed_report_is_returned_unverified_after_the_bounded_rounds(neve
     assert never_fixed.stream.blocks("Stop") == [], never_fixed.describe()
     answer = outcome.final_json(never_fixed)
     assert answer[formats.RETURN_VERIFIED_KEY] is False, answer
-    assert set(answer) == {"plan", "report", "findings_dir", formats.RETURN_VERIFIED_KEY,
-                           formats.RETURN_FAILED_CHECKS_KEY}
+    assert set(answer) == {*formats.RETURN_PATH_KEYS, formats.RETURN_VERIFIED_KEY, formats.RETURN_FAILED_CHECKS_KEY}
     assert "report.sections.missing" in answer[formats.RETURN_FAILED_CHECKS_KEY], answer
     assert outcome.verify(Path(answer["plan"]).parent).returncode != 0, "the report was expected to stay broken"
     finishes = outcome.bash_runs(never_fixed, "finish")

@@ -498,10 +498,41 @@ def test_stop_waits_while_researchers_run_in_the_background(active: Harness):
 
 def test_a_passing_report_finishes_the_run(active: Harness):
     active.copy_example_run()
-    assert active.hook(active.stop()).stdout == ""
+    ended = active.hook(active.stop())
+    assert ended.decision is None and "verified" in ended.json["systemMessage"]
     assert active.record() is None
     assert active.history()[-1]["outcome"] == "verified"
-    assert active.hook(active.stop()).stdout == ""
+    assert active.hook(active.stop()).stdout == ""  # the run is over: later stops are not its business
+
+
+def test_the_person_sees_the_tldr_the_result_and_both_paths_at_the_end(active: Harness):
+    """The Stop hook's message to the user; the model's final JSON is untouched by it."""
+    active.copy_example_run()
+    message = active.hook(active.stop()).json["systemMessage"]
+    view = active.run_dir / "report.html"
+    assert view.is_file() and 'id="wr-data"' in view.read_text(encoding="utf-8")
+    assert message.startswith("web-research: the run ended, verified"), message
+    assert "TL;DR:\n  - Vendors bill logs by different units: Acme splits ingestion" in message, message
+    assert "[^1]" not in message  # markers and Markdown dropped
+    assert f"Report: {active.run_dir / 'report.md'}" in message and f"View:   {view}" in message
+
+
+def test_an_unverified_ending_lists_the_failures_and_still_writes_the_view(active: Harness):
+    active.copy_example_run()
+    break_report(active)
+    active.hook(active.stop())
+    message = active.hook(active.stop(stop_hook_active=True)).json["systemMessage"]
+    assert "still fails verification" in message and "Treat it as unverified" in message
+    assert f"View:   {active.run_dir / 'report.html'}" in message
+    assert "fails verification" in (active.run_dir / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_view_that_cannot_be_written_costs_the_page_not_the_ending(active: Harness):
+    active.copy_example_run()
+    (active.run_dir / "report.html").mkdir()  # the page's place is taken by a folder
+    ended = active.hook(active.stop())
+    assert active.history()[-1]["outcome"] == "verified"
+    assert "could not be written" in ended.json["systemMessage"] and "view" in ended.json["systemMessage"]
 
 
 def break_report(h: Harness) -> None:

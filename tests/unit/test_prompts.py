@@ -305,9 +305,11 @@ def test_contract_return_shapes():
         re.fullmatch(r"[a-z_]+(\.[a-z0-9_<>-]+)+", c) for c in unverified[formats.RETURN_FAILED_CHECKS_KEY])
     prior = next(shape for shape in shapes if shape.get("error") == formats.ERROR_PRIOR_RUN_PRESENT)
     assert prior["detail"] == prior_run_detail(Path("/abs/run"))
+    assert set(success) == set(formats.RETURN_PATH_KEYS)
     assert success["plan"].endswith("/" + formats.PLAN_FILE)
     assert success["report"].endswith("/" + formats.REPORT_FILE)
     assert success["findings_dir"].rstrip("/").endswith("/" + formats.FINDINGS_DIR)
+    assert success["view"].endswith("/" + formats.REPORT_VIEW_FILE)
     assert "web-research:web-research" in text
     assert formats.DEFAULT_ROOT.as_posix() in text and formats.ROOT_ENV_VAR in text
     assert formats.ARCHIVE_PREFIX in text

@@ -35,7 +35,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     data = data_dir(os.environ)
     averages, skipped = load_averages(data)
-    result = estimate(effective_budget(plan), averages)
+    from ..pricing import load_prices  # lazy: start-up
+
+    result = estimate(effective_budget(plan), averages, load_prices(os.environ, data))
     if args.json:
         payload = {"run_dir": str(run_dir), **result.to_json(), "metrics_files_skipped": skipped}
         text = json.dumps(payload, ensure_ascii=False, indent=2)

@@ -21,6 +21,7 @@ from ..formats import (
     FINDINGS_DIR,
     PLAN_FILE,
     REPORT_FILE,
+    REPORT_VIEW_FILE,
 )
 from ..inputs import InputError, StartInput, from_flags, from_raw
 
@@ -121,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
 def _run_paths(run_dir: Path) -> dict[str, str]:
     """The absolute paths every successful start prints (a new run and a resumed one alike)."""
     return {"output_dir": str(run_dir), "plan": str(run_dir / PLAN_FILE),
-            "findings_dir": f"{run_dir / FINDINGS_DIR}{os.sep}", "report": str(run_dir / REPORT_FILE)}
+            "findings_dir": f"{run_dir / FINDINGS_DIR}{os.sep}", "report": str(run_dir / REPORT_FILE),
+            "view": str(run_dir / REPORT_VIEW_FILE)}
 
 
 def _resume(request: StartInput, run_dir: Path) -> int:

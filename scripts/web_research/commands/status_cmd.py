@@ -15,6 +15,7 @@ much of each budget is used). `--json` prints the same as one JSON object.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -35,13 +36,18 @@ def spend(run_dir: Path) -> dict:
     """Per researcher and run totals, merged from metrics.json and the live progress file."""
     from ..metrics import read_metrics  # lazy: start-up
 
+    from ..pricing import agent_model, agent_tokens, cost, cost_text, load_prices, metrics_costs  # lazy: start-up
+
     metrics = read_metrics(run_dir) or {}
     progress = _read_progress(run_dir)
     budget = (progress or {}).get("budget") or metrics.get("budget") or {}
+    table = load_prices(os.environ, _data_dir())
+    researcher_model = agent_model("researcher")
     rows: dict[str, dict] = {}
     for item in metrics.get("researchers") or []:
         if isinstance(item, dict) and isinstance(item.get("agent_id"), str):
-            rows[item["agent_id"]] = dict(item)
+            priced = cost(agent_tokens(item, researcher_model), table)
+            rows[item["agent_id"]] = {**item, "cost": round(priced.dollars, 4), "cost_text": cost_text(priced)}
     for item in (progress or {}).get("agents") or []:
         if not (isinstance(item, dict) and isinstance(item.get("agent_id"), str)):
             continue
@@ -55,9 +61,19 @@ def spend(run_dir: Path) -> dict:
             row["state"] = "running"
         elif item.get("stopped_at") and row.get("state") in (None, "running"):
             row["state"] = "done"
-    return {"budget": budget, "researchers": list(rows.values()), "totals": metrics.get("totals"),
+    totals = metrics.get("totals")
+    if isinstance(totals, dict):
+        total = metrics_costs(metrics, table)["total"]
+        totals = {**totals, "cost": round(total.dollars, 4), "cost_text": cost_text(total)}
+    return {"budget": budget, "researchers": list(rows.values()), "totals": totals,
             "metrics_updated_at": metrics.get("updated_at"), "final": metrics.get("final"),
-            "progress_updated_at": (progress or {}).get("updated_at")}
+            "progress_updated_at": (progress or {}).get("updated_at"), "prices": table.describe()}
+
+
+def _data_dir() -> Path:
+    from ..guard.registry import data_dir  # lazy: start-up
+
+    return data_dir(os.environ)
 
 
 def _read_progress(run_dir: Path) -> dict | None:
@@ -82,23 +98,26 @@ def spend_lines(data: dict) -> list[str]:
     if not data["researchers"] and not data["totals"]:
         return ["Spending: none recorded (the hooks record it while a run is active)"]
     budget = data["budget"] or {}
-    rows = [["RESEARCHER", "STATE", "SEARCHES", "PAGE READS", "DENIED", "TOOL CALLS", "TOKENS IN/OUT", "SECONDS"]]
+    rows = [["RESEARCHER", "STATE", "SEARCHES", "PAGE READS", "DENIED", "TOOL CALLS", "TOKENS IN/OUT", "COST",
+             "SECONDS"]]
     for r in data["researchers"]:
         tokens = "-" if r.get("input_tokens") is None else f"{_k(r.get('input_tokens'))}/{_k(r.get('output_tokens'))}"
         rows.append([str(r.get("slug") or r["agent_id"]), str(r.get("state") or "-"),
                      _of(r.get("searches"), budget.get("searches_per_researcher")),
                      _of(r.get("page_reads"), budget.get("page_reads_per_researcher")),
                      str(r.get("denied", "-")), str(r.get("tool_calls", "-")), tokens,
+                     "-" if r.get("input_tokens") is None else str(r.get("cost_text", "-")),
                      "-" if r.get("wall_seconds") is None else str(round(r["wall_seconds"]))])
-    lines = ["Spending (measured by the hooks):", *_table(rows, right={2, 3, 4, 5, 6, 7})]
+    lines = ["Spending (measured by the hooks):", *_table(rows, right={2, 3, 4, 5, 6, 7, 8})]
     totals = data["totals"]
     if isinstance(totals, dict):
         lines.append(f"Run totals: {totals.get('researchers', 0)} researchers ({totals.get('dispatches', 0)} "
                      f"dispatches), {totals.get('searches', 0)} searches, {totals.get('page_reads', 0)} page reads, "
                      f"{totals.get('denied', 0)} denied calls, {totals.get('tool_calls', 0)} tool calls, tokens "
                      f"{_k(totals.get('input_tokens'))} in / {_k(totals.get('output_tokens'))} out (orchestrator "
-                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s"
-                     + ("" if data.get("final") else " so far"))
+                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s, about "
+                     f"{totals.get('cost_text', '-')}" + ("" if data.get("final") else " so far"))
+        lines.append(f"Cost at {data.get('prices')}.")
     return lines
 
 

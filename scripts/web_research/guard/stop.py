@@ -14,7 +14,7 @@ def stop(ctx: Context) -> dict[str, Any]:
     active = active_run(ctx)
     if active is None:
         return {}
-    from .stopgate import (block_reason, decide_stop, declares_unverified, release_message, report_written,
+    from .stopgate import (block_reason, decide_stop, declares_unverified, report_written,
                            verifier_failures)  # lazy: hook start-up
 
     run_dir = active[1]["run"]["run_dir"]
@@ -26,7 +26,8 @@ def stop(ctx: Context) -> dict[str, Any]:
     # Verify only once the report exists and no researcher is still working in the background.
     from .seals import seal_source  # lazy: hook start-up
 
-    failures = verifier_failures(run_dir, seal_source(ctx.env, run_dir)) \
+    seals = seal_source(ctx.env, run_dir)
+    failures = verifier_failures(run_dir, seals) \
         if report_written(run_dir) and not researching else None
     session, snapshot = active
     # Not locked_run: a pass or a release archives the record instead of writing it.
@@ -38,13 +39,15 @@ def stop(ctx: Context) -> dict[str, Any]:
             run["reservations"] = []  # nothing runs in the background: no researcher holds a slot
         decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")),
                                declares_unverified(ctx.payload.get("last_assistant_message")))
-        if decision.action == "pass":
-            session.archive(record, "verified")
-            return {}
-        if decision.action == "release":
-            session.archive(record, "unverified")
-            return output.notice(release_message(run_dir, decision.failures))
-        session.write(record)
+        if decision.action in ("pass", "release"):
+            session.archive(record, "verified" if decision.action == "pass" else "unverified")
+        else:
+            session.write(record)
+    if decision.action in ("pass", "release"):
+        from .ending import end_of_run  # lazy: only when a run ends
+
+        # The person's ending: the report view written, the TL;DR, the result and the paths.
+        return output.notice(end_of_run(ctx.env, run_dir, seals, decision.failures, ctx.program))
     if decision.action == "block":
         return output.block(block_reason(run_dir, decision.failures, ctx.program),
                             f"web-research: report.md fails {len(decision.failures)} check(s); "

@@ -416,7 +416,8 @@ class Orchestrator:
 
     def final_json(self, req: RequestView) -> str:
         run = self.run(req)
-        return json.dumps({"plan": run["plan"], "report": run["report"], "findings_dir": run["findings_dir"]})
+        return json.dumps({"plan": run["plan"], "report": run["report"], "findings_dir": run["findings_dir"],
+                           "view": run["view"]})
 
     # --- the files it writes ------------------------------------------------------
     def _budget_lines(self, tier: str) -> list[str]:

@@ -1,0 +1,69 @@
+"""The end of a run, for the person: write report.html and say what came out.
+
+When the Stop gate lets a run end (verified, or released unverified), the hook
+writes the report view (view_html.py) and shows the user, through the Stop
+hook's `systemMessage`, the TL;DR, the verification result, the cost and the
+paths of report.md and report.html. The model's final message stays the one
+JSON object callers parse; this message goes to the person only.
+
+Writing the view is best effort: a run folder that breaks it costs the person
+the page, never the gate's decision (the failure is logged, and the message
+says the page could not be written).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping, Sequence
+
+VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every check."
+
+
+def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None,
+            failures: Sequence[str], program: str) -> str:
+    """The message: whether the report holds, what the question was, what the report says, what
+    it cost, where it is."""
+    from .. import formats  # lazy: start-up
+    from .stopgate import release_message  # lazy: start-up
+
+    lines = [release_message(run_dir, failures) if failures else VERIFIED_LINE]
+    if view is not None:
+        if view.get("question"):
+            lines.append(f"Question: {view['question']}")
+        if view.get("tldr"):
+            lines.append("TL;DR:")
+            lines += [f"  - {item}" for item in view["tldr"]]
+        totals = (view.get("figures") or {}).get("totals")
+        if totals:
+            lines.append(f"Spent: {totals.get('searches')} searches, {totals.get('page_reads')} page reads, "
+                         f"about {totals.get('cost_text')}")
+    lines.append(f"Report: {Path(run_dir) / formats.REPORT_FILE}")
+    if view_path is not None:
+        lines.append(f"View:   {view_path} (open it in a browser: each footnote shows its source)")
+    else:
+        lines.append(f'View:   could not be written; try "{program}" view "{run_dir}" --open')
+    return "\n".join(lines)
+
+
+def end_of_run(env: Mapping[str, str], run_dir: str, seal_source: Any, failures: Sequence[str],
+               program: str) -> str:
+    """Write the view (best effort) and return the message for the user."""
+    view = view_path = None
+    try:
+        from ..view_data import gather  # lazy: only at the end of a run
+        from ..view_html import render_page  # lazy: as above
+        from .. import formats  # lazy: start-up
+        from ..fsutil import atomic_write_text  # lazy: start-up
+        from .registry import data_dir  # lazy: start-up
+
+        view = gather(Path(run_dir), seal_source, env, data_dir(env))
+        path = Path(run_dir) / formats.REPORT_VIEW_FILE
+        atomic_write_text(path, render_page(view))
+        view_path = path
+    except Exception:  # noqa: BLE001 - the page is a courtesy; the gate has decided already
+        from .runner import log_failure  # lazy: hook start-up
+
+        log_failure(f"writing the report view of {run_dir}", env)
+    return summary(view, run_dir, view_path, failures, program)

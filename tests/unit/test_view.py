@@ -1,0 +1,147 @@
+"""`web-research view`: what report.html holds, and that nothing in a run can script it.
+
+The page in a real browser: test_view_browser.py."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+import view_runs
+from example_run import SCRIPTS_DIR
+
+from web_research import formats
+from web_research.view_data import gather, locate_excerpt, page_window
+from web_research.view_html import csp_hash, json_block, render_page
+
+
+def _view(run):
+    done = subprocess.run([sys.executable, "-m", "web_research", "view", str(run)], capture_output=True, text=True,
+                          cwd=run.parent, env={"PYTHONPATH": str(SCRIPTS_DIR), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    path = run / formats.REPORT_VIEW_FILE
+    assert done.stdout.strip() == str(path)
+    return path.read_text(encoding="utf-8")
+
+
+def _data(page: str) -> dict:
+    block = re.search(r'<script type="application/json" id="wr-data">(.*?)</script>', page, re.S)
+    return json.loads(block.group(1))
+
+
+def test_the_page_is_self_contained_with_a_strict_policy(tmp_path):
+    page = _view(view_runs.example(tmp_path))
+    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
+    assert "default-src &#x27;none&#x27;" in policy and "unsafe-inline" not in policy
+    script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
+    style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
+    assert csp_hash(script).replace("'", "&#x27;") in policy and csp_hash(style).replace("'", "&#x27;") in policy
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", page.split('<article id="report"')[0])
+    assert "<link" not in page and "@import" not in page and "url(" not in page
+
+
+def test_every_footnote_carries_its_source_and_the_excerpt_in_its_page(tmp_path):
+    page = _view(view_runs.example(tmp_path))
+    notes = {f["label"]: f for f in _data(page)["footnotes"]}
+    assert sorted(notes, key=int) == [str(n) for n in range(1, 10)]
+    four = notes["4"]
+    assert four["title"] == "Retention periods and archives | Acme Observability Docs"
+    assert four["url"] == "https://docs.acme.example/logs/retention" and four["source_type"] == "official-docs"
+    assert four["retrieved"] == "2026-04-18" and four["match"] == "found"
+    marked = "".join(text for text, hit in four["page"]["segments"] if hit)
+    assert marked.startswith("Indexed retention defaults to 15 days.") and "3x the 15-day rate" in marked
+    assert four["seal"]["state"] == "unsealed"  # the example has no seals on record
+    assert notes["3"]["retrieved"] is None  # written without a Retrieved field
+    assert [c["line"] for c in four["claims"]] == [6, 19]
+    assert 'data-fn="4"' in page and 'id="fn-4"' in page
+
+
+def test_the_report_is_rendered_by_the_markdown_parser(tmp_path):
+    page = _view(view_runs.example(tmp_path))
+    article = page.split('<article id="report" class="report">')[1].split("</article>")[0]
+    assert '<h2 id="L3">TL;DR</h2>' in article
+    from web_research.report import parse_report
+
+    markers = parse_report((tmp_path / "example" / formats.REPORT_FILE).read_text(encoding="utf-8")).markers
+    assert article.count('<sup class="fn-ref">') == len(markers) == 20  # every marker; Sources entries are none
+    assert "**Title**" not in article.split("footnotes")[0]
+
+
+def test_coverage_figures_and_verification_sections(tmp_path):
+    run = view_runs.with_metrics(view_runs.example(tmp_path))
+    view = gather(run)
+    states = {b["id"]: b["state"] for b in view["coverage"]}
+    assert states["1.1"] == "covered" and states["3.1"] == "missing", states
+    covered = next(b for b in view["coverage"] if b["id"] == "1.1")
+    assert covered["sources"] and all(s["footnotes"] for s in covered["sources"]), covered
+    totals = view["figures"]["totals"]
+    assert totals["cost"] > 0 and totals["cost_text"].startswith("at most $")  # one researcher has no split
+    assert [r["slug"] for r in view["figures"]["researchers"]] == [view_runs.BILLING, view_runs.COMMITMENTS]
+    assert view["verification"]["passed"] is True
+    page = render_page(view)
+    assert "5 / 5" in page and "6 / 8" in page and totals["cost_text"] in page
+    assert "Verification passed" in page
+
+
+def test_failing_checks_link_to_their_place_in_the_report(tmp_path):
+    page = _view(view_runs.failing_verification(tmp_path))
+    assert "Verification failed" in page
+    links = re.findall(r'<a href="#([^"]+)" class="goto">report\.md:(\d+)</a>', page)
+    assert ("fn-4", str(_line_of(tmp_path / "failing", "[^4]: "))) in links, links
+    assert all(f'id="{target}"' in page for target, _ in links)
+    four = next(f for f in _data(page)["footnotes"] if f["label"] == "4")
+    assert four["match"] == "not-found" and four["page"]["segments"]  # the page's beginning instead
+
+
+def _line_of(run, needle):
+    lines = (run / formats.REPORT_FILE).read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if line.startswith(needle))
+
+
+@pytest.mark.parametrize("make", [view_runs.old_format, view_runs.failed_subtopics, view_runs.unfinished])
+def test_other_runs_still_get_a_page(tmp_path, make):
+    page = _view(make(tmp_path))
+    assert "<!--slot:" not in page and 'id="wr-data"' in page
+
+
+def test_an_unfinished_report_shows_its_references_as_written(tmp_path):
+    page = _view(view_runs.unfinished(tmp_path))
+    assert f"[^{view_runs.BILLING}:1]" in page and _data(page)["footnotes"] == []
+
+
+def test_nothing_hostile_survives_as_markup(tmp_path):
+    page = _view(view_runs.hostile(tmp_path))
+    head, data_and_script = page.split('<script type="application/json" id="wr-data">')
+    assert "<script>window.pwned" not in head and "onerror=" not in head.replace("onerror=&quot;", "")
+    assert "javascript:" not in re.sub(r"&[a-z#0-9]+;", "", "".join(re.findall(r'href="([^"]*)"', page)))
+    data_text = data_and_script.split("</script>")[0]
+    assert "<" not in data_text and ">" not in data_text  # so no </script> can close the block
+    two = next(f for f in _data(page)["footnotes"] if f["label"] == "2")
+    assert view_runs.HOSTILE in two["title"]  # kept as data, to be shown as text
+    assert any(view_runs.HOSTILE in text for text, _hit in two["page"]["segments"])
+    assert page.count("<script") == 2  # the data block and our own script, nothing else
+
+
+def test_json_block_escapes_what_could_end_the_script():
+    text = json_block({"a": "</script><!-- & \u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"a": "</script><!-- & \u2028"}
+
+
+def test_locate_excerpt_finds_the_page_spelling_of_each_part():
+    page = "Intro.\n\u201cLog  Management\u201d is billed on two\ndimensions \u2014 ingest, per GB. Later text here."
+    spans = locate_excerpt('"Log Management" is billed on two dimensions - ingest ... per GB. Later text here',
+                           page)
+    assert [page[a:b] for a, b in spans] == ["Log  Management\u201d is billed on two\ndimensions \u2014 ingest",
+                                             "per GB. Later text here"]
+    assert locate_excerpt("not in the page at all", page) is None
+    window = page_window(page, spans)
+    assert "".join(t for t, _ in window["segments"]) == page[window["start"]:window["end"]]
+
+
+def test_a_folder_that_is_no_run_dir_is_refused(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "web_research", "view", str(tmp_path / "nope")],
+                          capture_output=True, text=True, env={"PYTHONPATH": str(SCRIPTS_DIR)})
+    assert done.returncode == 2 and "no such folder" in done.stderr
