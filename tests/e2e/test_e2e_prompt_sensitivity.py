@@ -17,6 +17,8 @@ import pytest
 from harness import outcome
 from harness.runner import REPO_ROOT, RunSpec
 
+from web_research import formats
+
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 PLUGIN_PARTS = (".claude-plugin", "skills", "agents", "hooks", "scripts")
 
