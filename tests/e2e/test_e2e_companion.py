@@ -59,3 +59,4 @@ def test_caller_receives_the_success_shape(run):
                       "findings_dir": str(out / formats.FINDINGS_DIR) + "/", "view": str(out / formats.REPORT_VIEW_FILE)}
     assert outcome.verify(out).returncode == 0
     assert Path(answer["report"]).read_text().startswith(f"{formats.REPORT_TITLE_PREFIX}{QUESTION}\n")
+    assert Path(answer["view"]).is_file(), "the Stop hook writes the view when the run ends"

@@ -59,6 +59,25 @@ def test_final_answer_is_the_success_shape_with_absolute_paths(run, answer):
     assert Path(answer["plan"]).is_file() and Path(answer["report"]).is_file()
 
 
+def test_the_person_sees_a_readable_ending_and_the_view_is_written(run, answer):
+    """What the client shows the user at the end (the Stop hook's systemMessage): the result, the
+    TL;DR, the paths; the model's final message stays the JSON object alone."""
+    shown = run.stream.system_messages()
+    assert len(shown) == 1, shown
+    # The client shows each line of a Stop hook's message after "Stop says: ".
+    message = "\n".join(line.removeprefix("Stop says: ") for line in shown[0].splitlines())
+    assert message.startswith("web-research: the run ended, verified"), message
+    assert f"Question: {QUESTION}" in message and "TL;DR:\n  - " in message, message
+    tldr = Path(answer["report"]).read_text().split("## TL;DR")[1].split("##")[0]
+    first = tldr.strip().splitlines()[0].lstrip("- ").split("[^")[0]
+    assert first[:40] in message, (first, message)
+    assert f"Report: {answer['report']}" in message and f"View:   {answer['view']}" in message
+    assert answer["view"] == str(Path(answer["plan"]).parent / formats.REPORT_VIEW_FILE)
+    page = Path(answer["view"]).read_text(encoding="utf-8")
+    assert 'id="wr-data"' in page and "Verification passed" in page
+    assert "Spent:" in message and "$" in message  # the run's measured tokens, priced
+
+
 def test_plan_briefs_findings_on_disk(run, answer):
     run_dir = Path(answer["plan"]).parent
     plan = Path(answer["plan"]).read_text()

@@ -6,7 +6,7 @@ words `fsutil.RunFileError.state` gives every command: too large, not UTF-8,
 symbolic link, link loop, ...; number of source entries; number of claims, i.e.
 footnote markers), then whether report.md exists and passes verify, then what
 the run has spent: per researcher its searches and page reads against the
-budget, refused calls, tokens and time, and the run's totals. Spending comes
+budget, refused calls, tokens, dollars (pricing.py) and time, and the run's totals. Spending comes
 from files the hooks write: `metrics.json` (measured at each researcher's stop
 and at the main agent's Stop) and `.web-research/progress.json` (updated at
 every search and page read, so a run in progress shows who is running and how
