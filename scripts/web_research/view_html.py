@@ -66,8 +66,9 @@ def _markdown():
     def footnote_ref(self, tokens, idx, options, env):
         label = str(tokens[idx].meta.get("label", ""))
         sub = int(tokens[idx].meta.get("subId", 0))
+        hover = (env.get("titles") or {}).get(label) or f"the source of [{label}]"
         return (f'<sup class="fn-ref"><a href="#{anchor_id(label)}" id="{anchor_id(label)}-ref-{sub}" '
-                f'data-fn="{esc(label)}" title="Show the source of [{esc(label)}]">[{esc(label)}]</a></sup>')
+                f'data-fn="{esc(label)}" title="{esc(hover)}: click for the excerpt in its page">[{esc(label)}]</a></sup>')
 
     def footnote_block_open(self, tokens, idx, options, env):
         return '<section class="footnotes" aria-label="Footnotes"><ol class="fn-list">\n'
@@ -110,12 +111,14 @@ def _markdown():
     return md
 
 
-def render_markdown(text: str) -> tuple[str, list[int]]:
-    """(HTML of the report, the source lines that start a block, ascending)."""
+def render_markdown(text: str, titles: dict[str, str] | None = None) -> tuple[str, list[int]]:
+    """(HTML of the report, the source lines that start a block, ascending). `titles`: each
+    footnote label's source title, shown when the pointer rests on a footnote."""
     md = _markdown()
-    tokens = md.parse(text)
+    env = {"titles": titles or {}}
+    tokens = md.parse(text, env)
     starts = sorted({t.map[0] + 1 for t in tokens if t.map and t.nesting == 1})
-    return md.renderer.render(tokens, md.options, {}), starts
+    return md.renderer.render(tokens, md.options, env), starts
 
 
 def _place(line: int | None, starts: list[int], footnote_lines: list[tuple[int, int, str]]) -> str | None:
@@ -244,7 +247,8 @@ def render_page(view: dict[str, Any]) -> str:
     style = (ASSETS / "view.css").read_text(encoding="utf-8")
     script = (ASSETS / "view.js").read_text(encoding="utf-8")
     if view["report_markdown"] is not None:
-        report_html, starts = render_markdown(view["report_markdown"])
+        titles = {f["label"]: f"{f['title'] or 'untitled'} ({f['url'] or 'no URL'})" for f in view["footnotes"]}
+        report_html, starts = render_markdown(view["report_markdown"], titles)
         footnote_lines = [(c.line, c.end_line, str(c.number)) for c in parse_citations(view["report_markdown"])]
     else:
         report_html, starts, footnote_lines = '<p class="verdict fail">report.md is missing or unreadable.</p>', [], []

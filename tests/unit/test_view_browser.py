@@ -85,6 +85,9 @@ def assert_in_view(page, locator):
 
 def test_bundled_example_footnote_shows_its_excerpt_highlighted_in_the_page(browser, tmp_path):
     page = open_view(browser, view_runs.example(tmp_path))  # as bundled: no seals, no metrics
+    ref = page.locator("sup.fn-ref a[data-fn='4']").first
+    assert ref.get_attribute("title").startswith(  # what the pointer resting on it shows
+        "Retention periods and archives | Acme Observability Docs (https://docs.acme.example/logs/retention)")
     panel = click_footnote(page, "4")
     assert "Retention periods and archives | Acme Observability Docs" in panel.locator("h3").inner_text()
     fields = panel.locator("dl").inner_text()
