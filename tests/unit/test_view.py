@@ -100,10 +100,17 @@ def _line_of(run, needle):
     return next(i for i, line in enumerate(lines, 1) if line.startswith(needle))
 
 
-@pytest.mark.parametrize("make", [view_runs.old_format, view_runs.failed_subtopics, view_runs.unfinished])
+@pytest.mark.parametrize("make", [view_runs.old_format, view_runs.failed_subtopics, view_runs.unfinished,
+                                  view_runs.no_report])
 def test_other_runs_still_get_a_page(tmp_path, make):
     page = _view(make(tmp_path))
     assert "<!--slot:" not in page and 'id="wr-data"' in page
+
+
+def test_a_run_without_report_or_plan_says_so(tmp_path):
+    page = _view(view_runs.no_report(tmp_path))
+    assert "report.md is missing or unreadable" in page and "plan.md missing or unreadable" in page
+    assert "Verification failed" in page
 
 
 def test_an_unfinished_report_shows_its_references_as_written(tmp_path):

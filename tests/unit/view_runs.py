@@ -90,3 +90,11 @@ def unfinished(tmp_path: Path) -> Path:
     head = text.split("## Sources")[0].replace("[^1]", f"[^{BILLING}:1]")
     report.write_text(head + "## Sources\n", encoding="utf-8")
     return run
+
+
+def no_report(tmp_path: Path) -> Path:
+    """A run stopped before its report (and with a plan that no longer parses)."""
+    run = copy_example(tmp_path, "no-report")
+    (run / formats.REPORT_FILE).unlink()
+    (run / formats.PLAN_FILE).write_text("not a plan\n", encoding="utf-8")
+    return run
