@@ -195,3 +195,25 @@ def test_start_refuses_an_unknown_tier_or_a_mixed_input(tmp_path: Path) -> None:
     mixed = run_cli(["start", "--args", "Q", "--tier", "deep"], tmp_path)
     assert mixed.returncode == 2 and "--tier" in json.loads(mixed.stdout)["detail"]
     assert not (tmp_path / ".beagle").exists()
+
+
+def test_the_estimate_has_a_dollar_range_from_the_price_table(tmp_path):
+    import json
+
+    from web_research.budget import budget_for
+    from web_research.pricing import PRICES_ENV, load_prices
+
+    budget = budget_for("standard", 3)
+    packaged = est.estimate(budget, prices=load_prices({}))
+    assert 0 < packaged.cost.low < packaged.cost.high, packaged.cost
+    double = tmp_path / "prices.json"
+    table = json.loads((Path(est.__file__).with_name("prices.json")).read_text())
+    for model in table["models"].values():
+        for field in model:
+            model[field] *= 2
+    double.write_text(json.dumps(table))
+    doubled = est.estimate(budget, prices=load_prices({PRICES_ENV: str(double)})).cost
+    assert doubled.low == pytest.approx(2 * packaged.cost.low) and doubled.high == pytest.approx(2 * packaged.cost.high)
+    lines = "\n".join(est.estimate_lines(tmp_path, packaged, tmp_path, 0))
+    assert "  cost            about $" in lines and table["as_of"] in lines
+    assert est.estimate(budget).cost is None  # no table, no dollars

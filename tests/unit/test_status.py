@@ -54,3 +54,25 @@ def test_status_without_a_plan_lists_the_findings_files(tmp_path: Path) -> None:
 def test_status_of_a_missing_folder_exits_2(tmp_path: Path) -> None:
     result = run_cli("status", str(tmp_path / "nope"))
     assert result.returncode == 2 and result.stdout == "" and "no such folder" in result.stderr
+
+
+def test_status_prices_what_the_run_spent(tmp_path: Path) -> None:
+    import json
+
+    import view_runs
+
+    from web_research.pricing import Tokens, cost, packaged_table
+
+    run = view_runs.with_metrics(copy_example(tmp_path))
+    result = run_cli("status", str(run))
+    assert result.returncode == 0, result.stderr
+    split = json.loads((run / "metrics.json").read_text())["researchers"][0]["models"]["claude-sonnet-4-5"]
+    expected = cost([("claude-sonnet-4-5", Tokens(split["input_tokens"], split["output_tokens"],
+                                                  split["cache_read_input_tokens"],
+                                                  split["cache_creation_input_tokens"]))], packaged_table())
+    row = next(line for line in result.stdout.splitlines() if line.startswith(BILLING))
+    assert f"${expected.dollars:.2f}" in row.split(), row
+    assert "about at most $" in result.stdout  # a researcher without a cache split: an upper bound
+    assert f"Cost at prices of {packaged_table().as_of} (packaged table)." in result.stdout
+    data = json.loads(run_cli("status", str(run), "--json").stdout)
+    assert data["researchers"][0]["cost"] == round(expected.dollars, 4) and data["totals"]["cost"] > expected.dollars
