@@ -193,7 +193,7 @@ def test_verdicts_are_sealed_and_a_supported_report_passes_the_stop(run: Harness
     path = run_checker(run)
     seal = ledger.seals(ledger_entries(run))["checks/verdicts-1.json"]
     assert seal.artifact == ledger.VERDICTS and seal.sha256 == ledger.file_sha256(path, 1 << 20)
-    assert run.hook(run.stop()).stdout == ""
+    assert run.hook(run.stop()).decision is None  # passes: no block, only the ending shown
     assert run.history()[-1]["outcome"] == "verified"
 
 
@@ -237,4 +237,4 @@ def test_a_returned_checker_whose_stop_went_unseen_is_sealed_when_its_call_retur
                           tool_response={"status": "completed", "agentId": AGENT, "content": []})
     assert run.hook(payload).stdout == ""
     assert "checks/verdicts-1.json" in ledger.seals(ledger_entries(run))
-    assert run.hook(run.stop()).stdout == ""  # sealed, supported: the run passes
+    assert run.hook(run.stop()).decision is None  # sealed, supported: the run passes
