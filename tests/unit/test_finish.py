@@ -15,7 +15,7 @@ from web_research.guard.stopgate import declares_unverified
 from web_research.report_references import (REFERENCE, SHAPE, assemble, find_references, identity, reference,
                                             sources_span)
 
-RETURN_KEYS = {"plan", "report", "findings_dir"}
+RETURN_KEYS = set(formats.RETURN_PATH_KEYS)
 
 
 def findings_identities(run: Path) -> dict[tuple[str, str, str], str]:
@@ -69,8 +69,10 @@ def test_references_become_the_example_report_byte_for_byte(tmp_path):
     done = finish(run)
     assert done.returncode == 0, done.stdout + done.stderr
     assert json.loads(done.stdout) == {"plan": str(run / "plan.md"), "report": str(run / "report.md"),
-                                       "findings_dir": str(run / "findings") + "/"}
+                                       "findings_dir": str(run / "findings") + "/",
+                                       "view": str(run / formats.REPORT_VIEW_FILE)}
     assert done.stdout.strip().count("\n") == 0  # the object alone
+    assert 'id="wr-data"' in (run / formats.REPORT_VIEW_FILE).read_text(encoding="utf-8")  # the view exists
     assert (run / "report.md").read_bytes() == (EXAMPLE_DIR / "report.md").read_bytes()
 
 

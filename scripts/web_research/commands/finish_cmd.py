@@ -67,11 +67,26 @@ def recorded_numbering(record: dict) -> dict[int, str]:
 def return_object(run_dir: Path, failed: list[str] | None = None) -> dict:
     """The skill's return object (companion-contract.md), with `start`'s path shapes."""
     answer: dict = {"plan": str(run_dir / formats.PLAN_FILE), "report": str(run_dir / formats.REPORT_FILE),
-                    "findings_dir": f"{run_dir / formats.FINDINGS_DIR}{os.sep}"}
+                    "findings_dir": f"{run_dir / formats.FINDINGS_DIR}{os.sep}",
+                    "view": str(run_dir / formats.REPORT_VIEW_FILE)}
     if failed is not None:
         answer[formats.RETURN_VERIFIED_KEY] = False
         answer[formats.RETURN_FAILED_CHECKS_KEY] = failed
     return answer
+
+
+def write_view(run_dir: Path) -> None:
+    """report.html (`web-research view`), so the return object's `view` exists when a caller reads
+    it; the Stop hook writes it again when the session's turn ends. Best effort: a failure is a
+    note, never the run's verdict."""
+    from ..guard.registry import data_dir  # lazy: start-up
+    from ..view_html import write_view as write  # lazy: start-up
+
+    try:
+        write(run_dir, env=os.environ, data_dir=data_dir(os.environ))
+    except Exception as exc:  # noqa: BLE001 - the page is for people; the report's state is decided
+        print(f"web-research finish: note: the report view could not be written ({type(exc).__name__}: "
+              f"{' '.join(str(exc).split())[:200]}); run the view command for it.", file=sys.stderr)
 
 
 def assemble_report(run_dir: Path, record: dict) -> tuple[list[str], list[tuple[int, str]]]:
@@ -140,9 +155,11 @@ def run(args: argparse.Namespace) -> int:
     atomic_write_text(record_path(run_dir), json.dumps(record, ensure_ascii=False, indent=2) + "\n")
 
     if not failing:
+        write_view(run_dir)
         print(json.dumps(return_object(run_dir), ensure_ascii=False))
         return EXIT_OK
     if rounds > formats.MAX_VERIFY_ROUNDS:
+        write_view(run_dir)
         print(json.dumps(return_object(run_dir, failing), ensure_ascii=False))
         return EXIT_OK
     if failing == [CLAIMS_CHECKED] and record.get("checker_waits") == waits + 1:
