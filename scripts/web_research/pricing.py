@@ -200,17 +200,19 @@ def agent_tokens(agent: Mapping[str, Any], default_model: str | None = None) -> 
 # the agent file's `model:` line; the orchestrator is the session's own model, priced as Claude
 # Code's default, Opus.
 ORCHESTRATOR_MODEL = "opus"
+# What agents/*.md say, for an installed wheel, which ships no agents/ (a test holds them equal).
+AGENT_FILE_MODELS = {"researcher": "sonnet", "claim-checker": "haiku"}
 
 
 def agent_model(name: str) -> str | None:
-    """The `model:` of the plugin's agents/<name>.md, or None."""
+    """The `model:` of the plugin's agents/<name>.md (AGENT_FILE_MODELS where the file is absent)."""
     import re  # lazy: start-up
 
     path = Path(__file__).resolve().parents[2] / "agents" / f"{name}.md"
     try:
         head = path.read_text(encoding="utf-8")[:2000]
     except OSError:
-        return None
+        return AGENT_FILE_MODELS.get(name)
     found = re.search(r"^model:\s*([\w.-]+)\s*$", head, re.M)
     return found.group(1) if found else None
 

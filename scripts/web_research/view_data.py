@@ -267,13 +267,17 @@ def verification(run_dir: Path, checks: list) -> dict[str, Any]:
 
     failing = [c for c in checks if not c.ok]
     items = []
+    roots = (Path(run_dir), Path(run_dir).resolve())
     for c in failing[:MAX_CHECKS]:
         rel = None
         if c.path:
-            try:
-                rel = str(Path(c.path).resolve().relative_to(run_dir))
-            except (ValueError, OSError):
-                rel = str(c.path)
+            rel = str(c.path)
+            for root in roots:  # a check names the run as it was given, or resolved
+                try:
+                    rel = str(Path(c.path).relative_to(root))
+                    break
+                except ValueError:
+                    continue
         items.append({"id": c.id, "severity": c.severity, "message": c.message, "file": rel, "line": c.line})
     return {"passed": passed(checks), "errors": sum(1 for c in failing if c.severity == "error"),
             "warnings": sum(1 for c in failing if c.severity == "warning"), "failing": items,

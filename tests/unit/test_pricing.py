@@ -97,3 +97,11 @@ def test_a_bad_override_names_the_file_and_field_and_keeps_the_packaged_prices(t
 def test_a_missing_override_file_is_a_problem_not_a_crash(tmp_path):
     table = load_prices({pricing.PRICES_ENV: str(tmp_path / "nope.json")})
     assert table.origin == "packaged" and "cannot be read" in table.problem
+
+
+def test_the_models_kept_for_an_installed_wheel_are_the_agent_files():
+    from web_research import formats
+
+    for name, model in pricing.AGENT_FILE_MODELS.items():
+        text = (formats.PLUGIN_ROOT / "agents" / f"{name}.md").read_text(encoding="utf-8")
+        assert f"\nmodel: {model}\n" in text, name
