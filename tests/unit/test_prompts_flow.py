@@ -24,8 +24,7 @@ from web_research.guard.briefs_match import dispatch_prompt, load_briefs  # noqa
 
 SKILL = formats.SKILL_DIR / "SKILL.md"
 SKILL_TEXT = SKILL.read_text(encoding="utf-8")
-START_KEYS = ("research_question", "output_dir", "plan", "findings_dir", "report", "view", "auto_proceed", "tier",
-              "deepen")
+START_KEYS = ("research_question", "output_dir", "plan", "findings_dir", "report", "auto_proceed", "tier", "deepen")
 BRIEF_KEYS = ("subtopic", "brief_path", "findings_path")
 QUESTION = "How do managed log services price retention beyond 30 days?"
 
