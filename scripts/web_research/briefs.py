@@ -14,7 +14,6 @@ both halves with `split_agent_prompt`.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -27,15 +26,13 @@ from .formats import (
     BRIEFS_DIR,
     FINDINGS_DIR,
     FINDINGS_MAX_WORDS,
-    FINDINGS_STUB_REASON,
     MAX_PARALLEL_RESEARCHERS,
     PLAN_FILE,
     PLUGIN_ROOT,
-    STATUS_FAILED,
-    STATUSES,
     reference_file,
 )
 # The hash and the Agent prompt live in brief_prompt.py (the hooks import only that); re-exported here.
+from .findings_stub import still_to_dispatch  # noqa: F401 - `briefs` lists by it; the hooks import it from there
 from .brief_prompt import AGENT_PROMPT_HASH_LABEL, brief_hash, compose_agent_prompt, split_agent_prompt  # noqa: F401
 from .budget import effective_budget
 from .fsutil import atomic_write_text, is_within
@@ -43,7 +40,7 @@ from .plan import Plan, Subtopic, load_plan
 
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
-    "subtopic", "subtopic_yaml", "question", "establish", "other_subtopics", "budget", "page_reads",
+    "subtopic", "question", "establish", "claims_headings", "other_subtopics", "budget", "page_reads",
     "findings_path", "run_dir", "command", "max_parallel", "max_words", "scope_notes",
 )
 SCOPE_NOTES_LABEL = ("Scope notes (the user's answers to clarifying questions; they narrow the question "
@@ -92,22 +89,6 @@ class BriefInfo:
         `Brief: <brief_path>` (formats.DISPATCH_BRIEF_LABEL), never the brief's text."""
         return {"subtopic": self.subtopic, "brief_path": self.brief_path, "findings_path": self.findings_path}
 
-
-def still_to_dispatch(run_dir: Path, findings: Path | str) -> bool:
-    """Whether a brief still needs a researcher: its findings file is missing, unreadable, has
-    no status, or still holds the plugin's stub (the researcher never finished). A file its
-    researcher wrote, ok, empty or failed, is that researcher's answer: its brief is done."""
-    from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
-    from .frontmatter_reader import read_frontmatter  # lazy: hook start-up
-
-    try:
-        text = read_run_text(Path(findings), Path(run_dir))
-    except RunFileError:
-        return True
-    meta = read_frontmatter(text.removeprefix("\ufeff")).data
-    if not isinstance(meta, dict) or meta.get("status") not in STATUSES:
-        return True
-    return meta.get("status") == STATUS_FAILED and meta.get("reason") == FINDINGS_STUB_REASON
 
 
 def extract_template(markdown: str, path: Path | str = BRIEF_TEMPLATE) -> str:
@@ -160,6 +141,18 @@ def establish_lines(plan: Plan, subtopic: Subtopic) -> list[str]:
             for target, approach in zip(subtopic.targets, subtopic.establish)]
 
 
+CLAIM_LINE = "- <one claim per bullet, with its footnote[^1]; under a point you could not establish, none>"
+
+
+def claims_headings(plan: Plan, subtopic: Subtopic) -> list[str]:
+    """The findings body's `### <id> <point>` headings, one per point under Establish, each
+    with the claim line under it: the researcher fills them in, never retypes them."""
+    texts = {bullet.id: bullet.text for bullet in plan.bullets}
+    ids = subtopic.targets if subtopic.second_wave else subtopic.bullet_ids
+    items = [texts[i] for i in ids] if subtopic.second_wave else subtopic.establish
+    return [f"### {bullet_id} {text}\n\n{CLAIM_LINE}" for bullet_id, text in zip(ids, items)]
+
+
 def other_subtopic_names(plan: Plan, subtopic: Subtopic) -> list[str]:
     """The subtopics a brief says are not its own. A first-wave brief names only the first wave,
     so that appending a second wave to plan.md leaves its bytes (and hash) unchanged."""
@@ -171,11 +164,9 @@ def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str
     budget = effective_budget(plan)
     return {
         "subtopic": subtopic.name,
-        # A double-quoted YAML scalar (JSON is valid YAML), so a name holding
-        # quotes or backslashes still gives the researcher valid frontmatter.
-        "subtopic_yaml": json.dumps(subtopic.name, ensure_ascii=False),
         "question": plan.question,
         "establish": "\n".join(establish_lines(plan, subtopic)),
+        "claims_headings": "\n\n".join(claims_headings(plan, subtopic)),
         "other_subtopics": "\n".join(f"- {name}" for name in other_subtopic_names(plan, subtopic))
                            or NO_OTHER_SUBTOPICS,
         "budget": str(budget.searches_per_researcher),
@@ -209,7 +200,9 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
     """Render, write (atomically; untouched when unchanged) and hash every brief of the plan,
     second wave included (its briefs come after the first wave's, which do not change)."""
     run_dir = Path(os.path.abspath(run_dir))  # same spelling as `start` printed (symlinks kept)
-    plan = load_plan(run_dir / PLAN_FILE, run_dir)
+    from .plan import recorded_question  # lazy: start-up
+
+    plan = load_plan(run_dir / PLAN_FILE, run_dir, recorded_question(run_dir))
     template = load_template()
     infos: list[BriefInfo] = []
     for subtopic in plan.all_subtopics:

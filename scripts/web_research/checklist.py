@@ -224,9 +224,10 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     try:
         parsed.plan = parse_plan(text, path)
     except PlanError as exc:
-        line = getattr(exc, "line", None)
-        message = getattr(exc, "message", None) or str(exc)
-        return checks + [fail("plan.parses", str(message), path, line if isinstance(line, int) else None)]
+        # One check, at the first mistake, naming every other one with its line.
+        more = "; ".join(f"line {e.line}: {e.message}" for e in exc.errors[1:])
+        return checks + [fail("plan.parses", str(exc.message) + (f" (also {more})" if more else ""), path,
+                              exc.line if isinstance(exc.line, int) else None)]
     plan = parsed.plan
     return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path)]
 

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
-from .formats import FINDINGS_FIELDS, FINDINGS_STUB_REASON, STATUS_FAILED, STATUS_OK
+from .formats import FINDINGS_FIELDS, FINDINGS_STUB_REASON, STATUS_FAILED, STATUS_OK, STATUSES
+
+TYPE_CHECKING = False  # the hooks import this module: no `typing` at run time (typing_lite.py)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 _QUOTED = ("subtopic", "reason")  # free text: written as double-quoted YAML (JSON) scalars
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9:.+_-]*")  # ok, sha256:<hex>, 2026-04-18T09:30:00Z
@@ -65,3 +69,37 @@ def completed_text(text: str, subtopic: str, brief_hash: str, started_at: str, f
         fields.pop("reason", None)
     body = "".join(text.splitlines(keepends=True)[front.body_first_line - 1:])
     return render_frontmatter(fields) + body
+
+
+def still_to_dispatch(run_dir: Path | str, findings: Path | str) -> bool:
+    """Whether a brief still needs a researcher: its findings file is missing, unreadable, has
+    no status, or still holds the plugin's stub (the researcher never finished). A file its
+    researcher wrote, ok, empty or failed, is that researcher's answer: its brief is done.
+    Read with plain string operations (no YAML): a dispatch hook asks it."""
+    from pathlib import Path  # lazy: start-up
+
+    from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
+
+    try:
+        text = read_run_text(Path(findings), Path(run_dir))
+    except RunFileError:
+        return True
+    fields = _plain_fields(text)
+    if fields.get("status") not in STATUSES:
+        return True
+    return fields.get("status") == STATUS_FAILED and fields.get("reason") == FINDINGS_STUB_REASON
+
+
+def _plain_fields(text: str) -> dict[str, str]:
+    """`key: value` lines of a frontmatter block, values unquoted: enough to read a status."""
+    lines = text.removeprefix("\ufeff").split("\n", 200)
+    if not lines or lines[0].strip() != "---":
+        return {}
+    out: dict[str, str] = {}
+    for line in lines[1:200]:
+        if line.strip() == "---":
+            return out
+        key, sep, value = line.partition(":")
+        if sep and key.strip() and key == key.lstrip():
+            out.setdefault(key.strip(), value.strip().strip("\"'"))
+    return {}

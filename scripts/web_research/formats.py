@@ -88,6 +88,10 @@ STATUS_EMPTY = "empty"
 STATUS_FAILED = "failed"
 STATUSES = (STATUS_OK, STATUS_EMPTY, STATUS_FAILED)
 FINDINGS_FIELDS = ("status", "subtopic", "brief_hash", "started_at", "finished_at", "reason")
+# What a researcher writes in that frontmatter itself; the plugin fills in the rest
+# (findings_stub.py: at dispatch a stub, at the researcher's stop the completed fields).
+FINDINGS_RESEARCHER_FIELDS = ("status", "reason")
+FINDINGS_PLUGIN_FIELDS = tuple(f for f in FINDINGS_FIELDS if f not in FINDINGS_RESEARCHER_FIELDS)
 # The reason of the stub findings file the SubagentStart hook writes for a researcher
 # (status failed until the researcher writes its own): a file still holding it means
 # the researcher never finished, so `briefs` lists its brief again.
@@ -177,6 +181,9 @@ ERROR_NOT_A_RUN = "not-a-run"  # start --resume on a folder that holds no run
 ERROR_PLAN_CHANGED = "plan-changed"  # start --resume on a plan edited after it was approved
 # start --resume: the record that the plan was approved, in <run>/.web-research/.
 APPROVAL_FILE = "approval.json"
+# What `start` was given (the question verbatim, tier, deepen), in <run>/.web-research/:
+# `estimate` and `briefs` refuse a plan whose question differs from it.
+START_RECORD_FILE = "start.json"
 
 # --- Locations of the files the code shares with the prompts --------------
 PACKAGE_DIR = Path(__file__).resolve().parent

@@ -65,13 +65,29 @@ from .slug import slugify
 
 
 class PlanError(ValueError):
-    """A malformed plan; `str()` is `<path>:<line>: <message>` like a compiler error."""
+    """A malformed plan; `str()` is `<path>:<line>: <message>` like a compiler error, one line per
+    mistake when the plan has several (`errors`, in line order: all are listed at once, so a
+    plan is fixed in one round)."""
 
     def __init__(self, path: Path | str | None, line: int, message: str) -> None:
         self.path = path
         self.line = line
         self.message = message
+        self.errors: list[PlanError] = [self]
         super().__init__(f"{path if path is not None else PLAN_FILE}:{line}: {message}")
+
+    @classmethod
+    def many(cls, errors: Sequence[PlanError]) -> PlanError:
+        """One error standing for all of `errors` (at least one): the first's line and message,
+        every error's line in `str()`."""
+        ordered = sorted(errors, key=lambda e: e.line)
+        first = cls(ordered[0].path, ordered[0].line, ordered[0].message)
+        first.errors = list(ordered)
+        first.args = ("\n".join(str(e) for e in ordered),)
+        return first
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else super().__str__()
 
 
 class Subtopic(NamedTuple):
@@ -159,23 +175,28 @@ def _lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _split_sections(lines: list[str], path: Path | None) -> tuple[str | None, dict[str, _Section]]:
+def _split_sections(lines: list[str], path: Path | None,
+                    errors: list[PlanError]) -> tuple[str | None, dict[str, _Section]]:
     title: str | None = None
     sections: dict[str, _Section] = {}
     current: _Section | None = None
+    before_first = False  # an error about text before the first section was recorded
     for number, line in enumerate(lines, start=1):
         heading = _H2.match(line)
         if heading:
             key = (heading.group(1) or "").casefold()
+            current = _Section("", number, [])  # the lines of a section in error are skipped
             if key not in _SECTION_BY_KEY:
                 expected = ", ".join(f"'## {name}'" for name in _KNOWN_SECTIONS)
-                raise PlanError(path, number, f"unknown section '{line.strip()}'; expected one of {expected}")
+                errors.append(PlanError(path, number, f"unknown section '{line.strip()}'; expected one of {expected}"))
+                continue
             name = _SECTION_BY_KEY[key]
             if name in sections:
-                raise PlanError(
+                errors.append(PlanError(
                     path, number,
                     f"duplicate section '## {name}' (first at line {sections[name].line})",
-                )
+                ))
+                continue
             current = sections[name] = _Section(name, number, [])
             continue
         if current is not None:
@@ -187,10 +208,12 @@ def _split_sections(lines: list[str], path: Path | None) -> tuple[str | None, di
         if h1 and title is None:
             title = h1.group(1)
             continue
-        raise PlanError(
-            path, number,
-            f"unexpected text before the first section; expected '## {PLAN_SECTIONS[0]}'",
-        )
+        if not before_first:
+            before_first = True
+            errors.append(PlanError(
+                path, number,
+                f"unexpected text before the first section; expected '## {PLAN_SECTIONS[0]}'",
+            ))
     return title, sections
 
 
@@ -212,7 +235,7 @@ def _strip_blank_edges(body: list[tuple[int, str]]) -> list[tuple[int, str]]:
     return body[start:end]
 
 
-def _parse_question(section: _Section, path: Path | None) -> str:
+def _parse_question(section: _Section, path: Path | None, expected: str | None = None) -> str:
     body = _strip_blank_edges(section.body)
     texts = [text for _, text in body]
     if texts and all(text.startswith(">") for text in texts):
@@ -220,7 +243,17 @@ def _parse_question(section: _Section, path: Path | None) -> str:
     question = "\n".join(texts).strip()
     if not question:
         raise PlanError(path, section.line, f"section '## {section.name}' is empty; expected the research question verbatim")
+    if expected is not None and not same_question(question, expected):
+        raise PlanError(path, body[0][0] if body else section.line,
+                        f"the research question differs from the one start recorded; expected it verbatim, "
+                        f"as start printed it: {expected}")
     return question
+
+
+def same_question(a: str, b: str) -> bool:
+    """Whether two spellings of the question are the same question: equal once whitespace (a
+    line wrapped in a plan) is folded; every other character counts."""
+    return " ".join(a.split()) == " ".join(b.split())
 
 
 def _subtopic_name(heading: str, number: int, path: Path | None) -> str:
@@ -230,33 +263,42 @@ def _subtopic_name(heading: str, number: int, path: Path | None) -> str:
     return name
 
 
-def _subtopic_drafts(section: _Section, path: Path | None) -> list[tuple[str, int, list[str]]]:
-    """(name, heading line, bullets) of each `### ` subtopic in a section."""
+def _subtopic_drafts(section: _Section, path: Path | None,
+                     errors: list[PlanError]) -> list[tuple[str, int, list[str]]]:
+    """(name, heading line, bullets) of each `### ` subtopic in a section; each line in error
+    is recorded in `errors` and skipped."""
     drafts: list[tuple[str, int, list[str]]] = []
     for number, line in section.body:
         if not line.strip():
             continue
         heading = _H3.match(line)
         if heading:
-            drafts.append((_subtopic_name(heading.group(1) or "", number, path), number, []))
+            try:
+                drafts.append((_subtopic_name(heading.group(1) or "", number, path), number, []))
+            except PlanError as error:
+                errors.append(error)
+                drafts.append(("", number, ["(unnamed)"]))  # its bullets still belong to it
             continue
         if not drafts:
-            raise PlanError(path, number, "expected a subtopic heading '### <name>'")
+            errors.append(PlanError(path, number, "expected a subtopic heading '### <name>'"))
+            continue
         name, _, establish = drafts[-1]
         bullet = _BULLET.match(line)
         if bullet:
             item = (bullet.group(1) or "").strip()
             if not item:
-                raise PlanError(path, number, f"empty bullet under subtopic '{name}'; expected what it must establish")
+                errors.append(PlanError(path, number,
+                                        f"empty bullet under subtopic '{name}'; expected what it must establish"))
+                continue
             establish.append(item)
         elif line[:1] in (" ", "\t") and establish:
             establish[-1] = f"{establish[-1]} {line.strip()}"
         else:
-            raise PlanError(
+            errors.append(PlanError(
                 path, number,
                 f"expected a bullet ('- ' or '* ') of what subtopic '{name}' must establish",
-            )
-    return drafts
+            ))
+    return [d for d in drafts if d[0]]
 
 
 def _checked_slug(name: str, number: int, path: Path | None, seen: dict[str, Subtopic]) -> str:
@@ -277,20 +319,25 @@ def _checked_slug(name: str, number: int, path: Path | None, seen: dict[str, Sub
     return slug
 
 
-def _parse_subtopics(section: _Section, path: Path | None) -> list[Subtopic]:
-    drafts = _subtopic_drafts(section, path)
+def _parse_subtopics(section: _Section, path: Path | None, errors: list[PlanError]) -> list[Subtopic]:
+    drafts = _subtopic_drafts(section, path, errors)
     if not (MIN_SUBTOPICS <= len(drafts) <= MAX_SUBTOPICS):
         where = drafts[MAX_SUBTOPICS][1] if len(drafts) > MAX_SUBTOPICS else section.line
-        raise PlanError(
+        errors.append(PlanError(
             path, where,
             f"found {len(drafts)} subtopics; expected {MIN_SUBTOPICS} to {MAX_SUBTOPICS} '### ' headings under '## {section.name}'",
-        )
+        ))
     subtopics: list[Subtopic] = []
     seen: dict[str, Subtopic] = {}
     for place, (name, number, establish) in enumerate(drafts, start=1):
-        if not establish:
-            raise PlanError(path, number, f"subtopic '{name}' has no bullets; expected at least one '- ' line of what it must establish")
-        slug = _checked_slug(name, number, path, seen)
+        try:
+            if not establish:
+                raise PlanError(path, number, f"subtopic '{name}' has no bullets; expected at least one '- ' line "
+                                              "of what it must establish")
+            slug = _checked_slug(name, number, path, seen)
+        except PlanError as error:
+            errors.append(error)
+            continue
         seen[slug] = Subtopic(name=name, slug=slug, establish=establish, line=number, number=place)
         subtopics.append(seen[slug])
     return subtopics
@@ -305,7 +352,10 @@ def _parse_second_wave(section: _Section, first_wave: list[Subtopic], allowed: b
             f"'## {section.name}' is not allowed by this plan's budget; a second wave needs 'Tier: deep' "
             f"or '{PLAN_DEEPEN_LINE}: yes' (the caller's deepen: true)",
         )
-    drafts = _subtopic_drafts(section, path)
+    found: list[PlanError] = []
+    drafts = _subtopic_drafts(section, path, found)
+    if found:
+        raise PlanError.many(found)
     if not (1 <= len(drafts) <= MAX_SECOND_WAVE_SUBTOPICS):
         where = drafts[MAX_SECOND_WAVE_SUBTOPICS][1] if len(drafts) > MAX_SECOND_WAVE_SUBTOPICS else section.line
         raise PlanError(path, where, f"found {len(drafts)} second-wave subtopics; expected 1 to "
@@ -388,14 +438,23 @@ def _budget_value(label: str, value: str, number: int, path: Path | None) -> str
         if answer not in ("yes", "no"):
             raise PlanError(path, number, f"'{label}' is '{value}'; expected yes or no")
         return answer
-    high = MAX_PARALLEL_RESEARCHERS if label == PLAN_RESEARCHERS_LINE else None
-    if not value.isascii() or not value.isdigit() or int(value) < 1 or (high is not None and int(value) > high):
-        expected = f"a whole number from 1 to {high}" if high is not None else "a whole number of at least 1"
-        raise PlanError(path, number, f"'{label}' is '{value}'; expected {expected}")
+    high, why = _budget_ceiling(label)
+    if not value.isascii() or not value.isdigit() or int(value) < 1 or int(value) > high:
+        raise PlanError(path, number, f"'{label}' is '{value}'; expected a whole number from 1 to {high}{why}")
     return int(value)
 
 
-def _parse_budget(section: _Section, path: Path | None) -> _BudgetLines:
+def _budget_ceiling(label: str) -> tuple[int, str]:
+    """The highest value a budget line may state, and why: an override may not go beyond what
+    the widest tier allows (budget.TIERS), nor researchers beyond the hooks' cap."""
+    if label == PLAN_RESEARCHERS_LINE:
+        return MAX_PARALLEL_RESEARCHERS, " (the most that run at once)"
+    field = "searches" if label == PLAN_BUDGET_LINE else "page_reads"
+    widest = max(TIERS.values(), key=lambda tier: getattr(tier, field))
+    return getattr(widest, field), f" (the most any tier allows: 'Tier: {widest.name}')"
+
+
+def _parse_budget(section: _Section, path: Path | None, errors: list[PlanError]) -> _BudgetLines:
     found: dict[str, tuple[str | int, int]] = {}  # canonical label -> (value, line)
     canonical = {label.casefold(): label for label in _BUDGET_LABELS}
     for number, line in section.body:
@@ -404,9 +463,13 @@ def _parse_budget(section: _Section, path: Path | None) -> _BudgetLines:
             continue
         label = canonical[match.group(1).casefold()]
         if label in found:
-            raise PlanError(path, number, f"duplicate '{label}' line (first at line {found[label][1]})")
+            errors.append(PlanError(path, number, f"duplicate '{label}' line (first at line {found[label][1]})"))
+            continue
         value = match.group(2).strip("*_` \t")
-        found[label] = (_budget_value(label, value, number, path), number)
+        try:
+            found[label] = (_budget_value(label, value, number, path), number)
+        except PlanError as error:
+            errors.append(error)
     stated = {label: value for label, (value, _line) in found.items()}
     return _BudgetLines(
         tier=stated.get(PLAN_TIER_LINE),  # type: ignore[arg-type]
@@ -430,26 +493,49 @@ def _check_tier_subtopics(subtopics: list[Subtopic], tier: str | None, path: Pat
     )
 
 
-def parse_plan(text: str, path: Path | None = None) -> Plan:
-    """Parse plan.md text; raise `PlanError` naming the offending line."""
-    lines = _lines(text)
-    title, sections = _split_sections(lines, path)
+def parse_plan(text: str, path: Path | None = None, expected_question: str | None = None) -> Plan:
+    """Parse plan.md text; raise `PlanError` naming every offending line (`errors`).
+
+    `expected_question`: the question `start` recorded (`recorded_question`); a plan whose
+    question differs from it is refused. A UTF-8 byte-order mark is ignored."""
+    lines = _lines(text.removeprefix("\ufeff"))
+    errors: list[PlanError] = []
+    title, sections = _split_sections(lines, path, errors)
     last_line = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
     for name in PLAN_SECTIONS:
         if name not in sections:
-            raise PlanError(path, _missing_section_line(name, sections, last_line), f"missing section '## {name}'")
-    question = _parse_question(sections[PLAN_SECTION_QUESTION], path)
-    subtopics = _parse_subtopics(sections[PLAN_SECTION_SUBTOPICS], path)
-    synthesis = _parse_synthesis(sections[PLAN_SECTION_SYNTHESIS], path)
-    scope_notes = _parse_scope_notes(sections.get(PLAN_SECTION_SCOPE_NOTES), path)
-    budget = _parse_budget(sections[PLAN_SECTION_BUDGET], path)
-    _check_tier_subtopics(subtopics, budget.tier, path)
+            errors.append(PlanError(path, _missing_section_line(name, sections, last_line),
+                                    f"missing section '## {name}'"))
+            sections[name] = _Section(name, 0, [])  # checked no further: its absence is the mistake
+    empty = _Section("", 0, [])
+
+    def attempt(parse, *args):  # noqa: ANN001, ANN202 - one section's parser; its error is collected
+        try:
+            return parse(*args)
+        except PlanError as error:
+            errors.extend(error.errors)
+            return None
+
+    present = {name: section for name, section in sections.items() if section.line}
+    question = attempt(_parse_question, present.get(PLAN_SECTION_QUESTION, empty), path, expected_question) \
+        if PLAN_SECTION_QUESTION in present else None
+    subtopics = _parse_subtopics(present[PLAN_SECTION_SUBTOPICS], path, errors) \
+        if PLAN_SECTION_SUBTOPICS in present else []
+    synthesis = attempt(_parse_synthesis, present[PLAN_SECTION_SYNTHESIS], path) \
+        if PLAN_SECTION_SYNTHESIS in present else None
+    scope_notes = attempt(_parse_scope_notes, sections.get(PLAN_SECTION_SCOPE_NOTES), path)
+    budget = _parse_budget(present[PLAN_SECTION_BUDGET], path, errors) \
+        if PLAN_SECTION_BUDGET in present else _BudgetLines()
+    attempt(_check_tier_subtopics, subtopics, budget.tier, path)
     second_wave: list[Subtopic] = []
-    if PLAN_SECTION_SECOND_WAVE in sections:
+    if PLAN_SECTION_SECOND_WAVE in sections and not errors:
         from .budget import tier_defaults  # lazy: start-up
 
         allowed = tier_defaults(budget.tier).second_wave or bool(budget.deepen)
-        second_wave = _parse_second_wave(sections[PLAN_SECTION_SECOND_WAVE], subtopics, allowed, path)
+        second_wave = attempt(_parse_second_wave, sections[PLAN_SECTION_SECOND_WAVE], subtopics, allowed, path) or []
+    if errors:
+        raise PlanError.many(errors)
+    assert question is not None and synthesis is not None  # noqa: S101 - no error means both parsed
     return Plan(
         question=question,
         subtopics=subtopics,
@@ -471,9 +557,10 @@ def second_wave_subtopics(plan: Plan) -> list[Subtopic]:
     return list(plan.second_wave)
 
 
-def load_plan(path: Path, run_dir: Path | None = None) -> Plan:
+def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | None = None) -> Plan:
     """Read and parse a plan file (UTF-8), a regular file inside `run_dir`
-    (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`."""
+    (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`.
+    `expected_question`: see `parse_plan`."""
     from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     path = Path(path)
@@ -483,4 +570,41 @@ def load_plan(path: Path, run_dir: Path | None = None) -> Plan:
         if exc.missing:
             raise PlanError(path, 1, "file not found; expected the run's plan.md") from None
         raise PlanError(path, 1, exc.reason) from None
-    return parse_plan(text, path)
+    return parse_plan(text, path, expected_question)
+
+
+# --- the skeleton `start` writes, and the question it records ----------------------------
+
+def render_skeleton(question: str, tier: str | None, deepen: bool = False) -> str:
+    """The plan.md `start` writes: the question verbatim, the Budget lines of start's inputs,
+    and the other sections empty, in order (formats.PLAN_SECTIONS), for the model to fill."""
+    parts: list[str] = []
+    for name in PLAN_SECTIONS:
+        parts += [f"## {name}", ""]
+        if name == PLAN_SECTION_QUESTION:
+            parts += [question.strip(), ""]
+        elif name == PLAN_SECTION_BUDGET:
+            parts += ([f"{PLAN_TIER_LINE}: {tier}"] if tier else []) + ([f"{PLAN_DEEPEN_LINE}: yes"] if deepen else [])
+            parts += [""]
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def start_record_path(run_dir: Path) -> Path:
+    from .formats import RUN_STATE_DIR, START_RECORD_FILE  # lazy: hook start-up
+
+    return Path(run_dir) / RUN_STATE_DIR / START_RECORD_FILE
+
+
+def recorded_question(run_dir: Path) -> str | None:
+    """The question `start` recorded for this run (.web-research/start.json), or None for a run
+    without that record (made before it existed, or by hand): then no question is imposed."""
+    import json  # lazy: start-up
+
+    from .fsutil import RunFileError, read_run_file  # lazy: hook start-up
+
+    try:
+        data = json.loads(read_run_file(start_record_path(run_dir), Path(run_dir), 256 * 1024).decode("utf-8"))
+    except (RunFileError, UnicodeDecodeError, ValueError):
+        return None
+    question = data.get("research_question") if isinstance(data, dict) else None
+    return question if isinstance(question, str) and question.strip() else None

@@ -145,18 +145,19 @@ def test_hooks_allowed_the_run_without_blocking(run, answer, report_note):
                             for name, ms in sorted(by_hook.items())))
 
 
-def test_each_researcher_is_told_the_time_by_the_subagent_start_hook(run, answer):
-    """A model has no clock; the SubagentStart hook gives each researcher one for started_at."""
-    import re
+def test_the_plugin_keeps_each_researchers_frontmatter(run, answer):
+    """A model has no clock and should copy no hash: the researchers wrote only `status`; the hooks
+    wrote the stub at dispatch and filled in subtopic, brief hash and times at each stop."""
     import time
 
-    from web_research.guard.subagent_start import CLOCK_LABEL
+    from web_research.frontmatter_reader import read_frontmatter
 
-    stamps = {}
-    for req in run.requests:
-        if req.kind == "subagent" and req.agent_id not in stamps:
-            found = re.search(re.escape(CLOCK_LABEL) + r"(\S+Z)", req.all_text() + req.system_text)
-            stamps[req.agent_id] = found.group(1) if found else None
-    assert len(stamps) == 3 and all(stamps.values()), stamps
-    for stamp in stamps.values():
-        assert abs(time.time() - time.mktime(time.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")) + time.timezone) < 3600
+    run_dir = Path(answer["plan"]).parent
+    writes = [u for u in run.stream.tool_uses("Write") if "/findings/" in u["input"]["file_path"]]
+    assert len(writes) == 3 and all("brief_hash" not in u["input"]["content"] for u in writes)
+    for path in sorted((run_dir / formats.FINDINGS_DIR).glob("*.md")):
+        meta = read_frontmatter(path.read_text(encoding="utf-8")).data
+        assert meta["brief_hash"] == outcome.sha256(run_dir / formats.BRIEFS_DIR / path.name)
+        assert meta["started_at"] <= meta["finished_at"] and "reason" not in meta
+        stamp = time.mktime(time.strptime(meta["finished_at"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
+        assert abs(time.time() - stamp) < 3600

@@ -105,7 +105,9 @@ def test_silent_failure_is_recorded_and_announced(silent):
 def test_silent_failure_is_named_under_gaps(silent):
     answer = outcome.final_json(silent)
     run_dir = Path(answer["plan"]).parent
-    assert not (run_dir / formats.FINDINGS_DIR / "commitment-discounts.md").exists()
+    # what is left is the stub the plugin wrote at its dispatch: failed, "did not finish"
+    stub = (run_dir / formats.FINDINGS_DIR / "commitment-discounts.md").read_text(encoding="utf-8")
+    assert "status: failed" in stub and formats.FINDINGS_STUB_REASON in stub
     gaps = _gaps(Path(answer["report"]))
-    assert 'Subtopic "Commitment discounts"' in gaps and "no findings file" in gaps, gaps
+    assert 'Subtopic "Commitment discounts"' in gaps and formats.FINDINGS_STUB_REASON in gaps, gaps
     assert outcome.verify(run_dir).returncode == 0

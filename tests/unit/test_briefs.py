@@ -24,6 +24,8 @@ from web_research.formats import (
     BRIEF_TEMPLATE,
     CITATION_LABELS,
     FINDINGS_FIELDS,
+    FINDINGS_PLUGIN_FIELDS,
+    FINDINGS_RESEARCHER_FIELDS,
     MAX_PARALLEL_RESEARCHERS,
     PLUGIN_ROOT,
     SOURCE_TYPES,
@@ -50,7 +52,10 @@ def test_template_placeholders_are_exactly_the_renderer_fields() -> None:
 def test_template_agrees_with_formats() -> None:
     template = load_template()
     frontmatter = template.split("\n---\n")[1].split("\n")
-    assert [line.split(":")[0] for line in frontmatter] == list(FINDINGS_FIELDS)
+    # the researcher writes only its own fields; the plugin fills in the rest
+    assert [line.split(":")[0] for line in frontmatter] == list(FINDINGS_RESEARCHER_FIELDS)
+    assert set(FINDINGS_RESEARCHER_FIELDS) | set(FINDINGS_PLUGIN_FIELDS) == set(FINDINGS_FIELDS)
+    assert "{{claims_headings}}" in template
     assert " | ".join(STATUSES) in template
     assert " | ".join(SOURCE_TYPES) in template
     for label in CITATION_LABELS:
@@ -149,14 +154,13 @@ def test_agent_prompt_round_trip() -> None:
     assert split_agent_prompt(text + "Brief hash: sha256:nothex\n")[1] is None
 
 
-def test_subtopic_with_quotes_gives_parseable_frontmatter(tmp_path: Path) -> None:
-    """The frontmatter the brief dictates stays valid YAML whatever the subtopic name holds."""
-    import yaml
-
+def test_the_brief_renders_the_real_headings_the_researcher_fills_in(tmp_path: Path) -> None:
+    """One `### <id> <point>` per point under Establish, the point word for word, in order."""
     name = 'The "pay-as-you-go" tier \\ legacy plans'
-    run = _run(tmp_path, plan_text(subtopics={name: ["Prices"]}))
+    run = _run(tmp_path, plan_text(subtopics={name: ["Prices, dated", "What a \"unit\" is"]}))
     info = write_briefs(run)[0]
     text = Path(info.brief_path).read_text(encoding="utf-8")
-    block = text.split("\n---\n")[1]
-    line = next(row for row in block.splitlines() if row.startswith("subtopic:"))
-    assert yaml.safe_load(line) == {"subtopic": name}
+    claims = text.split("\n## Claims\n", 1)[1].split("\n## ", 1)[0]
+    assert [line for line in claims.splitlines() if line.startswith("### ")] == [
+        "### 1.1 Prices, dated", '### 1.2 What a "unit" is']
+    assert "appears in an excerpt it cites" in text  # the figure rule, stated where it is checked

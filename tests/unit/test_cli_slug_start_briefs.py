@@ -11,6 +11,8 @@ import pytest
 from cli_support import VALID_PLAN, clean_env, run_cli, snapshot_tree
 from web_research.slug import dated_slug
 
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"  # VALID_PLAN's
+
 TRICKY_QUESTION = 'Why does `echo "$HOME"` print \'x\': really? $(rm -rf /) & more'
 
 
@@ -53,7 +55,7 @@ def test_start_success_default_folder(tmp_path: Path) -> None:
     assert out["auto_proceed"] is False
     assert out["research_question"] == "What is X?"
     assert (folder / "findings").is_dir()
-    assert sorted(os.listdir(folder)) == ["findings"]
+    assert sorted(os.listdir(folder)) == [".web-research", "findings", "plan.md"]  # the plan's skeleton
 
 
 def test_start_with_launcher_and_project_env(tmp_path: Path) -> None:
@@ -159,7 +161,8 @@ def test_refresh_archives_then_starts_fresh(tmp_path: Path, how: str) -> None:
     out = _json(result)
     archive = Path(out["archived_to"])
     assert archive.parent == folder and archive.name.startswith(".archive-")
-    assert sorted(os.listdir(folder)) == sorted([".archive-20250101-000000", archive.name, "findings"])
+    assert sorted(os.listdir(folder)) == sorted([".archive-20250101-000000", archive.name, ".web-research", "findings",
+                                                 "plan.md"])
     assert os.listdir(folder / "findings") == []
     moved = {k: v for k, v in before.items() if not k.startswith(".archive-20250101-000000")}
     assert snapshot_tree(archive) == moved
@@ -170,7 +173,7 @@ def test_refresh_archives_then_starts_fresh(tmp_path: Path, how: str) -> None:
 def test_refresh_on_a_missing_folder_just_starts(tmp_path: Path) -> None:
     folder = tmp_path / "new"
     out = _json(run_cli(["start", "--question", "Q", "--output-dir", str(folder), "--refresh"], tmp_path))
-    assert out["archived_to"] is None and sorted(os.listdir(folder)) == ["findings"]
+    assert out["archived_to"] is None and sorted(os.listdir(folder)) == [".web-research", "findings", "plan.md"]
 
 
 # --- start: invalid input -------------------------------------------------------
@@ -220,7 +223,7 @@ def test_args_file_not_utf8(tmp_path: Path) -> None:
 # --- briefs ------------------------------------------------------------------------
 
 def test_briefs_command(tmp_path: Path) -> None:
-    out = _json(run_cli(["start", "--question", "Q", "--output-dir", "run"], tmp_path))
+    out = _json(run_cli(["start", "--question", QUESTION, "--output-dir", "run"], tmp_path))
     run = Path(out["output_dir"])
     (run / "plan.md").write_text(VALID_PLAN, encoding="utf-8")
     result = run_cli(["briefs", "run"], tmp_path)  # relative DIR resolves like output_dir
@@ -243,7 +246,7 @@ def test_briefs_lists_only_briefs_still_to_dispatch(tmp_path: Path) -> None:
     file, one without a status, or the plugin's stub (the researcher never finished) is listed."""
     from web_research.formats import FINDINGS_STUB_REASON
 
-    out = _json(run_cli(["start", "--question", "Q", "--output-dir", "run"], tmp_path))
+    out = _json(run_cli(["start", "--question", QUESTION, "--output-dir", "run"], tmp_path))
     run = Path(out["output_dir"])
     (run / "plan.md").write_text(VALID_PLAN, encoding="utf-8")
     first = json.loads(run_cli(["briefs", "run"], tmp_path).stdout)

@@ -118,10 +118,11 @@ def test_second_wave_briefs_leave_the_first_wave_byte_identical(tmp_path):
 def test_the_brief_template_tells_the_researcher_to_organise_by_id():
     template = load_template()
     assert "Establish (each point starts with its id):" in template
-    assert "starting with its id" in template and "- <id>: <each point" in template
+    assert "{{claims_headings}}" in template and "- <id>: <each point" in template
     plan = parse_plan(EXAMPLE_PLAN)
     brief = render_brief(plan, plan.subtopics[2], EXAMPLE_DIR)
     assert "\n- 3.1 Which built-in controls" in brief and "\n- 3.2 Whether archived logs" in brief
+    assert "\n### 3.1 Which built-in controls" in brief and "\n### 3.2 Whether archived logs" in brief
 
 
 # --- gaps -------------------------------------------------------------------------------------------

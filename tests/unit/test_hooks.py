@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from web_research import formats
+
 from hook_harness import (
     CLI,
     LAUNCHER,
@@ -329,6 +331,7 @@ def test_a_symlinked_findings_file_pointing_outside_is_denied(researcher):
     h, infos = researcher
     findings = Path(infos[0]["findings_path"])
     findings.parent.mkdir(parents=True, exist_ok=True)
+    findings.unlink(missing_ok=True)  # the plugin's stub, written at dispatch
     findings.symlink_to(h.home / "victim.txt")
     assert h.hook(h.write_call("agentA", str(findings))).decision == "deny"
 
@@ -336,6 +339,8 @@ def test_a_symlinked_findings_file_pointing_outside_is_denied(researcher):
 def test_a_symlinked_findings_folder_pointing_outside_is_denied(researcher):
     h, infos = researcher
     (h.home / "elsewhere").mkdir()
+    for stub in (h.run_dir / "findings").iterdir():  # the plugin's stub, written at dispatch
+        stub.unlink()
     (h.run_dir / "findings").rmdir()
     (h.run_dir / "findings").symlink_to(h.home / "elsewhere")
     assert h.hook(h.write_call("agentA", infos[0]["findings_path"])).decision == "deny"
@@ -424,10 +429,11 @@ def test_subagent_start_says_nothing_outside_a_run_or_to_other_agents(h: Harness
 # --- SubagentStop -----------------------------------------------------------------
 
 def test_a_researcher_without_findings_is_blocked_once_then_recorded(researcher):
+    """It never wrote over the stub the plugin wrote at its dispatch."""
     h, infos = researcher
     first = h.hook(h.subagent_stop("agentA"))
     assert first.decision == "block"
-    assert infos[0]["findings_path"] in first.reason and "does not exist" in first.reason
+    assert infos[0]["findings_path"] in first.reason and "still the stub the plugin wrote" in first.reason
     assert len(h.record()["run"]["reservations"]) == 1  # still running
 
     second = h.hook(h.subagent_stop("agentA", stop_hook_active=True))
@@ -448,11 +454,14 @@ def test_a_findings_file_with_a_wrong_field_is_named(researcher):
     assert "reason" in result.reason and infos[0]["findings_path"] in result.reason
 
 
-def test_a_findings_file_for_another_brief_is_named(researcher):
+def test_a_brief_hash_the_researcher_got_wrong_is_replaced_by_its_briefs(researcher):
+    """The plugin fills in the hash (and subtopic and times); what a researcher wrote there is not kept."""
     h, infos = researcher
-    h.write_findings(infos[0], brief_hash=infos[1]["brief_hash"])
-    result = h.hook(h.subagent_stop("agentA"))
-    assert result.decision == "block" and "brief_hash" in result.reason
+    path = h.write_findings(infos[0], brief_hash=infos[1]["brief_hash"], started_at=None, subtopic='"Other"')
+    assert h.hook(h.subagent_stop("agentA")).stdout == ""
+    text = path.read_text(encoding="utf-8")
+    assert f"brief_hash: {infos[0]['brief_hash']}\n" in text and f'subtopic: "{infos[0]["subtopic"]}"' in text
+    assert "started_at: " in text and "Nothing cited." in text
 
 
 def test_a_failed_stub_is_accepted(researcher):
@@ -709,9 +718,11 @@ def test_the_block_message_lists_every_required_frontmatter_field(researcher):
 
     h, infos = researcher
     result = h.hook(h.subagent_stop("agentA"))
-    for name in load_schema("findings-frontmatter.schema.json")["required"]:
-        assert name in result.reason, name
-    assert "reason when status is empty or failed" in result.reason
+    fields = result.reason.split("with the frontmatter your brief gives (", 1)[1].split(")", 1)[0]
+    # the fields the researcher writes; the plugin fills in the others
+    assert fields == "status, and reason when status is empty or failed"
+    assert [n for n in load_schema("findings-frontmatter.schema.json")["required"] if n not in fields] == \
+        list(formats.FINDINGS_PLUGIN_FIELDS)
 
 
 def test_a_declared_unverified_return_ends_the_run_without_a_block(active: Harness):

@@ -190,8 +190,12 @@ def test_statuses_are_named_exactly(path):
         assert value in formats.STATUSES, f"{path.name}: unknown status {value!r}"
 
 
-def test_researcher_names_every_findings_field_and_the_skill_the_ones_it_reads():
-    assert set(formats.FINDINGS_FIELDS) <= code_spans(read(AGENT))
+def test_researcher_writes_only_its_fields_and_the_skill_names_the_ones_it_reads():
+    """The researcher writes status and reason; the plugin fills in FINDINGS_PLUGIN_FIELDS, so the
+    researcher's prompt names none of them."""
+    text = read(AGENT)
+    assert not any(f"`{field}`" in text for field in formats.FINDINGS_PLUGIN_FIELDS)
+    assert "status: failed" in text
     assert {"status", "reason"} <= code_spans(read(SKILL))
 
 
@@ -213,10 +217,8 @@ def test_skill_names_the_plan_sections_it_fills_and_writes_no_skeleton():
     assert f"`## {formats.PLAN_SECTION_BUDGET}`" in text and "stay as they are" in text
 
 
-def test_researcher_reads_its_clock_from_the_line_the_hook_writes():
-    from web_research.guard.subagent_start import CLOCK_LABEL
-
-    assert f"`{CLOCK_LABEL}<time>`" in read(AGENT)
+def test_researcher_is_told_the_plugin_wrote_its_stub():
+    assert "already written your findings file as a stub" in prose(read(AGENT))
 
 
 def test_skill_names_the_file_name_words_the_client_refuses():

@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         if request.refresh and entries_to_archive(run_dir):
             archived = archive_prior_run(run_dir, datetime.datetime.now(datetime.timezone.utc))
         (run_dir / FINDINGS_DIR).mkdir(parents=True, exist_ok=True)
+        _write_skeleton(run_dir, request)
     except OSError as error:
         return _fail(ERROR_INVALID_INPUT, f"output_dir: cannot prepare {run_dir}: {error.strerror or error}", EXIT_USAGE)
 
@@ -117,6 +118,18 @@ def run(args: argparse.Namespace) -> int:
         "clarify": request.may_clarify,
     })
     return EXIT_OK
+
+
+def _write_skeleton(run_dir: Path, request: StartInput) -> None:
+    """plan.md's skeleton (the question verbatim, the Budget lines of start's inputs, the other
+    sections empty for the model to fill) and the record of start's inputs that `estimate` and
+    `briefs` hold the plan's question to. Only into a folder without a plan (checked above)."""
+    from ..fsutil import atomic_write_text  # lazy: start-up
+    from ..plan import render_skeleton, start_record_path  # lazy: start-up
+
+    record = {"research_question": request.question, "tier": request.tier, "deepen": request.deepen}
+    atomic_write_text(start_record_path(run_dir), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
+    atomic_write_text(run_dir / PLAN_FILE, render_skeleton(request.question, request.tier, request.deepen))
 
 
 def _run_paths(run_dir: Path) -> dict[str, str]:

@@ -28,6 +28,7 @@ class Decision(NamedTuple):
     action: str  # "allow" | "deny"
     reason: str
     updated_input: dict[str, Any] | None = None
+    brief: Brief | None = None  # the brief an allowed researcher dispatch runs
 
 
 def expected_briefs(run: dict[str, Any]) -> list[Brief]:
@@ -117,8 +118,9 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
                         f"{brief.slug} under Gaps & Limitations with the reason from its findings file.")
     reservations.append({"tool_use_id": tool_use_id, "slug": brief.slug, "since": now, "agent_id": None})
     dispatched[brief.slug] = dispatched.get(brief.slug, 0) + 1
+    run.setdefault("started", {})[brief.slug] = now  # the findings file's started_at (findings_stub.py)
     if updated is not None:
         return Decision("allow", f"Researcher for {brief.slug}: the prompt is the text of {brief.brief_path} "
-                        f"(put in place by the plugin); {len(reservations)} of {cap} slots in use.", updated)
+                        f"(put in place by the plugin); {len(reservations)} of {cap} slots in use.", updated, brief)
     return Decision("allow", f"Researcher for {brief.slug}: brief {brief.brief_hash} matches; "
-                    f"{len(reservations)} of {cap} slots in use.")
+                    f"{len(reservations)} of {cap} slots in use.", None, brief)

@@ -42,8 +42,7 @@ def subtopic_of(run: dict[str, Any], brief: Brief) -> str:
 
 def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
     """The stub of a dispatched researcher's findings file (see the module docstring)."""
-    from ..briefs import still_to_dispatch  # lazy: hook start-up
-    from ..findings_stub import stub_text  # lazy: hook start-up
+    from ..findings_stub import still_to_dispatch, stub_text  # lazy: hook start-up
     from .plugin_writes import write_run_file  # lazy: hook start-up
 
     try:

@@ -25,17 +25,18 @@ if TYPE_CHECKING:
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "claims.grounded")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
 def required_fields_text() -> str:
-    """The frontmatter fields a findings file needs, read from its schema:
-    "status, subtopic, ..., and reason when status is empty or failed"."""
+    """The frontmatter fields a researcher writes itself, read from the schema: "status, and
+    reason when status is empty or failed" (the plugin fills in formats.FINDINGS_PLUGIN_FIELDS)."""
+    from ..formats import FINDINGS_PLUGIN_FIELDS  # lazy: hook start-up
     from ..schema_validation import load_schema  # lazy: only SubagentStop of a researcher needs it
 
     schema = load_schema(FRONTMATTER_SCHEMA)
-    required = [name for name in schema["required"]]
+    required = [name for name in schema["required"] if name not in FINDINGS_PLUGIN_FIELDS]
     conditional = [name for rule in schema.get("allOf", []) for name in rule.get("then", {}).get("required", [])
                    if name not in required]
     text = ", ".join(required)
@@ -98,7 +99,14 @@ def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
         pass
     scope = f"findings.{brief.slug}."
     checks = findings_checks(brief.slug, None, found, brief_bytes, Path(brief.brief_path))
-    return _problems(checks, {scope + name for name in FRONTMATTER_CHECKS}, found.path)
+    problems = _problems(checks, {scope + name for name in FRONTMATTER_CHECKS}, found.path)
+    from ..formats import FINDINGS_STUB_REASON, STATUS_FAILED  # lazy: hook start-up
+
+    meta = found.frontmatter or {}
+    if meta.get("status") == STATUS_FAILED and meta.get("reason") == FINDINGS_STUB_REASON:
+        problems.append(f"{found.path}:1: still the stub the plugin wrote when you started: you wrote no "
+                        "findings (write them, or status: failed with your own one-line reason)")
+    return problems
 
 
 def citation_problems(brief: Brief) -> list[str]:
@@ -118,4 +126,9 @@ def _citation_problems(brief: Brief, found: Any) -> list[str]:
     scope = f"findings.{brief.slug}"
     checks = citation_checks(scope, path, found.citations, found.markers, found.sources_span)
     checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations])
+    # The figure rule, told while the researcher still holds the page: each figure a cited
+    # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
+    from ..claims import claim_records, claims_checks  # lazy: hook start-up
+
+    checks += claims_checks(claim_records(path, scope, found.body, found.body_first_line, found.citations))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path)

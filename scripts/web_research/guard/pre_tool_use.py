@@ -199,6 +199,10 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
                                    ctx.now, ttl, ctx.program, max_dispatches=cap)
         if decision.action == "allow":
             session.write(record)
+    if decision.action == "allow" and decision.brief is not None:
+        from .findings_bookkeeping import write_stub  # lazy: hook start-up
+
+        write_stub(ctx, run, decision.brief)
     return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
 
 

@@ -103,7 +103,11 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
         if ctx.payload.get("agent_type") != RESEARCHER and snapshot["run"].get("checkers"):
             return _checker_stop(ctx, stray=True)  # an unnamed stop may be a claim-checker's
         return {}  # not one of this run's researchers
-    # The researcher's own file is read and checked before the lock is taken.
+    # The researcher's own file is completed (the plugin's frontmatter fields), read and checked
+    # before the lock is taken.
+    from .findings_bookkeeping import complete  # lazy: hook start-up
+
+    complete(ctx, snapshot["run"], brief)
     problems = findings_problems(brief)
     known = snapshot["run"].get("agents", {}).get(agent_id or f"unknown-{brief.slug}", {})
     may_block = not known.get("blocks") and not ctx.payload.get("stop_hook_active")
@@ -119,9 +123,10 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
             return output.block(
                 "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems + quotes)
                 + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives ({fields}), "
-                "each excerpt copied word for word from the page (the closest passage is shown above), and each "
-                "claim you cannot quote removed. If you have nothing usable, write it with status: failed and a "
-                "one-line reason. Then reply with the status line.")
+                "each excerpt copied word for word from the page (the closest passage is shown above), each figure "
+                "a claim states taken from an excerpt it cites, and each claim you cannot quote removed. If you "
+                "have nothing usable, write it with status: failed and a one-line reason. Then reply with the "
+                "status line.")
         release(run, agent_id=agent_id, slug=brief.slug)
         if problems:
             agent["state"] = "silent-failure"

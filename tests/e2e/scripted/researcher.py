@@ -1,8 +1,11 @@
-"""The scripted researcher: writes a stub, searches, snapshots a page, writes findings.
+"""The scripted researcher: searches, snapshots a page, writes its findings.
 
-Everything it needs (findings path, run folder, fetch command, frontmatter
-fields, brief hash) is read from its brief as the CLI delivered it; a wrong
-value there breaks the run.
+Everything it needs (findings path, run folder, fetch command, the frontmatter
+fields it writes, the `### <id> <point>` headings) is read from its brief as the
+CLI delivered it; a wrong value there breaks the run. It writes only `status` (and
+`reason`) in the frontmatter: the plugin wrote the stub at dispatch and fills in
+the rest at its stop. A "sloppy" researcher leaves the stub's reason under
+`status: ok`, as a real model that edits its stub does.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from typing import Any
 from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, say
-from scripted.conversation import bash, now
+from scripted.conversation import bash
 from scripted.prompt_text import PromptError, brief_frontmatter_fields, brief_line, brief_list
 from scripted.topics import Subtopic, original_name
 
@@ -26,16 +29,6 @@ def stray_calls(run_dir: str) -> list[tuple[str, dict[str, Any]]]:
     the CLI itself refuses subagent writes to report*/summary*/findings*/analysis* .md files.)"""
     return [("Write", {"file_path": f"{run_dir}/{formats.PLAN_FILE}", "content": "# Not yours to write\n"}),
             ("Bash", {"command": f"ls {run_dir}", "description": "List the run folder"})]
-
-
-def clock_of(req: RequestView) -> str:
-    """The UTC time the SubagentStart hook told this researcher (agents/researcher.md)."""
-    from web_research.guard.subagent_start import CLOCK_LABEL
-
-    found = re.search(re.escape(CLOCK_LABEL) + r"(\S+Z)", req.all_text())
-    if not found:
-        raise PromptError("no clock line reached the researcher: the SubagentStart hook did not speak")
-    return found.group(1)
 
 
 class Researcher:
@@ -51,23 +44,20 @@ class Researcher:
         topic = self.topics[original_name(brief_line(brief, "Your subtopic:"))]
         findings_path = brief_line(brief, "Findings file:")
         fields = brief_frontmatter_fields(brief)
-        if fields != list(formats.FINDINGS_FIELDS):
-            raise PromptError(f"the brief's frontmatter fields {fields} differ from formats.FINDINGS_FIELDS")
-        done = [c["name"] for c in req.previous_calls()]
-        # agents/researcher.md: started_at is the time on the clock line the SubagentStart hook adds.
-        findings = functools.partial(self.findings, started=clock_of(req))
+        if fields != list(formats.FINDINGS_RESEARCHER_FIELDS):
+            raise PromptError(f"the brief's frontmatter fields {fields} differ from formats.FINDINGS_RESEARCHER_FIELDS")
+        real = [c["name"] for c in req.previous_calls()]
+        done = ["Write"] + real  # the plugin wrote the stub: the first write is done
+        findings = functools.partial(self.findings, sloppy=topic.behaviour == "sloppy")
         if topic.behaviour == "silent":  # dies before its first write, twice if told to go on
             return say(f"{findings_path} ok")
         if topic.behaviour in ("greedy", "repeat"):
             return self.over_budget(req, brief, topic, findings_path, findings, done)
         if topic.behaviour == "stray":
             strays = stray_calls(brief_line(brief, "Run folder:"))
-            if len(done) < len(strays):
-                return call(*strays[len(done)])
-            done = done[len(strays):]  # then behave
-        if not done:
-            return call("Write", {"file_path": findings_path, "content": findings(
-                brief, formats.STATUS_FAILED, reason="stopped before finishing")})
+            if len(real) < len(strays):
+                return call(*strays[len(real)])
+            done = ["Write"] + real[len(strays):]  # then behave
         if done == ["Write"]:
             return call("WebSearch", {"query": topic.name})
         if done == ["Write", "WebSearch"]:
@@ -98,9 +88,6 @@ class Researcher:
         """greedy: four different searches (the hooks deny the last two of a budget of 2), then fetch;
         repeat: a search, the same words again, a fetch, the same fetch again. Both then write
         findings from the first page they got and end ok."""
-        if not done:
-            return call("Write", {"file_path": findings_path, "content": findings(
-                brief, formats.STATUS_FAILED, reason="stopped before finishing")})
         searches = done.count("WebSearch")
         if topic.behaviour == "greedy" and searches < len(self.GREEDY_QUERIES):
             return call("WebSearch", {"query": f"{topic.name} {self.GREEDY_QUERIES[searches]}".strip()})
@@ -120,11 +107,11 @@ class Researcher:
         return line.replace("<url>", url)
 
     def findings(self, brief: str, status: str, reason: str | None = None, topic: Subtopic | None = None,
-                 page: str = "", url: str = "", started: str | None = None) -> str:
-        values = {"status": status, "subtopic": json.dumps(brief_line(brief, "Your subtopic:")),
-                  "brief_hash": brief_line(brief, "Brief hash:"), "started_at": started or now(),
-                  "finished_at": now(), "reason": json.dumps(reason) if reason else None}
-        head = ["---"] + [f"{k}: {values[k]}" for k in formats.FINDINGS_FIELDS if values.get(k)] + ["---", ""]
+                 page: str = "", url: str = "", sloppy: bool = False) -> str:
+        if sloppy and status == formats.STATUS_OK:
+            reason = formats.FINDINGS_STUB_REASON  # left over from the stub
+        values = {"status": status, "reason": json.dumps(reason) if reason else None}
+        head = ["---"] + [f"{k}: {values[k]}" for k in formats.FINDINGS_RESEARCHER_FIELDS if values.get(k)] + ["---", ""]
         if status != formats.STATUS_OK or topic is None:
             return "\n".join(head + ["No cited findings.", ""])
         key = topic.fact().split(" is ")[0]
@@ -134,13 +121,16 @@ class Researcher:
             raise PromptError(f"the fetched page does not contain the expected fact:\n{page[:1500]}")
         title = next((line[len("Title: "):].strip() for line in page.splitlines() if line.startswith("Title: ")),
                      f"{topic.name} | Example Docs")
-        # The brief's skeleton: one `###` per point under Establish, then the fixed sections.
-        points = brief_list(brief, "Establish:")
+        # The brief's skeleton: its `### <id> <point>` headings, then the fixed sections.
+        points = [line[4:] for line in brief.split("\n## Claims\n", 1)[1].split("\n## ", 1)[0].splitlines()
+                  if line.startswith("### ")]
+        if [p.split(" ", 1)[0] for p in points] != [p.split(" ", 1)[0] for p in brief_list(brief, "Establish:")]:
+            raise PromptError(f"the brief's ### headings {points} are not its Establish points")
         stamp = re.search(r"retrieved (\d{4}-\d{2}-\d{2})", page)
         retrieved = f"      **Retrieved**: {stamp.group(1)}\n" if stamp else ""
         body = [f"# {topic.name}", "", "## Claims", "", f"### {points[0]}", "", f"- {topic.fact()}[^1]", ""]
         body += [line for point in points[1:] for line in (f"### {point}", "")]
-        missing = [f"- {point}: no page found." for point in points[1:]] or ["None."]
+        missing = [f"- {point.split(' ', 1)[0]}: no page found." for point in points[1:]] or ["None."]
         body += ["## Not established", "", *missing, "",
                  "## Contradictions", "", "None.", "", "## Searched and not found", "", "None.", "",
                  "## Exit reason", "", "saturated: the vendor's own page answers the first point.", "",

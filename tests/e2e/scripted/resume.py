@@ -36,7 +36,8 @@ RESUME_RULE = re.compile(r"With a `resume` key, go on as \[resume\.md\]")
 
 
 class HangingResearcher(Researcher):
-    """The last subtopic's researcher writes its stub, then its next request never returns."""
+    """The last subtopic's researcher (whose stub the plugin wrote at dispatch) never returns
+    from its first request."""
 
     def __init__(self, ctx: Context, topics: list[Subtopic], hang: str):
         super().__init__(ctx, topics)
@@ -44,7 +45,7 @@ class HangingResearcher(Researcher):
 
     def step(self, req: RequestView) -> Reply:
         name = original_name(brief_line(req.first_user_text, "Your subtopic:"))
-        if name == self.hang and [c["name"] for c in req.previous_calls()] == ["Write"]:
+        if name == self.hang and not req.previous_calls():
             run_dir = brief_line(req.first_user_text, "Run folder:")
             others = [f"{formats.FINDINGS_DIR}/{t.slug}.md" for t in self.topics.values() if t.name != self.hang]
             _wait_until_sealed(run_dir, others)
