@@ -145,7 +145,7 @@ def test_brief_shows_the_findings_skeleton_the_verifier_checks():
     headings = re.findall(r"^## (.+)$", template, flags=re.M)
     assert headings == list(formats.FINDINGS_SECTIONS)
     assert "<" + " | ".join(formats.EXIT_REASONS) + ">" in template
-    assert "### <a point under Establish, word for word" in template
+    assert "## Claims\n\n{{claims_headings}}\n" in template  # the real `### <id> <point>` headings, rendered
     assert "at most {{max_words}} words" in template
     assert "this brief is wrong or impossible to research" in template
     assert "**Retrieved**: <the date of the fetch command's retrieved stamp" in template
