@@ -42,6 +42,7 @@ def test_a_findings_fifo_is_a_problem_not_a_hang(researcher):
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)  # the plugin's stub, written at dispatch
     os.mkfifo(path)
     result = h.hook(h.subagent_stop("agentA"))
     assert result.decision == "block" and "not a regular file" in result.reason
