@@ -53,6 +53,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.citations.none                 (warning) the report cites nothing
     report.claims.grounded                each figure a cited sentence states is in an excerpt it cites
     report.claims.dates                   (warning) a year or date no cited excerpt states
+    report.tldr.sites                     (warning) a TL;DR bullet whose excerpts all come from one
+                                          site (registrable domain: sites.py)
     report.coverage.<id>                  each plan bullet (id M.N) is supported by a source its
                                           findings cite under it, or named in Gaps by id or text
                                           (only when the briefs carry bullet ids: coverage.py)
@@ -152,9 +154,11 @@ def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 
 def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Figures of cited claims against their excerpts (claims.py); Gaps acknowledge findings defects."""
-    from .claims import claims_checks, run_claims  # lazy: hook start-up
+    from .claims import claims_checks, run_claims, tldr_sites_check  # lazy: hook start-up
 
-    return _acknowledge_gaps(parsed, claims_checks(run_claims(parsed)))
+    records = run_claims(parsed)
+    sites = tldr_sites_check(parsed, records)
+    return _acknowledge_gaps(parsed, claims_checks(records) + ([sites] if sites is not None else []))
 
 
 def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from . import formats
-from .markdown_scan import FOOTNOTE_DEFINITION, HEADING, LABELLED_FIELD, code_free_lines
+from .markdown_doc import LABELLED_FIELD, Document, parse_markdown
 from .records import Record
 
 _QUOTES = (('"', '"'), ("\u201c", "\u201d"))
@@ -94,50 +94,46 @@ def _finish(citation: Citation) -> Citation:
 
 
 def parse_citations(text: str, first_line: int = 1) -> list[Citation]:
-    """Every `[^n]:` entry in `text`, in document order, outside code fences.
+    """Every `[^n]:` entry in `text` (a numbered footnote definition), in document order.
 
-    An entry runs from its definition line through the following non-blank
-    lines that are indented or start with a `**Label**:`; a blank line, a
-    heading or the next definition ends it. A continuation line without a label
-    extends the previous field (a wrapped excerpt). `first_line` is the file
+    The Markdown parser (`markdown_doc`) decides where an entry ends: after a blank
+    line, only an indented block continues it; a heading or the next definition ends
+    it. Inside an entry each `**Label**:` line starts a field, and a line without a
+    label continues the previous one (a wrapped excerpt). `first_line` is the file
     line number of `text`'s first line.
     """
+    return citations_of(parse_markdown(text, first_line))
+
+
+def citations_of(document: Document) -> list[Citation]:
+    """The numbered footnote definitions of a parsed file as citation entries. A label
+    that is not a number (`[^slug:3]` in a report draft) is no citation entry."""
     found: list[Citation] = []
-    current: Citation | None = None
-    last_name: str | None = None
-    for number, line in code_free_lines(text, first_line):
-        # (the string tests only skip patterns that cannot match: verify runs this on every line)
-        definition = FOOTNOTE_DEFINITION.match(line) if "[^" in line else None
-        if definition:
-            current = _new_citation(int(definition.group(1)), number)
-            found.append(current)
-            last_name = None
-            rest = definition.group(2)
-            labelled = LABELLED_FIELD.match(rest)
+    for definition in document.definitions:
+        if not numeric_label(definition.label):
+            continue
+        current = _new_citation(int(definition.label), definition.line)
+        last_name: str | None = None
+        for index, (number, line) in enumerate(definition.lines):
+            # (the string test only skips a pattern that cannot match: verify runs this on every line)
+            labelled = LABELLED_FIELD.match(line) if "**" in line else None
             if labelled:
-                _add_field(current, labelled.group(1).strip(), labelled.group(2), number)
-                last_name = formats.CITATION_LABELS.get(labelled.group(1).strip(), labelled.group(1).strip())
-            elif rest.strip():
-                # Text without a label: most likely a title missing its label.
-                current.unlabelled = rest.strip()
-            continue
-        if current is None:
-            continue
-        if not line.strip() or ("#" in line and HEADING.match(line)):
-            current = None
-            continue
-        labelled = LABELLED_FIELD.match(line) if "**" in line else None
-        if labelled:
-            label = labelled.group(1).strip()
-            _add_field(current, label, labelled.group(2), number)
-            last_name = formats.CITATION_LABELS.get(label, label)
+                label = labelled.group(1).strip()
+                _add_field(current, label, labelled.group(2), number)
+                last_name = formats.CITATION_LABELS.get(label, label)
+            elif index == 0:
+                if line.strip():  # text without a label: most likely a title missing its label
+                    current.unlabelled = line.strip()
+            elif last_name in current.fields:
+                current.fields[last_name] = (current.fields[last_name] + " " + line.strip()).strip()
             current.end_line = number
-        elif line[:1] in (" ", "\t") and last_name in current.fields:
-            current.fields[last_name] = (current.fields[last_name] + " " + line.strip()).strip()
-            current.end_line = number
-        else:
-            current = None
-    return [_finish(c) for c in found]
+        found.append(_finish(current))
+    return found
+
+
+def numeric_label(label: str) -> bool:
+    """Whether a footnote label is a citation number (ASCII digits)."""
+    return label.isascii() and label.isdigit()
 
 
 # --------------------------------------------------------------------------
@@ -158,3 +154,14 @@ def render_citation(number: int, fields: Mapping[str, str], indent: str = "    "
     if not lines:
         return f"[^{number}]:"
     return "\n".join([f"[^{number}]: {lines[0]}"] + [indent + entry for entry in lines[1:]])
+
+
+def markers_of(document: Document) -> list[tuple[int, int]]:
+    """Every numbered footnote reference in prose as `(n, line)`, in document order:
+    the uses of citation entries (definitions, code and HTML are not prose)."""
+    return [(int(r.label), r.line) for r in document.references if numeric_label(r.label)]
+
+
+def find_markers(text: str, first_line: int = 1) -> list[tuple[int, int]]:
+    """`markers_of` the Markdown `text` whose first line is file line `first_line`."""
+    return markers_of(parse_markdown(text, first_line))

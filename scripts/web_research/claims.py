@@ -25,34 +25,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 from .checks import Check
-from .markdown_scan import FOOTNOTE_DEFINITION, FOOTNOTE_MARKER, HEADING, code_free_lines, continues_entry
 from .excerpts import normalize
 from .formats import BULLET_ID_PATTERN
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
+from .markdown_doc import BREAK, CELL, REF, TEXT, Block, Document, parse_markdown
 from .records import Record
 
 if TYPE_CHECKING:
     from .checklist import ParsedRun
     from .citation_entries import Citation
 
-_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 # Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading
 # `2.1:` label and "bullet(s) 2.1[, 2.2 and 2.3]" are left out of a claim's figures.
 _ID = r"\[?" + BULLET_ID_PATTERN + r"\]?"
 _ID_LIST = _ID + r"(?:\s*(?:,|and|&)\s*" + _ID + r")*"
 _BULLET_ID_LABEL = re.compile(r"^\s*(?:bullets?\s+)?" + _ID_LIST + r"\s*:\s+", re.IGNORECASE)
 _BULLET_ID_MENTION = re.compile(r"\bbullets?\s+" + _ID_LIST, re.IGNORECASE)
-_QUOTE_PREFIX = re.compile(r"^\s*(?:>\s?)+")
-_TABLE_ROW = re.compile(r"^\s*\|")
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
-_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\s]*(?:\s+\"[^\"]*\")?\)")
 _URL = re.compile(r"<?https?://[^\s>)]+>?")
-_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
-_EMPHASIS = re.compile(r"(\*{1,3}|(?<!\w)_{1,3}|_{1,3}(?!\w)|~~)")
+# Where a footnote reference stood in a block's joined text (a private-use character,
+# removed from the text itself first): its label is the next one of the block's references.
+_MARK = "\ue000"
 # A sentence ends at . ! or ? (plus closing quotes/brackets and any footnote
-# markers), before whitespace and a capital, digit, quote, bracket or currency.
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?:\[\^\d+\])*(?=\s+[A-Z0-9\"'\u201c\u2018(\[$\u20ac\u00a3*_])")
+# references), before whitespace and a capital, digit, quote, bracket or currency.
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*" + _MARK + r"*(?=\s+[A-Z0-9\"'\u201c\u2018(\[$\u20ac\u00a3*_])")
 _ABBREVIATIONS = {"e.g", "i.e", "vs", "etc", "approx", "inc", "ltd", "co", "corp", "mr", "mrs", "dr", "st", "no",
                   "u.s", "cf", "al", "fig", "ca"}
 _DIGIT = re.compile(r"\d")
@@ -64,11 +59,13 @@ MAX_BLOCK_CHARS = 50_000  # a longer paragraph is cut: bounds the work on hostil
 
 class Claim(NamedTuple):
     """A cited claim: `line` is the file line it starts on; `text` is plain
-    (markdown and markers removed); `footnotes` in order of first use."""
+    (markdown and markers removed); `footnotes` the citation numbers in order of first
+    use; `labels` every footnote label it uses (a draft's `slug:3` too), in that order."""
 
     line: int
     text: str
     footnotes: tuple[int, ...]
+    labels: tuple[str, ...] = ()
 
     @property
     def hash(self) -> str:
@@ -103,17 +100,32 @@ class ClaimRecord(Record):
         self.excerpts: list[tuple[int, str | None, str]] = [] if excerpts is None else excerpts  # (number, url, excerpt)
         self.grounding = Grounding(False) if grounding is None else grounding
 
+    @property
+    def sites(self) -> list[str]:
+        """The independent sites (registrable domains, `sites.py`) of the excerpts it cites."""
+        return corroboration(self)
+
     def as_dict(self, display_path: str) -> dict[str, Any]:
         g = self.grounding
+        sites = self.sites
         return {
             "file": display_path, "line": self.claim.line, "text": self.claim.text, "hash": self.claim.hash,
             "footnotes": list(self.claim.footnotes),
             "excerpts": [{"footnote": n, "url": url, "excerpt": text} for n, url, text in self.excerpts],
+            "sites": len(sites), "site_domains": sites,
             "grounded": g.ok if g.checked else None,
             "quantities": [q.text for q in g.quantities],
             "missing": [q.text for q in g.missing],
             "dates_missing": [q.text for q in g.soft_missing],
         }
+
+
+def corroboration(record: ClaimRecord) -> list[str]:
+    """The distinct sites whose excerpts a claim cites, in order of first citation: its
+    corroboration is their number (a vendor's own pages are one site)."""
+    from .sites import independent_sites  # lazy: loads the public suffix list
+
+    return independent_sites(url for _n, url, _excerpt in record.excerpts)
 
 
 # --------------------------------------------------------------------------
@@ -122,66 +134,55 @@ class ClaimRecord(Record):
 
 def find_claims(text: str, first_line: int = 1) -> list[Claim]:
     """Every cited claim of a Markdown file (or body starting at `first_line`)."""
+    return claims_of(parse_markdown(text, first_line))
+
+
+def claims_of(document: Document) -> list[Claim]:
+    """Every cited claim of a parsed Markdown file: of its paragraphs (list items and
+    quotes included) and table rows; headings, code and footnote definitions make none."""
     claims: list[Claim] = []
-    for block in _blocks(text, first_line):
-        claims.extend(_claims_of_block(block))
+    for block in document.blocks:
+        if block.labels:
+            claims.extend(_claims_of_block(block))
     return claims
 
 
-def _blocks(text: str, first_line: int) -> Iterable[list[tuple[int, str]]]:
-    """Paragraphs, list items and table rows as lists of (line, text), with
-    list markers, quote marks and footnote definitions removed."""
-    block: list[tuple[int, str]] = []
-    previous = first_line - 1
-    in_entry = False
-    for number, line in code_free_lines(text, first_line):
-        if number != previous + 1 and block:  # a fenced block sat in between
-            yield block
-            block = []
-        previous = number
-        if "[^" in line and FOOTNOTE_DEFINITION.match(line):
-            in_entry = True
-            if block:
-                yield block
-                block = []
-            continue
-        if in_entry:
-            if continues_entry(line):
-                continue
-            in_entry = False
-        if ">" in line:
-            line = _QUOTE_PREFIX.sub("", line)
-        # (each string test only skips a pattern that cannot match: this runs on every line)
-        if not line.strip() or ("#" in line and HEADING.match(line)) or _THEMATIC_BREAK.match(line) \
-                or ("---" in line and _TABLE_RULE.match(line)):
-            if block:
-                yield block
-            block = []
-            continue
-        item = _LIST_ITEM.match(line)
-        if item or ("|" in line and _TABLE_ROW.match(line)):
-            if block:
-                yield block
-            block = [(number, _BULLET_ID_LABEL.sub("", line[item.end():], count=1) if item
-                      else line.replace("|", " ; "))]
-            if not item:
-                yield block
-                block = []
-            continue
-        block.append((number, line))
-    if block:
-        yield block
-
-
-def _claims_of_block(block: list[tuple[int, str]]) -> list[Claim]:
-    joined = ""
-    starts: list[tuple[int, int]] = []  # (offset in joined, line)
-    for number, line in block:
-        starts.append((len(joined), number))
-        joined += line.strip() + " "
-        if len(joined) > MAX_BLOCK_CHARS:
+def _joined(block: Block) -> tuple[str, list[tuple[int, int]], list[str]]:
+    """The block's prose as one line (markers as `_MARK`), with (offset, line) where each
+    source line starts, and the labels of its references in order. Code spans and HTML
+    are left out; table cells are joined with ' ; '."""
+    parts: list[str] = []
+    starts: list[tuple[int, int]] = [(0, block.line)]
+    labels: list[str] = []
+    size = 0
+    for span in block.spans:
+        if span.kind == TEXT:
+            piece = span.text.replace(_MARK, "") if _MARK in span.text else span.text
+        elif span.kind == REF:
+            piece = _MARK
+            labels.append(span.text)
+        elif span.kind == BREAK:
+            piece = " "
+            starts.append((size + 1, span.line))
+        elif span.kind == CELL:
+            piece = " ; "
+        else:  # code and HTML: no part of a claim
+            piece = " " if span.kind != "html" else ""
+        parts.append(piece)
+        size += len(piece)
+        if size > MAX_BLOCK_CHARS:
             break
-    joined = joined[:MAX_BLOCK_CHARS]
+    joined = "".join(parts)[:MAX_BLOCK_CHARS]
+    if block.item:
+        label = _BULLET_ID_LABEL.match(joined)
+        if label:
+            joined = joined[label.end():]
+            starts = [(max(0, offset - label.end()), line) for offset, line in starts]
+    return joined, starts, labels
+
+
+def _claims_of_block(block: Block) -> list[Claim]:
+    joined, starts, labels = _joined(block)
     sentences: list[tuple[int, str]] = []  # (offset, text)
     begin = 0
     for m in _SENTENCE_END.finditer(joined):
@@ -200,35 +201,35 @@ def _claims_of_block(block: list[tuple[int, str]]) -> list[Claim]:
         if pending_at is None:
             pending_at = offset + len(sentence) - len(sentence.lstrip())
         pending.append(sentence)
-        if FOOTNOTE_MARKER.search(sentence):
+        if _MARK in sentence:
             groups.append((pending_at, pending))
             pending, pending_at = [], None
     if pending and groups:
         groups[-1][1].extend(pending)  # after the last marker: part of the last claim
     claims = []
+    used = 0
     for offset, parts in groups:
         raw = " ".join(parts)
-        footnotes = tuple(dict.fromkeys(int(n) for n in FOOTNOTE_MARKER.findall(raw)))
-        line = max(number for start, number in starts if start <= offset) if starts else 0
-        claims.append(Claim(line, plain_text(raw), footnotes))
+        count = raw.count(_MARK)
+        mine = tuple(dict.fromkeys(labels[used:used + count]))
+        used += count
+        footnotes = tuple(dict.fromkeys(int(label) for label in mine if label.isascii() and label.isdigit()))
+        line = max(number for start, number in starts if start <= offset)
+        claims.append(Claim(line, plain_text(raw), footnotes, mine))
     return claims
 
 
-def plain_text(markdown: str) -> str:
-    """A claim's words without Markdown: link text kept, targets, URLs, tags,
-    emphasis marks and footnote markers dropped, whitespace collapsed."""
+def plain_text(text: str) -> str:
+    """A claim's words from its joined prose: reference marks, bullet-id mentions and
+    bare URLs dropped, whitespace collapsed. (The parser already dropped emphasis,
+    link targets, code and HTML.)"""
     # (each string test only skips a pattern that cannot match: verify runs this on every claim)
-    text = FOOTNOTE_MARKER.sub("", markdown) if "[^" in markdown else markdown
+    if _MARK in text:
+        text = text.replace(_MARK, "")
     if "bullet" in text.lower():
         text = _BULLET_ID_MENTION.sub("", text)
-    if "](" in text:
-        text = _LINK.sub(lambda m: m.group(1), text)
     if "http" in text:
         text = _URL.sub("", text)
-    if "<" in text:
-        text = _TAG.sub("", text)
-    if "*" in text or "_" in text or "~~" in text:
-        text = _EMPHASIS.sub("", text)
     text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
     return " ".join(text.split())
 
@@ -261,14 +262,14 @@ def _quantities_of(text: str) -> tuple[Quantity, ...]:
     return tuple(extract_quantities(normalize(text)))
 
 
-def claim_records(path: Path, scope: str, text: str, first_line: int,
+def claim_records(path: Path, scope: str, document: Document,
                   citations: Iterable["Citation"]) -> list[ClaimRecord]:
-    """The claims of one file with their excerpts (from the file's own Sources) and grounding."""
+    """The claims of one parsed file with their excerpts (from the file's own Sources) and grounding."""
     by_number: dict[int, "Citation"] = {}
     for c in citations:
         by_number.setdefault(c.number, c)
     records = []
-    for claim in find_claims(text, first_line):
+    for claim in claims_of(document):
         cited = [(n, by_number[n].url, by_number[n].excerpt) for n in claim.footnotes
                  if n in by_number and by_number[n].excerpt]
         if len(cited) < len(claim.footnotes):
@@ -285,11 +286,9 @@ def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
     """Every cited claim of report.md and of each findings file, in that order."""
     records: list[ClaimRecord] = []
     if parsed.report is not None and parsed.report_path is not None:
-        records += claim_records(parsed.report_path, "report", "\n".join(parsed.report.lines), 1,
-                                 parsed.report.citations)
+        records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
     for slug, found in parsed.findings.items():
-        records += claim_records(found.path, f"findings.{slug}", found.body, found.body_first_line,
-                                 found.citations)
+        records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations)
     return records
 
 
@@ -330,6 +329,41 @@ def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
     return checks
 
 
+def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Check | None":
+    """`report.tldr.sites` (warning): a TL;DR bullet whose cited excerpts all come from one
+    site. The TL;DR is what a reader keeps; a point there should not rest on one vendor's
+    word about itself, or on one page, when the run could find a second source."""
+    from . import formats  # lazy: start-up
+
+    report = parsed.report
+    section = report.section(formats.REPORT_SECTIONS[0]) if report is not None else None
+    if section is None:
+        return None
+    mine = [r for r in records if r.scope == "report" and section.line < r.claim.line <= section.end and r.excerpts]
+    single: list[tuple[int, str]] = []
+    bullets = 0
+    for item in report.doc.items:
+        if item.depth or not section.line < item.line <= section.end:
+            continue
+        cited = [r for r in mine if item.line <= r.claim.line <= item.end]
+        if not cited:
+            continue  # an uncited bullet is another check's business
+        bullets += 1
+        from .sites import independent_sites  # lazy: loads the public suffix list
+
+        sites = independent_sites(url for r in cited for _n, url, _e in r.excerpts)
+        if len(sites) == 1:
+            single.append((item.line, sites[0]))
+    path = str(parsed.report_path)
+    if not single:
+        return Check("report.tldr.sites", True, "warning",
+                     f"each of {bullets} cited TL;DR bullet(s) cites two or more independent sites", path, None)
+    listed = "; ".join(f"line {line}: {site}" for line, site in single[:6])
+    return Check("report.tldr.sites", False, "warning",
+                 f"{len(single)} TL;DR bullet(s) rest on a single site ({listed}); cite a second, independent "
+                 "source for the point, or say in the bullet that one source states it", path, single[0][0])
+
+
 def _shorten(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
@@ -346,6 +380,8 @@ def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> 
             line += " missing=" + "|".join(q.text for q in g.missing)
         if g.soft_missing:
             line += " dates=" + "|".join(q.text for q in g.soft_missing)
+        if r.excerpts:
+            line += f" sites={len(r.sites)}"
         out.append(line)
         out.append(f"  claim: {r.claim.text}")
         for n, url, excerpt in r.excerpts:

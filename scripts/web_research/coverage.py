@@ -41,9 +41,8 @@ STATE_COVERED = "covered"
 STATE_NOT_ESTABLISHED = "not-established"
 STATE_MISSING = "missing"
 
-_H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
-_H3_ID = re.compile(r"^ {0,3}###[ \t]+\**\[?(" + formats.BULLET_ID_PATTERN + r")\]?(?![0-9])")
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+# A `### 2.1 ...` heading's text (markdown-it gives it without the `###`)
+_H3_ID = re.compile(r"^\**\[?(" + formats.BULLET_ID_PATTERN + r")\]?(?![0-9])")
 
 
 def id_pattern(bullet_id: str) -> re.Pattern[str]:
@@ -96,49 +95,49 @@ def citation_key(citation: Any) -> tuple:
     return tuple(citation.fields.get(name) for name in formats.CITATION_REQUIRED)
 
 
-def _sections(found: "Findings") -> dict[str, list[tuple[int, str]]]:
-    """`## ` section name -> its (line, text) lines, outside code (the first of each name)."""
-    from .markdown_scan import code_free_lines  # lazy: start-up
-
-    out: dict[str, list[tuple[int, str]]] = {}
-    current: list[tuple[int, str]] | None = None
-    for number, line in code_free_lines(found.body, found.body_first_line):
-        heading = _H2.match(line)
-        if heading:
-            name = heading.group(1).strip()
-            current = None if name in out else out.setdefault(name, [])
-            continue
-        if current is not None:
-            current.append((number, line))
+def _sections(found: "Findings") -> dict[str, tuple[int, int]]:
+    """`## ` section name -> (heading line, last line), the first of each name."""
+    out: dict[str, tuple[int, int]] = {}
+    for section in found.doc.sections(2):
+        out.setdefault(section.name, (section.line, section.end))
     return out
 
 
 def evidence_in(found: "Findings", ids: Iterable[str]) -> dict[str, Evidence]:
     """Per bullet id (only `ids`): footnotes cited under its `### <id>` heading in Claims
     (markers with a Sources entry) and the Not established items naming it."""
+    from .markdown_doc import CODE, TEXT  # lazy: start-up
+
     wanted = list(ids)
     out = {bullet_id: Evidence(found.path) for bullet_id in wanted}
     sections = _sections(found)
     defined = {c.number for c in found.citations}
-    markers_by_line: dict[int, list[int]] = {}
-    for number, line in found.markers:
-        markers_by_line.setdefault(line, []).append(number)
-    current: str | None = None
-    for number, line in sections.get(formats.FINDINGS_SECTION_CLAIMS, []):
-        heading = _H3_ID.match(line)
-        if heading or _HEADING.match(line):
-            current = heading.group(1) if heading and heading.group(1) in out else None
-            continue
-        if current is not None:
-            for footnote in markers_by_line.get(number, []):
-                if footnote in defined and footnote not in out[current].footnotes:
-                    out[current].footnotes.append(footnote)
-    for _number, line in sections.get(formats.FINDINGS_SECTION_NOT_ESTABLISHED, []):
-        text = line.strip().lstrip("-*+ ").strip()
-        for bullet_id in wanted:
-            if text and id_pattern(bullet_id).search(text):
-                out[bullet_id].not_established.append(text)
+    if formats.FINDINGS_SECTION_CLAIMS in sections:
+        start, end = sections[formats.FINDINGS_SECTION_CLAIMS]
+        # Headings and footnote uses in reading order: a heading names the bullet of what follows.
+        events: list[tuple[int, int, str | None, int]] = \
+            [(h.line, 0, _heading_id(h.level, h.text), 0) for h in found.doc.headings if start < h.line <= end]
+        events += [(line, 1, None, number) for number, line in found.markers if start < line <= end]
+        current: str | None = None
+        for _line, kind, heading_id, footnote in sorted(events, key=lambda e: (e[0], e[1])):
+            if kind == 0:
+                current = heading_id if heading_id in out else None
+            elif current is not None and footnote in defined and footnote not in out[current].footnotes:
+                out[current].footnotes.append(footnote)
+    if formats.FINDINGS_SECTION_NOT_ESTABLISHED in sections:
+        start, end = sections[formats.FINDINGS_SECTION_NOT_ESTABLISHED]
+        for block in found.doc.blocks_in(start + 1, end):
+            text = " ".join("".join(s.text if s.kind in (TEXT, CODE) else " " for s in block.spans).split())
+            for bullet_id in wanted:
+                if text and id_pattern(bullet_id).search(text):
+                    out[bullet_id].not_established.append(text)
     return out
+
+
+def _heading_id(level: int, text: str) -> str | None:
+    """The bullet id a `### <id> ...` heading opens with (None for any other heading)."""
+    match = _H3_ID.match(text) if level == 3 else None
+    return match.group(1) if match else None
 
 
 def subtopics_for(plan: "Plan", bullet: "Bullet") -> list["Subtopic"]:

@@ -14,14 +14,12 @@ from typing import Any
 from . import formats
 from .checks import Check, Problem, fail, ok
 from .citation_checks import citation_checks
-from .citation_entries import Citation, parse_citations
-from .markdown_scan import code_free_lines, find_markers
+from .citation_entries import Citation, citations_of, markers_of
+from .markdown_doc import CODE, TEXT, Document, Section, parse_markdown
 from .records import Record
 from .schema_validation import schema_errors
 
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
-_H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
-_H1_OR_H2 = re.compile(r"^ {0,3}#{1,2}(?:[ \t]|$)")
 
 
 class Findings(Record):
@@ -29,12 +27,13 @@ class Findings(Record):
     parsing (missing block, invalid YAML, not a mapping)."""
 
     __slots__ = ("path", "frontmatter", "key_lines", "body", "body_first_line", "citations", "markers",
-                 "sources_headings", "sources_span", "errors", "frontmatter_line")
+                 "sources_headings", "sources_span", "errors", "frontmatter_line", "doc")
 
     def __init__(self, path: Path, frontmatter: dict[str, Any] | None, key_lines: dict[str, int], body: str,
                  body_first_line: int, citations: list[Citation], markers: list[tuple[int, int]],
                  sources_headings: list[int], sources_span: tuple[int, int] | None,
-                 errors: list[Problem] | None = None, frontmatter_line: int = 1) -> None:
+                 errors: list[Problem] | None = None, frontmatter_line: int = 1,
+                 doc: Document | None = None) -> None:
         self.path = path
         self.frontmatter = frontmatter
         self.key_lines = key_lines
@@ -46,6 +45,7 @@ class Findings(Record):
         self.sources_span = sources_span
         self.errors: list[Problem] = [] if errors is None else errors
         self.frontmatter_line = frontmatter_line
+        self.doc = parse_markdown(body, body_first_line) if doc is None else doc  # the body, parsed once
 
     @property
     def status(self) -> str | None:
@@ -78,33 +78,25 @@ def load_findings(path: Path, text: str | None = None) -> Findings:
     text = text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
     frontmatter, key_lines, body_first, problems = parse_frontmatter(text)
     body = "\n".join(text.splitlines()[body_first - 1:])
-    headings: list[int] = []
-    span_start: int | None = None
-    span_end: int | None = None
-    last = body_first - 1
-    for number, line in code_free_lines(body, body_first):
-        last = number
-        if _H1_OR_H2.match(line):
-            heading = _H2.match(line)
-            if heading and heading.group(1).strip() == formats.FINDINGS_SOURCES_HEADING:
-                headings.append(number)
-                if span_start is None:
-                    span_start = number
-            elif span_start is not None and span_end is None:
-                span_end = number - 1
-    last = max(last, body_first - 1 + len(body.splitlines()))
-    span = (span_start, span_end if span_end is not None else last) if span_start is not None else None
+    doc = parse_markdown(body, body_first)
+    headings = [s.line for s in doc.sections(2) if s.name == formats.FINDINGS_SOURCES_HEADING]
+    span = None
+    if headings:  # from the first Sources heading to the next other heading of level 1 or 2
+        end = next((h.line - 1 for h in doc.headings if h.line > headings[0] and h.level <= 2
+                    and not (h.level == 2 and h.text == formats.FINDINGS_SOURCES_HEADING)), doc.last_line)
+        span = (headings[0], end)
     return Findings(
         path=path,
         frontmatter=frontmatter,
         key_lines=key_lines,
         body=body,
         body_first_line=body_first,
-        citations=parse_citations(body, body_first),
-        markers=find_markers(body, body_first),
+        citations=citations_of(doc),
+        markers=markers_of(doc),
         sources_headings=headings,
         sources_span=span,
         errors=problems,
+        doc=doc,
     )
 
 
@@ -201,16 +193,23 @@ def findings_checks(slug: str, subtopic: str | None, found: Findings,
 _WORD = re.compile(r"\w+")
 
 
-def _body_sections(found: Findings) -> list[tuple[str, int, list[tuple[int, str]]]]:
-    """(name, heading line, lines) of each `##` section of the body, outside code."""
-    sections: list[tuple[str, int, list[tuple[int, str]]]] = []
-    for number, line in code_free_lines(found.body, found.body_first_line):
-        heading = _H2.match(line)
-        if heading and not line.lstrip().startswith("###"):
-            sections.append((heading.group(1).strip(), number, []))
-        elif sections:
-            sections[-1][2].append((number, line))
-    return sections
+def _body_sections(found: Findings) -> list[Section]:
+    """The `##` sections of the body (each to the next `##` or `#` heading)."""
+    return found.doc.sections(2)
+
+
+def _words(found: Findings, section: Section) -> list[tuple[int, str]]:
+    """`(line, prose)` of the paragraphs and table rows in a section, code spans included."""
+    out: list[tuple[int, str]] = []
+    for block in found.doc.blocks_in(section.line + 1, section.end):
+        line, parts = block.line, []
+        for span in block.spans:
+            if span.line != line and parts:
+                out.append((line, "".join(parts)))
+                line, parts = span.line, []
+            parts.append(span.text if span.kind in (TEXT, CODE) else " ")
+        out.append((line, "".join(parts)))
+    return out
 
 
 def findings_body_checks(scope: str, found: Findings) -> list[Check]:
@@ -223,7 +222,7 @@ def findings_body_checks(scope: str, found: Findings) -> list[Check]:
     sections = _body_sections(found)
     # The Sources heading (missing, repeated) is the `sources` check's business: one defect, one check.
     sources = formats.FINDINGS_SOURCES_HEADING
-    names = [name for name, _line, _lines in sections if name != sources]
+    names = [s.name for s in sections if s.name != sources]
     expected = [name for name in formats.FINDINGS_SECTIONS if name != sources]
     layout: list[Problem] = []
     # A stub (frontmatter and a line, no sections) is what a researcher writes first: no layout yet.
@@ -231,22 +230,23 @@ def findings_body_checks(scope: str, found: Findings) -> list[Check]:
         missing = [n for n in expected if n not in names]
         what = (f"missing {', '.join(repr('## ' + n) for n in missing)}" if missing
                 else f"sections are {', '.join(names)}")
-        layout.append(Problem(sections[0][1] if sections else found.body_first_line,
+        layout.append(Problem(sections[0].line,
                               f"{what}; expected the brief's sections in order: "
                               + ", ".join(f"'## {n}'" for n in expected)))
-    by_name = {name: (line, lines) for name, line, lines in sections}
+    by_name: dict[str, Section] = {}
+    for section in sections:
+        by_name.setdefault(section.name, section)
     if formats.FINDINGS_SECTION_EXIT in by_name:
-        line, lines = by_name[formats.FINDINGS_SECTION_EXIT]
-        text = next((t.strip() for _n, t in lines if t.strip()), "")
+        section = by_name[formats.FINDINGS_SECTION_EXIT]
+        text = next((t.strip() for _n, t in _words(found, section) if t.strip()), "")
         if not any(text.casefold().startswith(reason) for reason in formats.EXIT_REASONS):
-            layout.append(Problem(line, f"'## {formats.FINDINGS_SECTION_EXIT}' is {text!r}; expected it to start "
+            layout.append(Problem(section.line, f"'## {formats.FINDINGS_SECTION_EXIT}' is {text!r}; expected it to start "
                                         f"with one of: {', '.join(formats.EXIT_REASONS)}"))
     checks = [_field_check(f"{scope}.layout", path, layout, "the body follows the brief's sections", "warning")]
 
-    before_sources = [t for name, _l, lines in sections if name != formats.FINDINGS_SOURCES_HEADING
-                      for _n, t in lines]
-    if not sections:
-        before_sources = found.body.splitlines()
+    everything = Section("", found.body_first_line - 1, found.doc.last_line)
+    before_sources = [t for section in (sections or [everything]) if section.name != formats.FINDINGS_SOURCES_HEADING
+                      for _n, t in _words(found, section)]
     words = sum(len(_WORD.findall(t)) for t in before_sources)
     checks.append(_field_check(
         f"{scope}.length", path,
@@ -255,8 +255,8 @@ def findings_body_checks(scope: str, found: Findings) -> list[Check]:
         f"{words} words before the Sources", "warning"))
 
     if formats.FINDINGS_SECTION_CLAIMS in by_name:
-        _line, lines = by_name[formats.FINDINGS_SECTION_CLAIMS]
-        uncited = uncited_blocks(lines, {line for _n, line in found.markers})
+        section = by_name[formats.FINDINGS_SECTION_CLAIMS]
+        uncited = uncited_blocks(found.doc.blocks_in(section.line + 1, section.end))
         checks.append(_field_check(
             f"{scope}.uncited", path,
             [Problem(uncited[0], f"{len(uncited)} paragraph(s) or item(s) in Claims carry no [^n] footnote "
@@ -264,7 +264,9 @@ def findings_body_checks(scope: str, found: Findings) -> list[Check]:
             "every claim carries a footnote", "warning"))
 
     memory = []
-    for number, line in code_free_lines(found.body, found.body_first_line):
+    prose = _words(found, Section("", found.body_first_line - 1, found.doc.last_line))
+    prose += [(h.line, h.text) for h in found.doc.headings]
+    for number, line in sorted(prose):
         lowered = line.casefold()
         hit = next((p for p in formats.MEMORY_PHRASES if p in lowered), None)
         if hit:

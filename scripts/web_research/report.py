@@ -6,60 +6,40 @@ the two in agreement.
 """
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 from . import formats
 from .checks import Check, Problem, fail, ok
 from .citation_checks import citation_checks, citation_problems
-from .citation_entries import Citation, parse_citations
-from .markdown_scan import code_free_lines, find_markers, scan_lines
+from .citation_entries import Citation, citations_of, markers_of
+from .markdown_doc import CODE, TEXT, Block, Document, Section, parse_markdown
 from .records import Record
-
-_H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
-_H1 = re.compile(r"^ {0,3}#[ \t]+")
-_TOP_LEVEL_ITEM = re.compile(r"^(?:[-*+]|\d{1,9}[.)])[ \t]+\S")
-_ANY_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+")
-_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-
-
-class Section(NamedTuple):
-    """A `## name` heading at `line`; its body runs to `end` (inclusive)."""
-
-    name: str
-    line: int
-    end: int
 
 
 class Report(Record):
-    """report.md parsed: its lines, title, `##` sections, citation entries and `[^n]` markers."""
+    """report.md parsed: its lines, title, `##` sections, citation entries, `[^n]` markers
+    and the parsed document they come from (`doc`: every other question, asked of one parse)."""
 
-    __slots__ = ("lines", "title", "title_line", "sections", "citations", "markers")
+    __slots__ = ("lines", "title", "title_line", "sections", "citations", "markers", "doc")
 
     def __init__(self, lines: list[str], title: str | None, title_line: int | None, sections: list[Section],
-                 citations: list[Citation], markers: list[tuple[int, int]]) -> None:
+                 citations: list[Citation], markers: list[tuple[int, int]], doc: Document) -> None:
         self.lines = lines
         self.title = title
         self.title_line = title_line
         self.sections = sections
         self.citations = citations
         self.markers = markers
+        self.doc = doc
 
     def section(self, name: str) -> Section | None:
         """The first `##` section called `name`."""
         return next((s for s in self.sections if s.name == name), None)
 
-    def body(self, section: Section) -> list[tuple[int, str]]:
-        """`(line, text)` of the section's lines after its heading, outside code fences.
-
-        Taken from the one scan of the whole file: a section starts at a heading outside
-        any fence, so its lines scan alike on their own or in the file."""
-        scanned = scan_lines("\n".join(self.lines), 1)
-        first = bisect_right(scanned, section.line, key=lambda item: item[0])
-        last = bisect_right(scanned, section.end, key=lambda item: item[0])
-        return list(scanned[first:last])
+    def blocks(self, section: Section) -> list[Block]:
+        """The paragraphs and table rows of a section, after its heading."""
+        return self.doc.blocks_in(section.line + 1, section.end)
 
 
 def parse_report(text: str) -> Report:
@@ -71,16 +51,8 @@ def parse_report(text: str) -> Report:
         if line.strip():
             title, title_line = line.rstrip(), number
             break
-    # One text for every scan (the claim finder joins the lines the same way): scanned once.
-    text = "\n".join(lines)
-    headings: list[tuple[str, int]] = []
-    for number, line in code_free_lines(text):
-        match = _H2.match(line)
-        if match:
-            headings.append((match.group(1).strip(), number))
-    sections = [Section(name, line, (headings[i + 1][1] - 1) if i + 1 < len(headings) else len(lines))
-                for i, (name, line) in enumerate(headings)]
-    return Report(lines, title, title_line, sections, parse_citations(text), find_markers(text))
+    doc = parse_markdown("\n".join(lines))
+    return Report(lines, title, title_line, doc.sections(2), citations_of(doc), markers_of(doc), doc)
 
 
 def _title_check(path: Path, report: Report, question: str | None) -> Check:
@@ -137,7 +109,7 @@ def _tldr_check(path: Path, report: Report) -> Check | None:
     section = report.section(formats.REPORT_SECTIONS[0])
     if section is None:
         return None
-    bullets = [n for n, line in report.body(section) if _TOP_LEVEL_ITEM.match(line)]
+    bullets = tldr_items(report, section)
     low, high = formats.TLDR_MIN_BULLETS, formats.TLDR_MAX_BULLETS
     if low <= len(bullets) <= high:
         return ok("report.tldr.bullets", f"TL;DR has {len(bullets)} bullets", path)
@@ -150,8 +122,7 @@ def _gaps_checks(path: Path, report: Report, gaps_needed: Sequence[tuple[str, st
     section = report.section(formats.REPORT_SECTIONS[2])
     if section is None:
         return []
-    content = [(n, line) for n, line in report.body(section) if line.strip()]
-    if not content:
+    if not report.blocks(section):
         return [fail("report.gaps.nonempty", "Gaps & Limitations is empty; it always names what the research "
                      "could not establish", path, section.line)]
     checks = [ok("report.gaps.nonempty", "Gaps & Limitations has content", path)]
@@ -164,21 +135,26 @@ def _gaps_checks(path: Path, report: Report, gaps_needed: Sequence[tuple[str, st
     return checks
 
 
-def uncited_blocks(lines: Sequence[tuple[int, str]], marked: set[int]) -> list[int]:
-    """First lines of the paragraphs and list items in `lines` that carry no
-    footnote (no line of theirs in `marked`). Headings and blank lines are skipped.
-    Shared with findings files, whose Claims get the same check."""
-    blocks: list[list[int]] = []
-    for number, line in lines:
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#") or _THEMATIC_BREAK.match(line):
-            blocks.append([])
-            continue
-        if _ANY_ITEM.match(line) or not blocks or not blocks[-1]:
-            blocks.append([number])
-        else:
-            blocks[-1].append(number)
-    return [b[0] for b in blocks if b and not any(n in marked for n in b)]
+def tldr_items(report: Report, section: Section) -> list[int]:
+    """First lines of the section's top-level list items (not nested in a list or quote)."""
+    return [item.line for item in report.doc.items if item.depth == 0 and section.line < item.line <= section.end]
+
+
+def uncited_blocks(blocks: Sequence[Block]) -> list[int]:
+    """First lines of the paragraphs (list items' included) and tables among `blocks`
+    that carry no footnote reference. Shared with findings files, whose Claims get the
+    same check."""
+    tables: dict[int, bool] = {}  # first line -> cites anything
+    out: list[int] = []
+    for block in blocks:
+        cited = bool(block.labels)
+        if block.kind == "row":
+            if block.table not in tables:
+                out.append(block.table)
+            tables[block.table] = tables.get(block.table, False) or cited
+        elif not cited:
+            out.append(block.line)
+    return [line for line in out if not tables.get(line, False)]
 
 
 def _uncited_check(path: Path, report: Report) -> Check | None:
@@ -187,7 +163,7 @@ def _uncited_check(path: Path, report: Report) -> Check | None:
     section = report.section(formats.REPORT_SECTIONS[1])
     if section is None:
         return None
-    uncited = uncited_blocks(report.body(section), {line for _n, line in report.markers})
+    uncited = uncited_blocks(report.blocks(section))
     if uncited:
         return fail("report.findings.uncited", f"{len(uncited)} paragraph(s) or item(s) in Findings carry no "
                     f"[^n] footnote (first at line {uncited[0]}); cite every claim", path, uncited[0], "warning")
@@ -195,17 +171,22 @@ def _uncited_check(path: Path, report: Report) -> Check | None:
 
 
 def gaps_text(report: Report) -> str | None:
-    """The Gaps & Limitations section's text, casefolded (None when absent)."""
+    """The Gaps & Limitations section's words (code spans included, Markdown marks
+    left out), casefolded, whitespace folded to single spaces (None when absent)."""
     section = report.section(formats.REPORT_SECTIONS[2])
     if section is None:
         return None
-    return "\n".join(line for _n, line in report.body(section)).casefold()
+    parts: list[str] = []
+    for block in report.blocks(section):
+        parts.extend(span.text if span.kind in (TEXT, CODE) else " " for span in block.spans)
+        parts.append(" ")
+    return " ".join("".join(parts).split()).casefold()
 
 
 def gaps_name(report: Report, name: str, slug: str) -> bool:
     """Whether Gaps & Limitations names a subtopic (its name or slug, any case)."""
     text = gaps_text(report)
-    return text is not None and (name.casefold() in text or slug.casefold() in text)
+    return text is not None and (" ".join(name.split()).casefold() in text or slug.casefold() in text)
 
 
 def _provenance_check(path: Path, report: Report, findings_citations: Sequence[Citation]) -> Check:

@@ -181,8 +181,7 @@ def report_records(parsed: "ParsedRun") -> list["ClaimRecord"]:
 
     if parsed.report is None or parsed.report_path is None:
         return []
-    records = claim_records(parsed.report_path, "report", "\n".join(parsed.report.lines), 1,
-                            parsed.report.citations)
+    records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
     return [r for r in records if r.grounding.checked and r.excerpts]
 
 

@@ -1,5 +1,5 @@
 """Citation entries and footnote markers: parsing, rendering, validation
-(`markdown_scan`, `citation_entries`, `citation_checks`)."""
+(`markdown_doc`, `citation_entries`, `citation_checks`)."""
 from __future__ import annotations
 
 import json
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from web_research import formats
 from web_research.citation_checks import citation_checks, citation_problems
 from web_research.citation_entries import parse_citations, render_citation
-from web_research.markdown_scan import find_markers
+from web_research.citation_entries import find_markers
 from web_research.schema_validation import load_schema
 
 ENTRIES = """\
@@ -72,12 +72,23 @@ def test_definitions_inside_code_fences_are_not_entries() -> None:
     assert [c.number for c in parse_citations(text)] == [2]
 
 
-def test_an_entry_ends_at_a_blank_line_heading_or_plain_text() -> None:
-    text = ("[^1]: **Title**: a\n      **URL**: https://a.example\nplain text\n"
+def test_an_entry_ends_at_a_blank_line_heading_or_the_next_entry() -> None:
+    text = ("[^1]: **Title**: a\n      **URL**: https://a.example\n\nplain text\n"
             "[^2]: **Title**: b\n## Next\n      **URL**: https://b.example\n")
     first, second = parse_citations(text)
     assert first.url == "https://a.example" and first.end_line == 2
     assert second.url is None
+    assert find_markers("[^1]: **Title**: a\n\nUsed here[^1].\n") == [(1, 3)]
+
+
+def test_a_line_run_on_after_an_entry_belongs_to_it_as_in_commonmark() -> None:
+    """A paragraph continues on an unindented line (a lazy continuation line), in a
+    footnote too: a reader sees it in the entry, so the field it extends is checked with it.
+    (The hand-written scanner this replaced ended the entry there instead.)"""
+    text = "[^1]: **Title**: a\n      **URL**: https://a.example\nplain text\n"
+    (entry,) = parse_citations(text)
+    assert entry.url == "https://a.example plain text" and entry.end_line == 3
+    assert ("url", 2) in [(name, problem.line) for name, problem in citation_problems(entry)]
 
 
 @pytest.mark.parametrize("field,value,needle", [

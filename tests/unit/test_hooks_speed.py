@@ -88,7 +88,7 @@ def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path)
 # Besides YAML, jsonschema and the verifier: the brief renderer and plan parser, and
 # dataclasses (with inspect and ast), which together cost a hook tens of milliseconds;
 # and typing (its names are imported under TYPE_CHECKING, NamedTuple from typing_lite).
-NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.markdown_scan", "web_research.citation_entries",
+NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.markdown_doc", "markdown_it", "web_research.citation_entries",
                                "web_research.citation_checks", "web_research.briefs", "web_research.plan",
                                "web_research.budget", "dataclasses", "typing")
 

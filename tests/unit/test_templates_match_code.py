@@ -11,7 +11,7 @@ import re
 from web_research import formats
 from web_research.citation_checks import citation_problems
 from web_research.citation_entries import parse_citations
-from web_research.markdown_scan import find_markers
+from web_research.citation_entries import find_markers
 from web_research.schema_validation import load_schema
 from web_research.report import parse_report
 

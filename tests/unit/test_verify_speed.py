@@ -172,16 +172,16 @@ def test_verify_of_a_large_run_costs_a_bounded_number_of_interpreter_starts(tmp_
 # --- deterministic: the work verify does, counted rather than timed -------------------
 
 def test_each_markdown_file_is_scanned_once(tmp_path: Path) -> None:
-    """The parser, the marker finder, the claim finder, the per-file and per-section
-    checks share one scan of each file (markdown_scan.scan_lines): 5 findings + report."""
+    """The citation parser, the marker finder, the claim finder, the per-file and per-section
+    checks share one Markdown parse of each file (markdown_doc.parse_markdown): 5 findings + report."""
     from web_research.checklist import run_checklist
-    from web_research.markdown_scan import scan_lines
+    from web_research.markdown_doc import parse_markdown
 
     run = make_large_run(tmp_path, pages=100)
-    scan_lines.cache_clear()
+    parse_markdown.cache_clear()
     checks = run_checklist(run)
     assert not [c for c in checks if not c.ok and c.severity == "error"]
-    assert scan_lines.cache_info().misses == len(SUBTOPICS) + 1, scan_lines.cache_info()
+    assert parse_markdown.cache_info().misses == len(SUBTOPICS) + 1, parse_markdown.cache_info()
 
 
 def test_each_page_is_read_and_normalized_once_and_each_excerpt_matched_once(tmp_path: Path, monkeypatch) -> None:

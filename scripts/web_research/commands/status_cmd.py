@@ -3,8 +3,8 @@
 One row per subtopic (status ok/empty/failed/missing, invalid when the
 frontmatter cannot be read, or what keeps the file from being read at all, in the
 words `fsutil.RunFileError.state` gives every command: too large, not UTF-8,
-symbolic link, link loop, ...; number of source entries; number of claims, i.e.
-footnote markers), then whether report.md exists and passes verify, then what
+symbolic link, link loop, ...; number of source entries; number of cited claims,
+counted as `web-research claims` lists them), then whether report.md exists and passes verify, then what
 the run has spent: per researcher its searches and page reads against the
 budget, refused calls, tokens, dollars (pricing.py) and time, and the run's totals. Spending comes
 from files the hooks write: `metrics.json` (measured at each researcher's stop
@@ -124,6 +124,7 @@ def spend_lines(data: dict) -> list[str]:
 def status_data(run_dir: Path) -> dict:
     from .. import formats  # lazy: start-up
     from ..checklist import parse_and_check  # lazy: start-up
+    from ..claims import claims_of  # lazy: start-up
     from ..checks import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
@@ -135,7 +136,7 @@ def status_data(run_dir: Path) -> dict:
         row = {"subtopic": name, "slug": slug,
                "status": _missing_state(parsed, slug) if found is None else (found.status or "invalid"),
                "sources": None if found is None else len(found.citations),
-               "claims": None if found is None else len(found.markers)}
+               "claims": None if found is None else len(claims_of(found.doc))}
         problem = parsed.unreadable.get(_findings_path(parsed, slug))
         if problem is not None:
             row["problem"] = problem.reason
@@ -150,7 +151,7 @@ def status_data(run_dir: Path) -> dict:
                        else {"file": formats.REPORT_FILE, "state": report_problem.state, "problem": report_problem.reason,
                              "sources": None, "claims": None} if parsed.report is None
                        else {"file": formats.REPORT_FILE, "sources": len(parsed.report.citations),
-                             "claims": len(parsed.report.markers)}),
+                             "claims": len(claims_of(parsed.report.doc))}),
             "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings)},
             **spend(run_dir)}
 
@@ -170,6 +171,7 @@ def _missing_state(parsed, slug: str) -> str:
 def status_lines(run_dir: Path) -> list[str]:
     from .. import formats  # lazy: start-up
     from ..checklist import parse_and_check  # lazy: start-up
+    from ..claims import claims_of  # lazy: start-up
     from ..checks import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
@@ -190,7 +192,7 @@ def status_lines(run_dir: Path) -> list[str]:
             rows.append([name, slug, _missing_state(parsed, slug), "-", "-"])
             continue
         status = found.status or "invalid"
-        rows.append([name, slug, status, str(len(found.citations)), str(len(found.markers))])
+        rows.append([name, slug, status, str(len(found.citations)), str(len(claims_of(found.doc)))])
     lines.append("")
     lines.extend(_table(rows, right={3, 4}))
     lines.extend(f"  {path.relative_to(run_dir)}: {error.reason}" for path, error in parsed.unreadable.items()
@@ -205,7 +207,7 @@ def status_lines(run_dir: Path) -> list[str]:
         lines.append(f"Report: {formats.REPORT_FILE} missing")
     else:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
-                     f"{len(parsed.report.markers)} claims")
+                     f"{len(claims_of(parsed.report.doc))} claims")
     from ..integrity import INTEGRITY_CHECK_ID  # lazy: start-up
 
     lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)

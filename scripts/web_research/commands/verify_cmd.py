@@ -2,7 +2,8 @@
 
 By default it prints the failing checks (errors and warnings) and a one-line
 summary, which is what a person or a model needs to act on; `--verbose` adds a
-heading and every passing check; `--json` gives every check.
+heading and every passing check; `--json` gives every check and the counts the
+summary line states (`passed`, `errors`, `warnings`: failing checks of each severity).
 
 Exit 0 when no error-severity check fails (warnings allowed), 1 when one
 does, 2 when the folder cannot be checked at all (one line on stderr).
@@ -88,12 +89,17 @@ def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str
         if where and check.line:
             where = f"{where}:{check.line}"
         lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{check.message}")
-    errors = sum(1 for c in checks if not c.ok and c.severity == "error")
-    warnings = sum(1 for c in checks if not c.ok and c.severity == "warning")
-    passed = sum(1 for c in checks if c.ok)
+    passed, errors, warnings = counts(checks)
     verdict = "FAILED" if errors else "PASSED"
     lines.append(f"{verdict}: {passed} of {len(checks)} checks passed, {errors} error(s), {warnings} warning(s)")
     return "\n".join(lines)
+
+
+def counts(checks: Sequence) -> tuple[int, int, int]:
+    """(passing checks, failing errors, failing warnings): the summary line's and `--json`'s figures."""
+    errors = sum(1 for c in checks if not c.ok and c.severity == "error")
+    warnings = sum(1 for c in checks if not c.ok and c.severity == "warning")
+    return sum(1 for c in checks if c.ok), errors, warnings
 
 
 def run(args: argparse.Namespace) -> int:
@@ -120,7 +126,9 @@ def run(args: argparse.Namespace) -> int:
             gc.enable()
     good = passed(checks)
     if args.json:
-        payload = {"output_dir": str(run_dir), "ok": good, "checks": [c.as_dict() for c in checks]}
+        passing, errors, warnings = counts(checks)
+        payload = {"output_dir": str(run_dir), "ok": good, "passed": passing, "errors": errors,
+                   "warnings": warnings, "checks": [c.as_dict() for c in checks]}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         print(format_checks(checks, run_dir, verbose=getattr(args, "verbose", False)))

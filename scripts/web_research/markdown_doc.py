@@ -1,0 +1,272 @@
+"""One Markdown parse per file, and the questions every command asks of it.
+
+report.md, findings files and their checks, `claims`, `status` and the coverage
+check all read Markdown through `parse_markdown`: a CommonMark parser
+(markdown-it-py, with tables and strikethrough) and mdit-py-plugins' footnote
+plugin, so that one parser decides what is code, what is a heading and what is a
+footnote. A `[^12]` in a code block, a code span or an HTML comment is text, not
+a citation; a footnote label is any run of characters without whitespace, so the
+`[^slug:3]` of a report draft is a reference like `[^3]`.
+
+A parsed `Document` answers: headings and the sections they open
+(`sections`), footnote references in prose (`references`) and definitions with
+their source lines (`definitions`, for the `**Label**: value` fields), and the
+prose blocks (paragraphs, table rows) as inline spans of text, code, HTML,
+line breaks and references (`blocks`). Line numbers are file lines
+(`first_line` is the file line of the text's first line).
+
+Footnote definitions keep their place in the document (the plugin's
+"move to end" step is off) and their inline content is not parsed: a definition
+is read field by field from its source lines, which must stay verbatim (an
+excerpt is compared with the page), and skipping it is most of the parsing time.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+# `**Label**: value` (a field of a footnote definition)
+LABELLED_FIELD = re.compile(r"^\s*\*\*([^*\n]+?)\*\*\s*:\s?(.*)$")
+
+# Span kinds of a block's inline content.
+TEXT = "text"  # prose (emphasis marks dropped, link text kept)
+CODE = "code"  # a code span's content
+HTML = "html"  # an inline HTML tag or comment
+BREAK = "break"  # a line break inside the block
+CELL = "cell"  # the boundary between two table cells
+REF = "ref"  # a footnote reference: `text` is its label
+
+
+class Span(NamedTuple):
+    kind: str
+    text: str
+    line: int
+
+
+class Block(NamedTuple):
+    """A paragraph (at any depth of lists and quotes) or a table row.
+    `item` is True for the first paragraph of a list item; `table` is the first
+    line of the table a row belongs to (0 for a paragraph)."""
+
+    kind: str  # "paragraph" or "row"
+    line: int
+    end: int
+    spans: tuple[Span, ...]
+    item: bool = False
+    table: int = 0
+
+    @property
+    def labels(self) -> list[str]:
+        return [s.text for s in self.spans if s.kind == REF]
+
+    def text_lines(self) -> list[tuple[int, str]]:
+        """`(line, prose)` per line of the block, code, HTML and references left out."""
+        out: dict[int, list[str]] = {}
+        for span in self.spans:
+            if span.kind == TEXT:
+                out.setdefault(span.line, []).append(span.text)
+            elif span.kind == CELL:
+                out.setdefault(span.line, []).append(" ")
+        return [(line, "".join(parts)) for line, parts in out.items()]
+
+
+class Heading(NamedTuple):
+    level: int
+    text: str  # the heading's source text, trimmed
+    line: int
+
+
+class Reference(NamedTuple):
+    """A `[^label]` in prose (not in a definition, code or HTML)."""
+
+    label: str
+    line: int
+
+
+class Definition(NamedTuple):
+    """A `[^label]:` footnote definition. `lines` are `(line, text)` of its
+    paragraphs' source lines, the first without the `[^label]:` prefix."""
+
+    label: str
+    line: int
+    end: int
+    lines: tuple[tuple[int, str], ...]
+
+
+class ListItem(NamedTuple):
+    line: int
+    end: int  # its last line (nested lists included)
+    depth: int  # 0: an item of a list that sits in no other list or quote
+
+
+class Section(NamedTuple):
+    """A heading at `line`; its body runs to `end` (inclusive)."""
+
+    name: str
+    line: int
+    end: int
+
+
+class Document(NamedTuple):
+    headings: tuple[Heading, ...]
+    references: tuple[Reference, ...]
+    definitions: tuple[Definition, ...]
+    blocks: tuple[Block, ...]
+    items: tuple[ListItem, ...]
+    first_line: int
+    last_line: int  # the file line of the text's last line (first_line - 1 when empty)
+
+    def sections(self, level: int) -> list[Section]:
+        """The sections opened by headings of `level`, each running to the line before
+        the next heading of that level or above (or to the end of the text)."""
+        out: list[Section] = []
+        for i, heading in enumerate(self.headings):
+            if heading.level != level:
+                continue
+            end = next((h.line - 1 for h in self.headings[i + 1:] if h.level <= level), self.last_line)
+            out.append(Section(heading.text, heading.line, end))
+        return out
+
+    def blocks_in(self, start: int, end: int) -> list[Block]:
+        return [b for b in self.blocks if start <= b.line <= end]
+
+    def references_in(self, start: int, end: int) -> list[Reference]:
+        return [r for r in self.references if start <= r.line <= end]
+
+
+@lru_cache(maxsize=1)
+def _parser() -> "MarkdownIt":
+    from markdown_it import MarkdownIt  # lazy: only the commands that read Markdown pay for it
+    from mdit_py_plugins.footnote import footnote_plugin
+
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    # always_match_refs: a `[^n]` with no definition is still a reference (the "undefined" check);
+    # move_to_end off: the plugin would drop definitions nothing refers to (the "orphan" check).
+    md.use(footnote_plugin, inline=False, move_to_end=False, always_match_refs=True)
+    md.core.ruler.at("inline", _inline_outside_definitions)
+    return md
+
+
+def _inline_outside_definitions(state) -> None:  # noqa: ANN001 - markdown-it's StateCore
+    """markdown-it's inline step, skipping the content of footnote definitions."""
+    md = state.md
+    depth = 0
+    for token in state.tokens:
+        kind = token.type
+        if kind == "footnote_reference_open":
+            depth += 1
+        elif kind == "footnote_reference_close":
+            depth -= 1
+        elif kind == "inline" and not depth:
+            md.inline.parse(token.content, md, state.env, token.children)
+
+
+@lru_cache(maxsize=16)
+def parse_markdown(text: str, first_line: int = 1) -> Document:
+    """Parse `text` once (cached by content: 16 holds a run's report and its findings files)."""
+    tokens = _parser().parse(text, {})
+    lines = text.splitlines()
+    offset = first_line
+    headings: list[Heading] = []
+    references: list[Reference] = []
+    definitions: list[Definition] = []
+    blocks: list[Block] = []
+    items: list[ListItem] = []
+    containers: list[str] = []  # open list/quote/definition tokens
+    definition: list | None = None  # [label, line, end, lines] of the open definition
+    row: list[Span] | None = None
+    row_line = table_line = 0
+    item_paragraph = False
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        kind = token.type
+        index += 1
+        if kind == "heading_open":
+            inline = tokens[index]
+            line = token.map[0] + offset
+            if token.level == 0:  # a heading in a list, quote or definition opens no section
+                headings.append(Heading(int(token.tag[1:]), inline.content.strip(), line))
+            if definition is None:
+                references.extend(Reference(s.text, s.line) for s in _spans(inline.children or [], line)
+                                  if s.kind == REF)
+            index += 2
+        elif kind == "footnote_reference_open":
+            definition = [token.meta["label"], token.map[0] + offset, token.map[0] + offset, []]
+            containers.append(kind)
+        elif kind == "footnote_reference_close":
+            label, line, end, found = definition
+            definitions.append(Definition(label, line, end, tuple(found)))
+            definition = None
+            containers.pop()
+        elif kind in ("bullet_list_open", "ordered_list_open", "blockquote_open"):
+            containers.append(kind)
+        elif kind in ("bullet_list_close", "ordered_list_close", "blockquote_close"):
+            containers.pop()
+        elif kind == "list_item_open" and definition is None:
+            items.append(ListItem(token.map[0] + offset, token.map[1] - 1 + offset, len(containers) - 1))
+            item_paragraph = True
+        elif kind == "paragraph_open":
+            inline = tokens[index]
+            first = token.map[0] + offset
+            last = token.map[1] - 1 + offset
+            if definition is not None:
+                # The source lines (container marks and indentation to the definition's removed;
+                # the first line starts after `[^label]:`), one per file line.
+                definition[3].extend((first + i, part) for i, part in enumerate(inline.content.split("\n")))
+                definition[2] = last
+            else:
+                blocks.append(Block("paragraph", first, last, _spans(inline.children or [], first),
+                                    item=item_paragraph))
+                references.extend(Reference(s.text, s.line) for s in blocks[-1].spans if s.kind == REF)
+            item_paragraph = False
+            index += 2
+        elif kind == "table_open":
+            table_line = token.map[0] + offset
+        elif kind == "tr_open":
+            row, row_line = [], token.map[0] + offset
+        elif kind == "inline" and row is not None:
+            if row:
+                row.append(Span(CELL, "", row_line))
+            row.extend(_spans(token.children or [], row_line))
+        elif kind == "tr_close" and row is not None:
+            if definition is None:
+                blocks.append(Block("row", row_line, row_line, tuple(row), table=table_line))
+                references.extend(Reference(s.text, s.line) for s in row if s.kind == REF)
+            row = None
+        if kind not in ("list_item_open", "paragraph_open") and kind.endswith("_open"):
+            item_paragraph = False
+    return Document(tuple(headings), tuple(references), tuple(definitions), tuple(blocks), tuple(items),
+                    first_line, first_line + len(lines) - 1)
+
+
+def _spans(children: list, line: int) -> tuple[Span, ...]:
+    """A block's inline tokens as spans, each with its file line."""
+    out: list[Span] = []
+    for child in children:
+        kind = child.type
+        if kind == "text":
+            out.append(Span(TEXT, child.content, line))
+        elif kind in ("softbreak", "hardbreak"):
+            line += 1
+            out.append(Span(BREAK, "", line))
+        elif kind == "footnote_ref":
+            out.append(Span(REF, child.meta["label"], line))
+        elif kind == "code_inline":
+            out.append(Span(CODE, child.content, line))
+        elif kind == "html_inline":
+            out.append(Span(HTML, child.content, line))
+            line += child.content.count("\n")
+        elif kind == "image":
+            out.append(Span(TEXT, child.content, line))  # its alt text
+        # emphasis, strikethrough and link open/close tokens carry no text
+    return tuple(out)
+
+
+def definition_content(definition: Definition) -> str:
+    """The definition's source text after `[^label]:`, lines joined by newlines."""
+    return "\n".join(text for _line, text in definition.lines)
