@@ -208,7 +208,10 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
         elif kind in ("bullet_list_close", "ordered_list_close", "blockquote_close"):
             containers.pop()
         elif kind == "list_item_open" and definition is None:
-            items.append(ListItem(token.map[0] + offset, token.map[1] - 1 + offset, len(containers) - 1))
+            last = token.map[1] - 1
+            while last > token.map[0] and last < len(lines) and not lines[last].strip():
+                last -= 1  # the map of a list's last item takes in the blank line after it
+            items.append(ListItem(token.map[0] + offset, last + offset, len(containers) - 1))
             item_paragraph = True
         elif kind == "paragraph_open":
             inline = tokens[index]

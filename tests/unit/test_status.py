@@ -1,6 +1,8 @@
 """`web-research status`: the run at a glance."""
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 
 from example_run import BILLING, COMMITMENTS, COST, EXAMPLE_DIR, copy_example, findings_path, replace_once, run_cli
@@ -21,10 +23,11 @@ def _rows(stdout: str) -> dict[str, list[str]]:
 def test_status_of_the_example() -> None:
     result = run_cli("status", str(EXAMPLE_DIR))
     assert result.returncode == 0, result.stderr
-    assert _rows(result.stdout) == {BILLING: ["ok", "5", "9"], COMMITMENTS: ["ok", "4", "6"],
+    # Claims are counted as `claims` lists them (13 in the report), not its 20 footnote markers.
+    assert _rows(result.stdout) == {BILLING: ["ok", "5", "7"], COMMITMENTS: ["ok", "4", "6"],
                                     COST: ["failed", "0", "0"]}
     assert "Question: How do enterprise observability vendors price their logs tier in 2026?" in result.stdout
-    assert "Report: report.md present, 9 sources, 20 claims" in result.stdout
+    assert "Report: report.md present, 9 sources, 13 claims" in result.stdout
     assert "Verify: passes (0 error(s), 0 warning(s))" in result.stdout
 
 
@@ -76,3 +79,23 @@ def test_status_prices_what_the_run_spent(tmp_path: Path) -> None:
     assert f"Cost at prices of {packaged_table().as_of} (packaged table)." in result.stdout
     data = json.loads(run_cli("status", str(run), "--json").stdout)
     assert data["researchers"][0]["cost"] == round(expected.dollars, 4) and data["totals"]["cost"] > expected.dollars
+
+
+def test_status_counts_the_claims_that_claims_lists(tmp_path: Path) -> None:
+    """Both commands count one way, on the example and on a report whose markers and
+    claims differ more (a sentence citing three sources, a marker in a code span)."""
+    run = copy_example(tmp_path)
+    replace_once(run / "report.md", "## Gaps & Limitations\n",
+                 "One more claim[^1][^2][^4], and `[^3]` is code.\n\n## Gaps & Limitations\n")
+    for folder in (EXAMPLE_DIR, run):
+        listed = json.loads(run_cli("claims", str(folder), "--json").stdout)["claims"]
+        per_file = Counter(Path(c["file"]).name if Path(c["file"]).name == "report.md"
+                           else Path(c["file"]).stem for c in listed)
+        status = json.loads(run_cli("status", str(folder), "--json").stdout)
+        assert status["report"]["claims"] == per_file["report.md"]
+        assert {s["slug"]: s["claims"] for s in status["subtopics"]} == \
+            {BILLING: per_file[BILLING], COMMITMENTS: per_file[COMMITMENTS], COST: 0}
+        rows = _rows(run_cli("status", str(folder)).stdout)
+        assert {slug: int(row[2]) for slug, row in rows.items()} == \
+            {BILLING: per_file[BILLING], COMMITMENTS: per_file[COMMITMENTS], COST: 0}
+    assert per_file["report.md"] == 14  # the example's 13 and the added one

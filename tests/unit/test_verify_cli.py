@@ -67,7 +67,7 @@ def test_json_has_the_documented_shape(tmp_path: Path) -> None:
     result = run_cli("verify", str(run), "--json")
     assert result.returncode == 1
     payload = json.loads(result.stdout)
-    assert set(payload) == {"output_dir", "ok", "checks"}
+    assert set(payload) == {"output_dir", "ok", "passed", "errors", "warnings", "checks"}
     assert payload["output_dir"] == str(run.resolve()) and payload["ok"] is False
     for check in payload["checks"]:
         assert set(check) == {"id", "ok", "severity", "message", "path", "line"}
@@ -77,6 +77,22 @@ def test_json_has_the_documented_shape(tmp_path: Path) -> None:
     assert bad[0]["path"] == str(run.resolve() / "report.md")
     ok = json.loads(run_cli("verify", str(EXAMPLE_DIR), "--json").stdout)
     assert ok["ok"] is True and all(c["ok"] for c in ok["checks"])
+    assert (ok["passed"], ok["errors"], ok["warnings"]) == (len(ok["checks"]), 0, 0)
+
+
+def test_json_counts_errors_and_warnings_as_the_summary_line_does(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    replace_once(run / "report.md", "off list[^9].", "off list[^9][^11].")  # an error
+    replace_once(run / "report.md", "### Enterprise commitments and overages\n",
+                 "### Enterprise commitments and overages\n\nCommitments are common.\n")  # a warning
+    (run / "findings" / "notes.md").write_text("scratch\n", encoding="utf-8")  # another warning
+    payload = json.loads(run_cli("verify", str(run), "--json").stdout)
+    checks = payload["checks"]
+    assert payload["errors"] == sum(1 for c in checks if not c["ok"] and c["severity"] == "error") == 1
+    assert payload["warnings"] == sum(1 for c in checks if not c["ok"] and c["severity"] == "warning") == 2
+    assert payload["passed"] == sum(1 for c in checks if c["ok"]) == len(checks) - 3
+    summary = run_cli("verify", str(run)).stdout.splitlines()[-1]
+    assert summary == (f"FAILED: {payload['passed']} of {len(checks)} checks passed, 1 error(s), 2 warning(s)")
 
 
 def test_a_folder_that_is_not_there_exits_2_with_one_line(tmp_path: Path) -> None:

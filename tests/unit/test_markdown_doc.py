@@ -1,0 +1,110 @@
+"""One Markdown parser for every command (markdown_doc): what is a citation and what is not.
+
+Each test states a case a line scanner gets wrong or a label form the report drafts use,
+and checks it through the functions the checks call (markers, entries, claims, sections).
+"""
+from __future__ import annotations
+
+import pytest
+
+from web_research.citation_entries import find_markers, parse_citations
+from web_research.claims import find_claims
+from web_research.markdown_doc import CODE, HTML, REF, TEXT, parse_markdown
+
+
+# --- what is not a citation ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,text", [
+    ("fenced code", "Prose[^1].\n\n```\nA claim[^2].\n```\n"),
+    ("tilde fence", "Prose[^1].\n\n~~~markdown\nA claim[^2].\n~~~\n"),
+    ("indented code", "Prose[^1].\n\n    A claim[^2] in an indented code block.\n"),
+    ("code span", "Prose[^1] and `a claim[^2]` shown as code.\n"),
+    ("code span over two backticks", "Prose[^1] and ``a `claim`[^2]`` shown as code.\n"),
+    ("HTML comment", "Prose[^1].\n\n<!-- a claim[^2] -->\n"),
+    ("HTML comment over lines", "Prose[^1].\n\n<!--\nA claim[^2].\n-->\n"),
+    ("inline HTML comment", "Prose[^1] <!-- and a claim[^2] --> ends here.\n"),
+    ("escaped bracket", "Prose[^1] and \\[^2] written literally.\n"),
+])
+def test_a_footnote_in_code_or_a_comment_is_not_a_citation(name: str, text: str) -> None:
+    assert find_markers(text) == [(1, 1)], name
+    claims = find_claims(text)
+    assert [c.footnotes for c in claims] == [(1,)], name
+    assert "claim" not in claims[0].text or name == "code span over two backticks", name
+
+
+@pytest.mark.parametrize("text", [
+    "```\n[^1]: **Title**: in a fence\n```\n",
+    "<!--\n[^1]: **Title**: in a comment\n-->\n",
+    "    [^1]: **Title**: in an indented code block\n",
+])
+def test_a_definition_in_code_or_a_comment_is_not_an_entry(text: str) -> None:
+    assert parse_citations(text) == [] and find_markers(text) == []
+
+
+def test_a_definition_is_not_a_use_and_its_excerpt_is_not_a_claim() -> None:
+    text = ("Acme bills per GB[^1].\n\n## Sources\n\n"
+            '[^1]: **Title**: T [^2]\n      **URL**: https://a.example/\n      **Excerpt**: "Billed [^3] per GB."\n')
+    assert find_markers(text) == [(1, 1)]
+    assert [c.text for c in find_claims(text)] == ["Acme bills per GB."]
+    (entry,) = parse_citations(text)
+    assert entry.excerpt == "Billed [^3] per GB." and entry.line == 5 and entry.end_line == 7
+
+
+# --- label forms -------------------------------------------------------------------------------
+
+def test_a_draft_label_is_a_reference_and_a_definition_like_a_number() -> None:
+    text = ("Acme bills per GB[^billing-units:3] and Lumen per host[^7].\n\n"
+            "[^billing-units:3]: **Title**: T\n")
+    doc = parse_markdown(text)
+    assert [(r.label, r.line) for r in doc.references] == [("billing-units:3", 1), ("7", 1)]
+    assert [(d.label, d.line) for d in doc.definitions] == [("billing-units:3", 3)]
+    # Citation numbers stay numbers; a claim keeps every label it uses.
+    assert find_markers(text) == [(7, 1)] and parse_citations(text) == []
+    (claim,) = find_claims(text)
+    assert claim.footnotes == (7,) and claim.labels == ("billing-units:3", "7")
+
+
+@pytest.mark.parametrize("text,labels", [
+    ("a[^1] b[^12] c[^007]", ["1", "12", "007"]),
+    ("a[^x:1]", ["x:1"]),
+    ("a[^ 1] b[^1 ] c[^] d[^\n1]", []),  # whitespace or nothing in a label: no reference
+    ("a[^1][^2]", ["1", "2"]),
+])
+def test_label_forms(text: str, labels: list[str]) -> None:
+    assert [r.label for r in parse_markdown(text + "\n").references] == labels
+
+
+def test_an_undefined_reference_is_still_a_use_and_an_unused_definition_still_an_entry() -> None:
+    """The plugin's defaults would drop both (the undefined and orphan checks need them)."""
+    text = "Cited[^2].\n\n[^1]: **Title**: never used\n"
+    assert find_markers(text) == [(2, 1)]
+    assert [c.number for c in parse_citations(text)] == [1]
+
+
+# --- structure ---------------------------------------------------------------------------------
+
+def test_sections_headings_and_items_come_from_the_parser() -> None:
+    text = ("# Title\n\n## TL;DR\n\n- one[^1]\n  - nested\n- two\n\n> ## Quoted heading\n\n"
+            "Sources\n-------\n\n```\n## In code\n```\n")
+    doc = parse_markdown(text)
+    assert [(s.name, s.line, s.end) for s in doc.sections(2)] == [("TL;DR", 3, 10), ("Sources", 11, 16)]
+    assert [(i.line, i.end, i.depth) for i in doc.items] == [(5, 6, 0), (6, 6, 1), (7, 7, 0)]
+
+
+def test_file_lines_start_at_first_line_and_spans_keep_their_kind() -> None:
+    doc = parse_markdown("Uses `code` and <b>html</b>\nthen[^4].\n", 20)
+    (block,) = doc.blocks
+    assert block.line == 20 and block.end == 21
+    kinds = [(s.kind, s.text) for s in block.spans if s.kind in (CODE, HTML, REF)]
+    assert kinds == [(CODE, "code"), (HTML, "<b>"), (HTML, "</b>"), (REF, "4")]
+    assert [s.line for s in block.spans if s.kind == REF] == [21]
+    assert "".join(s.text for s in block.spans if s.kind == TEXT) == "Uses  and htmlthen."
+
+
+def test_each_text_is_parsed_once() -> None:
+    text = "Only once[^1].\n"
+    parse_markdown.cache_clear()
+    find_markers(text)
+    parse_citations(text)
+    find_claims(text)
+    assert parse_markdown.cache_info().misses == 1

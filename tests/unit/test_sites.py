@@ -1,0 +1,114 @@
+"""Corroboration: a claim's independent sites (sites.py), in `claims --json` and in verify."""
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from example_run import EXAMPLE_DIR
+from web_research import formats, sites
+from web_research.checklist import run_checklist
+from web_research.sites import independent_sites, site_of
+
+
+@pytest.mark.parametrize("url,site", [
+    ("https://docs.acme.example/logs/pricing", "acme.example"),  # an unlisted TLD is a suffix of one label
+    ("https://www.bbc.co.uk/news", "bbc.co.uk"),  # a suffix of two labels
+    ("https://news.bbc.co.uk/x", "bbc.co.uk"),
+    ("https://a.b.city.kawasaki.jp/", "b.city.kawasaki.jp"),  # a wildcard rule's exception
+    ("https://alice.github.io/post", "alice.github.io"),  # a private suffix: each user is a site
+    ("https://WWW.Example.COM./Pricing", "example.com"),  # case and the root dot
+    ("https://user:pw@shop.example.com:8443/p", "example.com"),
+    ("https://xn--bcher-kva.example.de/", "example.de"),
+    ("http://192.168.1.7/page", "192.168.1.7"),
+    ("http://[2001:db8::1]/page", "2001:db8::1"),
+    ("http://localhost:8000/x", "localhost"),
+    ("/relative/path", None),
+    ("not a url", None),
+])
+def test_site_of(url: str, site: str | None) -> None:
+    assert site_of(url) == site
+
+
+def test_a_vendors_own_pages_count_once_and_other_sites_each_once() -> None:
+    urls = ["https://docs.acme.example/logs/pricing", "https://www.acme.example/blog/logs",
+            "https://acme.example/pricing", "https://www.bbc.co.uk/a", "https://bbc.co.uk/b",
+            "https://alice.github.io/", "https://bob.github.io/", None, ""]
+    assert independent_sites(urls) == ["acme.example", "bbc.co.uk", "alice.github.io", "bob.github.io"]
+
+
+def test_punycode_and_unicode_hosts_are_one_site() -> None:
+    assert independent_sites(["https://xn--bcher-kva.de/a", "https://www.bücher.de/b"]) == ["bücher.de"]
+
+
+def test_the_list_ships_with_the_package_and_nothing_is_downloaded(monkeypatch) -> None:
+    def no_network(*args, **kwargs):
+        raise AssertionError("sites.py must not open a connection")
+
+    monkeypatch.setattr(socket, "socket", no_network)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    sites._suffixes.cache_clear()
+    site_of.cache_clear()
+    try:
+        assert site_of("https://www.bbc.co.uk/") == "bbc.co.uk"
+    finally:
+        sites._suffixes.cache_clear()
+        site_of.cache_clear()
+
+
+# --- claims --json and verify ------------------------------------------------------------------
+
+def _claims(run: Path) -> list[dict]:
+    result = subprocess.run([sys.executable, "-m", "web_research", "claims", "--json", str(run)],
+                            capture_output=True, text=True, check=True)
+    return json.loads(result.stdout)["claims"]
+
+
+def test_claims_json_carries_each_claims_sites() -> None:
+    claims = {(c["file"].rsplit("/", 1)[-1], c["line"]): c for c in _claims(EXAMPLE_DIR)}
+    first = claims[("report.md", 5)]  # [^1] Acme docs, [^2] Lumen, [^3] Northwind
+    assert first["sites"] == 3 and first["site_domains"] == ["acme.example", "lumenlogs.example",
+                                                             "northwind.example"]
+    retention = claims[("report.md", 6)]  # [^4] Acme docs, [^5] a blog
+    assert retention["sites"] == 2 and retention["site_domains"] == ["acme.example", "obsnotes.example"]
+
+
+def test_two_pages_of_one_vendor_are_one_site_in_claims_json(run: Path) -> None:
+    report = run / formats.REPORT_FILE
+    text = report.read_text(encoding="utf-8")
+    # [^2] lumenlogs.example/pricing and [^7] help.lumenlogs.example: Lumen's own pages.
+    claim = "Lumen Logs bills per GB\ningested and includes indexing in every plan[^2]."
+    assert claim in text
+    report.write_text(text.replace(claim, claim[:-1] + "[^7]."), encoding="utf-8")
+    [lumen] = [c for c in _claims(run) if c["file"].endswith("report.md") and c["footnotes"] == [2, 7]]
+    assert lumen["sites"] == 1 and lumen["site_domains"] == ["lumenlogs.example"]
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Path:
+    folder = tmp_path / "run"
+    shutil.copytree(EXAMPLE_DIR, folder)
+    return folder
+
+
+def _tldr_sites(run: Path):
+    return next(c for c in run_checklist(run) if c.id == "report.tldr.sites")
+
+
+def test_verify_warns_about_a_tldr_bullet_resting_on_one_site(run: Path) -> None:
+    assert _tldr_sites(run).ok
+    report = run / formats.REPORT_FILE
+    text = report.read_text(encoding="utf-8")
+    # The retention bullet cites Acme's docs and a blog; citing two Acme pages instead is one site.
+    bullet = "while archives cost far less but cannot be queried in place[^5]."
+    assert bullet in text
+    report.write_text(text.replace(bullet, "while archives cost far less[^1]."), encoding="utf-8")
+    check = _tldr_sites(run)
+    assert not check.ok and check.severity == "warning" and check.line == 6
+    assert "line 6: acme.example" in check.message
+    assert not [c for c in run_checklist(run) if not c.ok and c.severity == "error"]
