@@ -141,7 +141,7 @@ class Document(NamedTuple):
 @lru_cache(maxsize=1)
 def _parser() -> "MarkdownIt":
     from markdown_it import MarkdownIt  # lazy: only the commands that read Markdown pay for it
-    from mdit_py_plugins.footnote import footnote_plugin
+    from mdit_py_plugins.footnote import footnote_plugin  # lazy: as markdown_it
 
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     # always_match_refs: a `[^n]` with no definition is still a reference (the "undefined" check);
