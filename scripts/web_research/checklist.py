@@ -193,14 +193,15 @@ EXTRA_CHECK_GROUPS: tuple[CheckGroup, ...] = (_page_snapshot_integrity, _claims_
 # ---------------------------------------------------------------------------
 
 
-def _read(path: Path, run_dir: Path, parsed: ParsedRun) -> tuple[str | None, Any]:
+def _read(path: Path, run_dir: Path, parsed: ParsedRun, max_bytes: int | None = None) -> tuple[str | None, Any]:
     """The file's text, or why it cannot be used (`fsutil.RunFileError`): missing, or refused
     by `fsutil.read_run_text` (a link, a link loop, not a regular file, too large, not UTF-8),
-    which is then recorded in `parsed.unreadable`."""
+    which is then recorded in `parsed.unreadable`. `max_bytes`: a lower size limit than
+    fsutil's (Markdown files: `formats.MAX_MARKDOWN_BYTES`)."""
     from .fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     try:
-        return read_run_text(path, run_dir), None
+        return (read_run_text(path, run_dir) if max_bytes is None else read_run_text(path, run_dir, max_bytes)), None
     except RunFileError as exc:
         if not exc.missing:
             parsed.unreadable[path] = exc
@@ -253,7 +254,7 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     for slug, subtopic in expected:
         path = findings_dir / f"{slug}.md"
         check_id = f"findings.{slug}.exists"
-        text, error = _read(path, run_dir, parsed)
+        text, error = _read(path, run_dir, parsed, formats.MAX_MARKDOWN_BYTES)
         if error is not None and error.missing:
             what = f' for subtopic "{subtopic.name}"' if subtopic is not None else ""
             checks.append(fail(check_id, f"findings/{slug}.md is missing{what}; every subtopic needs a "
@@ -294,7 +295,7 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
     path = run_dir / formats.REPORT_FILE
     parsed.report_path = path
-    text, error = _read(path, run_dir, parsed)
+    text, error = _read(path, run_dir, parsed, formats.MAX_MARKDOWN_BYTES)
     if error is not None and error.missing:
         return [fail("report.exists", f"{formats.REPORT_FILE} is missing; expected the synthesized report here",
                      path)]

@@ -349,10 +349,13 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
         if not cited:
             continue  # an uncited bullet is another check's business
         bullets += 1
-        from .sites import independent_sites  # lazy: loads the public suffix list
+        from .sites import host, independent_sites  # lazy: start-up
 
-        sites = independent_sites(url for r in cited for _n, url, _e in r.excerpts)
-        if len(sites) == 1:
+        urls = [url for r in cited for _n, url, _e in r.excerpts if url]
+        hosts = {host(url) for url in urls} - {None}
+        if len(hosts) == 1:  # one host is one site: no need to load the suffix list
+            single.append((item.line, hosts.pop()))
+        elif len(sites := independent_sites(urls)) == 1:
             single.append((item.line, sites[0]))
     path = str(parsed.report_path)
     if not single:
@@ -360,8 +363,8 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
                      f"each of {bullets} cited TL;DR bullet(s) cites two or more independent sites", path, None)
     listed = "; ".join(f"line {line}: {site}" for line, site in single[:6])
     return Check("report.tldr.sites", False, "warning",
-                 f"{len(single)} TL;DR bullet(s) rest on a single site ({listed}); cite a second, independent "
-                 "source for the point, or say in the bullet that one source states it", path, single[0][0])
+                 f"{len(single)} TL;DR bullet(s) rest on a single site ({listed}); where the findings give a second, "
+                 "independent source for the point, cite it too", path, single[0][0])
 
 
 def _shorten(text: str, limit: int = 160) -> str:

@@ -216,7 +216,7 @@ def read_findings_files(run_dir: Path, plan: "Plan") -> tuple[dict[str, "Finding
     for subtopic in plan.all_subtopics:
         path = Path(run_dir) / formats.FINDINGS_DIR / f"{subtopic.slug}.md"
         try:
-            out[subtopic.slug] = load_findings(path, read_run_text(path, run_dir))
+            out[subtopic.slug] = load_findings(path, read_run_text(path, run_dir, formats.MAX_MARKDOWN_BYTES))
         except RunFileError as error:
             if not error.missing:
                 problems[subtopic.slug] = error.reason

@@ -74,7 +74,7 @@ def load_findings(path: Path, text: str | None = None) -> Findings:
     if text is None:  # a regular file inside its folder, size-bounded (raises fsutil.RunFileError)
         from .fsutil import read_run_text  # lazy: hook start-up
 
-        text = read_run_text(path, path.parent)
+        text = read_run_text(path, path.parent, formats.MAX_MARKDOWN_BYTES)
     text = text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
     frontmatter, key_lines, body_first, problems = parse_frontmatter(text)
     body = "\n".join(text.splitlines()[body_first - 1:])

@@ -107,6 +107,9 @@ FINDINGS_SECTION_NOT_ESTABLISHED = "Not established"
 FINDINGS_SECTION_EXIT = "Exit reason"
 EXIT_REASONS = ("saturated", "budget spent", "not found", "error")
 FINDINGS_MAX_WORDS = 1200  # words before "## Sources"; verify warns above
+# The largest findings file or report.md the checks parse (about 1.3 s of Markdown parsing
+# on the 2-core development machine; a real one is tens of KB): a larger one is refused.
+MAX_MARKDOWN_BYTES = 1024 * 1024
 # Wording that betrays a claim taken from the model's memory instead of a page.
 MEMORY_PHRASES = ("from memory", "training data", "my knowledge", "knowledge cutoff",
                   "as far as i know", "as an ai")

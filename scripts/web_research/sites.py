@@ -23,44 +23,44 @@ if TYPE_CHECKING:
 def _suffixes() -> "PublicSuffixList":
     from publicsuffixlist import PublicSuffixList  # lazy: only what counts sites pays for the list
 
-    # Hosts are looked up in Unicode (`_host` decodes punycode), so the list need not be
+    # Hosts are looked up in Unicode (`host` decodes punycode), so the list need not be
     # encoded as well: that halves the cost of loading it.
     return PublicSuffixList(accept_encoded_idn=False)
 
 
-def _host(url: str) -> str | None:
+def host(url: str) -> str | None:
     """The URL's host: lowercase, without a trailing dot, punycode decoded."""
     from urllib.parse import urlsplit  # lazy: start-up
 
     try:
-        host = urlsplit(url.strip()).hostname
+        name = urlsplit(url.strip()).hostname
     except ValueError:  # a malformed IPv6 literal or port
         return None
-    host = (host or "").rstrip(".")
-    if not host:
+    name = (name or "").rstrip(".")
+    if not name:
         return None
-    if "xn--" in host:
+    if "xn--" in name:
         try:
-            host = host.encode("ascii").decode("idna")
+            name = name.encode("ascii").decode("idna")
         except (UnicodeError, ValueError):
             pass  # not valid punycode: keep it as written
-    return host
+    return name
 
 
 @lru_cache(maxsize=4096)
 def site_of(url: str) -> str | None:
     """The site a URL belongs to (its registrable domain), or None without a host."""
-    host = _host(url)
-    if host is None:
+    name = host(url)
+    if name is None:
         return None
     import ipaddress  # lazy: start-up
 
     try:
-        ipaddress.ip_address(host)
-        return host
+        ipaddress.ip_address(name)
+        return name
     except ValueError:
         pass
-    return _suffixes().privatesuffix(host) or host
+    return _suffixes().privatesuffix(name) or name
 
 
 def independent_sites(urls: Iterable[str | None]) -> list[str]:

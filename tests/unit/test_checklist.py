@@ -216,7 +216,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      lambda run: _append(_report(run), "\n" + ENTRY_9),
      [Expect("report.citations.duplicate", "report.md", "[^9]: **Title**", "error", 2)]),
     ("report.citations.numbering",
-     lambda run: (replace_once(_report(run), "off list[^9].", "off list[^10]."),
+     lambda run: (replace_once(_report(run), "off list[^9],", "off list[^10],"),
                   replace_once(_report(run), "for two years[^9].", "for two years[^10]."),
                   replace_once(_report(run), "[^9]: **Title**", "[^10]: **Title**")),
      [Expect("report.citations.numbering", "report.md", "[^10]: **Title**")]),

@@ -20,7 +20,8 @@ from web_research.sites import independent_sites, site_of
     ("https://docs.acme.example/logs/pricing", "acme.example"),  # an unlisted TLD is a suffix of one label
     ("https://www.bbc.co.uk/news", "bbc.co.uk"),  # a suffix of two labels
     ("https://news.bbc.co.uk/x", "bbc.co.uk"),
-    ("https://a.b.city.kawasaki.jp/", "b.city.kawasaki.jp"),  # a wildcard rule's exception
+    ("https://www.foo.kawasaki.jp/", "www.foo.kawasaki.jp"),  # a wildcard rule: *.kawasaki.jp
+    ("https://a.b.city.kawasaki.jp/", "city.kawasaki.jp"),  # and its exception, !city.kawasaki.jp
     ("https://alice.github.io/post", "alice.github.io"),  # a private suffix: each user is a site
     ("https://WWW.Example.COM./Pricing", "example.com"),  # case and the root dot
     ("https://user:pw@shop.example.com:8443/p", "example.com"),
@@ -104,11 +105,19 @@ def test_verify_warns_about_a_tldr_bullet_resting_on_one_site(run: Path) -> None
     assert _tldr_sites(run).ok
     report = run / formats.REPORT_FILE
     text = report.read_text(encoding="utf-8")
-    # The retention bullet cites Acme's docs and a blog; citing two Acme pages instead is one site.
-    bullet = "while archives cost far less but cannot be queried in place[^5]."
+    # The commitments bullet cites Acme [^6], Lumen [^7] and Northwind [^8]; citing Lumen's
+    # pricing page [^2] (lumenlogs.example) and help centre [^7] (help.lumenlogs.example) is one site.
+    bullet = "on demand (Acme)[^6], trued up quarterly at the contracted rate (Lumen)[^7], or throttled (Northwind)[^8]."
     assert bullet in text
-    report.write_text(text.replace(bullet, "while archives cost far less[^1]."), encoding="utf-8")
+    report.write_text(text.replace(bullet, bullet.replace("[^6]", "[^2]").replace("[^8]", "[^7]")), encoding="utf-8")
     check = _tldr_sites(run)
-    assert not check.ok and check.severity == "warning" and check.line == 6
-    assert "line 6: acme.example" in check.message
+    assert not check.ok and check.severity == "warning" and check.line == 7
+    assert "1 TL;DR bullet(s) rest on a single site (line 7: lumenlogs.example)" in check.message
     assert not [c for c in run_checklist(run) if not c.ok and c.severity == "error"]
+    # One page, or pages of one host, name the host (the suffix list need not be loaded).
+    retention = "while archives cost far less but cannot be queried in place[^5]."
+    report.write_text(report.read_text(encoding="utf-8").replace(retention, "while archives cost far less[^1]."),
+                      encoding="utf-8")
+    check = _tldr_sites(run)
+    assert "2 TL;DR bullet(s) rest on a single site (line 6: docs.acme.example; line 7: lumenlogs.example)" \
+        in check.message and check.line == 6

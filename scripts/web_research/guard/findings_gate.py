@@ -49,11 +49,12 @@ def _load(brief: Brief) -> "tuple[Any, list[str]]":
     """(parsed findings or None, problems reading it). Reads only a bounded regular
     file inside the run (fsutil), never following a link out of it."""
     from ..findings import load_findings  # lazy: hook start-up
+    from ..formats import MAX_MARKDOWN_BYTES  # lazy: hook start-up
     from ..fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     path = Path(brief.findings_path)
     try:
-        text = read_run_text(path, path.parent.parent)  # <run>/findings/<slug>.md
+        text = read_run_text(path, path.parent.parent, MAX_MARKDOWN_BYTES)  # <run>/findings/<slug>.md
     except RunFileError as exc:
         return None, [f"{path}: {'the file does not exist' if exc.missing else exc.reason}"]
     return load_findings(path, text), []
