@@ -111,7 +111,7 @@ def test_each_text_is_parsed_once() -> None:
 
 
 def test_a_markdown_file_over_the_parse_limit_is_refused_by_name(tmp_path) -> None:
-    """Parsing is linear but not cheap (about 1.3 s a MB here): a report or findings file
+    """Parsing is linear but not cheap (1 to 10 us a byte here): a report or findings file
     over formats.MAX_MARKDOWN_BYTES fails its `exists` check instead of being parsed."""
     from example_run import COMMITMENTS, copy_example, findings_path
 
@@ -125,3 +125,23 @@ def test_a_markdown_file_over_the_parse_limit_is_refused_by_name(tmp_path) -> No
     failing = {c.id: c for c in run_checklist(run) if not c.ok and c.severity == "error"}
     for check_id in ("report.exists", f"findings.{COMMITMENTS}.exists"):
         assert f"over the {formats.MAX_MARKDOWN_BYTES}-byte limit" in failing[check_id].message, failing
+
+
+@pytest.mark.parametrize("unit", ["[", "[a](", "*a ", "_a", "`a``", "[^1]", "<a ", "|x|y|\n", "x\n", "- x\n  "])
+def test_hostile_markdown_parses_in_linear_time(unit: str) -> None:
+    """Four times the text costs about four times the CPU, not sixteen (no quadratic case
+    among the patterns that break naive Markdown parsers). CPU time, best of 3: load-proof."""
+    import time
+
+    def cost(size: int) -> float:
+        text = (unit * (size // len(unit)))[:size] + "\n"
+        best = float("inf")
+        for _ in range(3):
+            parse_markdown.cache_clear()
+            start = time.process_time()
+            parse_markdown(text)
+            best = min(best, time.process_time() - start)
+        return best
+
+    small, large = cost(5_000), cost(20_000)
+    assert large < 8 * max(small, 0.001), (unit, small, large)
