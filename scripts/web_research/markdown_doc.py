@@ -45,6 +45,7 @@ class Span(NamedTuple):
     kind: str
     text: str
     line: int
+    column: int = -1  # a reference's: where its `[` stands in the file line (-1: not known)
 
 
 class Block(NamedTuple):
@@ -81,10 +82,13 @@ class Heading(NamedTuple):
 
 
 class Reference(NamedTuple):
-    """A `[^label]` in prose (not in a definition, code or HTML)."""
+    """A `[^label]` in prose (not in a definition, code or HTML). `column`: where its
+    `[` stands in the file line (0-based), so it can be rewritten in place; -1 when the
+    parser's view of the line cannot be matched to the file's (a tab it expanded)."""
 
     label: str
     line: int
+    column: int = -1
 
 
 class Definition(NamedTuple):
@@ -147,8 +151,21 @@ def _parser() -> "MarkdownIt":
     # always_match_refs: a `[^n]` with no definition is still a reference (the "undefined" check);
     # move_to_end off: the plugin would drop definitions nothing refers to (the "orphan" check).
     md.use(footnote_plugin, inline=False, move_to_end=False, always_match_refs=True)
+    md.inline.ruler.at("footnote_ref", _footnote_ref_at)
     md.core.ruler.at("inline", _inline_outside_definitions)
     return md
+
+
+def _footnote_ref_at(state, silent: bool) -> bool:  # noqa: ANN001 - markdown-it's StateInline
+    """The plugin's reference rule, noting where the reference starts in the inline text."""
+    from mdit_py_plugins.footnote.index import footnote_ref  # lazy: as markdown_it
+
+    start = state.pos
+    if not footnote_ref(state, silent, always_match=True):
+        return False
+    if not silent:
+        state.tokens[-1].meta["offset"] = start
+    return True
 
 
 def _inline_outside_definitions(state) -> None:  # noqa: ANN001 - markdown-it's StateCore
@@ -192,8 +209,8 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
             if token.level == 0:  # a heading in a list, quote or definition opens no section
                 headings.append(Heading(int(token.tag[1:]), inline.content.strip(), line))
             if definition is None:
-                references.extend(Reference(s.text, s.line) for s in _spans(inline.children or [], line)
-                                  if s.kind == REF)
+                spans = _spans(inline.children or [], line, inline.content, lines, token.map[0])
+                references.extend(Reference(s.text, s.line, s.column) for s in spans if s.kind == REF)
             index += 2
         elif kind == "footnote_reference_open":
             definition = [token.meta["label"], token.map[0] + offset, token.map[0] + offset, []]
@@ -223,23 +240,26 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
                 definition[3].extend((first + i, part) for i, part in enumerate(inline.content.split("\n")))
                 definition[2] = last
             else:
-                blocks.append(Block("paragraph", first, last, _spans(inline.children or [], first),
-                                    item=item_paragraph))
-                references.extend(Reference(s.text, s.line) for s in blocks[-1].spans if s.kind == REF)
+                spans = _spans(inline.children or [], first, inline.content, lines, token.map[0])
+                blocks.append(Block("paragraph", first, last, spans, item=item_paragraph))
+                references.extend(Reference(s.text, s.line, s.column) for s in spans if s.kind == REF)
             item_paragraph = False
             index += 2
         elif kind == "table_open":
             table_line = token.map[0] + offset
         elif kind == "tr_open":
-            row, row_line = [], token.map[0] + offset
+            row, row_line, cursor = [], token.map[0] + offset, 0
         elif kind == "inline" and row is not None:
             if row:
                 row.append(Span(CELL, "", row_line))
-            row.extend(_spans(token.children or [], row_line))
+            raw = lines[row_line - offset] if row_line - offset < len(lines) else ""
+            at = raw.find(token.content, cursor) if token.content else -1
+            cursor = at + len(token.content) if at >= 0 else cursor
+            row.extend(_spans(token.children or [], row_line, token.content, lines, row_line - offset, at))
         elif kind == "tr_close" and row is not None:
             if definition is None:
                 blocks.append(Block("row", row_line, row_line, tuple(row), table=table_line))
-                references.extend(Reference(s.text, s.line) for s in row if s.kind == REF)
+                references.extend(Reference(s.text, s.line, s.column) for s in row if s.kind == REF)
             row = None
         if kind not in ("list_item_open", "paragraph_open") and kind.endswith("_open"):
             item_paragraph = False
@@ -247,9 +267,13 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
                     first_line, first_line + len(lines) - 1)
 
 
-def _spans(children: list, line: int) -> tuple[Span, ...]:
-    """A block's inline tokens as spans, each with its file line."""
+def _spans(children: list, line: int, content: str, lines: list[str], index: int,
+           cell_at: int | None = None) -> tuple[Span, ...]:
+    """A block's inline tokens as spans, each with its file line. `content` is the inline
+    text the tokens come from, whose first line is `lines[index]` (a table cell: found at
+    `cell_at` in that line); references get their line and column from their offset in it."""
     out: list[Span] = []
+    first = line
     for child in children:
         kind = child.type
         if kind == "text":
@@ -258,7 +282,24 @@ def _spans(children: list, line: int) -> tuple[Span, ...]:
             line += 1
             out.append(Span(BREAK, "", line))
         elif kind == "footnote_ref":
-            out.append(Span(REF, child.meta["label"], line))
+            label = child.meta["label"]
+            offset = child.meta.get("offset", -1)
+            if offset < 0:
+                out.append(Span(REF, label, line))
+                continue
+            before = content.count("\n", 0, offset)
+            start = content.rfind("\n", 0, offset) + 1
+            end = content.find("\n", offset)
+            piece = content[start:end if end >= 0 else len(content)]
+            raw = lines[index + before] if index + before < len(lines) else ""
+            # A line of the inline text is the end of its file line (container marks and
+            # indentation removed; the last line's trailing spaces too): its last occurrence.
+            at = cell_at if cell_at is not None else raw.rfind(piece)
+            column = at + offset - start if at is not None and at >= 0 else -1
+            if column >= 0 and not raw.startswith(f"[^{label}]", column):
+                column = -1
+            line = first + before
+            out.append(Span(REF, label, line, column))
         elif kind == "code_inline":
             out.append(Span(CODE, child.content, line))
         elif kind == "html_inline":

@@ -12,8 +12,9 @@ Numbered markers already in the report (`[^3]`, from an earlier `finish`) are
 traced back to their findings entry through the report's own Sources entry (its
 title, URL and excerpt) or, failing that, through the numbering `finish`
 recorded last time; so `finish` can run again after fixes and every number
-comes out right. `find_references` is the one function that scans the prose:
-a Markdown parser can replace it without touching the rest.
+comes out right. `find_references` asks the one Markdown parse (markdown_doc)
+where the prose cites: a reference in code, an HTML comment or a footnote
+definition is none.
 """
 from __future__ import annotations
 
@@ -21,8 +22,8 @@ import re
 from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 
 from . import formats
-from .citation_entries import Citation
-from .markdown_scan import FOOTNOTE_DEFINITION, FOOTNOTE_MARKER, code_free_lines, continues_entry
+from .citation_entries import Citation, numeric_label
+from .markdown_doc import parse_markdown
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -36,8 +37,9 @@ REFERENCE = re.compile(r"\[\^([^\W_](?:[\w-]*[^\W_])?):([0-9]{1,4})\](?!:)")
 SHAPE = "[^<subtopic-slug>:<n>]"
 EXAMPLE = "[^billing-units-and-retention-tiers:2]"
 
-_H2 = re.compile(r"^ {0,3}##[ \t]+(.*?)[ \t#]*$")
 SOURCES = formats.REPORT_SECTIONS[3]
+# The first line of a findings entry, `[^n]: rest`, renumbered as it is copied into Sources.
+_ENTRY_FIRST_LINE = re.compile(r"^ {0,3}\[\^[0-9]+\]:[ \t]*(.*)$")
 
 
 def reference(slug: str, number: int) -> str:
@@ -59,44 +61,29 @@ class Mark(NamedTuple):
 def find_references(text: str) -> list[Mark]:
     """Every reference and numbered footnote marker in the prose of `text`, in order.
 
-    Code (fenced or inline) and footnote entries are skipped, as `markdown_scan`
-    decides for the checks; so is the `## Sources` section, which `finish` owns."""
+    From the one Markdown parse: code (fenced, indented or inline), HTML comments and
+    footnote entries hold none; the `## Sources` section, which `finish` owns, is skipped.
+    A mark whose place in its line the parser cannot give (a tab it expanded) is left out."""
+    doc = parse_markdown(text)
+    skip = [(s.line, s.end) for s in doc.sections(2) if s.name == SOURCES]
     marks: list[Mark] = []
-    in_entry = in_sources = False
-    for number, line in code_free_lines(text):
-        heading = _H2.match(line) if "#" in line else None
-        if heading:
-            in_sources = heading.group(1).strip() == SOURCES
-            in_entry = False
+    for ref in doc.references:
+        if ref.column < 0 or any(start <= ref.line <= end for start, end in skip):
             continue
-        if in_sources or "[^" not in line and not in_entry:
-            continue
-        if FOOTNOTE_DEFINITION.match(line):
-            in_entry = True
-            continue
-        if in_entry:
-            if continues_entry(line):
-                continue
-            in_entry = False
-        found = [Mark(number, m.start(), m.end(), m.group(1), int(m.group(2))) for m in REFERENCE.finditer(line)]
-        found += [Mark(number, m.start(), m.end(), None, int(m.group(1))) for m in FOOTNOTE_MARKER.finditer(line)]
-        marks.extend(sorted(found, key=lambda m: m.start))
+        written = f"[^{ref.label}]"
+        match = REFERENCE.fullmatch(written)
+        if match:
+            marks.append(Mark(ref.line, ref.column, ref.column + len(written), match.group(1), int(match.group(2))))
+        elif numeric_label(ref.label):
+            marks.append(Mark(ref.line, ref.column, ref.column + len(written), None, int(ref.label)))
     return marks
 
 
 def sources_span(lines: Sequence[str]) -> tuple[int, int] | None:
     """(first, last) 0-based line indexes of the `## Sources` section (heading included,
-    up to the next `##` heading or the end), outside code fences; None when absent."""
-    start = None
-    for number, line in code_free_lines("\n".join(lines)):
-        heading = _H2.match(line) if "#" in line else None
-        if heading is None:
-            continue
-        if start is not None:
-            return start, number - 2
-        if heading.group(1).strip() == SOURCES:
-            start = number - 1
-    return (start, len(lines) - 1) if start is not None else None
+    up to the next `#` or `##` heading or the end), outside code; None when absent."""
+    section = next((s for s in parse_markdown("\n".join(lines)).sections(2) if s.name == SOURCES), None)
+    return (section.line - 1, min(section.end, len(lines)) - 1) if section is not None else None
 
 
 # --------------------------------------------------------------------------
@@ -195,8 +182,8 @@ def assemble(report: str, findings: Mapping[str, Mapping[int, Entry]], recorded:
     sources = [f"## {SOURCES}", ""]
     for n in sorted(numbering):
         entry = entry_of[numbering[n]]
-        definition = FOOTNOTE_DEFINITION.match(entry.lines[0])
-        first = f"[^{n}]: {definition.group(2)}" if definition else entry.lines[0]
+        definition = _ENTRY_FIRST_LINE.match(entry.lines[0])
+        first = f"[^{n}]: {definition.group(1)}" if definition else entry.lines[0]
         sources += [first, *entry.lines[1:], ""]
     if not numbering:
         sources += ["No sources are cited.", ""]
