@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
 
+# What markdown-it takes for a line break (its "normalize" step).
+_NEWLINE = re.compile(r"\r\n?|\n")
 # `**Label**: value` (a field of a footnote definition)
 LABELLED_FIELD = re.compile(r"^\s*\*\*([^*\n]+?)\*\*\s*:\s?(.*)$")
 
@@ -186,7 +188,9 @@ def _inline_outside_definitions(state) -> None:  # noqa: ANN001 - markdown-it's 
 def parse_markdown(text: str, first_line: int = 1) -> Document:
     """Parse `text` once (cached by content: 16 holds a run's report and its findings files)."""
     tokens = _parser().parse(text, {})
-    lines = text.splitlines()
+    lines = _NEWLINE.split(text)  # the lines markdown-it numbers (str.splitlines also breaks at \f, \u2028...)
+    if lines[-1] == "":
+        lines.pop()  # the text ends with a newline, or is empty
     offset = first_line
     headings: list[Heading] = []
     references: list[Reference] = []

@@ -145,3 +145,10 @@ def test_hostile_markdown_parses_in_linear_time(unit: str) -> None:
 
     small, large = cost(5_000), cost(20_000)
     assert large < 8 * max(small, 0.001), (unit, small, large)
+
+
+def test_lines_are_the_ones_markdown_it_numbers() -> None:
+    """CR LF and CR end a line; a form feed or U+2028 (which str.splitlines would break at) do not."""
+    doc = parse_markdown("a\u2028b[^1]\r\nc\x0c[^2]\rd[^3]\n")
+    assert [(r.label, r.line, r.column) for r in doc.references] == [("1", 1, 3), ("2", 2, 2), ("3", 3, 1)]
+    assert doc.last_line == 3
