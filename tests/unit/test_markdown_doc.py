@@ -112,7 +112,7 @@ def test_each_text_is_parsed_once() -> None:
 
 def test_a_markdown_file_over_the_parse_limit_is_refused_by_name(tmp_path) -> None:
     """Parsing is linear but not cheap (1 to 10 us a byte here): a report or findings file
-    over formats.MAX_MARKDOWN_BYTES fails its `exists` check instead of being parsed."""
+    over formats.MAX_MARKDOWN_BYTES fails its `readable` check instead of being parsed."""
     from example_run import COMMITMENTS, copy_example, findings_path
 
     from web_research import formats
@@ -123,7 +123,7 @@ def test_a_markdown_file_over_the_parse_limit_is_refused_by_name(tmp_path) -> No
     for path in (run / formats.REPORT_FILE, findings_path(run, COMMITMENTS)):
         path.write_text(path.read_text(encoding="utf-8") + filler, encoding="utf-8")
     failing = {c.id: c for c in run_checklist(run) if not c.ok and c.severity == "error"}
-    for check_id in ("report.exists", f"findings.{COMMITMENTS}.exists"):
+    for check_id in ("report.readable", f"findings.{COMMITMENTS}.readable"):
         assert f"over the {formats.MAX_MARKDOWN_BYTES}-byte limit" in failing[check_id].message, failing
 
 
