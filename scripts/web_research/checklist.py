@@ -54,7 +54,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.claims.grounded                each figure a cited sentence states is in an excerpt it cites
     report.claims.dates                   (warning) a year or date no cited excerpt states
     report.tldr.sites                     (warning) a TL;DR bullet whose excerpts all come from one
-                                          site (registrable domain: sites.py)
+                                          site (registrable domain: sites.py), in a run whose
+                                          sources span two sites or more
     report.coverage.<id>                  each plan bullet (id M.N) is supported by a source its
                                           findings cite under it, or named in Gaps by id or text
                                           (only when the briefs carry bullet ids: coverage.py)

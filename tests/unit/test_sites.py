@@ -121,3 +121,15 @@ def test_verify_warns_about_a_tldr_bullet_resting_on_one_site(run: Path) -> None
     check = _tldr_sites(run)
     assert "2 TL;DR bullet(s) rest on a single site (line 6: docs.acme.example; line 7: lumenlogs.example)" \
         in check.message and check.line == 6
+
+
+def test_a_run_whose_sources_are_all_on_one_site_is_not_warned_bullet_by_bullet(run: Path) -> None:
+    """No bullet can cite a second site when the run has none: the check passes and says why."""
+    for path in [run / formats.REPORT_FILE, *sorted((run / formats.FINDINGS_DIR).glob("*.md"))]:
+        text = path.read_text(encoding="utf-8")
+        for old in ("docs.acme.example", "lumenlogs.example", "help.lumenlogs.example", "www.northwind.example",
+                    "docs.northwind.example", "blog.obsnotes.example", "forum.sreguild.example"):
+            text = text.replace(f"https://{old}/", f"https://{old.replace('.', '-')}.acme.example/")
+        path.write_text(text, encoding="utf-8")
+    check = _tldr_sites(run)
+    assert check.ok and "every source the run cites is on one site" in check.message
