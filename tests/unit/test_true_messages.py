@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from example_run import copy_example, run_cli
-from web_research import fsutil
+from web_research import formats, fsutil
 from web_research.exitcodes import EXIT_BROKEN_PIPE, EXIT_USAGE
 
 BILLING = "billing-units-and-retention-tiers"
@@ -93,7 +93,8 @@ def test_a_latin1_byte_in_findings_is_named_alike_by_status_gaps_verify_and_clai
 
 
 @pytest.mark.parametrize("damage, words", [
-    (_oversized_report, f"over the {fsutil.MAX_RUN_FILE_BYTES}-byte limit"),
+    # Every command reads report.md through the checklist, under the Markdown size limit.
+    (_oversized_report, f"over the {formats.MAX_MARKDOWN_BYTES}-byte limit"),
     (_looped_report, "symbolic link loop"),
 ])
 def test_an_unusable_report_is_named_alike_by_status_verify_and_claims(tmp_path: Path, damage, words: str):
