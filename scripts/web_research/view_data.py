@@ -150,7 +150,7 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun) -> dict[int, list[dict
 
     if parsed.report is None or parsed.report_path is None:
         return {}
-    records = claim_records(parsed.report_path, "report", "\n".join(parsed.report.lines), 1, parsed.report.citations)
+    records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
     checked = parsed.plan is not None and effective_budget(parsed.plan).claim_check
     voting = checked and effective_budget(parsed.plan).voting
     known = verdicts_by_claim(verdict_files(run_dir)) if checked else {}
@@ -285,21 +285,26 @@ def verification(run_dir: Path, checks: list) -> dict[str, Any]:
 
 
 def tldr(parsed: ParsedRun) -> list[str]:
-    """The TL;DR bullets as plain text (footnote markers and Markdown dropped), bounded."""
-    from .claims import plain_text  # lazy: start-up
+    """The TL;DR bullets as plain text (footnote markers and Markdown dropped), bounded:
+    the top-level list items of the section, from the one Markdown parse (markdown_doc)."""
+    from .markdown_doc import CODE, REF, TEXT  # lazy: start-up
 
     if parsed.report is None:
         return []
     section = parsed.report.section(formats.REPORT_SECTIONS[0])
     if section is None:
         return []
+    doc = parsed.report.doc
     bullets: list[str] = []
-    for _number, line in parsed.report.body(section):
-        text = line.strip()
-        if re.match(r"^(?:[-*+]|\d{1,9}[.)])\s+", text):
-            bullets.append(plain_text(re.sub(r"^(?:[-*+]|\d{1,9}[.)])\s+", "", text)))
-        elif text and bullets:
-            bullets[-1] += " " + plain_text(text)
+    for item in doc.items:
+        if item.depth or not section.line < item.line <= section.end:
+            continue
+        parts: list[str] = []
+        for block in doc.blocks_in(item.line, item.end):
+            parts.extend(span.text if span.kind in (TEXT, CODE) else "" if span.kind == REF else " "
+                         for span in block.spans)
+            parts.append(" ")
+        bullets.append(" ".join("".join(parts).split()))
     out, used = [], 0
     for b in bullets:
         if used + len(b) > MAX_TLDR_CHARS:

@@ -65,7 +65,7 @@ def test_the_report_is_rendered_by_the_markdown_parser(tmp_path):
     from web_research.report import parse_report
 
     markers = parse_report((tmp_path / "example" / formats.REPORT_FILE).read_text(encoding="utf-8")).markers
-    assert article.count('<sup class="fn-ref">') == len(markers) == 20  # every marker; Sources entries are none
+    assert article.count('<sup class="fn-ref">') == len(markers) == 21  # every marker; Sources entries are none
     assert "**Title**" not in article.split("footnotes")[0]
 
 
