@@ -347,7 +347,14 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
     return out
 
 
-BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_plan_checks, _findings_checks, _report_checks)
+def _abandoned(run_dir: Path, parsed: ParsedRun) -> list[Check]:
+    """An abandoned run (abandonment.py) fails: giving up is never a pass."""
+    from .abandonment import abandoned_checks  # lazy: start-up
+
+    return abandoned_checks(run_dir, parsed)
+
+
+BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_abandoned, _plan_checks, _findings_checks, _report_checks)
 
 
 def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None,

@@ -69,6 +69,9 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
              "stored page, its seal, the claim-checker's verdict), the plan's coverage, what the run spent and "
              "the verification result; one self-contained file. --open shows it in a browser.",
              (f"{EXIT_OK:>3}  the page is written (its path on stdout), whatever the run's state", _NOT_A_RUN)),
+    "abandon": ("Give up on a run when the person asks to stop: record when and why in "
+                "DIR/.web-research/abandoned.json and print it as JSON. An abandoned run never passes verify.",
+                (f"{EXIT_OK:>3}  the run is recorded as abandoned (or already was)", _USAGE_ERROR)),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
               (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
@@ -150,6 +153,11 @@ def _view_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--open", action="store_true", help="open the page in a browser, where one is available")
 
 
+def _abandon_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--reason", required=True, metavar="TEXT", help="why the run is abandoned (the person's words)")
+
+
 def _fetch_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL")
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
@@ -172,6 +180,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
     "status": ("print a table of a run's subtopics, report and spending", _status_arguments),
     "view": ("write DIR/report.html: the report with its evidence", _view_arguments),
     "fetch": ("snapshot a page's main text under DIR/sources/", _fetch_arguments),
+    "abandon": ("give up on a run: it never counts as verified", _abandon_arguments),
 }
 
 
@@ -239,6 +248,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from .commands import view_cmd as mod  # lazy: start-up
     elif command == "fetch":
         from .commands import fetch_cmd as mod  # lazy: start-up
+    elif command == "abandon":
+        from .commands import abandon_cmd as mod  # lazy: start-up
     else:  # pragma: no cover - argparse rejects unknown commands first
         raise SystemExit(EXIT_USAGE)
     return mod.run

@@ -190,6 +190,8 @@ APPROVAL_FILE = "approval.json"
 # What `start` was given (the question verbatim, tier, deepen), in <run>/.web-research/:
 # `estimate` and `briefs` refuse a plan whose question differs from it.
 START_RECORD_FILE = "start.json"
+# `abandon`: the record that the run was given up on (never verified), in <run>/.web-research/.
+ABANDONED_FILE = "abandoned.json"
 
 # --- Locations of the files the code shares with the prompts --------------
 PACKAGE_DIR = Path(__file__).resolve().parent

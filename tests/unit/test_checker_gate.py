@@ -141,7 +141,7 @@ def test_a_checker_runs_no_commands(run: Harness):
 
 def test_the_orchestrator_may_not_write_verdicts(run: Harness):
     result = run.hook(run.write_call(None, str(run.run_dir / "checks" / "verdicts-1.json")))
-    assert result.decision == "deny" and "claim-checker" in result.reason
+    assert result.decision == "deny" and "writes only" in result.reason
 
 
 # --- stop and seal --------------------------------------------------------------------------

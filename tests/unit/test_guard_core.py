@@ -140,8 +140,8 @@ def test_write_scope(tmp_path: Path):
     run = str(tmp_path)
     assert write_allowed(briefs[0].findings_path, None, run, [briefs[0]])[0]
     assert write_allowed("findings/a.md", run, run, [briefs[0]])[0]  # relative to cwd
-    assert write_allowed(f"{run}/scratch/a/deep/n.txt", None, run, [briefs[0]])[0]
-    for bad in (briefs[1].findings_path, f"{run}/scratch/a", f"{run}/scratch/b/x", f"{run}/findings/a.md/../b.md",
+    for bad in (briefs[1].findings_path, f"{run}/scratch/a/deep/n.txt",
+                f"{run}/scratch/a", f"{run}/scratch/b/x", f"{run}/findings/a.md/../b.md",
                 f"{run}/report.md", "/etc/passwd", "", None):
         allowed, reason = write_allowed(bad, None, run, [briefs[0]])
         assert not allowed, bad
@@ -245,15 +245,18 @@ def test_open_run_archives_the_previous_one(tmp_path: Path):
     assert [r["outcome"] for r in session.history()] == ["replaced", "verified"]
 
 
-def test_only_the_producers_write_briefs_findings_and_snapshots(tmp_path):
-    from web_research.guard.writescope import orchestrator_write_refusal
+def test_the_orchestrator_writes_only_plan_and_report(tmp_path):
+    from web_research.guard.room import orchestrator_write_refusal
 
     run = str(tmp_path)
-    for folder, producer in (("briefs", "briefs command"), ("findings", "researchers"), ("sources", "fetch command")):
-        refusal = orchestrator_write_refusal(f"{run}/{folder}/x.md", None, run)
-        assert refusal and producer in refusal and "Gaps & Limitations" in refusal
-    assert orchestrator_write_refusal(f"{run}/report.md", None, run) is None
-    assert orchestrator_write_refusal(f"{run}/plan.md", None, run) is None
+    for name in ("briefs/x.md", "findings/x.md", "sources/x.txt", "checks/verdicts-1.json",
+                 ".web-research/seals.json", "notes.md"):
+        refusal = orchestrator_write_refusal(f"{run}/{name}", run, False, None, "wr")
+        assert refusal and "writes only" in refusal and "abandon" in refusal, name
+    assert orchestrator_write_refusal(f"{run}/report.md", run, True, None, "wr") is None
+    assert orchestrator_write_refusal(f"{run}/plan.md", run, False, None, "wr") is None
+    assert "This path, outside the run folder," in orchestrator_write_refusal("/etc/x", run, False, None, "wr")
+    assert "This path is not" in orchestrator_write_refusal(None, run, False, None, "wr")
 
 
 def test_only_the_return_object_with_verified_false_declares_an_unverified_stop():

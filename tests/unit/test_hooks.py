@@ -107,7 +107,8 @@ def test_runs_in_parallel_sessions_are_separate(tmp_path: Path):
     first.start_run()
     second.start_run()
     assert first.record()["run"]["run_dir"] != second.record()["run"]["run_dir"]
-    assert first.hook(first.bash("PreToolUse", second.core_command("verify"))).stdout == ""
+    other = first.hook(first.bash("PreToolUse", second.core_command("verify")))
+    assert other.decision == "deny" and f"this run's folder {first.run_dir}" in other.reason
 
 
 def test_without_plugin_data_the_per_user_directory_holds_the_record(h: Harness):
@@ -144,14 +145,15 @@ def test_the_findings_path_briefs_printed_is_the_one_enforced(active: Harness):
     assert active.hook(active.write_call("agentA", infos[0]["findings_path"])).decision == "deny"
 
 
-def test_plugin_commands_on_the_run_folder_are_allowed_others_untouched(active: Harness):
-    for sub in ("briefs", "estimate", "verify", "status"):
+def test_plugin_commands_on_the_run_folder_are_allowed_others_denied(active: Harness):
+    for sub in ("briefs", "estimate", "verify", "status", "gaps", "claims"):
         assert active.hook(active.bash("PreToolUse", active.core_command(sub))).decision == "allow", sub
     elsewhere = active.project / "elsewhere"
     for command in (active.core_command("verify", elsewhere), active.core_command("estimate", elsewhere),
                     active.core_command("verify") + "; rm -rf ~",
                     f'"{CLI}" verify "$(echo {active.run_dir})"', "git status"):
-        assert active.hook(active.bash("PreToolUse", command)).stdout == "", command
+        result = active.hook(active.bash("PreToolUse", command))
+        assert result.decision == "deny" and "runs only the plugin's own commands" in result.reason, command
 
 
 # --- dispatch --------------------------------------------------------------------
@@ -286,11 +288,14 @@ def test_retries_of_one_brief_are_limited(active: Harness):
     assert third.decision == "deny" and "Gaps" in third.reason
 
 
-def test_other_agent_types_are_not_touched(active: Harness):
+def test_other_agent_types_are_denied_while_a_run_is_open(active: Harness):
     active.render_briefs(SUBTOPICS[:1])
-    payload = active.agent_call("anything", "toolu_1")
-    payload["tool_input"]["subagent_type"] = "general-purpose"
-    assert active.hook(payload).stdout == ""
+    for agent_type in ("general-purpose", "Explore", None):
+        payload = active.agent_call("anything", "toolu_1")
+        payload["tool_input"]["subagent_type"] = agent_type
+        result = active.hook(payload)
+        assert result.decision == "deny" and "web-research:researcher" in result.reason, agent_type
+        assert "abandon" in result.reason
 
 
 # --- inside a researcher ----------------------------------------------------------
@@ -303,10 +308,10 @@ def researcher(active: Harness):
     return active, infos
 
 
-def test_a_researcher_may_write_its_findings_file_and_scratch(researcher):
+def test_a_researcher_may_write_its_findings_file_only(researcher):
     h, infos = researcher
     assert h.hook(h.write_call("agentA", infos[0]["findings_path"])).decision == "allow"
-    assert h.hook(h.write_call("agentA", str(h.run_dir / "scratch" / infos[0]["slug"] / "notes.md"))).decision == "allow"
+    assert h.hook(h.write_call("agentA", str(h.run_dir / "scratch" / infos[0]["slug"] / "notes.md"))).decision == "deny"
     assert h.record()["run"]["agents"]["agentA"]["slug"] == infos[0]["slug"]
 
 
@@ -361,11 +366,12 @@ def test_a_run_folder_reached_through_a_symlink_still_works(tmp_path: Path):
     assert h.hook(h.write_call("agentA", str(real / "research" / "findings" / f"{infos[0]['slug']}.md"))).decision == "allow"
 
 
-def test_the_main_agent_writes_the_report_and_plan_freely(researcher):
+def test_the_main_agent_writes_the_report_and_nothing_else_of_its_own(researcher):
     h, _infos = researcher
-    for name in ("report.md", "plan.md", "notes/anything.md"):
-        assert h.hook(h.write_call(None, str(h.run_dir / name))).stdout == "", name
-    assert h.hook(h.write_call(None, str(h.home / "elsewhere.md"))).stdout == ""
+    assert h.hook(h.write_call(None, str(h.run_dir / "report.md"))).stdout == ""
+    for path in (h.run_dir / "notes" / "anything.md", h.home / "elsewhere.md", h.project / "src.py"):
+        result = h.hook(h.write_call(None, str(path)))
+        assert result.decision == "deny" and "writes only" in result.reason, path
 
 
 def test_nobody_but_a_researcher_writes_briefs_or_findings(researcher):
@@ -374,7 +380,7 @@ def test_nobody_but_a_researcher_writes_briefs_or_findings(researcher):
         for tool in ("Write", "Edit"):
             result = h.hook(h.write_call(None, path, tool))
             assert result.decision == "deny", (tool, path)
-            assert "Gaps & Limitations" in result.reason
+            assert "writes only" in result.reason
     other = h.write_call(None, infos[0]["findings_path"])
     other.update(agent_id="gp1", agent_type="general-purpose")
     assert h.hook(other).decision == "deny"

@@ -296,12 +296,14 @@ def test_a_bash_command_naming_the_data_directory_is_denied(tmp_path: Path, spel
         command = f"ls {command}"
     main = run.hook(run.bash("PreToolUse", command))
     researcher = run.hook(run.bash("PreToolUse", command, agent_id=AGENT))
-    assert main.decision == "deny" and "seals of its evidence" in main.reason, command
+    assert main.decision == "deny" and "runs only the plugin's own commands" in main.reason, command
     assert researcher.decision == "deny", command
+    for reason in (main.reason, researcher.reason):  # refusals never print where the records are
+        assert str(run.data) not in reason and rel not in reason
 
 
-def test_other_commands_of_the_main_agent_are_untouched(run: Harness):
-    assert run.hook(run.bash("PreToolUse", f"ls {run.run_dir}/sources")).stdout == ""
+def test_other_commands_of_the_main_agent_are_denied(run: Harness):
+    assert run.hook(run.bash("PreToolUse", f"ls {run.run_dir}/sources")).decision == "deny"
     assert run.hook(run.bash("PreToolUse", f'"{CLI}" verify "{run.run_dir}"')).decision == "allow"
 
 
@@ -310,7 +312,8 @@ def test_writes_into_the_data_directory_are_denied(run: Harness, agent_id):
     target = ledger.ledger_path(run.data, run.run_dir)
     for tool in ("Write", "Edit"):
         result = run.hook(run.write_call(agent_id, str(target), tool))
-        assert result.decision == "deny" and "seals of its evidence" in result.reason
+        assert result.decision == "deny" and "plugin's own folder or its data or cache folders" in result.reason
+        assert str(run.data) not in result.reason
 
 
 def test_the_orchestrator_may_not_write_the_folder_copy(run: Harness):

@@ -153,6 +153,7 @@ def status_data(run_dir: Path) -> dict:
                        else {"file": formats.REPORT_FILE, "sources": len(parsed.report.citations),
                              "claims": len(claims_of(parsed.report.doc))}),
             "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings)},
+            "abandoned": _abandoned(checks),
             **spend(run_dir)}
 
 
@@ -166,6 +167,13 @@ def _missing_state(parsed, slug: str) -> str:
     """What a subtopic without parsed findings has: `missing`, or why its file could not be read."""
     problem = parsed.unreadable.get(_findings_path(parsed, slug))
     return "missing" if problem is None else problem.state
+
+
+def _abandoned(checks: list) -> str | None:
+    """What the failing `run.abandoned` check says (abandonment.py), or None."""
+    from ..abandonment import CHECK_ID  # lazy: start-up
+
+    return next((c.message for c in checks if c.id == CHECK_ID and not c.ok), None)
 
 
 def status_lines(run_dir: Path) -> list[str]:
@@ -213,6 +221,9 @@ def status_lines(run_dir: Path) -> list[str]:
     lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)
     verdict = "passes" if passed(checks) else "fails"
     detail = f"{len(errors)} error(s), {len(warnings)} warning(s)"
+    abandoned = _abandoned(checks)
+    if abandoned is not None:
+        lines.append(f"Abandoned: {abandoned}")
     lines.append(f"Verify: {verdict} ({detail}); run 'web-research verify' for details")
     lines.append("")
     lines.extend(spend_lines(spend(run_dir)))

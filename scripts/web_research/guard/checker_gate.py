@@ -10,7 +10,7 @@ not be able to choose them. The hooks hold three lines:
   record (`checkers`: prompt hash, verdicts path, check keys in prompt order).
 - **Scope**: a checker writes only the verdicts file its prompt names; it runs
   no Bash (and its agent definition gives it no web tools). Nobody else writes
-  under `checks/` (writescope.PRODUCED_DIRS).
+  under `checks/` (room.py).
 - **Stop** (SubagentStop): its verdicts file must exist, match the schema and
   judge exactly the claims it was given; otherwise it is blocked once with what
   is wrong. When it is let go the file is sealed (seals.seal_verdicts), so a later

@@ -6,7 +6,8 @@ permission prompt (and inside a researcher, nothing else runs at all):
     "<root>/scripts/web-research" start --args-file - <<'WEB_RESEARCH_ARGS'
     ...raw arguments...
     WEB_RESEARCH_ARGS
-    "<root>/scripts/web-research" briefs|estimate|finish|gaps|verify|status "<run dir>"   (estimate, gaps, verify may add --json)
+    "<root>/scripts/web-research" briefs|estimate|finish|gaps|verify|status|claims "<run dir>"   (some add --json, claims --prompt)
+    "<root>/scripts/web-research" abandon "<run dir>" --reason "<why>"
     "<root>/scripts/web-research" fetch "<url>" --run "<run dir>" [--offset N] [--max-chars N]
 
 "Strict" means: a shell would run exactly one program, ours, with exactly the
@@ -49,6 +50,7 @@ _RESTRICTED = {
     "status": {},
     "verify": {},
     "fetch": {"allow_loopback": False},  # test-only flag: see ALLOW_LOOPBACK_ENV
+    "abandon": {},
 }
 
 
@@ -168,6 +170,25 @@ def parse_plugin_command(command: str, plugin_root: Path | str,
     if sub == "fetch" and not re.match(r"^https?://", args.url):
         raise CommandRejected("fetch takes an http(s) URL")
     return PluginCommand(sub, args, os.path.realpath(directory))
+
+
+# Any mention of our program and a subcommand, in whatever form the shell is given it: the
+# plugin's script by any path, a pip-installed `web-research`, `python -m web_research`.
+_MENTION = re.compile(r"(?:web-research|web_research(?:\.cli)?)[\"']?\s+(?:--?[A-Za-z][\w-]*\s+)*"
+                      r"(?P<sub>[a-z]+)\b")
+
+
+def mentioned_subcommand(command: object) -> str | None:
+    """The subcommand of the first of our commands that `command` mentions, read loosely (no
+    parsing: for recognising a start the shell may have run, never for allowing anything)."""
+    if not isinstance(command, str):
+        return None
+    from ..cli import SUBCOMMANDS  # lazy: hook start-up
+
+    for match in _MENTION.finditer(command[:100_000]):
+        if match.group("sub") in SUBCOMMANDS:
+            return match.group("sub")
+    return None
 
 
 def same_path(a: str | Path, b: str | Path) -> bool:

@@ -83,27 +83,25 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
 def _post_bash(ctx: Context) -> dict[str, Any]:
     parsed, _why = ctx.parse_command()
     from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
-    if parsed is None or ctx.session is None:
+    if ctx.session is None:
         return {}
     response = ctx.payload.get("tool_response")
-    if parsed.subcommand == "start":
-        result = _stdout_json(response)
-        if not result or "error" in result or not isinstance(result.get("output_dir"), str):
-            return {}
-        if not os.path.isabs(result["output_dir"]):
-            return {}
-        session = ctx.session
-        run = new_run(os.path.normpath(result["output_dir"]), result)
-        resumed = result.get("resume")
-        if isinstance(resumed, dict):  # start --resume: the run goes on in this session
-            run["kept"] = [s for s in resumed.get("keep") or [] if isinstance(s, str)]
-        with session.locked():
-            session.open_run(run)
-        if isinstance(resumed, dict):
-            from .seals import adopt_unsealed_run  # lazy: start-up
+    if parsed is None or parsed.subcommand == "start":
+        # `start` in any form the CLI accepts opens the room: the heredoc the skill writes
+        # (parsed strictly), or another spelling of the program, a pip-installed
+        # `web-research`, arguments on the command line (recognised loosely, by its output).
+        from .commandline import mentioned_subcommand  # lazy: Bash hooks only
 
-            adopt_unsealed_run(ctx.env, run["run_dir"], run["kept"])
-        return {}
+        command = ctx.tool_input.get("command")
+        mentioned = parsed.subcommand if parsed is not None else mentioned_subcommand(command)
+        if mentioned == "start":
+            _open_run(ctx, _stdout_json(response))
+            return {}
+        return _unguarded_notice(ctx, mentioned)
+    if active_run(ctx) is None:
+        return _unguarded_notice(ctx, parsed.subcommand)
+    if parsed.subcommand == "abandon":
+        return _post_abandon(ctx, parsed.run_dir, response)
     if parsed.subcommand == "briefs":
         active = active_run(ctx)
         if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
@@ -130,6 +128,61 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
 
         seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
     return {}
+
+
+def _open_run(ctx: Context, result: dict[str, Any] | None) -> None:
+    """A start printed a run folder (and no error): the session's room opens on it."""
+    if not result or "error" in result or not isinstance(result.get("output_dir"), str):
+        return
+    if not os.path.isabs(result["output_dir"]) or not ("research_question" in result or "resume" in result):
+        return
+    session = ctx.session
+    if session is None:
+        return
+    run = new_run(os.path.normpath(result["output_dir"]), result)
+    resumed = result.get("resume")
+    if isinstance(resumed, dict):  # start --resume: the run goes on in this session
+        run["kept"] = [s for s in resumed.get("keep") or [] if isinstance(s, str)]
+    with session.locked():
+        session.open_run(run)
+    if isinstance(resumed, dict):
+        from .seals import adopt_unsealed_run  # lazy: start-up
+
+        adopt_unsealed_run(ctx.env, run["run_dir"], run["kept"])
+
+
+def _unguarded_notice(ctx: Context, subcommand: str | None) -> dict[str, Any]:
+    """One of our run commands with no run open in this session: say plainly that nothing guards it."""
+    if subcommand in (None, "start", "slug") or active_run(ctx) is not None:
+        return {}
+    from . import output  # lazy: start-up
+
+    return output.additional_context("PostToolUse", (
+        f"web-research: no research run is open in this session (the hooks saw no successful start), so "
+        f"this {subcommand} command ran unguarded: no budgets, write scopes, seals or Stop gate apply, "
+        "and its evidence cannot verify as sealed. A guarded run begins with the start command."))
+
+
+def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> dict[str, Any]:
+    """`abandon` on the open run succeeded: the room closes (outcome `abandoned`), so the Stop
+    gate lets the session go; the user is told the run is not verified."""
+    from .commandline import same_path  # lazy: Bash hooks only
+
+    result = _stdout_json(response)
+    active = active_run(ctx)
+    if active is None or not (result and result.get("abandoned") is True and run_dir
+            and same_path(run_dir, active[1]["run"]["run_dir"])):
+        return {}
+    session, snapshot = active
+    with session.locked_record() as record:
+        if record is None or record["run"].get("run_dir") != snapshot["run"].get("run_dir"):
+            return {}
+        record["run"]["abandon_reason"] = str(result.get("reason") or "")[:1000]
+        session.archive(record, "abandoned")
+    from . import output  # lazy: start-up
+
+    return output.notice(f"web-research: the research run in {snapshot['run']['run_dir']} was abandoned "
+                         f"({str(result.get('reason') or '')[:300]}); it is not verified.")
 
 
 def _post_researcher_bash(ctx: Context) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """PreToolUse: allow, deny or leave alone a tool call while a run is active.
 
-Our own command lines (Bash), researcher and claim-checker dispatches (Agent),
-writes (Write/Edit) and web calls (WebSearch/WebFetch, within the budgets).
+While a run is open the session is a sealed room (room.py): our own command lines
+(Bash), researcher and claim-checker dispatches (Agent), each role's own files
+(Write/Edit/MultiEdit/NotebookEdit) and web calls (WebSearch/WebFetch, within the
+budgets); every other tool the hook sees (MCP tools, ...) is denied.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pathlib import Path
 from .. import formats
 from . import output
 from .briefs_match import subagent_transcript_path
-from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
+from .context import (AGENT_TOOLS, CHECKER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
                       briefs_of, checker_prompt, known_slug, learn_agent, same_run)
 from .registry import Session
 
@@ -33,6 +35,8 @@ def pre_tool_use(ctx: Context) -> dict[str, Any]:
         decision = _pre_agent(ctx)
     elif tool in WRITE_TOOLS:
         decision = _pre_write(ctx)
+    elif isinstance(tool, str):
+        decision = _pre_other_tool(ctx, tool)
     else:
         return {}
     if ctx.in_researcher and _denied(decision) and not ctx.denial_recorded:
@@ -90,50 +94,50 @@ def _pre_web_tool(ctx: Context) -> dict[str, Any]:
     return {} if verdict.allowed else output.pre_tool_use("deny", verdict.reason)
 
 
-def _pre_bash(ctx: Context) -> dict[str, Any]:
-    parsed, why = ctx.parse_command()
-    from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
-    if parsed is not None and parsed.subcommand == "start" and not ctx.in_researcher:
-        refusal = _start_refusal(ctx, parsed.heredoc_body or "")
-        if refusal is not None:
-            return output.pre_tool_use("deny", (
-                f"web-research start would refuse these arguments, so it was not run: {refusal} "
-                "Reply with that JSON unchanged and stop."))
-        return output.pre_tool_use("allow", "web-research: the plugin's start command.")
+def _pre_other_tool(ctx: Context, tool: str) -> dict[str, Any]:
+    """A tool the room has no rule of its own for (MCP tools, worktrees, ...): denied in a run
+    unless it neither changes files nor runs programs."""
     active = active_run(ctx)
     if active is None:
         return {}
+    from .room import tool_refusal  # lazy: hook start-up
+
+    refusal = tool_refusal(tool, ctx.program, active[1]["run"]["run_dir"])
+    return output.pre_tool_use("deny", refusal) if refusal else {}
+
+
+def _pre_bash(ctx: Context) -> dict[str, Any]:
+    parsed, why = ctx.parse_command()
+    active = active_run(ctx)
+    if active is None:
+        if parsed is not None and parsed.subcommand == "start" and not ctx.in_researcher:
+            refusal = _start_refusal(ctx, parsed.heredoc_body or "")
+            if refusal is not None:
+                return output.pre_tool_use("deny", (
+                    f"web-research start would refuse these arguments, so it was not run: {refusal} "
+                    "Reply with that JSON unchanged and stop."))
+            return output.pre_tool_use("allow", "web-research: the plugin's start command.")
+        return {}
+    from .room import bash_refusal, role_of  # lazy: hook start-up
+
     run_dir = active[1]["run"]["run_dir"]
-    from .seals import bash_refusal  # lazy: hook start-up
+    role = role_of(ctx.payload)
+    refusal = bash_refusal(role, parsed, why, run_dir, ctx.program,
+                           background=ctx.tool_input.get("run_in_background") not in (None, False))
+    if refusal is not None or parsed is None:
+        return output.pre_tool_use("deny", refusal or "not a command of the run")
+    if role == "researcher":
+        from .budgets import check, limits_of  # lazy: start-up
 
-    refusal = bash_refusal(ctx.tool_input.get("command"), ctx.env) if parsed is None else None
-    if refusal:
-        return output.pre_tool_use("deny", refusal)
-    if ctx.in_checker:
-        return output.pre_tool_use("deny", "A claim-checker runs no commands: judge the claims in your prompt "
-                                   "and write your verdicts file.")
-    if ctx.in_researcher:
-        if parsed is not None and parsed.subcommand == "fetch" and same_path(parsed.run_dir, run_dir):
-            from .budgets import check, limits_of  # lazy: start-up
-
-            verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]),
-                            agent_id=ctx.payload.get("agent_id"),
-                            slug=_researcher_slug(ctx, active), tool_use_id=ctx.payload.get("tool_use_id"),
-                            tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
-            if not verdict.allowed:
-                ctx.denial_recorded = True  # `check` wrote its `denied` entry
-                return output.pre_tool_use("deny", verdict.reason)
-            return output.pre_tool_use("allow", "web-research: the researcher's fetch command.")
-        if parsed is not None and parsed.subcommand == "fetch":
-            why = f"--run must be the run folder {run_dir}"
-        return output.pre_tool_use("deny", (
-            "Inside a researcher, Bash runs only the page-snapshot command, exactly as the brief shows: "
-            f'"{ctx.program}" fetch "<url>" --run "{run_dir}" [--offset N]. '
-            f"This command was refused: {why or 'it is not that command'}."))
-    if parsed is not None and parsed.subcommand in ("briefs", "claims", "estimate", "finish", "gaps", "verify", "status") \
-            and same_path(parsed.run_dir, run_dir):
-        return output.pre_tool_use("allow", f"web-research: the plugin's {parsed.subcommand} command.")
-    return {}
+        verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]),
+                        agent_id=ctx.payload.get("agent_id"),
+                        slug=_researcher_slug(ctx, active), tool_use_id=ctx.payload.get("tool_use_id"),
+                        tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
+        if not verdict.allowed:
+            ctx.denial_recorded = True  # `check` wrote its `denied` entry
+            return output.pre_tool_use("deny", verdict.reason)
+        return output.pre_tool_use("allow", "web-research: the researcher's fetch command.")
+    return output.pre_tool_use("allow", f"web-research: the plugin's {parsed.subcommand} command.")
 
 
 def _start_refusal(ctx: Context, raw_args: str) -> str | None:
@@ -176,13 +180,17 @@ def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
 
 
 def _pre_agent(ctx: Context) -> dict[str, Any]:
-    if ctx.tool_input.get("subagent_type") == CHECKER:
-        return _pre_checker_agent(ctx)
-    if ctx.tool_input.get("subagent_type") != RESEARCHER:
-        return {}
     active = active_run(ctx)
     if active is None:
         return {}
+    from .room import dispatch_refusal, role_of  # lazy: hook start-up
+
+    refusal = dispatch_refusal(role_of(ctx.payload), ctx.tool_input.get("subagent_type"), ctx.program,
+                               active[1]["run"]["run_dir"])
+    if refusal is not None:
+        return output.pre_tool_use("deny", refusal)
+    if ctx.tool_input.get("subagent_type") == CHECKER:
+        return _pre_checker_agent(ctx)
     from .budgets import limits_of  # lazy: hook start-up
     from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: hook start-up
 
@@ -210,24 +218,28 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     active = active_run(ctx)
     if active is None:
         return {}
-    from .seals import write_refusal  # lazy: hook start-up
-    from .writescope import orchestrator_write_refusal, write_allowed, write_target  # lazy: hook start-up
+    from . import room  # lazy: hook start-up
+    from .writescope import write_allowed, write_target  # lazy: hook start-up
 
-    path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
-    named = [v for k, v in ctx.tool_input.items() if isinstance(v, str) and k in ("file_path", "notebook_path")]
-    refusal = next(filter(None, (write_refusal(v, ctx.payload.get("cwd"), ctx.env) for v in [path, *named])), None)
-    if refusal:
-        return output.pre_tool_use("deny", refusal)
-    if ctx.in_checker:
-        return _pre_checker_write(ctx, active[1]["run"], path, ambiguous)
-    if not ctx.in_researcher:
-        run_dir = active[1]["run"]["run_dir"]
-        refusal = next(filter(None, (orchestrator_write_refusal(v, ctx.payload.get("cwd"), run_dir)
-                                     for v in [path, *named])), None)
-        return output.pre_tool_use("deny", refusal) if refusal else {}
+    tool = str(ctx.payload.get("tool_name"))
+    path, ambiguous = write_target(tool, ctx.tool_input)
+    named = [v for k, v in ctx.tool_input.items() if k in ("file_path", "notebook_path") and v is not None]
+    targets = [room.resolve_write(v, ctx.payload.get("cwd")) for v in [path, *named]] if path else [None]
+    role = room.role_of(ctx.payload)
     if ambiguous:
-        return output.pre_tool_use("deny", ambiguous + " A researcher writes only its findings file or scratch.")
-
+        return output.pre_tool_use("deny", f"{ambiguous} In a research run each agent writes only its own file.")
+    if None in targets:
+        return output.pre_tool_use("deny", f"The {tool} call names no path that can be resolved safely "
+                                   "(an absolute path, or one relative to the session's folder).")
+    if any(room.in_protected(t, room.protected_roots(ctx.env, ctx.plugin_root)) for t in targets):
+        return output.pre_tool_use("deny", room.PROTECTED_REFUSAL)
+    if role == room.OTHER:
+        return output.pre_tool_use("deny", "While a research run is open, only the run's researchers, its "
+                                   "claim-checker and the main session write files; this agent writes none.")
+    if role == room.CHECKER:
+        return _pre_checker_write(ctx, active[1]["run"], path, None)
+    if role == room.ORCHESTRATOR:
+        return _pre_orchestrator_write(ctx, active[1]["run"], tool, targets)
     session, snapshot = active
     run = snapshot["run"]
     briefs = briefs_of(run)
@@ -242,6 +254,48 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
         candidates = [b for b in briefs if b.slug not in owned]
     allowed, reason = write_allowed(path, ctx.payload.get("cwd"), run["run_dir"], candidates)
     return output.pre_tool_use("allow" if allowed else "deny", reason)
+
+
+def _pre_orchestrator_write(ctx: Context, run: dict[str, Any], tool: str, targets: list[str | None]) -> dict[str, Any]:
+    """The main session writes plan.md (second-wave rules once briefs are rendered) and report.md."""
+    from . import room  # lazy: hook start-up
+
+    run_dir = run["run_dir"]
+    briefs_rendered = bool(run.get("briefs")) or os.path.lexists(
+        os.path.join(run_dir, formats.RUN_STATE_DIR, formats.APPROVAL_FILE))
+    plan = os.path.join(os.path.realpath(run_dir), formats.PLAN_FILE)
+    for target in dict.fromkeys(targets):
+        change = _plan_change(ctx, run_dir, tool) if briefs_rendered and target == plan else None
+        refusal = room.orchestrator_write_refusal(
+            target, run_dir, briefs_rendered, change, ctx.program,
+            second_wave_rendered=change is not None and _second_wave_rendered(run_dir, change[0]))
+        if refusal is not None:
+            return output.pre_tool_use("deny", refusal)
+    return {}
+
+
+def _plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str] | None:
+    """(plan.md now, plan.md after this call), or None when either cannot be known."""
+    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
+    from .room import edited_text  # lazy: hook start-up
+
+    try:
+        current = read_run_file(Path(run_dir) / formats.PLAN_FILE, Path(run_dir)).decode("utf-8")
+    except (RunFileError, UnicodeDecodeError):
+        current = None
+    new = edited_text(tool, ctx.tool_input, current)
+    return (current or "", new) if new is not None and (current is not None or tool == "Write") else None
+
+
+def _second_wave_rendered(run_dir: str, plan_text: str) -> bool:
+    """plan.md holds a second wave and `briefs` rendered it (the approval record is this plan)."""
+    from ..resume import read_approval, sha256_of  # lazy: hook start-up
+    from .room import PLAN_SECOND_WAVE_HEADING  # lazy: hook start-up
+
+    if not any(line.rstrip() == PLAN_SECOND_WAVE_HEADING for line in plan_text.split("\n")):
+        return False
+    approval = read_approval(Path(run_dir))
+    return approval is not None and approval.get("plan_sha256") == sha256_of(plan_text.encode("utf-8"))
 
 
 def _pre_checker_write(ctx: Context, run: dict[str, Any], path: str | None, ambiguous: str | None) -> dict[str, Any]:

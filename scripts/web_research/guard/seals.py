@@ -8,9 +8,9 @@ The hook handlers (pre_tool_use.py, …) call in here at the moments an artifact
     `briefs` returned                      -> seal each brief
     a WebSearch / WebFetch returned        -> a `search` / `page_read` entry
 
-Only this code writes seals; the guards here deny the tools a model could use
-to change them (Write/Edit into the data directory, Bash commands that name
-it). After every seal the folder copy `<run>/.web-research/seals.json` is
+Only this code writes seals; the sealed room (room.py) keeps every model of the
+run away from them: no Bash but the plugin's own command lines, no write outside
+each role's own files. After every seal the folder copy `<run>/.web-research/seals.json` is
 rewritten for standalone audits.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .. import formats, ledger
 from ..provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
-from .registry import RUN_STATE_DIR, data_dir, user_data_dir, write_run_state
+from .registry import data_dir, write_run_state
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -183,68 +183,3 @@ def _relative(run_dir: str, path: str) -> str | None:
     base = os.path.basename(folder)
     return f"{base}/{name}" if base in (formats.SOURCES_DIR, formats.FINDINGS_DIR, formats.BRIEFS_DIR,
                                         formats.CHECKS_DIR) else None
-
-
-# --- guards -------------------------------------------------------------------------
-
-# Spellings that point at the plugin's data directory whatever it resolves to.
-_MARKERS = ("CLAUDE_PLUGIN_DATA", "WEB_RESEARCH_STATE_DIR", "plugins/data", ledger.LEDGER_FILE, ledger.LOCK_FILE,
-            f"{RUN_STATE_DIR}/{SEALS_COPY_FILE}")
-
-
-def _data_spellings(env: Mapping[str, str]) -> list[str]:
-    """Ways a command line can spell the data directories: absolute, real, from the home folder."""
-    folders = {str(data_dir(env)), str(user_data_dir(env))}
-    spellings: set[str] = set()
-    home = env.get("HOME") or ""
-    for folder in list(folders):
-        for form in {os.path.normpath(folder), os.path.realpath(folder)}:
-            spellings.add(form)
-            for base in {home, os.path.realpath(home)} if home else ():
-                if form.startswith(base.rstrip("/") + "/"):
-                    rest = form[len(base.rstrip("/")) + 1:]
-                    spellings.update({f"~/{rest}", f"$HOME/{rest}", f"${{HOME}}/{rest}"})
-            name = os.path.basename(form)
-            spellings.update({f"{name}/{ledger.RUNS_DIR}", f"{name}/sessions"})
-    return sorted(s for s in spellings if len(s) > 1)
-
-
-def bash_refusal(command: object, env: Mapping[str, str]) -> str | None:
-    """Why a Bash command may not run during a run: it names where seals and run records are
-    kept. Matching is generous (quotes, backslashes, and once also blanks and `+`, dropped; a
-    marker anywhere counts):
-    a false alarm costs the model one rephrased command, a miss costs the evidence."""
-    if not isinstance(command, str) or not command:
-        return None
-    flat = re.sub(r"[\"'\\]", "", command)
-    squeezed = re.sub(r"[\s\"'\\+]", "", command)  # "plug" "ins/data", 'plug' + 'ins/data'
-    for spelling in _data_spellings(env):
-        end = r"(?![A-Za-z0-9_-])"
-        if re.search(re.escape(spelling) + end, flat) \
-                or re.search(re.escape(re.sub(r"\s", "", spelling)) + end, squeezed):
-            return _refusal(spelling)
-    for marker in _MARKERS:
-        if marker.lower() in flat.lower() or marker.lower() in squeezed.lower():
-            return _refusal(marker)
-    return None
-
-
-def _refusal(spelling: str) -> str:
-    return (f"This command names {spelling!r}, where the web-research hooks keep the run's records and the "
-            "seals of its evidence. Nothing in a research run reads or changes them by command. If evidence "
-            "looks wrong, re-dispatch the subtopic's researcher or record the problem under Gaps & "
-            "Limitations in report.md.")
-
-
-def write_refusal(file_path: object, cwd: str | None, env: Mapping[str, str]) -> str | None:
-    """Why a Write/Edit may not land where it points: inside a data directory of the hooks."""
-    if not isinstance(file_path, str) or not file_path:
-        return None
-    from ..fsutil import is_within  # lazy: hook start-up
-    from .writescope import resolve_target  # lazy: hook start-up
-
-    target = Path(resolve_target(file_path, cwd))
-    for folder in {data_dir(env), user_data_dir(env)}:
-        if is_within(target, folder):
-            return _refusal(str(folder))
-    return None

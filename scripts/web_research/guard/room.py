@@ -1,0 +1,254 @@
+"""The sealed room: while a run is open, each role may make only the run's own moves.
+
+Threat model (hooks/README.md, "The sealed room"): everything a run reads (pages, search
+results, findings, tool output) is hostile and may take over any model in the run; the person
+and the session before `start` are trusted; no model in the run may make the gate pass on
+evidence the plugin did not fetch and seal, or switch a guard off. A list of what is forbidden
+always misses a spelling, so from `start` until the run ends every tool that can change a file
+or run a program is checked against what each role needs, and anything else is denied with a
+reason that says what is allowed:
+
+    role          Bash (parsed, our program only)        writes
+    orchestrator  briefs/estimate/status/gaps/verify/     <run>/plan.md (second-wave rules once
+                  claims/finish/abandon on its run folder  briefs are rendered), <run>/report.md
+    researcher    fetch URL --run <its run folder>        its own findings file
+    claim-checker nothing                                 its own verdicts file
+    other agent   nothing                                 nothing
+
+Agent/Task dispatches only the plugin's researcher and claim-checker; MCP tools and the other
+built-in tools that run programs or change files are denied. The rules here are pure: the
+handlers (pre_tool_use.py) bring the run record, the files and the payload.
+"""
+from __future__ import annotations
+
+import os
+
+from .. import formats
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Mapping, Sequence
+
+    from .commandline import PluginCommand
+
+ORCHESTRATOR = "orchestrator"
+RESEARCHER = "researcher"
+CHECKER = "claim-checker"
+OTHER = "other"
+
+# What the orchestrator runs on its own run folder (SKILL.md and its references).
+ORCHESTRATOR_COMMANDS = ("briefs", "estimate", "status", "gaps", "verify", "claims", "finish", "abandon")
+# Agent types the orchestrator may dispatch while a run is open.
+DISPATCHABLE = (formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE)
+# Tools that reach the PreToolUse hook and neither change files nor run programs. Every other
+# tool the hook sees (MCP tools, worktrees, monitors, scheduled prompts) is denied in a run.
+FREE_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "ToolSearch", "TodoWrite", "AskUserQuestion",
+                        "ExitPlanMode", "BashOutput", "WebSearch", "WebFetch"})
+
+PLAN_SECOND_WAVE_HEADING = f"## {formats.PLAN_SECTION_SECOND_WAVE}"
+ABANDON_HINT = 'abandon "{run_dir}" --reason "<why>"'
+
+
+def role_of(payload: Mapping[str, Any]) -> str:
+    """The main session is the orchestrator; a subagent is known by its agent type."""
+    agent_type = payload.get("agent_type")
+    if not agent_type:
+        return ORCHESTRATOR
+    if agent_type == formats.RESEARCHER_SUBAGENT_TYPE:
+        return RESEARCHER
+    if agent_type == formats.CHECKER_SUBAGENT_TYPE:
+        return CHECKER
+    return OTHER
+
+
+def _way_out(program: str, run_dir: str) -> str:
+    return (f'If the person asked to stop the research or to do something else, end the run first: "{program}" '
+            + ABANDON_HINT.format(run_dir=run_dir) + ".")
+
+
+# --- Bash ---------------------------------------------------------------------------
+
+def orchestrator_forms(program: str, run_dir: str) -> str:
+    return (f'"{program}" {"|".join(ORCHESTRATOR_COMMANDS[:-1])} "{run_dir}" (some take --json, claims '
+            f'--prompt), and "{program}" ' + ABANDON_HINT.format(run_dir=run_dir))
+
+
+def bash_refusal(role: str, parsed: PluginCommand | None, why: str, run_dir: str, program: str,
+                 background: bool) -> str | None:
+    """Why this Bash call may not run in the room, or None when it is one of the role's moves
+    (a researcher's fetch still goes through its budgets afterwards)."""
+    same = parsed is not None and parsed.run_dir is not None and parsed.run_dir == os.path.realpath(run_dir)
+    if role == CHECKER:
+        return "A claim-checker runs no commands: judge the claims in your prompt and write your verdicts file."
+    if role == OTHER:
+        return ("While a research run is open, only the plugin's researcher runs a command (its fetch) and the "
+                "main session runs the plugin's own commands; this agent runs none.")
+    if role == RESEARCHER:
+        if parsed is not None and parsed.subcommand == "fetch" and same and not background:
+            return None
+        if parsed is not None and parsed.subcommand == "fetch" and not same:
+            why = f"--run must be the run folder {run_dir}"
+        elif background:
+            why = "it must run in the foreground"
+        return ("Inside a researcher, Bash runs only the page-snapshot command, exactly as the brief shows: "
+                f'"{program}" fetch "<url>" --run "{run_dir}" [--offset N]. '
+                f"This command was refused: {why or 'it is not that command'}.")
+    if parsed is not None and parsed.subcommand in ORCHESTRATOR_COMMANDS and same and not background:
+        return None
+    if parsed is None:
+        detail = f"it is not one of them ({why})" if why else "it is not one of them"
+    elif background:
+        detail = "it must run in the foreground (no run_in_background)"
+    elif parsed.subcommand == "start":
+        detail = "a run is already open in this session"
+    elif parsed.subcommand in ORCHESTRATOR_COMMANDS:
+        detail = f"its folder must be this run's folder {run_dir}"
+    else:
+        detail = f"the main session does not run {parsed.subcommand} (researchers read pages)"
+    return ("While a research run is open, the main session runs only the plugin's own commands on its run "
+            f"folder, one per call, exactly as SKILL.md shows: {orchestrator_forms(program, run_dir)}. No other "
+            "program, no shell operators, pipes, redirections, substitutions, variables or background jobs. "
+            f"This command was refused: {detail}. {_way_out(program, run_dir)}")
+
+
+# --- Agent / Task -------------------------------------------------------------------
+
+def dispatch_refusal(role: str, subagent_type: object, program: str, run_dir: str) -> str | None:
+    if role != ORCHESTRATOR:
+        return "While a research run is open, only the main session dispatches agents."
+    if subagent_type in DISPATCHABLE:
+        return None
+    return ("While a research run is open, the only agents dispatched are web-research:researcher (with a "
+            "rendered brief) and web-research:claim-checker (with the prompt claims --prompt prints); "
+            f"{subagent_type or 'general-purpose'!s} is neither. Never hand research to another agent type: a "
+            f"subtopic no researcher covered goes under Gaps & Limitations. {_way_out(program, run_dir)}")
+
+
+# --- other tools --------------------------------------------------------------------
+
+def tool_refusal(tool: str, program: str, run_dir: str) -> str | None:
+    """A tool the room has no rule for: free when it neither changes files nor runs programs."""
+    if tool in FREE_TOOLS:
+        return None
+    kind = "an MCP tool, whose effects the hooks cannot know" if tool.startswith("mcp__") else \
+        "a tool that can run programs or change files outside the run's own moves"
+    return (f"While a research run is open, {tool} is denied: it is {kind}. Read, Glob and Grep stay free; "
+            f"the run's own commands and files are listed in SKILL.md. {_way_out(program, run_dir)}")
+
+
+# --- writes -------------------------------------------------------------------------
+
+def resolve_write(file_path: object, cwd: object) -> str | None:
+    """The real file a write lands in (symlinks and `..` resolved, the file itself too), or
+    None when the path cannot be resolved safely (not a string, NUL, relative with no cwd)."""
+    if not isinstance(file_path, str) or not file_path or "\x00" in file_path:
+        return None
+    if not os.path.isabs(file_path):
+        if cwd is None:  # no cwd in the payload: the hook runs in the session's folder (__main__)
+            cwd = os.getcwd()
+        if not isinstance(cwd, str) or not os.path.isabs(cwd) or "\x00" in cwd:
+            return None
+        file_path = os.path.join(cwd, file_path)
+    try:
+        return os.path.realpath(file_path)
+    except (OSError, ValueError):
+        return None
+
+
+def protected_roots(env: Mapping[str, str], plugin_root: str) -> list[str]:
+    """The plugin's folder and its data and cache folders: never written in a run, whatever else
+    a rule allows (a run folder placed inside one of them gets no write there either)."""
+    from .registry import data_dir, user_data_dir  # lazy: hook start-up
+
+    home = env.get("HOME") or os.path.expanduser("~")
+    cache = os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "web-research")
+    roots = [plugin_root, str(formats.PLUGIN_ROOT), str(data_dir(env)), str(user_data_dir(env)), cache]
+    return sorted({os.path.realpath(r) for r in roots if r})
+
+
+def within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def in_protected(target: str, roots: Sequence[str]) -> bool:
+    return any(within(target, root) for root in roots)
+
+
+PROTECTED_REFUSAL = ("This write would land in the plugin's own folder or its data or cache folders, which no "
+                     "model changes while a research run is open.")
+
+
+def orchestrator_write_refusal(target: str | None, run_dir: str, briefs_rendered: bool,
+                               plan_change: tuple[str, str] | None, program: str,
+                               second_wave_rendered: bool = False) -> str | None:
+    """`target`: the resolved file (None: unresolvable). `plan_change`: (current, new) text of
+    plan.md when the target is plan.md and briefs are rendered, else None."""
+    real_run = os.path.realpath(run_dir)
+    plan, report = os.path.join(real_run, formats.PLAN_FILE), os.path.join(real_run, formats.REPORT_FILE)
+    allowed = (f"While a research run is open, the main session writes only {plan} (until the briefs are "
+               f"rendered; then only the ## {formats.PLAN_SECTION_SECOND_WAVE} section second-wave.md describes) "
+               f"and {report}.")
+    if target == report:
+        return None
+    if target == plan:
+        if not briefs_rendered:
+            return None
+        if plan_change is None:
+            return f"{allowed} This change to plan.md cannot be checked; write the whole file or one Edit."
+        refusal = second_wave_refusal(*plan_change, second_wave_rendered=second_wave_rendered)
+        return None if refusal is None else f"{allowed} {refusal}"
+    where = "This path" if target is None else (
+        target if within(target, real_run) else "This path, outside the run folder,")
+    return f"{allowed} {where} is not one of them. {_way_out(program, run_dir)}"
+
+
+def _split_second_wave(text: str) -> tuple[str, str | None]:
+    """(everything before the `## Second wave` heading line, the section from it on or None)."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        if line.rstrip() == PLAN_SECOND_WAVE_HEADING:
+            return "\n".join(lines[:index]), "\n".join(lines[index:])
+    return text, None
+
+
+def second_wave_refusal(current: str, new: str, second_wave_rendered: bool = False) -> str | None:
+    """An approved plan changes only by appending, revising or removing its `## Second wave`
+    section, and not at all once that section's briefs are rendered."""
+    if second_wave_rendered:
+        return "The second wave's briefs are rendered: plan.md is final."
+    before_now, _ = _split_second_wave(current)
+    before_new, _ = _split_second_wave(new)
+    if before_now.rstrip() != before_new.rstrip():
+        return (f"Its briefs are rendered from the approved plan: change nothing above "
+                f"'{PLAN_SECOND_WAVE_HEADING}', only append, revise or remove that section at the end.")
+    return None
+
+
+def edited_text(tool: str, tool_input: Mapping[str, Any], current: str | None) -> str | None:
+    """The text a Write, Edit or MultiEdit call would leave in the file, or None when it cannot
+    be known (an edit of a file that cannot be read, an old_string that is not there once)."""
+    if tool == "Write":
+        content = tool_input.get("content")
+        return content if isinstance(content, str) else None
+    if current is None:
+        return None
+    if tool == "Edit":
+        edits: Any = [tool_input]
+    elif tool == "MultiEdit":
+        edits = tool_input.get("edits")
+    else:
+        return None
+    if not isinstance(edits, list) or not edits:
+        return None
+    text = current
+    for edit in edits:
+        if not isinstance(edit, dict):
+            return None
+        old, new = edit.get("old_string"), edit.get("new_string")
+        if not isinstance(old, str) or not isinstance(new, str) or not old:
+            return None
+        count = text.count(old)
+        if count == 0 or (count > 1 and edit.get("replace_all") is not True):
+            return None
+        text = text.replace(old, new) if edit.get("replace_all") is True else text.replace(old, new, 1)
+    return text
