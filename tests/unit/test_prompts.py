@@ -340,7 +340,7 @@ def table_check_patterns(text: str) -> list[str]:
                 if base is None:
                     raise AssertionError(f"shorthand {span} without a full id first: {row}")
                 patterns.append(base + span)
-            elif re.match(r"^(plan|findings|report|sources|citations|provenance|checks)\.", span):
+            elif re.match(r"^(run|plan|findings|report|sources|citations|provenance|checks)\.", span):
                 patterns.append(span)
                 base = span.rsplit(".", 1)[0]
     return patterns

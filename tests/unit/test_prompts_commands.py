@@ -38,6 +38,7 @@ SAMPLES = {
     "<question>": "What is X?",
     "<YYYY-MM-DD>": "2026-04-18",
     "<plugin root>": "/opt/plugins/web-research",
+    "<their words>": "stop now",
 }
 
 
@@ -141,9 +142,14 @@ def test_every_prompt_command_is_a_core_command_the_parser_accepts(where, comman
         pytest.fail(f"{where}: the CLI rejects this command line (exit {error.code}): {command}")
 
 
-def test_skill_runs_exactly_the_five_orchestrator_subcommands():
+def test_skill_runs_exactly_the_six_orchestrator_subcommands():
+    from web_research.guard.room import ORCHESTRATOR_COMMANDS
+
     commands = extract_commands(SKILL.read_text(encoding="utf-8"))
-    assert [parse_core(c).command for c in commands] == ["start", "estimate", "briefs", "gaps", "finish"]
+    # fenced blocks first, then inline ones (abandon)
+    assert [parse_core(c).command for c in commands] == ["start", "estimate", "briefs", "gaps", "finish", "abandon"]
+    # the sealed room lets the orchestrator run every one of these on its run (start opens it)
+    assert {parse_core(c).command for c in commands} - {"start"} <= set(ORCHESTRATOR_COMMANDS)
     for command in commands:
         assert expand(command, SAMPLES).split("\n", 1)[0].startswith(
             f'"{SAMPLES["CLAUDE_PLUGIN_ROOT"]}/scripts/web-research" ')

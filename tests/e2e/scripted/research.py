@@ -29,9 +29,11 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
           extra_dispatches: int = 0, second_wave: list[dict] | None = None,
           budget_lines: list[str] | None = None, own_search: bool = False,
           claim_check: bool = False, lapses: bool = False) -> Scenario:
-    """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (the
-    orchestrator rewrites a snapshot and the excerpt quoting it, then writes a report that
-    otherwise passes) | overclaimed-then-fixed (a claim says more than its excerpt; the claim
+    """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (an
+    intruder: the orchestrator tries to rewrite a snapshot and the excerpt quoting it, to leave
+    background jobs, to write into the plugin's folder and to dispatch a general-purpose agent;
+    each is denied, then it finishes the run) | abandoned (a broken report, then `abandon`
+    instead of fixing it) | overclaimed-then-fixed (a claim says more than its excerpt; the claim
     check finds it, the Stop gate holds it, the orchestrator rewrites it) | lapsed (the report
     cites its references out of order, writes a Sources section by hand anyway, and the final
     message wraps finish's object in prose).
