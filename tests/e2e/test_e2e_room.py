@@ -14,6 +14,7 @@ the session end without a block, and the folder never verifies again.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,14 @@ def test_the_intruders_run_finishes_verified(intruder):
     assert intruder.stream.blocks("Stop") == [], intruder.describe()
     result = outcome.verify(Path(answer["plan"]).parent)
     assert result.returncode == 0, result.stdout
-    assert "sealed and intact" in result.stdout
+    assert [r["outcome"] for r in _history(intruder)] == ["verified"]  # the Stop gate passed it
+
+
+def _history(result) -> list[dict]:
+    """The closed runs of the session's record, in the plugin data directory."""
+    files = list((result.home / ".claude" / "plugins" / "data").glob("*/sessions/*.history.json"))
+    assert len(files) == 1, files
+    return json.loads(files[0].read_text())
 
 
 def test_abandon_ends_the_run_and_frees_the_session(abandoned):
@@ -99,3 +107,5 @@ def test_abandon_ends_the_run_and_frees_the_session(abandoned):
     assert "was abandoned" in shown and "not verified" in shown, shown
     result = outcome.verify(_run_dir(abandoned))
     assert result.returncode == 1 and "run.abandoned" in result.stdout, result.stdout
+    assert [(r["outcome"], r["abandon_reason"]) for r in _history(abandoned)] == [
+        ("abandoned", "the person asked to stop")]
