@@ -59,6 +59,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.coverage.<id>                  each plan bullet (id M.N) is supported by a source its
                                           findings cite under it, or named in Gaps by id or text
                                           (only when the briefs carry bullet ids: coverage.py)
+    run.abandoned                         the run was not given up with `abandon` (abandonment.py)
 
 Citation rules (`citation_checks.citation_checks`): `undefined` (a [^n] without an
 entry), `orphan` (an entry never used), `duplicate` (two entries, one number),
@@ -354,7 +355,7 @@ def _abandoned(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     return abandoned_checks(run_dir, parsed)
 
 
-BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_abandoned, _plan_checks, _findings_checks, _report_checks)
+BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_plan_checks, _findings_checks, _report_checks, _abandoned)
 
 
 def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None,

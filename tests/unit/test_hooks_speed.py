@@ -80,7 +80,7 @@ def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path)
     assert '"allow"' in result["decision"] and result["loaded"] == []
     result = _probe(h, "PreToolUse", h.stop() | {"hook_event_name": "PreToolUse", "tool_name": "Agent",
                                                  "tool_input": {"prompt": "x", "subagent_type": "other"}})
-    assert result == {"decision": "", "loaded": []}
+    assert '"deny"' in result["decision"] and result["loaded"] == []  # the room: only the plugin's agents
 
 
 # --- hooks during a run: only those that check files load the checker --------------------
@@ -249,22 +249,38 @@ def _recorder(tmp_path: Path) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize("command", [
     "grep -rn scripts/web-research .",
-    'echo "scripts/web-research start --args-file -"',
-    "echo '\"/opt/x/scripts/web-research\" start --args-file -'",
-    '"{cli}" verify "/tmp/r"',
-    '"{cli}" start --question x',
-    '"/usr/bin/env" "{cli}" start --args-file - <<\'EOF\'\nx\nEOF',
+    "cat hooks/web-research.md",
+    "ls ~/web_research/",
 ])
-def test_a_bash_call_that_only_mentions_our_command_starts_no_python(tmp_path: Path, command: str):
+def test_a_bash_call_that_only_mentions_our_program_starts_no_python(tmp_path: Path, command: str):
     h = Harness(tmp_path)
     recorder, log = _recorder(tmp_path)
     for event in ("PreToolUse", "PostToolUse"):
-        payload = h.bash(event, command.format(cli=REPO / "scripts" / "web-research"), stdout="{}")
+        payload = h.bash(event, command, stdout="{}")
         proc = subprocess.run([str(LAUNCHER), "pre_tool_use" if event == "PreToolUse" else "post_tool_use"],
                               input=json.dumps(payload), capture_output=True, text=True,
                               env=h.env(WEB_RESEARCH_PYTHON=str(recorder)))
         assert (proc.returncode, proc.stdout) == (0, "")
     assert not log.exists(), log.read_text()
+
+
+@pytest.mark.parametrize("command", [
+    'echo "scripts/web-research start --args-file -"',
+    '"{cli}" verify "/tmp/r"',
+    '"{cli}" start --question x',
+    'web-research start --question x',
+    '"/usr/bin/env" "{cli}" start --args-file - <<\'EOF\'\nx\nEOF',
+])
+def test_a_bash_call_of_our_program_with_a_subcommand_goes_to_python(tmp_path: Path, command: str):
+    """Any form of start may open a run, and another subcommand is told whether a run guards it:
+    the shell cannot tell an echo from a run, so Python reads the command and its output
+    (test_room.py: nothing opens without start's own JSON)."""
+    h = Harness(tmp_path)
+    recorder, log = _recorder(tmp_path)
+    payload = h.bash("PostToolUse", command.format(cli=REPO / "scripts" / "web-research"), stdout="{}")
+    proc = subprocess.run([str(LAUNCHER), "post_tool_use"], input=json.dumps(payload), capture_output=True,
+                          text=True, env=h.env(WEB_RESEARCH_PYTHON=str(recorder)))
+    assert proc.returncode == 0 and log.exists()
 
 
 def test_the_real_start_command_does_start_python(tmp_path: Path):
