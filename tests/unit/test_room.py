@@ -77,7 +77,8 @@ def test_the_orchestrator_runs_no_other_program_and_no_shell_syntax(active: Harn
     result = active.hook(active.bash("PreToolUse", command))
     assert result.decision == "deny", command
     assert "runs only the plugin's own commands" in result.reason
-    assert f'"{CLI}" briefs|estimate|status|gaps|verify|claims "{active.run_dir}"' in result.reason  # what IS allowed
+    allowed = "|".join(room.ORCHESTRATOR_COMMANDS[:-1])
+    assert f'"{CLI}" {allowed} "{active.run_dir}"' in result.reason  # what IS allowed
     assert f'abandon "{active.run_dir}" --reason' in result.reason  # and the way out
 
 

@@ -20,7 +20,8 @@ from .verify_cmd import open_run_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    run_dir = open_run_dir(args.dir, "abandon")
+    # not open_run_dir's plan-or-report rule: a run is abandoned before its plan is written too
+    run_dir = open_run_dir(args.dir, "abandon", require_run=False)
     if run_dir is None:
         return EXIT_USAGE
     if not any((run_dir / name).exists() for name in (formats.PLAN_FILE, formats.FINDINGS_DIR, formats.RUN_STATE_DIR)):
