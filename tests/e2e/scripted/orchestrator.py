@@ -141,8 +141,7 @@ class Orchestrator:
             if done and done[0] + 1 < len(tried):
                 return call(*tried[done[0] + 1])
             if done:
-                return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
-                            "List the briefs still to dispatch")
+                return self.to_gaps(req)
         if sub == "finish" and self.report_mode == "abandoned":
             command = core_command(self.body(req), "abandon").replace("<their words>", "the person asked to stop")
             return bash(command.replace("<output_dir>", self.run(req)["output_dir"]), "Abandon the run")
@@ -167,9 +166,6 @@ class Orchestrator:
             return self.after_briefs(req)
         if name == "Agent" and last[0]["input"].get("subagent_type") == formats.CHECKER_SUBAGENT_TYPE:
             return self.finish(req)
-        if name == "Agent" and self.report_mode == "forged" and not req.previous_calls("Write") \
-                and not any(u["input"] == self.intrusions(req)[0][1] for u in req.previous_calls("Bash")):
-            return call(*self.intrusions(req)[0])
         if name == "Agent":  # SKILL.md: once the researchers return, `briefs` lists any that did not finish
             return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
                         "List the briefs still to dispatch")
@@ -312,8 +308,9 @@ class Orchestrator:
                    if r.name == "Agent" and not r.is_error and stem in str(r.input.get("prompt", "")))
 
     def after_researchers(self, req: RequestView) -> Reply:
-        if self.report_mode == "forged":
-            return bash(FORGE.replace("<RUN>", self.run(req)["output_dir"]), "Correct a quote in the evidence")
+        first = self.intrusions(req)[0] if self.report_mode == "forged" else None
+        if first is not None and not any(u["input"] == first[1] for u in req.previous_calls(first[0])):
+            return call(*first)
         if self.own_search and not req.previous_calls("WebSearch"):
             return call("WebSearch", {"query": "observability log pricing 2026"})
         return self.to_gaps(req)
