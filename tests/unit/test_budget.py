@@ -55,9 +55,9 @@ def test_the_suggested_tiers() -> None:
 
 
 def test_explicit_lines_override_the_tier_in_any_order_and_spelling() -> None:
-    budget = effective_budget(_plan("- **Page reads per subagent:** 2\nSearches per subagent: 9\n* tier: `Deep`"))
+    budget = effective_budget(_plan("- **Page reads per subagent:** 2\nSearches per subagent: 7\n* tier: `Deep`"))
     assert budget.tier == "deep"
-    assert (budget.searches_per_researcher, budget.page_reads_per_researcher) == (9, 2)
+    assert (budget.searches_per_researcher, budget.page_reads_per_researcher) == (7, 2)
     assert budget.voting and budget.second_wave  # the rest stays the tier's
 
 
@@ -84,7 +84,9 @@ def test_the_bundled_example_has_no_tier_line_and_no_model_check() -> None:
     ("Tier: fast", 0, "'Tier' is 'fast'; expected one of quick, standard, deep"),
     ("Tier:", 0, "'Tier' is ''; expected one of quick, standard, deep"),
     ("Tier: quick\nTier: deep", 1, "duplicate 'Tier' line (first at line"),
-    ("Page reads per subagent: 0", 0, "'Page reads per subagent' is '0'; expected a whole number of at least 1"),
+    ("Page reads per subagent: 0", 0, "'Page reads per subagent' is '0'; expected a whole number from 1 to 12 "
+                                      "(the most any tier allows: 'Tier: deep')"),
+    ("Searches per subagent: 99999", 0, "'Searches per subagent' is '99999'; expected a whole number from 1 to 8"),
     ("Page reads per subagent: many", 0, "expected a whole number"),
     ("Page reads per subagent: 3\npage reads per subagent: 4", 1, "duplicate 'Page reads per subagent' line"),
 ])
