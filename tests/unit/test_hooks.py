@@ -595,17 +595,16 @@ def test_the_session_is_found_wherever_its_key_sits_in_the_payload(active: Harne
     assert result.decision == "deny" and infos[0]["brief_path"] in result.reason
 
 
-def test_a_bug_in_a_hook_fails_open_and_is_logged(active: Harness):
+def test_a_bug_in_a_hook_during_a_run_fails_closed_every_time_and_is_logged(active: Harness):
+    """Our own bug must not switch the Stop gate off: it blocks, names the error and the
+    way out (verify, or abandon the run), and does so again at the next stop."""
     record = active.record()
     del record["run"]["run_dir"]
     active.record_path.write_text(json.dumps(record))
-    result = active.hook(active.stop())
-    assert result.returncode == 0 and result.decision is None
-    log = active.data / "logs" / "hooks.log"
-    assert "internal error" in result.json["systemMessage"] and str(log) in result.json["systemMessage"]
-    assert "KeyError" in active.log()
-    again = active.hook(active.stop())  # announced once per session, logged every time
-    assert (again.returncode, again.stdout) == (0, "")
+    for _ in range(2):
+        result = active.hook(active.stop())
+        assert result.returncode == 0 and result.decision == "block", result
+        assert "KeyError" in result.reason and "abandon" in result.reason and " verify " in result.reason
     assert active.log().count("KeyError") >= 2
 
 

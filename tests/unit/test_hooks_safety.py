@@ -1,7 +1,7 @@
 """A researcher's file must not open the gates: hostile run files fail their checks,
 no hook holds the session lock while it reads run files, a hook past its time
-limit takes its Python process down with it, and only the plugin's own errors
-fail open (announced once)."""
+limit takes its Python process down with it, and in a run even the plugin's own
+errors refuse rather than decide nothing (runner.failure_decision)."""
 from __future__ import annotations
 
 import os
@@ -58,31 +58,40 @@ def _stuck_subagent_stop(h: Harness, agent_id: str) -> dict:
 
 
 def test_a_hook_stuck_reading_files_does_not_hold_the_session_lock(researcher):
+    """A transcript FIFO that nobody writes no longer holds anyone: the stop naming it is
+    refused at once (not read: payload.read_named_file), and a dispatch alongside it
+    goes through."""
     h, infos = researcher
     stuck = h.spawn(_stuck_subagent_stop(h, "agentZ"), "stuck")
     try:
-        time.sleep(2)  # it is now blocked in open() on the FIFO
-        assert stuck.poll() is None
         began = time.monotonic()
         result = h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1"))
         assert result.decision == "allow", result
         assert time.monotonic() - began < 8
         assert len(h.record()["run"]["reservations"]) == 2
+        out, _err = stuck.communicate(timeout=15)
+        assert '"block"' in out and "not a regular file" in out
     finally:
-        stuck.kill()
-        try:
+        if stuck.poll() is None:
+            stuck.kill()
             stuck.communicate(timeout=10)
-        except subprocess.TimeoutExpired:  # an orphaned Python still holds the pipe
-            pass
 
 
-def test_a_hook_past_its_own_deadline_ends_and_says_so(researcher):
-    h, _infos = researcher
-    began = time.monotonic()
-    result = h.hook(_stuck_subagent_stop(h, "agentZ"), WEB_RESEARCH_HOOK_DEADLINE="2")
+def test_a_hook_past_its_own_deadline_in_a_run_refuses_and_says_so(researcher):
+    """The session lock held elsewhere: the dispatch waits past the hook's own deadline,
+    and is denied, naming it (it used to decide nothing)."""
+    import fcntl
+
+    h, infos = researcher
+    fd = os.open(h.data / "sessions" / f"{h.sid}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        began = time.monotonic()
+        result = h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1"), WEB_RESEARCH_HOOK_DEADLINE="2")
+    finally:
+        os.close(fd)
     assert time.monotonic() - began < 10
-    assert result.returncode == 0 and result.decision is None
-    assert "internal error" in result.json["systemMessage"]
+    assert result.returncode == 0 and result.decision == "deny" and "deadline of 2 s" in result.reason
     assert "HookDeadline" in h.log()
 
 

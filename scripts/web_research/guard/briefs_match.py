@@ -135,31 +135,34 @@ def referenced_slugs(prompt: str) -> set[str]:
 
 def first_user_message(transcript_path: str | Path, max_lines: int = 50) -> str | None:
     """The text of the first user message in a Claude Code JSONL transcript (a
-    subagent's transcript starts with its prompt)."""
+    subagent's transcript starts with its prompt). The path comes from a payload: only
+    a bounded prefix of a regular file is read (payload.read_named_file), never a FIFO
+    or a device."""
     import json  # lazy: start-up
 
-    try:
-        with open(transcript_path, encoding="utf-8") as handle:
-            for _number, line in zip(range(max_lines), handle):
-                try:
-                    entry = json.loads(line)
-                except ValueError:
-                    continue
-                if not isinstance(entry, dict):
-                    continue
-                message = entry.get("message") if isinstance(entry.get("message"), dict) else entry
-                if entry.get("type") != "user" and message.get("role") != "user":
-                    continue
-                content = message.get("content")
-                if isinstance(content, str):
-                    return content
-                if isinstance(content, list):
-                    texts = [part.get("text", "") for part in content
-                             if isinstance(part, dict) and part.get("type") == "text"]
-                    if texts:
-                        return "\n".join(texts)
-    except OSError:
+    from .payload import read_named_file  # lazy: hook start-up
+
+    data = read_named_file(str(transcript_path))
+    if data is None:
         return None
+    for line in data.decode("utf-8", errors="replace").split("\n", max_lines)[:max_lines]:
+        try:
+            entry = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(entry, dict):
+            continue
+        message = entry.get("message") if isinstance(entry.get("message"), dict) else entry
+        if entry.get("type") != "user" and message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            return content
+        if isinstance(content, list):
+            texts = [part.get("text", "") for part in content
+                     if isinstance(part, dict) and part.get("type") == "text"]
+            if texts:
+                return "\n".join(t for t in texts if isinstance(t, str))
     return None
 
 

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
 HEREDOC_DELIMITER = "WEB_RESEARCH_ARGS"
 PROGRAM_RELPATH = Path("scripts") / "web-research"
 ALLOW_LOOPBACK_ENV = "WEB_RESEARCH_GUARD_ALLOW_LOOPBACK"
+# The plugin's command lines are short (a start's heredoc holds a few arguments): longer ones
+# are refused before the scanner, the heredoc pattern and shlex, which a model's 10 MB
+# command would otherwise keep busy for minutes.
+MAX_COMMAND_CHARS = 64 * 1024
+MAX_FIRST_LINE_CHARS = 4096
 PARSER_HELP_WIDTH = 80  # the hook never shows help; a fixed width spares argparse asking the terminal
 
 _UNQUOTED_SAFE = re.compile(r"[A-Za-z0-9_./:=,+@%-]")
@@ -137,6 +142,12 @@ def parse_plugin_command(command: str, plugin_root: Path | str,
     """Recognise one of the plugin's command lines or raise CommandRejected."""
     if not isinstance(command, str) or not command.strip():
         raise CommandRejected("empty command")
+    newline = command.find("\n", 0, MAX_COMMAND_CHARS + 1)
+    first_line = len(command) if newline < 0 else newline
+    if len(command) > MAX_COMMAND_CHARS or first_line > MAX_FIRST_LINE_CHARS:
+        raise CommandRejected(f"the command is {len(command)} characters long ({first_line} on its first line); "
+                              f"the plugin's commands are at most {MAX_FIRST_LINE_CHARS} on their first line "
+                              f"and {MAX_COMMAND_CHARS} in all")
     if str(PROGRAM_RELPATH) not in command:  # the common case, decided without parsing
         raise CommandRejected(f"not a {PROGRAM_RELPATH} command")
     first, body = split_heredoc(command)

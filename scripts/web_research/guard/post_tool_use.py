@@ -30,7 +30,7 @@ def _stdout_json(response: Any) -> dict[str, Any] | None:
         if candidate.startswith("{"):
             try:
                 value = json.loads(candidate)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, dict):
                 return value
@@ -245,7 +245,7 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
 
     try:
         items = json.loads(stdout)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     shown: dict[str, dict[str, str]] = {}
     for item in items if isinstance(items, list) else []:

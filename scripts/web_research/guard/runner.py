@@ -1,10 +1,17 @@
 """Entry point of every hook script: read the payload, decide, print, never crash.
 
-Failing open is for our own bugs only: an exception in a handler is logged to
-`<data>/logs/hooks.log` and the hook decides nothing (exit 0), so a defect in the
-plugin can never block a user's session; the first such failure in a session is
-announced to the user. Errors caused by the run's own files never get here: the
-checks turn them into failures (findings_gate, stopgate), so the gates hold.
+Every failure of every event is judged here, in `run_hook`, and nowhere else: an
+exception in a handler, the hook's own deadline, or a payload that is not what the
+client sends (payload.py: wrong types, broken JSON, a FIFO for a path) is logged
+to `<data>/logs/hooks.log`, and then
+- outside a research run, the hook stays quiet (a session that is not researching
+  is never blocked by our defect);
+- in a run, a deciding event refuses (PreToolUse denies, SubagentStop and Stop
+  block) with a reason naming what went wrong and the way out, every time: a guard
+  that a strange payload or our own bug turns off is not a guard. Events that decide
+  nothing tell the user once per session.
+Errors caused by the run's own files mostly never get here: the checks turn them
+into failures with their own messages (findings_gate, stopgate).
 """
 from __future__ import annotations
 
@@ -76,7 +83,7 @@ def own_deadline(timeout: float) -> float:
     return max(1.0, timeout - max(3.0, min(10.0, timeout / 4)))
 
 
-def set_limits(deadline: float) -> None:
+def set_limits(deadline: float, alarm_only: bool = False) -> None:
     """Bound the hook's wall time, CPU time and memory. `hooks/run` execs Python, so
     the client's own kill reaches this process; these limits end it first: SIGALRM
     raises HookDeadline at `deadline`, a CPU-bound loop that never returns to the
@@ -90,6 +97,8 @@ def set_limits(deadline: float) -> None:
 
     signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, deadline)
+    if alarm_only:
+        return
     cpu_seconds = _ceil(deadline) + 2
     for limit, value in ((resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_AS, MAX_ADDRESS_SPACE)):
         try:
@@ -107,8 +116,9 @@ def _ceil(number: float) -> int:
 
 
 def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
-    """Tell the user, once per session, that the guard failed on its own bug and decided
-    nothing; later failures are only logged."""
+    """Tell the user, once per session, that the guard failed on its own bug in an event
+    that decides nothing (PostToolUse, SubagentStart, SessionStart/End); later failures
+    are only logged. Deciding events refuse instead (`failure_decision`)."""
     from .registry import LOGS_DIR, data_dir, valid_session_id  # lazy: hook start-up
 
     session = payload.get("session_id")
@@ -123,34 +133,184 @@ def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) ->
                              f"event (its checks may be inactive); details in {folder / LOG_FILE}."}
 
 
-def run_hook(event: str, stdin: TextIO | None = None, stdout: TextIO | None = None,
+def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
              env: Mapping[str, str] | None = None, limits: bool = False) -> int:
-    """`limits`: bound this process's time and memory (the hook scripts ask for it)."""
-    env = os.environ if env is None else env
-    stdin = sys.stdin if stdin is None else stdin
-    stdout = sys.stdout if stdout is None else stdout
-    payload: Any = {}
-    try:
-        payload = json.loads(stdin.read() or "{}")
-        if not isinstance(payload, dict):
-            return 0
-        if limits:
-            from .. import formats  # lazy: hook start-up
+    """Read the payload, decide, print; never crash. `limits`: bound this process's time
+    and memory (the hook scripts ask for it).
 
-            override = env.get(DEADLINE_ENV)
-            set_limits(float(override) if override else own_deadline(
-                hook_timeout(event, payload, formats.PLUGIN_ROOT / "hooks" / "hooks.json")))
+    This is the one place where failures are judged, for every event: an exception, the
+    hook's own deadline or a payload that is not what the client sends (payload.py) is
+    logged, then refused while a run is open (`failure_decision`) and left quiet outside
+    one."""
+    env = os.environ if env is None else env
+    stdout = sys.stdout if stdout is None else stdout
+    parsed: dict[str, Any] | None = None
+    raw = b""
+    try:
+        override = env.get(DEADLINE_ENV)
+        if limits:  # until the payload says which matcher applies: the event's smallest timeout
+            set_limits(float(override) if override else own_deadline(hook_timeout(event, {}, _hooks_config())),
+                       alarm_only=True)
+        raw = _read_stdin(sys.stdin if stdin is None else stdin)
+        from . import payload as payloads  # lazy: hook start-up
+
+        parsed = payloads.parse(raw)
+        if limits:
+            set_limits(float(override) if override else own_deadline(hook_timeout(event, parsed, _hooks_config())))
+        payloads.check(parsed, event)
         from .events import handle  # lazy: hook start-up
 
-        decision = handle(event, payload, env)
-    except Exception:
+        decision = handle(event, parsed, env)
+    except Exception as exc:  # noqa: BLE001 - the one place every hook's failure is judged
         _stop_alarm()
-        log_failure(event, env)
-        decision = internal_error_notice(payload if isinstance(payload, dict) else {}, env)
+        decision = _failed(event, parsed, raw, env, exc)
     _stop_alarm()
     if decision:
-        stdout.write(json.dumps(decision) + "\n")
+        from .output import serialize  # lazy: hook start-up
+
+        stdout.write(serialize(decision) + "\n")
     return 0
+
+
+def _hooks_config() -> Path:
+    from .. import formats  # lazy: hook start-up
+
+    return formats.PLUGIN_ROOT / "hooks" / "hooks.json"
+
+
+def _read_stdin(stdin: Any) -> bytes:
+    """At most one byte past the payload limit (payload.parse refuses more), as bytes."""
+    from .payload import MAX_PAYLOAD_BYTES  # lazy: hook start-up
+
+    source = getattr(stdin, "buffer", None)
+    if source is not None:
+        return source.read(MAX_PAYLOAD_BYTES + 1)
+    return stdin.read(MAX_PAYLOAD_BYTES + 1).encode("utf-8", "surrogatepass")
+
+
+def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
+            exc: BaseException) -> dict[str, Any]:
+    from .payload import PayloadError  # lazy: hook start-up
+
+    if isinstance(exc, PayloadError):
+        _log_line(event, env, f"refused payload: {exc}")
+    else:
+        log_failure(event, env)
+    try:
+        return failure_decision(event, parsed, raw, env, exc)
+    except Exception:  # noqa: BLE001 - judging the failure failed too: refuse, since a run may be open
+        log_failure(f"{event} (judging a failure)", env)
+        return _refusal(event, f"{_what(exc)}; then judging that failed too", None, None)
+
+
+def _log_line(event: str, env: Mapping[str, str], text: str) -> None:
+    from .registry import LOGS_DIR, data_dir, now_iso  # lazy: hook start-up
+
+    try:
+        folder = data_dir(env) / LOGS_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(folder / LOG_FILE, "a", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(f"--- {now_iso()} {event} pid={os.getpid()}\n{text[:2000]}\n")
+    except Exception:  # noqa: BLE001 - logging never turns a judged failure into a crash
+        pass
+
+
+DECIDING_EVENTS = ("PreToolUse", "SubagentStop", "Stop")
+
+
+def _what(exc: BaseException) -> str:
+    from .payload import PayloadError  # lazy: hook start-up
+
+    if isinstance(exc, PayloadError):
+        return f"the hook's input is not what Claude Code sends: {str(exc)[:300]}"
+    if isinstance(exc, HookDeadline):
+        return str(exc)
+    return f"an internal error, {type(exc).__name__}: {str(exc)[:200]}"
+
+
+def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
+                     exc: BaseException) -> dict[str, Any]:
+    """What a hook that failed says. Outside a run: nothing (a session that is not
+    researching never hears of us). In a run (this session's record exists; or, when the
+    payload does not say which session it is, any session's): a deciding event refuses,
+    naming what went wrong and what to do, every time; the others tell the user once."""
+    from .payload import session_of  # lazy: hook start-up
+    from .registry import Session, data_dir, valid_session_id  # lazy: hook start-up
+
+    sid = parsed.get("session_id") if parsed is not None else session_of(raw)
+    session = Session(data_dir(env), sid) if valid_session_id(sid) else None
+    if session is not None:
+        in_run = session.has_active_run()
+    else:
+        in_run = any_run_open(data_dir(env))
+    if not in_run:
+        return _start_notice(event, parsed, raw, exc)
+    if event not in DECIDING_EVENTS:
+        return internal_error_notice(parsed or {}, env)
+    record = session.read() if session is not None else None
+    run_dir = (record or {}).get("run", {}).get("run_dir")
+    run_dir = run_dir if isinstance(run_dir, str) else None
+    return _refusal(event, _what(exc), run_dir, env)
+
+
+def any_run_open(data: Path) -> bool:
+    """Whether any session has an active run record (`<session>.json`; histories aside)."""
+    from .registry import SESSIONS_DIR  # lazy: hook start-up
+
+    try:
+        with os.scandir(data / SESSIONS_DIR) as entries:
+            return any(e.name.endswith(".json") and not e.name.endswith(".history.json") for e in entries)
+    except FileNotFoundError:
+        return False
+
+
+def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: BaseException) -> dict[str, Any]:
+    """No run is open, but this may have been our start command: a run that was not
+    recorded has no guards, so say so rather than stay quiet."""
+    if event != "PostToolUse" or b"web-research" not in raw or b"start" not in raw:
+        return {}
+    return {"systemMessage": "web-research: a research run may have started but the guard could not record "
+                             f"it ({_what(exc)}), so its checks are inactive; see the hooks' log."}
+
+
+def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] | None) -> dict[str, Any]:
+    from . import output  # lazy: hook start-up
+    from .registry import LOGS_DIR, data_dir  # lazy: hook start-up
+
+    log = data_dir(env or os.environ) / LOGS_DIR / LOG_FILE
+    program = os.path.join((env or {}).get("CLAUDE_PLUGIN_ROOT") or str(_hooks_config().parent.parent),
+                           "scripts", "web-research")
+    folder = f'"{run_dir}"' if run_dir else '"<run folder>"'
+    give_up = (f'To give the run up instead, run "{program}" abandon {folder} --reason "<why>" and tell '
+               "the user what happened.")
+    if event == "PreToolUse":
+        return output.pre_tool_use("deny", (
+            f"web-research could not check this tool call while a research run is open ({what}), so it was "
+            "refused. Retry it once, exactly as your instructions write it. If it is refused again, stop and "
+            f"tell the user (details in {log}). {give_up}"))
+    if event == "SubagentStop":
+        return output.block(
+            f"web-research could not check this stop while a research run is open ({what}). Make sure your "
+            "output file is written as your instructions say, then reply with your final line again. "
+            f"(Details in {log}.)",
+            "web-research: the guard could not check a subagent's stop; it was asked to finish again.")
+    if run_dir is not None and not _report_exists(run_dir):
+        return output.notice(f"web-research: the Stop gate could not run ({what}); no report.md yet, so "
+                             f"nothing was checked. Details in {log}.")
+    return output.block(
+        f"web-research's Stop gate could not check the report while the run is open ({what}), so the "
+        f'stop is not accepted. Run "{program}" verify {folder} and fix what it reports, then finish '
+        f"again. {give_up}",
+        "web-research: the Stop gate failed on its own error; the agent was asked to verify or abandon the run.")
+
+
+def _report_exists(run_dir: str) -> bool:
+    from .stopgate import report_written  # lazy: hook start-up
+
+    try:
+        return report_written(run_dir)
+    except (OSError, ValueError):
+        return True
 
 
 def _stop_alarm() -> None:
