@@ -76,6 +76,14 @@ def test_a_lone_surrogate_or_wrong_type_is_refused_in_a_run_and_says_why(researc
     assert where in reason and "abandon" in reason and "not what Claude Code sends" in reason
 
 
+def test_a_session_id_with_a_trailing_newline_is_no_session_id(researcher):
+    """`^...$` let "<id>\\n" through as a session id, naming a session without a run."""
+    h, _ = researcher
+    payload = outside_write(h)
+    payload["session_id"] += "\n"
+    assert raw_hook(h, "pre_tool_use", json.dumps(payload).encode())[1] == "deny"
+
+
 def test_deep_nesting_anywhere_is_refused_in_a_run(researcher):
     h, _ = researcher
     text = json.dumps(outside_write(h))

@@ -35,12 +35,12 @@ SILENT_FAILURES_FILE = "silent-failures.json"
 HISTORY_LIMIT = 50
 LOCK_TIMEOUT_SECONDS = 15.0
 
-_SESSION_ID = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def valid_session_id(session_id: object) -> bool:
     """Session ids become file names: accept only the characters Claude Code uses."""
-    return isinstance(session_id, str) and bool(_SESSION_ID.match(session_id))
+    return isinstance(session_id, str) and bool(_SESSION_ID.fullmatch(session_id))
 
 
 def user_data_dir(env: Mapping[str, str]) -> Path:
