@@ -84,6 +84,15 @@ def test_a_session_id_with_a_trailing_newline_is_no_session_id(researcher):
     assert raw_hook(h, "pre_tool_use", json.dumps(payload).encode())[1] == "deny"
 
 
+def test_a_dispatch_with_an_agent_type_that_is_no_name_is_refused(researcher):
+    """"web-research:researcher\\n" is not our researcher, nor any agent: refused, not let by."""
+    h, infos = researcher
+    payload = h.agent_call(h.prompt_for(infos[1]), "toolu_1")
+    payload["tool_input"]["subagent_type"] += "\n"
+    code, decision, reason, _, _ = raw_hook(h, "pre_tool_use", json.dumps(payload).encode())
+    assert (code, decision) == (0, "deny") and "subagent_type" in reason
+
+
 def test_deep_nesting_anywhere_is_refused_in_a_run(researcher):
     h, _ = researcher
     text = json.dumps(outside_write(h))

@@ -36,7 +36,8 @@ TEXT_FIELDS = ("last_assistant_message",)
 BOOL_FIELDS = ("stop_hook_active",)
 # tool_input keys the handlers read, with the type each must have when present
 INPUT_PATHS = ("file_path", "notebook_path")
-INPUT_TEXTS = ("command", "prompt", "subagent_type", "description", "query", "url", "content",
+INPUT_NAMES = ("subagent_type",)
+INPUT_TEXTS = ("command", "prompt", "description", "query", "url", "content",
                "old_string", "new_string", "new_source")
 INPUT_BOOLS = ("run_in_background",)
 
@@ -146,6 +147,8 @@ def check(payload: dict[str, Any], event: str) -> None:
         tool_input = payload["tool_input"]
         if not isinstance(tool_input, dict):
             raise PayloadError(f"tool_input is {_show(tool_input)}, not an object")
+        for key in INPUT_NAMES:
+            _name(tool_input, key, f"tool_input.{key}")
         for key in INPUT_PATHS:
             _path(tool_input, key, f"tool_input.{key}")
         for key in INPUT_TEXTS:
