@@ -267,3 +267,5 @@ def test_command_line_parsing_is_bounded_before_shlex():
     with pytest.raises(CommandRejected, match="characters long"):
         parse_plugin_command(command, root)
     assert time.monotonic() - began < 1
+    with pytest.raises(CommandRejected, match="NUL"):  # os.path.realpath raised ValueError on it
+        parse_plugin_command(f'"{root}/scripts/web-research\x00" verify "/tmp/r"', root)

@@ -148,6 +148,8 @@ def parse_plugin_command(command: str, plugin_root: Path | str,
         raise CommandRejected(f"the command is {len(command)} characters long ({first_line} on its first line); "
                               f"the plugin's commands are at most {MAX_FIRST_LINE_CHARS} on their first line "
                               f"and {MAX_COMMAND_CHARS} in all")
+    if "\x00" in command:
+        raise CommandRejected("the command holds a NUL byte, which no shell word can")
     if str(PROGRAM_RELPATH) not in command:  # the common case, decided without parsing
         raise CommandRejected(f"not a {PROGRAM_RELPATH} command")
     first, body = split_heredoc(command)
