@@ -226,8 +226,12 @@ def test_every_form_of_start_reaches_python(tmp_path: Path, command: str):
 
 @pytest.mark.parametrize("event", ["SubagentStop", "Stop"])
 def test_stop_hook_active_must_be_a_real_boolean(researcher, event):
+    """"false" is not false, nor true: a repeated Stop with the same failures and
+    `stop_hook_active: "false"` was let go as if the client had said true."""
     h, _ = researcher
     failing_report(h)
+    if event == "Stop":
+        assert h.hook(h.stop()).decision == "block"  # the first block: the same failures again next time
     payload = h.subagent_stop("agentA") if event == "SubagentStop" else h.stop()
     payload["stop_hook_active"] = "false"
     script = "subagent_stop" if event == "SubagentStop" else "stop"
