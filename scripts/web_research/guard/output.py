@@ -56,6 +56,9 @@ def serialize(decision: dict[str, Any]) -> str:
     import json  # lazy: start-up
 
     line = json.dumps(decision)
+    texts = sum(len(json.dumps(holder[key])) for holder, key in _texts(decision))
+    if len(line) - texts + 200 * len(_texts(decision)) > MAX_OUTPUT:
+        return line  # the rest (an updatedInput) is too long by itself: cutting the reasons cannot help
     for _ in range(len(TEXT_KEYS) * 2):
         if len(line) <= MAX_OUTPUT:
             break
