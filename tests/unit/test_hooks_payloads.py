@@ -147,6 +147,13 @@ def test_a_deny_for_a_long_non_ascii_path_fits_the_clients_limit_and_says_it_was
         "hookSpecificOutput"]["permissionDecisionReason"]
 
 
+def test_a_decision_whose_updated_input_alone_is_too_long_keeps_its_reason():
+    from web_research.guard import output
+
+    decision = output.pre_tool_use("allow", "the brief, put in place", {"prompt": "b" * 20_000})
+    assert json.loads(output.serialize(decision)) == decision
+
+
 # --- the launcher's shell parsing --------------------------------------------------------
 
 def test_a_session_id_crossing_byte_512_is_still_this_session(researcher):
