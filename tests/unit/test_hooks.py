@@ -597,14 +597,14 @@ def test_the_session_is_found_wherever_its_key_sits_in_the_payload(active: Harne
 
 def test_a_bug_in_a_hook_during_a_run_fails_closed_every_time_and_is_logged(active: Harness):
     """Our own bug must not switch the Stop gate off: it blocks, names the error and the
-    way out (verify, or abandon the run), and does so again at the next stop."""
+    way out (finish, or abandon the run), and does so again at the next stop."""
     record = active.record()
     del record["run"]["run_dir"]
     active.record_path.write_text(json.dumps(record))
     for _ in range(2):
         result = active.hook(active.stop())
         assert result.returncode == 0 and result.decision == "block", result
-        assert "KeyError" in result.reason and "abandon" in result.reason and " verify " in result.reason
+        assert "KeyError" in result.reason and "abandon" in result.reason and " finish " in result.reason
     assert active.log().count("KeyError") >= 2
 
 

@@ -299,9 +299,8 @@ def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] 
                              f"nothing was checked. Details in {log}.")
     return output.block(
         f"web-research's Stop gate could not check the report while the run is open ({what}), so the "
-        f'stop is not accepted. Run "{program}" verify {folder} and fix what it reports, then finish '
-        f"again. {give_up}",
-        "web-research: the Stop gate failed on its own error; the agent was asked to verify or abandon the run.")
+        f'stop is not accepted. Run "{program}" finish {folder} and do what it prints. {give_up}',
+        "web-research: the Stop gate failed on its own error; the agent was asked to finish or abandon the run.")
 
 
 def _report_exists(run_dir: str) -> bool:
