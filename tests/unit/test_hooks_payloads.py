@@ -246,11 +246,12 @@ def test_stop_hook_active_must_be_a_real_boolean(researcher, event):
     assert (code, decision) == (0, "block") and "stop_hook_active" in reason
 
 
-@pytest.mark.parametrize("framing", ["bom", "trailing", "truncated"])
+@pytest.mark.parametrize("framing", ["bom", "trailing", "truncated", "cut-in-session-id"])
 def test_a_broken_stdin_refuses_in_a_run_and_is_quiet_outside(researcher, tmp_path: Path, framing):
     h, _ = researcher
     clean = json.dumps(outside_write(h)).encode()
-    raw = {"bom": b"\xef\xbb\xbf" + clean, "trailing": clean + b"garbage", "truncated": clean[:-5]}[framing]
+    raw = {"bom": b"\xef\xbb\xbf" + clean, "trailing": clean + b"garbage", "truncated": clean[:-5],
+           "cut-in-session-id": clean[:len('{"session_id": "5')]}[framing]  # found by the property test
     code, decision, reason, _, _ = raw_hook(h, "pre_tool_use", raw)
     assert (code, decision) == (0, "deny") and "not what Claude Code sends" in reason
     assert "Traceback" not in h.log()

@@ -147,6 +147,7 @@ def check(payload: dict[str, Any], event: str) -> None:
         tool_input = payload["tool_input"]
         if not isinstance(tool_input, dict):
             raise PayloadError(f"tool_input is {_show(tool_input)}, not an object")
+        tool_input = {k: v for k, v in tool_input.items() if v is not None}  # null: an optional field left out
         for key in INPUT_NAMES:
             _name(tool_input, key, f"tool_input.{key}")
         for key in INPUT_PATHS:
