@@ -131,5 +131,5 @@ def _citation_problems(brief: Brief, found: Any) -> list[str]:
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
     from ..claims import claim_records, claims_checks  # lazy: hook start-up
 
-    checks += claims_checks(claim_records(path, scope, found.body, found.body_first_line, found.citations))
+    checks += claims_checks(claim_records(path, scope, found.doc, found.citations))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path)
