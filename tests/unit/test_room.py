@@ -105,7 +105,7 @@ def test_the_orchestrator_runs_only_its_own_subcommands(active: Harness, sub: st
 def test_own_commands_on_the_run_folder_are_allowed_in_any_spelling_of_its_path(active: Harness):
     dotted = f"{active.run_dir}/../{active.run_dir.name}"
     for command in (active.core_command("verify"), f'"{CLI}" gaps "{dotted}" --json',
-                    f'"{CLI}" claims "{active.run_dir}" --prompt',
+                    f'"{CLI}" claims "{active.run_dir}" --prompt', f'"{CLI}" view "{active.run_dir}" --open',
                     f'"{CLI}" abandon "{active.run_dir}" --reason "the person said stop"'):
         assert active.hook(active.bash("PreToolUse", command)).decision == "allow", command
 

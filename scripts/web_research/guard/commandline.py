@@ -6,7 +6,7 @@ permission prompt (and inside a researcher, nothing else runs at all):
     "<root>/scripts/web-research" start --args-file - <<'WEB_RESEARCH_ARGS'
     ...raw arguments...
     WEB_RESEARCH_ARGS
-    "<root>/scripts/web-research" briefs|estimate|finish|gaps|verify|status|claims "<run dir>"   (some add --json, claims --prompt)
+    "<root>/scripts/web-research" briefs|estimate|finish|gaps|verify|status|claims|view "<run dir>"   (some add --json, claims --prompt)
     "<root>/scripts/web-research" abandon "<run dir>" --reason "<why>"
     "<root>/scripts/web-research" fetch "<url>" --run "<run dir>" [--offset N] [--max-chars N]
 
@@ -54,6 +54,7 @@ _RESTRICTED = {
     "gaps": {},
     "status": {},
     "verify": {},
+    "view": {},
     "fetch": {"allow_loopback": False},  # test-only flag: see ALLOW_LOOPBACK_ENV
     "abandon": {},
 }

@@ -10,7 +10,8 @@ reason that says what is allowed:
 
     role          Bash (parsed, our program only)        writes
     orchestrator  briefs/estimate/status/gaps/verify/     <run>/plan.md (second-wave rules once
-                  claims/finish/abandon on its run folder  briefs are rendered), <run>/report.md
+                  claims/finish/view/abandon on its run    briefs are rendered), <run>/report.md
+                  folder
     researcher    fetch URL --run <its run folder>        its own findings file
     claim-checker nothing                                 its own verdicts file
     other agent   nothing                                 nothing
@@ -37,7 +38,7 @@ CHECKER = "claim-checker"
 OTHER = "other"
 
 # What the orchestrator runs on its own run folder (SKILL.md and its references).
-ORCHESTRATOR_COMMANDS = ("briefs", "estimate", "status", "gaps", "verify", "claims", "finish", "abandon")
+ORCHESTRATOR_COMMANDS = ("briefs", "estimate", "status", "gaps", "verify", "claims", "finish", "view", "abandon")
 # Agent types the orchestrator may dispatch while a run is open.
 DISPATCHABLE = (formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE)
 # Tools that reach the PreToolUse hook and neither change files nor run programs. Every other
