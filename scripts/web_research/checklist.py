@@ -8,6 +8,10 @@ parses each file once and collects their checks in a stable order.
 Each check has a stable id (hooks and people match on these). `<slug>` is a
 subtopic slug from plan.md; severities are errors unless marked (warning).
 
+    run.links                             no symbolic link among the run's evidence (plan.md,
+                                          report.md, briefs/, findings/, sources/, checks/,
+                                          .web-research/, or directly inside those folders):
+                                          one failing check per link (fsutil.evidence_links)
     plan.exists                           plan.md exists
     plan.readable                         ... and can be read (listed only when it cannot)
     plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
@@ -216,6 +220,25 @@ def _unreadable(scope: str, name: str, error: Any, path: Path) -> list[Check]:
             fail(f"{scope}.readable", f"{name} {error.reason}", path)]
 
 
+MAX_LINKS_LISTED = 20
+
+
+def _link_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
+    """The run's evidence holds no symbolic link (fsutil.evidence_links: the one rule every
+    reader follows; a link is never read through, and here it fails)."""
+    from .fsutil import evidence_links  # lazy: hook start-up
+
+    links = evidence_links(run_dir)
+    if not links:
+        return [ok("run.links", "no symbolic link among the run's evidence", run_dir)]
+    checks = [fail("run.links", f"{rel} is a symbolic link; a run's evidence is read only where it is, never "
+                                "through a link: replace it with the file or folder itself", run_dir / rel)
+              for rel in links[:MAX_LINKS_LISTED]]
+    if len(links) > MAX_LINKS_LISTED:
+        checks.append(fail("run.links", f"... and {len(links) - MAX_LINKS_LISTED} more symbolic link(s)", run_dir))
+    return checks
+
+
 def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from . import formats  # lazy: hook start-up
 
@@ -355,7 +378,7 @@ def _abandoned(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     return abandoned_checks(run_dir, parsed)
 
 
-BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_plan_checks, _findings_checks, _report_checks, _abandoned)
+BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_link_checks, _plan_checks, _findings_checks, _report_checks, _abandoned)
 
 
 def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None,

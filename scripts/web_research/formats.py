@@ -36,6 +36,10 @@ RUN_OWNED_NAMES = (
     METRICS_FILE,
     CHECKS_DIR,
 )
+# The run's evidence: what verify reads and the seals cover. A symbolic link at any of these
+# names, or directly inside one of these folders, is a failing check (fsutil.evidence_links),
+# and no reader follows one (fsutil.read_run_file).
+EVIDENCE_NAMES = (PLAN_FILE, REPORT_FILE, BRIEFS_DIR, FINDINGS_DIR, SOURCES_DIR, CHECKS_DIR, RUN_STATE_DIR)
 # Files whose presence means "a prior run lives here" (re-run protection).
 PRIOR_RUN_MARKERS = (PLAN_FILE, REPORT_FILE)
 

@@ -143,6 +143,9 @@ def read_run_file(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES
     if not _inside(real, root):
         raise RunFileError(path, "leads outside the run folder (a symbolic link); only files inside "
                                  "the run folder are read", state=STATE_SYMLINK)
+    link = link_below(path, run_dir)
+    if link is not None:
+        raise RunFileError(path, link_reason(link), state=STATE_SYMLINK)
     flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(real, flags)
@@ -188,6 +191,82 @@ def read_run_text(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES
     except UnicodeDecodeError as exc:
         raise RunFileError(path, f"is not valid UTF-8 text ({exc.reason} at byte {exc.start})",
                            state=STATE_NOT_UTF8) from None
+
+
+# --- Symbolic links in a run folder: one rule for every reader -------------------------
+
+def link_below(path: str | Path, run_dir: str | Path) -> str | None:
+    """The first part of `path` below `run_dir` that is a symbolic link (the file itself, or a
+    folder on the way to it), relative to `run_dir`; None when there is none.
+
+    A run's evidence is read only where it is. A link, even one that stays inside the run
+    folder, lets one file stand for another (`findings/` linked to a folder the seals never
+    cover, a snapshot linked to a page of another URL), so no reader follows one and the
+    checklist fails each (`evidence_links`). Only the parts below `run_dir` count: the run
+    folder itself may be reached through a link the person chose."""
+    base = os.path.abspath(run_dir)
+    target = os.path.abspath(path)
+    rel = os.path.relpath(target, base)
+    if rel == "." or rel == ".." or rel.startswith(".." + os.sep):
+        # Spelled through another path to the run folder: resolve the folder, keep the parts below.
+        real_base = os.path.realpath(base)
+        parts: list[str] = []
+        here = target
+        while os.path.realpath(here) != real_base:
+            parent = os.path.dirname(here)
+            if parent == here:
+                return None  # not below the run folder at all: the caller's outside check decides
+            parts.insert(0, os.path.basename(here))
+            here = parent
+        rel = os.path.join(*parts) if parts else "."
+        if rel == ".":
+            return None
+        base = here
+    current = base
+    for part in rel.split(os.sep):
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return os.path.relpath(current, base)
+        except OSError:
+            return None  # missing (or unreadable) from here on: nothing further to follow
+    return None
+
+
+def link_reason(link: str) -> str:
+    """Why a file reached through the link `link` (relative to the run folder) is not read."""
+    return (f"is reached through a symbolic link ({link}); a run's files are read only where they are, "
+            "never through a link (replace the link with the file or folder itself)")
+
+
+def evidence_links(run_dir: str | Path, max_entries: int = 10000) -> list[str]:
+    """Every symbolic link among the run's evidence (`formats.EVIDENCE_NAMES`, and the entries
+    directly inside those folders), relative to the run folder, sorted. Bounded: at most
+    `max_entries` entries of each folder are looked at."""
+    from . import formats  # lazy: fsutil is imported by every hook
+
+    found: list[str] = []
+    for name in formats.EVIDENCE_NAMES:
+        path = os.path.join(run_dir, name)
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            continue
+        if stat.S_ISLNK(mode):
+            found.append(name)
+            continue
+        if not stat.S_ISDIR(mode):
+            continue
+        try:
+            with os.scandir(path) as entries:
+                for count, entry in enumerate(entries):
+                    if count >= max_entries:
+                        break
+                    if entry.is_symlink():
+                        found.append(f"{name}/{entry.name}")
+        except OSError:
+            continue
+    return sorted(found)
 
 
 def _inside(real: Path, root: Path) -> bool:

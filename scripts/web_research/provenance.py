@@ -100,10 +100,14 @@ def evidence_files(run_dir: Path) -> list[tuple[str, str]]:
     groups = ((formats.SOURCES_DIR, "*.txt", SNAPSHOT), (formats.SOURCES_DIR, "*.json", SNAPSHOT_META),
               (formats.FINDINGS_DIR, "*.md", FINDINGS), (formats.BRIEFS_DIR, "*.md", BRIEF),
               (formats.CHECKS_DIR, formats.VERDICTS_FILE_PREFIX + "*.json", VERDICTS))
+    from .fsutil import link_below  # lazy: start-up
+
     out = []
     for folder, pattern, artifact in groups:
         base = run_dir / folder
-        if base.is_dir() and not base.is_symlink():
+        # A linked folder is not followed (fsutil's one rule; the checklist's run.links fails it):
+        # the seals of what it should hold then fail as gone.
+        if base.is_dir() and link_below(base, run_dir) is None:
             out.extend((f"{folder}/{p.name}", artifact) for p in sorted(base.glob(pattern)))
     return out
 

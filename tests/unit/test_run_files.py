@@ -20,6 +20,7 @@ import pytest
 from example_run import BILLING, SCRIPTS_DIR, copy_example, failing, findings_path, run_cli
 from web_research import formats
 from web_research.checklist import run_checklist
+from web_research.checks import passed
 from web_research.fsutil import RunFileError, read_run_file, read_run_text
 
 SECRET = "TOP-SECRET-LINE do not echo me"
@@ -54,10 +55,59 @@ def test_a_missing_file_is_marked_missing(tmp_path: Path) -> None:
     assert info.value.missing and "does not exist" in info.value.reason
 
 
-def test_a_symlink_inside_the_run_is_followed(tmp_path: Path) -> None:
+def test_a_symlink_inside_the_run_is_not_followed(tmp_path: Path) -> None:
+    """One rule for every reader: a link is never read through, even one that stays inside
+    the run (it lets one file stand for another)."""
     (tmp_path / "real.md").write_text("inside", encoding="utf-8")
     (tmp_path / "link.md").symlink_to("real.md")
-    assert read_run_text(tmp_path / "link.md", tmp_path) == "inside"
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder" / "a.md").write_text("inside", encoding="utf-8")
+    (tmp_path / "findings").symlink_to("folder", target_is_directory=True)
+    for path, link in ((tmp_path / "link.md", "link.md"), (tmp_path / "findings" / "a.md", "findings")):
+        with pytest.raises(RunFileError, match="symbolic link") as info:
+            read_run_text(path, tmp_path)
+        assert f"({link})" in info.value.reason and not info.value.missing
+    assert read_run_text(tmp_path / "folder" / "a.md", tmp_path) == "inside"
+
+
+def test_the_run_folder_itself_may_be_reached_through_a_link(tmp_path: Path) -> None:
+    """Only the parts below the run folder count: the person may choose a linked output_dir."""
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "plan.md").write_text("plan", encoding="utf-8")
+    (tmp_path / "alias").symlink_to(tmp_path / "run", target_is_directory=True)
+    assert read_run_text(tmp_path / "alias" / "plan.md", tmp_path / "alias") == "plan"
+    assert read_run_text(tmp_path / "alias" / "plan.md", tmp_path / "run") == "plan"
+    assert read_run_text(tmp_path / "run" / "plan.md", tmp_path / "alias") == "plan"
+
+
+@pytest.mark.parametrize("where", ["plan.md", "report.md", "briefs", "findings", "sources", "checks",
+                                   ".web-research", f"findings/{BILLING}.md", "sources/ab.txt"])
+def test_a_link_anywhere_in_the_evidence_fails_verify(tmp_path: Path, where: str) -> None:
+    """A link that stays inside the run fails `run.links`, whichever evidence name it takes."""
+    run = copy_example(tmp_path)
+    target = run / where
+    keep = run / "kept-elsewhere"
+    keep.mkdir()
+    if target.exists():
+        target.rename(keep / target.name)
+    else:
+        target.parent.mkdir(exist_ok=True)
+        if target.suffix in (".md", ".txt"):
+            (keep / target.name).write_text("x", encoding="utf-8")
+        else:
+            (keep / target.name).mkdir()
+    target.symlink_to(os.path.relpath(keep / target.name, target.parent))
+    checks = run_checklist(run)
+    links = [c for c in checks if c.id == "run.links" and not c.ok]
+    assert [Path(c.path) for c in links] == [target], links
+    assert f"{where} is a symbolic link" in links[0].message and links[0].severity == "error"
+    assert not passed(checks)
+    assert _verify(run).returncode == 1
+
+
+def test_a_run_without_links_passes_the_link_check(tmp_path: Path) -> None:
+    checks = run_checklist(copy_example(tmp_path))
+    assert [c.ok for c in checks if c.id == "run.links"] == [True]
 
 
 def test_a_symlink_to_a_file_outside_is_refused(tmp_path: Path) -> None:
