@@ -73,7 +73,8 @@ inside the Sources section), `required` (title, absolute http(s) URL, quoted
 excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 (the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
-no snapshot, not verifiable), `site_root`, `repeated_url`, `title`, `retrieved`
+no snapshot, not verifiable; an error in a run with seals, where every citation
+needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url`, `title`, `retrieved`
 (warnings; `retrieved`: the Retrieved date is the day of the snapshot's fetch stamp);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
@@ -151,11 +152,25 @@ class ParsedRun(Record):
 
 CheckGroup = Callable[[Path, ParsedRun], "list[Check]"]
 
+def _seals_of(run_dir: Path, parsed: ParsedRun) -> Any:
+    """The run's seal source (provenance.SealSource), read once: the one given (the Stop gate:
+    the ledger), else the folder copy (standalone verify)."""
+    if parsed.seal_source is None:
+        from .provenance import load_folder_copy  # lazy: hook start-up
+
+        parsed.seal_source = load_folder_copy(run_dir)
+    return parsed.seal_source
+
+
 def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
-    """Excerpts against page snapshots (integrity.py); Gaps acknowledge findings defects as usual."""
+    """Excerpts against page snapshots (integrity.py); Gaps acknowledge findings defects as usual.
+    In a run the hooks managed (seals recorded) a citation needs a sealed snapshot."""
     from .integrity import citation_integrity_checks  # lazy: hook start-up
 
-    return _acknowledge_gaps(parsed, citation_integrity_checks(run_dir, parsed.cited))
+    source = _seals_of(run_dir, parsed)
+    managed = source.required or source.seals is not None
+    sealed = (source.seals or {}) if managed else None
+    return _acknowledge_gaps(parsed, citation_integrity_checks(run_dir, parsed.cited, sealed))
 
 
 def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
@@ -170,10 +185,9 @@ def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Evidence files against their seals (provenance.py). Never softened by Gaps: a changed
     snapshot or findings file is not a defect to record but evidence that cannot be trusted."""
-    from .provenance import load_folder_copy, provenance_checks  # lazy: hook start-up
+    from .provenance import provenance_checks  # lazy: hook start-up
 
-    source = parsed.seal_source if parsed.seal_source is not None else load_folder_copy(run_dir)
-    return provenance_checks(run_dir, source)
+    return provenance_checks(run_dir, _seals_of(run_dir, parsed))
 
 
 def _claim_verdicts(run_dir: Path, parsed: ParsedRun) -> "list[Check]":

@@ -4,9 +4,13 @@ For every citation of report.md and of the findings files whose URL (or the
 URL it redirected to) has a page snapshot under `sources/`, the excerpt must
 appear in the snapshot's text (see `excerpts`): a mismatch is an error naming
 the citation, the URL and the closest passage of the page, so the writer can
-correct the quote. A citation without a snapshot cannot be checked and is a
-warning ("not verifiable"), as are a site root cited where a page was meant,
-one URL under two numbers, and a title that differs from the page's own.
+correct the quote. A citation without a snapshot cannot be checked: in a run
+the plugin's hooks managed (there are seals: `sealed` is given) that is an
+error, since every page a researcher read went through `fetch` and was sealed,
+so a citation with no sealed snapshot cites a page nobody read; in a folder
+with no record of seals it is a warning ("not verifiable"), as are a site root
+cited where a page was meant, one URL under two numbers, and a title that
+differs from the page's own.
 
 Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
 `report` or `findings.<slug>`:
@@ -15,7 +19,9 @@ Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
                            page, a part between omission marks too short, parts
                            spread beyond one passage: `excerpts` rules; or a
                            changed snapshot); one passing check per file otherwise
-    snapshot      warning  citations with no snapshot (not verifiable)
+    snapshot      warning  citations with no snapshot (not verifiable); error, one
+                           check per citation, when `sealed` is given and the
+                           citation has no snapshot a researcher's fetch sealed
     site_root     warning  a bare domain or site root, or a page that
                            redirected to one
     repeated_url  warning  the same URL under two numbers in one file
@@ -37,7 +43,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 from urllib.parse import urlsplit
 
 from . import formats
@@ -76,7 +82,7 @@ class _FileResult(Record):
     """What one file's citations produced, before it becomes checks."""
 
     __slots__ = ("path", "scope", "snapshot_backed", "mismatches", "unverifiable", "site_roots", "repeated",
-                 "titles", "dates")
+                 "titles", "dates", "unsealed")
 
     def __init__(self, path: Path, scope: str) -> None:
         self.path = path
@@ -88,17 +94,21 @@ class _FileResult(Record):
         self.repeated: list[_Finding] = []
         self.titles: list[_Finding] = []
         self.dates: list[_Finding] = []
+        self.unsealed: list[_Finding] = []  # no sealed snapshot in a run the hooks managed (errors)
 
 
-def citation_integrity_checks(run_dir: Path, cited: Iterable[Any]) -> "list[Check]":
+def citation_integrity_checks(run_dir: Path, cited: Iterable[Any],
+                              sealed: "Mapping[str, Any] | None" = None) -> "list[Check]":
     """The integrity checks for `cited`: items with `.path` and `.citation`
-    (the checklist's `Cited`) or `(path, citation)` pairs."""
-    checks, _ = citation_integrity(run_dir, cited)
+    (the checklist's `Cited`) or `(path, citation)` pairs. `sealed`: the run's seals
+    (path relative to the run -> seal) when the hooks managed it, else None."""
+    checks, _ = citation_integrity(run_dir, cited, sealed)
     return checks
 
 
-def citation_integrity(run_dir: Path, cited: Iterable[Any]) -> "tuple[list[Check], IntegritySummary]":
-    """Checks and summary counts in one pass."""
+def citation_integrity(run_dir: Path, cited: Iterable[Any],
+                       sealed: "Mapping[str, Any] | None" = None) -> "tuple[list[Check], IntegritySummary]":
+    """Checks and summary counts in one pass (`sealed`: see `citation_integrity_checks`)."""
     run_dir = Path(run_dir)
     index = SnapshotIndex.build(run_dir)
     pages = _PageCache()
@@ -111,7 +121,7 @@ def citation_integrity(run_dir: Path, cited: Iterable[Any]) -> "tuple[list[Check
         if result is None:
             result = files[path] = _FileResult(path, _scope(run_dir, path))
         counts["citations"] += 1
-        outcome = _check_citation(citation, index, pages, result, seen_urls)
+        outcome = _check_citation(citation, index, pages, result, seen_urls, sealed)
         counts[outcome] += 1
 
     checks: list[Check] = []
@@ -184,7 +194,7 @@ class _PageCache:
 
 
 def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, result: _FileResult,
-                    seen_urls: dict[tuple[Path, str], int]) -> str:
+                    seen_urls: dict[tuple[Path, str], int], sealed: "Mapping[str, Any] | None" = None) -> str:
     """Record the citation's problems in `result`; return its summary bucket."""
     number, line = citation.number, citation.line or None
     url = (citation.url or "").strip()
@@ -210,6 +220,13 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
     _check_retrieved(citation, snap, result)
     if not excerpt.strip():
         return "not_verifiable"  # reported by the `required` rule
+    if sealed is not None and (snap is None or f"{formats.SOURCES_DIR}/{snap.text_path.name}" not in sealed):
+        what = "has no page snapshot" if snap is None else \
+            f"has only a page snapshot no researcher's fetch sealed ({formats.SOURCES_DIR}/{snap.text_path.name})"
+        result.unsealed.append(_Finding(line, (
+            f"[^{number}] {url} {what}: no page read through the fetch command backs it. Read the page with "
+            "'web-research fetch' and quote from its text, or drop the claim")))
+        return "not_verifiable"
     if snap is None:
         result.unverifiable.append(_Finding(line, f"[^{number}] {url} has no page snapshot (not verifiable); "
                                                   "fetch it with 'web-research fetch' and quote from its text"))
@@ -280,8 +297,11 @@ def _file_checks(Check: Any, result: _FileResult) -> "list[Check]":
         checks.append(Check(f"{prefix}.verbatim", True, "error",
                             f"all {result.snapshot_backed} snapshot-backed excerpts appear verbatim in their pages",
                             path, None))
-    checks.append(_aggregate(Check, f"{prefix}.snapshot", path, result.unverifiable,
-                             "every citation has a page snapshot to check its excerpt against"))
+    if result.unsealed:
+        checks.extend(Check(f"{prefix}.snapshot", False, "error", f.message, path, f.line) for f in result.unsealed)
+    else:
+        checks.append(_aggregate(Check, f"{prefix}.snapshot", path, result.unverifiable,
+                                 "every citation has a page snapshot to check its excerpt against"))
     checks.append(_aggregate(Check, f"{prefix}.site_root", path, result.site_roots,
                              "no citation points at a bare site root"))
     checks.append(_aggregate(Check, f"{prefix}.repeated_url", path, result.repeated,

@@ -13,6 +13,10 @@ Every entry is `{"at", "kind", "agent_id", "slug", ...}`. Kinds:
     seal       an artifact as it was produced: path (relative to the run folder),
                artifact (snapshot | snapshot_meta | findings | brief | verdicts), sha256,
                and for snapshots url and snapshot_id
+               (findings seals also carry the file's status: ok | empty | failed)
+    written    a findings or verdicts file written: path, sha256 of the content written,
+               by (agent: the tool call of the agent named; plugin: the plugin's own
+               write, e.g. a stub); the owner's last write is what SubagentStop seals
     search     a WebSearch: query
     page_read  a page read: url, tool (fetch | WebFetch), snapshot_id, paging
 
@@ -45,6 +49,8 @@ MAX_FIELD_CHARS = 2000
 LOCK_TIMEOUT_SECONDS = 15.0
 
 SEAL = "seal"
+WRITTEN = "written"
+PLUGIN_WRITE = "plugin_write"  # guard/plugin_writes.write_run_file: a file the plugin wrote for its owner
 SEARCH = "search"
 PAGE_READ = "page_read"
 
@@ -54,6 +60,12 @@ SNAPSHOT_META = "snapshot_meta"
 FINDINGS = "findings"
 BRIEF = "brief"
 VERDICTS = "verdicts"
+REPORT = "report"  # report.md, sealed when the Stop gate passes
+PLAN = "plan"  # plan.md, sealed with it
+
+# Who wrote a `written` entry's content.
+BY_AGENT = "agent"
+BY_PLUGIN = "plugin"
 
 
 def run_key(run_dir: str | Path) -> str:
@@ -139,13 +151,14 @@ class Seal(NamedTuple):
     slug: str | None = None
     url: str | None = None
     hashes: frozenset[str] = frozenset()
+    status: str | None = None  # a findings file's status when it was sealed
 
     def accepts(self, sha256: str) -> bool:
         return sha256 in self.hashes or sha256 == self.sha256
 
     def as_dict(self) -> dict[str, Any]:
         return {"artifact": self.artifact, "sha256": self.sha256, "at": self.at, "agent_id": self.agent_id,
-                "slug": self.slug, "url": self.url, "hashes": sorted(self.hashes)}
+                "slug": self.slug, "url": self.url, "hashes": sorted(self.hashes), "status": self.status}
 
 
 def seals(entries: Iterable[Mapping[str, Any]]) -> dict[str, Seal]:
@@ -160,8 +173,24 @@ def seals(entries: Iterable[Mapping[str, Any]]) -> dict[str, Seal]:
         previous = out.get(path)
         hashes = (previous.hashes if previous else frozenset()) | {sha}
         out[path] = Seal(path, artifact, sha, str(item.get("at") or ""), _str(item.get("agent_id")),
-                         _str(item.get("slug")), _str(item.get("url")), hashes)
+                         _str(item.get("slug")), _str(item.get("url")), hashes, _str(item.get("status")))
     return out
+
+
+def last_written(entries: Iterable[Mapping[str, Any]], path: str, agent_id: object) -> str | None:
+    """The sha256 of the last content written to `path` (relative to the run) by its owner:
+    the agent `agent_id` through its own tool call, or the plugin itself. None when neither
+    wrote it. A write by anyone else is not the owner's and is skipped."""
+    found = None
+    for item in entries:
+        kind = item.get("kind")
+        if kind not in (WRITTEN, PLUGIN_WRITE) or item.get("path") != path:
+            continue
+        if kind == PLUGIN_WRITE or item.get("by") == BY_PLUGIN \
+                or (item.get("by") == BY_AGENT and item.get("agent_id") == agent_id):
+            sha = item.get("sha256")
+            found = sha if isinstance(sha, str) else ""
+    return found
 
 
 def seals_from_copy(data: Any) -> dict[str, Seal]:
@@ -176,7 +205,7 @@ def seals_from_copy(data: Any) -> dict[str, Seal]:
             continue
         hashes = frozenset(h for h in value.get("hashes") or () if isinstance(h, str)) | {sha}
         out[path] = Seal(path, artifact, sha, str(value.get("at") or ""), _str(value.get("agent_id")),
-                         _str(value.get("slug")), _str(value.get("url")), hashes)
+                         _str(value.get("slug")), _str(value.get("url")), hashes, _str(value.get("status")))
     return out
 
 

@@ -11,8 +11,10 @@ compares the files with their seals:
                                 file and the time of the seal), a sealed file
                                 is gone, or (when seals are required) a snapshot
                                 or findings or verdicts file no producer in this run sealed;
-                                an unsealed brief is a warning. One passing
-                                check otherwise: the provenance line.
+                                an unsealed brief is a warning; report.md and
+                                plan.md changed after the Stop gate passed and
+                                sealed them. One passing check otherwise: the
+                                provenance line.
 
 Seals come from the ledger (the Stop gate inside a run: required) or from the
 folder copy `.web-research/seals.json` (standalone verify). A folder copy is
@@ -27,7 +29,8 @@ from pathlib import Path
 
 from . import formats
 from .checks import Check, fail, ok
-from .ledger import BRIEF, FINDINGS, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256, seals_from_copy
+from .ledger import (BRIEF, FINDINGS, PLAN, REPORT, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256,
+                     seals_from_copy)
 from .typing_lite import NamedTuple
 
 TYPE_CHECKING = False
@@ -113,7 +116,9 @@ def evidence_files(run_dir: Path) -> list[tuple[str, str]]:
 
 
 _WHAT = {SNAPSHOT: "page snapshot", SNAPSHOT_META: "page snapshot record", FINDINGS: "findings file",
-         BRIEF: "brief", VERDICTS: "claim-checker verdicts file"}
+         BRIEF: "brief", VERDICTS: "claim-checker verdicts file", REPORT: "report", PLAN: "plan"}
+# Sealed only at the end (the Stop gate passed): checked when sealed, never required before.
+_SEALED_AT_PASS = {formats.REPORT_FILE: REPORT, formats.PLAN_FILE: PLAN}
 _PRODUCER = {SNAPSHOT: "no researcher's fetch in this run produced it",
              SNAPSHOT_META: "no researcher's fetch in this run produced it",
              FINDINGS: "no researcher of this run left it when it stopped",
@@ -122,6 +127,8 @@ _PRODUCER = {SNAPSHOT: "no researcher's fetch in this run produced it",
 
 
 def _sealed_by(seal: Seal) -> str:
+    if seal.artifact in (REPORT, PLAN):
+        return f"sealed at {seal.at or 'an unknown time'}, when the run passed verification"
     if seal.artifact == VERDICTS:
         who = " by a claim-checker"
     else:
@@ -136,6 +143,9 @@ def provenance_checks(run_dir: Path, source: SealSource) -> "list[Check]":
     where = ("the plugin's run ledger" if source.origin == LEDGER
              else f"{RUN_STATE_DIR}/{SEALS_COPY_FILE}; {COPY_CAVEAT}")
     files = evidence_files(run_dir)
+    for name, artifact in _SEALED_AT_PASS.items():
+        if source.seals is not None and name in source.seals and os.path.lexists(run_dir / name):
+            files.append((name, artifact))
     if source.seals is None:
         if source.required:
             seals: Mapping[str, Seal] = {}
@@ -190,4 +200,5 @@ def provenance_checks(run_dir: Path, source: SealSource) -> "list[Check]":
 
 def _inside(run_dir: Path, rel: str) -> bool:
     parts = Path(rel).parts
-    return bool(parts) and not Path(rel).is_absolute() and ".." not in parts and len(parts) == 2
+    return bool(parts) and not Path(rel).is_absolute() and ".." not in parts \
+        and (len(parts) == 2 or rel in _SEALED_AT_PASS)

@@ -10,17 +10,24 @@ so a resumed run keeps it byte for byte.
 
 - not a run (no folder, no readable plan.md)                  -> NotARun
 - plan.md or a brief differs from what was approved            -> PlanChanged
+- an approved plan with no record of seals at all (a folder the
+  plugin's hooks never sealed, or whose records are gone)       -> NotARun
 - a subtopic whose findings file has status ok, passes the
   frontmatter checks, names its brief's hash and whose seal
-  (if any) accepts its bytes                                     -> keep
+  accepts its bytes                                              -> keep
 - anything else (missing, a stub, failed, empty, broken,
-  written for another brief, changed after it was sealed)       -> dispatch
+  written for another brief, changed after it was sealed,
+  sealed by nobody)                                              -> dispatch
 
-A findings file nobody sealed (a run made outside Claude Code) is kept on its
-brief_hash alone and listed under `unsealed`. A run with no approval record but
-with briefs that the current plan renders byte for byte counts as approved (runs
-made before the record existed). Seals come from the run ledger when this process
-can find it, else from the folder copy; the Stop gate checks the ledger either way.
+Nothing is adopted: a file is kept only because the plugin sealed it, never
+because of where it lies. A run with no approval record but with briefs that
+the current plan renders byte for byte counts as approved (runs made before the
+record existed). Seals come from the run ledger when this process can find it,
+else from the folder copy (`start` runs in the Bash tool, without the hooks'
+data directory); the hooks judge them again from the ledger alone (the
+PreToolUse hook refuses a run the ledger does not know, the PostToolUse hook
+keeps only what the ledger's seals confirm), and the Stop gate checks the
+ledger either way.
 """
 from __future__ import annotations
 
@@ -98,13 +105,11 @@ class Assessment:
     approved: bool
     keep: list[str] = field(default_factory=list)
     dispatch: list[str] = field(default_factory=list)
-    unsealed: list[str] = field(default_factory=list)  # kept without a seal (made outside Claude Code)
     why: dict[str, str] = field(default_factory=dict)  # slug -> why it is dispatched again
     briefs: list[dict[str, str]] = field(default_factory=list)  # as `briefs` prints them, for every subtopic
 
     def to_json(self) -> dict[str, Any]:
-        return {"approved": self.approved, "keep": self.keep, "dispatch": self.dispatch,
-                "unsealed": self.unsealed, "why": self.why}
+        return {"approved": self.approved, "keep": self.keep, "dispatch": self.dispatch, "why": self.why}
 
 
 def _seals(run_dir: Path, env: Mapping[str, str]) -> Mapping[str, Any] | None:
@@ -172,8 +177,8 @@ def _check_approval(run_dir: Path, plan: Any, plan_bytes: bytes) -> bool:
 
 
 def _findings_verdict(run_dir: Path, slug: str, subtopic: str, brief: bytes,
-                      seals: Mapping[str, Any] | None) -> tuple[bool, str, bool]:
-    """(keep it, why not, kept unsealed) for one subtopic's findings file."""
+                      seals: Mapping[str, Any] | None) -> tuple[bool, str]:
+    """(keep it, why not) for one subtopic's findings file."""
     from .findings import findings_checks, load_findings  # lazy: start-up
 
     rel = f"{formats.FINDINGS_DIR}/{slug}.md"
@@ -182,35 +187,44 @@ def _findings_verdict(run_dir: Path, slug: str, subtopic: str, brief: bytes,
         data = read_run_file(path, run_dir)
         found = load_findings(path, data.decode("utf-8"))
     except RunFileError as error:
-        return False, "missing" if error.missing else error.reason, False
+        return False, "missing" if error.missing else error.reason
     except UnicodeDecodeError:
-        return False, "not UTF-8 text", False
+        return False, "not UTF-8 text"
     if found.frontmatter is None:
-        return False, "no readable frontmatter (a stub cut off mid-write, or not a findings file)", False
+        return False, "no readable frontmatter (a stub cut off mid-write, or not a findings file)"
     status = found.frontmatter.get("status")
     if status != formats.STATUS_OK:
         reason = found.frontmatter.get("reason")
-        return False, (f"status {status}" + (f": {reason}" if isinstance(reason, str) else ""))[:MAX_WHY_CHARS], False
+        return False, (f"status {status}" + (f": {reason}" if isinstance(reason, str) else ""))[:MAX_WHY_CHARS]
     problems = [c for c in findings_checks(slug, subtopic, found, brief) if not c.ok and c.severity == "error"]
     if problems:
-        return False, "; ".join(c.message for c in problems[:3])[:MAX_WHY_CHARS], False
+        return False, "; ".join(c.message for c in problems[:3])[:MAX_WHY_CHARS]
     seal = (seals or {}).get(rel)
     if seal is None:
-        return True, "", True
+        return False, "no researcher of this run sealed it (nothing is kept that the plugin did not seal)"
     if not seal.accepts(sha256_of(data)):
-        return False, f"changed after it was sealed at {seal.at}", False
-    return True, "", False
+        return False, f"changed after it was sealed at {seal.at}"
+    return True, ""
 
 
-def assess(run_dir: Path, env: Mapping[str, str]) -> Assessment:
-    """What `start --resume` does with `run_dir` (see the module docstring). Reads only."""
+NO_RECORD = ("the plugin has no record of this run's seals (its hooks never sealed anything here, or their "
+             "records are gone), so nothing in it can be kept as evidence. Start a new run in this folder with "
+             "refresh: true (the old files are archived, not deleted), or check the folder with verify")
+
+
+def assess(run_dir: Path, env: Mapping[str, str], seals: Mapping[str, Any] | None = None) -> Assessment:
+    """What `start --resume` does with `run_dir` (see the module docstring). Reads only.
+    `seals`: the seals to judge by (the hooks pass the ledger's); default: found from `env`."""
     from .briefs import compose_agent_prompt  # lazy: start-up
 
     run_dir = Path(run_dir)
     plan, plan_bytes = _plan(run_dir)
     approved = _check_approval(run_dir, plan, plan_bytes)
     result = Assessment(run_dir, plan.question, plan.tier, approved)
-    seals = _seals(run_dir, env) if approved else None
+    if approved and seals is None:
+        seals = _seals(run_dir, env)
+        if seals is None:
+            raise NotARun(f"{run_dir}: {NO_RECORD}")
     for subtopic in plan.subtopics:
         slug = subtopic.slug
         brief = _brief_bytes(run_dir, slug) if approved else None
@@ -224,11 +238,9 @@ def assess(run_dir: Path, env: Mapping[str, str]) -> Assessment:
             "findings_path": str(run_dir / formats.FINDINGS_DIR / f"{slug}.md"),
             "prompt": compose_agent_prompt(brief.decode("utf-8"), sha256_of(brief)),
         })
-        keep, why, unsealed = _findings_verdict(run_dir, slug, subtopic.name, brief, seals)
+        keep, why = _findings_verdict(run_dir, slug, subtopic.name, brief, seals)
         if keep:
             result.keep.append(slug)
-            if unsealed:
-                result.unsealed.append(slug)
         else:
             result.dispatch.append(slug)
             result.why[slug] = why

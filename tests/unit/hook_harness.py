@@ -243,7 +243,18 @@ class Harness:
                  {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}]
         path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
-    def write_findings(self, brief: dict[str, Any], status: str = "ok", **overrides: str | None) -> Path:
+    def written_by(self, agent_id: str, path: Path) -> None:
+        """Record, as the PostToolUse hook of the agent's own Write would, that `path` holds what
+        `agent_id` wrote (the hooks' own code, called directly: setup, not the thing tested)."""
+        from web_research import ledger
+        from web_research.guard import seals
+
+        seals.record_written(self.env(), str(self.run_dir), str(path), ledger.file_sha256(path, 1 << 24), agent_id,
+                             None, by=ledger.BY_AGENT)
+
+    def write_findings(self, brief: dict[str, Any], status: str = "ok", writer: str | None = None,
+                       **overrides: str | None) -> Path:
+        """Write a findings file; `writer`: the researcher whose Write it is (recorded as its own)."""
         fields: dict[str, str | None] = {
             "status": status,
             "subtopic": json.dumps(brief["subtopic"]),
@@ -257,6 +268,8 @@ class Harness:
         path = Path(brief["findings_path"])
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"---\n{front}---\n\nNothing cited.\n", encoding="utf-8")
+        if writer is not None:
+            self.written_by(writer, path)
         return path
 
     # --- state --------------------------------------------------------------------
@@ -278,7 +291,7 @@ class Harness:
     def copy_example_run(self, sealed: bool = True) -> None:
         """Put the bundled, passing example run into the run folder; `sealed`: and seal its
         briefs and findings files as the hooks would have when they were produced."""
-        for name in ("plan.md", "report.md", "briefs", "findings"):
+        for name in ("plan.md", "report.md", "briefs", "findings", "sources"):
             source = EXAMPLE_RUN / name
             target = self.run_dir / name
             if source.is_dir():
@@ -289,11 +302,18 @@ class Harness:
         if sealed:
             self.seal_as_produced()
 
-    def seal_as_produced(self) -> None:
-        """Seal every brief and findings file of the run folder through the hooks' own code."""
+    def seal_as_produced(self, snapshots: bool = True) -> None:
+        """Seal every snapshot, brief and findings file of the run folder through the hooks' own
+        code (snapshots as a researcher's fetch returning them)."""
+        from web_research.commands.fetch_cmd import render_window
         from web_research.guard import seals
+        from web_research.snapshots import load_snapshot
 
         env = self.env()
+        for meta in sorted((self.run_dir / "sources").glob("*.json")) if snapshots else ():
+            snap = load_snapshot(meta)
+            stdout = render_window(snap, snap.text(), self.run_dir, 0, 4000, False)
+            seals.after_fetch(env, str(self.run_dir), snap.requested_url, 0, stdout, "agent-fetch", None)
         seals.seal_briefs(env, str(self.run_dir), [(str(p), p.stem) for p in sorted((self.run_dir / "briefs").glob("*.md"))])
         for path in sorted((self.run_dir / "findings").glob("*.md")):
             seals.seal_findings(env, str(self.run_dir), str(path), None, path.stem)

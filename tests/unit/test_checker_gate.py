@@ -3,12 +3,11 @@ dispatch prompt, an answer by number turned into one verdicts file, sealed at st
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from hook_harness import CLI, EXAMPLE_RUN, Harness
+from hook_harness import CLI, Harness
 from test_seals import fetch_returned, ledger_entries
 from web_research import formats, ledger
 from web_research.snapshots import load_snapshot
@@ -23,10 +22,10 @@ def run(tmp_path: Path) -> Harness:
     """The sealed example run with `Tier: standard`: its report needs a claim check."""
     h = Harness(tmp_path)
     h.start_run()
-    h.copy_example_run()
-    shutil.copytree(EXAMPLE_RUN / "sources", h.run_dir / "sources")
+    h.copy_example_run(sealed=False)
     for meta in sorted((h.run_dir / "sources").glob("*.json")):
         assert h.hook(fetch_returned(h, load_snapshot(meta).requested_url)).stdout == ""
+    h.seal_as_produced(snapshots=False)
     plan = h.run_dir / "plan.md"
     plan.write_text(plan.read_text().replace("## Budget\n", "## Budget\n\nTier: standard\n", 1))
     return h

@@ -255,7 +255,7 @@ def test_a_background_launch_keeps_its_slot_until_the_researcher_stops(active: H
     active.hook(active.agent_call(prompt, "toolu_0", "PostToolUse", {"isAsync": True, "status": "async_launched", "agentId": "bg1"}))
     assert [r["agent_id"] for r in active.record()["run"]["reservations"]] == ["bg1"]
     active.start_agent("bg1", prompt)
-    active.write_findings(infos[0])
+    active.write_findings(infos[0], writer="bg1")
     assert active.hook(active.subagent_stop("bg1")).stdout == ""
     assert active.record()["run"]["reservations"] == []
 
@@ -454,7 +454,7 @@ def test_a_researcher_without_findings_is_blocked_once_then_recorded(researcher)
 
 def test_a_findings_file_with_a_wrong_field_is_named(researcher):
     h, infos = researcher
-    h.write_findings(infos[0], status="failed", reason=None)
+    h.write_findings(infos[0], status="failed", writer="agentA", reason=None)
     result = h.hook(h.subagent_stop("agentA"))
     assert result.decision == "block"
     assert "reason" in result.reason and infos[0]["findings_path"] in result.reason
@@ -463,7 +463,7 @@ def test_a_findings_file_with_a_wrong_field_is_named(researcher):
 def test_a_brief_hash_the_researcher_got_wrong_is_replaced_by_its_briefs(researcher):
     """The plugin fills in the hash (and subtopic and times); what a researcher wrote there is not kept."""
     h, infos = researcher
-    path = h.write_findings(infos[0], brief_hash=infos[1]["brief_hash"], started_at=None, subtopic='"Other"')
+    path = h.write_findings(infos[0], writer="agentA", brief_hash=infos[1]["brief_hash"], started_at=None, subtopic='"Other"')
     assert h.hook(h.subagent_stop("agentA")).stdout == ""
     text = path.read_text(encoding="utf-8")
     assert f"brief_hash: {infos[0]['brief_hash']}\n" in text and f'subtopic: "{infos[0]["subtopic"]}"' in text
@@ -472,7 +472,7 @@ def test_a_brief_hash_the_researcher_got_wrong_is_replaced_by_its_briefs(researc
 
 def test_a_failed_stub_is_accepted(researcher):
     h, infos = researcher
-    h.write_findings(infos[0], status="failed")
+    h.write_findings(infos[0], status="failed", writer="agentA")
     assert h.hook(h.subagent_stop("agentA")).stdout == ""
     run = h.record()["run"]
     assert run["agents"]["agentA"]["state"] == "done" and run["silent_failures"] == []
@@ -689,14 +689,21 @@ def test_each_event_name_leads_to_the_handler_of_that_name():
 def _findings_with_citation(h: Harness, brief: dict, excerpt: str, url: str = "https://docs.acme.example/p") -> Path:
     from web_research.snapshots import store_snapshot
 
-    store_snapshot(h.run_dir, requested_url=url, final_url=url, title="Pricing | Acme", status=200,
-                   content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00",
-                   text="Ingest is billed per GB. Indexing is billed per million events.", extractor="test")
+    from web_research.commands.fetch_cmd import render_window
+    from web_research.guard import seals
+
+    snap = store_snapshot(h.run_dir, requested_url=url, final_url=url, title="Pricing | Acme", status=200,
+                          content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00",
+                          text="Ingest is billed per GB. Indexing is billed per million events.", extractor="test")
+    # Sealed as the researcher's fetch returning it (the hooks' own code).
+    seals.after_fetch(h.env(), str(h.run_dir), url, 0, render_window(snap, snap.text(), h.run_dir, 0, 4000, False),
+                      "agentA", None)
     path = h.write_findings(brief)
     text = path.read_text(encoding="utf-8").replace("Nothing cited.\n", (
         "## Claims\n\n- Ingest is billed per GB[^1].\n\n## Sources\n\n"
         f"[^1]: **Title**: Pricing | Acme\n      **URL**: {url}\n      **Excerpt**: \"{excerpt}\"\n"))
     path.write_text(text, encoding="utf-8")
+    h.written_by("agentA", path)
     return path
 
 

@@ -101,7 +101,7 @@ def researching(tmp_path: Path):
     infos = h.render_briefs(SUBTOPICS[:2])
     assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0")).decision == "allow"
     h.start_agent("agentA", h.prompt_for(infos[0]))
-    h.write_findings(infos[0])
+    h.write_findings(infos[0], writer="agentA")
     return h, infos
 
 

@@ -91,7 +91,7 @@ def test_the_hooks_write_metrics_at_subagent_stop_and_stop_and_estimates_use_the
     h.start_run()
     brief = h.render_briefs(["Billing units", "Retention tiers"])[0]
     h.start_agent(AGENT, h.prompt_for(brief))
-    h.write_findings(brief, "failed")
+    h.write_findings(brief, "failed", writer=AGENT)
     with h.agent_transcript(AGENT).open("a") as handle:
         for record in researcher_records()[1:]:
             handle.write(json.dumps(record) + "\n")
@@ -135,7 +135,7 @@ def test_metrics_that_cannot_be_written_never_change_a_decision(tmp_path: Path):
     brief, second = h.render_briefs(["Billing units", "Retention tiers"])
     h.start_agent(AGENT, h.prompt_for(brief))
     (h.run_dir / "metrics.json").mkdir()  # the atomic write cannot replace a folder
-    h.write_findings(brief, "failed")
+    h.write_findings(brief, "failed", writer=AGENT)
     assert h.hook(h.subagent_stop(AGENT)).stdout == ""  # let go, as without metrics
     other = "b1b2c3d4e5f6a7b8c"
     h.start_agent(other, h.prompt_for(second))

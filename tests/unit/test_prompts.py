@@ -19,7 +19,7 @@ AGENT = AGENTS_DIR / f"{formats.RESEARCHER_AGENT}.md"
 FAILURE_MODES = formats.REFERENCES_DIR / "failure-modes.md"
 CONTRACT = formats.REFERENCES_DIR / "companion-contract.md"
 
-RESEARCHER_TOOLS = {"WebSearch", "WebFetch", "Read", "Write", "Bash"}
+RESEARCHER_TOOLS = {"WebSearch", "Read", "Write", "Bash"}
 SKILL_TOOLS = {"Read", "Write", "Edit", "Bash", "Agent", "ToolSearch"}
 
 

@@ -36,7 +36,7 @@ def interrupted(tmp_path: Path) -> tuple[Harness, list[dict]]:
     infos = h.render_briefs(SUBTOPICS)
     for agent_id, info in zip(("agentone", "agenttwo"), infos[:2]):
         h.start_agent(agent_id, h.prompt_for(info))
-        h.write_findings(info, "ok")
+        h.write_findings(info, "ok", writer=agent_id)
         assert h.hook(h.subagent_stop(agent_id)).stdout == ""
     h.write_findings(infos[2], "failed", reason='"stopped before finishing"')
     return h, infos
@@ -67,7 +67,7 @@ def test_resume_keeps_finished_subtopics_and_dispatches_the_stub(tmp_path: Path)
     assert code == 0, out
     names = slugs(infos)
     assert out["resume"]["keep"] == names[:2] and out["resume"]["dispatch"] == names[2:]
-    assert out["resume"]["unsealed"] == [] and out["resume"]["approved"] is True
+    assert out["resume"]["approved"] is True
     assert "stopped before finishing" in out["resume"]["why"][names[2]]
     # listed as `briefs` lists them: dispatched with `Brief: <brief_path>`
     assert out["briefs"] == [{key: info[key] for key in ("subtopic", "brief_path", "findings_path")}
@@ -108,22 +108,71 @@ def test_findings_written_for_another_brief_are_dispatched_again(tmp_path: Path)
     assert "brief_hash" in out["resume"]["why"][slugs(infos)[0]]
 
 
-def test_an_unsealed_run_keeps_ok_findings_on_their_brief_hash_and_says_so(tmp_path: Path):
-    """A run made outside Claude Code: the CLI alone, no hooks, no ledger."""
+def _made_outside_claude_code(tmp_path: Path) -> tuple[Harness, list[dict]]:
+    """A run made with the CLI alone: no hooks, no ledger, no seals."""
     h = Harness(tmp_path)
     assert h.shell(h.start_command()).returncode == 0
     (h.run_dir / "plan.md").write_text(plan_text(SUBTOPICS), encoding="utf-8")
     infos = json.loads(h.shell(h.core_command("briefs")).stdout)
-    for info in infos[:2]:
+    for info in infos:
         h.write_findings(info, "ok")
-    h.write_findings(infos[2], "empty")
+    return h, infos
+
+
+def test_a_run_the_plugin_never_sealed_is_refused_and_nothing_is_adopted(tmp_path: Path):
+    """Nothing is trusted because of where it lies: a folder the plugin has no record of is no
+    run to resume (start says so, and says what to do), and no file of it gets a seal."""
+    h, _infos = _made_outside_claude_code(tmp_path)
     code, out = resume(h)
+    assert code == 2 and out["error"] == formats.ERROR_NOT_A_RUN, out
+    assert "no record of this run's seals" in out["detail"] and "refresh: true" in out["detail"]
+    assert h.record() is None
+    assert ledger.seals(ledger.read(ledger.ledger_path(h.data, h.run_dir))) == {}
+
+
+def test_the_hook_refuses_to_resume_a_run_its_ledger_does_not_know(tmp_path: Path):
+    """A forged folder copy of the seals satisfies `start` (it cannot see the hooks' ledger from
+    the Bash tool), never the hook: the PreToolUse hook denies the command before it runs."""
+    h, infos = _made_outside_claude_code(tmp_path)
+    forged = {"seals": {f"findings/{Path(i['findings_path']).name}": {
+        "artifact": "findings", "sha256": ledger.file_sha256(Path(i["findings_path"]), 1 << 20)} for i in infos}}
+    (h.run_dir / ".web-research").mkdir(exist_ok=True)
+    (h.run_dir / ".web-research" / "seals.json").write_text(json.dumps(forged))
+    result = h.hook(h.bash("PreToolUse", resume_command(h.run_dir)))
+    assert result.decision == "deny", result
+    assert formats.ERROR_NOT_A_RUN in result.reason and "no record of this run's seals" in result.reason
+    assert h.record() is None
+
+
+def test_the_hook_keeps_only_what_the_ledger_confirms(tmp_path: Path):
+    """`start` in the Bash tool judges seals from the folder copy; a forger who edits a kept
+    findings file and the copy to match gets it kept by `start`, but the hook, judging from the
+    ledger, does not keep it and tells the orchestrator to research it again."""
+    h, infos = interrupted(tmp_path)
+    path = Path(infos[0]["findings_path"])
+    path.write_text(path.read_text().replace("Nothing cited.", "Something else."))
+    copy = h.run_dir / ".web-research" / "seals.json"
+    data = json.loads(copy.read_text())
+    seal = data["seals"][f"findings/{path.name}"]
+    seal["sha256"] = ledger.file_sha256(path, 1 << 20)
+    seal["hashes"] = [seal["sha256"]]
+    copy.write_text(json.dumps(data))
+    later = Harness(tmp_path, OTHER_SESSION)
+    command = resume_command(h.run_dir)
+    env = {k: v for k, v in later.env().items() if k != "CLAUDE_PLUGIN_DATA"}  # the Bash tool's environment
+    import subprocess
+
+    proc = subprocess.run(["bash", "-c", command], capture_output=True, text=True, cwd=later.project, env=env,
+                          timeout=120)
+    out = json.loads(proc.stdout)
     names = slugs(infos)
-    assert code == 0 and out["resume"]["keep"] == names[:2] and out["resume"]["unsealed"] == names[:2]
-    assert out["resume"]["dispatch"] == names[2:] and "status empty" in out["resume"]["why"][names[2]]
-    adopted = ledger.seals(ledger.read(ledger.ledger_path(h.data, h.run_dir)))
-    assert {f"findings/{n}.md" for n in names[:2]} <= set(adopted)
-    assert f"findings/{names[2]}.md" not in adopted  # dispatched again: its researcher seals it
+    assert out["resume"]["keep"] == names[:2], out  # start trusted the copy
+    told = later.hook(later.bash("PostToolUse", command, proc.stdout))
+    assert later.record()["run"]["kept"] == names[1:2]
+    context = told.json["hookSpecificOutput"]["additionalContext"]
+    assert names[0] in context and "researched again" in context
+    allowed = json.loads(later.hook(later.agent_call(h.prompt_for(infos[0]), "toolu_a")).stdout)
+    assert allowed["hookSpecificOutput"]["permissionDecision"] == "allow"
 
 
 def test_a_run_the_ledger_knows_adopts_nothing(tmp_path: Path):

@@ -34,10 +34,10 @@ def run(tmp_path: Path) -> Harness:
     snapshots through a researcher's fetch PostToolUse, briefs and findings at production."""
     h = Harness(tmp_path)
     h.start_run()
-    h.copy_example_run()
-    shutil.copytree(EXAMPLE_RUN / "sources", h.run_dir / "sources")
+    h.copy_example_run(sealed=False)
     for meta in sorted((h.run_dir / "sources").glob("*.json")):
         assert h.hook(fetch_returned(h, load_snapshot(meta).requested_url)).stdout == ""
+    h.seal_as_produced(snapshots=False)
     return h
 
 
@@ -138,8 +138,7 @@ def test_a_snapshot_served_from_an_earlier_unsealed_file_is_not_sealed(tmp_path:
     "stored earlier" and the hook does not vouch for it."""
     h = Harness(tmp_path)
     h.start_run()
-    h.copy_example_run()
-    shutil.copytree(EXAMPLE_RUN / "sources", h.run_dir / "sources")
+    h.copy_example_run(sealed=False)
     h.hook(fetch_returned(h, RETENTION_URL, stored_before=True))
     assert not [k for k in ledger.seals(ledger_entries(h)) if k.startswith("sources/")]
     assert [e["paging"] for e in ledger_entries(h) if e["kind"] == "page_read"] == [False]
@@ -154,7 +153,7 @@ def test_a_researcher_let_go_at_subagent_stop_seals_its_findings_file(tmp_path: 
     ok, failed = infos
     for agent_id, info, status in (("agentok", ok, "ok"), ("agentfail", failed, "failed")):
         h.start_agent(agent_id, h.prompt_for(info))
-        path = h.write_findings(info, status)
+        path = h.write_findings(info, status, writer=agent_id)
         assert h.hook(h.subagent_stop(agent_id)).stdout == ""
         seal = ledger.seals(ledger_entries(h))[f"findings/{path.name}"]
         assert seal.sha256 == ledger.file_sha256(path, 1 << 20) and seal.agent_id == agent_id

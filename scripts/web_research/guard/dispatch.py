@@ -18,7 +18,7 @@ from ..typing_lite import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Sequence
+    from typing import Any, Collection, Sequence
 
 MAX_DISPATCHES_PER_BRIEF = 2  # the first attempt and one retry
 RESERVATION_TTL_SECONDS = 3600
@@ -63,6 +63,13 @@ def release(run: dict[str, Any], *, slug: str | None = None, tool_use_id: str | 
     return False
 
 
+def findings_rel(run_dir: str, brief: Brief) -> str:
+    """`findings/<name>` of a brief's findings file, as the ledger's seals name it."""
+    import os  # lazy: start-up
+
+    return f"{formats.FINDINGS_DIR}/{os.path.basename(brief.findings_path)}"
+
+
 def _brief_list(briefs: Sequence[Brief]) -> str:
     return "\n".join(f"- {formats.DISPATCH_BRIEF_LABEL} {b.brief_path}" for b in briefs)
 
@@ -71,9 +78,10 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
                     briefs: Sequence[Brief], now: float,
                     ttl: float = RESERVATION_TTL_SECONDS,
                     program: str = "<plugin root>/scripts/web-research",
-                    max_dispatches: int | None = None) -> Decision:
+                    max_dispatches: int | None = None, sealed_ok: Collection[str] = ()) -> Decision:
     """Decide one `Agent` call for a researcher; on allow, reserve its slot in `run`.
-    `max_dispatches`: the run-wide cap (guard/budgets.py `max_dispatches`), None for none."""
+    `max_dispatches`: the run-wide cap (guard/budgets.py `max_dispatches`), None for none.
+    `sealed_ok`: findings files (`findings/<name>`) sealed with status ok: their briefs are done."""
     run_dir = run["run_dir"]
     if not briefs:
         return Decision("deny", "No researcher briefs exist for this run yet. Run "
@@ -95,6 +103,11 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
     if brief.slug in (run.get("kept") or []):
         return Decision("deny", f"{brief.findings_path} was kept when this run was resumed (status ok, seal "
                         "intact); it is final. Dispatch only the subtopics start --resume listed under dispatch.")
+    if findings_rel(run_dir, brief) in sealed_ok:
+        return Decision("deny", f"{brief.findings_path} is sealed with status ok: the researcher for "
+                        f"{brief.slug} has finished, and its result is final (a second researcher would "
+                        "overwrite it). Do not dispatch it again; dispatch only briefs whose findings are "
+                        "missing, failed or empty.")
     expire_reservations(run, now, ttl)
     reservations = run.setdefault("reservations", [])
     if any(r.get("slug") == brief.slug for r in reservations):

@@ -5,10 +5,12 @@
   valid `status` (and `reason` when it is not ok) makes a failure invisible, so
   a researcher that stops with one is blocked once and then recorded as a
   silent failure.
-- `citation_problems`: each citation's required fields, and its excerpt against
-  the page snapshot (with the closest passage of the page). Checked while the
-  researcher still holds the page, so it can correct its own quote; a second
-  stop is not held against it (verify reports what remains).
+- `citation_problems`: each citation's required fields, its excerpt against
+  the page snapshot (with the closest passage of the page), and, the run's
+  seals given, a citation whose page no fetch of this run sealed (a page never
+  read). Checked while the researcher can still read the page, so it can
+  correct its own quote; a second stop is not held against it (verify reports
+  what remains).
 
 Both are pure over the run folder: they read files and write nothing.
 """
@@ -21,11 +23,11 @@ from .briefs_match import Brief
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any, Callable, Mapping
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "claims.grounded")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
@@ -110,13 +112,15 @@ def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
     return problems
 
 
-def citation_problems(brief: Brief) -> list[str]:
-    """Each citation whose required fields are invalid or whose excerpt is not in
-    its page snapshot (naming the closest passage), as "<path>:<line>: <what>"."""
-    return _checked(brief, _citation_problems, missing=False)
+def citation_problems(brief: Brief, sealed: Mapping[str, Any] | None = None) -> list[str]:
+    """Each citation whose required fields are invalid, whose excerpt is not in
+    its page snapshot (naming the closest passage) or, with the run's seals
+    (`sealed`: path relative to the run -> seal), whose page has no sealed snapshot,
+    as "<path>:<line>: <what>"."""
+    return _checked(brief, lambda b, found: _citation_problems(b, found, sealed), missing=False)
 
 
-def _citation_problems(brief: Brief, found: Any) -> list[str]:
+def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None) -> list[str]:
     if not found.citations:
         return []
     from ..citation_checks import citation_checks  # lazy: hook start-up
@@ -126,7 +130,7 @@ def _citation_problems(brief: Brief, found: Any) -> list[str]:
     run_dir = path.parent.parent
     scope = f"findings.{brief.slug}"
     checks = citation_checks(scope, path, found.citations, found.markers, found.sources_span)
-    checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations])
+    checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations], sealed)
     # The figure rule, told while the researcher still holds the page: each figure a cited
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
     from ..claims import claim_records, claims_checks  # lazy: hook start-up

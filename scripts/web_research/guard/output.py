@@ -45,7 +45,8 @@ def notice(message: str) -> dict[str, Any]:
 
 
 def additional_context(event: str, text: str) -> dict[str, Any]:
-    """SessionStart / SubagentStart: text added to the agent's context before its first turn."""
+    """SessionStart / SubagentStart: text added to the agent's context before its first turn;
+    PostToolUse: text added after the tool's result."""
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": _clip(text)}}
 
 

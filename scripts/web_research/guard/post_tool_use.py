@@ -1,17 +1,19 @@
 """PostToolUse: what a tool call that ran changes in the active run.
 
 A `start` opens the run, `briefs` records the expected briefs and fixes the
-limits, a researcher's fetch and every web call go to the ledger, and a
-returned Agent call frees its slot and seals what its SubagentStop could not.
+limits, a researcher's fetch and every web call go to the ledger, a write to a
+findings or verdicts file records what was written, and a returned Agent call
+frees its slot and seals what its SubagentStop could not.
 """
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 from .briefs_match import load_briefs, resolve_prompt
-from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, briefs_of, known_slug,
-                      locked_run)
+from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, briefs_of,
+                      known_slug, locked_run)
 from .registry import new_run
 
 TYPE_CHECKING = False
@@ -43,12 +45,47 @@ def post_tool_use(ctx: Context) -> dict[str, Any]:
         return _post_researcher_bash(ctx)
     if tool in WEB_TOOLS:
         return _post_web_tool(ctx)
+    if tool in WRITE_TOOLS:
+        return _post_write(ctx)
     if tool == "Bash" and not ctx.in_researcher:
         return _post_bash(ctx)
     if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == RESEARCHER:
         return _post_agent(ctx)
     if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == CHECKER:
         return _post_checker_agent(ctx)
+    return {}
+
+
+def _post_write(ctx: Context) -> dict[str, Any]:
+    """A Write/Edit landed during a run: when it is a findings or verdicts file, record the hash
+    of what the tool wrote (Write: the content it was given; an edit: the file right after it),
+    with who wrote it. The owner's SubagentStop then seals that content, and a file that differs
+    from it (changed by anything else after the write) fails. A hook that fails here records
+    nothing, and the file then fails at that stop: closed, not open."""
+    active = active_run(ctx)
+    if active is None:
+        return {}
+    from .writescope import resolve_target, write_target  # lazy: hook start-up
+
+    path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
+    if path is None or ambiguous:
+        return {}
+    target = resolve_target(path, ctx.payload.get("cwd"))
+    from .. import ledger  # lazy: hook start-up
+    from .seals import record_written  # lazy: hook start-up
+
+    content = ctx.tool_input.get("content")
+    if ctx.payload.get("tool_name") == "Write" and isinstance(content, str):
+        from ..digest import sha256_hex  # lazy: hook start-up
+
+        digest: str | None = "sha256:" + sha256_hex(content.encode("utf-8"))
+    else:
+        from ..provenance import MAX_EVIDENCE_BYTES  # lazy: hook start-up
+
+        digest = ledger.file_sha256(target, MAX_EVIDENCE_BYTES)
+    run = active[1]["run"]
+    record_written(ctx.env, run["run_dir"], target, digest, ctx.payload.get("agent_id"), known_slug(ctx, run),
+                   by=ledger.BY_AGENT)
     return {}
 
 
@@ -95,8 +132,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         command = ctx.tool_input.get("command")
         mentioned = parsed.subcommand if parsed is not None else mentioned_subcommand(command)
         if mentioned == "start":
-            _open_run(ctx, _stdout_json(response))
-            return {}
+            return _open_run(ctx, _stdout_json(response))
         return _unguarded_notice(ctx, mentioned)
     if active_run(ctx) is None:
         return _unguarded_notice(ctx, parsed.subcommand)
@@ -130,25 +166,38 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
     return {}
 
 
-def _open_run(ctx: Context, result: dict[str, Any] | None) -> None:
-    """A start printed a run folder (and no error): the session's room opens on it."""
+def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
+    """A start printed a run folder (and no error): the session's room opens on it, and the
+    ledger records a `run_open`. After `start --resume` the findings files it kept are judged
+    again from the ledger (`_kept_by_the_ledger`); the orchestrator is told which others to
+    research again."""
     if not result or "error" in result or not isinstance(result.get("output_dir"), str):
-        return
+        return {}
     if not os.path.isabs(result["output_dir"]) or not ("research_question" in result or "resume" in result):
-        return
+        return {}
     session = ctx.session
     if session is None:
-        return
+        return {}
     run = new_run(os.path.normpath(result["output_dir"]), result)
     resumed = result.get("resume")
+    extra: list[str] = []
     if isinstance(resumed, dict):  # start --resume: the run goes on in this session
-        run["kept"] = [s for s in resumed.get("keep") or [] if isinstance(s, str)]
+        printed = [s for s in resumed.get("keep") or [] if isinstance(s, str)]
+        run["kept"], extra = _kept_by_the_ledger(ctx, run["run_dir"], printed)
     with session.locked():
         session.open_run(run)
-    if isinstance(resumed, dict):
-        from .seals import adopt_unsealed_run  # lazy: start-up
+    from .. import ledger  # lazy: start-up
+    from .seals import record  # lazy: start-up
 
-        adopt_unsealed_run(ctx.env, run["run_dir"], run["kept"])
+    record(ctx.env, run["run_dir"], [ledger.entry("run_open", resumed=isinstance(resumed, dict))])
+    if extra:
+        from . import output  # lazy: start-up
+
+        return output.additional_context("PostToolUse", (
+            "web-research: the plugin's records do not confirm these findings files, so they are not kept "
+            f"and must be researched again: {', '.join(extra)}. Dispatch their briefs (files in "
+            f"{run['run_dir']}/briefs/) as well, each brief's text and its 'Brief hash:' line as the prompt."))
+    return {}
 
 
 def _unguarded_notice(ctx: Context, subcommand: str | None) -> dict[str, Any]:
@@ -183,6 +232,23 @@ def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> dict[str,
 
     return output.notice(f"web-research: the research run in {snapshot['run']['run_dir']} was abandoned "
                          f"({str(result.get('reason') or '')[:300]}); it is not verified.")
+
+
+def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple[list[str], list[str]]:
+    """(the slugs `start --resume` kept that the ledger's seals confirm, those it does not).
+    `start` ran in the Bash tool, without the hooks' data directory: it judged seals from the
+    folder copy, which anything in the run could have edited. The hook judges them again
+    from the ledger; only a findings file sealed there, intact and `ok`, is kept."""
+    from .. import ledger  # lazy: start-up
+    from ..resume import NotARun, PlanChanged, assess  # lazy: start-up
+    from .seals import _ledger_entries  # lazy: start-up
+
+    try:
+        found = assess(Path(run_dir), ctx.env, seals=ledger.seals(_ledger_entries(ctx.env, run_dir)))
+    except (NotARun, PlanChanged):
+        return [], printed
+    kept = [slug for slug in printed if slug in found.keep]
+    return kept, [slug for slug in printed if slug not in kept]
 
 
 def _post_researcher_bash(ctx: Context) -> dict[str, Any]:

@@ -85,6 +85,16 @@ def _pre_web_tool(ctx: Context) -> dict[str, Any]:
     run_dir = active[1]["run"]["run_dir"]
     tool = str(ctx.payload.get("tool_name"))
     researcher = ctx.in_researcher
+    if researcher and tool == "WebFetch":
+        # A WebFetch result is a model's summary of the page, not the page: it cannot back a
+        # verbatim excerpt, and no snapshot of it is sealed. Researchers read through `fetch`.
+        _record_denial(ctx, tool)
+        ctx.denial_recorded = True
+        return output.pre_tool_use("deny", (
+            "In a research run pages are read only with the page-snapshot command, which keeps the page's "
+            f'text for your excerpts: "{ctx.program}" fetch "<url>" --run "{run_dir}". WebFetch returns a '
+            "model's summary, not the page, so it can back no citation. If fetch fails for a page, cite "
+            "another page or note it under Searched and not found."))
     verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]) if researcher else None,
                     agent_id=ctx.payload.get("agent_id"),
                     slug=_researcher_slug(ctx, active) if researcher else None,
@@ -150,10 +160,19 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
 
     cwd = ctx.payload.get("cwd")
     try:
-        check_start_args(raw_args, Path(cwd if isinstance(cwd, str) and cwd else os.getcwd()),
-                         datetime.date.today(), ctx.env)
+        request, run_dir = check_start_args(raw_args, Path(cwd if isinstance(cwd, str) and cwd else os.getcwd()),
+                                            datetime.date.today(), ctx.env)
     except InputError as error:
         return json.dumps({"error": formats.ERROR_INVALID_INPUT, "detail": str(error)}, ensure_ascii=False)
+    if request.resume:
+        from .seals import ledger_knows  # lazy: start-up
+
+        if not ledger_knows(ctx.env, str(run_dir)):
+            # Only a run the plugin's own records know is resumed: nothing is adopted.
+            from ..resume import NO_RECORD  # lazy: start-up
+
+            return json.dumps({"error": formats.ERROR_NOT_A_RUN, "detail": f"{run_dir}: {NO_RECORD}"},
+                              ensure_ascii=False)
     return None
 
 
@@ -194,17 +213,20 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     from .budgets import limits_of  # lazy: hook start-up
     from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: hook start-up
 
+    from .seals import sealed_ok_findings  # lazy: hook start-up
+
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
     briefs = briefs_of(snapshot["run"])  # run files are read before the lock is taken
     cap = limits_of(snapshot["run"]).max_dispatches
+    sealed_ok = sealed_ok_findings(ctx.env, snapshot["run"]["run_dir"])
     # Not locked_run: a denial writes nothing, though decide_dispatch has dropped expired slots.
     with session.locked_record() as record:
         if not same_run(record, snapshot):
             return {}
         run = record["run"]
         decision = decide_dispatch(run, ctx.tool_input, ctx.payload.get("tool_use_id"), briefs,
-                                   ctx.now, ttl, ctx.program, max_dispatches=cap)
+                                   ctx.now, ttl, ctx.program, max_dispatches=cap, sealed_ok=sealed_ok)
         if decision.action == "allow":
             session.write(record)
     if decision.action == "allow" and decision.brief is not None:
@@ -247,11 +269,21 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     brief, learned = attribute(ctx, run, briefs, transcript)
     if learned and brief is not None:
         learn_agent(session, snapshot, ctx.payload.get("agent_id"), brief.slug, "running")
+    from .dispatch import findings_rel  # lazy: hook start-up
+    from .seals import sealed_ok_findings  # lazy: hook start-up
+
+    # A findings file sealed `ok` is a researcher's final result: nobody writes over it.
+    final = sealed_ok_findings(ctx.env, run["run_dir"])
     if brief is not None:
         candidates = [brief]
     else:  # cannot tell which researcher this is: any brief no other researcher owns
         owned = {a.get("slug") for a in run.get("agents", {}).values()}
         candidates = [b for b in briefs if b.slug not in owned]
+    candidates = [b for b in candidates if findings_rel(run["run_dir"], b) not in final]
+    if not candidates:
+        return output.pre_tool_use("deny", (
+            f"{brief.findings_path if brief is not None else 'Every unowned findings file'} is sealed with "
+            "status ok: a researcher's final result, never written over. Reply with your status line."))
     allowed, reason = write_allowed(path, ctx.payload.get("cwd"), run["run_dir"], candidates)
     return output.pre_tool_use("allow" if allowed else "deny", reason)
 

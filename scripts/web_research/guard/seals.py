@@ -2,10 +2,15 @@
 
 The hook handlers (pre_tool_use.py, …) call in here at the moments an artifact is produced:
 
-    a researcher's `fetch` returned        -> seal the snapshot (text and record)
+    a researcher's `fetch` returned        -> seal the snapshot (text and record), hashed
+                                              from the stored files by this hook
+    a findings or verdicts file written    -> a `written` entry: the hash of what its owner
+                                              (or the plugin, `record_written`) wrote
     a researcher is let go at SubagentStop -> seal its findings file (passing or failed)
-    a claim-checker is let go              -> seal its verdicts file
+                                              as its owner last wrote it
+    a claim-checker is let go              -> seal its verdicts file, likewise
     `briefs` returned                      -> seal each brief
+    the Stop gate passes                   -> seal report.md and plan.md
     a WebSearch / WebFetch returned        -> a `search` / `page_read` entry
 
 Only this code writes seals; the sealed room (room.py) keeps every model of the
@@ -64,10 +69,13 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
                 agent_id: object, slug: object, tool_use_id: object = None) -> None:
     """A researcher's fetch returned: a page_read entry, and seals for a snapshot it wrote now.
 
-    The sha256 comes from fetch's own first output line (the client hands us the command's
-    real stdout, which no model edits). A snapshot served "stored" earlier is not sealed
-    again: whatever sealed it then still stands, and one that was never sealed stays so
-    (someone placed it there by hand before the researcher asked for it)."""
+    The seal is the hash of the stored file, computed here: a printed line proves nothing
+    (whoever makes a command print can make it print a seal). fetch's first output line only
+    names the snapshot and says whether it was fetched now; the file is sealed when its hash
+    agrees with the hash fetch printed and its record names the URL asked for (anything else
+    means the file is not what this fetch wrote, and it stays unsealed). A snapshot served
+    "stored" earlier is not sealed again: whatever sealed it then still stands, and one that
+    was never sealed stays so (someone placed it there by hand before the researcher asked)."""
     from ..commands.fetch_cmd import parse_seal_line  # lazy: hook start-up
 
     header = parse_seal_line(stdout)
@@ -78,10 +86,11 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
         sources = Path(run_dir) / formats.SOURCES_DIR
         text_rel, meta_rel = f"{formats.SOURCES_DIR}/{snapshot_id}.txt", f"{formats.SOURCES_DIR}/{snapshot_id}.json"
         on_disk = ledger.file_sha256(sources / f"{snapshot_id}.txt", MAX_EVIDENCE_BYTES)
-        entries.append(_seal(run_dir, text_rel, ledger.SNAPSHOT, header["sha256"], agent_id, slug,
-                             url=url, snapshot_id=snapshot_id, file_matched=on_disk == header["sha256"]))
         meta = _snapshot_meta(sources / f"{snapshot_id}.json")
-        if meta is not None and meta[0].get("sha256") == header["sha256"]:
+        if on_disk is not None and on_disk == header["sha256"] and meta is not None \
+                and meta[0].get("sha256") == on_disk and meta[0].get("requested_url") == url:
+            entries.append(_seal(run_dir, text_rel, ledger.SNAPSHOT, on_disk, agent_id, slug,
+                                 url=url, snapshot_id=snapshot_id))
             entries.append(_seal(run_dir, meta_rel, ledger.SNAPSHOT_META, meta[1], agent_id, slug,
                                  url=url, snapshot_id=snapshot_id))
     record(env, run_dir, entries)
@@ -99,30 +108,125 @@ def _snapshot_meta(path: Path) -> tuple[dict[str, Any], str] | None:
     return (meta, digest) if isinstance(meta, dict) else None
 
 
+def record_written(env: Mapping[str, str], run_dir: str, path: str, sha256: str | None, agent_id: object = None,
+                   slug: object = None, by: str = ledger.BY_PLUGIN) -> None:
+    """`path` (a findings or verdicts file of the run) now holds content hashing to `sha256`,
+    written by the plugin itself (`by` plugin: a stub, a stamp) or by the agent `agent_id`'s
+    own tool call (`by` agent, from the PostToolUse hook). At its owner's SubagentStop the file
+    on disk must equal the last of these writes: what else changed it is not the owner's.
+    `sha256` None (the file could not be hashed) records a write no content can match."""
+    rel = _relative(run_dir, path)
+    if rel and rel.split("/", 1)[0] in (formats.FINDINGS_DIR, formats.CHECKS_DIR):
+        record(env, run_dir, [ledger.entry(ledger.WRITTEN, agent_id, slug, path=rel, by=by,
+                                           sha256=sha256 if sha256 else "unreadable")])
+
+
+def owner_written(env: Mapping[str, str], run_dir: str, path: str, agent_id: object) -> tuple[str | None, str | None]:
+    """(the hash of the last content `agent_id` or the plugin wrote to `path`, or None when
+    neither wrote it; the hash of the file on disk now, or None)."""
+    rel = _relative(run_dir, path)
+    if rel is None:
+        return None, None
+    written = ledger.last_written(_ledger_entries(env, run_dir), rel, agent_id)
+    return written, ledger.file_sha256(Path(path), MAX_EVIDENCE_BYTES)
+
+
+def written_problem(path: str, written: str | None, on_disk: str | None) -> str | None:
+    """Why the file at `path` is not what its owner wrote (None when it is, or when it is
+    missing: the findings gate reports a missing file on its own)."""
+    if on_disk is None:
+        return None
+    if written is None:
+        return (f"{path}: no Write of yours to this file was recorded, so what is there was put by something "
+                "else; write it now with the Write tool")
+    if written != on_disk:
+        return (f"{path}: the file is not what you last wrote with the Write tool (something else changed it "
+                "after your write); write it again with the Write tool")
+    return None
+
+
 def seal_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agent_id: object,
-                  slug: object) -> None:
-    """A researcher is let go (or recorded as failed): seal its findings file as it is now."""
+                  slug: object, sha256: str | None = None, status: str | None = None) -> None:
+    """A researcher is let go (or recorded as failed): seal its findings file as its owner last
+    wrote it (`sha256`; a file changed since then fails its seal), or, with no hash given,
+    as it is now. `status`: the file's status, kept with the seal (a file sealed `ok` is final)."""
     rel = _relative(run_dir, findings_path)
-    digest = ledger.file_sha256(Path(findings_path), MAX_EVIDENCE_BYTES) if rel else None
+    digest = sha256 or (ledger.file_sha256(Path(findings_path), MAX_EVIDENCE_BYTES) if rel else None)
     if rel and digest:
-        record(env, run_dir, [_seal(run_dir, rel, ledger.FINDINGS, digest, agent_id, slug)])
+        record(env, run_dir, [_seal(run_dir, rel, ledger.FINDINGS, digest, agent_id, slug,
+                                    **({"status": status} if isinstance(status, str) else {}))])
 
 
-def seal_verdicts(env: Mapping[str, str], run_dir: str, verdicts_path: str, agent_id: object) -> None:
-    """A claim-checker is let go: seal its verdicts file as it is now (nobody but the checker
-    could write it; the seal keeps a later Bash command from changing a verdict)."""
+def seal_verdicts(env: Mapping[str, str], run_dir: str, verdicts_path: str, agent_id: object,
+                  sha256: str | None = None) -> None:
+    """A claim-checker is let go: seal its verdicts file as it last wrote it (`sha256`), or with
+    no hash given as it is now (nobody but the checker could write it; the seal keeps a later
+    Bash command from changing a verdict)."""
     rel = _relative(run_dir, verdicts_path)
-    digest = ledger.file_sha256(Path(verdicts_path), MAX_EVIDENCE_BYTES) if rel else None
+    digest = sha256 or (ledger.file_sha256(Path(verdicts_path), MAX_EVIDENCE_BYTES) if rel else None)
     if rel and digest:
         record(env, run_dir, [_seal(run_dir, rel, ledger.VERDICTS, digest, agent_id, None)])
 
 
 def seal_unsealed_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agent_id: object,
                            slug: object) -> None:
-    """`seal_findings`, unless the ledger already seals that file."""
+    """`seal_findings` as `agent_id` last wrote the file, unless the ledger already seals it
+    (or that agent never wrote it: then nothing of its own is there to seal)."""
     rel = _relative(run_dir, findings_path)
-    if rel and rel not in ledger.seals(_ledger_entries(env, run_dir)):
-        seal_findings(env, run_dir, findings_path, agent_id, slug)
+    if not rel:
+        return
+    entries = _ledger_entries(env, run_dir)
+    written = ledger.last_written(entries, rel, agent_id)
+    if rel not in ledger.seals(entries) and written:
+        seal_findings(env, run_dir, findings_path, agent_id, slug, sha256=written,
+                      status=findings_status(findings_path, written))
+
+
+def findings_status(findings_path: str, sha256: str | None = None) -> str | None:
+    """The `status` of a findings file (None when unreadable, or when its bytes no longer hash
+    to `sha256`): kept with its seal, so a dispatch can tell a final `ok` file without parsing."""
+    from ..findings import load_findings  # lazy: YAML, only where a findings file is sealed
+    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
+
+    path = Path(findings_path)
+    try:
+        data = read_run_file(path, path.parent.parent)
+    except RunFileError:
+        return None
+    if sha256 is not None:
+        import hashlib  # lazy: hook start-up
+
+        if "sha256:" + hashlib.sha256(data).hexdigest() != sha256:
+            return None
+    try:
+        found = load_findings(path, data.decode("utf-8"))
+    except Exception:  # noqa: BLE001 - a hostile file: no status
+        return None
+    status = found.frontmatter.get("status") if isinstance(found.frontmatter, dict) else None
+    return status if isinstance(status, str) else None
+
+
+def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
+    """Paths (relative to the run) of findings files whose latest seal says `status: ok` and
+    that still match it: a researcher's final result, never dispatched again nor written over.
+    A file changed since its seal is no result at all (it fails verify): its brief may be
+    researched again, and the new researcher's file is sealed anew."""
+    return {rel for rel, seal in ledger.seals(_ledger_entries(env, run_dir)).items()
+            if seal.artifact == ledger.FINDINGS and seal.status == formats.STATUS_OK
+            and seal.accepts(ledger.file_sha256(Path(run_dir) / rel, MAX_EVIDENCE_BYTES) or "")}
+
+
+def ledger_knows(env: Mapping[str, str], run_dir: str) -> bool:
+    """Whether the plugin's own records hold anything of this run (a run the hooks managed)."""
+    return bool(_ledger_entries(env, run_dir))
+
+
+def seal_at_pass(env: Mapping[str, str], run_dir: str, hashes: Mapping[str, str]) -> None:
+    """The Stop gate passed: seal report.md and plan.md as they were verified (`hashes`: name
+    -> sha256), so a later verify names either if it changes."""
+    artifacts = {formats.REPORT_FILE: ledger.REPORT, formats.PLAN_FILE: ledger.PLAN}
+    record(env, run_dir, [_seal(run_dir, name, artifacts[name], sha, None, None)
+                          for name, sha in sorted(hashes.items()) if name in artifacts and sha])
 
 
 def seal_briefs(env: Mapping[str, str], run_dir: str, briefs: Iterable[tuple[str, str]]) -> None:
@@ -133,25 +237,6 @@ def seal_briefs(env: Mapping[str, str], run_dir: str, briefs: Iterable[tuple[str
         digest = ledger.file_sha256(Path(brief_path), MAX_EVIDENCE_BYTES) if rel else None
         if rel and digest:
             entries.append(_seal(run_dir, rel, ledger.BRIEF, digest, None, slug))
-    record(env, run_dir, entries)
-
-
-def adopt_unsealed_run(env: Mapping[str, str], run_dir: str, kept: Iterable[str]) -> None:
-    """A resumed run that no hook ever sealed (made outside Claude Code): seal what it keeps,
-    the kept findings files and the page snapshots beside them, as they are now, marked
-    `adopted`, so the Stop gate can require seals for the rest of the run. A run the ledger
-    already knows gets nothing: a file unsealed there stays unsealed and fails at Stop."""
-    if ledger.seals(_ledger_entries(env, run_dir)):
-        return
-    from ..provenance import evidence_files  # lazy: start-up
-
-    kept_paths = {f"{formats.FINDINGS_DIR}/{slug}.md" for slug in kept}
-    entries = []
-    for rel, artifact in evidence_files(Path(run_dir)):
-        if artifact in (ledger.SNAPSHOT, ledger.SNAPSHOT_META) or rel in kept_paths:
-            digest = ledger.file_sha256(Path(run_dir) / rel, MAX_EVIDENCE_BYTES)
-            if digest:
-                entries.append(_seal(run_dir, rel, artifact, digest, None, None, adopted=True))
     record(env, run_dir, entries)
 
 

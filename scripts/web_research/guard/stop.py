@@ -10,6 +10,17 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+def _end_hashes(run_dir: str) -> dict[str, str | None]:
+    """sha256 of report.md and plan.md (None when unreadable), taken before and after the verifier."""
+    from pathlib import Path  # lazy: start-up
+
+    from .. import formats, ledger  # lazy: start-up
+    from ..provenance import MAX_EVIDENCE_BYTES  # lazy: start-up
+
+    return {name: ledger.file_sha256(Path(run_dir) / name, MAX_EVIDENCE_BYTES)
+            for name in (formats.REPORT_FILE, formats.PLAN_FILE)}
+
+
 def stop(ctx: Context) -> dict[str, Any]:
     active = active_run(ctx)
     if active is None:
@@ -27,8 +38,13 @@ def stop(ctx: Context) -> dict[str, Any]:
     from .seals import seal_source  # lazy: hook start-up
 
     seals = seal_source(ctx.env, run_dir)
-    failures = verifier_failures(run_dir, seals) \
-        if report_written(run_dir) and not researching else None
+    failures, verified = None, {}
+    if report_written(run_dir) and not researching:
+        verified = _end_hashes(run_dir)
+        failures = verifier_failures(run_dir, seals)
+        if not failures and _end_hashes(run_dir) != verified:
+            failures = [f"{run_dir}: report.md or plan.md changed while the run was being verified; "
+                        "verify it again [verify.incomplete]"]
     session, snapshot = active
     # Not locked_run: a pass or a release archives the record instead of writing it.
     with session.locked_record() as record:
@@ -43,6 +59,11 @@ def stop(ctx: Context) -> dict[str, Any]:
             session.archive(record, "verified" if decision.action == "pass" else "unverified")
         else:
             session.write(record)
+    if decision.action == "pass":
+        from .seals import seal_at_pass  # lazy: hook start-up
+
+        # Sealed as verified, with the rest: a later verify names either file if it changes.
+        seal_at_pass(ctx.env, run_dir, {k: v for k, v in verified.items() if v})
     if decision.action in ("pass", "release"):
         from .ending import end_of_run  # lazy: only when a run ends
 

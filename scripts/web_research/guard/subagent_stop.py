@@ -1,5 +1,10 @@
 """SubagentStop: a researcher must leave a usable findings file, a claim-checker its
-verdicts file (each blocked once otherwise); what it leaves is sealed as it is let go."""
+verdicts file (each blocked once otherwise); what it leaves is sealed as it is let go.
+
+The file on disk must be what its owner last wrote (the PostToolUse hook recorded the
+hash of each write, `seals.record_written`): anything else changed it in between, say a
+process left running in the background. Such a file is a problem like any other (one
+block), and the seal is the owner's last write, so the file then fails its seal."""
 from __future__ import annotations
 
 
@@ -42,8 +47,16 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
     run_dir = snapshot["run"]["run_dir"]
     keys = entry.get("keys", [])
     verdicts, problems = checker_answer(ctx, keys)
-    if not verdicts and verdicts_problems(entry["verdicts_path"], run_dir, keys) == []:
-        problems = []  # no answer by number, but the checker wrote a complete verdicts file itself
+    written = None
+    if not verdicts:
+        from .seals import owner_written, written_problem  # lazy: start-up
+
+        written, on_disk = owner_written(ctx.env, run_dir, entry["verdicts_path"], agent_id)
+        if verdicts_problems(entry["verdicts_path"], run_dir, keys) == []:
+            # No answer by number, but the checker wrote a complete verdicts file itself: it must
+            # be what the checker wrote (nothing else changed it since).
+            tampered = written_problem(entry["verdicts_path"], written, on_disk)
+            problems = [tampered] if tampered else []
     with locked_run(session, snapshot) as run:
         if run is None:
             return {}
@@ -59,13 +72,17 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
             return output.block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
     if verdicts:
+        from ..digest import sha256_hex  # lazy: start-up
         from ..verdicts import verdicts_json  # lazy: start-up
         from .plugin_writes import write_run_file  # lazy: start-up
 
-        write_run_file(ctx.env, run_dir, entry["verdicts_path"], verdicts_json(verdicts), agent_id, None)
+        text = verdicts_json(verdicts)
+        write_run_file(ctx.env, run_dir, entry["verdicts_path"], text, agent_id, None)
+        written = "sha256:" + sha256_hex(text.encode("utf-8"))
     from .seals import seal_verdicts  # lazy: start-up
 
-    seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], agent_id)
+    if written:  # as its owner (the checker, or the plugin from its answer) last wrote it
+        seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], agent_id, sha256=written)
     return {}
 
 
@@ -103,15 +120,32 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
         if ctx.payload.get("agent_type") != RESEARCHER and snapshot["run"].get("checkers"):
             return _checker_stop(ctx, stray=True)  # an unnamed stop may be a claim-checker's
         return {}  # not one of this run's researchers
-    # The researcher's own file is completed (the plugin's frontmatter fields), read and checked
-    # before the lock is taken.
+    # The researcher's own file must be what its owner (the researcher, or the plugin's stub) last
+    # wrote before the plugin completes it (its frontmatter fields): completing a file something
+    # else changed would make that change the plugin's. Read and checked before the lock is taken.
     from .findings_bookkeeping import complete  # lazy: hook start-up
+    from .seals import findings_status, owner_written, written_problem  # lazy: hook start-up
 
-    complete(ctx, snapshot["run"], brief)
+    run_dir = snapshot["run"]["run_dir"]
+    written, on_disk = owner_written(ctx.env, run_dir, brief.findings_path, agent_id)
+    tampered = written_problem(brief.findings_path, written, on_disk)
+    if not tampered:
+        complete(ctx, snapshot["run"], brief)  # recorded as a plugin write: the owner's last write
     problems = findings_problems(brief)
+    written, on_disk = owner_written(ctx.env, run_dir, brief.findings_path, agent_id)
+    tampered = written_problem(brief.findings_path, written, on_disk)
+    if tampered:
+        problems.append(tampered)
     known = snapshot["run"].get("agents", {}).get(agent_id or f"unknown-{brief.slug}", {})
     may_block = not known.get("blocks") and not ctx.payload.get("stop_hook_active")
-    quotes = citation_problems(brief) if may_block else []
+    if may_block:
+        from .seals import seal_source  # lazy: hook start-up
+
+        # In a run every page a researcher read was sealed by its fetch: a citation of a page
+        # with no sealed snapshot cites a page never read, told now while it can still read it.
+        quotes = citation_problems(brief, seal_source(ctx.env, run_dir).seals)
+    else:
+        quotes = []
     fields = required_fields_text() if may_block and (problems or quotes) else ""
     with locked_run(session, snapshot) as run:
         if run is None:
@@ -140,8 +174,11 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
             agent["state"] = "done"
     from .seals import seal_findings  # lazy: hook start-up
 
-    # Sealed as it is let go (or recorded as a silent failure), outside the record's lock.
-    seal_findings(ctx.env, snapshot["run"]["run_dir"], brief.findings_path, agent_id, brief.slug)
+    # Sealed as it is let go (or recorded as a silent failure), outside the record's lock: as its
+    # owner last wrote it, so a file changed by anything else since fails its seal.
+    if written:
+        seal_findings(ctx.env, run_dir, brief.findings_path, agent_id, brief.slug, sha256=written,
+                      status=findings_status(brief.findings_path, written))
     _after_researcher(ctx, run, agent_id, brief.slug)
     if not problems:
         return {}
