@@ -7,7 +7,8 @@
 #     1. $WEB_RESEARCH_PYTHON                       (explicit choice)
 #     2. ROOT/.venv/bin/python                      (developer checkout, if it has the deps)
 #     3. a remembered interpreter: the pointer file python-<key> in the data
-#        environment directory, then in the per-user one (see below)
+#        environment directory, then in the per-user one (see below), used only when
+#        it is one this search picks itself (_wr_trusted: the pointer cannot redirect)
 #     4. a private environment DIR/venv-<key> in either directory
 #     5. python3 / python3.1x on PATH that already has every dependency, fetch's too
 #        (skipped when WEB_RESEARCH_NO_SYSTEM_PYTHON=1)
@@ -86,6 +87,26 @@ _wr_read_line() {
     _wr_line=
     if [ -f "$1" ]; then IFS= read -r _wr_line < "$1" 2>/dev/null; fi
     return 0
+}
+
+# _wr_trusted PY ROOT KEY DATA USER: may the remembered interpreter PY be used? A pointer
+# file is only a cache of this search, never an authority: anything that can write the
+# user's cache could point it at a program of its own, and a later `fetch` would run that
+# program and store whatever page it likes. So PY must be one the search itself picks: the
+# developer checkout's ROOT/.venv, a private venv-KEY in one of the two environment
+# directories, or a Python on PATH that reports PY as its own sys.executable (what the
+# search remembers for one found there; one bare interpreter start). Otherwise the pointer
+# is ignored and the search goes on.
+_wr_trusted() {
+    case $1 in
+        "$2/.venv/bin/python" | "$4/venv-$3/bin/python" | "$5/venv-$3/bin/python") return 0 ;;
+    esac
+    for _wr_tc in python3 python3.13 python3.12 python3.11 python3.10; do
+        _wr_tp=$(command -v "$_wr_tc" 2>/dev/null) || continue
+        [ "$_wr_tp" = "$1" ] && return 0
+        [ "$("$_wr_tp" -c 'import sys; print(sys.executable)' 2>/dev/null)" = "$1" ] && return 0
+    done
+    return 1
 }
 
 # Write "python-<key>" pointers: _wr_remember PY KEY DIR...
@@ -361,7 +382,8 @@ web_research_python() {
     for _wr_dir in "$_wr_data" "$_wr_user"; do
         _wr_read_line "$_wr_dir/python-$_wr_key"
         _wr_py=$_wr_line
-        [ -n "$_wr_py" ] && [ -x "$_wr_py" ] || _wr_py=
+        [ -n "$_wr_py" ] && [ -x "$_wr_py" ] && _wr_trusted "$_wr_py" "$_wr_root" "$_wr_key" "$_wr_data" "$_wr_user" \
+            || _wr_py=
         if [ -z "$_wr_py" ] && [ -x "$_wr_dir/venv-$_wr_key/bin/python" ]; then
             _wr_py="$_wr_dir/venv-$_wr_key/bin/python"
             _wr_remember "$_wr_py" "$_wr_key" "$_wr_data" "$_wr_user"

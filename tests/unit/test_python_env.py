@@ -123,12 +123,41 @@ def test_hooks_and_the_command_share_the_interpreter_they_find(tmp_path: Path):
     pointers = sorted(p.name for p in data.glob("env/python-*")) + sorted(p.name for p in user.glob("env/python-*"))
     assert len(pointers) == 2 and pointers[0] == pointers[1]
 
-    (with_python / "python3").unlink()  # the command's PATH has no usable python now
+    # The command (no CLAUDE_PLUGIN_DATA, the same PATH) is not to search PATH itself: the
+    # per-user pointer gives it the hooks' interpreter, which PATH's python3 vouches for.
     cli_env = base_env(tmp_path, with_python, WEB_RESEARCH_STATE_DIR=str(user), WEB_RESEARCH_NO_SYSTEM_PYTHON="1")
     assert find_python(root, cli_env).stdout.strip() == chosen
     proc = subprocess.run([str(root / "scripts" / "web-research"), "slug", "Pricing of logs?"],
                           capture_output=True, text=True, env=cli_env, timeout=60)
     assert (proc.returncode, proc.stdout.strip()) == (0, "pricing-of-logs"), proc.stderr
+
+
+def test_a_pointer_redirected_to_another_program_is_ignored(tmp_path: Path):
+    """Issue 19: rewriting the pointer under the user's cache must not choose the interpreter a
+    later `fetch` runs. Only an interpreter the search itself would pick is taken from it."""
+    root = plugin_copy(tmp_path)
+    user = tmp_path / "user-state"
+    with_python = tool_bin(tmp_path, sys.executable)
+    env = base_env(tmp_path, with_python, WEB_RESEARCH_STATE_DIR=str(user))
+    assert find_python(root, env).stdout.strip() == sys.executable
+    planted = tmp_path / "planted-python"
+    marker = tmp_path / "planted-ran"
+    planted.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec "{sys.executable}" "$@"\n')
+    planted.chmod(0o755)
+    pointer = user / "env" / f"python-{lock_key(root)}"
+    pointer.write_text(f"{planted}\n")
+    found = find_python(root, env)
+    assert found.returncode == 0 and found.stdout.strip() == sys.executable, found
+    proc = subprocess.run([str(root / "scripts" / "web-research"), "slug", "Pricing of logs?"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0 and not marker.exists()
+    # A private environment of the plugin's own is still found through its pointer.
+    venv = user / "env" / f"venv-{lock_key(root)}" / "bin" / "python"
+    venv.parent.mkdir(parents=True)
+    venv.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+    venv.chmod(0o755)
+    pointer.write_text(f"{venv}\n")
+    assert find_python(root, env).stdout.strip() == str(venv)
 
 
 def test_a_python_without_the_dependencies_is_not_chosen(tmp_path: Path):

@@ -1,0 +1,326 @@
+"""Issue 19, the evidence rules: only what the plugin fetched and sealed, as its owner wrote it,
+can make a run pass.
+
+- Seal what was written, when it was written: a findings file is sealed as its researcher last
+  wrote it (the PostToolUse hook of its Write or Edit records the hash), so a file changed in
+  between by anything else (a background process) is blocked at SubagentStop and fails its seal.
+- A snapshot's seal is the hash the hook computes of the stored file, never a printed line.
+- No snapshot, no citation: in a run with seals, a citation whose page no fetch sealed is an error,
+  told to the researcher at its stop; researchers cannot WebFetch in a run.
+- One dispatch per sealed result: a findings file sealed `ok` is final.
+- Sealed at the end: a report changed after the Stop gate passed fails a later verify.
+
+Every hook is driven through the real launcher (hooks/run) with the real client's payload shapes.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hook_harness import CLI, SUBTOPICS, Harness, sha
+from test_seals import fetch_returned, ledger_entries
+from web_research import ledger
+from web_research.checklist import run_checklist
+from web_research.integrity import citation_integrity
+from web_research.snapshots import store_snapshot
+
+AGENT = "agentA"
+URL = "https://docs.acme.example/logs/pricing"
+PAGE = "Ingest is billed per GB. Indexing is billed per million events."
+
+
+@pytest.fixture
+def researcher(tmp_path: Path):
+    """A run with two briefs and the first one's researcher (agentA) dispatched and started."""
+    h = Harness(tmp_path)
+    h.start_run()
+    infos = h.render_briefs(SUBTOPICS[:2])
+    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0")).decision == "allow"
+    h.start_agent(AGENT, h.prompt_for(infos[0]))
+    return h, infos
+
+
+def findings_text(brief: dict, status: str = "ok", cite: str | None = None, excerpt: str = "Ingest is billed per GB.") -> str:
+    front = (f"---\nstatus: {status}\nsubtopic: {json.dumps(brief['subtopic'])}\nbrief_hash: {brief['brief_hash']}\n"
+             "started_at: 2026-04-18T09:02:11Z\nfinished_at: 2026-04-18T09:09:47Z\n"
+             + ('reason: "no source reachable"\n' if status != "ok" else "") + "---\n\n")
+    if cite is None:
+        return front + "Nothing cited.\n"
+    return front + ("## Claims\n\n- Ingest is billed per GB[^1].\n\n## Sources\n\n"
+                    f"[^1]: **Title**: Pricing | Acme\n      **URL**: {cite}\n      **Excerpt**: \"{excerpt}\"\n")
+
+
+def write(h: Harness, agent_id: str | None, path: str, content: str, tool: str = "Write") -> None:
+    """The researcher's Write (or Edit) as the client runs it: PreToolUse, the write, PostToolUse."""
+    pre = h.payload("PreToolUse", agent_id, tool_name=tool, tool_input={"file_path": path, "content": content},
+                    tool_use_id="toolu_w")
+    assert h.hook(pre).decision == "allow"
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(content, encoding="utf-8")
+    post = h.payload("PostToolUse", agent_id, tool_name=tool, tool_input={"file_path": path, "content": content},
+                     tool_use_id="toolu_w", tool_response={"type": "update", "filePath": path, "content": content})
+    assert h.hook(post).stdout == ""
+
+
+def fetched(h: Harness, url: str = URL, agent_id: str = AGENT) -> None:
+    """A page as the researcher's fetch stores it, and the PostToolUse hook of that fetch."""
+    store_snapshot(h.run_dir, requested_url=url, final_url=url, title="Pricing | Acme", status=200,
+                   content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00", text=PAGE, extractor="test")
+    assert h.hook(fetch_returned(h, url, agent_id=agent_id)).stdout == ""
+
+
+def seals(h: Harness) -> dict:
+    return ledger.seals(ledger_entries(h))
+
+
+# --- seal what was written, when it was written ----------------------------------------------
+
+def test_a_write_records_the_hash_of_its_content(researcher):
+    h, infos = researcher
+    text = findings_text(infos[0], "failed")
+    write(h, AGENT, infos[0]["findings_path"], text)
+    written = [e for e in ledger_entries(h) if e["kind"] == ledger.WRITTEN]
+    assert [(e["path"], e["sha256"], e["agent_id"], e["by"]) for e in written] == [
+        (f"findings/{Path(infos[0]['findings_path']).name}", sha(text.encode()), AGENT, ledger.BY_AGENT)]
+    hooks = json.loads((Path(CLI).parent.parent / "hooks" / "hooks.json").read_text())["hooks"]
+    assert any(m["matcher"] == "Write|Edit|MultiEdit|NotebookEdit" for m in hooks["PostToolUse"])
+
+
+def test_a_file_changed_after_its_owners_write_is_blocked_then_fails_its_seal(researcher):
+    """A process left running in the background edits the findings file between the
+    researcher's write and its stop: the stop is blocked, and the seal is what the researcher
+    wrote, so the file fails verify."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    text = findings_text(infos[0], "failed")
+    write(h, AGENT, str(path), text)
+    path.write_text(text.replace("Nothing cited.", "Planted by a background process."), encoding="utf-8")
+    first = h.hook(h.subagent_stop(AGENT))
+    assert first.decision == "block" and "not what you last wrote" in first.reason, first
+    second = h.hook(h.subagent_stop(AGENT, stop_hook_active=True))
+    assert second.decision is None and "silent failure" in second.json["systemMessage"]
+    seal = seals(h)[f"findings/{path.name}"]
+    assert seal.sha256 == sha(text.encode()) and seal.agent_id == AGENT
+    checks = run_checklist(h.run_dir)
+    assert any(c.id == "provenance.sealed" and not c.ok and "changed after it was sealed" in c.message for c in checks)
+
+
+def test_the_owners_rewrite_after_the_block_is_sealed(researcher):
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    write(h, AGENT, str(path), findings_text(infos[0], "failed"))
+    path.write_text("tampered", encoding="utf-8")
+    assert h.hook(h.subagent_stop(AGENT)).decision == "block"
+    again = findings_text(infos[0], "failed").replace("Nothing cited.", "Nothing cited, again.")
+    write(h, AGENT, str(path), again)
+    assert h.hook(h.subagent_stop(AGENT, stop_hook_active=True)).stdout == ""
+    assert seals(h)[f"findings/{path.name}"].sha256 == sha(again.encode())
+
+
+def test_a_file_its_owner_never_wrote_is_blocked_and_not_sealed(researcher):
+    """A findings file put in place by something else (the orchestrator's Bash) is not the researcher's."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(findings_text(infos[0], "ok"), encoding="utf-8")
+    first = h.hook(h.subagent_stop(AGENT))
+    assert first.decision == "block" and "no Write of yours to this file was recorded" in first.reason
+    h.hook(h.subagent_stop(AGENT, stop_hook_active=True))
+    assert f"findings/{path.name}" not in seals(h)
+
+
+def test_an_edit_is_recorded_from_the_file_right_after_it(researcher):
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    write(h, AGENT, str(path), findings_text(infos[0], "failed"))
+    edited = findings_text(infos[0], "failed").replace("Nothing cited.", "Nothing cited yet.")
+    path.write_text(edited, encoding="utf-8")  # what the client's Edit wrote
+    post = h.payload("PostToolUse", AGENT, tool_name="Edit", tool_use_id="toolu_e",
+                     tool_input={"file_path": str(path), "old_string": "Nothing cited.", "new_string": "Nothing cited yet."},
+                     tool_response={"filePath": str(path)})
+    assert h.hook(post).stdout == ""
+    assert h.hook(h.subagent_stop(AGENT)).stdout == ""
+    assert seals(h)[f"findings/{path.name}"].sha256 == sha(edited.encode())
+
+
+def test_a_write_by_the_plugin_counts_as_the_owners(researcher):
+    """`seals.record_written`: what the plugin itself writes into a findings file (a stub, a stamp)."""
+    from web_research.guard.seals import record_written
+
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    write(h, AGENT, str(path), findings_text(infos[0], "failed"))
+    stamped = findings_text(infos[0], "failed").replace("09:09:47", "09:10:00")
+    path.write_text(stamped, encoding="utf-8")
+    record_written(h.env(), str(h.run_dir), str(path), sha(stamped.encode()))
+    assert h.hook(h.subagent_stop(AGENT)).stdout == ""
+    assert seals(h)[f"findings/{path.name}"].sha256 == sha(stamped.encode())
+
+
+def test_another_agents_write_is_not_the_owners(researcher):
+    h, infos = researcher
+    path = str(Path(infos[0]["findings_path"]))
+    write(h, AGENT, path, findings_text(infos[0], "failed"))
+    from web_research.guard.seals import record_written
+
+    other = findings_text(infos[0], "failed").replace("Nothing cited.", "Someone else's.")
+    Path(path).write_text(other, encoding="utf-8")
+    record_written(h.env(), str(h.run_dir), path, sha(other.encode()), "agentB", None, by=ledger.BY_AGENT)
+    assert h.hook(h.subagent_stop(AGENT)).decision == "block"
+
+
+# --- snapshot seals are the hook's own hash of the stored file ----------------------------------
+
+def test_a_snapshot_changed_before_the_hook_hashed_it_is_not_sealed(researcher):
+    """fetch printed the hash of what it wrote; the file differs by the time the hook looks (or
+    the line was printed by something that is not fetch): nothing is sealed."""
+    h, _ = researcher
+    snap = store_snapshot(h.run_dir, requested_url=URL, final_url=URL, title="Pricing | Acme", status=200,
+                          content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00", text=PAGE,
+                          extractor="test")
+    payload = fetch_returned(h, URL, agent_id=AGENT)
+    snap.text_path.write_text(PAGE.replace("per GB", "per TB"), encoding="utf-8")
+    assert h.hook(payload).stdout == ""
+    assert not [p for p in seals(h) if p.startswith("sources/")]
+
+
+def test_a_seal_line_naming_a_snapshot_of_another_url_seals_nothing(researcher):
+    h, _ = researcher
+    other = "https://docs.acme.example/other"
+    store_snapshot(h.run_dir, requested_url=other, final_url=other, title="Other", status=200,
+                   content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00", text=PAGE, extractor="test")
+    payload = fetch_returned(h, other, agent_id=AGENT)
+    payload["tool_input"]["command"] = payload["tool_input"]["command"].replace(other, URL)
+    assert h.hook(payload).stdout == ""
+    assert not [p for p in seals(h) if p.startswith("sources/")]
+
+
+def test_a_fetched_snapshot_is_sealed_with_the_hash_of_its_file(researcher):
+    h, _ = researcher
+    fetched(h)
+    found = {p: s for p, s in seals(h).items() if p.startswith("sources/")}
+    assert len(found) == 2
+    for rel, seal in found.items():
+        assert seal.sha256 == ledger.file_sha256(h.run_dir / rel, 1 << 24) and seal.url == URL
+
+
+# --- no snapshot, no citation -----------------------------------------------------------------
+
+def test_in_a_run_with_seals_a_citation_without_a_sealed_snapshot_is_an_error(tmp_path: Path):
+    from web_research.citation_entries import Citation
+
+    run = tmp_path / "run"
+    run.mkdir()
+    path = run / "report.md"
+    path.write_text("x", encoding="utf-8")
+    citation = Citation(number=1, title="Page", url="https://nowhere.example/page", excerpt="A quoted sentence here.",
+                        line=40)
+    checks, summary = citation_integrity(run, [(path, citation)], sealed={})
+    errors = [c for c in checks if c.id == "report.citations.snapshot" and not c.ok]
+    assert [c.severity for c in errors] == ["error"] and "no page read through the fetch command" in errors[0].message
+    checks, _ = citation_integrity(run, [(path, citation)], sealed=None)  # no record of seals: today's warning
+    assert [c.severity for c in checks if c.id == "report.citations.snapshot" and not c.ok] == ["warning"]
+
+
+def test_a_researcher_citing_a_page_it_never_fetched_is_told_at_its_stop(researcher):
+    h, infos = researcher
+    write(h, AGENT, infos[0]["findings_path"], findings_text(infos[0], cite=URL))
+    first = h.hook(h.subagent_stop(AGENT))
+    assert first.decision == "block", first
+    assert f"{URL} has no page snapshot" in first.reason and "web-research fetch" in first.reason
+    fetched(h)  # it reads the page, as told, and writes its file again
+    write(h, AGENT, infos[0]["findings_path"], findings_text(infos[0], cite=URL))
+    assert h.hook(h.subagent_stop(AGENT, stop_hook_active=True)).stdout == ""
+
+
+def test_a_hand_made_snapshot_backs_no_citation_in_a_run(researcher):
+    h, infos = researcher
+    store_snapshot(h.run_dir, requested_url=URL, final_url=URL, title="Pricing | Acme", status=200,
+                   content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00", text=PAGE, extractor="hand")
+    write(h, AGENT, infos[0]["findings_path"], findings_text(infos[0], cite=URL))
+    first = h.hook(h.subagent_stop(AGENT))
+    assert first.decision == "block" and "no researcher's fetch sealed" in first.reason
+
+
+def test_researchers_cannot_webfetch_in_a_run(researcher):
+    h, _ = researcher
+    payload = h.payload("PreToolUse", AGENT, tool_name="WebFetch", tool_use_id="toolu_wf",
+                        tool_input={"url": URL, "prompt": "quote it"})
+    result = h.hook(payload)
+    assert result.decision == "deny" and "fetch" in result.reason and "summary" in result.reason
+    denied = [e for e in ledger_entries(h) if e["kind"] == "denied"]
+    assert [(e["agent_id"], e["tool"]) for e in denied] == [(AGENT, "WebFetch")]
+
+
+def test_standalone_verify_errs_on_an_unsealed_citation_when_the_folder_has_seals(tmp_path: Path):
+    h = Harness(tmp_path)
+    h.start_run()
+    h.copy_example_run()
+    sealed = sorted(p for p in (h.run_dir / "sources").glob("*.txt"))
+    copy = h.run_dir / ".web-research" / "seals.json"
+    data = json.loads(copy.read_text())
+    rel = f"sources/{sealed[0].name}"
+    del data["seals"][rel]
+    copy.write_text(json.dumps(data))
+    result = subprocess.run([str(CLI), "verify", str(h.run_dir)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1 and "no researcher's fetch sealed" in result.stdout, result.stdout
+
+
+# --- one dispatch per sealed result --------------------------------------------------------------
+
+def _finished(h: Harness, infos: list, status: str) -> Path:
+    path = Path(infos[0]["findings_path"])
+    write(h, AGENT, str(path), findings_text(infos[0], status))
+    assert h.hook(h.subagent_stop(AGENT)).stdout == ""
+    h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", {"status": "completed", "agentId": AGENT}))
+    return path
+
+
+def test_a_brief_sealed_ok_is_not_dispatched_again(researcher):
+    h, infos = researcher
+    path = _finished(h, infos, "ok")
+    assert seals(h)[f"findings/{path.name}"].status == "ok"
+    result = h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_again"))
+    assert result.decision == "deny" and "sealed with status ok" in result.reason
+    assert h.record()["run"]["dispatches"][infos[0]["slug"]] == 1
+
+
+def test_a_brief_sealed_failed_may_be_retried(researcher):
+    h, infos = researcher
+    _finished(h, infos, "failed")
+    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_retry")).decision == "allow"
+
+
+def test_a_researcher_never_writes_over_a_file_sealed_ok(researcher):
+    """An unattributable researcher (no transcript) may write only the files of briefs nobody
+    owns, and never one sealed ok."""
+    h, infos = researcher
+    path = _finished(h, infos, "ok")
+    stranger = h.payload("PreToolUse", "agentZ", tool_name="Write", tool_use_id="toolu_z",
+                         tool_input={"file_path": str(path), "content": "x"})
+    assert h.hook(stranger).decision == "deny"
+
+
+# --- sealed at the end ------------------------------------------------------------------------------
+
+def test_the_report_is_sealed_when_the_stop_gate_passes_and_a_later_change_is_named(tmp_path: Path):
+    h = Harness(tmp_path)
+    h.start_run()
+    h.copy_example_run()
+    assert h.hook(h.stop()).stdout == ""
+    assert h.history()[-1]["outcome"] == "verified"
+    report = h.run_dir / "report.md"
+    found = seals(h)
+    assert found["report.md"].sha256 == ledger.file_sha256(report, 1 << 24) and "plan.md" in found
+    assert "report.md" in json.loads((h.run_dir / ".web-research" / "seals.json").read_text())["seals"]
+    ok = subprocess.run([str(CLI), "verify", str(h.run_dir)], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0, ok.stdout
+    report.write_text(report.read_text().replace("## TL;DR", "## TL;DR\n\n- An added claim."), encoding="utf-8")
+    later = subprocess.run([str(CLI), "verify", str(h.run_dir)], capture_output=True, text=True, timeout=120)
+    assert later.returncode == 1
+    assert "report.md: report changed after it was sealed at" in later.stdout
+    assert "when the run passed verification" in later.stdout
+
