@@ -221,7 +221,7 @@ def test_hooks_deny_a_repeated_query_and_a_repeated_fetch_but_not_paging(h: Harn
     repeated = h.hook(fetch(h, URL, "t4"))
     assert repeated.decision == "deny" and "already read" in repeated.reason
     assert h.hook(fetch(h, URL, "t5", offset=8000)).decision == "allow"  # paging, budget of 1 spent or not
-    over = h.hook(web(h, "WebFetch", "t6", url="https://other.example/page", prompt="title?"))
+    over = h.hook(fetch(h, "https://other.example/page", "t6"))
     assert over.decision == "deny" and "1 of your 1 pages" in over.reason
 
 

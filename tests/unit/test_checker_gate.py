@@ -54,6 +54,15 @@ def answer(keys, verdict_of=lambda key: "supported") -> str:
     return "\n".join(f"{n} {verdict_of(k)}: checked" for n, k in enumerate(keys, start=1))
 
 
+def checker_wrote(h: Harness, agent_id: str, path: Path) -> None:
+    """The PostToolUse hook of the checker's Write of `path` (its content as on disk)."""
+    content = path.read_text()
+    payload = as_checker(h.payload("PostToolUse", agent_id, tool_name="Write", tool_use_id="toolu_vw",
+                                   tool_input={"file_path": str(path), "content": content},
+                                   tool_response={"type": "create", "filePath": str(path), "content": content}))
+    assert h.hook(payload).stdout == ""
+
+
 def run_checker(h: Harness, verdict_of=lambda key: "supported", agent_id: str = AGENT) -> Path:
     """Dispatch a checker by reference, let it answer by number, and stop it."""
     prompt = rendered(h)
@@ -213,6 +222,26 @@ def test_a_verdict_forged_by_bash_blocks_the_stop(run: Harness):
     assert result.decision == "block" and "checks/verdicts-1.json" in result.reason and "changed" in result.reason
 
 
+def test_a_verdicts_file_changed_after_the_checkers_write_is_blocked_then_fails_its_seal(run: Harness):
+    """Issue 19: the verdicts file must be what the checker wrote; a change in between (a
+    process left running in the background) blocks its stop, and the seal is the checker's write."""
+    prompt = rendered(run)
+    dispatch(run, f"Check: {run.run_dir}")
+    run.start_agent(AGENT, prompt.text)
+    path = Path(prompt.verdicts_path)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "unsupported", "reason": "r"} for k in prompt.keys]}))
+    checker_wrote(run, AGENT, path)
+    wrote = ledger.file_sha256(path, 1 << 20)
+    path.write_text(path.read_text().replace("unsupported", "supported"))
+    first = run.hook(run.subagent_stop(AGENT, agent_type=CHECKER))
+    assert first.decision == "block" and "not what you last wrote" in first.reason
+    assert run.hook(run.subagent_stop(AGENT, stop_hook_active=True, agent_type=CHECKER)).stdout == ""
+    assert ledger.seals(ledger_entries(run))["checks/verdicts-1.json"].sha256 == wrote
+    result = run.hook(run.stop())
+    assert result.decision == "block" and "checks/verdicts-1.json" in result.reason and "changed" in result.reason
+
+
 def test_a_verdicts_file_no_checker_left_blocks_the_stop(run: Harness):
     prompt = rendered(run)
     path = Path(prompt.verdicts_path)
@@ -230,6 +259,7 @@ def test_a_returned_checker_whose_stop_went_unseen_is_sealed_when_its_call_retur
     path = Path(prompt.verdicts_path)
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "supported", "reason": "r"} for k in prompt.keys]}))
+    checker_wrote(run, AGENT, path)
     payload = run.payload("PostToolUse", tool_name="Agent", tool_use_id="toolu_check1",
                           tool_input={"description": "check", "prompt": f"Check: {run.run_dir}",
                                       "subagent_type": CHECKER, "run_in_background": False},

@@ -111,9 +111,12 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
         if entry is None:
             return {}
         entry["state"] = "returned"
-    from .seals import seal_verdicts  # lazy: start-up
+    from .seals import owner_written, seal_verdicts  # lazy: start-up
 
-    seal_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], response.get("agentId"))
+    run_dir = snapshot["run"]["run_dir"]
+    written, _on_disk = owner_written(ctx.env, run_dir, entry["verdicts_path"], response.get("agentId"))
+    if written:  # as the checker last wrote it; a file it never wrote is not sealed
+        seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], response.get("agentId"), sha256=written)
     return {}
 
 

@@ -213,7 +213,19 @@ def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
     researched again, and the new researcher's file is sealed anew."""
     return {rel for rel, seal in ledger.seals(_ledger_entries(env, run_dir)).items()
             if seal.artifact == ledger.FINDINGS and seal.status == formats.STATUS_OK
-            and seal.accepts(ledger.file_sha256(Path(run_dir) / rel, MAX_EVIDENCE_BYTES) or "")}
+            and seal.accepts(_small_file_sha256(Path(run_dir) / rel))}
+
+
+def _small_file_sha256(path: Path) -> str:
+    """`sha256:<hex>` of a findings-sized regular file (no link followed), "" when unreadable;
+    with the interpreter's own SHA-256, not hashlib: the Agent and Write hooks stay light."""
+    from ..digest import sha256_hex  # lazy: hook start-up
+    from ..fsutil import MAX_RUN_FILE_BYTES, read_bounded  # lazy: hook start-up
+
+    found = read_bounded(path, MAX_RUN_FILE_BYTES)
+    if found is None or found[1]:
+        return ""
+    return "sha256:" + sha256_hex(found[0])
 
 
 def ledger_knows(env: Mapping[str, str], run_dir: str) -> bool:

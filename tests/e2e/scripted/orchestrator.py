@@ -106,15 +106,19 @@ def intrusions(run_dir: str, plugin_root: str, cli: str) -> list[tuple[str, dict
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
                  second_wave: list[Subtopic] | None = None, budget_lines: list[str] | None = None,
-                 own_search: bool = False, claim_check: bool = False, lapses: bool = False):
+                 own_search: bool = False, claim_check: bool = False, lapses: bool = False,
+                 redispatch: bool = False):
         """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
         second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered;
         budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2");
         own_search: after the researchers return, search the web itself once (SKILL.md forbids it);
         claim_check: keep the tier's claim check (see research.build);
         lapses: make a real model's lapses in what it writes (dispatch prompts by a relative path,
-        in quotes with a sentence after them, or by slug)."""
+        in quotes with a sentence after them, or by slug);
+        redispatch: once the researchers returned, dispatch the first brief again (its findings
+        are sealed ok: the hooks must deny it)."""
         self.lapses = lapses
+        self.redispatch = redispatch
         self.budget_lines = list(budget_lines or [])
         self.own_search = own_search
         self.claim_check = claim_check
@@ -166,6 +170,12 @@ class Orchestrator:
             return self.after_briefs(req)
         if name == "Agent" and last[0]["input"].get("subagent_type") == formats.CHECKER_SUBAGENT_TYPE:
             return self.finish(req)
+        if name == "Agent" and self.redispatch \
+                and len(req.previous_calls("Agent")) == len(self.to_dispatch(req)):
+            first = self.to_dispatch(req)[0]
+            return call("Agent", {"description": first["subtopic"], "run_in_background": False,
+                                  "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
+                                  "prompt": f"{formats.DISPATCH_BRIEF_LABEL} {first['brief_path']}"})
         if name == "Agent":  # SKILL.md: once the researchers return, `briefs` lists any that did not finish
             return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
                         "List the briefs still to dispatch")

@@ -28,7 +28,8 @@ def researcher_marker(plugin_root: str) -> str:
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
           extra_dispatches: int = 0, second_wave: list[dict] | None = None,
           budget_lines: list[str] | None = None, own_search: bool = False,
-          claim_check: bool = False, lapses: bool = False) -> Scenario:
+          claim_check: bool = False, lapses: bool = False,
+          redispatch: bool = False) -> Scenario:
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (an
     intruder: the orchestrator tries to rewrite a snapshot and the excerpt quoting it, to leave
     background jobs, to write into the plugin's folder and to dispatch a general-purpose agent;
@@ -40,6 +41,7 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     second_wave: the subtopics the orchestrator appends as plan.md's `## Second wave` when
     `gaps` leaves bullets uncovered and the tier allows it (their `establish` items are
     `<bullet id>: <angle>`).
+    redispatch: the orchestrator dispatches the first brief again after its findings are sealed ok.
     claim_check: keep the tier's claim check. Without it the plan omits a `Tier:` line whose
     tier has a claim check (the same budget, no model check), so that scenarios about other
     things stay short."""
@@ -50,7 +52,7 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     marker = researcher_marker(ctx.plugin_root)
     checker_marker = checker.checker_marker(ctx.plugin_root)
     orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up, budget_lines, own_search,
-                                claim_check, lapses)
+                                claim_check, lapses, redispatch)
     researcher = Researcher(ctx, topics + follow_up)
     return Scenario([
         websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages

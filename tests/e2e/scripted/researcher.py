@@ -17,7 +17,7 @@ from typing import Any
 from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, say
-from scripted.conversation import bash
+from scripted.conversation import bash, hook_feedback
 from scripted.prompt_text import PromptError, brief_frontmatter_fields, brief_line, brief_list
 from scripted.topics import Subtopic, original_name
 
@@ -53,6 +53,8 @@ class Researcher:
             return say(f"{findings_path} ok")
         if topic.behaviour in ("greedy", "repeat"):
             return self.over_budget(req, brief, topic, findings_path, findings, done)
+        if topic.behaviour == "unfetched":
+            return self.unfetched(req, brief, topic, findings_path, findings, done)
         if topic.behaviour == "stray":
             strays = stray_calls(brief_line(brief, "Run folder:"))
             if len(real) < len(strays):
@@ -69,14 +71,11 @@ class Researcher:
         url = (re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch")) or [""])[0]
         if done == ["Write", "WebSearch", "Bash"]:
             fetched = [r for r in req.all_tool_results() if r.name == "Bash"][-1]
-            if fetched.is_error:  # the agent prompt's fallback: WebFetch, quoting verbatim
-                return call("WebFetch", {"url": url, "prompt": "Give the page title and quote verbatim "
-                                                                "the sentences about " + topic.name})
+            if fetched.is_error:  # agents/researcher.md: only fetched pages can be cited
+                return call("Write", {"file_path": findings_path, "content": findings(
+                    brief, formats.STATUS_FAILED, reason="the page could not be fetched")})
             return call("Write", {"file_path": findings_path, "content": findings(
                 brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url)})
-        if done == ["Write", "WebSearch", "Bash", "WebFetch"]:
-            return call("Write", {"file_path": findings_path, "content": findings(
-                brief, formats.STATUS_OK, topic=topic, page=_result_text(req, "WebFetch"), url=url)})
         status = formats.STATUS_OK if len(done) >= 4 else formats.STATUS_FAILED
         return say(f"{findings_path} {status}")
 
@@ -100,6 +99,30 @@ class Researcher:
         if done[-1] != "Write" or done.count("Write") < 2:
             return call("Write", {"file_path": findings_path, "content": findings(
                 brief, formats.STATUS_OK, topic=topic, page=_first_ok_text(req, "Bash"), url=url)})
+        return say(f"{findings_path} {formats.STATUS_OK}")
+
+    def unfetched(self, req: RequestView, brief: str, topic: Subtopic, findings_path: str, findings: Any,
+                  done: list[str]) -> Reply:
+        """Cites the first search result without reading it (the excerpt made up from the
+        result's title); told at its stop that the page has no snapshot, it fetches the page and
+        writes its findings again from what the page says."""
+        if done == ["Write"]:  # the plugin's stub
+            return call("WebSearch", {"query": topic.name})
+        url = re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch"))[0]
+        if done == ["Write", "WebSearch"]:
+            invented = f"Title: {topic.name} | Example Docs\n{topic.fact()}"
+            return call("Write", {"file_path": findings_path, "content": findings(
+                brief, formats.STATUS_OK, topic=topic, page=invented, url=url)})
+        if done == ["Write", "WebSearch", "Write"]:
+            feedback = hook_feedback(req)
+            if feedback is None:
+                return say(f"{findings_path} {formats.STATUS_OK}")
+            if "has no page snapshot" not in feedback:
+                raise PromptError(f"the stop hook did not say the cited page has no snapshot:\n{feedback[:2000]}")
+            return bash(self.fetch_command(brief, url), "Snapshot the page I cited")
+        if done == ["Write", "WebSearch", "Write", "Bash"]:
+            return call("Write", {"file_path": findings_path, "content": findings(
+                brief, formats.STATUS_OK, topic=topic, page=_result_text(req, "Bash"), url=url)})
         return say(f"{findings_path} {formats.STATUS_OK}")
 
     def fetch_command(self, brief: str, url: str) -> str:

@@ -11,7 +11,8 @@ class Subtopic:
     name: str
     establish: list[str]
     # ok | failed | silent | stray (first tries to write and run outside its scope) | greedy (four
-    # different searches, then fetch) | repeat (the same search twice, the same fetch twice)
+    # different searches, then fetch) | repeat (the same search twice, the same fetch twice) |
+    # unfetched (cites a search result it never read; fetches it once the stop hook says so)
     behaviour: str = "ok"
 
     @property

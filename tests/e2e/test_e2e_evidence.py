@@ -1,0 +1,82 @@
+"""Scenario: no snapshot, no citation; one dispatch per sealed result (issue 19).
+
+The researcher of "Billing units" cites the first search result without ever reading it (its
+excerpt made up from what it expects the page to say). Its SubagentStop blocks it naming the URL
+that has no page snapshot; it then reads the page with the fetch command and writes its findings
+again from the page, and is let go. After the researchers return, the orchestrator dispatches the
+first brief again, whose findings file is sealed `ok`: the PreToolUse hook denies it. The run
+ends verified, every findings file sealed as its researcher last wrote it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+from scripted.research import DEFAULT_SUBTOPICS
+
+from web_research import formats
+from web_research.slug import slugify
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+UNFETCHED = "Billing units"
+SUBTOPICS = [{**s, "behaviour": "unfetched" if s["name"] == UNFETCHED else "ok"} for s in DEFAULT_SUBTOPICS]
+
+SESSIONS = {"evidence": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}",
+                                                 scenario="scripted.research:build",
+                                                 scenario_args={"subtopics": SUBTOPICS, "redispatch": True}))}
+
+
+@pytest.fixture(scope="module")
+def run(e2e_session):
+    result = e2e_session("evidence")
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+def _run_dir(result) -> Path:
+    return Path(outcome.final_json(result)["plan"]).parent
+
+
+def test_a_researcher_citing_a_page_it_never_fetched_is_told_at_its_stop(run):
+    blocks = run.stream.blocks("SubagentStop")
+    assert len(blocks) == 1, run.describe()
+    reason = str(run.stream.decision_of(blocks[0]).get("reason", ""))
+    assert "has no page snapshot" in reason and "[^1]" in reason and "web-research fetch" in reason, reason
+    assert f"/findings/{slugify(UNFETCHED)}.md" in reason, reason
+
+
+def test_it_then_fetched_the_page_and_its_findings_are_sealed_as_it_wrote_them(run):
+    run_dir = _run_dir(run)
+    path = run_dir / formats.FINDINGS_DIR / f"{slugify(UNFETCHED)}.md"
+    text = path.read_text()
+    assert "status: ok" in text
+    writes = [u for u in run.stream.tool_uses("Write") if u["input"]["file_path"] == str(path)]
+    assert len(writes) == 3 and writes[-1]["input"]["content"] == text  # stub, uncited try, fixed
+    fetches = [u for u in run.stream.tool_uses("Bash") if " fetch " in u["input"]["command"]
+               and str(run_dir) in u["input"]["command"]]
+    assert len(fetches) == len(DEFAULT_SUBTOPICS), fetches  # the unfetched one read its page after the block
+    copy = json.loads((run_dir / formats.RUN_STATE_DIR / "seals.json").read_text())["seals"]
+    seal = copy[f"{formats.FINDINGS_DIR}/{path.name}"]
+    assert seal["sha256"] == outcome.sha256(path) and seal["status"] == "ok"
+
+
+def test_a_redispatch_over_a_sealed_ok_file_is_denied(run):
+    groups = outcome.agent_messages(run)
+    assert [len(g) for g in groups] == [len(DEFAULT_SUBTOPICS), 1], groups
+    again = groups[1][0]
+    assert outcome.tool_result_is_error(run, again["id"]), run.describe()
+    assert "sealed with status ok" in run.stream.tool_result_text(again["id"])
+    assert len(outcome.subagent_request_spans(run)) == len(DEFAULT_SUBTOPICS)  # no fourth researcher ran
+
+
+def test_the_run_ends_verified(run):
+    run_dir = _run_dir(run)
+    assert run.stream.blocks("Stop") == [], run.describe()
+    result = outcome.verify(run_dir)
+    assert result.returncode == 0, result.stdout
+    copy = json.loads((run_dir / formats.RUN_STATE_DIR / "seals.json").read_text())["seals"]
+    assert copy[formats.REPORT_FILE]["sha256"] == outcome.sha256(run_dir / formats.REPORT_FILE)
