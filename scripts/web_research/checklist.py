@@ -8,13 +8,13 @@ parses each file once and collects their checks in a stable order.
 Each check has a stable id (hooks and people match on these). `<slug>` is a
 subtopic slug from plan.md; severities are errors unless marked (warning).
 
-    run.links                             no symbolic link among the run's evidence (plan.md,
-                                          report.md, briefs/, findings/, sources/, checks/,
-                                          .web-research/, or directly inside those folders):
-                                          one failing check per link (fsutil.evidence_links)
     plan.exists                           plan.md exists
     plan.readable                         ... and can be read (listed only when it cannot)
     plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
+    provenance.links                      no symbolic link among the run's evidence (plan.md,
+                                          report.md, briefs/, findings/, sources/, checks/,
+                                          .web-research/, or directly inside those folders):
+                                          one failing check per link (fsutil.evidence_links)
     findings.<slug>.exists                findings/<slug>.md exists for each subtopic
     findings.<slug>.readable              ... and can be read (`fsutil.read_run_text`: inside the run,
                                           a regular file, not a link loop, within the size limit,
@@ -244,12 +244,12 @@ def _link_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
     links = evidence_links(run_dir)
     if not links:
-        return [ok("run.links", "no symbolic link among the run's evidence", run_dir)]
-    checks = [fail("run.links", f"{rel} is a symbolic link; a run's evidence is read only where it is, never "
+        return [ok("provenance.links", "no symbolic link among the run's evidence", run_dir)]
+    checks = [fail("provenance.links", f"{rel} is a symbolic link; a run's evidence is read only where it is, never "
                                 "through a link: replace it with the file or folder itself", run_dir / rel)
               for rel in links[:MAX_LINKS_LISTED]]
     if len(links) > MAX_LINKS_LISTED:
-        checks.append(fail("run.links", f"... and {len(links) - MAX_LINKS_LISTED} more symbolic link(s)", run_dir))
+        checks.append(fail("provenance.links", f"... and {len(links) - MAX_LINKS_LISTED} more symbolic link(s)", run_dir))
     return checks
 
 
@@ -392,7 +392,8 @@ def _abandoned(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     return abandoned_checks(run_dir, parsed)
 
 
-BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_link_checks, _plan_checks, _findings_checks, _report_checks, _abandoned)
+BUILTIN_CHECK_GROUPS: tuple[CheckGroup, ...] = (_plan_checks, _link_checks, _findings_checks, _report_checks,
+                                                  _abandoned)
 
 
 def parse_and_check(run_dir: Path, extra: Sequence[CheckGroup] | None = None,

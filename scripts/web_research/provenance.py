@@ -108,7 +108,7 @@ def evidence_files(run_dir: Path) -> list[tuple[str, str]]:
     out = []
     for folder, pattern, artifact in groups:
         base = run_dir / folder
-        # A linked folder is not followed (fsutil's one rule; the checklist's run.links fails it):
+        # A linked folder is not followed (fsutil's one rule; the checklist's provenance.links fails it):
         # the seals of what it should hold then fail as gone.
         if base.is_dir() and link_below(base, run_dir) is None:
             out.extend((f"{folder}/{p.name}", artifact) for p in sorted(base.glob(pattern)))

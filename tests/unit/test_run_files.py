@@ -83,7 +83,7 @@ def test_the_run_folder_itself_may_be_reached_through_a_link(tmp_path: Path) -> 
 @pytest.mark.parametrize("where", ["plan.md", "report.md", "briefs", "findings", "sources", "checks",
                                    ".web-research", f"findings/{BILLING}.md", "sources/ab.txt"])
 def test_a_link_anywhere_in_the_evidence_fails_verify(tmp_path: Path, where: str) -> None:
-    """A link that stays inside the run fails `run.links`, whichever evidence name it takes."""
+    """A link that stays inside the run fails `provenance.links`, whichever evidence name it takes."""
     run = copy_example(tmp_path)
     target = run / where
     keep = run / "kept-elsewhere"
@@ -98,7 +98,7 @@ def test_a_link_anywhere_in_the_evidence_fails_verify(tmp_path: Path, where: str
             (keep / target.name).mkdir()
     target.symlink_to(os.path.relpath(keep / target.name, target.parent))
     checks = run_checklist(run)
-    links = [c for c in checks if c.id == "run.links" and not c.ok]
+    links = [c for c in checks if c.id == "provenance.links" and not c.ok]
     assert [Path(c.path) for c in links] == [target], links
     assert f"{where} is a symbolic link" in links[0].message and links[0].severity == "error"
     assert not passed(checks)
@@ -107,7 +107,7 @@ def test_a_link_anywhere_in_the_evidence_fails_verify(tmp_path: Path, where: str
 
 def test_a_run_without_links_passes_the_link_check(tmp_path: Path) -> None:
     checks = run_checklist(copy_example(tmp_path))
-    assert [c.ok for c in checks if c.id == "run.links"] == [True]
+    assert [c.ok for c in checks if c.id == "provenance.links"] == [True]
 
 
 def test_a_symlink_to_a_file_outside_is_refused(tmp_path: Path) -> None:
