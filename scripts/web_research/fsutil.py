@@ -240,13 +240,16 @@ def link_reason(link: str) -> str:
 
 
 def evidence_links(run_dir: str | Path, max_entries: int = 10000) -> list[str]:
-    """Every symbolic link among the run's evidence (`formats.EVIDENCE_NAMES`, and the entries
-    directly inside those folders), relative to the run folder, sorted. Bounded: at most
-    `max_entries` entries of each folder are looked at."""
+    """Every symbolic link among the run's evidence folders (`formats.EVIDENCE_NAMES`) and the
+    entries directly inside them, relative to the run folder, sorted. plan.md and report.md are
+    left out: every verify reads both, and their readers already fail a link there by the same
+    rule (one defect, one check). Bounded: at most `max_entries` entries of each folder."""
     from . import formats  # lazy: fsutil is imported by every hook
 
     found: list[str] = []
     for name in formats.EVIDENCE_NAMES:
+        if name in (formats.PLAN_FILE, formats.REPORT_FILE):
+            continue
         path = os.path.join(run_dir, name)
         try:
             mode = os.lstat(path).st_mode
