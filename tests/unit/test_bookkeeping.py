@@ -162,6 +162,7 @@ def test_a_researcher_writes_status_and_body_and_the_stop_fills_in_the_rest(disp
     h, info = dispatched
     path = Path(info["findings_path"])
     path.write_text('---\nstatus: empty\nreason: "no public page states it"\n---\n\n## Claims\n', encoding="utf-8")
+    h.written_by("agentA", path)  # the researcher's own Write, as its PostToolUse hook records it
     stop = h.hook(h.subagent_stop("agentA"))
     assert stop.decision != "block", stop.reason
     meta = _frontmatter(path.read_text(encoding="utf-8"))

@@ -76,6 +76,16 @@ def seals(h: Harness) -> dict:
     return ledger.seals(ledger_entries(h))
 
 
+def sealed_as_completed(h: Harness, path: Path, body: str) -> None:
+    """The stop let the researcher go: the plugin filled in its frontmatter fields (a recorded
+    plugin write, findings_bookkeeping.complete) and sealed the file as that write, which keeps
+    the researcher's `body`."""
+    on_disk = path.read_bytes()
+    assert body in on_disk.decode("utf-8")
+    last = [e for e in ledger_entries(h) if e["kind"] == ledger.PLUGIN_WRITE and e["path"] == f"findings/{path.name}"][-1]
+    assert seals(h)[f"findings/{path.name}"].sha256 == last["sha256"] == sha(on_disk)
+
+
 # --- seal what was written, when it was written ----------------------------------------------
 
 def test_a_write_records_the_hash_of_its_content(researcher):
@@ -117,15 +127,33 @@ def test_the_owners_rewrite_after_the_block_is_sealed(researcher):
     again = findings_text(infos[0], "failed").replace("Nothing cited.", "Nothing cited, again.")
     write(h, AGENT, str(path), again)
     assert h.hook(h.subagent_stop(AGENT, stop_hook_active=True)).stdout == ""
-    assert seals(h)[f"findings/{path.name}"].sha256 == sha(again.encode())
+    sealed_as_completed(h, path, "Nothing cited, again.")
 
 
 def test_a_file_its_owner_never_wrote_is_blocked_and_not_sealed(researcher):
-    """A findings file put in place by something else (the orchestrator's Bash) is not the researcher's."""
+    """A findings file put in place by something else (the orchestrator's Bash) over the plugin's
+    stub is not the researcher's: blocked, and never sealed as it is."""
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
+    planted = findings_text(infos[0], "ok")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(findings_text(infos[0], "ok"), encoding="utf-8")
+    path.write_text(planted, encoding="utf-8")
+    first = h.hook(h.subagent_stop(AGENT))
+    assert first.decision == "block" and "not what you last wrote" in first.reason
+    h.hook(h.subagent_stop(AGENT, stop_hook_active=True))
+    assert path.read_text(encoding="utf-8") == planted  # not completed by the plugin either
+    seal = seals(h).get(f"findings/{path.name}")
+    assert seal is None or not seal.accepts(sha(planted.encode()))
+
+
+def test_with_no_record_of_any_write_the_file_is_not_the_researchers(researcher):
+    """No stub and no Write recorded (the file was there before the hooks saw anything)."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    planted = findings_text(infos[0], "ok")
+    entries = [e for e in ledger_entries(h) if e["kind"] != ledger.PLUGIN_WRITE]
+    ledger.ledger_path(h.data, h.run_dir).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    path.write_text(planted, encoding="utf-8")
     first = h.hook(h.subagent_stop(AGENT))
     assert first.decision == "block" and "no Write of yours to this file was recorded" in first.reason
     h.hook(h.subagent_stop(AGENT, stop_hook_active=True))
@@ -143,21 +171,30 @@ def test_an_edit_is_recorded_from_the_file_right_after_it(researcher):
                      tool_response={"filePath": str(path)})
     assert h.hook(post).stdout == ""
     assert h.hook(h.subagent_stop(AGENT)).stdout == ""
-    assert seals(h)[f"findings/{path.name}"].sha256 == sha(edited.encode())
+    sealed_as_completed(h, path, "Nothing cited yet.")
 
 
 def test_a_write_by_the_plugin_counts_as_the_owners(researcher):
-    """`seals.record_written`: what the plugin itself writes into a findings file (a stub, a stamp)."""
+    """What the plugin itself writes into a findings file (plugin_writes.write_run_file: the stub,
+    the completed frontmatter; or `seals.record_written`) is the owner's last write."""
+    from web_research.guard.plugin_writes import write_run_file
     from web_research.guard.seals import record_written
 
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
     write(h, AGENT, str(path), findings_text(infos[0], "failed"))
-    stamped = findings_text(infos[0], "failed").replace("09:09:47", "09:10:00")
-    path.write_text(stamped, encoding="utf-8")
-    record_written(h.env(), str(h.run_dir), str(path), sha(stamped.encode()))
+    stamped = findings_text(infos[0], "failed").replace("Nothing cited.", "Stamped by the plugin.")
+    write_run_file(h.env(), str(h.run_dir), str(path), stamped, AGENT, infos[0]["slug"])
     assert h.hook(h.subagent_stop(AGENT)).stdout == ""
-    assert seals(h)[f"findings/{path.name}"].sha256 == sha(stamped.encode())
+    sealed_as_completed(h, path, "Stamped by the plugin.")
+    # The older entry kind (`written`, by plugin) counts the same.
+    path2 = Path(infos[1]["findings_path"])
+    text = findings_text(infos[1], "failed")
+    path2.write_text(text, encoding="utf-8")
+    record_written(h.env(), str(h.run_dir), str(path2), sha(text.encode()))
+    from web_research.guard.seals import owner_written
+
+    assert owner_written(h.env(), str(h.run_dir), str(path2), "agentZ") == (sha(text.encode()), sha(text.encode()))
 
 
 def test_another_agents_write_is_not_the_owners(researcher):

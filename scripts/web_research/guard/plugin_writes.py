@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
 
-PLUGIN_WRITE = "plugin_write"
+__all__ = ["PLUGIN_WRITE", "write_run_file"]
 
 
 def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
