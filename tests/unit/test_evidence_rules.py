@@ -18,9 +18,8 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
 
-from hook_harness import CLI, SUBTOPICS, Harness, sha
+from hook_harness import CLI, Harness, sha
 from test_seals import fetch_returned, ledger_entries
 from web_research import ledger
 from web_research.checklist import run_checklist
@@ -30,17 +29,6 @@ from web_research.snapshots import store_snapshot
 AGENT = "agentA"
 URL = "https://docs.acme.example/logs/pricing"
 PAGE = "Ingest is billed per GB. Indexing is billed per million events."
-
-
-@pytest.fixture
-def researcher(tmp_path: Path):
-    """A run with two briefs and the first one's researcher (agentA) dispatched and started."""
-    h = Harness(tmp_path)
-    h.start_run()
-    infos = h.render_briefs(SUBTOPICS[:2])
-    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0")).decision == "allow"
-    h.start_agent(AGENT, h.prompt_for(infos[0]))
-    return h, infos
 
 
 def findings_text(brief: dict, status: str = "ok", cite: str | None = None, excerpt: str = "Ingest is billed per GB.") -> str:

@@ -26,17 +26,6 @@ from hook_harness import (
 )
 
 
-@pytest.fixture
-def h(tmp_path: Path) -> Harness:
-    return Harness(tmp_path)
-
-
-@pytest.fixture
-def active(h: Harness) -> Harness:
-    h.start_run()
-    return h
-
-
 # --- sessions that are not researching ----------------------------------------------
 
 HOOKED = [item for item in RECORDED if item["event"] in SCRIPT_OF]
@@ -299,14 +288,6 @@ def test_other_agent_types_are_denied_while_a_run_is_open(active: Harness):
 
 
 # --- inside a researcher ----------------------------------------------------------
-
-@pytest.fixture
-def researcher(active: Harness):
-    infos = active.render_briefs(SUBTOPICS[:2])
-    active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0"))
-    active.start_agent("agentA", active.prompt_for(infos[0]))
-    return active, infos
-
 
 def test_a_researcher_may_write_its_findings_file_only(researcher):
     h, infos = researcher

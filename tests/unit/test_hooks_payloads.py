@@ -12,19 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from hook_harness import LAUNCHER, SUBTOPICS, Harness
+from hook_harness import LAUNCHER, Harness
 
 OUTPUT_LIMIT = 10_000  # claude-code-facts.md: hook output is capped at 10,000 characters
-
-
-@pytest.fixture
-def researcher(tmp_path: Path):
-    h = Harness(tmp_path)
-    h.start_run()
-    infos = h.render_briefs(SUBTOPICS[:2])
-    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0")).decision == "allow"
-    h.start_agent("agentA", h.prompt_for(infos[0]))
-    return h, infos
 
 
 def raw_hook(h: Harness, event_script: str, raw: bytes, timeout: float = 60, **env: str):

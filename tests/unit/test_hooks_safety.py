@@ -12,18 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hook_harness import LAUNCHER, SUBTOPICS, Harness
+from hook_harness import LAUNCHER, Harness
 from test_frontmatter_reader import billion_laughs
-
-
-@pytest.fixture
-def researcher(tmp_path: Path):
-    h = Harness(tmp_path)
-    h.start_run()
-    infos = h.render_briefs(SUBTOPICS[:2])
-    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0")).decision == "allow"
-    h.start_agent("agentA", h.prompt_for(infos[0]))
-    return h, infos
 
 
 def test_a_billion_laughs_findings_file_is_blocked_at_subagent_stop_within_seconds(researcher):

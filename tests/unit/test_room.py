@@ -17,17 +17,6 @@ from web_research.guard import room
 CHECKER = "web-research:claim-checker"
 
 
-@pytest.fixture
-def h(tmp_path: Path) -> Harness:
-    return Harness(tmp_path)
-
-
-@pytest.fixture
-def active(h: Harness) -> Harness:
-    h.start_run()
-    return h
-
-
 def _as(payload: dict, agent_type: str | None, agent_id: str = "agentX") -> dict:
     if agent_type is not None:
         payload.update(agent_id=agent_id, agent_type=agent_type)
