@@ -308,24 +308,36 @@ def exclusive_lock(lock_path: Path, timeout: float) -> Iterator[None]:
         os.close(fd)
 
 
-def read_bounded(path: str | Path, max_bytes: int) -> tuple[bytes, bool] | None:
-    """(at most `max_bytes` bytes, whether the file was longer) of a regular file outside any
-    run folder (the plugin's data, a transcript): no symlink followed, never blocking on a
-    FIFO. None when it is missing, not a regular file or unreadable."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    except OSError:
-        return None
+class NotRegularFile(OSError):
+    """The path names a FIFO, a device, a directory or a symbolic link, not a regular file."""
+
+
+def read_regular_prefix(path: str | Path, max_bytes: int) -> tuple[bytes, bool]:
+    """(at most `max_bytes` bytes, whether the file was longer) of a regular file: the last
+    component is never followed as a symlink and a FIFO never blocks (O_NOFOLLOW|O_NONBLOCK,
+    the type checked on the open descriptor). Raises FileNotFoundError when it is missing,
+    NotRegularFile when it is no regular file, OSError (or ValueError for a NUL in the name)
+    when it cannot be read; callers decide what each means."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_NOCTTY", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
+            raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(max_bytes + 1)
         return data[:max_bytes], len(data) > max_bytes
-    except OSError:
-        return None
     finally:
         os.close(fd)
+
+
+def read_bounded(path: str | Path, max_bytes: int) -> tuple[bytes, bool] | None:
+    """read_regular_prefix for a file outside any run folder (the plugin's data, a
+    transcript), where any problem means "nothing to read": None when it is missing, not a
+    regular file or unreadable."""
+    try:
+        return read_regular_prefix(path, max_bytes)
+    except (OSError, ValueError):
+        return None
 
 
 def newest_regular_files(folder: str | Path, wanted: Callable[[str], bool], limit: int) -> list[str]:

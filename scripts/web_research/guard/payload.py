@@ -221,34 +221,17 @@ def session_of(raw: bytes) -> str | None:
 
 
 def read_named_file(path: str, max_bytes: int = MAX_TRANSCRIPT_PREFIX) -> bytes | None:
-    """At most `max_bytes` from the start of a file a payload names (a transcript). None
-    when it does not exist; `PayloadError` when it is no regular file (a FIFO, a device,
-    a directory, a symbolic link) or cannot be read: the client names only its own
-    transcripts, so anything else is input the hook cannot trust. Opened without
-    following a last symlink and without blocking, checked on the open descriptor."""
-    import os  # lazy: start-up
-    import stat  # lazy: start-up
+    """At most `max_bytes` from the start of a file a payload names (a transcript), read by
+    fsutil.read_regular_prefix. None when it does not exist; `PayloadError` when it is no
+    regular file (a FIFO, a device, a directory, a symbolic link) or cannot be read: the
+    client names only its own transcripts, so anything else is input the hook cannot trust."""
+    from ..fsutil import NotRegularFile, read_regular_prefix  # lazy: start-up
 
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, flags)
+        return read_regular_prefix(path, max_bytes)[0]
     except FileNotFoundError:
         return None
+    except NotRegularFile:
+        raise PayloadError(f"{path[:200]} is not a regular file, so it is not a transcript") from None
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the name (check() refuses those first)
         raise PayloadError(f"{path[:200]} cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise PayloadError(f"{path[:200]} is not a regular file, so it is not a transcript")
-        chunks, total = [], 0
-        while total < max_bytes:
-            chunk = os.read(fd, min(1024 * 1024, max_bytes - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        return b"".join(chunks)
-    except OSError as exc:
-        raise PayloadError(f"{path[:200]} cannot be read ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
