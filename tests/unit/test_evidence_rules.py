@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 
@@ -317,6 +318,58 @@ def test_a_brief_sealed_failed_may_be_retried(researcher):
     h, infos = researcher
     _finished(h, infos, "failed")
     assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_retry")).decision == "allow"
+
+
+def _silent(h: Harness, agent_id: str) -> None:
+    """The researcher `agent_id` stops twice having written nothing: the stub stays, sealed failed."""
+    assert h.hook(h.subagent_stop(agent_id)).decision == "block"
+    h.hook(h.subagent_stop(agent_id, stop_hook_active=True))
+
+
+def test_a_retry_whose_transcript_is_not_written_yet_is_known_by_elimination(researcher):
+    """The client may not have written a short-lived subagent's transcript when its SubagentStop
+    runs. A retried brief's researcher is then still known: it is the one started researcher not
+    yet attributed, and its dispatch the one no agent holds. Its stop is judged (blocked once for
+    the stub left as it was), and the stub the retry's dispatch wrote is sealed as it is let go."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    _silent(h, AGENT)
+    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_retry")).decision == "allow"
+    retry = "agentRetry"  # started, but no transcript on disk
+    h.hook(h.payload("SubagentStart", retry, agent_type="web-research:researcher"))
+    assert h.record()["run"]["agents"][retry]["slug"] == infos[0]["slug"]
+    first = h.hook(h.subagent_stop(retry))
+    assert first.decision == "block" and path.name in first.reason, first.stdout
+    h.hook(h.subagent_stop(retry, stop_hook_active=True))
+    assert seals(h)[f"findings/{path.name}"].sha256 == sha(path.read_bytes())
+    assert [e["agent_id"] for e in h.record()["run"]["silent_failures"]] == [AGENT, retry]
+    assert h.record()["run"]["reservations"] == []
+
+
+def test_two_unknown_researchers_are_never_attributed_by_elimination(researcher):
+    h, infos = researcher
+    assert h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1")).decision == "allow"
+    for agent in ("agentX", "agentY"):  # neither transcript can be read: which is which is unknown
+        h.hook(h.payload("SubagentStart", agent, agent_type="web-research:researcher"))
+    agents = h.record()["run"].get("agents", {})
+    assert "agentX" not in agents and "agentY" not in agents
+    assert h.hook(h.subagent_stop("agentX")).stdout == ""
+
+
+def test_the_returned_agent_call_seals_a_retry_stub_its_stop_left_unsealed(researcher):
+    """The fallback at the Agent call's return seals the owner's last write when the latest seal
+    is another attempt's, not only when the file was never sealed."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    _silent(h, AGENT)
+    before = seals(h)[f"findings/{path.name}"].sha256
+    time.sleep(1.05 - time.time() % 1)  # the new stub's start time is a second later
+    h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_retry"))
+    stub = sha(path.read_bytes())
+    assert before != stub  # the dispatch wrote a new stub (a new start time)
+    h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_retry", "PostToolUse",
+                        {"status": "completed", "agentId": "agentGone"}))
+    assert seals(h)[f"findings/{path.name}"].sha256 == stub
 
 
 def test_a_researcher_never_writes_over_a_file_sealed_ok(researcher):

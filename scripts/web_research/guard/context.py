@@ -113,8 +113,51 @@ def learn_agent(session: Session, snapshot: dict[str, Any], agent_id: object, sl
     if not isinstance(agent_id, str):
         return
     with locked_run(session, snapshot) as run:
-        if run is not None and agent_id not in run.setdefault("agents", {}):
-            run["agents"][agent_id] = {"slug": slug, "blocks": 0, "state": state}
+        if run is not None:
+            bind_agent(run, agent_id, slug, state)
+
+
+def bind_agent(run: dict[str, Any], agent_id: str, slug: str, state: str) -> dict[str, Any]:
+    """Record (under the lock) that `agent_id` works on the brief `slug`: its entry in
+    run["agents"] (kept when it exists), and the one dispatch of that brief no agent holds yet.
+    Returns the agent's entry."""
+    agent = run.setdefault("agents", {}).setdefault(agent_id, {"slug": slug, "blocks": 0, "state": state})
+    unknown = run.get("unattributed")
+    if isinstance(unknown, list) and agent_id in unknown:
+        unknown.remove(agent_id)
+    if not any(r.get("agent_id") == agent_id for r in run.get("reservations", [])):
+        held = next((r for r in run.get("reservations", []) if r.get("slug") == slug and not r.get("agent_id")), None)
+        if held is not None:
+            held["agent_id"] = agent_id
+    return agent
+
+
+def note_started(run: dict[str, Any], agent_id: str) -> str | None:
+    """SubagentStart of a researcher (under the lock): note it as started and not yet known,
+    then attribute it by elimination when that is certain (see `by_elimination`). Returns
+    the slug it was bound to, or None."""
+    if agent_id in run.get("agents", {}):
+        return None
+    unknown = run.setdefault("unattributed", [])
+    if agent_id not in unknown:
+        unknown.append(agent_id)
+    slug = by_elimination(run, agent_id)
+    if slug is not None:
+        bind_agent(run, agent_id, slug, "running")
+    return slug
+
+
+def by_elimination(run: dict[str, Any], agent_id: object) -> str | None:
+    """The brief of a researcher that cannot be read from its transcript (the client may not
+    have written it yet when a short-lived subagent stops): certain only when this agent is
+    the one started researcher not yet attributed and exactly one dispatch has no agent yet.
+    Every researcher starts from a dispatch the PreToolUse hook reserved, so that dispatch
+    is its own."""
+    unknown = run.get("unattributed")
+    if not isinstance(agent_id, str) or not isinstance(unknown, list) or unknown != [agent_id]:
+        return None
+    open_slugs = [r.get("slug") for r in run.get("reservations", []) if isinstance(r, dict) and not r.get("agent_id")]
+    return open_slugs[0] if len(open_slugs) == 1 and isinstance(open_slugs[0], str) else None
 
 
 def briefs_of(run: dict[str, Any]) -> list[Brief]:
@@ -126,16 +169,18 @@ def briefs_of(run: dict[str, Any]) -> list[Brief]:
 def attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
                transcript: str | None) -> tuple[Brief | None, bool]:
     """(the brief of the subagent in this payload, whether it was learned just now and
-    should be remembered in run["agents"]): remembered there, or read from the
-    subagent's transcript. Reads files: call it before taking the session lock."""
+    should be remembered in run["agents"]): remembered there, read from the subagent's
+    transcript, or else found by elimination. Reads files: call it before taking the
+    session lock."""
     agent_id = ctx.payload.get("agent_id")
     known = run.get("agents", {}).get(agent_id) if isinstance(agent_id, str) else None
     if known and known.get("slug"):
         return next((b for b in briefs if b.slug == known["slug"]), None), False
     prompt = first_user_message(transcript) if transcript else None
-    if prompt is None:
-        return None, False
-    brief = match_prompt(prompt, briefs).brief
+    brief = match_prompt(prompt, briefs).brief if prompt is not None else None
+    if brief is None:
+        slug = by_elimination(run, agent_id)
+        brief = next((b for b in briefs if b.slug == slug), None) if slug else None
     return brief, brief is not None and isinstance(agent_id, str)
 
 

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from .briefs_match import load_briefs, resolve_prompt
-from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, briefs_of,
+from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, bind_agent, briefs_of,
                       known_slug, locked_run)
 from .registry import new_run
 
@@ -353,7 +353,7 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
         else:
             release(run, tool_use_id=tool_use_id)
         if returned is not None and agent_id not in run.setdefault("agents", {}):
-            run["agents"][agent_id] = {"slug": returned.slug, "blocks": 0, "state": "returned"}
+            bind_agent(run, agent_id, returned.slug, "returned")
     if response.get("status") == "completed":
         from .seals import seal_unsealed_findings  # lazy: hook start-up
 

@@ -170,14 +170,16 @@ def seal_verdicts(env: Mapping[str, str], run_dir: str, verdicts_path: str, agen
 
 def seal_unsealed_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agent_id: object,
                            slug: object) -> None:
-    """`seal_findings` as `agent_id` last wrote the file, unless the ledger already seals it
-    (or that agent never wrote it: then nothing of its own is there to seal)."""
+    """`seal_findings` as `agent_id` (or the plugin) last wrote the file, unless its latest seal
+    is that very write (or nothing of the owner's is there to seal). A brief dispatched again
+    has a new stub over the earlier attempt's sealed file: that seal is not this write's."""
     rel = _relative(run_dir, findings_path)
     if not rel:
         return
     entries = _ledger_entries(env, run_dir)
     written = ledger.last_written(entries, rel, agent_id)
-    if rel not in ledger.seals(entries) and written:
+    sealed = ledger.seals(entries).get(rel)
+    if written and (sealed is None or sealed.sha256 != written):
         seal_findings(env, run_dir, findings_path, agent_id, slug, sha256=written,
                       status=findings_status(findings_path, written))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 
 from . import output
-from .context import RESEARCHER, Context, active_run
+from .context import RESEARCHER, Context, active_run, locked_run, note_started
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,7 +19,8 @@ def subagent_start(ctx: Context) -> dict[str, Any]:
 
     A model has no clock, yet its findings file needs `started_at`; without
     this it could only guess. The time comes from this machine, at the moment
-    the subagent starts.
+    the subagent starts. The start is also noted in the run record, so that a researcher
+    whose transcript cannot be read yet can still be told apart by elimination.
     """
     active = active_run(ctx) if ctx.payload.get("agent_type") == RESEARCHER else None
     if active is None:
@@ -27,8 +28,14 @@ def subagent_start(ctx: Context) -> dict[str, Any]:
     try:
         from .budgets import limits_of, record  # lazy: start-up
 
-        run = active[1]["run"]
-        record(ctx.env, run["run_dir"], "agent_start", ctx.payload.get("agent_id"), None, limits_of(run))
+        session, snapshot = active
+        agent_id = ctx.payload.get("agent_id")
+        slug = None
+        if isinstance(agent_id, str):
+            with locked_run(session, snapshot) as run:
+                slug = note_started(run, agent_id) if run is not None else None
+        run = snapshot["run"]
+        record(ctx.env, run["run_dir"], "agent_start", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the clock line matters more
         from .runner import log_failure  # lazy: start-up
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from . import output
 from .briefs_match import subagent_transcript_path
-from .context import CHECKER, RESEARCHER, Context, active_run, attribute, briefs_of, checker_prompt, locked_run
+from .context import (CHECKER, RESEARCHER, Context, active_run, attribute, bind_agent, briefs_of, checker_prompt,
+                      locked_run)
 from .registry import SILENT_FAILURES_FILE, now_iso, write_run_state
 
 TYPE_CHECKING = False
@@ -119,6 +120,10 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     if brief is None:
         if ctx.payload.get("agent_type") != RESEARCHER and snapshot["run"].get("checkers"):
             return _checker_stop(ctx, stray=True)  # an unnamed stop may be a claim-checker's
+        if isinstance(agent_id, str) and agent_id in (snapshot["run"].get("unattributed") or ()):
+            with locked_run(session, snapshot) as run:  # gone: no longer a candidate for elimination
+                if run is not None and agent_id in (run.get("unattributed") or ()):
+                    run["unattributed"].remove(agent_id)
         return {}  # not one of this run's researchers
     # The researcher's own file must be what its owner (the researcher, or the plugin's stub) last
     # wrote before the plugin completes it (its frontmatter fields): completing a file something
@@ -150,8 +155,7 @@ def subagent_stop(ctx: Context) -> dict[str, Any]:
     with locked_run(session, snapshot) as run:
         if run is None:
             return {}
-        agent = run.setdefault("agents", {}).setdefault(
-            agent_id or f"unknown-{brief.slug}", {"slug": brief.slug, "blocks": 0, "state": "running"})
+        agent = bind_agent(run, agent_id or f"unknown-{brief.slug}", brief.slug, "running")
         if (problems or quotes) and fields and not agent.get("blocks"):
             agent["blocks"] = 1
             return output.block(
