@@ -200,24 +200,59 @@ def test_only_the_main_session_dispatches_and_only_the_plugins_agents(active: Ha
     assert result.decision == "deny" and "web-research:claim-checker" in result.reason
 
 
-@pytest.mark.parametrize("tool", ["mcp__files__write_file", "mcp__shell__run", "EnterWorktree", "Monitor"])
-def test_mcp_and_program_running_tools_are_denied_in_a_run_only(h: Harness, tool: str):
-    payload = h.payload("PreToolUse", tool_name=tool, tool_input={"path": "/tmp/x"}, tool_use_id="toolu_m")
+# Every tool without a rule of its own: the built-ins of client 2.1.328 that do more than read
+# (Skill and SlashCommand, stopping a task, messaging or scheduling agents, worktrees, monitors,
+# workflows, plan mode) and a tool a later client might add.
+UNLISTED = ["mcp__files__write_file", "mcp__shell__run", "Skill", "SlashCommand", "TaskStop", "KillShell",
+            "SendMessage", "CronCreate", "CronDelete", "ScheduleWakeup", "Workflow", "EnterWorktree",
+            "ExitWorktree", "Monitor", "ExitPlanMode", "EnterPlanMode", "ReportFindings", "FrobnicateLater"]
+
+
+@pytest.mark.parametrize("tool", UNLISTED)
+def test_every_tool_not_allowed_is_denied_in_a_run_only_with_what_is_allowed(h: Harness, tool: str):
+    payload = h.payload("PreToolUse", tool_name=tool, tool_input={"skill": "other", "path": "/tmp/x"},
+                        tool_use_id="toolu_m")
     assert h.hook(payload).stdout == "" and files_under(h.data) == []  # no run: the shell exits
     h.start_run()
     result = h.hook(payload)
-    assert result.decision == "deny" and tool in result.reason and "abandon" in result.reason
+    assert result.decision == "deny" and tool in result.reason, result.reason
+    assert "Allowed: the read-only tools (" in result.reason and "report.md" in result.reason
+    assert "abandon" in result.reason
 
 
-def test_read_only_tools_stay_free():
-    for tool in ("Read", "Glob", "Grep", "ToolSearch", "TodoWrite", "WebSearch", "WebFetch", "AskUserQuestion"):
-        assert room.tool_refusal(tool, "wr", "/run") is None
-    hooks = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]["PreToolUse"]
+@pytest.mark.parametrize("agent_type,allowed", [("web-research:researcher", "fetch command"),
+                                                (CHECKER, "verdicts file"), ("general-purpose", "nothing else")])
+def test_a_subagent_is_told_its_own_moves_and_no_way_out(active: Harness, agent_type: str, allowed: str):
+    for tool in ("Skill", "TaskStop", "mcp__files__write_file"):
+        payload = _as(active.payload("PreToolUse", tool_name=tool, tool_input={}, tool_use_id="toolu_s"),
+                      agent_type)
+        result = active.hook(payload)
+        assert result.decision == "deny" and allowed in result.reason and "abandon" not in result.reason
+
+
+def test_read_only_tools_stay_free(active: Harness):
+    for tool in sorted(room.FREE_TOOLS):
+        for agent_type in (None, "web-research:researcher", CHECKER, "general-purpose"):
+            payload = _as(active.payload("PreToolUse", tool_name=tool, tool_input={"file_path": str(active.run_dir)},
+                                         tool_use_id="toolu_r"), agent_type)
+            assert active.hook(payload).stdout == "", (tool, agent_type)
+    assert not room.FREE_TOOLS & {"WebSearch", "WebFetch", "Bash", "Write", "Agent", "Skill"}
+
+
+def _client_matches(matcher: str, tool: str) -> bool:
+    """How client 2.1.328 reads a hooks.json matcher: none, "*" or ".*" is every tool; else a
+    regex (a plain `A|B` list reads the same as one)."""
     import re
 
-    matchers = [group["matcher"] for group in hooks]
-    assert any(re.fullmatch(m, "mcp__github__create_issue") for m in matchers)
-    assert not any(re.fullmatch(m, tool) for m in matchers for tool in ("Read", "Glob", "Grep", "TodoWrite"))
+    return matcher in ("", "*", ".*") or re.search(matcher, tool) is not None
+
+
+def test_pre_tool_use_sees_every_tool_once():
+    """An allowlist needs the hook to see what nobody listed: one PreToolUse group, matching every
+    tool name, including ones a later client adds (so no tool runs the hook twice either)."""
+    groups = json.loads((REPO / "hooks" / "hooks.json").read_text())["hooks"]["PreToolUse"]
+    for tool in [*UNLISTED, *sorted(room.FREE_TOOLS), "Bash", "Agent", "Write", "WebFetch", "mcp__a__b"]:
+        assert sum(_client_matches(g.get("matcher", ""), tool) for g in groups) == 1, tool
 
 
 def test_a_session_with_no_run_is_untouched(h: Harness):

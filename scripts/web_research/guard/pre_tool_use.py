@@ -3,7 +3,8 @@
 While a run is open the session is a sealed room (room.py): our own command lines
 (Bash), researcher and claim-checker dispatches (Agent), each role's own files
 (Write/Edit/MultiEdit/NotebookEdit) and web calls (WebSearch/WebFetch, within the
-budgets); every other tool the hook sees (MCP tools, ...) is denied.
+budgets); the hook sees every tool (matcher `*`), and every other one is denied unless it only
+reads (room.FREE_TOOLS): an allowlist, so a tool nobody listed is denied too.
 """
 from __future__ import annotations
 
@@ -105,14 +106,14 @@ def _pre_web_tool(ctx: Context) -> dict[str, Any]:
 
 
 def _pre_other_tool(ctx: Context, tool: str) -> dict[str, Any]:
-    """A tool the room has no rule of its own for (MCP tools, worktrees, ...): denied in a run
-    unless it neither changes files nor runs programs."""
+    """A tool the room has no rule of its own for (MCP tools, Skill, TaskStop, ...): denied in a
+    run unless it only reads."""
     active = active_run(ctx)
     if active is None:
         return {}
-    from .room import tool_refusal  # lazy: hook start-up
+    from .room import role_of, tool_refusal  # lazy: hook start-up
 
-    refusal = tool_refusal(tool, ctx.program, active[1]["run"]["run_dir"])
+    refusal = tool_refusal(tool, role_of(ctx.payload), ctx.program, active[1]["run"]["run_dir"])
     return output.pre_tool_use("deny", refusal) if refusal else {}
 
 

@@ -16,9 +16,11 @@ reason that says what is allowed:
     claim-checker nothing                                 its own verdicts file
     other agent   nothing                                 nothing
 
-Agent/Task dispatches only the plugin's researcher and claim-checker; MCP tools and the other
-built-in tools that run programs or change files are denied. The rules here are pure: the
-handlers (pre_tool_use.py) bring the run record, the files and the payload.
+Agent/Task dispatches only the plugin's researcher and claim-checker; WebSearch and WebFetch keep
+their own budget rules. Every other tool (PreToolUse matches them all, `*`) is denied unless it
+only reads (FREE_TOOLS): MCP tools, skills and slash commands, stopping tasks, messages to other
+agents, schedules, worktrees, workflows and any tool a later client adds. The rules here are pure:
+the handlers (pre_tool_use.py) bring the run record, the files and the payload.
 """
 from __future__ import annotations
 
@@ -41,10 +43,13 @@ OTHER = "other"
 ORCHESTRATOR_COMMANDS = ("briefs", "estimate", "status", "gaps", "verify", "claims", "finish", "view", "abandon")
 # Agent types the orchestrator may dispatch while a run is open.
 DISPATCHABLE = (formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE)
-# Tools that reach the PreToolUse hook and neither change files nor run programs. Every other
-# tool the hook sees (MCP tools, worktrees, monitors, scheduled prompts) is denied in a run.
+# The tools a run leaves free, whatever the role: they only read (files, a background task's
+# output, the list of agents or schedules) or talk to the person. An allowlist: every other tool
+# without a rule of its own is denied in a run, including tools a later client adds.
 FREE_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "ToolSearch", "TodoWrite", "AskUserQuestion",
-                        "ExitPlanMode", "BashOutput", "WebSearch", "WebFetch"})
+                        "BashOutput", "TaskOutput", "ListAgents", "CronList"})
+# Tools that bring another skill's or command's instructions into the session.
+SKILL_TOOLS = frozenset({"Skill", "SlashCommand"})
 
 PLAN_SECOND_WAVE_HEADING = f"## {formats.PLAN_SECTION_SECOND_WAVE}"
 ABANDON_HINT = 'abandon "{run_dir}" --reason "<why>"'
@@ -127,14 +132,30 @@ def dispatch_refusal(role: str, subagent_type: object, program: str, run_dir: st
 
 # --- other tools --------------------------------------------------------------------
 
-def tool_refusal(tool: str, program: str, run_dir: str) -> str | None:
-    """A tool the room has no rule for: free when it neither changes files nor runs programs."""
+def tool_refusal(tool: str, role: str, program: str, run_dir: str) -> str | None:
+    """A tool the room has no rule of its own for: free when it only reads (FREE_TOOLS), else
+    denied, with what the role may do instead."""
     if tool in FREE_TOOLS:
         return None
-    kind = "an MCP tool, whose effects the hooks cannot know" if tool.startswith("mcp__") else \
-        "a tool that can run programs or change files outside the run's own moves"
-    return (f"While a research run is open, {tool} is denied: it is {kind}. Read, Glob and Grep stay free; "
-            f"the run's own commands and files are listed in SKILL.md. {_way_out(program, run_dir)}")
+    if tool.startswith("mcp__"):
+        kind = "it is an MCP tool, whose effects the hooks cannot know"
+    elif tool in SKILL_TOOLS:
+        kind = "another skill or command would bring instructions the run did not plan"
+    else:
+        kind = "it is not one of the run's moves"
+    refusal = (f"While a research run is open, {tool} is denied: {kind}. Allowed: the read-only tools "
+               f"({', '.join(sorted(FREE_TOOLS))}) and {ROLE_MOVES[role]}.")
+    return f"{refusal} {_way_out(program, run_dir)}" if role == ORCHESTRATOR else refusal
+
+
+ROLE_MOVES = {
+    ORCHESTRATOR: ("the run's own moves: the plugin's commands on the run folder (Bash, one per call, as "
+                   "SKILL.md shows), writing plan.md and report.md, dispatching web-research:researcher and "
+                   "web-research:claim-checker"),
+    RESEARCHER: "your brief's moves: WebSearch, the fetch command it shows (Bash) and writing your findings file",
+    CHECKER: "writing your verdicts file",
+    OTHER: "nothing else while the run is open",
+}
 
 
 # --- writes -------------------------------------------------------------------------
