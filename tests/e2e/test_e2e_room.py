@@ -5,8 +5,11 @@ tries to leave the run's own moves, one call after another: a Python heredoc tha
 page snapshot and the excerpt quoting it (the forgery that used to make every file of the run
 agree with every other), a `nohup ... &` job, a `setsid` helper, one of our own commands with a
 background job after `&`, a write into the plugin's own folder, and a general-purpose subagent
-told to rewrite the findings. The room denies each one with what is allowed instead; the run then
-finishes as SKILL.md says and passes the Stop gate, verified, with its evidence untouched.
+told to rewrite the findings; then tools nobody lists in hooks.json: the Skill tool (this plugin's
+skill, to start afresh), CronCreate (loaded through ToolSearch) and an MCP tool of a tiny stdio server
+configured with --mcp-config (fixtures/mcp-notes: it would write a file). The room denies each one
+with what is allowed instead; the run then finishes as SKILL.md says and passes the Stop gate,
+verified, with its evidence untouched.
 
 `abandoned`: the main agent writes a report that fails verify and, instead of fixing it, runs
 `abandon` (SKILL.md's way out when the person asks to stop). The room closes, the Stop gate lets
@@ -15,6 +18,7 @@ the session end without a block, and the folder never verifies again.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,12 +30,17 @@ from scripted.orchestrator import BREACH_FILE
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 
 
-def _session(mode: str):
+MCP_SERVER = Path(__file__).resolve().parent / "fixtures" / "mcp-notes" / "server.py"
+MCP_CONFIG = json.dumps({"mcpServers": {"notes": {"type": "stdio", "command": sys.executable,
+                                                  "args": [str(MCP_SERVER)]}}})
+
+
+def _session(mode: str, extra_args: tuple[str, ...] = ()):
     return lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
-                                   scenario_args={"report": mode}))
+                                   scenario_args={"report": mode}, extra_args=list(extra_args)))
 
 
-SESSIONS = {"intruder": _session("forged"), "abandoned": _session("abandoned")}
+SESSIONS = {"intruder": _session("forged", ("--mcp-config", MCP_CONFIG)), "abandoned": _session("abandoned")}
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +84,24 @@ def test_every_intrusion_is_denied_with_what_is_allowed(intruder):
     assert "plugin's own folder" in _denied_reason(intruder, write)
     agent = next(u for u in uses if u["name"] == "Agent" and u["input"].get("subagent_type") == "general-purpose")
     assert "web-research:researcher" in _denied_reason(intruder, agent)
-    assert len(intruder.stream.denials()) >= 6
+    assert len(intruder.stream.denials()) >= 9
     run_dir = _run_dir(intruder)
-    for name in ("nohup-was-here", "setsid-was-here", "background-was-here"):
+    for name in ("nohup-was-here", "setsid-was-here", "background-was-here", "mcp-was-here"):
         assert not (run_dir / name).exists(), name
     assert not (REPO_ROOT / BREACH_FILE).exists()
+
+
+@pytest.mark.parametrize("tool", ["Skill", "CronCreate", "mcp__notes__note"])
+def test_a_tool_nobody_listed_is_denied_with_what_is_allowed(intruder, tool: str):
+    """hooks.json's PreToolUse matches every tool: one no rule names is denied in a run, and the
+    reason says what the main session may do instead and how to end the run."""
+    uses = [u for u in intruder.stream.tool_uses(tool, main_only=True)]
+    assert len(uses) == 1, intruder.describe()
+    reason = _denied_reason(intruder, uses[0])
+    assert f"{tool} is denied" in reason and "Allowed: the read-only tools" in reason, reason
+    assert "report.md" in reason and "abandon" in reason, reason
+    searched = intruder.stream.tool_uses("ToolSearch", main_only=True)
+    assert not outcome.tool_result_is_error(intruder, searched[-1]["id"])  # only reads: free in the run
 
 
 def test_the_intruders_run_finishes_verified(intruder):
