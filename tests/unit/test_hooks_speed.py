@@ -264,6 +264,25 @@ def test_a_bash_call_that_only_mentions_our_program_starts_no_python(tmp_path: P
     assert not log.exists(), log.read_text()
 
 
+@pytest.mark.parametrize("tool", ["Read", "Glob", "ToolSearch", "Skill", "mcp__notes__note", "AToolOfALaterClient"])
+def test_any_tool_call_in_a_session_without_a_run_starts_no_python(tmp_path: Path, tool: str):
+    """PreToolUse matches every tool (hooks.json `*`): the launcher rules a session without a run
+    out in the shell, whether no run is open anywhere or only another session's is."""
+    h = Harness(tmp_path)
+    recorder, log = _recorder(tmp_path)
+    payload = h.payload("PreToolUse", tool_name=tool, tool_input={"file_path": str(h.project / "a.py")},
+                        tool_use_id="toolu_r")
+    for other_run in (False, True):
+        if other_run:
+            (h.data / "sessions").mkdir(parents=True)
+            (h.data / "sessions" / "another-session.json").write_text("{}")
+        for separators in ((",", ":"), (", ", ": ")):
+            proc = subprocess.run([str(LAUNCHER), "pre_tool_use"], input=json.dumps(payload, separators=separators),
+                                  capture_output=True, text=True, env=h.env(WEB_RESEARCH_PYTHON=str(recorder)))
+            assert (proc.returncode, proc.stdout) == (0, "")
+    assert not log.exists(), log.read_text()
+
+
 @pytest.mark.parametrize("command", [
     'echo "scripts/web-research start --args-file -"',
     '"{cli}" verify "/tmp/r"',

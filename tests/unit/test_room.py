@@ -204,7 +204,7 @@ def test_only_the_main_session_dispatches_and_only_the_plugins_agents(active: Ha
 # (Skill and SlashCommand, stopping a task, messaging or scheduling agents, worktrees, monitors,
 # workflows, plan mode) and a tool a later client might add.
 UNLISTED = ["mcp__files__write_file", "mcp__shell__run", "Skill", "SlashCommand", "TaskStop", "KillShell",
-            "SendMessage", "CronCreate", "CronDelete", "ScheduleWakeup", "Workflow", "EnterWorktree",
+            "SendMessage", "TaskCreate", "TaskUpdate", "CronCreate", "CronDelete", "ScheduleWakeup", "Workflow", "EnterWorktree",
             "ExitWorktree", "Monitor", "ExitPlanMode", "EnterPlanMode", "ReportFindings", "FrobnicateLater"]
 
 

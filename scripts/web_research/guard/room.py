@@ -44,10 +44,12 @@ ORCHESTRATOR_COMMANDS = ("briefs", "estimate", "status", "gaps", "verify", "clai
 # Agent types the orchestrator may dispatch while a run is open.
 DISPATCHABLE = (formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE)
 # The tools a run leaves free, whatever the role: they only read (files, a background task's
-# output, the list of agents or schedules) or talk to the person. An allowlist: every other tool
-# without a rule of its own is denied in a run, including tools a later client adds.
+# output, the task list, the list of agents or schedules), keep the session's to-do list or ask
+# the person. An allowlist: every other tool without a rule of its own is denied in a run,
+# including tools a later client adds (TaskCreate and TaskUpdate too: a task can be handed to a
+# teammate, a session outside the room).
 FREE_TOOLS = frozenset({"Read", "Glob", "Grep", "LS", "ToolSearch", "TodoWrite", "AskUserQuestion",
-                        "BashOutput", "TaskOutput", "ListAgents", "CronList"})
+                        "BashOutput", "TaskOutput", "TaskGet", "TaskList", "ListAgents", "CronList"})
 # Tools that bring another skill's or command's instructions into the session.
 SKILL_TOOLS = frozenset({"Skill", "SlashCommand"})
 
