@@ -50,7 +50,7 @@ class TierDefaults(NamedTuple):
     name: str
     max_subtopics: int
     searches: int  # web searches per researcher
-    page_reads: int  # pages read per researcher (fetch or WebFetch of a new URL)
+    page_reads: int  # pages read per researcher (a `fetch` of a new URL)
     claim_check: bool  # a claim-checker agent checks each findings file
     voting: bool  # VOTERS checkers vote instead of one
     second_wave: bool  # follow-up researchers after the first findings are in

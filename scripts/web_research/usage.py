@@ -111,14 +111,14 @@ class AgentUsage(_Record):
         wanted = normalise_query(query)
         return next((i for i, a in enumerate(self.searches, 1) if normalise_query(a.query) == wanted), None)
 
-    def read_before(self, url: str, tool: str | None = None) -> Attempt | None:
-        """An earlier read of this URL that succeeded, or (same tool) whose result is not known:
-        a read that failed may be tried again with another tool (fetch, then WebFetch)."""
+    def read_before(self, url: str) -> Attempt | None:
+        """An earlier read of this URL that succeeded or whose result is not known (a fetch still
+        running, or one whose result was never recorded); a read that failed may be tried again."""
         wanted = normalise_url(url)
         for attempt in self.reads:
             if attempt.paging or normalise_url(attempt.url) != wanted:
                 continue
-            if attempt.ok is True or (attempt.ok is None and (tool is None or attempt.tool == tool)):
+            if attempt.ok is True or attempt.ok is None:
                 return attempt
         return None
 

@@ -92,38 +92,39 @@ def test_a_loop_is_named_even_when_the_budget_is_spent():
 
 def test_a_page_read_beyond_the_budget_is_denied():
     used = usage_of(read("https://a.example/1", "t1", ok=True), read("https://a.example/2", "t2", ok=True))
-    verdict = budgets.decide_page_read(used, 2, "https://a.example/3", "WebFetch")
+    verdict = budgets.decide_page_read(used, 2, "https://a.example/3")
     assert not verdict.allowed and verdict.rule == budgets.PAGE_BUDGET
     assert "2 of your 2 pages" in verdict.reason and "Write your findings file now" in verdict.reason
 
 
 def test_paging_a_page_already_read_is_allowed_even_with_the_budget_spent():
     used = usage_of(read(URL, "t1"), read(URL, "t1", ok=True))
-    verdict = budgets.decide_page_read(used, 1, URL, "fetch", offset=8000)
+    verdict = budgets.decide_page_read(used, 1, URL, offset=8000)
     assert verdict.allowed and verdict.paging
 
 
 def test_an_offset_on_a_page_never_read_is_a_new_read():
-    verdict = budgets.decide_page_read(usage_of(read("https://a.example/1", "t1", ok=True)), 1, URL, "fetch",
-                                       offset=8000)
+    verdict = budgets.decide_page_read(usage_of(read("https://a.example/1", "t1", ok=True)), 1, URL, offset=8000)
     assert not verdict.allowed and verdict.rule == budgets.PAGE_BUDGET
-    verdict = budgets.decide_page_read(AgentUsage(AGENT), 1, URL, "fetch", offset=8000)
+    verdict = budgets.decide_page_read(AgentUsage(AGENT), 1, URL, offset=8000)
     assert verdict.allowed and not verdict.paging
 
 
-@pytest.mark.parametrize("tool", ["fetch", "WebFetch"])
-def test_a_second_read_of_the_same_url_is_denied_as_done(tool: str):
-    used = usage_of(read(URL, "t1", tool=tool), read(URL, "t1", tool=tool, ok=True))
-    verdict = budgets.decide_page_read(used, 5, URL + "#pricing", tool)
+def test_a_second_read_of_the_same_url_is_denied_as_done():
+    used = usage_of(read(URL, "t1"), read(URL, "t1", ok=True))
+    verdict = budgets.decide_page_read(used, 5, URL + "#pricing")
     assert not verdict.allowed and verdict.rule == budgets.PAGE_LOOP and "already read" in verdict.reason
+    assert "--offset" in verdict.reason and "WebFetch" not in verdict.reason
 
 
-def test_a_failed_fetch_may_fall_back_to_webfetch_once():
-    used = usage_of(read(URL, "t1"), read(URL, "t1", ok=False))
-    assert budgets.decide_page_read(used, 5, URL, "WebFetch").allowed
-    pending = usage_of(read(URL, "t1"))  # fetch failed and no result was recorded
-    assert budgets.decide_page_read(pending, 5, URL, "WebFetch").allowed
-    assert not budgets.decide_page_read(pending, 5, URL, "fetch").allowed
+def test_a_failed_fetch_may_be_tried_again_but_not_one_still_pending():
+    """Researchers read pages only with `fetch` (their WebFetch is denied), so the page rule knows
+    one tool: a read that failed may be fetched again, one whose result is unknown may not."""
+    import inspect
+
+    assert list(inspect.signature(budgets.decide_page_read).parameters) == ["usage", "limit", "url", "offset"]
+    assert budgets.decide_page_read(usage_of(read(URL, "t1"), read(URL, "t1", ok=False)), 5, URL).allowed
+    assert not budgets.decide_page_read(usage_of(read(URL, "t1")), 5, URL).allowed
 
 
 # --- dispatches ----------------------------------------------------------------------

@@ -221,6 +221,13 @@ def test_researcher_is_told_the_plugin_wrote_its_stub():
     assert "already written your findings file as a stub" in prose(read(AGENT))
 
 
+def test_no_prompt_a_researcher_reads_offers_webfetch_for_pages():
+    """Researchers read pages only with `fetch` (a WebFetch result is a model's summary and their
+    WebFetch is denied in a run): neither the brief template nor the researcher's page names it."""
+    for path in (formats.REFERENCES_DIR / "subagent-brief.md", AGENT):
+        assert "WebFetch" not in path.read_text(encoding="utf-8"), path
+
+
 def test_skill_names_the_file_name_words_the_client_refuses():
     match = re.search(r"No name starts with ([^:]+):", prose(read(SKILL)))
     assert match, "SKILL.md must tell which subtopic names the plan refuses"

@@ -9,12 +9,13 @@ the other, and PostToolUse's entry for the same call is not a second one.
 
 Rules (pure functions below; `check` is the adapter the hook calls):
 - a researcher's WebSearch beyond `searches_per_researcher` is denied;
-- a page read (the plugin's `fetch`, or WebFetch) beyond `page_reads_per_researcher`
-  is denied; `fetch --offset N` of a URL the researcher already read is paging,
-  never counted nor refused;
+- a page read (the plugin's `fetch` of a new URL: researchers read pages with nothing
+  else, pre_tool_use.py denies their WebFetch) beyond `page_reads_per_researcher` is
+  denied; `fetch --offset N` of a URL the researcher already read is paging, never
+  counted nor refused;
 - a search with the same words (case and spacing ignored) as an earlier one of the
   same researcher is denied as a loop, as is a second read of a URL it already read
-  (a read that failed may be tried once more with the other tool: fetch, then WebFetch);
+  (unless that read failed: it may be fetched again);
 - outside researchers, WebSearch and WebFetch are denied while a run is active;
 - researcher dispatches per run stay within twice the subtopics (one retry each),
   second-wave subtopics included when the tier allows a second wave.
@@ -77,19 +78,18 @@ def decide_search(usage: AgentUsage, limit: int, query: str) -> Verdict:
 
 def is_paging(usage: AgentUsage, url: str, offset: int) -> bool:
     """`fetch --offset N` (N > 0) of a URL this researcher already read: reading on, not a new read."""
-    return offset > 0 and usage.read_before(url, "fetch") is not None
+    return offset > 0 and usage.read_before(url) is not None
 
 
-def decide_page_read(usage: AgentUsage, limit: int, url: str, tool: str, offset: int = 0) -> Verdict:
-    if tool == "fetch" and is_paging(usage, url, offset):
+def decide_page_read(usage: AgentUsage, limit: int, url: str, offset: int = 0) -> Verdict:
+    """A researcher's `fetch` of `url` (at `offset`)."""
+    if is_paging(usage, url, offset):
         return Verdict(True, paging=True)
-    earlier = usage.read_before(url, tool)
-    if earlier is not None:
-        how = ('read on in its snapshot with the page-snapshot command and --offset N'
-               if earlier.tool == "fetch" else "use the answer you got")
+    if usage.read_before(url) is not None:
         return Verdict(False, PAGE_LOOP, (
-            f"You already read {normalise_url(url)} (with {earlier.tool}), so it was not read again. "
-            f"Use the text you have ({how}), read another page, or write your findings file now."))
+            f"You already read {normalise_url(url)}, so it was not read again. Use the text you have (read on "
+            "in its snapshot with the page-snapshot command and --offset N), read another page, or write your "
+            "findings file now."))
     if usage.page_read_count >= limit:
         return Verdict(False, PAGE_BUDGET, (
             f"Page-read budget spent: you have read {usage.page_read_count} of your {limit} pages (the "
@@ -156,7 +156,8 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
           tool: str, query: str = "", url: str = "", offset: int = 0, researcher: bool = True,
           limits: RunLimits | None = None) -> Verdict:
     """Decide one web call of the active run and record it in the ledger (under its lock):
-    an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry."""
+    an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry.
+    `tool`: a researcher's WebSearch or `fetch`; anyone else's WebSearch or WebFetch."""
     from .registry import data_dir  # lazy: start-up
 
     if researcher and limits is None:
@@ -170,7 +171,7 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
         elif tool == "WebSearch":
             verdict = decide_search(usage, limits.searches, query)  # type: ignore[union-attr]
         else:
-            verdict = decide_page_read(usage, limits.page_reads, url, tool, offset)  # type: ignore[union-attr]
+            verdict = decide_page_read(usage, limits.page_reads, url, offset)  # type: ignore[union-attr]
         if verdict.allowed:
             kind = SEARCH if tool == "WebSearch" else PAGE_READ
             fields: dict[str, Any] = {"query": query} if kind == SEARCH else {
