@@ -296,6 +296,13 @@ def test_contract_skill_tool_call_example():
         assert from_raw(call["args"]).question.startswith("How do")
 
 
+def test_contract_says_what_a_caller_can_do_while_its_run_is_open():
+    """The room denies a caller's own moves until the run ends: the contract says so, and when."""
+    text = prose(read(CONTRACT))
+    assert "While the run is open" in text and "abandon" in text and "Stop hook" in text
+    assert "the caller's own writes and commands, other skills and MCP tools are denied" in text
+
+
 def test_contract_return_shapes():
     text = read(CONTRACT)
     shapes = [b for b in map(json.loads, fenced_blocks(text, "json")) if "skill" not in b]
