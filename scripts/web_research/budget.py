@@ -32,7 +32,22 @@ from .formats import (DEFAULT_SEARCH_BUDGET, MAX_PARALLEL_RESEARCHERS, MAX_SECON
                       MAX_VERIFY_ROUNDS)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .plan import Plan
+    from typing import Protocol, Sized
+
+    class PlanBudgetLines(Protocol):
+        """What `effective_budget` reads of a parsed plan (plan.Plan has it). A structural
+        type, so that this module, which plan.py imports, does not import plan.py back."""
+
+        @property
+        def tier(self) -> str | None: ...
+        @property
+        def subtopics(self) -> Sized: ...
+        @property
+        def searches_per_subagent(self) -> int | None: ...
+        @property
+        def page_reads_per_subagent(self) -> int | None: ...
+        @property
+        def deepen(self) -> bool: ...
 
 TIER_QUICK = "quick"
 TIER_STANDARD = "standard"
@@ -146,7 +161,7 @@ def budget_for(tier: str | None, subtopics: int, searches: int | None = None,
     )
 
 
-def effective_budget(plan: "Plan") -> Budget:
+def effective_budget(plan: "PlanBudgetLines") -> Budget:
     """The budget a parsed plan grants: its tier's defaults, its explicit lines winning."""
     return budget_for(plan.tier, len(plan.subtopics), plan.searches_per_subagent, plan.page_reads_per_subagent,
                       deepen=getattr(plan, "deepen", False))

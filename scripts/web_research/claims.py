@@ -32,7 +32,7 @@ from .markdown_doc import BREAK, CELL, REF, TEXT, Block, Document, parse_markdow
 from .records import Record
 
 if TYPE_CHECKING:
-    from .checklist import ParsedRun
+    from .parsed_run import ParsedRun
     from .citation_entries import Citation
 
 # Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading

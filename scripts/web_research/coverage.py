@@ -31,7 +31,7 @@ from . import formats
 from .records import Record
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .checklist import ParsedRun
+    from .parsed_run import ParsedRun
     from .checks import Check
     from .findings import Findings
     from .plan import Bullet, Plan, Subtopic

@@ -42,7 +42,7 @@ from .budget import VOTERS
 from .excerpts import normalize
 
 if TYPE_CHECKING:
-    from .checklist import ParsedRun
+    from .parsed_run import ParsedRun
     from .checks import Check
     from .claims import ClaimRecord
 
@@ -337,14 +337,12 @@ def verdicts_path_of(prompt: str) -> str | None:
     return None
 
 
-def prompt_for_run(run_dir: Path, parsed: "ParsedRun | None" = None) -> tuple[CheckerPrompt | None, str]:
-    """(the next checker's prompt, or None and why none) for a run folder (`parsed`: the run
-    as `checklist.parse_and_check(run_dir, extra=())` read it, when the caller has it)."""
+def prompt_for_run(run_dir: Path, parsed: "ParsedRun") -> tuple[CheckerPrompt | None, str]:
+    """(the next checker's prompt, or None and why none) for a run folder, given the run as
+    `checklist.parse_and_check(run_dir, extra=())` read it: the caller parses, so that this
+    module, a check group the checklist registers, does not import the checklist back."""
     from .budget import effective_budget  # lazy: start-up
-    from .checklist import parse_and_check  # lazy: start-up
 
-    if parsed is None:
-        parsed, _checks = parse_and_check(Path(run_dir), extra=())
     if parsed.plan is None:
         problem = parsed.unreadable.get(Path(run_dir) / formats.PLAN_FILE)
         return None, (f"{formats.PLAN_FILE} {problem.reason}" if problem is not None

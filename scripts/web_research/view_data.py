@@ -25,7 +25,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Iterable, Mapping
 
-    from .checklist import ParsedRun
+    from .parsed_run import ParsedRun
     from .citation_entries import Citation
     from .provenance import SealSource
     from .snapshots import Snapshot

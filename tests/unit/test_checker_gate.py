@@ -11,6 +11,7 @@ from hook_harness import CLI, Harness
 from test_seals import fetch_returned, ledger_entries
 from web_research import formats, ledger
 from web_research.snapshots import load_snapshot
+from web_research.checklist import parse_and_check
 from web_research.verdicts import prompt_for_run
 
 CHECKER = formats.CHECKER_SUBAGENT_TYPE
@@ -44,7 +45,7 @@ def as_checker(payload: dict) -> dict:
 
 
 def rendered(h: Harness):
-    prompt, why = prompt_for_run(h.run_dir)
+    prompt, why = prompt_for_run(h.run_dir, parse_and_check(h.run_dir, extra=())[0])
     assert prompt is not None, why
     return prompt
 

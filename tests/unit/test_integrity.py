@@ -203,7 +203,7 @@ def test_findings_files_are_checked_under_their_slug(run: Path) -> None:
 
 
 def test_accepts_the_checklists_cited_pairs(run: Path) -> None:
-    from web_research.checklist import Cited
+    from web_research.parsed_run import Cited
 
     snapshot(run)
     checks = citation_integrity_checks(run, [Cited(report(run), cite(1))])

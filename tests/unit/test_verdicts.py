@@ -12,7 +12,13 @@ from web_research import formats
 from web_research.checklist import parse_and_check, run_checklist
 from web_research.schema_validation import schema_validator
 from web_research.verdicts import (KEY_CHARS, NO_REASON, ROUND_CHECK, ROUND_VOTE, Verdict, decide, parse_answer,
-                                   parse_verdicts, prompt_for_run, verdicts_json, verdicts_path_of)
+                                   parse_verdicts, verdicts_json, verdicts_path_of)
+from web_research.verdicts import prompt_for_run as prompt_for_parsed_run
+
+def prompt_for_run(run: Path):
+    """The next checker prompt of a run, parsed as the callers parse it (the checklist's own groups)."""
+    return prompt_for_parsed_run(run, parse_and_check(run, extra=())[0])
+
 
 PLAN_BUDGET = "## Budget\n\n- Researchers: 3\n- Searches per subagent: 5\n"
 

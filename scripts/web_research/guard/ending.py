@@ -63,7 +63,7 @@ def end_of_run(env: Mapping[str, str], run_dir: str, seal_source: Any, failures:
         atomic_write_text(path, render_page(view))
         view_path = path
     except Exception:  # noqa: BLE001 - the page is a courtesy; the gate has decided already
-        from .runner import log_failure  # lazy: hook start-up
+        from .failure_log import log_failure  # lazy: hook start-up
 
         log_failure(f"writing the report view of {run_dir}", env)
     return summary(view, run_dir, view_path, failures, program)

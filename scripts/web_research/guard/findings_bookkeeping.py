@@ -51,7 +51,7 @@ def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
         write_run_file(ctx.env, run["run_dir"], brief.findings_path,
                        stub_text(subtopic_of(run, brief), brief.brief_hash, _iso(ctx.now)), None, brief.slug)
     except Exception:  # bookkeeping only: the dispatch decision stands, the stop gate judges the file
-        from .runner import log_failure  # lazy: start-up
+        from .failure_log import log_failure  # lazy: start-up
 
         log_failure("PreToolUse stub", ctx.env)
 

@@ -79,7 +79,7 @@ def _checked(brief: Brief, rules: Callable[[Brief, Any], list[str]], missing: bo
             return problems if missing else []
         return rules(brief, found)
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        from .runner import log_failure  # lazy: hook start-up
+        from .failure_log import log_failure  # lazy: hook start-up
 
         log_failure(f"checking {path}", os.environ)
         return [f"{path}: could not be checked ({type(exc).__name__}: {str(exc)[:200]})"]

@@ -32,7 +32,7 @@ def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], payload: Mappi
     try:
         return _write(env, run, payload, final, time.time() if now is None else now)
     except Exception:  # a report, not a gate: never let it take the hook's decision down
-        from .runner import log_failure  # lazy: start-up
+        from .failure_log import log_failure  # lazy: start-up
 
         log_failure("metrics", env)
         return None

@@ -183,11 +183,13 @@ def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
     active = active_run(ctx)
     if active is None:
         return {}
+    from ..checklist import parse_and_check  # lazy: start-up
     from ..verdicts import prompt_for_run  # lazy: start-up
     from .checker_gate import decide_checker_dispatch  # lazy: start-up
 
     session, snapshot = active
-    rendered, why = prompt_for_run(Path(snapshot["run"]["run_dir"]))  # run files, before the lock
+    run_dir = Path(snapshot["run"]["run_dir"])
+    rendered, why = prompt_for_run(run_dir, parse_and_check(run_dir, extra=())[0])  # run files, before the lock
     # Not locked_run: only an allowed dispatch is written, whatever the decision touched.
     with session.locked_record() as record:
         if not same_run(record, snapshot):

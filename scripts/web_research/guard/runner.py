@@ -20,30 +20,11 @@ import os
 import sys
 from pathlib import Path
 
+from .failure_log import LOG_FILE, log_failure
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Mapping, TextIO
-
-LOG_FILE = "hooks.log"
-MAX_LOG_BYTES = 1_000_000
-
-
-def log_failure(event: str, env: Mapping[str, str]) -> None:
-    import traceback  # lazy: start-up
-
-    from .registry import LOGS_DIR, data_dir, now_iso  # lazy: hook start-up
-
-    try:
-        folder = data_dir(env) / LOGS_DIR
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / LOG_FILE
-        if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:
-            os.replace(path, path.with_suffix(".log.1"))
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(f"--- {now_iso()} {event} pid={os.getpid()}\n{traceback.format_exc()}\n")
-    except Exception:  # logging must not turn a failed-open hook into a crashing one
-        pass
-
 
 INTERNAL_ERROR_MARK = "internal-error-{session}"
 DEADLINE_ENV = "WEB_RESEARCH_HOOK_DEADLINE"  # seconds; overrides the one derived from hooks.json

@@ -51,7 +51,7 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
     try:
         checks = run_checklist(Path(run_dir), seal_source)
     except Exception as exc:  # noqa: BLE001 - the run's own files broke the check: the gate holds
-        from .runner import log_failure  # lazy: hook start-up
+        from .failure_log import log_failure  # lazy: hook start-up
 
         log_failure(f"verifying {run_dir}", os.environ)
         return [f"{run_dir}: the verifier could not check the run folder ({type(exc).__name__}: "

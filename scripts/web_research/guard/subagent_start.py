@@ -37,7 +37,7 @@ def subagent_start(ctx: Context) -> dict[str, Any]:
         run = snapshot["run"]
         record(ctx.env, run["run_dir"], "agent_start", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the clock line matters more
-        from .runner import log_failure  # lazy: start-up
+        from .failure_log import log_failure  # lazy: start-up
 
         log_failure("SubagentStart", ctx.env)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ctx.now))

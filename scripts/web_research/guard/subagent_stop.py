@@ -200,7 +200,7 @@ def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug:
     try:
         record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the findings decision above stands
-        from .runner import log_failure  # lazy: start-up
+        from .failure_log import log_failure  # lazy: start-up
 
         log_failure("SubagentStop", ctx.env)
     write_metrics(ctx.env, run, ctx.payload, final=False)

@@ -1,0 +1,32 @@
+"""The hooks' own failure log, `<data>/logs/hooks.log`: one traceback per failure, the
+file rotated once past `MAX_LOG_BYTES`. A module of its own (not runner.py's) so that
+the handlers and gates that log a failure they survive need not import the runner,
+which imports them.
+"""
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping
+
+LOG_FILE = "hooks.log"
+MAX_LOG_BYTES = 1_000_000
+
+
+def log_failure(event: str, env: Mapping[str, str]) -> None:
+    import traceback  # lazy: start-up
+
+    from .registry import LOGS_DIR, data_dir, now_iso  # lazy: hook start-up
+
+    try:
+        folder = data_dir(env) / LOGS_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / LOG_FILE
+        if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:
+            os.replace(path, path.with_suffix(".log.1"))
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"--- {now_iso()} {event} pid={os.getpid()}\n{traceback.format_exc()}\n")
+    except Exception:  # logging must not turn a failed-open hook into a crashing one
+        pass
