@@ -9,9 +9,9 @@ budgets, templates) so that a hook matching a researcher's prompt imports none o
 """
 from __future__ import annotations
 
+import hashlib
 import re
 
-from .digest import sha256_hex
 from .formats import BRIEF_HASH_PREFIX
 
 AGENT_PROMPT_HASH_LABEL = "Brief hash: "
@@ -20,7 +20,7 @@ _HASH_LINE = re.compile(r"^" + re.escape(AGENT_PROMPT_HASH_LABEL) + r"(" + re.es
 
 def brief_hash(data: bytes) -> str:
     """`sha256:<hex>` of exactly these bytes."""
-    return BRIEF_HASH_PREFIX + sha256_hex(data)
+    return BRIEF_HASH_PREFIX + hashlib.sha256(data).hexdigest()
 
 
 def compose_agent_prompt(brief_text: str, hash_value: str) -> str:

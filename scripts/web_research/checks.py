@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ import re
 
 from .formats import FINDINGS_FIELDS, FINDINGS_STUB_REASON, STATUS_FAILED, STATUS_OK, STATUSES
 
-TYPE_CHECKING = False  # the hooks import this module: no `typing` at run time (typing_lite.py)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any

@@ -28,13 +28,12 @@ This module is the one place that reads and folds the ledger (`seals`,
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import time
 from pathlib import Path
-
-from .digest import sha256_hex
-from .typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -70,7 +69,7 @@ BY_PLUGIN = "plugin"
 
 def run_key(run_dir: str | Path) -> str:
     """The ledger folder name of a run: a hash of the run folder's real path."""
-    return sha256_hex(os.path.realpath(run_dir).encode("utf-8"))[:32]
+    return hashlib.sha256(os.path.realpath(run_dir).encode("utf-8")).hexdigest()[:32]
 
 
 def ledger_dir(data: Path, run_dir: str | Path) -> Path:
@@ -230,7 +229,6 @@ def counts(entries: Iterable[Mapping[str, Any]]) -> dict[str | None, dict[str, i
 def file_sha256(path: Path, max_bytes: int) -> str | None:
     """`sha256:<hex>` of a regular file's bytes (a symlink is not followed), or None when it
     is missing, not a regular file, unreadable or larger than `max_bytes`."""
-    import hashlib  # lazy: hook start-up
     import stat  # lazy: start-up
 
     try:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .formats import METRICS_FILE
 from .fsutil import newest_regular_files, read_bounded
-from .typing_lite import NamedTuple
+from typing import NamedTuple
 from .usage import AgentUsage
 
 TYPE_CHECKING = False

@@ -20,7 +20,7 @@ import json
 import os
 from pathlib import Path
 
-from .typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -31,7 +31,7 @@ from . import formats
 from .checks import Check, fail, ok
 from .ledger import (BRIEF, FINDINGS, PLAN, REPORT, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256,
                      seals_from_copy)
-from .typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -86,11 +86,10 @@ def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path)
 # --- hooks during a run: only those that check files load the checker --------------------
 
 # Besides YAML, jsonschema and the verifier: the brief renderer and plan parser, and
-# dataclasses (with inspect and ast), which together cost a hook tens of milliseconds;
-# and typing (its names are imported under TYPE_CHECKING, NamedTuple from typing_lite).
+# dataclasses (with inspect and ast), which together cost a hook tens of milliseconds.
 NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.markdown_doc", "markdown_it", "web_research.citation_entries",
                                "web_research.citation_checks", "web_research.briefs", "web_research.plan",
-                               "web_research.budget", "dataclasses", "typing")
+                               "web_research.budget", "dataclasses")
 
 
 @pytest.fixture
@@ -143,17 +142,16 @@ def test_hooks_that_check_no_file_content_do_not_load_the_checker(researching):
     assert (used.search_count, used.page_read_count) == (1, 1), used  # the hooks still counted the calls
 
 
-# Standard-library modules the light hooks do without: typing (names under TYPE_CHECKING,
-# NamedTuple from typing_lite), tempfile (fsutil writes atomically with os.open), shutil
-# (tempfile's, and argparse's when it asks the terminal its width), random, math, hashlib
-# (OpenSSL; the ledger key and brief hashes use digest.sha256_hex); shlex and the command
-# line scanner except in Bash hooks; and argparse except where a Bash call names our
-# program (its one subcommand is parsed).
-STDLIB_NOT_FOR_LIGHT_HOOKS = ("typing", "tempfile", "shutil", "random", "math", "hashlib", "shlex",
+# Standard-library modules the light hooks do without: tempfile (fsutil writes atomically
+# with os.open), shutil (tempfile's, and argparse's when it asks the terminal its width),
+# random, math; shlex and the command line scanner except in Bash hooks; and argparse except
+# where a Bash call names our program (its one subcommand is parsed). typing and hashlib are
+# not among them: the hooks use typing.NamedTuple and hashlib as they are (issue 22).
+STDLIB_NOT_FOR_LIGHT_HOOKS = ("tempfile", "shutil", "random", "math", "shlex",
                               "web_research.guard.commandline", "argparse")
 
 
-def test_light_hooks_load_no_typing_tempfile_shutil_and_argparse_only_for_our_command(researching):
+def test_light_hooks_load_no_tempfile_shutil_and_argparse_only_for_our_command(researching):
     h, infos = researching
     cases = _light_cases(h, infos) + [
         ("researcher's WebSearch", h.payload("PreToolUse", "agentA", tool_name="WebSearch",
@@ -171,12 +169,11 @@ def test_light_hooks_load_no_typing_tempfile_shutil_and_argparse_only_for_our_co
         assert expected in result["decision"], (name, result)
 
 
-def test_the_stop_hook_writes_the_metrics_without_dataclasses_or_typing(researching):
+def test_the_stop_hook_writes_the_metrics_without_dataclasses(researching):
     """Stop runs at the end of each of the main agent's turns: before report.md exists it
     writes the run's metrics (web_research.metrics), whose records are NamedTuples."""
     h, _infos = researching
-    result = _probe(h, "Stop", h.stop(), ("web_research.metrics", "dataclasses", "typing", "yaml",
-                                          "web_research.checklist"))
+    result = _probe(h, "Stop", h.stop(), ("web_research.metrics", "dataclasses", "yaml", "web_research.checklist"))
     assert result["loaded"] == ["web_research.metrics"], result
     assert (h.run_dir / "metrics.json").is_file()
 

@@ -159,3 +159,23 @@ def test_each_import_inside_a_function_says_why():
                     if not reasons:
                         unexplained.append(f"{path.relative_to(ROOT)}:{node.lineno}: {lines[node.lineno - 1].strip()}")
     assert not unexplained, "function-level imports without a reason comment:\n" + "\n".join(unexplained)
+
+
+def test_the_standard_library_is_used_as_it_is():
+    """No module reaches into a private module of the interpreter (`_sha2`, `_sha256`, ...)
+    or makes its own replacement of a standard one (a NamedTuple not from `typing`): a hook
+    in a run may cost ~100 ms, and plain standard code is worth more than the last few."""
+    private, own_named_tuple = [], []
+    for path in sorted(ROOT.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        rel = path.relative_to(ROOT)
+        for node in every_import(tree):
+            if isinstance(node, ast.Import):
+                roots = [alias.name.split(".")[0] for alias in node.names]
+            else:
+                roots = [] if node.level else [(node.module or "").split(".")[0]]
+                if any(alias.name == "NamedTuple" for alias in node.names) and (node.level or node.module != "typing"):
+                    own_named_tuple.append(f"{rel}:{node.lineno}")
+            private += [f"{rel}:{node.lineno}: {name}" for name in roots if name.startswith("_") and name != "__future__"]
+    assert not private, "imports of the interpreter's private modules: " + ", ".join(private)
+    assert not own_named_tuple, "NamedTuple from elsewhere than typing: " + ", ".join(own_named_tuple)

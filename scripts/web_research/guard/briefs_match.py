@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from .. import formats
-from ..typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

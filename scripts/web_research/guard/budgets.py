@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import ledger
 from ..usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold, normalise_url
-from ..typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

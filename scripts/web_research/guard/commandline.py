@@ -24,7 +24,7 @@ import re
 import shlex
 from pathlib import Path
 
-from ..typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .. import formats
 from .briefs_match import Brief, dispatch_prompt, load_briefs, match_prompt
-from ..typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

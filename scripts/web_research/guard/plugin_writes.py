@@ -10,6 +10,7 @@ write as the owner's. One call, so that rule has one place to look.
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from ..ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
@@ -25,7 +26,6 @@ def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, a
                    slug: object) -> None:
     """Write `text` to `path` (inside the run) atomically and record the write in the ledger."""
     from .. import ledger  # lazy: hook start-up
-    from ..digest import sha256_hex  # lazy: hook start-up
     from ..fsutil import atomic_write_text  # lazy: hook start-up
     from .seals import record  # lazy: hook start-up
 
@@ -35,4 +35,4 @@ def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, a
         rel = Path(path).resolve().relative_to(Path(run_dir).resolve()).as_posix()
     except ValueError:
         rel = str(path)
-    record(env, run_dir, [ledger.entry(PLUGIN_WRITE, agent_id, slug, path=rel, sha256="sha256:" + sha256_hex(data))])
+    record(env, run_dir, [ledger.entry(PLUGIN_WRITE, agent_id, slug, path=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest())])

@@ -7,6 +7,7 @@ frees its slot and seals what its SubagentStop could not.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -76,9 +77,8 @@ def _post_write(ctx: Context) -> dict[str, Any]:
 
     content = ctx.tool_input.get("content")
     if ctx.payload.get("tool_name") == "Write" and isinstance(content, str):
-        from ..digest import sha256_hex  # lazy: hook start-up
 
-        digest: str | None = "sha256:" + sha256_hex(content.encode("utf-8"))
+        digest: str | None = "sha256:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
     else:
         from ..provenance import MAX_EVIDENCE_BYTES  # lazy: hook start-up
 

@@ -20,6 +20,7 @@ rewritten for standalone audits.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -196,8 +197,6 @@ def findings_status(findings_path: str, sha256: str | None = None) -> str | None
     except RunFileError:
         return None
     if sha256 is not None:
-        import hashlib  # lazy: hook start-up
-
         if "sha256:" + hashlib.sha256(data).hexdigest() != sha256:
             return None
     try:
@@ -219,15 +218,13 @@ def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
 
 
 def _small_file_sha256(path: Path) -> str:
-    """`sha256:<hex>` of a findings-sized regular file (no link followed), "" when unreadable;
-    with the interpreter's own SHA-256, not hashlib: the Agent and Write hooks stay light."""
-    from ..digest import sha256_hex  # lazy: hook start-up
+    """`sha256:<hex>` of a findings-sized regular file (no link followed), "" when unreadable."""
     from ..fsutil import MAX_RUN_FILE_BYTES, read_bounded  # lazy: hook start-up
 
     found = read_bounded(path, MAX_RUN_FILE_BYTES)
     if found is None or found[1]:
         return ""
-    return "sha256:" + sha256_hex(found[0])
+    return "sha256:" + hashlib.sha256(found[0]).hexdigest()
 
 
 def ledger_knows(env: Mapping[str, str], run_dir: str) -> bool:

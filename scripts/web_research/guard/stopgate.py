@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from .. import formats
-from ..typing_lite import NamedTuple
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ process left running in the background. Such a file is a problem like any other 
 block), and the seal is the owner's last write, so the file then fails its seal."""
 from __future__ import annotations
 
+import hashlib
 
 from . import output
 from .briefs_match import subagent_transcript_path
@@ -73,13 +74,12 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
             return output.block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
     if verdicts:
-        from ..digest import sha256_hex  # lazy: start-up
         from ..verdicts import verdicts_json  # lazy: start-up
         from .plugin_writes import write_run_file  # lazy: start-up
 
         text = verdicts_json(verdicts)
         write_run_file(ctx.env, run_dir, entry["verdicts_path"], text, agent_id, None)
-        written = "sha256:" + sha256_hex(text.encode("utf-8"))
+        written = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
     from .seals import seal_verdicts  # lazy: start-up
 
     if written:  # as its owner (the checker, or the plugin from its answer) last wrote it
