@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any, Mapping
 
 from .budget import DEFAULT_TIER
-from .schema_validation import load_schema, quick_verdict, schema_validator
+from .schema_validation import load_schema, schema_validator
 
 SCHEMA_NAME = "start-input.schema.json"
 QUESTION_KEY = "research_question"
@@ -202,13 +202,12 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
     """Check a contract mapping against the schema and return the typed input."""
     schema = load_schema(SCHEMA_NAME)
     plain = {str(key) if not isinstance(key, str) else key: value for key, value in mapping.items()}
-    if quick_verdict(schema, plain) is not True:  # valid input never imports jsonschema (hook start-up)
-        errors = sorted(
-            schema_validator(SCHEMA_NAME).iter_errors(plain),
-            key=lambda e: (e.validator not in ("additionalProperties", "required"), list(map(str, e.absolute_path))),
-        )
-        if errors:
-            raise InputError(_error_detail(errors[0], plain, schema))
+    errors = sorted(
+        schema_validator(SCHEMA_NAME).iter_errors(plain),
+        key=lambda e: (e.validator not in ("additionalProperties", "required"), list(map(str, e.absolute_path))),
+    )
+    if errors:
+        raise InputError(_error_detail(errors[0], plain, schema))
     resume = bool(plain.get("resume", False))
     if resume and QUESTION_KEY in plain:
         raise InputError(f"{QUESTION_KEY}: given with resume; expected no question: a resumed run keeps "
