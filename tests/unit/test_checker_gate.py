@@ -105,13 +105,35 @@ def test_any_dispatch_gets_the_rendered_prompt_in_its_place(run: Harness, prompt
     assert run.record()["run"]["checkers"][0]["keys"] == list(expected.keys)
 
 
-def test_a_checker_in_the_background_is_denied(run: Harness):
+def test_a_checker_asked_for_in_the_background_runs_in_the_foreground(run: Harness):
     """A background checker would leave the orchestrator free to rewrite its verdicts with Bash
-    before the checker stops and its file is sealed."""
+    before the checker stops and its file is sealed: the hook sets run_in_background false (and the
+    gate itself still refuses a background call, should one reach it)."""
     result = dispatch(run, rendered(run).text, background=True)
-    assert result.decision == "deny" and "foreground" in result.reason
-    assert "checkers" not in run.record()["run"]
-    assert dispatch(run, rendered(run).text).decision == "allow"
+    assert result.decision == "allow", result.reason
+    assert result.updated_input["run_in_background"] is False
+    assert result.updated_input["prompt"] == rendered(run).text
+    from web_research.guard.checker_gate import decide_checker_dispatch  # noqa: PLC0415
+
+    refused = decide_checker_dispatch({"run_dir": str(run.run_dir)}, {"run_in_background": True}, "t",
+                                      rendered(run), "", 0.0, "wr")
+    assert refused.action == "deny" and "foreground" in refused.reason
+
+
+def test_a_check_prompt_alone_names_the_checker(run: Harness):
+    """`Check: <output_dir>` with no subagent_type (or a wrong one, or the client's background
+    default): the plugin's fields are put in place, so the prompt is the only thing the model writes."""
+    for tool_use_id, fields in (("t1", {}), ("t2", {"subagent_type": "general-purpose", "run_in_background": True})):
+        payload = run.payload("PreToolUse", tool_name="Agent", tool_use_id=tool_use_id,
+                              tool_input={"description": "check", "prompt": f"Check: {run.run_dir}", **fields})
+        result = run.hook(payload)
+        assert result.decision == "allow", result.reason
+        assert result.updated_input["subagent_type"] == CHECKER
+        assert result.updated_input["run_in_background"] is False
+        assert result.updated_input["prompt"] == rendered(run).text
+        record = run.record()
+        record["run"]["checkers"][-1]["state"] = "done"  # one running checker per verdicts file
+        run.record_path.write_text(json.dumps(record))
 
 
 def test_no_checker_for_a_plan_without_a_tier_line(run: Harness):

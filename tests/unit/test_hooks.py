@@ -199,6 +199,40 @@ def test_a_dispatch_by_reference_gets_the_brief_in_its_place(active: Harness, fo
     assert [r["slug"] for r in active.record()["run"]["reservations"]] == [infos[1]["slug"]]
 
 
+@pytest.mark.parametrize("fields", [{}, {"subagent_type": "general-purpose"}, {"run_in_background": True},
+                                    {"subagent_type": None, "run_in_background": None}])
+def test_a_brief_prompt_alone_names_a_foreground_researcher(active: Harness, fields: dict):
+    """The orchestrator writes only `prompt: Brief: <brief_path>`: the hook sets subagent_type and
+    run_in_background (the client's default is the background), whatever the call said."""
+    infos = active.render_briefs(SUBTOPICS[:2])
+    payload = active.agent_call(f"Brief: {infos[0]['brief_path']}", "toolu_1")
+    payload["tool_input"] = {"description": "research", "prompt": f"Brief: {infos[0]['brief_path']}", **fields}
+    result = active.hook(payload)
+    assert result.decision == "allow", result.reason
+    assert result.updated_input["subagent_type"] == RESEARCHER
+    assert result.updated_input["run_in_background"] is False
+    assert result.updated_input["prompt"] == active.prompt_for(infos[0])
+    returned = {"status": "completed", "agentId": "agent0"}
+    post = active.agent_call(f"Brief: {infos[0]['brief_path']}", "toolu_1", "PostToolUse", returned)
+    post["tool_input"] = payload["tool_input"]  # the call as the model wrote it
+    active.hook(post)
+    assert active.record()["run"]["reservations"] == []  # its slot is freed when it returns
+
+
+def test_an_exact_researcher_call_is_left_as_it_is(active: Harness):
+    infos = active.render_briefs(SUBTOPICS[:1])
+    result = active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_1"))
+    assert result.decision == "allow" and result.updated_input is None
+
+
+def test_another_agent_without_a_dispatch_form_is_still_denied(active: Harness):
+    active.render_briefs(SUBTOPICS[:1])
+    payload = active.agent_call("Research the pricing question yourself.", "toolu_1")
+    payload["tool_input"]["subagent_type"] = "general-purpose"
+    result = active.hook(payload)
+    assert result.decision == "deny" and "neither" in result.reason
+
+
 @pytest.mark.parametrize("form", ["Brief: nothing-like-it", "Brief: {a} and {b}", "Research the question."])
 def test_a_reference_to_no_brief_or_to_two_is_denied_listing_the_forms(active: Harness, form: str):
     infos = active.render_briefs(SUBTOPICS[:2])

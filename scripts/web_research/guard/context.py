@@ -30,6 +30,22 @@ AGENT_TOOLS = ("Agent", "Task")
 WEB_TOOLS = ("WebSearch", "WebFetch")
 RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
 CHECKER = formats.CHECKER_SUBAGENT_TYPE
+_DISPATCH_FORMS = ((formats.DISPATCH_BRIEF_LABEL, RESEARCHER), (formats.DISPATCH_CHECK_LABEL, CHECKER))
+
+
+def dispatch_fields(tool_input: dict[str, Any]) -> dict[str, Any]:
+    """An `Agent` call's input with the fields the plugin decides: the prompt's form names the
+    agent (`Brief: <path>` a researcher, `Check: <dir>` the claim-checker, whatever
+    `subagent_type` says or if it says nothing), and a researcher or checker runs in the
+    foreground (the client's default is the background). So the orchestrator writes only the
+    prompt; any other call is returned unchanged."""
+    prompt = tool_input.get("prompt")
+    head = prompt.lstrip(" \t\r\n*_`>\"'").lower() if isinstance(prompt, str) else ""
+    agent = next((a for label, a in _DISPATCH_FORMS if head.startswith(label.lower())), None)
+    agent = agent or tool_input.get("subagent_type")
+    if agent not in (RESEARCHER, CHECKER):
+        return tool_input
+    return {**tool_input, "subagent_type": agent, "run_in_background": False}
 
 
 class Context:

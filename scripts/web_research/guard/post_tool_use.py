@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 
 from .briefs_match import load_briefs, resolve_prompt
-from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, bind_agent, briefs_of,
-                      known_slug, locked_run)
+from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, bind_agent,
+                      briefs_of, dispatch_fields, known_slug, locked_run)
 from .registry import new_run
 
 TYPE_CHECKING = False
@@ -50,9 +50,10 @@ def post_tool_use(ctx: Context) -> dict[str, Any]:
         return _post_write(ctx)
     if tool == "Bash" and not ctx.in_researcher:
         return _post_bash(ctx)
-    if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == RESEARCHER:
+    agent = dispatch_fields(ctx.tool_input).get("subagent_type") if tool in AGENT_TOOLS else None
+    if agent == RESEARCHER:
         return _post_agent(ctx)
-    if tool in AGENT_TOOLS and ctx.tool_input.get("subagent_type") == CHECKER:
+    if agent == CHECKER:
         return _post_checker_agent(ctx)
     return {}
 

@@ -16,7 +16,7 @@ from .. import formats
 from . import output
 from .briefs_match import subagent_transcript_path
 from .context import (AGENT_TOOLS, CHECKER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
-                      briefs_of, checker_prompt, known_slug, learn_agent, same_run)
+                      briefs_of, checker_prompt, dispatch_fields, known_slug, learn_agent, same_run)
 from .registry import Session
 
 TYPE_CHECKING = False
@@ -177,9 +177,9 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     return None
 
 
-def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
+def _pre_checker_agent(ctx: Context, tool_input: dict[str, Any]) -> dict[str, Any]:
     """A claim-checker gets the prompt `claims --prompt` would print now, in place of its `Check:
-    <output_dir>` (checker_gate.py)."""
+    <output_dir>` (checker_gate.py); `tool_input` is the call with the plugin's fields."""
     active = active_run(ctx)
     if active is None:
         return {}
@@ -194,11 +194,19 @@ def _pre_checker_agent(ctx: Context) -> dict[str, Any]:
     with session.locked_record() as record:
         if not same_run(record, snapshot):
             return {}
-        decision = decide_checker_dispatch(record["run"], ctx.tool_input, ctx.payload.get("tool_use_id"),
+        decision = decide_checker_dispatch(record["run"], tool_input, ctx.payload.get("tool_use_id"),
                                            rendered, why, ctx.now, ctx.program)
         if decision.action == "allow":
             session.write(record)
-    return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
+    return output.pre_tool_use(decision.action, decision.reason, _with_fields(decision, ctx.tool_input, tool_input))
+
+
+def _with_fields(decision: Any, original: dict[str, Any], fixed: dict[str, Any]) -> dict[str, Any] | None:
+    """The updatedInput of an allowed dispatch: the decision's (prompt put in place), else the call
+    with the plugin's fields when they differ from what the model sent."""
+    if decision.action != "allow":
+        return None
+    return decision.updated_input or (fixed if fixed != original else None)
 
 
 def _pre_agent(ctx: Context) -> dict[str, Any]:
@@ -207,12 +215,13 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
         return {}
     from .room import dispatch_refusal, role_of  # lazy: hook start-up
 
-    refusal = dispatch_refusal(role_of(ctx.payload), ctx.tool_input.get("subagent_type"), ctx.program,
+    tool_input = dispatch_fields(ctx.tool_input)  # the agent type and the foreground: the plugin's
+    refusal = dispatch_refusal(role_of(ctx.payload), tool_input.get("subagent_type"), ctx.program,
                                active[1]["run"]["run_dir"])
     if refusal is not None:
         return output.pre_tool_use("deny", refusal)
-    if ctx.tool_input.get("subagent_type") == CHECKER:
-        return _pre_checker_agent(ctx)
+    if tool_input.get("subagent_type") == CHECKER:
+        return _pre_checker_agent(ctx, tool_input)
     from .budgets import limits_of  # lazy: hook start-up
     from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: hook start-up
 
@@ -228,7 +237,7 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
         if not same_run(record, snapshot):
             return {}
         run = record["run"]
-        decision = decide_dispatch(run, ctx.tool_input, ctx.payload.get("tool_use_id"), briefs,
+        decision = decide_dispatch(run, tool_input, ctx.payload.get("tool_use_id"), briefs,
                                    ctx.now, ttl, ctx.program, max_dispatches=cap, sealed_ok=sealed_ok)
         if decision.action == "allow":
             session.write(record)
@@ -236,7 +245,7 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
         from .findings_bookkeeping import write_stub  # lazy: hook start-up
 
         write_stub(ctx, run, decision.brief)
-    return output.pre_tool_use(decision.action, decision.reason, decision.updated_input)
+    return output.pre_tool_use(decision.action, decision.reason, _with_fields(decision, ctx.tool_input, tool_input))
 
 
 def _pre_write(ctx: Context) -> dict[str, Any]:
