@@ -241,3 +241,71 @@ def _entry(key: str, title: str):
     lines = (f"[^{key.split(':')[1]}]: **Title**: {title}", f"      **URL**: https://{low}.example/",
              f'      **Excerpt**: "{low} {low} {low} {low}"')
     return Entry(key, lines, (title, f"https://{low}.example/", f"{low} {low} {low} {low}"))
+
+
+# --- Gaps & Limitations: the recorded failures are written by finish (report_gaps.py) -------------
+
+FAILED_LINE = ('- **Subtopic "Cost controls for high-volume logs"** (failed): page fetch timed out three times on '
+               "docs.acme.example/logs/exclusion-filters and the remaining search results were vendor landing pages "
+               "without quotable detail. Not established: 3.1, 3.2.")
+
+
+def test_finish_writes_the_gaps_bullet_of_a_failed_subtopic(tmp_path):
+    """The model writes only its own limitations; finish puts the failed subtopic's bullet (its
+    reason, its uncovered ids) at the top of Gaps: the example report, byte for byte."""
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    assert FAILED_LINE in draft
+    (run / "report.md").write_text(draft.replace(FAILED_LINE + "\n", ""), encoding="utf-8")
+    done = finish(run)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (run / "report.md").read_bytes() == (EXAMPLE_DIR / "report.md").read_bytes()
+    again = finish(run)  # its own lines are replaced, never doubled
+    assert again.returncode == 0 and (run / "report.md").read_text(encoding="utf-8").count(FAILED_LINE) == 1
+
+
+def test_finish_writes_a_not_established_bullet_and_drops_it_once_covered(tmp_path):
+    from web_research.report_gaps import bullet_line  # noqa: PLC0415
+
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    assert "1.3" not in draft  # the report covers 1.3 by citation, not in Gaps
+    findings = run / "findings" / f"{BILLING}.md"
+    text = findings.read_text(encoding="utf-8")
+    heading = next(line for line in text.splitlines() if line.startswith("### 1.3"))
+    body_end = text.index("\n### ", text.index(heading) + 1) if "\n### " in text[text.index(heading) + 1:] \
+        else text.index("\n## Not established")
+    cut = text[:text.index(heading)] + heading + "\n\n" + text[body_end:]
+    cut = cut.replace("## Not established\n\n", "## Not established\n\n- 1.3: no page [states] it\n  at all.\n", 1)
+    findings.write_text(cut, encoding="utf-8")
+    assert finish(run).returncode == 0
+    report = (run / "report.md").read_text(encoding="utf-8")
+    line = "- **Bullet 1.3**: not established: no page (states) it at all."
+    assert bullet_line("1.3", "1.3: no page [states] it at all.") == line
+    assert line in report
+    assert report.index("## Gaps & Limitations") < report.index(line) < report.index("## Sources")
+    findings.write_text(text, encoding="utf-8")  # a later wave establishes it: the bullet goes
+    finish(run)
+    assert line not in (run / "report.md").read_text(encoding="utf-8")
+
+
+def test_finish_adds_a_missing_gaps_section_before_sources(tmp_path):
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    start = draft.index("## Gaps & Limitations")
+    (run / "report.md").write_text(draft[:start].rstrip() + "\n", encoding="utf-8")
+    finish(run)
+    report = (run / "report.md").read_text(encoding="utf-8")
+    assert report.count("## Gaps & Limitations") == 1 and FAILED_LINE in report
+    assert report.index(FAILED_LINE) < report.index("## Sources")
+
+
+def test_a_failure_the_model_named_gets_no_second_bullet(tmp_path):
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    named = draft.replace(FAILED_LINE, "- Cost controls for high-volume logs: the researcher could not read the pages.")
+    (run / "report.md").write_text(named, encoding="utf-8")
+    assert finish(run).returncode == 0
+    report = (run / "report.md").read_text(encoding="utf-8")
+    assert "Subtopic \"Cost controls" not in report and "could not read the pages" in report
+    assert "- **Bullet 3.1**: not established: subtopic \"Cost controls for high-volume logs\" failed: page" in report

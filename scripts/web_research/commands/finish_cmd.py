@@ -29,6 +29,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from .. import formats
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
@@ -114,14 +115,33 @@ def assemble_report(run_dir: Path, record: dict) -> tuple[list[str], list[tuple[
     if result.problems:
         return result.notes, [(p.line, p.message) for p in result.problems]
     if result.text is not None:
-        if result.text != text:
+        new_text = with_recorded_gaps(result.text, parsed, record)
+        if new_text != text:
             atomic_write_text(run_dir / formats.RUN_STATE_DIR / formats.REPORT_BEFORE_FINISH_FILE, text)
-            atomic_write_text(report_path, result.text)
-        lines = result.text.splitlines()
+            atomic_write_text(report_path, new_text)
+        lines = new_text.splitlines()
         span = sources_span(lines)
         record["numbering"] = {str(n): key for n, key in sorted(result.numbering.items())}
         record["sources"] = "\n".join(lines[span[0]:span[1] + 1]).strip() if span else None
     return result.notes, []
+
+
+def with_recorded_gaps(text: str, parsed: Any, record: dict) -> str:
+    """The report with the Gaps & Limitations bullets of every recorded failure (report_gaps.py):
+    the ones the last finish wrote are taken out, the current ones put in; kept in the record."""
+    from ..report import gaps_text, parse_report  # lazy: start-up
+    from ..report_gaps import gap_lines, place, without  # lazy: start-up
+
+    previous = record.get("gaps")
+    previous = [line for line in previous if isinstance(line, str)] if isinstance(previous, list) else []
+    rest = without(text, previous)
+    if parsed.plan is None:
+        return rest
+    unreadable = {path.stem: getattr(error, "reason", str(error)) for path, error in parsed.unreadable.items()
+                  if path.parent.name == formats.FINDINGS_DIR}
+    lines = gap_lines(parsed.plan, parsed.findings, unreadable, gaps_text(parse_report(rest)))
+    record["gaps"] = lines
+    return place(rest, lines)
 
 
 def run(args: argparse.Namespace) -> int:
