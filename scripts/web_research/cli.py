@@ -72,6 +72,9 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "abandon": ("Give up on a run when the person asks to stop: record when and why in "
                 "DIR/.web-research/abandoned.json and print it as JSON. An abandoned run never passes verify.",
                 (f"{EXIT_OK:>3}  the run is recorded as abandoned (or already was)", _USAGE_ERROR)),
+    "unavailable": ("Print the skill's answer when web search is not among the model's tools: the "
+                    "web-tools-unavailable JSON object naming the absent tools. Reads and writes nothing.",
+                    (f"{EXIT_OK:>3}  the object is printed", _USAGE_ERROR)),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
               (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
@@ -158,6 +161,11 @@ def _abandon_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reason", required=True, metavar="TEXT", help="why the run is abandoned (the person's words)")
 
 
+def _unavailable_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tools", nargs="+", choices=("WebSearch", "WebFetch"), metavar="TOOL",
+                   help="an absent web tool: WebSearch, WebFetch")
+
+
 def _fetch_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("url", metavar="URL")
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
@@ -181,6 +189,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
     "view": ("write DIR/report.html: the report with its evidence", _view_arguments),
     "fetch": ("snapshot a page's main text under DIR/sources/", _fetch_arguments),
     "abandon": ("give up on a run: it never counts as verified", _abandon_arguments),
+    "unavailable": ("print the answer when web search is absent", _unavailable_arguments),
 }
 
 
@@ -250,6 +259,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from .commands import fetch_cmd as mod  # lazy: start-up
     elif command == "abandon":
         from .commands import abandon_cmd as mod  # lazy: start-up
+    elif command == "unavailable":
+        from .commands import unavailable_cmd as mod  # lazy: start-up
     else:  # pragma: no cover - argparse rejects unknown commands first
         raise SystemExit(EXIT_USAGE)
     return mod.run
