@@ -162,8 +162,7 @@ def _abandon_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _unavailable_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("tools", nargs="+", choices=("WebSearch", "WebFetch"), metavar="TOOL",
-                   help="an absent web tool: WebSearch, WebFetch")
+    p.add_argument("tools", nargs="+", metavar="TOOL", help="an absent web tool: WebSearch, WebFetch")
 
 
 def _fetch_arguments(p: argparse.ArgumentParser) -> None:

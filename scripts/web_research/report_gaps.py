@@ -31,7 +31,6 @@ NO_FILE = "no findings file"
 NO_FILE_REASON = "the researcher returned without writing one"
 _GAPS_HEADING = re.compile(r"^##\s+" + r"\s*".join(re.escape(w) for w in formats.REPORT_SECTIONS[2].split())
                            + r"\s*$", re.IGNORECASE)
-_SOURCES_HEADING = re.compile(r"^##\s+" + re.escape(formats.REPORT_SECTIONS[3]) + r"\s*$", re.IGNORECASE)
 
 
 def plain(reason: str | None) -> str:
@@ -98,20 +97,13 @@ def without(text: str, previous: Sequence[str]) -> str:
 
 
 def place(text: str, lines: Sequence[str]) -> str:
-    """The report with `lines` at the top of Gaps & Limitations (one list with the model's own
-    bullets, else followed by a blank line); a missing section is added before Sources (or at
-    the end)."""
-    if not lines:
-        return text
+    """The report with `lines` at the top of Gaps & Limitations: one list with the model's own
+    bullets, else followed by a blank line. A report without the section is left as it is
+    (`report.sections.missing` tells the model to write it)."""
     rows = text.split("\n")
     at = next((i for i, row in enumerate(rows) if _GAPS_HEADING.match(row)), None)
-    if at is None:
-        sources = next((i for i, row in enumerate(rows) if _SOURCES_HEADING.match(row)), None)
-        head, tail = (rows[:sources], rows[sources:]) if sources is not None else (rows, [])
-        while head and not head[-1].strip():
-            head = head[:-1]
-        section = ["", f"## {formats.REPORT_SECTIONS[2]}", "", *lines, ""]
-        return "\n".join(head + section + tail).rstrip("\n") + "\n"
+    if not lines or at is None:
+        return text
     start = at + 1
     while start < len(rows) and not rows[start].strip():
         start += 1

@@ -289,15 +289,17 @@ def test_finish_writes_a_not_established_bullet_and_drops_it_once_covered(tmp_pa
     assert line not in (run / "report.md").read_text(encoding="utf-8")
 
 
-def test_finish_adds_a_missing_gaps_section_before_sources(tmp_path):
+def test_a_report_without_gaps_gets_no_section_from_finish(tmp_path):
+    """The section is the model's to write (report.sections.missing says so): finish adds bullets
+    to it, never the heading."""
     run = copy_example(tmp_path)
     draft = to_references(run)
     start = draft.index("## Gaps & Limitations")
     (run / "report.md").write_text(draft[:start].rstrip() + "\n", encoding="utf-8")
-    finish(run)
+    done = finish(run)
+    assert done.returncode == 1 and "report.sections.missing" in done.stdout
     report = (run / "report.md").read_text(encoding="utf-8")
-    assert report.count("## Gaps & Limitations") == 1 and FAILED_LINE in report
-    assert report.index(FAILED_LINE) < report.index("## Sources")
+    assert "## Gaps" not in report and FAILED_LINE not in report
 
 
 def test_a_failure_the_model_named_gets_no_second_bullet(tmp_path):

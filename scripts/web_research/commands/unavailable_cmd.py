@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from .. import formats
-from ..exitcodes import EXIT_OK
+from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 WEB_TOOLS = ("WebSearch", "WebFetch")
 
@@ -24,5 +25,11 @@ def answer(absent: list[str]) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    print(json.dumps(answer(args.tools), ensure_ascii=False))
+    named = [part for tool in args.tools for part in tool.replace(",", " ").split()]  # `WebSearch, WebFetch` too
+    unknown = [tool for tool in named if tool not in WEB_TOOLS]
+    if unknown or not named:
+        print(f"web-research unavailable: {', '.join(unknown) or 'no tool named'}: expected the absent web tools, "
+              f"{' and/or '.join(WEB_TOOLS)}", file=sys.stderr)
+        return EXIT_USAGE
+    print(json.dumps(answer(named), ensure_ascii=False))
     return EXIT_OK
