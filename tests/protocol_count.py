@@ -230,24 +230,37 @@ DEMANDS = {
     },
     "references": {
         "orchestrator": [
-            ("error JSON for missing web tools", SKILL, '"web-tools-unavailable"', True),
-            ("start command with heredoc", SKILL, "start --args-file -", True),
+            # every command line is one shape: unavailable, the start heredoc, estimate, briefs, gaps,
+            # finish, abandon (the error JSON is printed by `unavailable`, no longer typed)
+            ("command lines, the start heredoc among them", SKILL,
+             ("Run its command lines exactly as shown", "start --args-file -", '" unavailable WebSearch',
+              '" finish "<output_dir>"'), True),
             ("subtopic heading and bullets in plan.md", SKILL, "each a `### <name>` heading and `- ` bullets", True),
-            ("estimate/briefs/gaps/finish command lines", SKILL, '" finish "<output_dir>"', True),
-            ("Agent call fields", SKILL, "`run_in_background`: `false`", True),
-            ("researcher prompt Brief: <path>", SKILL, "`prompt`: `Brief: <brief_path>`", False),
-            ("checker prompt Check: <dir>", SKILL, "`prompt`: `Check: <output_dir>`", False),
+            # the hook sets subagent_type and run_in_background from the prompt's form
+            ("Agent prompt: Brief: <brief_path> or Check: <output_dir>", SKILL,
+             ("`prompt`: `Brief: <brief_path>`", "`prompt`: `Check: <output_dir>`"), False),
             ("report skeleton and headings", REF + "report-template.md", "keep the headings character for character",
              True),
             ("reference [^<subtopic-slug>:<n>]", SKILL, "[^<subtopic-slug>:<n>]", True),
-            ("Gaps bullet shape", REF + "report-template.md", "in the shapes above", False),
-            ("final message is finish's object", SKILL, "your final message is that object, unchanged", False),
+            ("final message is the printed object (finish's, or an error)", SKILL,
+             "your final message is that object, unchanged", False),
         ],
         "checker": [
             ("one reply line per claim number", "agents/claim-checker.md", "one line per claim number", True),
         ],
     },
 }
+
+
+# Demands the references protocol moved into code: their text must be gone from the prompts, so a
+# demand cannot leave the count while the prompts still make it.
+RETIRED = [
+    ("error JSON typed by the model", SKILL, '{"error": "web-tools-unavailable"'),
+    ("Agent call field subagent_type", SKILL, "`subagent_type`"),
+    ("Agent call field run_in_background", SKILL, "`run_in_background`"),
+    ("Gaps bullet shapes the model writes", REF + "report-template.md", "in the shapes above"),
+    ("Gaps bullet of a failed subtopic in SKILL.md", SKILL, "**Subtopic"),
+]
 
 
 def demands(protocol: str, model: str, rev: str | None) -> list[tuple[str, bool]]:
@@ -263,11 +276,18 @@ def demands(protocol: str, model: str, rev: str | None) -> list[tuple[str, bool]
     if missing:
         raise SystemExit(f"protocol_count: the prompts at {rev or 'the working tree'} no longer make these "
                          f"{model} demands (update the list): {missing}")
+    if protocol == "references":
+        still = [what for what, rel, anchor in RETIRED if _present(rev, rel, anchor)]
+        if still:
+            raise SystemExit(f"protocol_count: the prompts at {rev or 'the working tree'} still make these "
+                             f"demands the references protocol moved into code (list them again): {still}")
     return [(what, strict) for what, _, _, strict in table]
 
 
-def _present(rev: str | None, rel: str, anchor: str) -> bool:
-    return " ".join(anchor.split()) in " ".join(read_at(rev, rel).split())
+def _present(rev: str | None, rel: str, anchor: str | tuple[str, ...]) -> bool:
+    """Whether the prompt file holds the anchor (every one of a tuple), whitespace folded."""
+    text = " ".join(read_at(rev, rel).split())
+    return all(" ".join(a.split()) in text for a in ((anchor,) if isinstance(anchor, str) else anchor))
 
 
 # --- instruction files the walk reads -------------------------------------------------------------

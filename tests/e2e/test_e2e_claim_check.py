@@ -45,7 +45,7 @@ def _checkers(result) -> list[dict]:
     from web_research import formats
 
     return [u for u in result.stream.tool_uses("Agent", main_only=True)
-            if u["input"].get("subagent_type") == formats.CHECKER_SUBAGENT_TYPE]
+            if u["input"]["prompt"].startswith(formats.DISPATCH_CHECK_LABEL)]
 
 
 def test_the_plan_has_a_claim_check(overclaimed):

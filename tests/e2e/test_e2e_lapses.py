@@ -46,7 +46,12 @@ def run_dir(run) -> Path:
 
 def test_mistyped_dispatch_prompts_each_got_their_brief(run, run_dir):
     agents = [u for u in run.stream.tool_uses("Agent", main_only=True)
-              if u["input"]["subagent_type"] == formats.RESEARCHER_SUBAGENT_TYPE]
+              if u["input"]["prompt"].lower().startswith("brief")]
+    # one call named a wrong agent type and the background: the hook set both, and it ran as a
+    # researcher in the foreground
+    lapsed = [u for u in agents if u["input"].get("subagent_type") == "general-purpose"]
+    assert len(lapsed) == 1 and lapsed[0]["input"]["run_in_background"] is True
+    assert "async_launched" not in run.stream.tool_result_text(lapsed[0]["id"])
     prompts = sorted(u["input"]["prompt"] for u in agents)
     assert len(prompts) == 3 and not any(p.startswith(f"{formats.DISPATCH_BRIEF_LABEL} /") for p in prompts), prompts
     assert any(p.startswith("Brief: briefs/") for p in prompts) and any(p.startswith("brief: ") for p in prompts)

@@ -2,7 +2,8 @@
 
 The client drops a denied tool from the deferred-tool listing, so the skill's
 step 0 (ToolSearch `select:WebSearch,WebFetch`) finds it absent: the answer is
-`web-tools-unavailable` and nothing is written, not even plan.md.
+`web-tools-unavailable` (printed by the `unavailable` command) and nothing is
+written, not even plan.md.
 """
 from __future__ import annotations
 
@@ -34,7 +35,9 @@ def test_answer_is_web_tools_unavailable(run):
 
 def test_nothing_is_written(run):
     assert outcome.tree_bytes(run.cwd) == {}
-    assert run.stream.tool_uses("Bash") == [] and run.stream.tool_uses("Write") == []
+    # the one command is SKILL.md's `unavailable`, which printed the answer
+    assert [u["input"]["command"].split()[-2:] for u in run.stream.tool_uses("Bash")] == [["unavailable", "WebSearch"]]
+    assert run.stream.tool_uses("Write") == []
     data = run.home / ".claude" / "plugins" / "data"
     assert outcome.tree_bytes(data) == {}, "hooks recorded a run that never started"
 

@@ -42,7 +42,7 @@ def test_skill_dispatches_the_checker_by_reference_when_finish_says_so():
     from web_research.commands.finish_cmd import CLAIMS_CHECKED
 
     text = prose(read(SKILL))
-    assert f"`subagent_type`: `{formats.CHECKER_SUBAGENT_TYPE}`" in text
+    assert "subagent_type" not in text  # the hook names the checker from `Check:` (test_checker_gate.py)
     assert f"`prompt`: `{formats.DISPATCH_CHECK_LABEL} <output_dir>`" in text
     assert f"`{CLAIMS_CHECKED}`" in text and "claims \"<output_dir>\" --prompt" not in text
     assert "`report.claims.verdict`" in prose(read(FAILURE_MODES))

@@ -142,14 +142,17 @@ def test_every_prompt_command_is_a_core_command_the_parser_accepts(where, comman
         pytest.fail(f"{where}: the CLI rejects this command line (exit {error.code}): {command}")
 
 
-def test_skill_runs_exactly_the_six_orchestrator_subcommands():
+def test_skill_runs_exactly_the_seven_orchestrator_subcommands():
     from web_research.guard.room import ORCHESTRATOR_COMMANDS
 
     commands = extract_commands(SKILL.read_text(encoding="utf-8"))
     # fenced blocks first, then inline ones (abandon)
-    assert [parse_core(c).command for c in commands] == ["start", "estimate", "briefs", "gaps", "finish", "abandon"]
-    # the sealed room lets the orchestrator run every one of these on its run (start opens it)
-    assert {parse_core(c).command for c in commands} - {"start"} <= set(ORCHESTRATOR_COMMANDS)
+    assert [parse_core(c).command for c in commands] == ["unavailable", "start", "estimate", "briefs", "gaps",
+                                                         "finish", "abandon"]
+    # the sealed room lets the orchestrator run every one of these on its run (start opens it;
+    # unavailable runs only when no run can start)
+    assert {parse_core(c).command for c in commands} - {"start", "unavailable"} <= set(ORCHESTRATOR_COMMANDS)
+    commands = commands[1:]
     for command in commands:
         assert expand(command, SAMPLES).split("\n", 1)[0].startswith(
             f'"{SAMPLES["CLAUDE_PLUGIN_ROOT"]}/scripts/web-research" ')
@@ -158,7 +161,7 @@ def test_skill_runs_exactly_the_six_orchestrator_subcommands():
 
 
 def test_start_passes_the_raw_arguments_untouched_through_a_quoted_heredoc():
-    start = extract_commands(SKILL.read_text(encoding="utf-8"))[0]
+    start = next(c for c in extract_commands(SKILL.read_text(encoding="utf-8")) if parse_core(c).command == "start")
     first_line = start.split("\n", 1)[0]
     assert first_line.endswith("start --args-file - <<'WEB_RESEARCH_ARGS'")
     assert heredoc_body(start) == "$ARGUMENTS\n"

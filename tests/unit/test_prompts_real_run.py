@@ -73,35 +73,34 @@ def test_unverified_return_is_documented_for_callers():
 # --- one place per rule --------------------------------------------------------------------------
 
 def test_fail_fast_is_stated_in_the_skill_only():
-    assert '{"error": "web-tools-unavailable"' in SKILL.read_text(encoding="utf-8")
+    assert '"${CLAUDE_PLUGIN_ROOT}/scripts/web-research" unavailable WebSearch' in SKILL.read_text(encoding="utf-8")
     modes = (REFS / "failure-modes.md").read_text(encoding="utf-8")
     assert "web-tools-unavailable" not in modes and "ToolSearch" not in modes
 
 
-def test_the_gaps_bullet_shape_lives_in_the_report_template():
-    shape = '**Subtopic "<name>"**'
-    assert shape in (REFS / "report-template.md").read_text(encoding="utf-8")
-    assert "**Subtopic" not in SKILL.read_text(encoding="utf-8")
-    modes = (REFS / "failure-modes.md").read_text(encoding="utf-8")
-    assert modes.count("**Subtopic") == 1, "failure-modes keeps one example and links the template's shape"
-    assert "[report-template.md](report-template.md)" in modes
+def test_the_gaps_bullet_shapes_are_finishs_and_stated_once():
+    """finish writes the recorded failures' Gaps bullets (report_gaps.py); the template names its
+    shapes once, and no other prompt asks the model to write one."""
+    from web_research.report_gaps import bullet_line, subtopic_line
+
+    template = prose(REFS / "report-template.md")
+    assert f"`{subtopic_line('<name>', '<status>', '<reason>', ['<ids>'])}`" in template
+    assert f"`{bullet_line('<id>', '<reason>')}`" in template
+    for path in (SKILL, REFS / "failure-modes.md", REFS / "second-wave.md"):
+        assert "**Subtopic" not in path.read_text(encoding="utf-8") and "**Bullet" not in path.read_text(encoding="utf-8")
 
 
-def test_the_gaps_bullet_shape_is_the_one_the_example_and_the_scripted_model_write():
-    """One shape for a failed subtopic's Gaps bullet: the template's, filled in by the example."""
-    import re as _re
+def test_the_example_and_the_scripted_model_leave_the_gaps_bullets_to_finish():
+    from web_research.report_gaps import subtopic_line
 
-    template = (REFS / "report-template.md").read_text(encoding="utf-8")
-    line = next(line for line in template.splitlines() if line.startswith('- **Subtopic "<name>"**'))
-    pattern = _re.escape(line)
-    for placeholder in _re.findall(r"<[^<>]+>", line):
-        pattern = pattern.replace(_re.escape(placeholder), "(.+?)" if "|" not in placeholder else
-                                  "(" + "|".join(_re.escape(p.strip()) for p in placeholder[1:-1].split("|")) + ")")
     example = (formats.PLUGIN_ROOT / "examples" / "observability-pricing" / "report.md").read_text(encoding="utf-8")
     bullets = [b for b in example.splitlines() if b.startswith("- **Subtopic")]
-    assert bullets and all(_re.fullmatch(pattern, b) for b in bullets), (pattern, bullets)
+    assert bullets == [subtopic_line("Cost controls for high-volume logs", "failed",
+                                     "page fetch timed out three times on docs.acme.example/logs/exclusion-filters "
+                                     "and the remaining search results were vendor landing pages without quotable "
+                                     "detail", ["3.1", "3.2"])]
     scripted = (formats.PLUGIN_ROOT / "tests" / "e2e" / "scripted" / "orchestrator.py").read_text(encoding="utf-8")
-    assert "(status: {status})" not in scripted and "Not established: " in scripted
+    assert "**Subtopic" not in scripted and "**Bullet" not in scripted
 
 
 def test_report_template_leaves_sources_to_finish():

@@ -78,7 +78,7 @@ def test_template_states_the_rules_verify_enforces() -> None:
     text = " ".join(formats.REPORT_TEMPLATE.read_text(encoding="utf-8").split())
     assert f"{formats.TLDR_MIN_BULLETS} to {formats.TLDR_MAX_BULLETS}" in text
     assert f"`{formats.REPORT_TITLE_PREFIX}`" in text
-    for rule in ("never empty", "failed, empty or missing", "by first use", "field for field"):
+    for rule in ("never empty", "failed, empty, missing or unreadable", "by first use", "field for field"):
         assert rule in text, rule
 
 

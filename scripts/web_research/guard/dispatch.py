@@ -121,14 +121,13 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
     dispatched = run.setdefault("dispatches", {})
     if dispatched.get(brief.slug, 0) >= MAX_DISPATCHES_PER_BRIEF:
         return Decision("deny", f"The researcher for {brief.slug} was already dispatched "
-                        f"{dispatched[brief.slug]} times. Do not dispatch it again: record the subtopic "
-                        "under Gaps & Limitations with the reason from its findings file (or as a silent "
-                        "failure when the file is missing).")
+                        f"{dispatched[brief.slug]} times. Do not dispatch it again: its subtopic is a gap, which "
+                        "finish records under Gaps & Limitations with the reason its findings file gives.")
     total = sum(v for v in dispatched.values() if isinstance(v, int))
     if max_dispatches is not None and total >= max_dispatches:
         return Decision("deny", f"This run has dispatched {total} researchers, the most its plan allows "
-                        f"({max_dispatches}: each subtopic once plus one retry). Do not dispatch more: record "
-                        f"{brief.slug} under Gaps & Limitations with the reason from its findings file.")
+                        f"({max_dispatches}: each subtopic once plus one retry). Do not dispatch more: {brief.slug} "
+                        "is a gap, which finish records under Gaps & Limitations.")
     reservations.append({"tool_use_id": tool_use_id, "slug": brief.slug, "since": now, "agent_id": None})
     dispatched[brief.slug] = dispatched.get(brief.slug, 0) + 1
     run.setdefault("started", {})[brief.slug] = now  # the findings file's started_at (findings_stub.py)

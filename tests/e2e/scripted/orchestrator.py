@@ -163,6 +163,9 @@ class Orchestrator:
             return bash(command.replace("<output_dir>", self.run(req)["output_dir"]), "Abandon the run")
         if sub == "abandon":
             return say("The research run was abandoned at your request; it is not verified.")
+        if sub == "unavailable":
+            result = result_for(req, "Bash")
+            return say(json.dumps(json_in(result.text)) if result is not None else "no result")
         if name == "ToolSearch":
             return self.after_tool_search(req)
         if sub == "start":
@@ -180,13 +183,12 @@ class Orchestrator:
             return self.after_estimate(req)
         if sub == "briefs":
             return self.after_briefs(req)
-        if name == "Agent" and last[0]["input"].get("subagent_type") == formats.CHECKER_SUBAGENT_TYPE:
+        if name == "Agent" and str(last[0]["input"].get("prompt", "")).startswith(formats.DISPATCH_CHECK_LABEL):
             return self.finish(req)
         if name == "Agent" and self.redispatch \
                 and len(req.previous_calls("Agent")) == len(self.to_dispatch(req)):
             first = self.to_dispatch(req)[0]
-            return call("Agent", {"description": first["subtopic"], "run_in_background": False,
-                                  "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
+            return call("Agent", {"description": first["subtopic"],
                                   "prompt": f"{formats.DISPATCH_BRIEF_LABEL} {first['brief_path']}"})
         if name == "Agent":  # SKILL.md: once the researchers return, `briefs` lists any that did not finish
             return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
@@ -254,9 +256,11 @@ class Orchestrator:
                  if isinstance(b, dict) and b.get("type") == "tool_reference"}
         direct = set(req.tool_names)
         missing = [t for t in ("WebSearch", "WebFetch") if t not in found | direct]
-        if "WebSearch" in missing:
-            return say(json.dumps({"error": formats.ERROR_WEB_TOOLS_UNAVAILABLE,
-                                   "detail": "missing: " + ", ".join(missing)}))
+        if "WebSearch" in missing:  # SKILL.md: run `unavailable` with the absent tools, return what it prints
+            command = core_command(self.body(req), "unavailable")
+            if not command.endswith(" unavailable WebSearch"):
+                raise PromptError(f"SKILL.md's unavailable command is not `... unavailable WebSearch`: {command}")
+            return bash(command.rsplit(" ", 1)[0] + " " + " ".join(missing), "Report the missing web tools")
         return bash(self.start_command(req), "Open the research run folder")
 
     def start_command(self, req: RequestView) -> str:
@@ -380,15 +384,18 @@ class Orchestrator:
         raise PromptError("no `gaps` output in the conversation")
 
     def dispatch(self, req: RequestView, briefs: list[dict[str, Any]] | None = None) -> Reply:
-        """SKILL.md: each researcher's prompt is `Brief: <brief_path>` for a brief `briefs` listed
-        (it lists only the briefs still to dispatch); the hook puts the brief in its place."""
+        """SKILL.md: each researcher's call is a description and the prompt `Brief: <brief_path>` for
+        a brief `briefs` listed (it lists only the briefs still to dispatch); the hook puts the brief
+        in its place and sets the agent type and the foreground. With lapses, the first call also
+        names a wrong agent type and asks for the background, as a model used to the tool may."""
         if f"{formats.DISPATCH_BRIEF_LABEL} <brief_path>" not in self.body(req):
             raise PromptError("SKILL.md no longer says to dispatch a researcher with `Brief: <brief_path>`")
         agents = []
         first = not req.previous_calls("Agent")
         for number, b in enumerate(self.to_dispatch(req) if briefs is None else briefs):
-            agents.append(("Agent", {"description": b["subtopic"], "subagent_type": formats.RESEARCHER_SUBAGENT_TYPE,
-                                     "run_in_background": False,
+            fields = {"subagent_type": "general-purpose", "run_in_background": True} \
+                if self.lapses and number == 0 else {}
+            agents.append(("Agent", {"description": b["subtopic"], **fields,
                                      "prompt": self.brief_reference(b, number)}))
         for i in range(self.extra_dispatches if first else 0):  # alternately a duplicate and a free-form prompt
             if i % 2 == 0:
@@ -453,12 +460,9 @@ class Orchestrator:
         """SKILL.md: a claim-checker is dispatched with the prompt `Check: <output_dir>` (the hook
         puts the checker's rendered prompt in its place); verify runs again after it returns."""
         body = self.body(req)
-        if f"`{formats.CHECKER_SUBAGENT_TYPE}`" not in body:
-            raise PromptError("SKILL.md no longer names the claim-checker to dispatch")
         if f"{formats.DISPATCH_CHECK_LABEL} <output_dir>" not in body:
             raise PromptError("SKILL.md no longer says to dispatch the checker with `Check: <output_dir>`")
-        return call("Agent", {"description": "Check the report's claims", "run_in_background": False,
-                              "subagent_type": formats.CHECKER_SUBAGENT_TYPE,
+        return call("Agent", {"description": "Check the report's claims",
                               "prompt": f"{formats.DISPATCH_CHECK_LABEL} {self.run(req)['output_dir']}"})
 
     def stop_feedback(self, req: RequestView) -> list[str]:
@@ -505,14 +509,6 @@ class Orchestrator:
                   *self._budget_lines(tier), ""]
         return "\n".join(parts)
 
-    def bullet_ids(self, topic: Subtopic) -> list[str]:
-        """The plan ids a subtopic was to establish: its place in plan.md, or, in the second
-        wave, the ids its bullets target."""
-        if topic in self.topics:
-            number = self.topics.index(topic) + 1
-            return [f"{number}.{i}" for i in range(1, len(topic.establish) + 1)]
-        return [e.split(":", 1)[0] for e in topic.establish]
-
     def report_text(self, req: RequestView, broken: bool, drift: bool = False, overclaim: bool = False) -> str:
         """report.md from the findings files the orchestrator read (their Read results), citing
         each source by reference, `[^<subtopic-slug>:<n>]`, as SKILL.md says; `finish` numbers
@@ -537,14 +533,7 @@ class Orchestrator:
             text = read_tool_text(result.text) if result and not result.is_error else ""
             meta, claims, entries = parse_findings(text)
             status = meta.get("status")
-            ids = ", ".join(self.bullet_ids(topic))
-            if not text:  # report-template.md's one shape of a subtopic's Gaps bullet
-                gaps.append(f'- **Subtopic "{topic.name}"** (no findings file): the researcher returned '
-                            f"without writing one. Not established: {ids}.")
-                continue
-            if status != formats.STATUS_OK:
-                gaps.append(f'- **Subtopic "{topic.name}"** ({status}): {meta.get("reason", "none given")}. '
-                            f"Not established: {ids}.")
+            if not text or status != formats.STATUS_OK:  # finish writes its Gaps bullet (SKILL.md)
                 continue
             lines = [f"### {topic.name}", ""]
             for claim, number in claims:
@@ -558,11 +547,8 @@ class Orchestrator:
                 tldr.append(cited.lstrip("- "))
                 handmade.append(re.sub(r"^\[\^\d+\]:", f"[^{len(handmade) + 1}]:", entries[number]))
             findings_sections.append("\n".join(lines))
-        if any(r.name == "Bash" and subcommand({"name": r.name, "input": r.input}) == "gaps"
-               for r in req.all_tool_results()):  # report-template.md: each uncovered bullet by id
-            for bullet in self.gaps(req):
-                if bullet["state"] != "covered":
-                    gaps.append(f"- **Bullet {bullet['id']}**: not established: {bullet['state']} in the findings.")
+        if "`finish` adds a bullet for each subtopic" not in " ".join(self.body(req).split()):
+            raise PromptError("SKILL.md no longer says finish writes the recorded failures' Gaps bullets")
         gaps.append("- Independent sources confirming each vendor's own figures would sharpen the answer.")
         if self.report_mode == "lapsed":
             tldr.reverse()

@@ -1,0 +1,43 @@
+"""tests/protocol_count.py: the before -> after table of issue 20 counts what the prompts say."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def pc():
+    spec = importlib.util.spec_from_file_location("protocol_count", ROOT / "tests" / "protocol_count.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["protocol_count"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_standard_run_asks_at_most_six_exact_formats_of_the_orchestrator(pc):
+    result = pc.count("references", None)
+    assert result["standard"]["exact_format_demands"] <= 6, result["standard"]["demands"]
+    assert result["deep"]["exact_format_demands"] <= 6
+    assert result["standard"]["values_copied"] <= 10
+
+
+def test_a_listed_demand_whose_text_is_gone_fails_the_count(pc, monkeypatch):
+    real = pc.read_at
+    monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel).replace("`Check: <output_dir>`", ""))
+    with pytest.raises(SystemExit, match="no longer make these orchestrator demands"):
+        pc.count("references", None)
+
+
+@pytest.mark.parametrize("added", ['{"error": "web-tools-unavailable", "detail": "missing: WebSearch"}',
+                                   "with `subagent_type`: `web-research:researcher`",
+                                   "`run_in_background`: `false`"])
+def test_a_demand_moved_into_code_cannot_come_back_uncounted(pc, monkeypatch, added):
+    real = pc.read_at
+    monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel) + (f"\n{added}\n" if rel == pc.SKILL else ""))
+    with pytest.raises(SystemExit, match="moved into code"):
+        pc.count("references", None)
