@@ -66,6 +66,16 @@ def test_failed_researcher_is_named_under_gaps(partial):
     assert 'Subtopic "Retention tiers"' in gaps and "failed" in gaps, gaps
     assert "the search backend returned no usable page" in gaps, gaps
     assert outcome.verify(run_dir).returncode == 0
+    _written_by_finish(partial, 'Subtopic "Retention tiers"')
+
+
+def _written_by_finish(result, bullet: str) -> None:
+    """The model's report had no such bullet (SKILL.md leaves it to finish): finish wrote it."""
+    report = Path(outcome.final_json(result)["report"])
+    writes = [u["input"]["content"] for u in result.stream.tool_uses("Write", main_only=True)
+              if u["input"]["file_path"] == str(report)]
+    assert writes and not any(bullet in w for w in writes), writes
+    assert bullet in report.read_text(encoding="utf-8")
 
 
 def test_failed_researcher_is_not_blocked(partial):
@@ -111,3 +121,4 @@ def test_silent_failure_is_named_under_gaps(silent):
     gaps = _gaps(Path(answer["report"]))
     assert 'Subtopic "Commitment discounts"' in gaps and formats.FINDINGS_STUB_REASON in gaps, gaps
     assert outcome.verify(run_dir).returncode == 0
+    _written_by_finish(silent, 'Subtopic "Commitment discounts"')
