@@ -5,9 +5,10 @@ The scripted orchestrator writes report.md citing each source as
 model makes: the TL;DR cites the sources in reverse order (so references are
 used out of order and reused in Findings), a Sources section is written by hand
 anyway, numbered the old way, and the final message wraps `finish`'s object in
-prose. `finish` numbers the references by first use, replaces the hand-written
-Sources with the findings' own entries (saying so), and the run still ends
-verified: the Stop gate passes a report that verifies.
+prose, first with a path retyped (`findings_dir` without its slash). `finish`
+numbers the references by first use, replaces the hand-written Sources with the
+findings' own entries (saying so); the Stop hook asks once for the object as
+finish printed it, and the run ends verified.
 """
 from __future__ import annotations
 
@@ -93,10 +94,12 @@ def test_finish_recorded_that_it_replaced_the_sources_written_by_hand(finished):
     assert finished[1].strip().startswith("{")  # the note stays out of the returned object
 
 
-def test_prose_around_the_object_still_ends_the_run_verified(lapsed, finished):
+def test_a_retyped_object_is_asked_for_once_and_prose_around_it_ends_the_run_verified(lapsed, finished):
     final = lapsed.stream.final_text()
-    assert final.strip() != finished[1].strip() and finished[1].strip() in final  # the lapse
-    assert lapsed.stream.blocks("Stop") == [], lapsed.describe()
+    assert final.strip() != finished[1].strip() and finished[1].strip() in final  # prose around it
+    blocks = lapsed.stream.blocks("Stop")
+    assert len(blocks) == 1, lapsed.describe()  # the retyped path: the object is given back to return
+    assert finished[1].strip() in lapsed.stream.decision_of(blocks[0]).get("reason", ""), blocks[0]
     answer = json.loads(finished[1])
     done = outcome.verify(Path(answer["plan"]).parent)
     assert done.returncode == 0, done.stdout

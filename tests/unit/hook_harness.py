@@ -186,8 +186,14 @@ class Harness:
         payload["agent_type"] = agent_type
         return payload
 
-    def stop(self, stop_hook_active: bool = False, background_tasks: list | None = None) -> dict[str, Any]:
-        return self.payload("Stop", stop_hook_active=stop_hook_active, last_assistant_message="done",
+    def stop(self, stop_hook_active: bool = False, background_tasks: list | None = None,
+             message: str | None = None) -> dict[str, Any]:
+        """A Stop whose last message is, by default, finish's return object for the run (SKILL.md)."""
+        if message is None:
+            from web_research.commands.finish_cmd import return_object  # noqa: PLC0415
+
+            message = json.dumps(return_object(self.run_dir))
+        return self.payload("Stop", stop_hook_active=stop_hook_active, last_assistant_message=message,
                             background_tasks=[] if background_tasks is None else background_tasks)
 
     # --- commands as the skill writes them --------------------------------------

@@ -535,6 +535,30 @@ def test_a_passing_report_finishes_the_run(active: Harness):
     assert active.hook(active.stop()).stdout == ""  # the run is over: later stops are not its business
 
 
+@pytest.mark.parametrize("message", [
+    "The research is done; the report is at research/report.md.",  # the object left out
+    '{"plan": "research/plan.md", "report": "research/report.md"}',  # retyped short
+])
+def test_a_passing_run_without_finishs_object_is_asked_for_it_once(active: Harness, message: str):
+    from web_research.commands.finish_cmd import return_object  # noqa: PLC0415
+
+    active.copy_example_run()
+    asked = active.hook(active.stop(message=message))
+    assert asked.decision == "block" and json.dumps(return_object(active.run_dir)) in asked.reason
+    assert active.record() is not None  # the run is not over yet
+    again = active.hook(active.stop(stop_hook_active=True, message=message))  # never twice: it passes
+    assert again.decision is None and active.history()[-1]["outcome"] == "verified"
+
+
+def test_finishs_object_with_prose_around_it_passes_at_once(active: Harness):
+    from web_research.commands.finish_cmd import return_object  # noqa: PLC0415
+
+    active.copy_example_run()
+    wrapped = f"Done.\n\n```json\n{json.dumps(return_object(active.run_dir), indent=2)}\n```\nSee the report."
+    assert active.hook(active.stop(message=wrapped)).decision is None
+    assert active.history()[-1]["outcome"] == "verified"
+
+
 def test_the_person_sees_the_tldr_the_result_and_both_paths_at_the_end(active: Harness):
     """The Stop hook's message to the user; the model's final JSON is untouched by it."""
     active.copy_example_run()

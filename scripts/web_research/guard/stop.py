@@ -21,12 +21,21 @@ def _end_hashes(run_dir: str) -> dict[str, str | None]:
             for name in (formats.REPORT_FILE, formats.PLAN_FILE)}
 
 
+def _return_object(run_dir: str) -> dict[str, Any]:
+    """The object `finish` prints for a verified run (companion-contract.md)."""
+    from pathlib import Path  # lazy: start-up
+
+    from ..commands.finish_cmd import return_object  # lazy: only when a run passes
+
+    return return_object(Path(run_dir))
+
+
 def stop(ctx: Context) -> dict[str, Any]:
     active = active_run(ctx)
     if active is None:
         return {}
-    from .stopgate import (block_reason, decide_stop, declares_unverified, report_written,
-                           verifier_failures)  # lazy: hook start-up
+    from .stopgate import (block_reason, decide_stop, declares_unverified, report_written, return_reason,
+                           returns_object, verifier_failures)  # lazy: hook start-up
 
     run_dir = active[1]["run"]["run_dir"]
     from .metrics_writer import write_metrics  # lazy: start-up
@@ -53,8 +62,15 @@ def stop(ctx: Context) -> dict[str, Any]:
         run = record["run"]
         if background == []:
             run["reservations"] = []  # nothing runs in the background: no researcher holds a slot
+        message = ctx.payload.get("last_assistant_message")
         decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")),
-                               declares_unverified(ctx.payload.get("last_assistant_message")))
+                               declares_unverified(message))
+        expected = _return_object(run_dir) if decision.action == "pass" else None
+        if expected is not None and not run["stop"].get("return_asked") and not returns_object(message, expected):
+            run["stop"]["return_asked"] = True  # once: the next stop passes whatever the message says
+            session.write(record)
+            return output.block(return_reason(expected), "web-research: report.md passes; asking the agent "
+                                "to return finish's object.")
         if decision.action in ("pass", "release"):
             session.archive(record, "verified" if decision.action == "pass" else "unverified")
         else:

@@ -8,6 +8,9 @@ third block, lets the agent stop and shows the user what is still wrong; the
 run is then closed as unverified so later turns are not nagged again. A final
 message that returns the run's paths with `"verified": false` (SKILL.md, after
 its bounded fix rounds) is that stop, declared: released at once, not blocked.
+A passing run whose final message does not hold `finish`'s return object (a
+path retyped wrong, the object left out) is blocked once with the object to
+return; the next stop passes whatever the message says.
 """
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Sequence
+    from typing import Any, Iterator, Sequence
 
 MAX_STOP_BLOCKS = formats.MAX_VERIFY_ROUNDS  # one block per round of fixes SKILL.md allows
 
@@ -70,11 +73,10 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
 MAX_MESSAGE_CHARS = 20_000  # a return object is a few hundred characters; prose around it is bounded too
 
 
-def declares_unverified(message: object) -> bool:
-    """True when the agent's last message holds the return object with `"verified": false`:
-    alone, in a code fence, or with a sentence around it (a lapse a real model makes)."""
+def _objects(message: object) -> Iterator[dict[str, Any]]:
+    """The JSON objects in an agent's message: alone, in a code fence, or with prose around them."""
     if not isinstance(message, str) or len(message) > MAX_MESSAGE_CHARS:
-        return False
+        return
     decoder = json.JSONDecoder()
     start = message.find("{")
     while start >= 0:
@@ -82,11 +84,27 @@ def declares_unverified(message: object) -> bool:
             value, _end = decoder.raw_decode(message, start)
         except (ValueError, RecursionError):  # model-written: 3,000 nested `[` raise RecursionError
             value = None
-        if (isinstance(value, dict) and value.get(formats.RETURN_VERIFIED_KEY) is False
-                and isinstance(value.get("report"), str)):
-            return True
+        if isinstance(value, dict):
+            yield value
         start = message.find("{", start + 1)
-    return False
+
+
+def declares_unverified(message: object) -> bool:
+    """True when the agent's last message holds the return object with `"verified": false`:
+    alone, in a code fence, or with a sentence around it (a lapse a real model makes)."""
+    return any(value.get(formats.RETURN_VERIFIED_KEY) is False and isinstance(value.get("report"), str)
+               for value in _objects(message))
+
+
+def returns_object(message: object, expected: dict[str, Any]) -> bool:
+    """True when the agent's last message holds `expected` (finish's return object), key for key."""
+    return any(value == expected for value in _objects(message))
+
+
+def return_reason(expected: dict[str, Any]) -> str:
+    return ("report.md passes verification, but your final message does not hold the object finish printed. "
+            "Your final message is this object, unchanged, and nothing else:\n"
+            + json.dumps(expected, ensure_ascii=False))
 
 
 def decide_stop(state: dict[str, Any], failures: Sequence[str] | None, stop_hook_active: bool,

@@ -433,8 +433,9 @@ class Orchestrator:
         if not result.is_error and text.startswith("{"):
             if "your final message is that object, unchanged" not in " ".join(self.body(req).split()):
                 raise PromptError("SKILL.md no longer says to return finish's object unchanged")
-            if self.report_mode == "lapsed":  # prose around the object, as a real model may add
-                return say(f"The research run is complete.\n\n{text}\n\nThe report lists its gaps.")
+            if self.report_mode == "lapsed":  # prose around the object, with a path retyped (the slash dropped)
+                slipped = {**json.loads(text), "findings_dir": json.loads(text)["findings_dir"].rstrip("/")}
+                return say(f"The research run is complete.\n\n{json.dumps(slipped)}\n\nThe report lists its gaps.")
             return say(text)
         if FINISH_NEEDS_CHECKER in text:
             return self.dispatch_checker(req)
@@ -476,9 +477,15 @@ class Orchestrator:
         return texts
 
     def on_stop_feedback(self, req: RequestView, feedback: str) -> Reply:
-        """The Stop gate held a return over a failing report: fix it, then finish again."""
+        """The Stop gate held a return over a failing report: fix it, then finish again. Held over
+        a mistyped return object: return the object its reason gives (with prose, in the lapsed mode)."""
         if self.report_mode in ("overclaimed-then-fixed", "broken-then-fixed", "drifted-then-fixed"):
             return call("Write", {"file_path": self.run(req)["report"], "content": self.report_text(req, broken=False)})
+        if self.report_mode == "lapsed":
+            given = json_in(feedback[feedback.index("{"):]) if "{" in feedback else None
+            if not isinstance(given, dict):
+                raise PromptError(f"the Stop hook's feedback gives no object to return: {feedback[:500]}")
+            return say(f"Here is the result.\n\n{json.dumps(given, ensure_ascii=False)}")
         return say(self.final_json(req))
 
     def final_json(self, req: RequestView) -> str:
