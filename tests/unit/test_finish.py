@@ -80,6 +80,7 @@ def test_the_bundled_example_was_assembled_by_finish(tmp_path):
     """examples/observability-pricing keeps the draft finish rewrote; finish on it gives report.md."""
     draft = EXAMPLE_DIR / formats.RUN_STATE_DIR / formats.REPORT_BEFORE_FINISH_FILE
     assert REFERENCE.search(draft.read_text(encoding="utf-8"))
+    assert "**Subtopic" not in draft.read_text(encoding="utf-8")  # the failed subtopic's Gaps bullet is finish's
     run = copy_example(tmp_path)
     (run / "report.md").write_bytes(draft.read_bytes())
     (run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).unlink()
