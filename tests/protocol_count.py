@@ -38,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from web_research.citation_entries import parse_citations  # noqa: E402
-from web_research.slug import slugify  # noqa: E402
+from web_research.checks.citation_entries import parse_citations  # noqa: E402
+from web_research.core.slug import slugify  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "observability-pricing"
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
@@ -84,7 +84,7 @@ def example_sizes() -> dict:
 
 def checker_prompt(sizes: dict) -> str:
     """A claim-checker prompt of the example's size: one stanza per cited claim."""
-    from web_research.verdicts import PROMPT_HEAD  # noqa: PLC0415
+    from web_research.checks.verdicts import PROMPT_HEAD  # noqa: PLC0415
     stanza = f"## Claim {CHECK_KEY} (report.md line 12)\nClaim: " + "x" * 160 + "\n" + \
         'Excerpt [^1] (https://docs.acme.example/logs/pricing): "' + "y" * 110 + '"\n'
     return PROMPT_HEAD + "\n" + stanza * sizes["report_claims"]

@@ -49,8 +49,8 @@ def _checkers(result) -> list[dict]:
 
 
 def test_the_plan_has_a_claim_check(overclaimed):
-    from web_research.budget import effective_budget
-    from web_research.plan import load_plan
+    from web_research.run.budget import effective_budget
+    from web_research.run.plan import load_plan
 
     budget = effective_budget(load_plan(_run_dir(overclaimed) / "plan.md"))
     assert budget.tier == "standard" and budget.claim_check and not budget.voting
@@ -59,7 +59,8 @@ def test_the_plan_has_a_claim_check(overclaimed):
 def test_checkers_are_dispatched_by_reference_and_their_answers_become_sealed_verdicts(overclaimed):
     from scripted.checker import OVERCLAIM
 
-    from web_research import formats, ledger
+    from web_research import formats
+    from web_research.evidence import ledger
 
     checkers = _checkers(overclaimed)
     assert len(checkers) == 2, overclaimed.describe()

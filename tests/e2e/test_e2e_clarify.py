@@ -63,7 +63,7 @@ def test_the_answers_are_recorded_under_scope_notes_and_the_question_stays_verba
     text = runs["plan_after_answers"]
     notes = text.split(f"## {formats.PLAN_SECTION_SCOPE_NOTES}\n", 1)[1].split("\n## ", 1)[0]
     assert [line[2:] for line in notes.strip().splitlines()] == ANSWERS
-    from web_research.plan import parse_plan
+    from web_research.run.plan import parse_plan
 
     assert parse_plan(text).question == QUESTION == parse_plan(runs["plan_after_questions"]).question
     assert runs["answered"].stream.tool_uses("Agent") == []  # the user has not confirmed yet

@@ -20,7 +20,7 @@ from harness.runner import RunSpec
 from scripted.research import DEFAULT_SUBTOPICS
 
 from web_research import formats
-from web_research.slug import slugify
+from web_research.core.slug import slugify
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 UNFETCHED = "Billing units"

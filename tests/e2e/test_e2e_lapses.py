@@ -67,7 +67,7 @@ def test_mistyped_dispatch_prompts_each_got_their_brief(run, run_dir):
 def test_the_sloppy_researchers_stale_reason_is_dropped_and_times_filled_in(run_dir):
     from scripted.topics import Subtopic
 
-    from web_research.frontmatter_reader import read_frontmatter
+    from web_research.core.frontmatter_reader import read_frontmatter
 
     path = run_dir / formats.FINDINGS_DIR / f"{Subtopic(SLOPPY, []).slug}.md"
     meta = read_frontmatter(path.read_text(encoding="utf-8")).data

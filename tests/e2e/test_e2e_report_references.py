@@ -22,8 +22,8 @@ from harness import outcome
 from harness.runner import RunSpec
 
 from web_research import formats
-from web_research.citation_entries import parse_citations
-from web_research.report_references import REFERENCE, identity
+from web_research.checks.citation_entries import parse_citations
+from web_research.checks.report_references import REFERENCE, identity
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 

@@ -153,7 +153,7 @@ def test_the_plugin_keeps_each_researchers_frontmatter(run, answer):
     wrote the stub at dispatch and filled in subtopic, brief hash and times at each stop."""
     import time
 
-    from web_research.frontmatter_reader import read_frontmatter
+    from web_research.core.frontmatter_reader import read_frontmatter
 
     run_dir = Path(answer["plan"]).parent
     writes = [u for u in run.stream.tool_uses("Write") if "/findings/" in u["input"]["file_path"]]

@@ -19,7 +19,7 @@ from harness import outcome
 from harness.runner import RunSpec
 
 from web_research import formats
-from web_research.slug import slugify
+from web_research.core.slug import slugify
 from scripted.topics import DEFAULT_SUBTOPICS
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from web_research import formats
-from web_research.checklist import parse_and_check
-from web_research.checks import Check
+from web_research.checks.checklist import parse_and_check
+from web_research.checks.result import Check
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS_DIR = REPO_ROOT / "scripts"

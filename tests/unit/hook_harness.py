@@ -60,7 +60,7 @@ def sha(data: bytes) -> str:
 
 
 def _hash_of(path: str) -> str:
-    from web_research.brief_prompt import brief_hash
+    from web_research.run.brief_prompt import brief_hash
 
     return brief_hash(Path(path).read_bytes())
 
@@ -252,7 +252,7 @@ class Harness:
     def written_by(self, agent_id: str, path: Path) -> None:
         """Record, as the PostToolUse hook of the agent's own Write would, that `path` holds what
         `agent_id` wrote (the hooks' own code, called directly: setup, not the thing tested)."""
-        from web_research import ledger
+        from web_research.evidence import ledger
         from web_research.guard import seals
 
         seals.record_written(self.env(), str(self.run_dir), str(path), ledger.file_sha256(path, 1 << 24), agent_id,
@@ -313,7 +313,7 @@ class Harness:
         code (snapshots as a researcher's fetch returning them)."""
         from web_research.commands.fetch_cmd import render_window
         from web_research.guard import seals
-        from web_research.snapshots import load_snapshot
+        from web_research.evidence.snapshots import load_snapshot
 
         env = self.env()
         for meta in sorted((self.run_dir / "sources").glob("*.json")) if snapshots else ():

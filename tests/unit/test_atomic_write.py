@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hook_harness import REPO
-from web_research import fsutil
+from web_research.core import fsutil
 
 
 def _leftovers(folder: Path) -> list[str]:

@@ -12,10 +12,10 @@ from cli_support import VALID_PLAN, run_cli
 from hook_harness import QUESTION, Harness
 from test_seals import ledger_entries
 from web_research import formats
-from web_research.budget import TIERS
-from web_research.findings_stub import completed_text, stub_text
-from web_research.plan import PlanError, parse_plan, render_skeleton
-from web_research.schema_validation import schema_validator
+from web_research.run.budget import TIERS
+from web_research.run.findings_stub import completed_text, stub_text
+from web_research.run.plan import PlanError, parse_plan, render_skeleton
+from web_research.core.schema_validation import schema_validator
 
 HASH = "sha256:" + "a" * 64
 
@@ -106,7 +106,7 @@ def test_a_budget_override_above_what_any_tier_allows_is_refused_naming_the_limi
 # --- the findings stub and the fields the plugin fills in ------------------------------------
 
 def _frontmatter(text: str) -> dict:
-    from web_research.frontmatter_reader import read_frontmatter
+    from web_research.core.frontmatter_reader import read_frontmatter
 
     return read_frontmatter(text).data
 

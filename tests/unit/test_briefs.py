@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cli_support import VALID_PLAN, plan_text, sha256_hex
-from web_research import briefs
-from web_research.briefs import (
+from web_research.run import briefs
+from web_research.run.briefs import (
     PLACEHOLDERS,
     BriefInfo,
     brief_hash,
@@ -31,7 +31,7 @@ from web_research.formats import (
     SOURCE_TYPES,
     STATUSES,
 )
-from web_research.plan import PlanError, parse_plan
+from web_research.run.plan import PlanError, parse_plan
 
 
 def _run(tmp_path: Path, text: str = VALID_PLAN) -> Path:

@@ -8,8 +8,8 @@ import pytest
 
 from cli_support import plan_text
 from web_research import formats
-from web_research.briefs import render_brief
-from web_research.budget import (
+from web_research.run.briefs import render_brief
+from web_research.run.budget import (
     DEFAULT_TIER,
     TIER_NAMES,
     TIERS,
@@ -19,7 +19,7 @@ from web_research.budget import (
     effective_budget,
     render_tier_table,
 )
-from web_research.plan import PlanError, parse_plan
+from web_research.run.plan import PlanError, parse_plan
 
 THREE = {"Pricing models": ["Billing units"], "Enterprise discounts": ["Volume discounts"],
          "Retention": ["Retention periods"]}
@@ -73,7 +73,7 @@ def test_a_plan_without_a_tier_line_keeps_its_old_budget() -> None:
 
 
 def test_the_bundled_example_has_no_tier_line_and_no_model_check() -> None:
-    from web_research.plan import load_plan
+    from web_research.run.plan import load_plan
 
     budget = effective_budget(load_plan(formats.PLUGIN_ROOT / "examples" / "observability-pricing" / "plan.md"))
     assert budget.tier is None and budget.claim_check is False and budget.second_wave is False
@@ -160,7 +160,7 @@ def test_the_tier_table_renders_every_value() -> None:
 
 
 def test_the_prompts_name_the_tiers_and_their_lines() -> None:
-    from web_research.budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE
+    from web_research.run.budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE
 
     reference = (formats.REFERENCES_DIR / "budget-tiers.md").read_text(encoding="utf-8")
     skill = (formats.SKILL_DIR / "SKILL.md").read_text(encoding="utf-8")

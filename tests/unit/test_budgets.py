@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from hook_harness import CLI, Harness
-from web_research import ledger
+from web_research.evidence import ledger
 from web_research.guard import budgets
 from web_research.guard.dispatch import decide_dispatch
-from web_research.usage import AgentUsage, fold
+from web_research.metrics.usage import AgentUsage, fold
 
 AGENT = "a1b2c3d4e5f6a7b8c"
 URL = "https://docs.acme.example/logs/retention"

@@ -9,10 +9,11 @@ import pytest
 
 from hook_harness import CLI, Harness
 from test_seals import fetch_returned, ledger_entries
-from web_research import formats, ledger
-from web_research.snapshots import load_snapshot
-from web_research.checklist import parse_and_check
-from web_research.verdicts import prompt_for_run
+from web_research import formats
+from web_research.evidence import ledger
+from web_research.evidence.snapshots import load_snapshot
+from web_research.checks.checklist import parse_and_check
+from web_research.checks.verdicts import prompt_for_run
 
 CHECKER = formats.CHECKER_SUBAGENT_TYPE
 AGENT = "c0ffee00c0ffee00c"

@@ -26,9 +26,10 @@ from example_run import (
     line_of,
     replace_once,
 )
-from web_research import checklist, formats
-from web_research.checklist import ParsedRun, run_checklist
-from web_research.checks import Check, passed
+from web_research.checks import checklist
+from web_research import formats
+from web_research.checks.checklist import ParsedRun, run_checklist
+from web_research.checks.result import Check, passed
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from web_research import formats
-from web_research.citation_checks import citation_checks, citation_problems
-from web_research.citation_entries import parse_citations, render_citation
-from web_research.citation_entries import find_markers
-from web_research.schema_validation import load_schema
+from web_research.checks.citation_checks import citation_checks, citation_problems
+from web_research.checks.citation_entries import parse_citations, render_citation
+from web_research.checks.citation_entries import find_markers
+from web_research.core.schema_validation import load_schema
 
 ENTRIES = """\
 Intro line[^1] and another[^2].

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from web_research import formats
-from web_research.checklist import run_checklist
-from web_research.claims import Claim, find_claims, grounding
-from web_research.quantities import KIND_DATE, KIND_MONEY, KIND_PERCENT, KIND_YEAR, extract_quantities
+from web_research.checks.checklist import run_checklist
+from web_research.checks.claims import Claim, find_claims, grounding
+from web_research.checks.quantities import KIND_DATE, KIND_MONEY, KIND_PERCENT, KIND_YEAR, extract_quantities
 
 EXAMPLE = formats.PLUGIN_ROOT / "examples" / "observability-pricing"
 
@@ -185,7 +185,7 @@ _MONTH_PATTERN = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec
 def test_the_month_hint_holds_wherever_a_case_insensitive_month_pattern_matches(text: str) -> None:
     """`_may_name_a_month` replaced a re.I pattern (ten times slower per claim): it must be
     true wherever that pattern matches, or a date would go unread."""
-    from web_research.quantities import _may_name_a_month
+    from web_research.checks.quantities import _may_name_a_month
 
     if _MONTH_PATTERN.search(text):
         assert _may_name_a_month(text)

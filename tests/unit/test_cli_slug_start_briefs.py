@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli_support import VALID_PLAN, clean_env, run_cli, snapshot_tree
-from web_research.slug import dated_slug
+from web_research.core.slug import dated_slug
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"  # VALID_PLAN's
 

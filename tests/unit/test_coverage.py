@@ -9,15 +9,15 @@ import pytest
 
 from example_run import EXAMPLE_DIR, copy_example, failing, findings_path, replace_once, run_cli
 from web_research import formats
-from web_research.briefs import load_template, render_brief, write_briefs
-from web_research.budget import effective_budget
-from web_research.checklist import run_checklist
-from web_research.checks import passed
-from web_research.claims import find_claims, grounding
-from web_research.coverage import (STATE_COVERED, STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states,
+from web_research.run.briefs import load_template, render_brief, write_briefs
+from web_research.run.budget import effective_budget
+from web_research.checks.checklist import run_checklist
+from web_research.checks.result import passed
+from web_research.checks.claims import find_claims, grounding
+from web_research.checks.coverage import (STATE_COVERED, STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states,
                                    load_findings_files)
-from web_research.inputs import from_raw
-from web_research.plan import PlanError, load_plan, parse_plan, second_wave_subtopics
+from web_research.run.inputs import from_raw
+from web_research.run.plan import PlanError, load_plan, parse_plan, second_wave_subtopics
 
 EXAMPLE_PLAN = (EXAMPLE_DIR / formats.PLAN_FILE).read_text(encoding="utf-8")
 SECOND_WAVE = """

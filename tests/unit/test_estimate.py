@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cli_support import clean_env, plan_text, run_cli
-from web_research import estimate as est
-from web_research.budget import budget_for
+from web_research.run import estimate as est
+from web_research.run.budget import budget_for
 
 THREE = {"Pricing models": ["Billing units"], "Enterprise discounts": ["Volume discounts"],
          "Retention": ["Retention periods"]}
@@ -200,14 +200,15 @@ def test_start_refuses_an_unknown_tier_or_a_mixed_input(tmp_path: Path) -> None:
 def test_the_estimate_has_a_dollar_range_from_the_price_table(tmp_path):
     import json
 
-    from web_research.budget import budget_for
-    from web_research.pricing import PRICES_ENV, load_prices
+    from web_research.run.budget import budget_for
+    from web_research.metrics import pricing
+    from web_research.metrics.pricing import PRICES_ENV, load_prices
 
     budget = budget_for("standard", 3)
     packaged = est.estimate(budget, prices=load_prices({}))
     assert 0 < packaged.cost.low < packaged.cost.high, packaged.cost
     double = tmp_path / "prices.json"
-    table = json.loads((Path(est.__file__).with_name("prices.json")).read_text())
+    table = json.loads((Path(pricing.__file__).with_name("prices.json")).read_text())
     for model in table["models"].values():
         for field in model:
             model[field] *= 2

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from hook_harness import CLI, Harness, sha
 from test_seals import fetch_returned, ledger_entries
-from web_research import ledger
-from web_research.checklist import run_checklist
-from web_research.integrity import citation_integrity
-from web_research.snapshots import store_snapshot
+from web_research.evidence import ledger
+from web_research.checks.checklist import run_checklist
+from web_research.checks.integrity import citation_integrity
+from web_research.evidence.snapshots import store_snapshot
 
 AGENT = "agentA"
 URL = "https://docs.acme.example/logs/pricing"
@@ -236,7 +236,7 @@ def test_a_fetched_snapshot_is_sealed_with_the_hash_of_its_file(researcher):
 # --- no snapshot, no citation -----------------------------------------------------------------
 
 def test_in_a_run_with_seals_a_citation_without_a_sealed_snapshot_is_an_error(tmp_path: Path):
-    from web_research.citation_entries import Citation
+    from web_research.checks.citation_entries import Citation
 
     run = tmp_path / "run"
     run.mkdir()

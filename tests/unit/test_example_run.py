@@ -8,11 +8,11 @@ were rendered in, so both sides are compared with their own root replaced.
 from __future__ import annotations
 
 from web_research import formats
-from web_research.briefs import brief_hash, render_brief
-from web_research.checklist import run_checklist
-from web_research.checks import passed
-from web_research.findings import load_findings
-from web_research.plan import load_plan
+from web_research.run.briefs import brief_hash, render_brief
+from web_research.checks.checklist import run_checklist
+from web_research.checks.result import passed
+from web_research.checks.findings import load_findings
+from web_research.run.plan import load_plan
 
 EXAMPLE = formats.PLUGIN_ROOT / "examples" / "observability-pricing"
 

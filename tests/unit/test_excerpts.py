@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from web_research import formats
-from web_research.excerpts import (RULE_NOT_FOUND, RULE_SHORT_PART, RULE_SPREAD, closest_passage, excerpt_parts,
+from web_research.evidence.excerpts import (RULE_NOT_FOUND, RULE_SHORT_PART, RULE_SPREAD, closest_passage, excerpt_parts,
                                    match_excerpt, normalize, part_words)
 
 PAGE = (

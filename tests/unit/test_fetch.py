@@ -8,8 +8,8 @@ from urllib.parse import quote
 import pytest
 
 from page_server import PDF_LINES, PDF_TITLE, PageServer, client_ssl_context
-from web_research.extraction import ExtractLimits, extract_page
-from web_research.transport import (
+from web_research.evidence.extraction import ExtractLimits, extract_page
+from web_research.evidence.transport import (
     FetchedPage,
     FetchError,
     FetchLimits,
@@ -372,7 +372,7 @@ def test_pdf_text_is_capped_by_pages_and_by_characters(http_server: PageServer) 
 
 
 def test_the_default_text_cap_is_the_snapshot_cap() -> None:
-    from web_research.snapshots import MAX_TEXT_CHARS
+    from web_research.evidence.snapshots import MAX_TEXT_CHARS
 
     assert ExtractLimits().max_chars == MAX_TEXT_CHARS == 2_000_000
 

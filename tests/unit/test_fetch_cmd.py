@@ -13,7 +13,7 @@ from page_server import TLS_CA, PageServer
 from web_research import formats
 from web_research.cli import main
 from web_research.exitcodes import EXIT_OK, EXIT_USAGE
-from web_research.snapshots import find_snapshot, snapshot_id
+from web_research.evidence.snapshots import find_snapshot, snapshot_id
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "scripts" / "web-research"
@@ -202,7 +202,7 @@ def test_the_launcher_fetches_over_https(run_dir) -> None:
 
 
 def test_verify_side_modules_do_not_import_the_extractors() -> None:
-    code = ("import sys; import web_research.integrity, web_research.snapshots, web_research.excerpts; "
+    code = ("import sys; import web_research.checks.integrity, web_research.evidence.snapshots, web_research.evidence.excerpts; "
             "import web_research.commands.fetch_cmd; "
             "print(sorted(m for m in ('trafilatura', 'pypdf', 'lxml') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

@@ -7,7 +7,7 @@ import pytest
 
 from page_server import PageServer, client_ssl_context
 from proxy_server import TunnelProxy
-from web_research.transport import FetchError, RefusedURL, fetch_page, proxy_for
+from web_research.evidence.transport import FetchError, RefusedURL, fetch_page, proxy_for
 
 
 def _resolver(table: dict[str, list[str]], calls: list[str]):

@@ -8,9 +8,9 @@ import pytest
 
 from example_run import BILLING, COST, EXAMPLE_DIR, findings_path
 from web_research import formats
-from web_research.briefs import brief_hash
-from web_research.schema_validation import load_schema
-from web_research.findings import findings_checks, load_findings, parse_frontmatter
+from web_research.run.briefs import brief_hash
+from web_research.core.schema_validation import load_schema
+from web_research.checks.findings import findings_checks, load_findings, parse_frontmatter
 
 HASH = "sha256:" + "a" * 64
 

@@ -10,9 +10,9 @@ import pytest
 
 from example_run import BILLING, COMMITMENTS, EXAMPLE_DIR, copy_example, run_cli
 from web_research import formats
-from web_research.citation_entries import parse_citations
+from web_research.checks.citation_entries import parse_citations
 from web_research.guard.stopgate import declares_unverified
-from web_research.report_references import (REFERENCE, SHAPE, assemble, find_references, identity, reference,
+from web_research.checks.report_references import (REFERENCE, SHAPE, assemble, find_references, identity, reference,
                                             sources_span)
 
 RETURN_KEYS = set(formats.RETURN_PATH_KEYS)
@@ -237,7 +237,7 @@ def test_assemble_keeps_the_prose_and_what_follows_sources():
 
 
 def _entry(key: str, title: str):
-    from web_research.report_references import Entry
+    from web_research.checks.report_references import Entry
     low = title.lower()
     lines = (f"[^{key.split(':')[1]}]: **Title**: {title}", f"      **URL**: https://{low}.example/",
              f'      **Excerpt**: "{low} {low} {low} {low}"')
@@ -266,7 +266,7 @@ def test_finish_writes_the_gaps_bullet_of_a_failed_subtopic(tmp_path):
 
 
 def test_finish_writes_a_not_established_bullet_and_drops_it_once_covered(tmp_path):
-    from web_research.report_gaps import bullet_line  # noqa: PLC0415
+    from web_research.checks.report_gaps import bullet_line  # noqa: PLC0415
 
     run = copy_example(tmp_path)
     draft = to_references(run)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from web_research.findings import findings_checks, load_findings, parse_frontmatter
-from web_research.frontmatter_reader import MAX_DEPTH, MAX_FRONTMATTER_CHARS, read_frontmatter
+from web_research.checks.findings import findings_checks, load_findings, parse_frontmatter
+from web_research.core.frontmatter_reader import MAX_DEPTH, MAX_FRONTMATTER_CHARS, read_frontmatter
 
 REPO = Path(__file__).resolve().parents[2]
 HASH = "sha256:" + "a" * 64
@@ -33,7 +33,7 @@ CHECK_IN_CHILD = textwrap.dedent("""
     resource.setrlimit(resource.RLIMIT_AS, (768 * 1024 * 1024, 768 * 1024 * 1024))
     sys.path.insert(0, {scripts!r})
     from pathlib import Path
-    from web_research.findings import findings_checks, load_findings
+    from web_research.checks.findings import findings_checks, load_findings
     found = load_findings(Path(sys.argv[1]))
     failed = [(c.id, c.line, c.message) for c in findings_checks("x", "Pricing", found) if not c.ok]
     print(json.dumps(failed))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from web_research.briefs import brief_hash, compose_agent_prompt
+from web_research.run.briefs import brief_hash, compose_agent_prompt
 from web_research.guard import dispatch, stopgate
 from web_research.guard.briefs_match import (
     Brief,

@@ -726,7 +726,7 @@ def test_each_event_name_leads_to_the_handler_of_that_name():
 # --- SubagentStop also checks the quotes while the researcher holds the page ------------------
 
 def _findings_with_citation(h: Harness, brief: dict, excerpt: str, url: str = "https://docs.acme.example/p") -> Path:
-    from web_research.snapshots import store_snapshot
+    from web_research.evidence.snapshots import store_snapshot
 
     from web_research.commands.fetch_cmd import render_window
     from web_research.guard import seals
@@ -765,7 +765,7 @@ def test_a_correct_quote_passes_the_subagent_stop(researcher):
 
 
 def test_the_block_message_lists_every_required_frontmatter_field(researcher):
-    from web_research.schema_validation import load_schema
+    from web_research.core.schema_validation import load_schema
 
     h, infos = researcher
     result = h.hook(h.subagent_stop("agentA"))

@@ -45,7 +45,7 @@ def test_a_hook_in_an_unrelated_session_costs_at_most_a_bare_interpreter_start(t
     assert ratio <= MAX_RATIO, f"hook {min(hook_times) * 1000:.1f} ms vs python {min(bare_times) * 1000:.1f} ms"
 
 
-HEAVY = ("yaml", "frontmatter", "jsonschema", "web_research.checklist", "web_research.findings")
+HEAVY = ("yaml", "frontmatter", "jsonschema", "web_research.checks.checklist", "web_research.checks.findings")
 PROBE = """
 import io, json, os, sys
 sys.path.insert(0, {scripts!r})
@@ -87,9 +87,9 @@ def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path)
 
 # Besides YAML, jsonschema and the verifier: the brief renderer and plan parser, and
 # dataclasses (with inspect and ast), which together cost a hook tens of milliseconds.
-NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.markdown_doc", "markdown_it", "web_research.citation_entries",
-                               "web_research.citation_checks", "web_research.briefs", "web_research.plan",
-                               "web_research.budget", "dataclasses")
+NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.core.markdown_doc", "markdown_it", "web_research.checks.citation_entries",
+                               "web_research.checks.citation_checks", "web_research.run.briefs", "web_research.run.plan",
+                               "web_research.run.budget", "dataclasses")
 
 
 @pytest.fixture
@@ -134,9 +134,9 @@ def test_hooks_that_check_no_file_content_do_not_load_the_checker(researching):
         assert result["loaded"] == [], (name, result)
         assert expected in result["decision"] and (expected or result["decision"] == ""), (name, result)
     assert h.log() == ""
-    from web_research import ledger
+    from web_research.evidence import ledger
 
-    from web_research.usage import fold
+    from web_research.metrics.usage import fold
 
     used = fold(ledger.read(ledger.ledger_path(h.data, str(h.run_dir))))["agentA"]
     assert (used.search_count, used.page_read_count) == (1, 1), used  # the hooks still counted the calls
@@ -171,10 +171,10 @@ def test_light_hooks_load_no_tempfile_shutil_and_argparse_only_for_our_command(r
 
 def test_the_stop_hook_writes_the_metrics_without_dataclasses(researching):
     """Stop runs at the end of each of the main agent's turns: before report.md exists it
-    writes the run's metrics (web_research.metrics), whose records are NamedTuples."""
+    writes the run's metrics (web_research.metrics.run_metrics), whose records are NamedTuples."""
     h, _infos = researching
-    result = _probe(h, "Stop", h.stop(), ("web_research.metrics", "dataclasses", "yaml", "web_research.checklist"))
-    assert result["loaded"] == ["web_research.metrics"], result
+    result = _probe(h, "Stop", h.stop(), ("web_research.metrics.run_metrics", "dataclasses", "yaml", "web_research.checks.checklist"))
+    assert result["loaded"] == ["web_research.metrics.run_metrics"], result
     assert (h.run_dir / "metrics.json").is_file()
 
 
@@ -182,7 +182,7 @@ def test_the_findings_gate_does_load_the_checker(researching):
     """The probe sees imports: SubagentStop, which checks the findings file, loads them."""
     h, _infos = researching
     result = _probe(h, "SubagentStop", h.subagent_stop("agentA"), NOT_FOR_LIGHT_HOOKS)
-    assert "web_research.findings" in result["loaded"] and "yaml" in result["loaded"], result
+    assert "web_research.checks.findings" in result["loaded"] and "yaml" in result["loaded"], result
 
 
 HANDLER_MODULES = tuple(f"web_research.guard.{name}" for name in (

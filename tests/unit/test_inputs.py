@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from web_research.formats import SCHEMAS_DIR
-from web_research.inputs import InputError, StartInput, contract_keys, from_flags, from_raw
+from web_research.run.inputs import InputError, StartInput, contract_keys, from_flags, from_raw
 
 
 def test_contract_keys_come_from_the_schema() -> None:
@@ -106,7 +106,7 @@ def test_tier_defaults_to_standard_and_comes_from_a_flag_or_the_contract() -> No
 
 
 def test_the_schema_offers_the_tiers_of_the_budget_table() -> None:
-    from web_research.budget import DEFAULT_TIER, TIER_NAMES
+    from web_research.run.budget import DEFAULT_TIER, TIER_NAMES
 
     tier = json.loads((SCHEMAS_DIR / "start-input.schema.json").read_text())["properties"]["tier"]
     assert tier["enum"] == list(TIER_NAMES) and tier["default"] == DEFAULT_TIER

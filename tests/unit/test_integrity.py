@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from web_research import formats
-from web_research.citation_entries import Citation
-from web_research.integrity import (
+from web_research.checks.citation_entries import Citation
+from web_research.checks.integrity import (
     INTEGRITY_CHECK_ID,
     SOURCES_CHECK_ID,
     citation_integrity,
@@ -17,7 +17,7 @@ from web_research.integrity import (
     is_site_root,
     title_matches,
 )
-from web_research.snapshots import store_snapshot
+from web_research.evidence.snapshots import store_snapshot
 
 PRICING_URL = "https://docs.acme.example/pricing/enterprise"
 PRICING_TEXT = (
@@ -203,7 +203,7 @@ def test_findings_files_are_checked_under_their_slug(run: Path) -> None:
 
 
 def test_accepts_the_checklists_cited_pairs(run: Path) -> None:
-    from web_research.parsed_run import Cited
+    from web_research.checks.parsed_run import Cited
 
     snapshot(run)
     checks = citation_integrity_checks(run, [Cited(report(run), cite(1))])

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from web_research.citation_entries import find_markers, parse_citations
-from web_research.claims import find_claims
-from web_research.markdown_doc import CODE, HTML, REF, TEXT, parse_markdown
+from web_research.checks.citation_entries import find_markers, parse_citations
+from web_research.checks.claims import find_claims
+from web_research.core.markdown_doc import CODE, HTML, REF, TEXT, parse_markdown
 
 
 # --- what is not a citation ------------------------------------------------------------------
@@ -116,7 +116,7 @@ def test_a_markdown_file_over_the_parse_limit_is_refused_by_name(tmp_path) -> No
     from example_run import COMMITMENTS, copy_example, findings_path
 
     from web_research import formats
-    from web_research.checklist import run_checklist
+    from web_research.checks.checklist import run_checklist
 
     run = copy_example(tmp_path)
     filler = "\n\nPadding paragraph.\n" * (formats.MAX_MARKDOWN_BYTES // 20 + 1)

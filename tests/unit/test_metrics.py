@@ -1,4 +1,4 @@
-"""Run metrics (metrics.py, guard/metrics_writer.py) and what `status` shows of them.
+"""Run metrics (metrics/run_metrics.py, guard/metrics_writer.py) and what `status` shows of them.
 
 Tokens come from transcript usage records (one per distinct message id),
 counts from the ledger; the hooks write metrics.json at SubagentStop and Stop,
@@ -13,11 +13,11 @@ from pathlib import Path
 import jsonschema
 
 from hook_harness import CLI, Harness
-from web_research import ledger
-from web_research.estimate import METRICS_SCHEMA, load_averages
+from web_research.evidence import ledger
+from web_research.run.estimate import METRICS_SCHEMA, load_averages
 from web_research.formats import SCHEMAS_DIR
-from web_research.metrics import RunInputs, Researcher, build, transcript_usage
-from web_research.usage import fold
+from web_research.metrics.run_metrics import RunInputs, Researcher, build, transcript_usage
+from web_research.metrics.usage import fold
 
 AGENT = "a1b2c3d4e5f6a7b8c"
 

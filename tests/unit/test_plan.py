@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from cli_support import VALID_PLAN, plan_text
 from web_research.formats import DEFAULT_SEARCH_BUDGET, MAX_SUBTOPICS, PLAN_SECTIONS
 from web_research.formats import CLIENT_REFUSED_FILE_PREFIXES
-from web_research.plan import PlanError, load_plan, parse_plan
-from web_research.slug import slugify
+from web_research.run.plan import PlanError, load_plan, parse_plan
+from web_research.core.slug import slugify
 
 
 def _line_of(text: str, needle: str, occurrence: int = 1) -> int:
@@ -235,7 +235,7 @@ _bullets = _words.map(str.strip).filter(bool)
 )
 def test_round_trip(question: str, subtopics: list[tuple[str, list[str]]], budget: int) -> None:
     """Any plan written in the documented shape parses back to what was written."""
-    from web_research.slug import slugify
+    from web_research.core.slug import slugify
 
     if len({slugify(name) for name, _ in subtopics}) != len(subtopics):
         return  # duplicate slugs are an error, covered above

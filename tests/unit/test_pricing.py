@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from web_research import pricing
-from web_research.pricing import Tokens, cost, load_prices, packaged_table
+from web_research.metrics import pricing
+from web_research.metrics.pricing import Tokens, cost, load_prices, packaged_table
 
 
 def test_packaged_table_is_dated_and_prices_every_agent_model():

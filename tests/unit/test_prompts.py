@@ -274,7 +274,7 @@ def test_skill_error_and_return_shapes_match_the_contract():
 # --- the companion contract ------------------------------------------------------------------
 
 def test_contract_examples_are_valid_start_input():
-    from web_research.inputs import contract_keys, from_raw
+    from web_research.run.inputs import contract_keys, from_raw
 
     text = read(CONTRACT)
     examples = fenced_blocks(text, "yaml")
@@ -289,7 +289,7 @@ def test_contract_examples_are_valid_start_input():
 
 
 def test_contract_skill_tool_call_example():
-    from web_research.inputs import from_raw
+    from web_research.run.inputs import from_raw
 
     calls = [b for b in map(json.loads, fenced_blocks(read(CONTRACT), "json")) if "skill" in b]
     assert calls
@@ -390,12 +390,12 @@ def broken_runs(tmp_path: Path) -> list[Path]:
 
 def check_groups():
     """The extra check groups verify runs; page-snapshot integrity when it is not yet joined."""
-    from web_research import checklist
+    from web_research.checks import checklist
 
     if checklist.EXTRA_CHECK_GROUPS:
         return tuple(checklist.EXTRA_CHECK_GROUPS)
     try:
-        from web_research.integrity import citation_integrity_checks
+        from web_research.checks.integrity import citation_integrity_checks
     except ImportError:
         return ()
     return (lambda run_dir, parsed: citation_integrity_checks(run_dir, parsed.cited),)
@@ -404,7 +404,7 @@ def check_groups():
 def add_mismatching_snapshot(run: Path) -> None:
     """Store a page snapshot that contradicts the first URL cited in report.md."""
     try:
-        from web_research.snapshots import store_snapshot
+        from web_research.evidence.snapshots import store_snapshot
     except ImportError:
         return
     url = re.search(r"\*\*URL\*\*: (\S+)", (run / formats.REPORT_FILE).read_text(encoding="utf-8")).group(1)
@@ -416,8 +416,8 @@ def add_mismatching_snapshot(run: Path) -> None:
 def test_failure_modes_table_names_real_checks_and_covers_every_check(tmp_path):
     from fnmatch import fnmatchcase
 
-    from web_research.checklist import parse_and_check
-    from web_research.plan import load_plan
+    from web_research.checks.checklist import parse_and_check
+    from web_research.run.plan import load_plan
 
     patterns = table_check_patterns(read(FAILURE_MODES))
     assert patterns
@@ -436,7 +436,7 @@ def test_failure_modes_table_names_real_checks_and_covers_every_check(tmp_path):
     assert not uncovered, f"failure-modes.md does not say what to do for: {uncovered}"
     # Every id the table names is one the core knows: seen here, or named in the core's source.
     core_source = "\n".join(path.read_text(encoding="utf-8")
-                             for path in (formats.PACKAGE_DIR).glob("*.py"))
+                             for path in (formats.PACKAGE_DIR).rglob("*.py"))
     for pattern in patterns:
         if any(fnmatchcase(i, pattern) for i in seen):
             continue

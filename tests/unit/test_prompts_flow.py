@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ (for prom
 
 from prompt_commands import core_argv, expand, extract_commands  # noqa: E402
 from web_research import formats  # noqa: E402
-from web_research.briefs import brief_hash, split_agent_prompt  # noqa: E402
+from web_research.run.briefs import brief_hash, split_agent_prompt  # noqa: E402
 from web_research.guard.briefs_match import dispatch_prompt, load_briefs  # noqa: E402
 
 SKILL = formats.SKILL_DIR / "SKILL.md"
@@ -135,7 +135,7 @@ def test_the_fetch_output_is_what_the_researcher_prompt_describes(tmp_path):
     """agents/researcher.md tells the researcher to cite the header's Title and URL, take its
     clock from the `retrieved` stamp and page on with --offset: the command must print those."""
     from web_research.commands.fetch_cmd import render_window
-    from web_research.snapshots import store_snapshot
+    from web_research.evidence.snapshots import store_snapshot
 
     agent = (formats.PLUGIN_ROOT / "agents" / f"{formats.RESEARCHER_AGENT}.md").read_text(encoding="utf-8")
     for phrase in ("`Title:`", "`URL:`", "`retrieved`", "`--offset <offset>`"):

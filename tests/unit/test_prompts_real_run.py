@@ -10,9 +10,9 @@ from pathlib import Path
 
 from cli_support import VALID_PLAN, plan_text
 from web_research import formats
-from web_research.briefs import compose_agent_prompt, load_template, render_brief, write_briefs
-from web_research.findings import findings_checks, load_findings
-from web_research.plan import parse_plan
+from web_research.run.briefs import compose_agent_prompt, load_template, render_brief, write_briefs
+from web_research.checks.findings import findings_checks, load_findings
+from web_research.run.plan import parse_plan
 
 REFS = formats.REFERENCES_DIR
 SKILL = formats.SKILL_DIR / "SKILL.md"
@@ -81,7 +81,7 @@ def test_fail_fast_is_stated_in_the_skill_only():
 def test_the_gaps_bullet_shapes_are_finishs_and_stated_once():
     """finish writes the recorded failures' Gaps bullets (report_gaps.py); the template names its
     shapes once, and no other prompt asks the model to write one."""
-    from web_research.report_gaps import bullet_line, subtopic_line
+    from web_research.checks.report_gaps import bullet_line, subtopic_line
 
     template = prose(REFS / "report-template.md")
     assert f"`{subtopic_line('<name>', '<status>', '<reason>', ['<ids>'])}`" in template
@@ -91,7 +91,7 @@ def test_the_gaps_bullet_shapes_are_finishs_and_stated_once():
 
 
 def test_the_example_and_the_scripted_model_leave_the_gaps_bullets_to_finish():
-    from web_research.report_gaps import subtopic_line
+    from web_research.checks.report_gaps import subtopic_line
 
     example = (formats.PLUGIN_ROOT / "examples" / "observability-pricing" / "report.md").read_text(encoding="utf-8")
     bullets = [b for b in example.splitlines() if b.startswith("- **Subtopic")]
@@ -104,7 +104,7 @@ def test_the_example_and_the_scripted_model_leave_the_gaps_bullets_to_finish():
 
 
 def test_report_template_leaves_sources_to_finish():
-    from web_research.report_references import SHAPE
+    from web_research.checks.report_references import SHAPE
 
     text = prose(REFS / "report-template.md")
     assert "`finish` adds the fourth, `## Sources`" in text and f"`{SHAPE}`" in text
@@ -217,8 +217,8 @@ def test_claims_said_to_come_from_memory_warn(tmp_path: Path):
 def test_a_retrieved_date_other_than_the_fetch_day_warns(tmp_path: Path):
     import shutil
 
-    from web_research.checklist import run_checklist
-    from web_research.checks import passed
+    from web_research.checks.checklist import run_checklist
+    from web_research.checks.result import passed
 
     run = tmp_path / "run"
     shutil.copytree(formats.PLUGIN_ROOT / "examples" / "observability-pricing", run)
@@ -232,8 +232,8 @@ def test_a_retrieved_date_other_than_the_fetch_day_warns(tmp_path: Path):
 
 
 def test_a_retrieved_date_without_a_snapshot_warns(tmp_path: Path):
-    from web_research.integrity import citation_integrity_checks
-    from web_research.citation_entries import parse_citations
+    from web_research.checks.integrity import citation_integrity_checks
+    from web_research.checks.citation_entries import parse_citations
 
     (tmp_path / "sources").mkdir()
     entry = ENTRY.replace('"q"\n', '"q"\n      **Retrieved**: 2026-04-18\n')

@@ -7,7 +7,7 @@ import pytest
 
 from example_run import EXAMPLE_DIR
 from web_research import formats
-from web_research.report import gaps_name, parse_report, report_checks
+from web_research.checks.report import gaps_name, parse_report, report_checks
 
 QUESTION = "How do vendors price logs?"
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from hook_harness import CLI, Harness, plan_text
-from web_research import formats, ledger
-from web_research.inputs import InputError, from_raw
-from web_research.resume import approval_path
+from web_research import formats
+from web_research.evidence import ledger
+from web_research.run.inputs import InputError, from_raw
+from web_research.run.resume import approval_path
 
 SUBTOPICS = ["Billing units", "Retention tiers", "Commitment discounts"]
 OTHER_SESSION = "0b6a3c1e-7d2f-4e55-9a10-2c3d4e5f6a7b"

@@ -125,7 +125,7 @@ def test_the_orchestrator_writes_the_plan_until_briefs_then_only_the_second_wave
 
 
 def test_the_plan_is_final_once_the_second_wave_is_rendered(active: Harness):
-    from web_research.resume import record_approval
+    from web_research.run.resume import record_approval
 
     active.render_briefs(SUBTOPICS[:2])
     plan = active.run_dir / "plan.md"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from cli_support import snapshot_tree
-from web_research import runfolder
-from web_research.runfolder import (
+from web_research.run import runfolder
+from web_research.run.runfolder import (
     ArchiveError,
     archive_prior_run,
     has_prior_run,
@@ -191,7 +191,7 @@ def test_refresh_leaves_a_folder_without_run_artifacts_alone(tmp_path):
 
 
 def test_holds_run_artifacts_sees_a_findings_folder_without_a_plan(tmp_path):
-    from web_research.runfolder import holds_run_artifacts
+    from web_research.run.runfolder import holds_run_artifacts
     assert not holds_run_artifacts(tmp_path)
     (tmp_path / "findings").mkdir()
     assert holds_run_artifacts(tmp_path)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from web_research import inputs, schema_validation
-from web_research.schema_validation import load_schema, schema_errors, schema_validator
+from web_research.run import inputs
+from web_research.core import schema_validation
+from web_research.core.schema_validation import load_schema, schema_errors, schema_validator
 
 SCHEMAS = ("citation.schema.json", "findings-frontmatter.schema.json", "start-input.schema.json",
            "run-metrics.schema.json")

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from cli_support import VALID_PLAN
-from web_research.briefs import SCOPE_NOTES_LABEL, write_briefs
+from web_research.run.briefs import SCOPE_NOTES_LABEL, write_briefs
 from web_research.formats import PLAN_SECTION_SCOPE_NOTES
-from web_research.plan import PlanError, parse_plan
+from web_research.run.plan import PlanError, parse_plan
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 NOTES = "- Region: the EU only.\n- Audience: teams of 50 to 200 engineers."
@@ -72,7 +72,7 @@ def test_a_plan_without_notes_renders_no_notes_block(tmp_path: Path) -> None:
     ("--resume /tmp/run", False),
 ])
 def test_clarifying_questions_only_for_a_person_at_the_review_gate(raw: str, clarify: bool) -> None:
-    from web_research.inputs import from_raw
+    from web_research.run.inputs import from_raw
 
     assert from_raw(raw).may_clarify is clarify
 

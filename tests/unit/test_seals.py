@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from hook_harness import CLI, EXAMPLE_RUN, LAUNCHER, Harness, recorded
-from web_research import ledger
-from web_research.checklist import run_checklist
-from web_research.checks import passed
+from web_research.evidence import ledger
+from web_research.checks.checklist import run_checklist
+from web_research.checks.result import passed
 from web_research.commands.fetch_cmd import render_window
-from web_research.snapshots import load_snapshot
+from web_research.evidence.snapshots import load_snapshot
 
 AGENT = "a1b2c3d4e5f6a7b8c"
 RETENTION_URL = "https://docs.acme.example/logs/retention"
@@ -47,7 +47,7 @@ def fetch_command(h: Harness, url: str) -> str:
 
 def fetch_returned(h: Harness, url: str, stored_before: bool = False, agent_id: str = AGENT) -> dict:
     """The PostToolUse of a researcher's fetch, with the output the command prints."""
-    from web_research.snapshots import find_snapshot
+    from web_research.evidence.snapshots import find_snapshot
 
     snap = find_snapshot(h.run_dir, url)
     stdout = render_window(snap, snap.text(), h.run_dir, 0, 4000, stored_before)
@@ -59,7 +59,7 @@ def ledger_entries(h: Harness) -> list[dict]:
 
 
 def snapshot_of(h: Harness, url: str):
-    from web_research.snapshots import find_snapshot
+    from web_research.evidence.snapshots import find_snapshot
 
     return find_snapshot(h.run_dir, url)
 
@@ -221,7 +221,7 @@ def test_a_findings_file_changed_after_its_seal_blocks_the_stop(run: Harness):
 
 
 def test_a_snapshot_no_fetch_produced_blocks_the_stop(run: Harness):
-    from web_research.snapshots import store_snapshot
+    from web_research.evidence.snapshots import store_snapshot
 
     snap = store_snapshot(run.run_dir, requested_url="https://invented.example/page", final_url="https://invented.example/page",
                           title="Invented", status=200, content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00",

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from example_run import EXAMPLE_DIR
-from web_research import formats, sites
-from web_research.checklist import run_checklist
-from web_research.sites import independent_sites, site_of
+from web_research import formats
+from web_research.evidence import sites
+from web_research.checks.checklist import run_checklist
+from web_research.evidence.sites import independent_sites, site_of
 
 
 @pytest.mark.parametrize("url,site", [

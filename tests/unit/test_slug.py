@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from web_research.formats import SLUG_FALLBACK, SLUG_MAX_LEN
-from web_research.slug import dated_slug, slugify
+from web_research.core.slug import dated_slug, slugify
 
 
 @pytest.mark.parametrize(

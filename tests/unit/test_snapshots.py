@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from web_research.snapshots import (
+from web_research.evidence.snapshots import (
     SnapshotError,
     SnapshotIndex,
     find_snapshot,

@@ -18,8 +18,8 @@ import pytest
 from cli_support import SCRIPTS_DIR, clean_env, run_cli, snapshot_tree
 from hook_harness import Harness
 from web_research import formats
-from web_research.inputs import InputError, StartInput, from_raw
-from web_research.runfolder import archive_prior_run, entries_to_archive
+from web_research.run.inputs import InputError, StartInput, from_raw
+from web_research.run.runfolder import archive_prior_run, entries_to_archive
 
 PACKAGE = SCRIPTS_DIR / "web_research"
 

@@ -64,7 +64,7 @@ def test_status_prices_what_the_run_spent(tmp_path: Path) -> None:
 
     import view_runs
 
-    from web_research.pricing import Tokens, cost, packaged_table
+    from web_research.metrics.pricing import Tokens, cost, packaged_table
 
     run = view_runs.with_metrics(copy_example(tmp_path))
     result = run_cli("status", str(run))

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from example_run import copy_example, run_cli
-from web_research import formats, fsutil
+from web_research import formats
+from web_research.core import fsutil
 from web_research.exitcodes import EXIT_BROKEN_PIPE, EXIT_USAGE
 
 BILLING = "billing-units-and-retention-tiers"

@@ -9,11 +9,11 @@ import pytest
 
 from example_run import copy_example, failing, replace_once, run_cli
 from web_research import formats
-from web_research.checklist import parse_and_check, run_checklist
-from web_research.schema_validation import schema_validator
-from web_research.verdicts import (KEY_CHARS, NO_REASON, ROUND_CHECK, ROUND_VOTE, Verdict, decide, parse_answer,
+from web_research.checks.checklist import parse_and_check, run_checklist
+from web_research.core.schema_validation import schema_validator
+from web_research.checks.verdicts import (KEY_CHARS, NO_REASON, ROUND_CHECK, ROUND_VOTE, Verdict, decide, parse_answer,
                                    parse_verdicts, verdicts_json, verdicts_path_of)
-from web_research.verdicts import prompt_for_run as prompt_for_parsed_run
+from web_research.checks.verdicts import prompt_for_run as prompt_for_parsed_run
 
 def prompt_for_run(run: Path):
     """The next checker prompt of a run, parsed as the callers parse it (the checklist's own groups)."""
@@ -277,7 +277,7 @@ def test_verdicts_files_are_run_owned() -> None:
 
 
 def test_an_unsealed_verdicts_file_fails_inside_a_run(tmp_path: Path) -> None:
-    from web_research.provenance import LEDGER, SealSource
+    from web_research.evidence.provenance import LEDGER, SealSource
 
     run = tiered(tmp_path)
     judge_all(run, 1)

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from example_run import BILLING, EXAMPLE_DIR, copy_example, findings_path, line_of, replace_once, run_cli
-from web_research.checklist import run_checklist
+from web_research.checks.checklist import run_checklist
 
 SCRIPT_LAUNCHER = Path(__file__).resolve().parents[2] / "scripts" / "web-research"
 

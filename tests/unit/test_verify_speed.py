@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from example_run import SCRIPTS_DIR
-from web_research.briefs import brief_hash
-from web_research.citation_entries import render_citation
-from web_research.slug import slugify
+from web_research.run.briefs import brief_hash
+from web_research.checks.citation_entries import render_citation
+from web_research.core.slug import slugify
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 SUBTOPICS = [f"Vendor group {n} pricing" for n in range(1, 6)]
@@ -63,8 +63,8 @@ def _store_pages(run: Path, quoted: dict[int, list[str]]) -> None:
     paragraphs (about 6 KB a page), sealed in the folder copy as the hooks would."""
     import json
 
-    from web_research import ledger
-    from web_research.snapshots import store_snapshot
+    from web_research.evidence import ledger
+    from web_research.evidence.snapshots import store_snapshot
 
     entries = []
     for page, excerpts in sorted(quoted.items()):
@@ -178,8 +178,8 @@ def test_verify_of_a_large_run_costs_a_bounded_number_of_interpreter_starts(tmp_
 def test_each_markdown_file_is_scanned_once(tmp_path: Path) -> None:
     """The citation parser, the marker finder, the claim finder, the per-file and per-section
     checks share one Markdown parse of each file (markdown_doc.parse_markdown): 5 findings + report."""
-    from web_research.checklist import run_checklist
-    from web_research.markdown_doc import parse_markdown
+    from web_research.checks.checklist import run_checklist
+    from web_research.core.markdown_doc import parse_markdown
 
     run = make_large_run(tmp_path, pages=100)
     parse_markdown.cache_clear()
@@ -191,8 +191,9 @@ def test_each_markdown_file_is_scanned_once(tmp_path: Path) -> None:
 def test_each_page_is_read_and_normalized_once_and_each_excerpt_matched_once(tmp_path: Path, monkeypatch) -> None:
     """1000 citations (the report repeats its findings' 500) against 100 pages: each page's
     text is normalized once, and an excerpt the report repeats is not matched again."""
-    from web_research import excerpts, integrity
-    from web_research.checklist import run_checklist
+    from web_research.evidence import excerpts
+    from web_research.checks import integrity
+    from web_research.checks.checklist import run_checklist
 
     run = make_large_run(tmp_path, pages=100)
     normalized: list[int] = []

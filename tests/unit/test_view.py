@@ -13,8 +13,8 @@ import view_runs
 from example_run import SCRIPTS_DIR
 
 from web_research import formats
-from web_research.view_data import gather, locate_excerpt, page_window
-from web_research.view_html import csp_hash, json_block, render_page
+from web_research.view.data import gather, locate_excerpt, page_window
+from web_research.view.html import csp_hash, json_block, render_page
 
 
 def _view(run):
@@ -62,7 +62,7 @@ def test_the_report_is_rendered_by_the_markdown_parser(tmp_path):
     page = _view(view_runs.example(tmp_path))
     article = page.split('<article id="report" class="report">')[1].split("</article>")[0]
     assert '<h2 id="L3">TL;DR</h2>' in article
-    from web_research.report import parse_report
+    from web_research.checks.report import parse_report
 
     markers = parse_report((tmp_path / "example" / formats.REPORT_FILE).read_text(encoding="utf-8")).markers
     assert article.count('<sup class="fn-ref">') == len(markers) == 21  # every marker; Sources entries are none

@@ -14,7 +14,7 @@ import json
 import sys
 
 from .. import formats
-from ..abandonment import clean_reason, read_record, record_path
+from ..run.abandonment import clean_reason, read_record, record_path
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     record = read_record(run_dir)
     if record is None:
-        from ..fsutil import atomic_write_text  # lazy: start-up
+        from ..core.fsutil import atomic_write_text  # lazy: start-up
 
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         record = {"version": 1, "abandoned_at": now, "reason": reason}

@@ -14,11 +14,11 @@ from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..briefs import TemplateError, still_to_dispatch, write_briefs  # lazy: start-up
-    from ..plan import PlanError  # lazy: start-up
+    from ..run.briefs import TemplateError, still_to_dispatch, write_briefs  # lazy: start-up
+    from ..run.plan import PlanError  # lazy: start-up
 
-    from ..fsutil import RunFileError  # lazy: start-up
-    from ..resume import record_approval  # lazy: start-up
+    from ..core.fsutil import RunFileError  # lazy: start-up
+    from ..run.resume import record_approval  # lazy: start-up
     from .verify_cmd import open_run_dir  # lazy: start-up
 
     if open_run_dir(args.dir, "briefs") is None:

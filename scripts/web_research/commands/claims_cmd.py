@@ -30,8 +30,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if getattr(args, "prompt", False):
         return _prompt(args, run_dir)
-    from ..checklist import parse_and_check  # lazy: start-up
-    from ..claims import render_text, run_claims  # lazy: start-up
+    from ..checks.checklist import parse_and_check  # lazy: start-up
+    from ..checks.claims import render_text, run_claims  # lazy: start-up
 
     try:
         parsed, _checks = parse_and_check(run_dir, extra=())
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     shown = {r.path: display_path(str(r.path)) for r in records}
     if args.json:
-        from ..verdicts import check_key  # lazy: start-up
+        from ..checks.verdicts import check_key  # lazy: start-up
 
         payload = {"output_dir": str(run_dir),
                    "claims": [{**r.as_dict(shown[r.path]), "check": check_key(r)} for r in records]}
@@ -59,8 +59,8 @@ def _prompt(args: argparse.Namespace, run_dir) -> int:
     if args.json:
         print("web-research claims: --prompt prints text; drop --json", file=sys.stderr)
         return EXIT_USAGE
-    from ..checklist import parse_and_check  # lazy: start-up
-    from ..verdicts import prompt_for_run  # lazy: start-up
+    from ..checks.checklist import parse_and_check  # lazy: start-up
+    from ..checks.verdicts import prompt_for_run  # lazy: start-up
 
     try:
         parsed, _checks = parse_and_check(run_dir, extra=())

@@ -16,11 +16,11 @@ from .verify_cmd import open_run_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..budget import effective_budget  # lazy: start-up
-    from ..estimate import estimate, estimate_lines, load_averages  # lazy: start-up
+    from ..run.budget import effective_budget  # lazy: start-up
+    from ..run.estimate import estimate, estimate_lines, load_averages  # lazy: start-up
     from ..formats import PLAN_FILE  # lazy: start-up
     from ..guard.registry import data_dir  # lazy: start-up
-    from ..plan import PlanError, load_plan, recorded_question  # lazy: start-up
+    from ..run.plan import PlanError, load_plan, recorded_question  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "estimate")
     if run_dir is None:
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     data = data_dir(os.environ)
     averages, skipped = load_averages(data)
-    from ..pricing import load_prices  # lazy: start-up
+    from ..metrics.pricing import load_prices  # lazy: start-up
 
     result = estimate(effective_budget(plan), averages, load_prices(os.environ, data))
     if args.json:

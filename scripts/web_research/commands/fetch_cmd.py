@@ -43,7 +43,7 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..snapshots import SnapshotError, find_snapshot  # lazy: start-up
+    from ..evidence.snapshots import SnapshotError, find_snapshot  # lazy: start-up
 
     run_dir = Path(args.run).expanduser()
     if not run_dir.is_dir():
@@ -144,9 +144,9 @@ _ENV_LIMITS = {
 
 def limits_from_env(env: Mapping[str, str] | None = None):
     """(FetchLimits, ExtractLimits) with the environment's overrides, clamped."""
-    from ..extraction import ExtractLimits  # lazy: start-up
-    from ..transport import FetchLimits  # lazy: start-up
-    from ..snapshots import MAX_TEXT_CHARS  # lazy: start-up
+    from ..evidence.extraction import ExtractLimits  # lazy: start-up
+    from ..evidence.transport import FetchLimits  # lazy: start-up
+    from ..evidence.snapshots import MAX_TEXT_CHARS  # lazy: start-up
 
     env = os.environ if env is None else env
     values: dict[str, float] = {}
@@ -170,9 +170,9 @@ def limits_from_env(env: Mapping[str, str] | None = None):
 def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
     from datetime import datetime, timezone  # lazy: the hooks import this module (parse_seal_line), not this
 
-    from ..extraction import extract_page  # lazy: start-up
-    from ..transport import FetchError, fetch_page  # lazy: start-up
-    from ..snapshots import store_snapshot  # lazy: start-up
+    from ..evidence.extraction import extract_page  # lazy: start-up
+    from ..evidence.transport import FetchError, fetch_page  # lazy: start-up
+    from ..evidence.snapshots import store_snapshot  # lazy: start-up
 
     fetch_limits, extract_limits = limits_from_env()
     try:
@@ -210,7 +210,7 @@ def seal_line(snap, text: str, stored_before: bool) -> str:
     """The first output line: which snapshot this is and the SHA-256 of the text fetch wrote."""
     import json  # lazy: start-up
 
-    from ..snapshots import text_sha256  # lazy: start-up
+    from ..evidence.snapshots import text_sha256  # lazy: start-up
 
     return SEAL_LINE_PREFIX + json.dumps({"snapshot_id": snap.text_path.stem, "sha256": text_sha256(text),
                                           "chars": len(text), "origin": "stored" if stored_before else "fetched"},

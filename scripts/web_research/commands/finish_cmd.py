@@ -49,7 +49,7 @@ def record_path(run_dir: Path) -> Path:
 def load_record(run_dir: Path) -> dict:
     """What earlier runs of `finish` left: rounds, waits, numbering, the Sources they wrote.
     An unreadable or foreign record counts as none (rounds start again at 0)."""
-    from ..fsutil import RunFileError, read_run_text  # lazy: start-up
+    from ..core.fsutil import RunFileError, read_run_text  # lazy: start-up
 
     try:
         value = json.loads(read_run_text(record_path(run_dir), run_dir, 1024 * 1024))
@@ -81,7 +81,7 @@ def write_view(run_dir: Path) -> None:
     it; the Stop hook writes it again when the session's turn ends. Best effort: a failure is a
     note, never the run's verdict."""
     from ..guard.registry import data_dir  # lazy: start-up
-    from ..view_html import write_view as write  # lazy: start-up
+    from ..view.html import write_view as write  # lazy: start-up
 
     try:
         write(run_dir, env=os.environ, data_dir=data_dir(os.environ))
@@ -93,10 +93,10 @@ def write_view(run_dir: Path) -> None:
 def assemble_report(run_dir: Path, record: dict) -> tuple[list[str], list[tuple[int, str]]]:
     """Rewrite report.md from its references. (notes, problems as (line, message));
     report.md is written only when its text changes and nothing stops the assembly."""
-    from ..checklist import parse_and_check  # lazy: start-up
-    from ..fsutil import RunFileError, atomic_write_text, read_run_text  # lazy: start-up
-    from ..report import parse_report  # lazy: start-up
-    from ..report_references import assemble, entries_of, sources_span  # lazy: start-up
+    from ..checks.checklist import parse_and_check  # lazy: start-up
+    from ..core.fsutil import RunFileError, atomic_write_text, read_run_text  # lazy: start-up
+    from ..checks.report import parse_report  # lazy: start-up
+    from ..checks.report_references import assemble, entries_of, sources_span  # lazy: start-up
 
     report_path = run_dir / formats.REPORT_FILE
     try:
@@ -129,8 +129,8 @@ def assemble_report(run_dir: Path, record: dict) -> tuple[list[str], list[tuple[
 def with_recorded_gaps(text: str, parsed: Any, record: dict) -> str:
     """The report with the Gaps & Limitations bullets of every recorded failure (report_gaps.py):
     the ones the last finish wrote are taken out, the current ones put in; kept in the record."""
-    from ..report import gaps_text, parse_report  # lazy: start-up
-    from ..report_gaps import gap_lines, place, without  # lazy: start-up
+    from ..checks.report import gaps_text, parse_report  # lazy: start-up
+    from ..checks.report_gaps import gap_lines, place, without  # lazy: start-up
 
     previous = record.get("gaps")
     previous = [line for line in previous if isinstance(line, str)] if isinstance(previous, list) else []
@@ -148,8 +148,8 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "finish")
     if run_dir is None:
         return EXIT_USAGE
-    from ..checklist import run_checklist  # lazy: start-up
-    from ..fsutil import atomic_write_text  # lazy: start-up
+    from ..checks.checklist import run_checklist  # lazy: start-up
+    from ..core.fsutil import atomic_write_text  # lazy: start-up
 
     record = load_record(run_dir)
     try:

@@ -17,9 +17,9 @@ from .verify_cmd import open_run_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..coverage import STATE_COVERED, bullet_states, read_findings_files  # lazy: start-up
+    from ..checks.coverage import STATE_COVERED, bullet_states, read_findings_files  # lazy: start-up
     from ..formats import PLAN_FILE  # lazy: start-up
-    from ..plan import PlanError, load_plan  # lazy: start-up
+    from ..run.plan import PlanError, load_plan  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "gaps")
     if run_dir is None:

@@ -7,7 +7,7 @@ import re
 import sys
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
-from ..slug import dated_slug, slugify
+from ..core.slug import dated_slug, slugify
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,7 +23,7 @@ from ..formats import (
     REPORT_FILE,
     REPORT_VIEW_FILE,
 )
-from ..inputs import InputError, StartInput, from_flags, from_raw
+from ..run.inputs import InputError, StartInput, from_flags, from_raw
 
 STDIN_MARK = "-"
 
@@ -77,7 +77,7 @@ def prior_run_detail(run_dir: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run  # lazy: start-up
+    from ..run.runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run  # lazy: start-up
 
     try:
         request = read_input(args)
@@ -124,8 +124,8 @@ def _write_skeleton(run_dir: Path, request: StartInput) -> None:
     """plan.md's skeleton (the question verbatim, the Budget lines of start's inputs, the other
     sections empty for the model to fill) and the record of start's inputs that `estimate` and
     `briefs` hold the plan's question to. Only into a folder without a plan (checked above)."""
-    from ..fsutil import atomic_write_text  # lazy: start-up
-    from ..plan import render_skeleton, start_record_path  # lazy: start-up
+    from ..core.fsutil import atomic_write_text  # lazy: start-up
+    from ..run.plan import render_skeleton, start_record_path  # lazy: start-up
 
     record = {"research_question": request.question, "tier": request.tier, "deepen": request.deepen}
     atomic_write_text(start_record_path(run_dir), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
@@ -143,7 +143,7 @@ def _resume(request: StartInput, run_dir: Path) -> int:
     """`start --resume`: reopen `run_dir` as it is (nothing is written), say what is kept and
     what is dispatched again, or refuse a folder that is no run or a plan changed after approval."""
     from ..formats import ERROR_NOT_A_RUN, ERROR_PLAN_CHANGED  # lazy: start-up
-    from ..resume import NotARun, PlanChanged, assess  # lazy: start-up
+    from ..run.resume import NotARun, PlanChanged, assess  # lazy: start-up
 
     try:
         found = assess(run_dir, os.environ)

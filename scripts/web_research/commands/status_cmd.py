@@ -34,9 +34,9 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
 
 def spend(run_dir: Path) -> dict:
     """Per researcher and run totals, merged from metrics.json and the live progress file."""
-    from ..metrics import read_metrics  # lazy: start-up
+    from ..metrics.run_metrics import read_metrics  # lazy: start-up
 
-    from ..pricing import agent_model, agent_tokens, cost, cost_text, load_prices, metrics_costs  # lazy: start-up
+    from ..metrics.pricing import agent_model, agent_tokens, cost, cost_text, load_prices, metrics_costs  # lazy: start-up
 
     metrics = read_metrics(run_dir) or {}
     progress = _read_progress(run_dir)
@@ -79,7 +79,7 @@ def _data_dir() -> Path:
 def _read_progress(run_dir: Path) -> dict | None:
     from .. import formats  # lazy: start-up
     from ..guard.budgets import PROGRESS_FILE  # lazy: start-up
-    from ..metrics import read_run_json  # lazy: start-up
+    from ..metrics.run_metrics import read_run_json  # lazy: start-up
 
     return read_run_json(run_dir / formats.RUN_STATE_DIR / PROGRESS_FILE, run_dir, 1024 * 1024)
 
@@ -123,9 +123,9 @@ def spend_lines(data: dict) -> list[str]:
 
 def status_data(run_dir: Path) -> dict:
     from .. import formats  # lazy: start-up
-    from ..checklist import parse_and_check  # lazy: start-up
-    from ..claims import claims_of  # lazy: start-up
-    from ..checks import passed  # lazy: start-up
+    from ..checks.checklist import parse_and_check  # lazy: start-up
+    from ..checks.claims import claims_of  # lazy: start-up
+    from ..checks.result import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     expected = ([(s.name, s.slug) for s in parsed.plan.subtopics] if parsed.plan is not None
@@ -171,16 +171,16 @@ def _missing_state(parsed, slug: str) -> str:
 
 def _abandoned(checks: list) -> str | None:
     """What the failing `run.abandoned` check says (abandonment.py), or None."""
-    from ..abandonment import CHECK_ID  # lazy: start-up
+    from ..run.abandonment import CHECK_ID  # lazy: start-up
 
     return next((c.message for c in checks if c.id == CHECK_ID and not c.ok), None)
 
 
 def status_lines(run_dir: Path) -> list[str]:
     from .. import formats  # lazy: start-up
-    from ..checklist import parse_and_check  # lazy: start-up
-    from ..claims import claims_of  # lazy: start-up
-    from ..checks import passed  # lazy: start-up
+    from ..checks.checklist import parse_and_check  # lazy: start-up
+    from ..checks.claims import claims_of  # lazy: start-up
+    from ..checks.result import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     lines = [f"Run: {run_dir}"]
@@ -216,7 +216,7 @@ def status_lines(run_dir: Path) -> list[str]:
     else:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
                      f"{len(claims_of(parsed.report.doc))} claims")
-    from ..integrity import INTEGRITY_CHECK_ID  # lazy: start-up
+    from ..checks.integrity import INTEGRITY_CHECK_ID  # lazy: start-up
 
     lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)
     verdict = "passes" if passed(checks) else "fails"

@@ -106,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "verify", require_run=False)
     if run_dir is None:
         return EXIT_USAGE
-    from ..checklist import run_checklist  # lazy: start-up
-    from ..checks import passed  # lazy: start-up
+    from ..checks.checklist import run_checklist  # lazy: start-up
+    from ..checks.result import passed  # lazy: start-up
 
     import gc  # lazy: start-up
 

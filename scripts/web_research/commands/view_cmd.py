@@ -1,6 +1,6 @@
 """`web-research view DIR [--open]`: write DIR/report.html, the report with its evidence.
 
-One self-contained page (view_html.py): the report rendered from report.md,
+One self-contained page (view/html.py): the report rendered from report.md,
 each footnote opening its source (fields, seal, the excerpt highlighted in the
 stored page text, the claim-checker's verdict), the plan's coverage, what the
 run spent (with dollars) and the verification result. `--open` then hands it
@@ -20,7 +20,7 @@ from .verify_cmd import open_run_dir
 
 def run(args: argparse.Namespace) -> int:
     from ..guard.registry import data_dir  # lazy: start-up
-    from ..view_html import write_view  # lazy: start-up
+    from ..view.html import write_view  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "view")
     if run_dir is None:

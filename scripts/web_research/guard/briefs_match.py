@@ -33,14 +33,14 @@ class Brief(NamedTuple):
 
 
 def brief_hash(data: bytes) -> str:
-    from ..brief_prompt import brief_hash as core_hash  # lazy: hook start-up
+    from ..run.brief_prompt import brief_hash as core_hash  # lazy: hook start-up
 
     return core_hash(data)
 
 
 def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -> list[Brief]:
     """The briefs rendered in `<run>/briefs/` (optionally only those with the given hashes)."""
-    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
+    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     run = Path(run_dir)
     folder = run / formats.BRIEFS_DIR
@@ -68,14 +68,14 @@ def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -
 
 def dispatch_prompt(brief: Brief) -> str:
     """The exact prompt a researcher for `brief` is dispatched with (core's composition)."""
-    from ..brief_prompt import compose_agent_prompt  # lazy: hook start-up
+    from ..run.brief_prompt import compose_agent_prompt  # lazy: hook start-up
 
     return compose_agent_prompt(brief.text, brief.brief_hash)
 
 
 def split_hash_line(prompt: str) -> tuple[str, str | None]:
     """(brief text, stated hash or None), undoing `dispatch_prompt` (core's split)."""
-    from ..brief_prompt import split_agent_prompt  # lazy: hook start-up
+    from ..run.brief_prompt import split_agent_prompt  # lazy: hook start-up
 
     return split_agent_prompt(prompt)
 
@@ -119,7 +119,7 @@ def referenced_slugs(prompt: str) -> set[str]:
     What a real model does with `Brief: <brief_path>`: it quotes it, makes it relative, adds a
     sentence, or writes the slug or the subtopic's name instead of the path. The caller decides
     whether the slugs it finds name exactly one brief."""
-    from ..slug import slugify  # lazy: hook start-up
+    from ..core.slug import slugify  # lazy: hook start-up
 
     found = {m.group(1) for m in _PATH_REFERENCE.finditer(prompt)}
     for line in _LABEL_LINE.finditer(prompt):

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import ledger
-from ..usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold, normalise_url
+from ..evidence import ledger
+from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold, normalise_url
 from typing import NamedTuple
 
 TYPE_CHECKING = False
@@ -119,10 +119,10 @@ def max_dispatches(subtopics: int, second_wave: int) -> int:
 def run_limits(run_dir: str) -> RunLimits:
     """The limits of the run's plan.md; an unreadable plan gets the untiered defaults (the run
     could not have rendered briefs from it anyway) and no run-wide dispatch cap."""
-    from ..budget import budget_for, effective_budget  # lazy: start-up
+    from ..run.budget import budget_for, effective_budget  # lazy: start-up
     from ..formats import PLAN_FILE  # lazy: start-up
-    from ..fsutil import RunFileError, read_run_text  # lazy: start-up
-    from ..plan import parse_plan, second_wave_subtopics  # lazy: start-up
+    from ..core.fsutil import RunFileError, read_run_text  # lazy: start-up
+    from ..run.plan import parse_plan, second_wave_subtopics  # lazy: start-up
 
     path = Path(run_dir) / PLAN_FILE
     try:

@@ -104,8 +104,8 @@ def checker_write_refusal(file_path: object, cwd: str | None, allowed: Sequence[
 def verdicts_problems(path: str, run_dir: str, keys: Sequence[str]) -> list[str]:
     """What is wrong with a checker's verdicts file: missing, unreadable, off-schema,
     or not judging exactly the claims it was given."""
-    from ..fsutil import RunFileError, read_run_file  # lazy: start-up
-    from ..verdicts import MAX_VERDICT_FILE_BYTES, keys_missing_from, parse_verdicts  # lazy: start-up
+    from ..core.fsutil import RunFileError, read_run_file  # lazy: start-up
+    from ..checks.verdicts import MAX_VERDICT_FILE_BYTES, keys_missing_from, parse_verdicts  # lazy: start-up
 
     try:
         raw = read_run_file(Path(path), Path(run_dir), MAX_VERDICT_FILE_BYTES)
@@ -126,7 +126,7 @@ def verdicts_problems(path: str, run_dir: str, keys: Sequence[str]) -> list[str]
 
 def answer_block_reason(problems: Sequence[str], count: int) -> str:
     """What a checker whose reply cannot be used is told: what is wrong, and the answer format again."""
-    from ..verdicts import answer_instruction  # lazy: start-up
+    from ..checks.verdicts import answer_instruction  # lazy: start-up
 
     return ("Your answer is not usable yet:\n" + "\n".join(f"- {p}" for p in problems) + "\n"
             + answer_instruction(count))

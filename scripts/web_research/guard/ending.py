@@ -1,7 +1,7 @@
 """The end of a run, for the person: write report.html and say what came out.
 
 When the Stop gate lets a run end (verified, or released unverified), the hook
-writes the report view (view_html.py) and shows the user, through the Stop
+writes the report view (view/html.py) and shows the user, through the Stop
 hook's `systemMessage`, the TL;DR, the verification result, the cost and the
 paths of report.md and report.html. The model's final message stays the one
 JSON object callers parse; this message goes to the person only.
@@ -52,10 +52,10 @@ def end_of_run(env: Mapping[str, str], run_dir: str, seal_source: Any, failures:
     """Write the view (best effort) and return the message for the user."""
     view = view_path = None
     try:
-        from ..view_data import gather  # lazy: only at the end of a run
-        from ..view_html import render_page  # lazy: as above
+        from ..view.data import gather  # lazy: only at the end of a run
+        from ..view.html import render_page  # lazy: as above
         from .. import formats  # lazy: start-up
-        from ..fsutil import atomic_write_text  # lazy: start-up
+        from ..core.fsutil import atomic_write_text  # lazy: start-up
         from .registry import data_dir  # lazy: start-up
 
         view = gather(Path(run_dir), seal_source, env, data_dir(env))

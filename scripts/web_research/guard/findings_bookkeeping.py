@@ -42,7 +42,7 @@ def subtopic_of(run: dict[str, Any], brief: Brief) -> str:
 
 def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
     """The stub of a dispatched researcher's findings file (see the module docstring)."""
-    from ..findings_stub import still_to_dispatch, stub_text  # lazy: hook start-up
+    from ..run.findings_stub import still_to_dispatch, stub_text  # lazy: hook start-up
     from .plugin_writes import write_run_file  # lazy: hook start-up
 
     try:
@@ -58,8 +58,8 @@ def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
 
 def complete(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
     """Fill in the plugin's frontmatter fields of the findings file the researcher wrote."""
-    from ..findings_stub import completed_text  # lazy: hook start-up
-    from ..fsutil import RunFileError, read_run_text  # lazy: hook start-up
+    from ..run.findings_stub import completed_text  # lazy: hook start-up
+    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
     from .plugin_writes import write_run_file  # lazy: hook start-up
 
     try:

@@ -35,7 +35,7 @@ def required_fields_text() -> str:
     """The frontmatter fields a researcher writes itself, read from the schema: "status, and
     reason when status is empty or failed" (the plugin fills in formats.FINDINGS_PLUGIN_FIELDS)."""
     from ..formats import FINDINGS_PLUGIN_FIELDS  # lazy: hook start-up
-    from ..schema_validation import load_schema  # lazy: only SubagentStop of a researcher needs it
+    from ..core.schema_validation import load_schema  # lazy: only SubagentStop of a researcher needs it
 
     schema = load_schema(FRONTMATTER_SCHEMA)
     required = [name for name in schema["required"] if name not in FINDINGS_PLUGIN_FIELDS]
@@ -50,9 +50,9 @@ def required_fields_text() -> str:
 def _load(brief: Brief) -> "tuple[Any, list[str]]":
     """(parsed findings or None, problems reading it). Reads only a bounded regular
     file inside the run (fsutil), never following a link out of it."""
-    from ..findings import load_findings  # lazy: hook start-up
+    from ..checks.findings import load_findings  # lazy: hook start-up
     from ..formats import MAX_MARKDOWN_BYTES  # lazy: hook start-up
-    from ..fsutil import RunFileError, read_run_text  # lazy: hook start-up
+    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     path = Path(brief.findings_path)
     try:
@@ -91,8 +91,8 @@ def findings_problems(brief: Brief) -> list[str]:
 
 
 def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
-    from ..findings import findings_checks  # lazy: hook start-up
-    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
+    from ..checks.findings import findings_checks  # lazy: hook start-up
+    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     run_dir = found.path.parent.parent
     brief_bytes = None
@@ -123,8 +123,8 @@ def citation_problems(brief: Brief, sealed: Mapping[str, Any] | None = None) -> 
 def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None) -> list[str]:
     if not found.citations:
         return []
-    from ..citation_checks import citation_checks  # lazy: hook start-up
-    from ..integrity import citation_integrity_checks  # lazy: hook start-up
+    from ..checks.citation_checks import citation_checks  # lazy: hook start-up
+    from ..checks.integrity import citation_integrity_checks  # lazy: hook start-up
 
     path = found.path
     run_dir = path.parent.parent
@@ -133,7 +133,7 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
     checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations], sealed)
     # The figure rule, told while the researcher still holds the page: each figure a cited
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
-    from ..claims import claim_records, claims_checks  # lazy: hook start-up
+    from ..checks.claims import claim_records, claims_checks  # lazy: hook start-up
 
     checks += claims_checks(claim_records(path, scope, found.doc, found.citations))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path)

@@ -13,9 +13,9 @@ import json
 import time
 from pathlib import Path
 
-from .. import ledger
-from ..metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
-from ..usage import fold
+from ..evidence import ledger
+from ..metrics.run_metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
+from ..metrics.usage import fold
 from .briefs_match import subagent_transcript_path
 from .registry import atomic_write_text, data_dir
 

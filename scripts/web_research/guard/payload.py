@@ -225,7 +225,7 @@ def read_named_file(path: str, max_bytes: int = MAX_TRANSCRIPT_PREFIX) -> bytes 
     fsutil.read_regular_prefix. None when it does not exist; `PayloadError` when it is no
     regular file (a FIFO, a device, a directory, a symbolic link) or cannot be read: the
     client names only its own transcripts, so anything else is input the hook cannot trust."""
-    from ..fsutil import NotRegularFile, read_regular_prefix  # lazy: start-up
+    from ..core.fsutil import NotRegularFile, read_regular_prefix  # lazy: start-up
 
     try:
         return read_regular_prefix(path, max_bytes)[0]

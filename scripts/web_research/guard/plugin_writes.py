@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from ..ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
+from ..evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ __all__ = ["PLUGIN_WRITE", "write_run_file"]
 def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
                    slug: object) -> None:
     """Write `text` to `path` (inside the run) atomically and record the write in the ledger."""
-    from .. import ledger  # lazy: hook start-up
-    from ..fsutil import atomic_write_text  # lazy: hook start-up
+    from ..evidence import ledger  # lazy: hook start-up
+    from ..core.fsutil import atomic_write_text  # lazy: hook start-up
     from .seals import record  # lazy: hook start-up
 
     data = text.encode("utf-8")

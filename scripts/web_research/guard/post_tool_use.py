@@ -73,7 +73,7 @@ def _post_write(ctx: Context) -> dict[str, Any]:
     if path is None or ambiguous:
         return {}
     target = resolve_target(path, ctx.payload.get("cwd"))
-    from .. import ledger  # lazy: hook start-up
+    from ..evidence import ledger  # lazy: hook start-up
     from .seals import record_written  # lazy: hook start-up
 
     content = ctx.tool_input.get("content")
@@ -81,7 +81,7 @@ def _post_write(ctx: Context) -> dict[str, Any]:
 
         digest: str | None = "sha256:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
     else:
-        from ..provenance import MAX_EVIDENCE_BYTES  # lazy: hook start-up
+        from ..evidence.provenance import MAX_EVIDENCE_BYTES  # lazy: hook start-up
 
         digest = ledger.file_sha256(target, MAX_EVIDENCE_BYTES)
     run = active[1]["run"]
@@ -190,7 +190,7 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
         run["kept"], extra = _kept_by_the_ledger(ctx, run["run_dir"], printed)
     with session.locked():
         session.open_run(run)
-    from .. import ledger  # lazy: start-up
+    from ..evidence import ledger  # lazy: start-up
     from .seals import record  # lazy: start-up
 
     record(ctx.env, run["run_dir"], [ledger.entry("run_open", resumed=isinstance(resumed, dict))])
@@ -243,8 +243,8 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
     `start` ran in the Bash tool, without the hooks' data directory: it judged seals from the
     folder copy, which anything in the run could have edited. The hook judges them again
     from the ledger; only a findings file sealed there, intact and `ok`, is kept."""
-    from .. import ledger  # lazy: start-up
-    from ..resume import NotARun, PlanChanged, assess  # lazy: start-up
+    from ..evidence import ledger  # lazy: start-up
+    from ..run.resume import NotARun, PlanChanged, assess  # lazy: start-up
     from .seals import _ledger_entries  # lazy: start-up
 
     try:
@@ -292,7 +292,7 @@ def _approved_hashes(run_dir: str) -> set[str]:
     """The brief hashes `briefs` recorded as approved (.web-research/approval.json): every brief
     of the current plan, the ones it no longer lists (done) included; none when unreadable."""
     from .. import formats  # lazy: hook start-up
-    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
+    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     path = os.path.join(run_dir, formats.RUN_STATE_DIR, formats.APPROVAL_FILE)
     try:
@@ -311,7 +311,7 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
     """brief_hash or brief_path -> {"subtopic", "findings_path"} from the JSON list `briefs`
     prints (its findings path wins over the guard's own `findings/<slug>.md`; only paths
     inside the run folder are taken)."""
-    from ..fsutil import is_within  # lazy: hook start-up
+    from ..core.fsutil import is_within  # lazy: hook start-up
 
     try:
         items = json.loads(stdout)

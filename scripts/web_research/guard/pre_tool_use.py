@@ -156,8 +156,8 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     may run: the hook approves only a start that passes start's own checks."""
     import datetime  # lazy: start-up
 
-    from ..inputs import InputError  # lazy: hook start-up
-    from ..runfolder import check_start_args  # lazy: hook start-up
+    from ..run.inputs import InputError  # lazy: hook start-up
+    from ..run.runfolder import check_start_args  # lazy: hook start-up
 
     cwd = ctx.payload.get("cwd")
     try:
@@ -170,7 +170,7 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
 
         if not ledger_knows(ctx.env, str(run_dir)):
             # Only a run the plugin's own records know is resumed: nothing is adopted.
-            from ..resume import NO_RECORD  # lazy: start-up
+            from ..run.resume import NO_RECORD  # lazy: start-up
 
             return json.dumps({"error": formats.ERROR_NOT_A_RUN, "detail": f"{run_dir}: {NO_RECORD}"},
                               ensure_ascii=False)
@@ -183,8 +183,8 @@ def _pre_checker_agent(ctx: Context, tool_input: dict[str, Any]) -> dict[str, An
     active = active_run(ctx)
     if active is None:
         return {}
-    from ..checklist import parse_and_check  # lazy: start-up
-    from ..verdicts import prompt_for_run  # lazy: start-up
+    from ..checks.checklist import parse_and_check  # lazy: start-up
+    from ..checks.verdicts import prompt_for_run  # lazy: start-up
     from .checker_gate import decide_checker_dispatch  # lazy: start-up
 
     session, snapshot = active
@@ -320,7 +320,7 @@ def _pre_orchestrator_write(ctx: Context, run: dict[str, Any], tool: str, target
 
 def _plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str] | None:
     """(plan.md now, plan.md after this call), or None when either cannot be known."""
-    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
+    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
     from .room import edited_text  # lazy: hook start-up
 
     try:
@@ -333,7 +333,7 @@ def _plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str] | Non
 
 def _second_wave_rendered(run_dir: str, plan_text: str) -> bool:
     """plan.md holds a second wave and `briefs` rendered it (the approval record is this plan)."""
-    from ..resume import read_approval, sha256_of  # lazy: hook start-up
+    from ..run.resume import read_approval, sha256_of  # lazy: hook start-up
     from .room import PLAN_SECOND_WAVE_HEADING  # lazy: hook start-up
 
     if not any(line.rstrip() == PLAN_SECOND_WAVE_HEADING for line in plan_text.split("\n")):

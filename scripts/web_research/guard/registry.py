@@ -77,7 +77,7 @@ class Session:
     def locked(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator["Session"]:
         """Hold the session's exclusive lock. Waits for other hooks to release it, but
         not forever: a stuck holder makes this hook fail (open) instead of hanging."""
-        from ..fsutil import exclusive_lock  # lazy: hook start-up
+        from ..core.fsutil import exclusive_lock  # lazy: hook start-up
 
         self.dir.mkdir(parents=True, exist_ok=True)
         with exclusive_lock(self.lock_path, timeout):
@@ -149,7 +149,7 @@ def new_run(run_dir: str, start_output: Mapping[str, Any]) -> dict[str, Any]:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """fsutil's atomic write, imported on first write: read-only hooks skip tempfile."""
-    from ..fsutil import atomic_write_text as write  # lazy: hook start-up
+    from ..core.fsutil import atomic_write_text as write  # lazy: hook start-up
 
     write(path, text)
 

@@ -26,8 +26,9 @@ import os
 import re
 from pathlib import Path
 
-from .. import formats, ledger
-from ..provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
+from .. import formats
+from ..evidence import ledger
+from ..evidence.provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
 from .registry import data_dir, write_run_state
 
 TYPE_CHECKING = False
@@ -188,8 +189,8 @@ def seal_unsealed_findings(env: Mapping[str, str], run_dir: str, findings_path: 
 def findings_status(findings_path: str, sha256: str | None = None) -> str | None:
     """The `status` of a findings file (None when unreadable, or when its bytes no longer hash
     to `sha256`): kept with its seal, so a dispatch can tell a final `ok` file without parsing."""
-    from ..findings import load_findings  # lazy: YAML, only where a findings file is sealed
-    from ..fsutil import RunFileError, read_run_file  # lazy: hook start-up
+    from ..checks.findings import load_findings  # lazy: YAML, only where a findings file is sealed
+    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
     path = Path(findings_path)
     try:
@@ -219,7 +220,7 @@ def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
 
 def _small_file_sha256(path: Path) -> str:
     """`sha256:<hex>` of a findings-sized regular file (no link followed), "" when unreadable."""
-    from ..fsutil import MAX_RUN_FILE_BYTES, read_bounded  # lazy: hook start-up
+    from ..core.fsutil import MAX_RUN_FILE_BYTES, read_bounded  # lazy: hook start-up
 
     found = read_bounded(path, MAX_RUN_FILE_BYTES)
     if found is None or found[1]:

@@ -14,8 +14,9 @@ def _end_hashes(run_dir: str) -> dict[str, str | None]:
     """sha256 of report.md and plan.md (None when unreadable), taken before and after the verifier."""
     from pathlib import Path  # lazy: start-up
 
-    from .. import formats, ledger  # lazy: start-up
-    from ..provenance import MAX_EVIDENCE_BYTES  # lazy: start-up
+    from .. import formats  # lazy: start-up
+    from ..evidence import ledger  # lazy: start-up
+    from ..evidence.provenance import MAX_EVIDENCE_BYTES  # lazy: start-up
 
     return {name: ledger.file_sha256(Path(run_dir) / name, MAX_EVIDENCE_BYTES)
             for name in (formats.REPORT_FILE, formats.PLAN_FILE)}

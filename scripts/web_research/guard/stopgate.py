@@ -49,7 +49,7 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
     A check that cannot complete (an exception raised by what the run folder holds, the
     hook's deadline) is one failure: the gate holds rather than failing open.
     `seal_source` (provenance.SealSource): inside a run, the ledger's seals, all required."""
-    from ..checklist import run_checklist  # lazy: hook start-up
+    from ..checks.checklist import run_checklist  # lazy: hook start-up
 
     try:
         checks = run_checklist(Path(run_dir), seal_source)

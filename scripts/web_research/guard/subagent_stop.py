@@ -74,7 +74,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
             return output.block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
     if verdicts:
-        from ..verdicts import verdicts_json  # lazy: start-up
+        from ..checks.verdicts import verdicts_json  # lazy: start-up
         from .plugin_writes import write_run_file  # lazy: start-up
 
         text = verdicts_json(verdicts)
@@ -90,7 +90,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
 def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
     """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
     else the last assistant text of its transcript), and what is wrong with the reply."""
-    from ..verdicts import parse_answer  # lazy: start-up
+    from ..checks.verdicts import parse_answer  # lazy: start-up
     from .briefs_match import last_assistant_text  # lazy: start-up
 
     text = ctx.payload.get("last_assistant_message")

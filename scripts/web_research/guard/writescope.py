@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..fsutil import is_within
+from ..core.fsutil import is_within
 from .briefs_match import Brief
 
 TYPE_CHECKING = False

@@ -21,8 +21,8 @@ from scripted.prompt_text import PromptError, core_command, json_in, read_tool_t
 from scripted.topics import Subtopic, original_name, renamed
 
 from web_research import formats
-from web_research.budget import PLAN_TIER_LINE, tier_defaults
-from web_research.report_references import SHAPE
+from web_research.run.budget import PLAN_TIER_LINE, tier_defaults
+from web_research.checks.report_references import SHAPE
 
 
 # SKILL.md's rule for a skill opened without arguments, and its bound on rounds of fixes.

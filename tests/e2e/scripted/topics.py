@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from web_research.slug import slugify
+from web_research.core.slug import slugify
 
 
 @dataclass

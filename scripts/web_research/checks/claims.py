@@ -1,0 +1,400 @@
+"""Cited claims and whether their figures are grounded in the excerpts they cite.
+
+A claim is a cited sentence of report.md or of a findings file: a sentence
+(of a paragraph, list item or table row) carrying at least one `[^n]` marker.
+Uncited sentences of the same block belong to the claim they lead up to, or,
+after the block's last marker, to the last claim: a figure cannot escape the
+check by standing one sentence away from its footnote. Headings, list
+numbering, footnote markers, link targets and code are not part of a claim.
+
+The rule (`grounding`): each quantity the claim states (see `quantities`) must
+appear in at least one excerpt cited in the same claim. A year or date missing
+from them is only a warning: it often comes from the question or the page's
+date. Number words ("seven") never count.
+
+`claim_hash` (sha256 of the normalized claim text, markers removed) is stable
+across renumbering, so a later claim checker can key its verdicts on it.
+Everything here is pure; `claims_checks` and `run_claims` adapt a parsed run.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
+
+from .result import Check
+from ..evidence.excerpts import normalize
+from ..formats import BULLET_ID_PATTERN
+from .quantities import SOFT_KINDS, Quantity, extract_quantities
+from ..core.markdown_doc import BREAK, CELL, REF, TEXT, Block, Document, parse_markdown
+from ..core.records import Record
+
+if TYPE_CHECKING:
+    from .parsed_run import ParsedRun
+    from .citation_entries import Citation
+
+# Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading
+# `2.1:` label and "bullet(s) 2.1[, 2.2 and 2.3]" are left out of a claim's figures.
+_ID = r"\[?" + BULLET_ID_PATTERN + r"\]?"
+_ID_LIST = _ID + r"(?:\s*(?:,|and|&)\s*" + _ID + r")*"
+_BULLET_ID_LABEL = re.compile(r"^\s*(?:bullets?\s+)?" + _ID_LIST + r"\s*:\s+", re.IGNORECASE)
+_BULLET_ID_MENTION = re.compile(r"\bbullets?\s+" + _ID_LIST, re.IGNORECASE)
+_URL = re.compile(r"<?https?://[^\s>)]+>?")
+# Where a footnote reference stood in a block's joined text (a private-use character,
+# removed from the text itself first): its label is the next one of the block's references.
+_MARK = "\ue000"
+# A sentence ends at . ! or ? (plus closing quotes/brackets and any footnote
+# references), before whitespace and a capital, digit, quote, bracket or currency.
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*" + _MARK + r"*(?=\s+[A-Z0-9\"'\u201c\u2018(\[$\u20ac\u00a3*_])")
+_ABBREVIATIONS = {"e.g", "i.e", "vs", "etc", "approx", "inc", "ltd", "co", "corp", "mr", "mrs", "dr", "st", "no",
+                  "u.s", "cf", "al", "fig", "ca"}
+_DIGIT = re.compile(r"\d")
+_LAST_WORD = re.compile(r"([\w.]+)\.$")  # the word a full stop ends
+_INITIAL = re.compile(r"[A-Z]")
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
+MAX_BLOCK_CHARS = 50_000  # a longer paragraph is cut: bounds the work on hostile input
+
+
+class Claim(NamedTuple):
+    """A cited claim: `line` is the file line it starts on; `text` is plain
+    (markdown and markers removed); `footnotes` the citation numbers in order of first
+    use; `labels` every footnote label it uses (a draft's `slug:3` too), in that order."""
+
+    line: int
+    text: str
+    footnotes: tuple[int, ...]
+    labels: tuple[str, ...] = ()
+
+    @property
+    def hash(self) -> str:
+        return "sha256:" + hashlib.sha256(normalize(self.text).encode("utf-8")).hexdigest()
+
+
+class Grounding(NamedTuple):
+    """The rule's outcome for one claim. `checked` is False when one of its
+    footnotes has no entry with an excerpt (the citation rules report that)."""
+
+    checked: bool
+    quantities: tuple[Quantity, ...] = ()
+    missing: tuple[Quantity, ...] = ()  # error: figures no cited excerpt states
+    soft_missing: tuple[Quantity, ...] = ()  # warning: years and dates no cited excerpt states
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing
+
+
+class ClaimRecord(Record):
+    """A claim with what it cites and its grounding, as `web-research claims` lists it."""
+
+    __slots__ = ("path", "scope", "claim", "excerpts", "grounding")
+
+    def __init__(self, path: Path, scope: str, claim: Claim,
+                 excerpts: list[tuple[int, str | None, str]] | None = None,
+                 grounding: Grounding | None = None) -> None:
+        self.path = path
+        self.scope = scope
+        self.claim = claim
+        self.excerpts: list[tuple[int, str | None, str]] = [] if excerpts is None else excerpts  # (number, url, excerpt)
+        self.grounding = Grounding(False) if grounding is None else grounding
+
+    @property
+    def sites(self) -> list[str]:
+        """The independent sites (registrable domains, `sites.py`) of the excerpts it cites."""
+        return corroboration(self)
+
+    def as_dict(self, display_path: str) -> dict[str, Any]:
+        g = self.grounding
+        sites = self.sites
+        return {
+            "file": display_path, "line": self.claim.line, "text": self.claim.text, "hash": self.claim.hash,
+            "footnotes": list(self.claim.footnotes),
+            "excerpts": [{"footnote": n, "url": url, "excerpt": text} for n, url, text in self.excerpts],
+            "sites": len(sites), "site_domains": sites,
+            "grounded": g.ok if g.checked else None,
+            "quantities": [q.text for q in g.quantities],
+            "missing": [q.text for q in g.missing],
+            "dates_missing": [q.text for q in g.soft_missing],
+        }
+
+
+def corroboration(record: ClaimRecord) -> list[str]:
+    """The distinct sites whose excerpts a claim cites, in order of first citation: its
+    corroboration is their number (a vendor's own pages are one site)."""
+    from ..evidence.sites import independent_sites  # lazy: loads the public suffix list
+
+    return independent_sites(url for _n, url, _excerpt in record.excerpts)
+
+
+# --------------------------------------------------------------------------
+# Finding claims
+# --------------------------------------------------------------------------
+
+def find_claims(text: str, first_line: int = 1) -> list[Claim]:
+    """Every cited claim of a Markdown file (or body starting at `first_line`)."""
+    return claims_of(parse_markdown(text, first_line))
+
+
+def claims_of(document: Document) -> list[Claim]:
+    """Every cited claim of a parsed Markdown file: of its paragraphs (list items and
+    quotes included) and table rows; headings, code and footnote definitions make none."""
+    claims: list[Claim] = []
+    for block in document.blocks:
+        if block.labels:
+            claims.extend(_claims_of_block(block))
+    return claims
+
+
+def _joined(block: Block) -> tuple[str, list[tuple[int, int]], list[str]]:
+    """The block's prose as one line (markers as `_MARK`), with (offset, line) where each
+    source line starts, and the labels of its references in order. Code spans and HTML
+    are left out; table cells are joined with ' ; '."""
+    parts: list[str] = []
+    starts: list[tuple[int, int]] = [(0, block.line)]
+    labels: list[str] = []
+    size = 0
+    for span in block.spans:
+        if span.kind == TEXT:
+            piece = span.text.replace(_MARK, "") if _MARK in span.text else span.text
+        elif span.kind == REF:
+            piece = _MARK
+            labels.append(span.text)
+        elif span.kind == BREAK:
+            piece = " "
+            starts.append((size + 1, span.line))
+        elif span.kind == CELL:
+            piece = " ; "
+        else:  # code and HTML: no part of a claim
+            piece = " " if span.kind != "html" else ""
+        parts.append(piece)
+        size += len(piece)
+        if size > MAX_BLOCK_CHARS:
+            break
+    joined = "".join(parts)[:MAX_BLOCK_CHARS]
+    if block.item:
+        label = _BULLET_ID_LABEL.match(joined)
+        if label:
+            joined = joined[label.end():]
+            starts = [(max(0, offset - label.end()), line) for offset, line in starts]
+    return joined, starts, labels
+
+
+def _claims_of_block(block: Block) -> list[Claim]:
+    joined, starts, labels = _joined(block)
+    sentences: list[tuple[int, str]] = []  # (offset, text)
+    begin = 0
+    for m in _SENTENCE_END.finditer(joined):
+        head = joined[begin:m.start() + 1]
+        word = _LAST_WORD.search(head)
+        if word and (word.group(1).casefold() in _ABBREVIATIONS or _INITIAL.fullmatch(word.group(1))):
+            continue
+        sentences.append((begin, joined[begin:m.end()]))
+        begin = m.end()
+    if joined[begin:].strip():
+        sentences.append((begin, joined[begin:]))
+    groups: list[tuple[int, list[str]]] = []  # (offset, sentences), each closed by a cited sentence
+    pending: list[str] = []
+    pending_at: int | None = None
+    for offset, sentence in sentences:
+        if pending_at is None:
+            pending_at = offset + len(sentence) - len(sentence.lstrip())
+        pending.append(sentence)
+        if _MARK in sentence:
+            groups.append((pending_at, pending))
+            pending, pending_at = [], None
+    if pending and groups:
+        groups[-1][1].extend(pending)  # after the last marker: part of the last claim
+    claims = []
+    used = 0
+    for offset, parts in groups:
+        raw = " ".join(parts)
+        count = raw.count(_MARK)
+        mine = tuple(dict.fromkeys(labels[used:used + count]))
+        used += count
+        footnotes = tuple(dict.fromkeys(int(label) for label in mine if label.isascii() and label.isdigit()))
+        line = max(number for start, number in starts if start <= offset)
+        claims.append(Claim(line, plain_text(raw), footnotes, mine))
+    return claims
+
+
+def plain_text(text: str) -> str:
+    """A claim's words from its joined prose: reference marks, bullet-id mentions and
+    bare URLs dropped, whitespace collapsed. (The parser already dropped emphasis,
+    link targets, code and HTML.)"""
+    # (each string test only skips a pattern that cannot match: verify runs this on every claim)
+    if _MARK in text:
+        text = text.replace(_MARK, "")
+    if "bullet" in text.lower():
+        text = _BULLET_ID_MENTION.sub("", text)
+    if "http" in text:
+        text = _URL.sub("", text)
+    text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
+    return " ".join(text.split())
+
+
+# --------------------------------------------------------------------------
+# The rule
+# --------------------------------------------------------------------------
+
+def grounding(claim: Claim, excerpts: Iterable[str]) -> Grounding:
+    """Check each quantity of `claim` against the quantities of `excerpts`."""
+    texts = [e for e in excerpts if e and e.strip()]
+    if not texts:
+        return Grounding(False)
+    if not _DIGIT.search(claim.text):
+        return Grounding(True)  # no figure to check (number words never count)
+    stated = _quantities_of(claim.text)
+    if not stated:
+        return Grounding(True)
+    available = [q for text in texts for q in _quantities_of(text)]
+    missing, soft = [], []
+    for quantity in stated:
+        if not any(quantity.matches(other) for other in available):
+            (soft if quantity.kind in SOFT_KINDS else missing).append(quantity)
+    return Grounding(True, stated, tuple(missing), tuple(soft))
+
+
+@lru_cache(maxsize=4096)
+def _quantities_of(text: str) -> tuple[Quantity, ...]:
+    # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
+    return tuple(extract_quantities(normalize(text)))
+
+
+def claim_records(path: Path, scope: str, document: Document,
+                  citations: Iterable["Citation"]) -> list[ClaimRecord]:
+    """The claims of one parsed file with their excerpts (from the file's own Sources) and grounding."""
+    by_number: dict[int, "Citation"] = {}
+    for c in citations:
+        by_number.setdefault(c.number, c)
+    records = []
+    for claim in claims_of(document):
+        cited = [(n, by_number[n].url, by_number[n].excerpt) for n in claim.footnotes
+                 if n in by_number and by_number[n].excerpt]
+        if len(cited) < len(claim.footnotes):
+            # A footnote without a usable excerpt is the citation rules' defect
+            # (undefined, required), and an error already: one defect, one check.
+            result = Grounding(False)
+        else:
+            result = grounding(claim, [e for _n, _u, e in cited])
+        records.append(ClaimRecord(path, scope, claim, cited, result))
+    return records
+
+
+def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
+    """Every cited claim of report.md and of each findings file, in that order."""
+    records: list[ClaimRecord] = []
+    if parsed.report is not None and parsed.report_path is not None:
+        records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
+    for slug, found in parsed.findings.items():
+        records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations)
+    return records
+
+
+def _footnote_list(numbers: Iterable[int]) -> str:
+    return "".join(f"[^{n}]" for n in numbers)
+
+
+def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
+    """`<scope>.claims.grounded` (error, one failing check per ungrounded claim,
+    else one passing check per file) and `<scope>.claims.dates` (warning)."""
+    by_file: dict[Path, list[ClaimRecord]] = {}
+    for record in records:
+        by_file.setdefault(record.path, []).append(record)
+    checks: list[Check] = []
+    for path, items in by_file.items():
+        scope = items[0].scope
+        checked = [r for r in items if r.grounding.checked]
+        failing = [r for r in checked if not r.grounding.ok]
+        for r in failing:
+            figures = ", ".join(f"'{q.text}'" for q in r.grounding.missing)
+            shown = "; ".join(f"[^{n}] \"{_shorten(e)}\"" for n, _u, e in r.excerpts)
+            checks.append(Check(f"{scope}.claims.grounded", False, "error", (
+                f"claim at line {r.claim.line} states {figures}, which no excerpt it cites "
+                f"({_footnote_list(r.claim.footnotes)}) states: {shown}. State the figure the page gives, "
+                "or cite the passage that gives this one"), str(path), r.claim.line))
+        if checked and not failing:
+            checks.append(Check(f"{scope}.claims.grounded", True, "error",
+                                f"{len(checked)} cited claim(s): every figure appears in an excerpt they cite",
+                                str(path), None))
+        soft = [r for r in checked if r.grounding.soft_missing]
+        if soft:
+            first = soft[0]
+            listed = "; ".join(f"line {r.claim.line}: " + ", ".join(f"'{q.text}'" for q in r.grounding.soft_missing)
+                               + f" not in {_footnote_list(r.claim.footnotes)}" for r in soft[:6])
+            checks.append(Check(f"{scope}.claims.dates", False, "warning",
+                                f"years or dates no cited excerpt states ({listed}); make sure they come from "
+                                "the question or the page's own date", str(path), first.claim.line))
+    return checks
+
+
+def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Check | None":
+    """`report.tldr.sites` (warning): a TL;DR bullet whose cited excerpts all come from one
+    site, in a run whose sources span two sites or more. The TL;DR is what a reader keeps; a
+    point there should not rest on one vendor's word about itself, or on one page, when the
+    run has a second source to offer. (When every source of the run is on one site, no bullet
+    can do better: the check passes and says so; the view shows each claim's count anyway.)"""
+    from .. import formats  # lazy: start-up
+
+    report = parsed.report
+    section = report.section(formats.REPORT_SECTIONS[0]) if report is not None else None
+    if section is None:
+        return None
+    mine = [r for r in records if r.scope == "report" and section.line < r.claim.line <= section.end and r.excerpts]
+    single: list[tuple[int, str]] = []
+    bullets = 0
+    for item in report.doc.items:
+        if item.depth or not section.line < item.line <= section.end:
+            continue
+        cited = [r for r in mine if item.line <= r.claim.line <= item.end]
+        if not cited:
+            continue  # an uncited bullet is another check's business
+        bullets += 1
+        from ..evidence.sites import host, independent_sites  # lazy: start-up
+
+        urls = [url for r in cited for _n, url, _e in r.excerpts if url]
+        hosts = {host(url) for url in urls} - {None}
+        if len(hosts) == 1:  # one host is one site: no need to load the suffix list
+            single.append((item.line, hosts.pop()))
+        elif len(sites := independent_sites(urls)) == 1:
+            single.append((item.line, sites[0]))
+    path = str(parsed.report_path)
+    if not single:
+        return Check("report.tldr.sites", True, "warning",
+                     f"each of {bullets} cited TL;DR bullet(s) cites two or more independent sites", path, None)
+    from ..evidence.sites import host, independent_sites  # lazy: start-up
+
+    run_urls = [cited.citation.url for cited in parsed.cited if cited.citation.url]
+    if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(run_urls)) <= 1:
+        return Check("report.tldr.sites", True, "warning",
+                     "every source the run cites is on one site: no TL;DR bullet has a second site to cite", path, None)
+    listed = "; ".join(f"line {line}: {site}" for line, site in single[:6])
+    return Check("report.tldr.sites", False, "warning",
+                 f"{len(single)} TL;DR bullet(s) rest on a single site ({listed}); where the findings give a second, "
+                 "independent source for the point, cite it too", path, single[0][0])
+
+
+def _shorten(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> str:
+    """The compact, line-oriented listing of `web-research claims` (one stanza per claim)."""
+    out = []
+    for r in records:
+        g = r.grounding
+        verdict = "unchecked" if not g.checked else ("grounded" if g.ok else "UNGROUNDED")
+        line = f"{display.get(r.path, str(r.path))}:{r.claim.line} {r.claim.hash} {_footnote_list(r.claim.footnotes)} {verdict}"
+        if g.missing:
+            line += " missing=" + "|".join(q.text for q in g.missing)
+        if g.soft_missing:
+            line += " dates=" + "|".join(q.text for q in g.soft_missing)
+        if r.excerpts:
+            line += f" sites={len(r.sites)}"
+        out.append(line)
+        out.append(f"  claim: {r.claim.text}")
+        for n, url, excerpt in r.excerpts:
+            out.append(f"  [^{n}] {url or '-'} \"{' '.join(excerpt.split())}\"")
+    return "\n".join(out)

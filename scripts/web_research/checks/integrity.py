@@ -1,0 +1,383 @@
+"""Citation integrity: does each cited page really say what its excerpt quotes?
+
+For every citation of report.md and of the findings files whose URL (or the
+URL it redirected to) has a page snapshot under `sources/`, the excerpt must
+appear in the snapshot's text (see `excerpts`): a mismatch is an error naming
+the citation, the URL and the closest passage of the page, so the writer can
+correct the quote. A citation without a snapshot cannot be checked: in a run
+the plugin's hooks managed (there are seals: `sealed` is given) that is an
+error, since every page a researcher read went through `fetch` and was sealed,
+so a citation with no sealed snapshot cites a page nobody read; in a folder
+with no record of seals it is a warning ("not verifiable"), as are a site root
+cited where a page was meant, one URL under two numbers, and a title that
+differs from the page's own.
+
+Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
+`report` or `findings.<slug>`:
+
+    verbatim      error    one failing check per mismatched excerpt (not in the
+                           page, a part between omission marks too short, parts
+                           spread beyond one passage: `excerpts` rules; or a
+                           changed snapshot); one passing check per file otherwise
+    snapshot      warning  citations with no snapshot (not verifiable); error, one
+                           check per citation, when `sealed` is given and the
+                           citation has no snapshot a researcher's fetch sealed
+    site_root     warning  a bare domain or site root, or a page that
+                           redirected to one
+    repeated_url  warning  the same URL under two numbers in one file
+    title         warning  cited title differs from the page's title
+    retrieved     warning  a Retrieved date that is not the day of the snapshot's
+                           fetch stamp, or one with no snapshot behind it (the
+                           date comes from the fetch command, never the model)
+    sources.records          warning  unreadable snapshot records
+    citations.integrity      (always passes) the summary line: citations,
+                             verified verbatim, not verifiable, mismatched
+
+A citation without a usable URL or excerpt counts as not verifiable but gets
+no check here: the checklist's `required` rule reports it (one defect, one check).
+
+Standard library only, and each page is normalized once: verify must stay fast.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping, NamedTuple
+from urllib.parse import urlsplit
+
+from .. import formats
+from .result import Check
+from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
+from ..core.records import Record
+from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
+
+INTEGRITY_CHECK_ID = "citations.integrity"
+SOURCES_CHECK_ID = "sources.records"
+MAX_LISTED = 6
+TITLE_SIMILARITY = 0.85
+_ROOT_PATHS = {"", "/", "/index.html", "/index.htm", "/index.php", "/default.aspx", "/home"}
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+class IntegritySummary(NamedTuple):
+    """Counts behind the citation-integrity line; every citation is in exactly one bucket."""
+
+    citations: int = 0
+    verified: int = 0
+    not_verifiable: int = 0
+    mismatched: int = 0
+
+    def line(self) -> str:
+        return (f"Citation integrity: {self.citations} citations, {self.verified} verified verbatim, "
+                f"{self.not_verifiable} not verifiable, {self.mismatched} mismatched")
+
+
+class _Finding(NamedTuple):
+    line: int | None
+    message: str
+
+
+class _FileResult(Record):
+    """What one file's citations produced, before it becomes checks."""
+
+    __slots__ = ("path", "scope", "snapshot_backed", "mismatches", "unverifiable", "site_roots", "repeated",
+                 "titles", "dates", "unsealed")
+
+    def __init__(self, path: Path, scope: str) -> None:
+        self.path = path
+        self.scope = scope
+        self.snapshot_backed = 0
+        self.mismatches: list[_Finding] = []
+        self.unverifiable: list[_Finding] = []
+        self.site_roots: list[_Finding] = []
+        self.repeated: list[_Finding] = []
+        self.titles: list[_Finding] = []
+        self.dates: list[_Finding] = []
+        self.unsealed: list[_Finding] = []  # no sealed snapshot in a run the hooks managed (errors)
+
+
+def citation_integrity_checks(run_dir: Path, cited: Iterable[Any],
+                              sealed: "Mapping[str, Any] | None" = None) -> "list[Check]":
+    """The integrity checks for `cited`: items with `.path` and `.citation`
+    (the checklist's `Cited`) or `(path, citation)` pairs. `sealed`: the run's seals
+    (path relative to the run -> seal) when the hooks managed it, else None."""
+    checks, _ = citation_integrity(run_dir, cited, sealed)
+    return checks
+
+
+def citation_integrity(run_dir: Path, cited: Iterable[Any],
+                       sealed: "Mapping[str, Any] | None" = None) -> "tuple[list[Check], IntegritySummary]":
+    """Checks and summary counts in one pass (`sealed`: see `citation_integrity_checks`)."""
+    run_dir = Path(run_dir)
+    index = SnapshotIndex.build(run_dir)
+    pages = _PageCache()
+    files: dict[Path, _FileResult] = {}
+    seen_urls: dict[tuple[Path, str], int] = {}
+    counts = {"citations": 0, "verified": 0, "not_verifiable": 0, "mismatched": 0}
+
+    for path, citation in _pairs(cited):
+        result = files.get(path)
+        if result is None:
+            result = files[path] = _FileResult(path, _scope(run_dir, path))
+        counts["citations"] += 1
+        outcome = _check_citation(citation, index, pages, result, seen_urls, sealed)
+        counts[outcome] += 1
+
+    checks: list[Check] = []
+    for result in files.values():
+        checks.extend(_file_checks(Check, result))
+    for meta_path, message in index.problems:
+        checks.append(Check(SOURCES_CHECK_ID, False, "warning",
+                            f"{message}; its page cannot back any citation", str(meta_path), None))
+    summary = IntegritySummary(**counts)
+    if summary.citations:
+        # A summary, never a failure of its own: the checks above carry the defects.
+        checks.append(Check(INTEGRITY_CHECK_ID, True, "warning", summary.line(), None, None))
+    return checks, summary
+
+
+def _pairs(cited: Iterable[Any]) -> Iterable[tuple[Path, Any]]:
+    for item in cited:
+        if hasattr(item, "citation") and hasattr(item, "path"):
+            path, citation = item.path, item.citation
+        else:
+            path, citation = item
+        yield (path if isinstance(path, Path) else Path(path)), citation
+
+
+def _scope(run_dir: Path, path: Path) -> str:
+    """`report` or `findings.<slug>`, as the checklist names checks about that file."""
+    if path.name == formats.REPORT_FILE:
+        return "report"
+    if path.parent.name == formats.FINDINGS_DIR:
+        return f"findings.{path.stem}"
+    return path.stem
+
+
+class _Page(NamedTuple):
+    text: str
+    normalized: str
+
+
+class _PageCache:
+    """Each snapshot's text, read, hash-checked and normalized once per verify."""
+
+    def __init__(self) -> None:
+        self._pages: dict[Path, tuple[_Page | None, str | None]] = {}
+        self._matches: dict[tuple[Path, str], MatchResult] = {}
+
+    def get(self, snap: Snapshot) -> tuple[_Page | None, str | None]:
+        """(page, None) or (None, why the snapshot's text cannot be used)."""
+        if snap.text_path not in self._pages:
+            try:
+                text = snap.text()
+            except SnapshotError as exc:
+                self._pages[snap.text_path] = (None, str(exc))
+            else:
+                if snap.text_is_intact(text):
+                    self._pages[snap.text_path] = (_Page(text, normalize(text)), None)
+                else:
+                    self._pages[snap.text_path] = (None, (
+                        f"{formats.SOURCES_DIR}/{snap.text_path.name} was changed after it was fetched "
+                        "(its SHA-256 no longer matches); fetch the page again"))
+        return self._pages[snap.text_path]
+
+    def match(self, snap: Snapshot, page: _Page, excerpt: str) -> MatchResult:
+        """`match_excerpt` on the normalized page, once per page and excerpt: a report
+        quotes the same excerpts as its findings files."""
+        key = (snap.text_path, excerpt)
+        found = self._matches.get(key)
+        if found is None:
+            found = self._matches[key] = match_excerpt(excerpt, page.text, normalized=page.normalized)
+        return found
+
+
+def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, result: _FileResult,
+                    seen_urls: dict[tuple[Path, str], int], sealed: "Mapping[str, Any] | None" = None) -> str:
+    """Record the citation's problems in `result`; return its summary bucket."""
+    number, line = citation.number, citation.line or None
+    url = (citation.url or "").strip()
+    excerpt = citation.excerpt or ""
+    if not _is_web_url(url):
+        return "not_verifiable"  # the checklist's `required` rule already reports it: one defect, one check
+
+    key = url_key(url)
+    first = seen_urls.setdefault((result.path, key), number)
+    if first != number:
+        result.repeated.append(_Finding(line, f"[^{number}] cites the same URL as [^{first}] ({url}); "
+                                              f"reuse [^{first}] instead of a second number"))
+    snap = index.find(url)
+    if is_site_root(url):
+        result.site_roots.append(_Finding(line, f"[^{number}] cites the site root {url}; "
+                                                "cite the page that makes the claim"))
+    elif snap is not None and is_site_root(snap.final_url):
+        result.site_roots.append(_Finding(line, f"[^{number}] {url} redirected to the site root "
+                                                f"{snap.final_url}; the page it names may be gone"))
+    if snap is not None and citation.title and not _title_matches(citation.title, snap.titles):
+        result.titles.append(_Finding(line, f"[^{number}] title {citation.title!r} differs from the page's "
+                                            f"title {snap.title!r} ({url})"))
+    _check_retrieved(citation, snap, result)
+    if not excerpt.strip():
+        return "not_verifiable"  # reported by the `required` rule
+    if sealed is not None and (snap is None or f"{formats.SOURCES_DIR}/{snap.text_path.name}" not in sealed):
+        what = "has no page snapshot" if snap is None else \
+            f"has only a page snapshot no researcher's fetch sealed ({formats.SOURCES_DIR}/{snap.text_path.name})"
+        result.unsealed.append(_Finding(line, (
+            f"[^{number}] {url} {what}: no page read through the fetch command backs it. Read the page with "
+            "'web-research fetch' and quote from its text, or drop the claim")))
+        return "not_verifiable"
+    if snap is None:
+        result.unverifiable.append(_Finding(line, f"[^{number}] {url} has no page snapshot (not verifiable); "
+                                                  "fetch it with 'web-research fetch' and quote from its text"))
+        return "not_verifiable"
+
+    result.snapshot_backed += 1
+    page, problem = pages.get(snap)
+    where = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
+    if page is None:
+        result.mismatches.append(_Finding(line, f"[^{number}] cannot be checked against {url}: {problem}"))
+        return "mismatched"
+    match = pages.match(snap, page, excerpt)
+    if match.ok:
+        return "verified"
+    if match.rule in (RULE_SHORT_PART, RULE_SPREAD):
+        result.mismatches.append(_Finding(line, _collage_message(number, url, where, match)))
+        return "mismatched"
+    part = "" if match.parts_total <= 1 else f" (part {match.parts_found + 1} of {match.parts_total}, split at '...')"
+    closest = f"closest passage in the page: \"{match.closest}\"" if match.closest else "the page has no similar passage"
+    result.mismatches.append(_Finding(line, (
+        f"[^{number}] excerpt is not in the page {url} ({where}){part}: \"{_shorten(match.failed_part or '')}\"; "
+        f"{closest}. Quote the page exactly, or drop the claim")))
+    return "mismatched"
+
+
+def _collage_message(number: int, url: str, where: str, match: MatchResult) -> str:
+    """Why an excerpt with omission marks is not an honest quote (excerpts' rules)."""
+    if match.rule == RULE_SHORT_PART:
+        words = part_words(match.failed_part or "")
+        return (f"[^{number}] excerpt part {match.parts_found + 1} of {match.parts_total} (split at '...'), "
+                f"\"{_shorten(match.failed_part or '')}\", has {words} word(s); each part between omission marks "
+                f"needs at least {formats.EXCERPT_MIN_PART_WORDS} words. Quote whole sentences")
+    return (f"[^{number}] excerpt parts are found in the page {url} ({where}) only spread over {match.span} "
+            f"characters; all parts must lie within one passage of at most {formats.EXCERPT_MAX_SPAN_CHARS} "
+            "characters. Quote one passage, or cite each part under its own claim")
+def _check_retrieved(citation: Any, snap: Snapshot | None, result: _FileResult) -> None:
+    """A Retrieved date is copied from the fetch command's stamp: the snapshot's UTC day."""
+    written = (getattr(citation, "retrieved_at", None) or "").strip()
+    if not _ISO_DAY.fullmatch(written):
+        return  # absent, or malformed: the checklist's `optional` rule reports that
+    where = f"[^{citation.number}] **Retrieved** {written}"
+    if snap is None:
+        result.dates.append(_Finding(citation.line or None, f"{where} has no page snapshot behind it; "
+                                     "the date comes from the fetch command's stamp, so leave the line out"))
+        return
+    fetched = (snap.retrieved_at or "")[:10]
+    if fetched and written != fetched:
+        result.dates.append(_Finding(citation.line or None, f"{where} differs from the day the page was fetched, "
+                                     f"{fetched} ({snap.retrieved_at}); copy that date or leave the line out"))
+
+
+@lru_cache(maxsize=8192)
+def _is_web_url(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.netloc)
+
+
+def _file_checks(Check: Any, result: _FileResult) -> "list[Check]":
+    prefix = f"{result.scope}.citations"
+    path = str(result.path)
+    checks = []
+    if result.mismatches:
+        checks.extend(Check(f"{prefix}.verbatim", False, "error", f.message, path, f.line) for f in result.mismatches)
+    elif result.snapshot_backed:
+        checks.append(Check(f"{prefix}.verbatim", True, "error",
+                            f"all {result.snapshot_backed} snapshot-backed excerpts appear verbatim in their pages",
+                            path, None))
+    if result.unsealed:
+        checks.extend(Check(f"{prefix}.snapshot", False, "error", f.message, path, f.line) for f in result.unsealed)
+    else:
+        checks.append(_aggregate(Check, f"{prefix}.snapshot", path, result.unverifiable,
+                                 "every citation has a page snapshot to check its excerpt against"))
+    checks.append(_aggregate(Check, f"{prefix}.site_root", path, result.site_roots,
+                             "no citation points at a bare site root"))
+    checks.append(_aggregate(Check, f"{prefix}.repeated_url", path, result.repeated,
+                             "each URL is cited under one number"))
+    if result.snapshot_backed or result.titles:
+        checks.append(_aggregate(Check, f"{prefix}.title", path, result.titles,
+                                 "cited titles match the pages' titles"))
+    checks.append(_aggregate(Check, f"{prefix}.retrieved", path, result.dates,
+                             "every Retrieved date is the day its page was fetched"))
+    return checks
+
+
+def _aggregate(Check: Any, check_id: str, path: str, found: list[_Finding], passed: str) -> "Check":
+    """One warning per rule and file: the first finding gives the line, the message lists them."""
+    if not found:
+        return Check(check_id, True, "warning", passed, path, None)
+    message = found[0].message
+    rest = found[1:]
+    if rest:
+        message += "; also " + "; ".join(f"line {f.line}: {f.message}" for f in rest[: MAX_LISTED - 1])
+        if len(rest) > MAX_LISTED - 1:
+            message += f"; and {len(rest) - (MAX_LISTED - 1)} more"
+    return Check(check_id, False, "warning", message, path, found[0].line)
+
+
+def _shorten(text: str, limit: int = 240) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+@lru_cache(maxsize=8192)
+def is_site_root(url: str) -> bool:
+    """True for a bare domain or home page (no path beyond `/` or an index file, no query)."""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return False
+    if not parts.scheme or not parts.netloc or parts.query:
+        return False
+    return parts.path.lower() in _ROOT_PATHS or parts.path.lower().rstrip("/") in _ROOT_PATHS
+
+
+_TITLE_SEPARATORS = re.compile(r"\s+[-|:\u00b7\u2022\u00bb/]\s+")
+
+
+def _title_form(title: str) -> str:
+    return " ".join(normalize(title).casefold().split())
+
+
+@lru_cache(maxsize=4096)
+def _title_matches(cited: str, page_titles: tuple[str, ...]) -> bool:
+    # Cached: a report repeats its findings' titles, and one page backs many citations.
+    return title_matches(cited, page_titles)
+
+
+def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
+    """True when the cited title is one of the page's titles, after normalization.
+
+    Also accepted: a nearly identical title (another separator, a typo); the
+    page's title with something added (the site name); the page title's main
+    part, i.e. its longest segment between separators ("Enterprise Pricing"
+    for "Enterprise Pricing - Acme Docs", but not "Acme Docs", the site name).
+    """
+    mine = _title_form(cited)
+    if not mine:
+        return True
+    from difflib import SequenceMatcher  # lazy: only a title that differs is compared
+
+    for title in page_titles:
+        theirs = _title_form(title)
+        if not theirs:
+            continue
+        if mine == theirs or SequenceMatcher(None, mine, theirs).ratio() >= TITLE_SIMILARITY:
+            return True
+        if len(theirs.split()) >= 2 and theirs in mine:
+            return True
+        main_part = max(_TITLE_SEPARATORS.split(theirs), key=len)
+        if mine == main_part or SequenceMatcher(None, mine, main_part).ratio() >= TITLE_SIMILARITY:
+            return True
+    return False

@@ -1,0 +1,276 @@
+"""Checking that a quoted excerpt really appears in a page's text.
+
+A citation's excerpt is supposed to be verbatim, but a quote copied by a model
+differs from the page in ways no reader would call a misquote: curly versus
+straight quotes, an en dash typed as a hyphen, a line break where the page had
+a space, a ligature. `normalize` removes exactly those differences and nothing
+else (case and wording still count), so a match means "the page says this" and
+a mismatch means the quote was paraphrased or invented.
+
+An ellipsis (`...`, `…`, `[...]`) marks an omission: the parts around it must
+each appear, in order, and an omission may not turn a quote into a collage.
+Each part is at least `formats.EXCERPT_MIN_PART_WORDS` words and all parts lie
+in one passage of at most `formats.EXCERPT_MAX_SPAN_CHARS` characters, so
+"Acme … n … e … v … e … r … billed" (letters picked from across a page) or
+two half-sentences from different sections never count as a quote.
+On a mismatch, `closest_passage` finds the stretch of
+the page most like the failing part, so the writer can correct the quote.
+Everything here is pure and standard-library only: `verify` runs it on every
+citation and must stay fast.
+"""
+from __future__ import annotations
+
+import heapq
+import re
+import unicodedata
+from collections import Counter
+from typing import NamedTuple
+
+from ..formats import EXCERPT_MAX_SPAN_CHARS, EXCERPT_MIN_PART_WORDS
+
+# Quote marks, straight and curly, single and double, are dropped: a writer who
+# wraps an excerpt in quotes turns the page's inner double quotes into single
+# ones or leaves them out, and quote marks never carry the claim.
+_QUOTES = "'\"\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u0060\u00b4\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u2039\u203a"
+# Every dash and hyphen variant becomes "-".
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d"
+# Invisible characters that pages use for layout (soft hyphen, zero-width space/joiners, BOM).
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_TRANSLATION = {
+    **dict.fromkeys(map(ord, _QUOTES + _INVISIBLE), None),
+    **dict.fromkeys(map(ord, _DASHES), "-"),
+}
+# An omission marker: "...", "…" (NFKC turns it into "..."), optionally in brackets.
+_ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
+_WORD = re.compile(r"\w+")
+
+CLOSEST_MAX_CHARS = 240
+# Placements tried when looking for one within a passage (each is the
+# tightest window ending where its forward placement ends): bounds the work a
+# hostile page full of repeats can cause.
+MAX_PLACEMENTS = 500
+
+# Why a match failed (`MatchResult.rule`).
+RULE_NOT_FOUND = "not_found"  # a part is not in the page (in order)
+RULE_SHORT_PART = "short_part"  # a part between omission marks has too few words
+RULE_SPREAD = "spread"  # the parts are in the page, but not within one passage
+
+
+def normalize(text: str) -> str:
+    """Fold the differences that do not change what a text says.
+
+    Unicode NFKC (ligatures, full-width forms, non-breaking spaces, `…`), quote
+    marks and invisible characters removed, every dash to `-`, runs of
+    whitespace to one space, ends trimmed. Case and wording still count.
+    """
+    text = unicodedata.normalize("NFKC", text)
+    text = text.translate(_TRANSLATION)
+    # Splitting on str.isspace() whitespace is exactly `\s+` collapsed and trimmed, several times faster.
+    return " ".join(text.split())
+
+
+def excerpt_parts(excerpt: str) -> list[str]:
+    """Normalize an excerpt and split it at its omission markers.
+
+    Empty parts (an excerpt that starts or ends with an ellipsis) are dropped.
+    """
+    text = normalize(excerpt)
+    return [part for part in (p.strip() for p in _ELLIPSIS.split(text)) if part]
+
+
+def part_words(part: str) -> int:
+    """Words in an excerpt part: whitespace-separated tokens with a letter or digit."""
+    return sum(1 for token in part.split() if _WORD.search(token))
+
+
+class MatchResult(NamedTuple):
+    """Outcome of looking for an excerpt in a page.
+
+    `ok` is True when every part was found in order, within one passage.
+    Otherwise `rule` says which rule failed (`RULE_*`), `failed_part` is the
+    part concerned (normalized; the first part for `spread`), and for
+    `not_found` `closest` is the page passage most similar to it, with
+    `similarity` in [0, 1]. `span` is the shortest stretch of the page, in
+    normalized characters, that holds every part (None when not all were found).
+    """
+
+    ok: bool
+    parts_total: int
+    parts_found: int
+    failed_part: str | None = None
+    closest: str | None = None
+    similarity: float = 0.0
+    rule: str | None = None
+    span: int | None = None
+
+
+def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None) -> MatchResult:
+    """Look for `excerpt` in `page_text` after normalizing both.
+
+    Pass `normalized=normalize(page_text)` when checking many excerpts against
+    one page, so the page is normalized once.
+    """
+    page = normalized if normalized is not None else normalize(page_text)
+    parts = excerpt_parts(excerpt)
+    if not parts:
+        return MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="", rule=RULE_NOT_FOUND)
+    total = len(parts)
+    if total > 1:
+        for index, part in enumerate(parts):
+            if part_words(part) < EXCERPT_MIN_PART_WORDS:
+                return MatchResult(ok=False, parts_total=total, parts_found=index, failed_part=part,
+                                   rule=RULE_SHORT_PART)
+    start = page.find(parts[0])
+    best: int | None = None
+    tries = 0
+    while start >= 0 and tries < MAX_PLACEMENTS:
+        tries += 1
+        end, missing = _place_from(parts, page, start)
+        if missing is not None:
+            if best is not None:
+                break  # later starts only find fewer parts; an earlier placement exists
+            closest, score = closest_passage(parts[missing], page_text, normalized=page)
+            return MatchResult(ok=False, parts_total=total, parts_found=missing, failed_part=parts[missing],
+                               closest=closest, similarity=score, rule=RULE_NOT_FOUND)
+        start = _place_back(parts, page, end)  # the tightest placement ending there
+        span = end - start
+        best = span if best is None else min(best, span)
+        if total == 1 or best <= EXCERPT_MAX_SPAN_CHARS:
+            return MatchResult(ok=True, parts_total=total, parts_found=total, span=best)
+        start = page.find(parts[0], start + 1)
+    if best is None:
+        closest, score = closest_passage(parts[0], page_text, normalized=page)
+        return MatchResult(ok=False, parts_total=total, parts_found=0, failed_part=parts[0],
+                           closest=closest, similarity=score, rule=RULE_NOT_FOUND)
+    return MatchResult(ok=False, parts_total=total, parts_found=total, failed_part=parts[0],
+                       rule=RULE_SPREAD, span=best)
+
+
+def _place_back(parts: list[str], page: str, end: int) -> int:
+    """Place the parts in order, the last ending at `end`, each as late as
+    possible; return where the first part starts. Called only where a forward
+    placement ending at `end` exists, so every part is found."""
+    position = end
+    for part in reversed(parts):
+        position = page.rfind(part, 0, position)
+    return position
+
+
+def _place_from(parts: list[str], page: str, start: int) -> tuple[int, int | None]:
+    """Place the parts in order, the first at `start`, each as early as possible
+    (which gives the shortest span for that start). Returns (end of the last
+    part, None), or (0, index of the first part not found)."""
+    position = start + len(parts[0])
+    for index in range(1, len(parts)):
+        found = page.find(parts[index], position)
+        if found < 0:
+            return 0, index
+        position = found + len(parts[index])
+    return position, None
+
+
+def closest_passage(needle: str, page_text: str, *, normalized: str | None = None) -> tuple[str | None, float]:
+    """Return the passage of `page_text` most similar to `needle`, and its similarity.
+
+    The search runs on normalized text; the passage is then shown in the
+    page's own characters (its quote marks and dashes, whitespace collapsed),
+    so a writer who copies it quotes the page exactly. Two stages keep this
+    fast on long pages: a linear sliding window over the page's words ranks
+    every window of the needle's length by how many words it shares with the
+    needle; only the best few are then scored precisely with difflib. The
+    passage is trimmed to `CLOSEST_MAX_CHARS`.
+    """
+    from difflib import SequenceMatcher  # lazy: only a mismatch looks for the closest passage
+
+    page = normalized if normalized is not None else normalize(page_text)
+    target = normalize(needle)
+    if not page or not target:
+        return None, 0.0
+    wanted = Counter(w.casefold() for w in _WORD.findall(target))
+    words = [(m.start(), m.end()) for m in _WORD.finditer(page)]
+    if not words or not wanted:
+        head = page[: len(target)]
+        return _trim(head), round(SequenceMatcher(None, target, head).ratio(), 3)
+    width = max(1, min(len(words), sum(wanted.values())))
+    tokens = [w if w in wanted else None for w in (page[a:b].casefold() for a, b in words)]
+    starts = _best_window_starts(tokens, wanted, width, keep=5)
+    best_text, best_score = "", -1.0
+    tried: set[tuple[int, int]] = set()
+    for start in starts:
+        # Nudge each window's ends by a few words: the quote may have dropped or added some.
+        for shift in (-2, -1, 0, 1, 2):
+            for extra in (-1, 0, 1, 2, 3):
+                first = min(max(0, start + shift), len(words) - 1)
+                last = min(len(words), first + max(1, width + extra)) - 1
+                if (first, last) in tried:
+                    continue
+                tried.add((first, last))
+                a, b = _widen(page, words[first][0], words[last][1])
+                candidate = page[a:b]
+                score = SequenceMatcher(None, target, candidate, autojunk=False).ratio()
+                if score > best_score:
+                    best_text, best_score = candidate, score
+    return _trim(_as_written(best_text, page_text)), round(best_score, 3)
+
+
+def _as_written(passage: str, page_text: str) -> str:
+    """`passage` (normalized) as the page writes it: the same words, with the
+    page's own characters between them; the normalized form when the words
+    themselves were changed by normalization (a ligature, a full-width form)."""
+    words = _WORD.findall(passage)
+    if not words:
+        return passage
+    found = re.search(r"\W*".join(map(re.escape, words)), page_text)
+    if found is None:
+        return passage
+    start, end = _widen(page_text, found.start(), found.end())
+    return " ".join(page_text[start:end].split())
+
+
+def _best_window_starts(tokens: list[str | None], wanted: Counter, width: int, keep: int) -> list[int]:
+    """Indices of the `keep` windows of `width` tokens sharing the most words with `wanted`.
+
+    `tokens` holds each page word, or None for words the needle does not
+    contain (they can never add to a window's score, so they cost nothing).
+    """
+    have: dict[str, int] = {}
+    shared = 0
+
+    def enter(word: str | None) -> int:
+        if word is None:
+            return 0
+        count = have.get(word, 0)
+        have[word] = count + 1
+        return 1 if count < wanted[word] else 0
+
+    def leave(word: str | None) -> int:
+        if word is None:
+            return 0
+        count = have[word]
+        have[word] = count - 1
+        return -1 if count <= wanted[word] else 0
+
+    for word in tokens[:width]:
+        shared += enter(word)
+    best = [(shared, 0)]
+    for start in range(1, len(tokens) - width + 1):
+        delta = leave(tokens[start - 1]) + enter(tokens[start + width - 1])
+        if delta or shared:
+            shared += delta
+            best.append((shared, start))
+    return [start for _, start in heapq.nsmallest(keep, best, key=lambda item: (-item[0], item[1]))]
+
+
+def _widen(page: str, start: int, end: int) -> tuple[int, int]:
+    """The span `start`-`end` of `page`, widened to whole whitespace-separated tokens."""
+    while start > 0 and not page[start - 1].isspace():
+        start -= 1
+    while end < len(page) and not page[end].isspace():
+        end += 1
+    return start, end
+
+
+def _trim(text: str) -> str:
+    if len(text) <= CLOSEST_MAX_CHARS:
+        return text
+    return text[: CLOSEST_MAX_CHARS - 1].rstrip() + "\u2026"

@@ -1,0 +1,260 @@
+"""The run ledger: one append-only record of what happened in a research run.
+
+The plugin's hooks append one JSON line per event to
+`<data>/runs/<key>/ledger.jsonl`, where `<data>` is the hooks' data directory
+(guard/registry.py `data_dir`) and `<key>` is derived from the run folder's
+real path, so a later session resuming the same folder finds the same ledger.
+It lives outside the run folder on purpose: the models of a run can rewrite
+any file in the run folder (Bash), so evidence of where a file came from must
+be kept where the guards forbid them to write.
+
+Every entry is `{"at", "kind", "agent_id", "slug", ...}`. Kinds:
+
+    seal       an artifact as it was produced: path (relative to the run folder),
+               artifact (snapshot | snapshot_meta | findings | brief | verdicts), sha256,
+               and for snapshots url and snapshot_id
+               (findings seals also carry the file's status: ok | empty | failed)
+    written    a findings or verdicts file written: path, sha256 of the content written,
+               by (agent: the tool call of the agent named; plugin: the plugin's own
+               write, e.g. a stub); the owner's last write is what SubagentStop seals
+    search     a WebSearch: query
+    page_read  a page read: url, tool (fetch | WebFetch), snapshot_id, paging
+
+This module is the one place that reads and folds the ledger (`seals`,
+`counts`); it has no knowledge of hooks. Appends take an exclusive lock on
+`ledger.lock` beside the file and write each batch in one `write` on an
+`O_APPEND` descriptor, so concurrent hooks never interleave lines.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterable, Iterator, Mapping
+
+RUNS_DIR = "runs"
+LEDGER_FILE = "ledger.jsonl"
+LOCK_FILE = "ledger.lock"
+# A run appends a few hundred lines; a ledger far beyond this is not ours to trust or parse.
+MAX_LEDGER_BYTES = 16 * 1024 * 1024
+MAX_FIELD_CHARS = 2000
+LOCK_TIMEOUT_SECONDS = 15.0
+
+SEAL = "seal"
+WRITTEN = "written"
+PLUGIN_WRITE = "plugin_write"  # guard/plugin_writes.write_run_file: a file the plugin wrote for its owner
+SEARCH = "search"
+PAGE_READ = "page_read"
+
+# What a seal covers (the `artifact` field).
+SNAPSHOT = "snapshot"
+SNAPSHOT_META = "snapshot_meta"
+FINDINGS = "findings"
+BRIEF = "brief"
+VERDICTS = "verdicts"
+REPORT = "report"  # report.md, sealed when the Stop gate passes
+PLAN = "plan"  # plan.md, sealed with it
+
+# Who wrote a `written` entry's content.
+BY_AGENT = "agent"
+BY_PLUGIN = "plugin"
+
+
+def run_key(run_dir: str | Path) -> str:
+    """The ledger folder name of a run: a hash of the run folder's real path."""
+    return hashlib.sha256(os.path.realpath(run_dir).encode("utf-8")).hexdigest()[:32]
+
+
+def ledger_dir(data: Path, run_dir: str | Path) -> Path:
+    return Path(data) / RUNS_DIR / run_key(run_dir)
+
+
+def ledger_path(data: Path, run_dir: str | Path) -> Path:
+    return ledger_dir(data, run_dir) / LEDGER_FILE
+
+
+def now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def entry(kind: str, agent_id: object = None, slug: object = None, **fields: Any) -> dict[str, Any]:
+    """One ledger line. Long strings (queries, URLs) are cut so a line stays small."""
+    out: dict[str, Any] = {"at": now_iso(), "kind": kind,
+                           "agent_id": agent_id if isinstance(agent_id, str) else None,
+                           "slug": slug if isinstance(slug, str) else None}
+    for key, value in fields.items():
+        out[key] = value[:MAX_FIELD_CHARS] if isinstance(value, str) else value
+    return out
+
+
+@contextlib.contextmanager
+def locked(data: Path, run_dir: str | Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Path]:
+    """Hold the run ledger's exclusive lock (appends and the folder copy of the seals)."""
+    from ..core.fsutil import exclusive_lock  # lazy: hook start-up
+
+    folder = ledger_dir(data, run_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with exclusive_lock(folder / LOCK_FILE, timeout):
+        yield folder / LEDGER_FILE
+
+
+def append(path: Path, entries: Iterable[Mapping[str, Any]]) -> None:
+    """Append entries as JSON lines in one write (call under `locked`)."""
+    data = "".join(json.dumps(dict(e), ensure_ascii=False, sort_keys=True) + "\n" for e in entries)
+    if not data:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, data.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def read(path: Path, max_bytes: int = MAX_LEDGER_BYTES) -> list[dict[str, Any]]:
+    """Every well-formed entry of a ledger (none when it does not exist). Bounded: only
+    the first `max_bytes` are read; a malformed or cut line is skipped."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(max_bytes)
+    except OSError:
+        return []
+    out = []
+    for line in raw.decode("utf-8", errors="replace").splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict) and isinstance(value.get("kind"), str):
+            out.append(value)
+    return out
+
+
+class Seal(NamedTuple):
+    """The seals of one file: its latest sealed state, and every hash it was sealed with
+    (two researchers fetching one URL each seal what fetch wrote; both are genuine).
+    A NamedTuple, not a dataclass: importing dataclasses costs every hook several ms."""
+
+    path: str  # relative to the run folder, "/" separated
+    artifact: str
+    sha256: str  # the latest seal
+    at: str
+    agent_id: str | None = None
+    slug: str | None = None
+    url: str | None = None
+    hashes: frozenset[str] = frozenset()
+    status: str | None = None  # a findings file's status when it was sealed
+
+    def accepts(self, sha256: str) -> bool:
+        return sha256 in self.hashes or sha256 == self.sha256
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"artifact": self.artifact, "sha256": self.sha256, "at": self.at, "agent_id": self.agent_id,
+                "slug": self.slug, "url": self.url, "hashes": sorted(self.hashes), "status": self.status}
+
+
+def seals(entries: Iterable[Mapping[str, Any]]) -> dict[str, Seal]:
+    """path -> Seal, folded in ledger order (the latest seal of a path is its state)."""
+    out: dict[str, Seal] = {}
+    for item in entries:
+        if item.get("kind") != SEAL:
+            continue
+        path, sha, artifact = item.get("path"), item.get("sha256"), item.get("artifact")
+        if not (isinstance(path, str) and isinstance(sha, str) and isinstance(artifact, str)):
+            continue
+        previous = out.get(path)
+        hashes = (previous.hashes if previous else frozenset()) | {sha}
+        out[path] = Seal(path, artifact, sha, str(item.get("at") or ""), _str(item.get("agent_id")),
+                         _str(item.get("slug")), _str(item.get("url")), hashes, _str(item.get("status")))
+    return out
+
+
+def last_written(entries: Iterable[Mapping[str, Any]], path: str, agent_id: object) -> str | None:
+    """The sha256 of the last content written to `path` (relative to the run) by its owner:
+    the agent `agent_id` through its own tool call, or the plugin itself. None when neither
+    wrote it. A write by anyone else is not the owner's and is skipped."""
+    found = None
+    for item in entries:
+        kind = item.get("kind")
+        if kind not in (WRITTEN, PLUGIN_WRITE) or item.get("path") != path:
+            continue
+        if kind == PLUGIN_WRITE or item.get("by") == BY_PLUGIN \
+                or (item.get("by") == BY_AGENT and item.get("agent_id") == agent_id):
+            sha = item.get("sha256")
+            found = sha if isinstance(sha, str) else ""
+    return found
+
+
+def seals_from_copy(data: Any) -> dict[str, Seal]:
+    """The seals of a folder copy (`<run>/.web-research/seals.json`), as `seals_copy` wrote them."""
+    items = data.get("seals") if isinstance(data, dict) else None
+    out: dict[str, Seal] = {}
+    for path, value in (items.items() if isinstance(items, dict) else ()):
+        if not isinstance(path, str) or not isinstance(value, dict):
+            continue
+        sha, artifact = value.get("sha256"), value.get("artifact")
+        if not (isinstance(sha, str) and isinstance(artifact, str)):
+            continue
+        hashes = frozenset(h for h in value.get("hashes") or () if isinstance(h, str)) | {sha}
+        out[path] = Seal(path, artifact, sha, str(value.get("at") or ""), _str(value.get("agent_id")),
+                         _str(value.get("slug")), _str(value.get("url")), hashes, _str(value.get("status")))
+    return out
+
+
+def seals_copy(run_dir: str | Path, folded: Mapping[str, Seal]) -> dict[str, Any]:
+    """What the hooks write to `<run>/.web-research/seals.json` for standalone audits."""
+    return {"version": 1, "run_dir": str(run_dir),
+            "note": ("A copy of the seals the web-research hooks keep outside this folder. It is only as "
+                     "trustworthy as this folder: whoever can edit the folder can edit this file."),
+            "seals": {path: seal.as_dict() for path, seal in sorted(folded.items())}}
+
+
+def counts(entries: Iterable[Mapping[str, Any]]) -> dict[str | None, dict[str, int]]:
+    """agent_id -> {kind: number of entries} (the main agent is None)."""
+    out: dict[str | None, dict[str, int]] = {}
+    for item in entries:
+        per = out.setdefault(_str(item.get("agent_id")), {})
+        kind = str(item.get("kind"))
+        per[kind] = per.get(kind, 0) + 1
+    return out
+
+
+def file_sha256(path: Path, max_bytes: int) -> str | None:
+    """`sha256:<hex>` of a regular file's bytes (a symlink is not followed), or None when it
+    is missing, not a regular file, unreadable or larger than `max_bytes`."""
+    import stat  # lazy: start-up
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        digest = hashlib.sha256()
+        remaining = max_bytes + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(1 << 20, remaining))
+            if not chunk:
+                break
+            digest.update(chunk)
+            remaining -= len(chunk)
+        if remaining <= 0:
+            return None
+        return "sha256:" + digest.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) else None

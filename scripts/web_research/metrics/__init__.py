@@ -1,0 +1,1 @@
+"""What a run spent: usage folded from the ledger, measured metrics and their price."""
