@@ -66,7 +66,7 @@ def test_it_gives_up_when_every_name_is_taken(tmp_path: Path, monkeypatch):
 
 
 def test_writing_imports_no_tempfile_nor_shutil(tmp_path: Path):
-    code = ("import sys, pathlib; sys.path.insert(0, sys.argv[1]); from web_research import fsutil\n"
+    code = ("import sys, pathlib; sys.path.insert(0, sys.argv[1]); from web_research.core import fsutil\n"
             "fsutil.atomic_write_text(pathlib.Path(sys.argv[2]) / 'x.json', '{}')\n"
             "print(sorted(m for m in ('tempfile', 'shutil', 'random') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code, str(REPO / "scripts"), str(tmp_path)],
