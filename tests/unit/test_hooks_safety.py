@@ -85,6 +85,20 @@ def test_a_hook_past_its_own_deadline_in_a_run_refuses_and_says_so(researcher):
     assert "HookDeadline" in h.log()
 
 
+def test_a_hung_guard_holds_a_tool_call_at_most_30_seconds():
+    """No hook builds the Python environment (the `web-research` command does), so no tool
+    call's hook needs a long timeout: a guard that hangs fails closed within 30 s (its own
+    deadline is a quarter less), not after minutes. The Stop and SubagentStop gates verify a
+    whole run and keep their longer bounds."""
+    import json
+
+    config = json.loads((LAUNCHER.parent / "hooks.json").read_text(encoding="utf-8"))["hooks"]
+    long = [(event, group.get("matcher"), hook["timeout"])
+            for event in ("PreToolUse", "PostToolUse", "SubagentStart", "SessionStart", "SessionEnd")
+            for group in config.get(event, []) for hook in group["hooks"] if hook.get("timeout", 60) > 30]
+    assert long == []
+
+
 def test_killing_the_launcher_at_its_timeout_kills_the_python_it_started(tmp_path: Path):
     """The client kills `hooks/run` when the hook times out; no process may outlive it."""
     h = Harness(tmp_path)
