@@ -169,23 +169,29 @@ def _show(value: Any) -> str:
         type(value), f"a {type(value).__name__}")
 
 
-def _name(mapping: dict[str, Any], key: str, where: str) -> None:
+def _string(mapping: dict[str, Any], key: str, where: str) -> str | None:
+    """`mapping[key]` when present (None when absent); anything but a string is refused."""
     if key not in mapping:
-        return
+        return None
     value = mapping[key]
     if not isinstance(value, str):
         raise PayloadError(f"{where} is {_show(value)}, not a string")
+    return value
+
+
+def _name(mapping: dict[str, Any], key: str, where: str) -> None:
+    value = _string(mapping, key, where)
+    if value is None:
+        return
     if len(value) > MAX_NAME_CHARS or not _NAME.fullmatch(value):
         raise PayloadError(f"{where} is {_show(value)}, not a name (at most {MAX_NAME_CHARS} printable "
                            "ASCII characters)")
 
 
 def _path(mapping: dict[str, Any], key: str, where: str) -> None:
-    if key not in mapping:
+    value = _string(mapping, key, where)
+    if value is None:
         return
-    value = mapping[key]
-    if not isinstance(value, str):
-        raise PayloadError(f"{where} is {_show(value)}, not a string")
     if "\x00" in value:
         raise PayloadError(f"{where} holds a NUL byte, which no file name can")
     if len(value.encode("utf-8")) > MAX_PATH_BYTES:
@@ -194,11 +200,9 @@ def _path(mapping: dict[str, Any], key: str, where: str) -> None:
 
 
 def _text(mapping: dict[str, Any], key: str, where: str) -> None:
-    if key not in mapping:
+    value = _string(mapping, key, where)
+    if value is None:
         return
-    value = mapping[key]
-    if not isinstance(value, str):
-        raise PayloadError(f"{where} is {_show(value)}, not a string")
     if key in TEXT_FIELDS and len(value) > MAX_MESSAGE_CHARS:
         raise PayloadError(f"{where} is {len(value)} characters, over the {MAX_MESSAGE_CHARS} limit")
 
