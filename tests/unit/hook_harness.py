@@ -28,6 +28,16 @@ SCRIPT_OF = {
     "SessionEnd": "session_end",
 }
 
+def recording_interpreter(folder: Path) -> tuple[Path, Path]:
+    """(an executable standing in for the plugin's Python, its log): it only drains stdin and
+    notes each start as a line `started <its arguments>`; the log exists once it has run."""
+    log = folder / "python-started.log"
+    program = folder / "recording-python"
+    program.write_text(f"#!/bin/sh\necho \"started $*\" >> '{log}'\ncat > /dev/null\n")
+    program.chmod(0o755)
+    return program, log
+
+
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 SUBTOPICS = ["Billing units", "Retention tiers", "Enterprise commitments", "Cost controls", "Rehydration"]
 

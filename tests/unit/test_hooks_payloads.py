@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hook_harness import LAUNCHER, Harness
+from hook_harness import LAUNCHER, Harness, recording_interpreter
 
 OUTPUT_LIMIT = 10_000  # claude-code-facts.md: hook output is capped at 10,000 characters
 
@@ -165,11 +165,8 @@ def test_a_repeated_session_id_is_refused_in_a_run(researcher, order):
 
 
 def _fake_python(h: Harness) -> tuple[dict[str, str], Path]:
-    """An interpreter that only records that it was started."""
-    mark = h.tmp / "python-started"
-    fake = h.tmp / "fake-python"
-    fake.write_text(f"#!/bin/sh\necho started >> '{mark}'\ncat > /dev/null\n")
-    fake.chmod(0o755)
+    """The environment that makes the launcher start an interpreter that only records it was started."""
+    fake, mark = recording_interpreter(h.tmp)
     return {"WEB_RESEARCH_PYTHON": str(fake)}, mark
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hook_harness import LAUNCHER, REPO, SCRIPT_OF, SUBTOPICS, Harness, recorded
+from hook_harness import LAUNCHER, REPO, SCRIPT_OF, SUBTOPICS, Harness, recorded, recording_interpreter
 
 RUNS = 25
 MAX_RATIO = 1.5
@@ -235,15 +235,6 @@ def test_a_hook_during_a_run_costs_a_few_interpreter_starts(researching, case):
 
 # --- Python starts only when it can matter ------------------------------------------
 
-def _recorder(tmp_path: Path) -> tuple[Path, Path]:
-    """An executable that notes each time it runs (stands for an interpreter)."""
-    log = tmp_path / "ran.log"
-    script = tmp_path / "recorder"
-    script.write_text(f"#!/bin/sh\necho \"$*\" >> '{log}'\ncat > /dev/null\n")
-    script.chmod(0o755)
-    return script, log
-
-
 @pytest.mark.parametrize("command", [
     "grep -rn scripts/web-research .",
     "cat hooks/web-research.md",
@@ -251,7 +242,7 @@ def _recorder(tmp_path: Path) -> tuple[Path, Path]:
 ])
 def test_a_bash_call_that_only_mentions_our_program_starts_no_python(tmp_path: Path, command: str):
     h = Harness(tmp_path)
-    recorder, log = _recorder(tmp_path)
+    recorder, log = recording_interpreter(tmp_path)
     for event in ("PreToolUse", "PostToolUse"):
         payload = h.bash(event, command, stdout="{}")
         proc = subprocess.run([str(LAUNCHER), "pre_tool_use" if event == "PreToolUse" else "post_tool_use"],
@@ -266,7 +257,7 @@ def test_any_tool_call_in_a_session_without_a_run_starts_no_python(tmp_path: Pat
     """PreToolUse matches every tool (hooks.json `*`): the launcher rules a session without a run
     out in the shell, whether no run is open anywhere or only another session's is."""
     h = Harness(tmp_path)
-    recorder, log = _recorder(tmp_path)
+    recorder, log = recording_interpreter(tmp_path)
     payload = h.payload("PreToolUse", tool_name=tool, tool_input={"file_path": str(h.project / "a.py")},
                         tool_use_id="toolu_r")
     for other_run in (False, True):
@@ -292,7 +283,7 @@ def test_a_bash_call_of_our_program_with_a_subcommand_goes_to_python(tmp_path: P
     the shell cannot tell an echo from a run, so Python reads the command and its output
     (test_room.py: nothing opens without start's own JSON)."""
     h = Harness(tmp_path)
-    recorder, log = _recorder(tmp_path)
+    recorder, log = recording_interpreter(tmp_path)
     payload = h.bash("PostToolUse", command.format(cli=REPO / "scripts" / "web-research"), stdout="{}")
     proc = subprocess.run([str(LAUNCHER), "post_tool_use"], input=json.dumps(payload), capture_output=True,
                           text=True, env=h.env(WEB_RESEARCH_PYTHON=str(recorder)))
@@ -301,7 +292,7 @@ def test_a_bash_call_of_our_program_with_a_subcommand_goes_to_python(tmp_path: P
 
 def test_the_real_start_command_does_start_python(tmp_path: Path):
     h = Harness(tmp_path)
-    recorder, log = _recorder(tmp_path)
+    recorder, log = recording_interpreter(tmp_path)
     for separators in ((",", ":"), (", ", ": ")):  # the client's compact JSON and json.dumps' default
         payload = json.dumps(h.bash("PreToolUse", h.start_command()), separators=separators)
         subprocess.run([str(LAUNCHER), "pre_tool_use"], input=payload, capture_output=True, text=True,
@@ -322,7 +313,7 @@ def test_no_unrelated_tool_call_builds_the_python_environment(tmp_path: Path):
     h = Harness(tmp_path)
     (h.data / "sessions").mkdir(parents=True)
     h.record_path.write_text("{}")
-    recorder, log = _recorder(tmp_path)
+    recorder, log = recording_interpreter(tmp_path)
     env = h.env(WEB_RESEARCH_BASE_PYTHON=str(recorder), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
                 WEB_RESEARCH_STATE_DIR=str(tmp_path / "state"), PATH="/usr/bin:/bin")
     payload = json.dumps(h.write_call(None, str(h.project / "notes.md")))
