@@ -33,12 +33,12 @@ SESSIONS = {"overclaimed": lambda run: run(RunSpec(
 @pytest.fixture(scope="module")
 def overclaimed(e2e_session):
     result = e2e_session("overclaimed")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 
 def _run_dir(result) -> Path:
-    return Path(outcome.final_json(result)["plan"]).parent
+    return outcome.run_dir(result)
 
 
 def _checkers(result) -> list[dict]:

@@ -45,7 +45,7 @@ def runs(e2e_session):
     runs = e2e_session("clarify")
     for key in ("asked", "answered", "confirmed"):
         result = runs[key]
-        assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+        outcome.ended_cleanly(result)
     return runs
 
 

@@ -31,7 +31,7 @@ SESSIONS = {"companion": lambda run: run(
 @pytest.fixture(scope="module")
 def run(e2e_session):
     result = e2e_session("companion")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 

@@ -27,7 +27,7 @@ SESSIONS = {"five": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUEST
 @pytest.fixture(scope="module")
 def run(e2e_session):
     result = e2e_session("five")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 

@@ -34,12 +34,12 @@ SESSIONS = {"evidence": lambda run: run(RunSpec(prompt=f"/web-research --auto {Q
 @pytest.fixture(scope="module")
 def run(e2e_session):
     result = e2e_session("evidence")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 
 def _run_dir(result) -> Path:
-    return Path(outcome.final_json(result)["plan"]).parent
+    return outcome.run_dir(result)
 
 
 def test_a_researcher_citing_a_page_it_never_fetched_is_told_at_its_stop(run):

@@ -35,7 +35,7 @@ SESSIONS = {"lapsed": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUE
 @pytest.fixture(scope="module")
 def lapsed(e2e_session):
     result = e2e_session("lapsed")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 

@@ -29,7 +29,7 @@ def _three_sessions(run):
     again = run(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build"),
                 project=first.cwd)
     after_refusal = outcome.tree_bytes(first.cwd)
-    first_dir = Path(outcome.final_json(first)["plan"]).parent
+    first_dir = outcome.run_dir(first)
     for name, data in USER_FILES.items():
         (first_dir / name).parent.mkdir(parents=True, exist_ok=True)
         (first_dir / name).write_bytes(data)
@@ -63,14 +63,14 @@ def runs(e2e_session):
     runs = e2e_session("rerun")
     for key in ("first", "again", "refreshed"):
         result = runs[key]
-        assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+        outcome.ended_cleanly(result)
     return runs
 
 
 def test_same_question_refuses_with_prior_run_present(runs):
     answer = outcome.final_json(runs["again"])
     assert answer.get("error") == formats.ERROR_PRIOR_RUN_PRESENT, answer
-    run_dir = Path(outcome.final_json(runs["first"])["plan"]).parent
+    run_dir = outcome.run_dir(runs["first"])
     assert str(run_dir) in answer.get("detail", ""), answer
     assert runs["again"].stream.tool_uses("Agent") == []
     assert runs["again"].stream.tool_uses("Write") == []
@@ -82,7 +82,7 @@ def test_refusal_changes_no_byte_on_disk(runs):
 
 
 def test_refresh_archives_every_earlier_file_byte_identical(runs):
-    first_dir = Path(outcome.final_json(runs["first"])["plan"]).parent
+    first_dir = outcome.run_dir(runs["first"])
     prefix = f"{first_dir.relative_to(runs['first'].cwd)}/"
     earlier = {path[len(prefix):]: data for path, data in runs["before"].items() if path.startswith(prefix)}
     assert formats.PLAN_FILE in earlier and formats.REPORT_FILE in earlier
@@ -92,14 +92,14 @@ def test_refresh_archives_every_earlier_file_byte_identical(runs):
 
 
 def test_a_run_writes_only_run_owned_names(runs):
-    first_dir = Path(outcome.final_json(runs["first"])["plan"]).parent
+    first_dir = outcome.run_dir(runs["first"])
     prefix = f"{first_dir.relative_to(runs['first'].cwd)}/"
     top = {path[len(prefix):].split("/", 1)[0] for path in runs["before"] if path.startswith(prefix)}
     assert formats.PLAN_FILE in top and top <= set(formats.RUN_OWNED_NAMES), top
 
 
 def test_refresh_leaves_the_users_files_in_place(runs):
-    first_dir = Path(outcome.final_json(runs["first"])["plan"]).parent
+    first_dir = outcome.run_dir(runs["first"])
     for name, data in USER_FILES.items():
         assert (first_dir / name).read_bytes() == data, name
     (archive,) = first_dir.glob(formats.ARCHIVE_PREFIX + "*")
@@ -125,7 +125,7 @@ def test_refreshed_run_completes_fresh(runs):
     answer = outcome.final_json(runs["refreshed"])
     assert set(answer) == set(formats.RETURN_PATH_KEYS), answer
     run_dir = Path(answer["plan"]).parent
-    assert run_dir == Path(outcome.final_json(runs["first"])["plan"]).parent
+    assert run_dir == outcome.run_dir(runs["first"])
     assert outcome.verify(run_dir).returncode == 0
     (_, start_output), = outcome.bash_runs(runs["refreshed"], "start")
     assert outcome.json_of(start_output).get("archived_to"), start_output

@@ -28,7 +28,7 @@ SESSIONS = {"stray": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUES
 @pytest.fixture(scope="module")
 def run(e2e_session):
     result = e2e_session("stray")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 
@@ -39,7 +39,7 @@ def _researcher_calls(run, name: str) -> list[dict]:
 
 
 def test_out_of_scope_write_and_command_are_denied(run):
-    run_dir = Path(outcome.final_json(run)["plan"]).parent
+    run_dir = outcome.run_dir(run)
     stray_write = [u for u in _researcher_calls(run, "Write")
                    if u["input"]["file_path"] == str(run_dir / formats.PLAN_FILE)]
     stray_bash = [u for u in _researcher_calls(run, "Bash") if u["input"]["command"].startswith("ls ")]

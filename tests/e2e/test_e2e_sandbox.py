@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from harness import outcome
 from harness.runner import PAGES_HOST, RunSpec
 from scripted.web_probe import PAGE_TEXT
 
@@ -18,7 +19,7 @@ SESSIONS = {"probe": lambda run: run(RunSpec(prompt="Probe the sandbox.", scenar
 @pytest.fixture(scope="module")
 def probe(e2e_session):
     result = e2e_session("probe")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 

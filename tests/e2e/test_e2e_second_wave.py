@@ -42,13 +42,13 @@ SESSIONS = {"second-wave": lambda run: run(RunSpec(
 @pytest.fixture(scope="module")
 def run(e2e_session):
     result = e2e_session("second-wave")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 
 @pytest.fixture(scope="module")
 def run_dir(run) -> Path:
-    return Path(outcome.final_json(run)["plan"]).parent
+    return outcome.run_dir(run)
 
 
 def _gaps_states(output: str) -> dict[str, str]:

@@ -28,7 +28,7 @@ SESSIONS = {"no_args": lambda run: run(RunSpec(prompt=f"Please research this que
 @pytest.fixture(scope="module")
 def run(e2e_session):
     result = e2e_session("no_args")
-    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    outcome.ended_cleanly(result)
     return result
 
 

@@ -17,6 +17,17 @@ from .runner import REPO_ROOT, RunResult
 CORE = REPO_ROOT / "scripts" / "web-research"
 
 
+def ended_cleanly(result: RunResult) -> RunResult:
+    """The session exited 0, in time, with no scripted-model error; the result, for a fixture."""
+    assert result.exit_code == 0 and not result.timed_out and result.errors == [], result.describe()
+    return result
+
+
+def run_dir(result: RunResult) -> Path:
+    """The run folder, from the plan path of the session's final answer."""
+    return Path(final_json(result)["plan"]).parent
+
+
 def final_json(result: RunResult) -> dict[str, Any]:
     """The session's final message parsed as the one JSON object the contract promises."""
     text = result.stream.final_text().strip()
