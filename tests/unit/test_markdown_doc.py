@@ -6,6 +6,8 @@ and checks it through the functions the checks call (markers, entries, claims, s
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from web_research.checks.citation_entries import find_markers, parse_citations
 from web_research.checks.claims import find_claims
@@ -129,23 +131,39 @@ def test_a_markdown_file_over_the_parse_limit_is_refused_by_name(tmp_path) -> No
 
 @pytest.mark.parametrize("unit", ["[", "[a](", "*a ", "_a", "`a``", "[^1]", "<a ", "|x|y|\n", "x\n", "- x\n  "])
 def test_hostile_markdown_parses_in_linear_time(unit: str) -> None:
-    """Four times the text costs about four times the CPU, not sixteen (no quadratic case
-    among the patterns that break naive Markdown parsers). CPU time, best of 3: load-proof."""
+    """Sixteen times the text costs about sixteen times the CPU (at most twice that), not 256:
+    no quadratic case among the patterns that break naive Markdown parsers, ours included (a
+    line of 8,000 `[^1]` once cost 52x, each reference rescanning its line).
+
+    CPU time on a shared virtual machine can be inflated several times over for a while (a CI run
+    saw 12x for 4x the text of a linear case), and noise only ever adds: so the collector is
+    paused, the two sizes are measured alternately, and the best of each is taken over as many
+    rounds (up to 9) as it takes to meet the bound. A superlinear parser never meets it."""
+    import gc
     import time
 
-    def cost(size: int) -> float:
-        text = (unit * (size // len(unit)))[:size] + "\n"
-        best = float("inf")
-        for _ in range(3):
-            parse_markdown.cache_clear()
-            start = time.process_time()
-            parse_markdown(text)
-            best = min(best, time.process_time() - start)
-        return best
+    def text(size: int) -> str:
+        return (unit * (size // len(unit)))[:size] + "\n"
 
-    # Quadratic would be 16x; nested list items cost markdown-it a little more than linear (~5x).
-    small, large = cost(8_000), cost(32_000)
-    assert large < 12 * max(small, 0.001), (unit, small, large)
+    def cpu(source: str) -> float:
+        parse_markdown.cache_clear()
+        gc.collect()
+        gc.disable()
+        try:
+            start = time.process_time()
+            parse_markdown(source)
+            return time.process_time() - start
+        finally:
+            gc.enable()
+
+    small_text, large_text = text(2_000), text(32_000)
+    small = large = float("inf")
+    for _ in range(9):
+        small, large = min(small, cpu(small_text)), min(large, cpu(large_text))
+        if large < 32 * max(small, 0.0005):
+            break
+    # Linear is 16x (15x to 17x measured); n^1.25 is 32x; quadratic is 256x.
+    assert large < 32 * max(small, 0.0005), (unit, small, large)
 
 
 def test_lines_are_the_ones_markdown_it_numbers() -> None:
@@ -153,3 +171,23 @@ def test_lines_are_the_ones_markdown_it_numbers() -> None:
     doc = parse_markdown("a\u2028b[^1]\r\nc\x0c[^2]\rd[^3]\n")
     assert [(r.label, r.line, r.column) for r in doc.references] == [("1", 1, 3), ("2", 2, 2), ("3", 3, 1)]
     assert doc.last_line == 3
+
+
+_WORDS = st.sampled_from(["alpha", "beta", "[^1]", "[^2]", "[^note]", "x[^3]", "*em*", "`code`", "[^1][^2]"])
+_PREFIXES = st.sampled_from(["", "> ", "- ", "1. ", "> - ", "   "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines=st.lists(st.lists(_WORDS, min_size=1, max_size=8).map(" ".join), min_size=1, max_size=6),
+       prefix=_PREFIXES)
+def test_every_reference_points_at_its_own_text_in_the_file(lines: list[str], prefix: str) -> None:
+    """Line and column of each `[^n]`, however many share a line and whatever container the
+    paragraph sits in: the file's text at that place is the reference itself."""
+    indent = " " * len(prefix) if prefix.strip() not in (">", "> -") else prefix.replace("-", " ")
+    source = "\n".join([prefix + lines[0]] + [indent + line for line in lines[1:]]) + "\n"
+    doc = parse_markdown(source)
+    file_lines = source.split("\n")
+    expected = sum(line.count("[^") for line in lines)
+    assert len(doc.references) == expected, (source, doc.references)
+    for ref in doc.references:
+        assert file_lines[ref.line - 1].startswith(f"[^{ref.label}]", ref.column), (source, ref)

@@ -278,6 +278,10 @@ def _spans(children: list, line: int, content: str, lines: list[str], index: int
     `cell_at` in that line); references get their line and column from their offset in it."""
     out: list[Span] = []
     first = line
+    # Where the last reference was, so that each newline and each line is looked at once however
+    # many references share a line (per reference it was quadratic: 8,000 `[^1]` on one line).
+    scanned = before = start = 0
+    line_at: dict[int, int] = {}  # index in `content`'s lines -> where that line starts in its file line
     for child in children:
         kind = child.type
         if kind == "text":
@@ -291,15 +295,22 @@ def _spans(children: list, line: int, content: str, lines: list[str], index: int
             if offset < 0:
                 out.append(Span(REF, label, line))
                 continue
-            before = content.count("\n", 0, offset)
-            start = content.rfind("\n", 0, offset) + 1
-            end = content.find("\n", offset)
-            piece = content[start:end if end >= 0 else len(content)]
+            if offset < scanned:  # out of order (not seen from markdown-it): count from the start
+                scanned = before = start = 0
+            newlines = content.count("\n", scanned, offset)
+            if newlines:
+                before += newlines
+                start = content.rfind("\n", scanned, offset) + 1
+            scanned = offset
             raw = lines[index + before] if index + before < len(lines) else ""
-            # A line of the inline text is the end of its file line (container marks and
-            # indentation removed; the last line's trailing spaces too): its last occurrence.
-            at = cell_at if cell_at is not None else raw.rfind(piece)
-            column = at + offset - start if at is not None and at >= 0 else -1
+            if before not in line_at:
+                end = content.find("\n", offset)
+                piece = content[start:end if end >= 0 else len(content)]
+                # A line of the inline text is the end of its file line (container marks and
+                # indentation removed; the last line's trailing spaces too): its last occurrence.
+                line_at[before] = cell_at if cell_at is not None else raw.rfind(piece)
+            at = line_at[before]
+            column = at + offset - start if at >= 0 else -1
             if column >= 0 and not raw.startswith(f"[^{label}]", column):
                 column = -1
             line = first + before
