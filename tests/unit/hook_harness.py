@@ -200,7 +200,7 @@ class Harness:
              message: str | None = None) -> dict[str, Any]:
         """A Stop whose last message is, by default, finish's return object for the run (SKILL.md)."""
         if message is None:
-            from web_research.commands.finish_cmd import return_object  # noqa: PLC0415
+            from web_research.run.return_object import return_object  # noqa: PLC0415
 
             message = json.dumps(return_object(self.run_dir))
         return self.payload("Stop", stop_hook_active=stop_hook_active, last_assistant_message=message,

@@ -540,7 +540,7 @@ def test_a_passing_report_finishes_the_run(active: Harness):
     '{"plan": "research/plan.md", "report": "research/report.md"}',  # retyped short
 ])
 def test_a_passing_run_without_finishs_object_is_asked_for_it_once(active: Harness, message: str):
-    from web_research.commands.finish_cmd import return_object  # noqa: PLC0415
+    from web_research.run.return_object import return_object  # noqa: PLC0415
 
     active.copy_example_run()
     asked = active.hook(active.stop(message=message))
@@ -551,7 +551,7 @@ def test_a_passing_run_without_finishs_object_is_asked_for_it_once(active: Harne
 
 
 def test_finishs_object_with_prose_around_it_passes_at_once(active: Harness):
-    from web_research.commands.finish_cmd import return_object  # noqa: PLC0415
+    from web_research.run.return_object import return_object  # noqa: PLC0415
 
     active.copy_example_run()
     wrapped = f"Done.\n\n```json\n{json.dumps(return_object(active.run_dir), indent=2)}\n```\nSee the report."

@@ -32,6 +32,17 @@ def test_core_depends_on_nothing_of_ours_but_the_vocabulary():
     assert wrong == []
 
 
+def test_only_the_command_line_reaches_the_commands():
+    """`commands/` is the top of the design: each module there is one subcommand, reached from
+    `cli.py`. A hook or a rule that needs what a command knows (the seal line fetch prints, the
+    object finish returns) takes it from the module of that concern, which the command uses too."""
+    graph = import_graph()
+    wrong = sorted(f"{module} imports {target}" for module, targets in graph.items()
+                   if module not in ("web_research.cli",) and not module.startswith("web_research.commands")
+                   for target in targets if target.startswith("web_research.commands"))
+    assert wrong == []
+
+
 def test_readme_draws_the_package_tree_as_it_is():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     section = readme[readme.index("## Where things live"):]

@@ -315,7 +315,7 @@ def test_contract_return_shapes():
     assert all(set(shape) == {"error", "detail"} for shape in shapes if "error" in shape)
     success, unverified = [shape for shape in shapes if "error" not in shape]
     # The shapes `finish` prints for the run folder /abs/run, verified and not.
-    from web_research.commands.finish_cmd import return_object
+    from web_research.run.return_object import return_object
     from web_research.commands.start_cmd import prior_run_detail
 
     assert success == return_object(Path("/abs/run"))

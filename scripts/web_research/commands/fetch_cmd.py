@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 
 from .. import formats
+from ..evidence.seal_line import seal_line
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 
 TYPE_CHECKING = False
@@ -168,7 +169,7 @@ def limits_from_env(env: Mapping[str, str] | None = None):
 
 
 def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
-    from datetime import datetime, timezone  # lazy: the hooks import this module (parse_seal_line), not this
+    from datetime import datetime, timezone  # lazy: start-up
 
     from ..evidence.extraction import extract_page  # lazy: start-up
     from ..evidence.transport import FetchError, fetch_page  # lazy: start-up
@@ -201,36 +202,6 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
         truncated=content.truncated,
     )
     return snap, content.text
-
-
-SEAL_LINE_PREFIX = "web-research snapshot: "
-
-
-def seal_line(snap, text: str, stored_before: bool) -> str:
-    """The first output line: which snapshot this is and the SHA-256 of the text fetch wrote."""
-    import json  # lazy: start-up
-
-    from ..evidence.snapshots import text_sha256  # lazy: start-up
-
-    return SEAL_LINE_PREFIX + json.dumps({"snapshot_id": snap.text_path.stem, "sha256": text_sha256(text),
-                                          "chars": len(text), "origin": "stored" if stored_before else "fetched"},
-                                         sort_keys=True)
-
-
-def parse_seal_line(stdout: str) -> dict | None:
-    """The seal line of fetch's output (its first line only), or None."""
-    import json  # lazy: start-up
-
-    first = stdout.split("\n", 1)[0].strip()
-    if not first.startswith(SEAL_LINE_PREFIX):
-        return None
-    try:
-        value = json.loads(first[len(SEAL_LINE_PREFIX):])
-    except ValueError:
-        return None
-    if not isinstance(value, dict) or not all(isinstance(value.get(k), str) for k in ("snapshot_id", "sha256", "origin")):
-        return None
-    return value
 
 
 def render_window(snap, text: str, run_dir: Path, offset: int, max_chars: int, stored_before: bool) -> str:

@@ -33,6 +33,7 @@ from typing import Any
 
 from .. import formats
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
+from ..run.return_object import return_object
 from .verify_cmd import format_checks, open_run_dir
 
 CLAIMS_CHECKED = "report.claims.checked"
@@ -63,17 +64,6 @@ def recorded_numbering(record: dict) -> dict[int, str]:
     if not isinstance(raw, dict):
         return {}
     return {int(k): v for k, v in raw.items() if str(k).isdigit() and isinstance(v, str) and ":" in v}
-
-
-def return_object(run_dir: Path, failed: list[str] | None = None) -> dict:
-    """The skill's return object (companion-contract.md), with `start`'s path shapes."""
-    answer: dict = {"plan": str(run_dir / formats.PLAN_FILE), "report": str(run_dir / formats.REPORT_FILE),
-                    "findings_dir": f"{run_dir / formats.FINDINGS_DIR}{os.sep}",
-                    "view": str(run_dir / formats.REPORT_VIEW_FILE)}
-    if failed is not None:
-        answer[formats.RETURN_VERIFIED_KEY] = False
-        answer[formats.RETURN_FAILED_CHECKS_KEY] = failed
-    return answer
 
 
 def write_view(run_dir: Path) -> None:

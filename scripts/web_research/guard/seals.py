@@ -78,7 +78,7 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
     means the file is not what this fetch wrote, and it stays unsealed). A snapshot served
     "stored" earlier is not sealed again: whatever sealed it then still stands, and one that
     was never sealed stays so (someone placed it there by hand before the researcher asked)."""
-    from ..commands.fetch_cmd import parse_seal_line  # lazy: hook start-up
+    from ..evidence.seal_line import parse_seal_line  # lazy: hook start-up
 
     header = parse_seal_line(stdout)
     snapshot_id = header["snapshot_id"] if header and _SNAPSHOT_ID.match(header["snapshot_id"]) else None

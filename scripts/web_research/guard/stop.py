@@ -26,7 +26,7 @@ def _return_object(run_dir: str) -> dict[str, Any]:
     """The object `finish` prints for a verified run (companion-contract.md)."""
     from pathlib import Path  # lazy: start-up
 
-    from ..commands.finish_cmd import return_object  # lazy: only when a run passes
+    from ..run.return_object import return_object  # lazy: only when a run passes
 
     return return_object(Path(run_dir))
 
