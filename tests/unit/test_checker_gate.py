@@ -56,15 +56,6 @@ def answer(keys, verdict_of=lambda key: "supported") -> str:
     return "\n".join(f"{n} {verdict_of(k)}: checked" for n, k in enumerate(keys, start=1))
 
 
-def checker_wrote(h: Harness, agent_id: str, path: Path) -> None:
-    """The PostToolUse hook of the checker's Write of `path` (its content as on disk)."""
-    content = path.read_text()
-    payload = as_checker(h.payload("PostToolUse", agent_id, tool_name="Write", tool_use_id="toolu_vw",
-                                   tool_input={"file_path": str(path), "content": content},
-                                   tool_response={"type": "create", "filePath": str(path), "content": content}))
-    assert h.hook(payload).stdout == ""
-
-
 def run_checker(h: Harness, verdict_of=lambda key: "supported", agent_id: str = AGENT) -> Path:
     """Dispatch a checker by reference, let it answer by number, and stop it."""
     prompt = rendered(h)
@@ -154,21 +145,23 @@ def test_a_second_checker_for_the_same_file_waits(run: Harness):
 
 # --- scope -------------------------------------------------------------------------------
 
-def test_a_checker_writes_only_its_verdicts_file(run: Harness):
+def test_a_checker_writes_no_file_not_even_its_verdicts_file(run: Harness):
+    """Its reply is its only move: the plugin writes the verdicts file from it."""
     prompt = rendered(run)
     dispatch(run, prompt.text)
     run.start_agent(AGENT, prompt.text)
-    assert run.hook(as_checker(run.write_call(AGENT, prompt.verdicts_path))).decision == "allow"
-    for other in (run.run_dir / "report.md", run.run_dir / "checks" / "verdicts-2.json", run.project / "x.json"):
-        denied = run.hook(as_checker(run.write_call(AGENT, str(other))))
-        assert denied.decision == "deny" and prompt.verdicts_path in denied.reason, denied.reason
+    for target in (prompt.verdicts_path, run.run_dir / "report.md", run.run_dir / "checks" / "verdicts-2.json",
+                   run.project / "x.json"):
+        denied = run.hook(as_checker(run.write_call(AGENT, str(target))))
+        assert denied.decision == "deny" and "writes no file" in denied.reason and "in your reply" in denied.reason
+    assert not Path(prompt.verdicts_path).exists()
 
 
 def test_a_checker_runs_no_commands(run: Harness):
     prompt = rendered(run)
     dispatch(run, prompt.text)
     result = run.hook(as_checker(run.bash("PreToolUse", "echo hi", agent_id=AGENT)))
-    assert result.decision == "deny" and "runs no commands" in result.reason
+    assert result.decision == "deny" and "runs no command" in result.reason
 
 
 def test_the_orchestrator_may_not_write_verdicts(run: Harness):
@@ -246,24 +239,21 @@ def test_a_verdict_forged_by_bash_blocks_the_stop(run: Harness):
     assert result.decision == "block" and "checks/verdicts-1.json" in result.reason and "changed" in result.reason
 
 
-def test_a_verdicts_file_changed_after_the_checkers_write_is_blocked_then_fails_its_seal(run: Harness):
-    """Issue 19: the verdicts file must be what the checker wrote; a change in between (a
-    process left running in the background) blocks its stop, and the seal is the checker's write."""
+def test_a_verdicts_file_placed_before_the_answer_is_replaced_by_the_answer(run: Harness):
+    """Nothing unknown is adopted: a file at the verdicts path that no answer produced (a process
+    left running in the background wrote it) gives way to the plugin's write of the answer."""
     prompt = rendered(run)
     dispatch(run, f"Check: {run.run_dir}")
     run.start_agent(AGENT, prompt.text)
     path = Path(prompt.verdicts_path)
     path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "unsupported", "reason": "r"} for k in prompt.keys]}))
-    checker_wrote(run, AGENT, path)
-    wrote = ledger.file_sha256(path, 1 << 20)
-    path.write_text(path.read_text().replace("unsupported", "supported"))
-    first = run.hook(run.subagent_stop(AGENT, agent_type=CHECKER))
-    assert first.decision == "block" and "not what you last wrote" in first.reason
-    assert run.hook(run.subagent_stop(AGENT, stop_hook_active=True, agent_type=CHECKER)).stdout == ""
-    assert ledger.seals(ledger_entries(run))["checks/verdicts-1.json"].sha256 == wrote
+    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "supported", "reason": "r"} for k in prompt.keys]}))
+    reply = answer(prompt.keys, lambda key: "unsupported" if key == prompt.keys[0] else "supported")
+    assert run.hook(run.subagent_stop(AGENT, agent_type=CHECKER, message=reply)).stdout == ""
+    assert json.loads(path.read_text())["verdicts"][0]["verdict"] == "unsupported"
+    assert ledger.seals(ledger_entries(run))["checks/verdicts-1.json"].sha256 == ledger.file_sha256(path, 1 << 20)
     result = run.hook(run.stop())
-    assert result.decision == "block" and "checks/verdicts-1.json" in result.reason and "changed" in result.reason
+    assert result.decision == "block" and "report.claims.verdict" in result.reason
 
 
 def test_a_verdicts_file_no_checker_left_blocks_the_stop(run: Harness):
@@ -275,19 +265,35 @@ def test_a_verdicts_file_no_checker_left_blocks_the_stop(run: Harness):
     assert result.decision == "block" and "verdicts-1.json" in result.reason and "not sealed" in result.reason
 
 
-def test_a_returned_checker_whose_stop_went_unseen_is_sealed_when_its_call_returns(run: Harness):
-    """A checker that wrote its verdicts file itself (the way before answers by number) whose stop
-    went unseen: its file is sealed when its foreground call returns."""
+def _returned(h: Harness, reply: str) -> dict:
+    """PostToolUse of the checker's foreground Agent call, its result carrying the reply as 2.1.328
+    does (a harness note first, then the subagent's last text)."""
+    return h.payload("PostToolUse", tool_name="Agent", tool_use_id="toolu_check1",
+                     tool_input={"description": "check", "prompt": f"Check: {h.run_dir}",
+                                 "subagent_type": CHECKER, "run_in_background": False},
+                     tool_response={"status": "completed", "agentId": AGENT, "content": [
+                         {"type": "text", "text": "<tools-used-before-summary></tools-used-before-summary>\n"},
+                         {"type": "text", "text": reply}]})
+
+
+def test_a_checker_whose_stop_went_unseen_is_recorded_from_its_returned_answer(run: Harness):
+    """The SubagentStop never came: the answer in the returned call's result is mapped, written
+    and sealed there, and the run passes."""
     prompt = rendered(run)
     dispatch(run, prompt.text)
+    assert run.hook(_returned(run, answer(prompt.keys))).stdout == ""
     path = Path(prompt.verdicts_path)
-    path.parent.mkdir(exist_ok=True)
-    path.write_text(json.dumps({"verdicts": [{"claim": k, "verdict": "supported", "reason": "r"} for k in prompt.keys]}))
-    checker_wrote(run, AGENT, path)
-    payload = run.payload("PostToolUse", tool_name="Agent", tool_use_id="toolu_check1",
-                          tool_input={"description": "check", "prompt": f"Check: {run.run_dir}",
-                                      "subagent_type": CHECKER, "run_in_background": False},
-                          tool_response={"status": "completed", "agentId": AGENT, "content": []})
-    assert run.hook(payload).stdout == ""
-    assert "checks/verdicts-1.json" in ledger.seals(ledger_entries(run))
+    assert [v["claim"] for v in json.loads(path.read_text())["verdicts"]] == list(prompt.keys)
+    assert ledger.seals(ledger_entries(run))["checks/verdicts-1.json"].sha256 == ledger.file_sha256(path, 1 << 20)
+    assert run.record()["run"]["checkers"][0]["state"] == "done"
     assert run.hook(run.stop()).decision is None  # sealed, supported: the run passes
+
+
+def test_a_returned_answer_that_misses_a_claim_counts_as_failed(run: Harness):
+    prompt = rendered(run)
+    dispatch(run, prompt.text)
+    assert run.hook(_returned(run, "I looked at them; all fine.")).stdout == ""
+    assert run.record()["run"]["checkers"][0]["state"] == "failed"
+    assert not Path(prompt.verdicts_path).exists()
+    result = run.hook(run.stop())
+    assert result.decision == "block" and "report.claims.checked" in result.reason

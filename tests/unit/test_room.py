@@ -99,7 +99,7 @@ def test_own_commands_on_the_run_folder_are_allowed_in_any_spelling_of_its_path(
         assert active.hook(active.bash("PreToolUse", command)).decision == "allow", command
 
 
-@pytest.mark.parametrize("agent_type, why", [(CHECKER, "runs no commands"), ("general-purpose", "runs none")])
+@pytest.mark.parametrize("agent_type, why", [(CHECKER, "runs no command"), ("general-purpose", "runs none")])
 def test_checkers_and_other_agents_run_no_command(active: Harness, agent_type: str, why: str):
     payload = _as(active.bash("PreToolUse", active.core_command("verify")), agent_type)
     result = active.hook(payload)
@@ -221,7 +221,7 @@ def test_every_tool_not_allowed_is_denied_in_a_run_only_with_what_is_allowed(h: 
 
 
 @pytest.mark.parametrize("agent_type,allowed", [("web-research:researcher", "fetch command"),
-                                                (CHECKER, "verdicts file"), ("general-purpose", "nothing else")])
+                                                (CHECKER, "in your reply"), ("general-purpose", "nothing else")])
 def test_a_subagent_is_told_its_own_moves_and_no_way_out(active: Harness, agent_type: str, allowed: str):
     for tool in ("Skill", "TaskStop", "mcp__files__write_file"):
         payload = _as(active.payload("PreToolUse", tool_name=tool, tool_input={}, tool_use_id="toolu_s"),

@@ -19,7 +19,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Mapping
 
-__all__ = ["PLUGIN_WRITE", "write_run_file"]
+__all__ = ["PLUGIN_WRITE", "write_run_file", "write_verdicts"]
 
 
 def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
@@ -36,3 +36,15 @@ def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, a
     except ValueError:
         rel = str(path)
     record(env, run_dir, [ledger.entry(PLUGIN_WRITE, agent_id, slug, path=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest())])
+
+
+def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: list[tuple[str, str, str]],
+                   agent_id: object) -> None:
+    """A claim-checker's answer, mapped to its claim keys, as its verdicts file: written and
+    sealed at once. This is the only way a verdicts file comes to be (a checker writes no file)."""
+    from ..checks.verdicts import verdicts_json  # lazy: hook start-up
+    from .seals import seal_verdicts  # lazy: hook start-up
+
+    text = verdicts_json(verdicts)
+    write_run_file(env, run_dir, path, text, agent_id, None)
+    seal_verdicts(env, run_dir, path, agent_id, sha256="sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest())

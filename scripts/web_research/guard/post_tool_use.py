@@ -2,8 +2,8 @@
 
 A `start` opens the run, `briefs` records the expected briefs and fixes the
 limits, a researcher's fetch and every web call go to the ledger, a write to a
-findings or verdicts file records what was written, and a returned Agent call
-frees its slot and seals what its SubagentStop could not.
+findings file records what was written, and a returned Agent call frees its slot
+and does what its SubagentStop could not (seal a researcher's file, record a checker's answer).
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def post_tool_use(ctx: Context) -> dict[str, Any]:
 
 
 def _post_write(ctx: Context) -> dict[str, Any]:
-    """A Write/Edit landed during a run: when it is a findings or verdicts file, record the hash
+    """A Write/Edit landed during a run: when it is a findings file, record the hash
     of what the tool wrote (Write: the content it was given; an edit: the file right after it),
     with who wrote it. The owner's SubagentStop then seals that content, and a file that differs
     from it (changed by anything else after the write) fails. A hook that fails here records
@@ -91,17 +91,19 @@ def _post_write(ctx: Context) -> dict[str, Any]:
 
 
 def _post_checker_agent(ctx: Context) -> dict[str, Any]:
-    """A foreground claim-checker returned and the orchestrator has not acted since: if its
-    SubagentStop could not be attributed, its verdicts file is sealed here (else no one could
-    ever seal it, and verify would fail it as unsealed)."""
+    """A foreground claim-checker returned. If its SubagentStop went unseen (its record still
+    says `running`), its answer is read from the call's result and recorded here as that stop
+    would have (a reply that misses a claim cannot be sent back any more: it counts as failed)."""
     active = active_run(ctx)
     response = ctx.payload.get("tool_response")
     if active is None or not isinstance(response, dict) or response.get("status") != "completed":
         return {}
+    from ..checks.verdicts import parse_answer  # lazy: start-up
     from .checker_gate import prompt_hash  # lazy: start-up
 
     session, snapshot = active
     wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
+    agent_id = response.get("agentId")
     with locked_run(session, snapshot) as run:
         if run is None:
             return {}
@@ -111,14 +113,26 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
                       and c.get("state") == "running"), None)
         if entry is None:
             return {}
-        entry["state"] = "returned"
-    from .seals import owner_written, seal_verdicts  # lazy: start-up
+        verdicts, problems = parse_answer(_response_text(response), entry.get("keys", []))
+        entry["state"] = "failed" if problems else "done"
+        if isinstance(agent_id, str):
+            entry["agent_id"] = agent_id
+    if verdicts:
+        from .plugin_writes import write_verdicts  # lazy: start-up
 
-    run_dir = snapshot["run"]["run_dir"]
-    written, _on_disk = owner_written(ctx.env, run_dir, entry["verdicts_path"], response.get("agentId"))
-    if written:  # as the checker last wrote it; a file it never wrote is not sealed
-        seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], response.get("agentId"), sha256=written)
+        write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return {}
+
+
+def _response_text(response: dict[str, Any]) -> str:
+    """The text blocks of an Agent call's result (the subagent's last reply), joined."""
+    content = response.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(block["text"] for block in content
+                     if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str))
 
 
 def _post_bash(ctx: Context) -> dict[str, Any]:

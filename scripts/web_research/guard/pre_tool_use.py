@@ -16,7 +16,7 @@ from .. import formats
 from . import output
 from .briefs_match import subagent_transcript_path
 from .context import (AGENT_TOOLS, CHECKER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
-                      briefs_of, checker_prompt, dispatch_fields, known_slug, learn_agent, same_run)
+                      briefs_of, dispatch_fields, known_slug, learn_agent, same_run)
 from .registry import Session
 
 TYPE_CHECKING = False
@@ -271,7 +271,7 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
         return output.pre_tool_use("deny", "While a research run is open, only the run's researchers, its "
                                    "claim-checker and the main session write files; this agent writes none.")
     if role == room.CHECKER:
-        return _pre_checker_write(ctx, active[1]["run"], path, None)
+        return output.pre_tool_use("deny", room.CHECKER_REFUSAL)
     if role == room.ORCHESTRATOR:
         return _pre_orchestrator_write(ctx, active[1]["run"], tool, targets)
     session, snapshot = active
@@ -340,23 +340,3 @@ def _second_wave_rendered(run_dir: str, plan_text: str) -> bool:
         return False
     approval = read_approval(Path(run_dir))
     return approval is not None and approval.get("plan_sha256") == sha256_of(plan_text.encode("utf-8"))
-
-
-def _pre_checker_write(ctx: Context, run: dict[str, Any], path: str | None, ambiguous: str | None) -> dict[str, Any]:
-    """A claim-checker writes its own verdicts file and nothing else."""
-    from .checker_gate import checker_write_refusal, find_checker  # lazy: start-up
-
-    if ambiguous:
-        return output.pre_tool_use("deny", ambiguous + " A claim-checker writes only its verdicts file.")
-    prompt = checker_prompt(ctx)
-    entry = find_checker(run, ctx.payload.get("agent_id"), prompt)
-    if entry is not None:
-        allowed = [entry["verdicts_path"]]
-    elif prompt is None:  # cannot tell which checker this is: any running checker's file
-        allowed = [c["verdicts_path"] for c in run.get("checkers", []) if c.get("state") == "running"]
-    else:
-        allowed = []
-    refusal = checker_write_refusal(path, ctx.payload.get("cwd"), allowed)
-    if refusal:
-        return output.pre_tool_use("deny", refusal)
-    return output.pre_tool_use("allow", f"{path} is this claim-checker's verdicts file.")

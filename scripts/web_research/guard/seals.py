@@ -4,11 +4,11 @@ The hook handlers (pre_tool_use.py, …) call in here at the moments an artifact
 
     a researcher's `fetch` returned        -> seal the snapshot (text and record), hashed
                                               from the stored files by this hook
-    a findings or verdicts file written    -> a `written` entry: the hash of what its owner
+    a findings file written                -> a `written` entry: the hash of what its owner
                                               (or the plugin, `record_written`) wrote
     a researcher is let go at SubagentStop -> seal its findings file (passing or failed)
                                               as its owner last wrote it
-    a claim-checker is let go              -> seal its verdicts file, likewise
+    a claim-checker's answer recorded      -> seal the verdicts file the plugin wrote from it
     `briefs` returned                      -> seal each brief
     the Stop gate passes                   -> seal report.md and plan.md
     a WebSearch / WebFetch returned        -> a `search` / `page_read` entry
@@ -112,7 +112,7 @@ def _snapshot_meta(path: Path) -> tuple[dict[str, Any], str] | None:
 
 def record_written(env: Mapping[str, str], run_dir: str, path: str, sha256: str | None, agent_id: object = None,
                    slug: object = None, by: str = ledger.BY_PLUGIN) -> None:
-    """`path` (a findings or verdicts file of the run) now holds content hashing to `sha256`,
+    """`path` (a findings file of the run) now holds content hashing to `sha256`,
     written by the plugin itself (`by` plugin: a stub, a stamp) or by the agent `agent_id`'s
     own tool call (`by` agent, from the PostToolUse hook). At its owner's SubagentStop the file
     on disk must equal the last of these writes: what else changed it is not the owner's.
@@ -160,14 +160,12 @@ def seal_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agen
 
 
 def seal_verdicts(env: Mapping[str, str], run_dir: str, verdicts_path: str, agent_id: object,
-                  sha256: str | None = None) -> None:
-    """A claim-checker is let go: seal its verdicts file as it last wrote it (`sha256`), or with
-    no hash given as it is now (nobody but the checker could write it; the seal keeps a later
-    Bash command from changing a verdict)."""
+                  sha256: str) -> None:
+    """Seal the verdicts file the plugin wrote from a checker's answer, as it wrote it (`sha256`):
+    a verdict changed afterwards, by anything, fails `provenance.sealed`."""
     rel = _relative(run_dir, verdicts_path)
-    digest = sha256 or (ledger.file_sha256(Path(verdicts_path), MAX_EVIDENCE_BYTES) if rel else None)
-    if rel and digest:
-        record(env, run_dir, [_seal(run_dir, rel, ledger.VERDICTS, digest, agent_id, None)])
+    if rel:
+        record(env, run_dir, [_seal(run_dir, rel, ledger.VERDICTS, sha256, agent_id, None)])
 
 
 def seal_unsealed_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agent_id: object,

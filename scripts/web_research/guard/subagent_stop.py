@@ -7,7 +7,6 @@ process left running in the background. Such a file is a problem like any other 
 block), and the seal is the owner's last write, so the file then fails its seal."""
 from __future__ import annotations
 
-import hashlib
 
 from . import output
 from .briefs_match import subagent_transcript_path
@@ -31,12 +30,11 @@ def _subtopic_of(run: dict[str, Any], slug: str) -> str:
 def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
     """A claim-checker stops: its reply must judge each claim of its prompt by number (blocked
     once otherwise, naming what is missing); the plugin then writes the verdicts file from the
-    reply, mapping numbers to the claim keys bound to that prompt, and seals it. A checker that
-    wrote a valid verdicts file itself instead is accepted as before."""
+    reply, mapping numbers to the claim keys bound to that prompt, and seals it."""
     active = active_run(ctx)
     if active is None:
         return {}
-    from .checker_gate import answer_block_reason, find_checker, verdicts_problems  # lazy: start-up
+    from .checker_gate import answer_block_reason, find_checker  # lazy: start-up
 
     session, snapshot = active
     agent_id = ctx.payload.get("agent_id")
@@ -46,19 +44,8 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
     entry = find_checker(snapshot["run"], agent_id if not stray else None, prompt)
     if entry is None:
         return {}
-    run_dir = snapshot["run"]["run_dir"]
     keys = entry.get("keys", [])
     verdicts, problems = checker_answer(ctx, keys)
-    written = None
-    if not verdicts:
-        from .seals import owner_written, written_problem  # lazy: start-up
-
-        written, on_disk = owner_written(ctx.env, run_dir, entry["verdicts_path"], agent_id)
-        if verdicts_problems(entry["verdicts_path"], run_dir, keys) == []:
-            # No answer by number, but the checker wrote a complete verdicts file itself: it must
-            # be what the checker wrote (nothing else changed it since).
-            tampered = written_problem(entry["verdicts_path"], written, on_disk)
-            problems = [tampered] if tampered else []
     with locked_run(session, snapshot) as run:
         if run is None:
             return {}
@@ -74,16 +61,9 @@ def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
             return output.block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
     if verdicts:
-        from ..checks.verdicts import verdicts_json  # lazy: start-up
-        from .plugin_writes import write_run_file  # lazy: start-up
+        from .plugin_writes import write_verdicts  # lazy: start-up
 
-        text = verdicts_json(verdicts)
-        write_run_file(ctx.env, run_dir, entry["verdicts_path"], text, agent_id, None)
-        written = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-    from .seals import seal_verdicts  # lazy: start-up
-
-    if written:  # as its owner (the checker, or the plugin from its answer) last wrote it
-        seal_verdicts(ctx.env, run_dir, entry["verdicts_path"], agent_id, sha256=written)
+        write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return {}
 
 
