@@ -85,11 +85,10 @@ def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path)
 
 # --- hooks during a run: only those that check files load the checker --------------------
 
-# Besides YAML, jsonschema and the verifier: the brief renderer and plan parser, and
-# dataclasses (with inspect and ast), which together cost a hook tens of milliseconds.
+# Besides YAML, jsonschema and the verifier: the Markdown parser, the brief renderer and plan parser.
 NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.core.markdown_doc", "markdown_it", "web_research.checks.citation_entries",
                                "web_research.checks.citation_checks", "web_research.run.briefs", "web_research.run.plan",
-                               "web_research.run.budget", "dataclasses")
+                               "web_research.run.budget")
 
 
 @pytest.fixture
@@ -126,7 +125,7 @@ def _light_cases(h: Harness, infos: list[dict]) -> list[tuple[str, dict, str]]:
 
 def test_hooks_that_check_no_file_content_do_not_load_the_checker(researching):
     """Deterministic, unlike a timing: each of these hooks decides correctly without
-    importing the checklist, jsonschema, YAML, the brief renderer or dataclasses.
+    importing the checklist, jsonschema, YAML, the Markdown parser or the brief renderer.
     (Stop is not among them: it writes the run's metrics from the transcripts, once a turn.)"""
     h, infos = researching
     for name, payload, expected in _light_cases(h, infos):
@@ -169,11 +168,11 @@ def test_light_hooks_load_no_tempfile_shutil_and_argparse_only_for_our_command(r
         assert expected in result["decision"], (name, result)
 
 
-def test_the_stop_hook_writes_the_metrics_without_dataclasses(researching):
+def test_the_stop_hook_writes_the_metrics_without_the_checker(researching):
     """Stop runs at the end of each of the main agent's turns: before report.md exists it
-    writes the run's metrics (web_research.metrics.run_metrics), whose records are NamedTuples."""
+    writes the run's metrics (web_research.metrics.run_metrics) and loads neither YAML nor the checklist."""
     h, _infos = researching
-    result = _probe(h, "Stop", h.stop(), ("web_research.metrics.run_metrics", "dataclasses", "yaml", "web_research.checks.checklist"))
+    result = _probe(h, "Stop", h.stop(), ("web_research.metrics.run_metrics", "yaml", "web_research.checks.checklist"))
     assert result["loaded"] == ["web_research.metrics.run_metrics"], result
     assert (h.run_dir / "metrics.json").is_file()
 

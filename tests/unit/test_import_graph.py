@@ -179,3 +179,23 @@ def test_the_standard_library_is_used_as_it_is():
             private += [f"{rel}:{node.lineno}: {name}" for name in roots if name.startswith("_") and name != "__future__"]
     assert not private, "imports of the interpreter's private modules: " + ", ".join(private)
     assert not own_named_tuple, "NamedTuple from elsewhere than typing: " + ", ".join(own_named_tuple)
+
+
+RECORD_METHODS = {"__eq__", "__repr__", "__hash__", "__slots__"}
+
+
+def test_records_are_dataclasses_or_named_tuples():
+    """No class writes a record's equality, repr or slots by hand (as the `Record` base of
+    `core/records.py` once did, to avoid importing dataclasses): `@dataclass(slots=True)` and
+    `typing.NamedTuple` generate them."""
+    hand_made = []
+    for path in sorted(ROOT.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
+            names = {target.id for stmt in cls.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                     for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                     if isinstance(target, ast.Name)}
+            names |= {stmt.name for stmt in cls.body if isinstance(stmt, ast.FunctionDef)}
+            if names & RECORD_METHODS:
+                hand_made.append(f"{path.relative_to(ROOT)}:{cls.lineno}: {cls.name} ({', '.join(sorted(names & RECORD_METHODS))})")
+    assert not hand_made, "hand-made record methods (use @dataclass or NamedTuple): " + ", ".join(hand_made)

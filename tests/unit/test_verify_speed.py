@@ -139,7 +139,7 @@ RUNS = 7
 # Markdown here (1,000 citation entries, 1,000 claims) cost 83-95 ms of parsing and 16 ms of
 # import in process, and the ratios went from 18-20x to 26x and 29x (main and this change
 # measured side by side, load average ~17 on the 2 cores). The bounds leave 25% for another
-# machine; the counting tests below catch the specific regressions (reparses, rematches, dataclasses).
+# machine; the counting tests below catch the specific regressions (reparses, rematches, YAML).
 MAX_CPU_RATIO = {"no snapshots": 32.0, "100 sealed snapshots": 36.0}
 
 def _cpu_ms(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess]:
@@ -225,32 +225,25 @@ try:
     runpy.run_module("web_research", run_name="__main__")
 except SystemExit as exc:
     code = exc.code
-ours = sorted(f"{{name}}.{{k}}" for name, mod in list(sys.modules.items()) if name.startswith("web_research")
-              for k, v in vars(mod).items() if isinstance(v, type) and "__dataclass_fields__" in vars(v))
-print("dataclasses of ours:", *ours)
 print("exit", code, "loaded", *[m for m in {modules!r} if m in sys.modules])
 """
-SLOW_IMPORTS = ("dataclasses", "inspect", "ast", "yaml", "frontmatter")
-# markdown-it-py's Token and Rule are dataclasses: the Markdown parser brings these three along.
-PARSER_IMPORTS = ["dataclasses", "inspect", "ast"]
+YAML_IMPORTS = ("yaml", "frontmatter")
 
 
 def _verify_loads(run: Path) -> tuple[str, list[str]]:
-    """(exit code, the SLOW_IMPORTS that `web-research verify RUN` loaded), in one process."""
-    code = VERIFY_PROBE.format(scripts=str(SCRIPTS_DIR), run=str(run), modules=SLOW_IMPORTS)
+    """(exit code, the YAML_IMPORTS that `web-research verify RUN` loaded), in one process."""
+    code = VERIFY_PROBE.format(scripts=str(SCRIPTS_DIR), run=str(run), modules=YAML_IMPORTS)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    ours, last = [line.split() for line in proc.stdout.strip().splitlines()[-2:]]
-    assert last[0] == "exit" and ours[:3] == ["dataclasses", "of", "ours:"], proc.stdout[-2000:] + proc.stderr
-    assert ours[3:] == [], f"the verify path defines dataclasses: {ours[3:]}"
+    last = proc.stdout.strip().splitlines()[-1].split() if proc.stdout.strip() else []
+    assert last[:1] == ["exit"], proc.stdout[-2000:] + proc.stderr
     return last[1], last[3:]
 
 
-def test_verify_defines_no_dataclasses_and_loads_yaml_only_for_frontmatter(tmp_path: Path) -> None:
-    """Deterministic, unlike a timing: no module of ours on the verify path defines a
-    dataclass (each execs its methods at import; markdown-it-py's own two are the only ones),
-    and PyYAML with python-frontmatter load only when a findings file has a frontmatter block."""
+def test_verify_loads_yaml_only_for_frontmatter(tmp_path: Path) -> None:
+    """Deterministic, unlike a timing: PyYAML with python-frontmatter load only when a
+    findings file has a frontmatter block."""
     run = make_large_run(tmp_path, pages=100)
-    assert _verify_loads(run) == ("0", PARSER_IMPORTS + ["yaml", "frontmatter"])  # the probe sees imports
+    assert _verify_loads(run) == ("0", ["yaml", "frontmatter"])  # the probe sees imports
     for path in (run / "findings").glob("*.md"):
         path.write_text(path.read_text(encoding="utf-8").split("---\n", 2)[2], encoding="utf-8")
-    assert _verify_loads(run) == ("1", PARSER_IMPORTS)  # no frontmatter: a failing check, and no YAML
+    assert _verify_loads(run) == ("1", [])  # no frontmatter: a failing check, and no YAML

@@ -19,41 +19,34 @@ refusing the whole file.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Mapping
 
 from .. import formats
 from ..core.markdown_doc import LABELLED_FIELD, Document, parse_markdown
-from ..core.records import Record
 
 _QUOTES = (('"', '"'), ("\u201c", "\u201d"))
 
 
-class Citation(Record):
+@dataclass(slots=True)
+class Citation:
     """One `[^n]:` entry. `excerpt` is the quoted text without its quotes;
     `fields` keeps every value exactly as written (keyed by schema field name,
     unknown labels keyed by the label itself) for validation."""
 
-    __slots__ = ("number", "title", "url", "excerpt", "retrieved_at", "published_at", "source_type", "line",
-                 "end_line", "fields", "field_lines", "duplicates", "unlabelled")
-
-    def __init__(self, number: int, title: str | None = None, url: str | None = None, excerpt: str | None = None,
-                 retrieved_at: str | None = None, published_at: str | None = None, source_type: str | None = None,
-                 line: int = 0, end_line: int = 0, fields: dict[str, str] | None = None,
-                 field_lines: dict[str, int] | None = None, duplicates: list[tuple[str, int]] | None = None,
-                 unlabelled: str | None = None) -> None:
-        self.number = number
-        self.title = title
-        self.url = url
-        self.excerpt = excerpt
-        self.retrieved_at = retrieved_at
-        self.published_at = published_at
-        self.source_type = source_type
-        self.line = line
-        self.end_line = end_line
-        self.fields: dict[str, str] = {} if fields is None else fields
-        self.field_lines: dict[str, int] = {} if field_lines is None else field_lines
-        self.duplicates: list[tuple[str, int]] = [] if duplicates is None else duplicates
-        self.unlabelled = unlabelled  # text after `[^n]:` that has no **Label**
+    number: int
+    title: str | None = None
+    url: str | None = None
+    excerpt: str | None = None
+    retrieved_at: str | None = None
+    published_at: str | None = None
+    source_type: str | None = None
+    line: int = 0
+    end_line: int = 0
+    fields: dict[str, str] = field(default_factory=dict)
+    field_lines: dict[str, int] = field(default_factory=dict)
+    duplicates: list[tuple[str, int]] = field(default_factory=list)
+    unlabelled: str | None = None  # text after `[^n]:` that has no **Label**
 
 
 # --------------------------------------------------------------------------

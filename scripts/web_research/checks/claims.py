@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
@@ -29,7 +30,6 @@ from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
 from .quantities import SOFT_KINDS, Quantity, extract_quantities
 from ..core.markdown_doc import BREAK, CELL, REF, TEXT, Block, Document, parse_markdown
-from ..core.records import Record
 
 if TYPE_CHECKING:
     from .parsed_run import ParsedRun
@@ -86,19 +86,15 @@ class Grounding(NamedTuple):
         return not self.missing
 
 
-class ClaimRecord(Record):
+@dataclass(slots=True)
+class ClaimRecord:
     """A claim with what it cites and its grounding, as `web-research claims` lists it."""
 
-    __slots__ = ("path", "scope", "claim", "excerpts", "grounding")
-
-    def __init__(self, path: Path, scope: str, claim: Claim,
-                 excerpts: list[tuple[int, str | None, str]] | None = None,
-                 grounding: Grounding | None = None) -> None:
-        self.path = path
-        self.scope = scope
-        self.claim = claim
-        self.excerpts: list[tuple[int, str | None, str]] = [] if excerpts is None else excerpts  # (number, url, excerpt)
-        self.grounding = Grounding(False) if grounding is None else grounding
+    path: Path
+    scope: str
+    claim: Claim
+    excerpts: list[tuple[int, str | None, str]] = field(default_factory=list)  # (number, url, excerpt)
+    grounding: Grounding = Grounding(False)
 
     @property
     def sites(self) -> list[str]:

@@ -24,11 +24,11 @@ nor does a missing bullet whose subtopic Gaps does not name yet, since
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from .. import formats
-from ..core.records import Record
 
 if TYPE_CHECKING:  # pragma: no cover
     from .parsed_run import ParsedRun
@@ -50,28 +50,22 @@ def id_pattern(bullet_id: str) -> re.Pattern[str]:
     return re.compile(r"(?<![0-9.])" + re.escape(bullet_id) + r"(?![0-9]|\.[0-9])")
 
 
-class Evidence(Record):
+@dataclass(slots=True)
+class Evidence:
     """What one findings file says about one bullet."""
 
-    __slots__ = ("findings", "footnotes", "not_established")
-
-    def __init__(self, findings: Path, footnotes: list[int] | None = None,
-                 not_established: list[str] | None = None) -> None:
-        self.findings = findings
-        self.footnotes: list[int] = [] if footnotes is None else footnotes  # cited under the bullet's heading
-        self.not_established: list[str] = [] if not_established is None else not_established  # its `## Not established` items
+    findings: Path
+    footnotes: list[int] = field(default_factory=list)  # cited under the bullet's heading
+    not_established: list[str] = field(default_factory=list)  # its `## Not established` items
 
 
-class BulletState(Record):
-    __slots__ = ("bullet", "state", "evidence", "reason", "citation_keys")
-
-    def __init__(self, bullet: "Bullet", state: str, evidence: list[Evidence], reason: str | None = None,
-                 citation_keys: set[tuple] | None = None) -> None:
-        self.bullet = bullet
-        self.state = state
-        self.evidence = evidence
-        self.reason = reason
-        self.citation_keys: set[tuple] = set() if citation_keys is None else citation_keys  # (title, url, excerpt) cited under it
+@dataclass(slots=True)
+class BulletState:
+    bullet: Bullet
+    state: str
+    evidence: list[Evidence]
+    reason: str | None = None
+    citation_keys: set[tuple] = field(default_factory=set)  # (title, url, excerpt) cited under it
 
     def to_json(self, run_dir: Path) -> dict[str, Any]:
         data: dict[str, Any] = {"subtopic": self.bullet.subtopic.name, "id": self.bullet.id,

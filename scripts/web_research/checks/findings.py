@@ -8,6 +8,7 @@ every frontmatter key, marker and entry so each defect can be pointed at.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,36 +17,32 @@ from .result import Check, Problem, fail, ok
 from .citation_checks import citation_checks
 from .citation_entries import Citation, citations_of, markers_of
 from ..core.markdown_doc import CODE, TEXT, Document, Section, parse_markdown
-from ..core.records import Record
 from ..core.schema_validation import schema_errors
 
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
-class Findings(Record):
+@dataclass(slots=True)
+class Findings:
     """A parsed findings file. `errors` are frontmatter problems found while
     parsing (missing block, invalid YAML, not a mapping)."""
 
-    __slots__ = ("path", "frontmatter", "key_lines", "body", "body_first_line", "citations", "markers",
-                 "sources_headings", "sources_span", "errors", "frontmatter_line", "doc")
+    path: Path
+    frontmatter: dict[str, Any] | None
+    key_lines: dict[str, int]
+    body: str
+    body_first_line: int
+    citations: list[Citation]
+    markers: list[tuple[int, int]]
+    sources_headings: list[int]
+    sources_span: tuple[int, int] | None
+    errors: list[Problem] = field(default_factory=list)
+    frontmatter_line: int = 1
+    doc: Document = None  # type: ignore[assignment]  # the body, parsed once: given, or parsed here
 
-    def __init__(self, path: Path, frontmatter: dict[str, Any] | None, key_lines: dict[str, int], body: str,
-                 body_first_line: int, citations: list[Citation], markers: list[tuple[int, int]],
-                 sources_headings: list[int], sources_span: tuple[int, int] | None,
-                 errors: list[Problem] | None = None, frontmatter_line: int = 1,
-                 doc: Document | None = None) -> None:
-        self.path = path
-        self.frontmatter = frontmatter
-        self.key_lines = key_lines
-        self.body = body
-        self.body_first_line = body_first_line
-        self.citations = citations
-        self.markers = markers
-        self.sources_headings = sources_headings
-        self.sources_span = sources_span
-        self.errors: list[Problem] = [] if errors is None else errors
-        self.frontmatter_line = frontmatter_line
-        self.doc = parse_markdown(body, body_first_line) if doc is None else doc  # the body, parsed once
+    def __post_init__(self) -> None:
+        if self.doc is None:
+            self.doc = parse_markdown(self.body, self.body_first_line)
 
     @property
     def status(self) -> str | None:

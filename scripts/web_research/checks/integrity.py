@@ -41,6 +41,7 @@ Standard library only, and each page is normalized once: verify must stay fast.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
@@ -49,7 +50,6 @@ from urllib.parse import urlsplit
 from .. import formats
 from .result import Check
 from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
-from ..core.records import Record
 from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
 
 INTEGRITY_CHECK_ID = "citations.integrity"
@@ -78,23 +78,20 @@ class _Finding(NamedTuple):
     message: str
 
 
-class _FileResult(Record):
+@dataclass(slots=True)
+class _FileResult:
     """What one file's citations produced, before it becomes checks."""
 
-    __slots__ = ("path", "scope", "snapshot_backed", "mismatches", "unverifiable", "site_roots", "repeated",
-                 "titles", "dates", "unsealed")
-
-    def __init__(self, path: Path, scope: str) -> None:
-        self.path = path
-        self.scope = scope
-        self.snapshot_backed = 0
-        self.mismatches: list[_Finding] = []
-        self.unverifiable: list[_Finding] = []
-        self.site_roots: list[_Finding] = []
-        self.repeated: list[_Finding] = []
-        self.titles: list[_Finding] = []
-        self.dates: list[_Finding] = []
-        self.unsealed: list[_Finding] = []  # no sealed snapshot in a run the hooks managed (errors)
+    path: Path
+    scope: str
+    snapshot_backed: int = 0
+    mismatches: list[_Finding] = field(default_factory=list)
+    unverifiable: list[_Finding] = field(default_factory=list)
+    site_roots: list[_Finding] = field(default_factory=list)
+    repeated: list[_Finding] = field(default_factory=list)
+    titles: list[_Finding] = field(default_factory=list)
+    dates: list[_Finding] = field(default_factory=list)
+    unsealed: list[_Finding] = field(default_factory=list)  # no sealed snapshot in a run the hooks managed (errors)
 
 
 def citation_integrity_checks(run_dir: Path, cited: Iterable[Any],

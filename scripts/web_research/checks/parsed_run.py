@@ -6,10 +6,10 @@ depends on the groups, never the other way round.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from ..core.records import Record
 
 if TYPE_CHECKING:  # the checklist imports these lazily (checklist.run_checklist)
     from .result import Check
@@ -25,24 +25,21 @@ class Cited(NamedTuple):
     citation: "Citation"
 
 
-class ParsedRun(Record):
+@dataclass(slots=True)
+class ParsedRun:
     """Everything the checklist parsed, handed to extra check groups so they
     need not read the files again."""
 
-    __slots__ = ("run_dir", "plan", "findings", "report", "report_path", "seal_source", "unreadable")
-
-    def __init__(self, run_dir: Path, plan: Any = None, findings: "dict[str, Findings] | None" = None,
-                 report: "Report | None" = None, report_path: Path | None = None, seal_source: Any = None) -> None:
-        self.run_dir = run_dir
-        self.plan = plan  # plan.Plan, or None when missing or unparseable
-        self.findings: dict[str, Findings] = {} if findings is None else findings  # by slug
-        self.report = report
-        self.report_path = report_path
-        # Where the seals come from (provenance.SealSource); None: the folder copy (standalone verify).
-        self.seal_source = seal_source
-        # Files that exist but could not be used, by path, with why (fsutil.RunFileError: its
-        # `state` and `reason`), so that `status` and `claims` say what `verify` says.
-        self.unreadable: dict[Path, Any] = {}
+    run_dir: Path
+    plan: Any = None  # plan.Plan, or None when missing or unparseable
+    findings: dict[str, Findings] = field(default_factory=dict)  # by slug
+    report: Report | None = None
+    report_path: Path | None = None
+    # Where the seals come from (provenance.SealSource); None: the folder copy (standalone verify).
+    seal_source: Any = None
+    # Files that exist but could not be used, by path, with why (fsutil.RunFileError: its
+    # `state` and `reason`), so that `status` and `claims` say what `verify` says.
+    unreadable: dict[Path, Any] = field(default_factory=dict, init=False)
 
     @property
     def cited(self) -> list[Cited]:

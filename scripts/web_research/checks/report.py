@@ -6,6 +6,7 @@ the two in agreement.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -14,24 +15,20 @@ from .result import Check, Problem, fail, ok
 from .citation_checks import citation_checks, citation_problems
 from .citation_entries import Citation, citations_of, markers_of
 from ..core.markdown_doc import CODE, TEXT, Block, Document, Section, parse_markdown
-from ..core.records import Record
 
 
-class Report(Record):
+@dataclass(slots=True)
+class Report:
     """report.md parsed: its lines, title, `##` sections, citation entries, `[^n]` markers
     and the parsed document they come from (`doc`: every other question, asked of one parse)."""
 
-    __slots__ = ("lines", "title", "title_line", "sections", "citations", "markers", "doc")
-
-    def __init__(self, lines: list[str], title: str | None, title_line: int | None, sections: list[Section],
-                 citations: list[Citation], markers: list[tuple[int, int]], doc: Document) -> None:
-        self.lines = lines
-        self.title = title
-        self.title_line = title_line
-        self.sections = sections
-        self.citations = citations
-        self.markers = markers
-        self.doc = doc
+    lines: list[str]
+    title: str | None
+    title_line: int | None
+    sections: list[Section]
+    citations: list[Citation]
+    markers: list[tuple[int, int]]
+    doc: Document
 
     def section(self, name: str) -> Section | None:
         """The first `##` section called `name`."""

@@ -19,9 +19,7 @@ if TYPE_CHECKING:
 
 class Check(NamedTuple):
     """The outcome of one rule. `message` says what was checked when it passes
-    and what is wrong (and what was expected) when it fails. A NamedTuple, not a
-    dataclass: the hooks import this module, and `dataclasses` costs each of them
-    several milliseconds."""
+    and what is wrong (and what was expected) when it fails. Immutable once made."""
 
     id: str
     ok: bool

@@ -1,1 +1,1 @@
-"""Shared plumbing with no research rules: files, records, hashes, slugs, Markdown, YAML frontmatter and JSON Schema."""
+"""Shared plumbing with no research rules: files, hashes, slugs, Markdown, YAML frontmatter and JSON Schema."""

@@ -139,8 +139,7 @@ def read(path: Path, max_bytes: int = MAX_LEDGER_BYTES) -> list[dict[str, Any]]:
 
 class Seal(NamedTuple):
     """The seals of one file: its latest sealed state, and every hash it was sealed with
-    (two researchers fetching one URL each seal what fetch wrote; both are genuine).
-    A NamedTuple, not a dataclass: importing dataclasses costs every hook several ms."""
+    (two researchers fetching one URL each seal what fetch wrote; both are genuine)."""
 
     path: str  # relative to the run folder, "/" separated
     artifact: str

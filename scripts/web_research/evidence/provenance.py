@@ -52,8 +52,7 @@ COPY_CAVEAT = ("a copy in the folder is only as trustworthy as the folder it sit
 
 class SealSource(NamedTuple):
     """Where the seals come from. `seals` None: none found. `required`: every snapshot and
-    findings file must be sealed (inside a run, where the hooks sealed each one).
-    A NamedTuple, not a dataclass: importing dataclasses costs every hook several ms."""
+    findings file must be sealed (inside a run, where the hooks sealed each one)."""
 
     seals: Mapping[str, Seal] | None
     origin: str  # LEDGER | FOLDER_COPY

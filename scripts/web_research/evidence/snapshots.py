@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import stat
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -22,7 +23,6 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..formats import SOURCES_DIR
 from ..core.fsutil import RunFileError, atomic_write_text, is_within, read_run_file, read_run_text
-from ..core.records import Record
 
 SNAPSHOT_VERSION = 1
 ID_LENGTH = 16
@@ -240,7 +240,8 @@ def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
     )
 
 
-class SnapshotIndex(Record):
+@dataclass(slots=True)
+class SnapshotIndex:
     """Every snapshot of a run, found by requested or final URL.
 
     Built by reading each metadata file once; texts are read only on demand.
@@ -248,12 +249,8 @@ class SnapshotIndex(Record):
     failing the whole index.
     """
 
-    __slots__ = ("by_key", "problems")
-
-    def __init__(self, by_key: dict[str, Snapshot] | None = None,
-                 problems: list[tuple[Path, str]] | None = None) -> None:
-        self.by_key: dict[str, Snapshot] = {} if by_key is None else by_key
-        self.problems: list[tuple[Path, str]] = [] if problems is None else problems
+    by_key: dict[str, Snapshot] = field(default_factory=dict)
+    problems: list[tuple[Path, str]] = field(default_factory=list)
 
     @classmethod
     def build(cls, run_dir: Path) -> "SnapshotIndex":

@@ -17,9 +17,8 @@ Nothing here touches files: `entries` is what `ledger.read` returned.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from urllib.parse import urldefrag
-
-from ..core.records import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,56 +42,32 @@ def normalise_url(url: object) -> str:
     return urldefrag(str(url or "").strip())[0]
 
 
-class _Record(Record):
-    """A `Record` built from positional or keyword fields, each missing one taking its
-    default from `_defaults` (a callable default is called, as a dataclass's factory)."""
+@dataclass(slots=True)
+class Attempt:
+    """One search or page-read call (all ledger entries with its tool_use_id)."""
 
-    __slots__: tuple[str, ...] = ()
-    _defaults: dict[str, object] = {}
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        names = list(self.__slots__)
-        for name, value in zip(names, args):
-            kwargs[name] = value
-        for name in names:
-            default = self._defaults.get(name)
-            setattr(self, name, kwargs.pop(name) if name in kwargs else (default() if callable(default) else default))
-        if kwargs:
-            raise TypeError(f"unexpected fields: {', '.join(kwargs)}")
-
-
-class Attempt(_Record):
-    """One search or page-read call (all ledger entries with its tool_use_id).
-    Fields: kind; tool (None); query, url (""); paging (False); ok (None: no result recorded
-    yet); at (""); decided (False: the PreToolUse hook's entry was seen, so its `paging` is
-    authoritative)."""
-
-    __slots__ = ("kind", "tool", "query", "url", "paging", "ok", "at", "decided")
-    _defaults = {"tool": None, "query": "", "url": "", "paging": False, "ok": None, "at": "", "decided": False}
     kind: str
-    tool: str | None
-    query: str
-    url: str
-    paging: bool
-    ok: bool | None
-    at: str
-    decided: bool
+    tool: str | None = None
+    query: str = ""
+    url: str = ""
+    paging: bool = False
+    ok: bool | None = None  # None: no result recorded yet
+    at: str = ""
+    decided: bool = False  # the PreToolUse hook's entry was seen, so its `paging` is authoritative
 
 
-class AgentUsage(_Record):
+@dataclass(slots=True)
+class AgentUsage:
     """One agent's searches, page reads (paging included) and refusals, in ledger order."""
 
-    __slots__ = ("agent_id", "slug", "searches", "reads", "denied", "denied_by_rule", "started_at", "stopped_at")
-    _defaults = {"slug": None, "searches": list, "reads": list, "denied": 0, "denied_by_rule": dict,
-                 "started_at": None, "stopped_at": None}
     agent_id: str | None
-    slug: str | None
-    searches: list[Attempt]
-    reads: list[Attempt]
-    denied: int
-    denied_by_rule: dict[str, int]
-    started_at: str | None
-    stopped_at: str | None
+    slug: str | None = None
+    searches: list[Attempt] = field(default_factory=list)
+    reads: list[Attempt] = field(default_factory=list)
+    denied: int = 0
+    denied_by_rule: dict[str, int] = field(default_factory=dict)
+    started_at: str | None = None
+    stopped_at: str | None = None
 
     @property
     def search_count(self) -> int:
