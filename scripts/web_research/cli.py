@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Callable, Sequence
 
 from . import __version__
 from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Sequence
 
 # What each subcommand does (its --help description) and what its exit codes mean (the epilog).
 _USAGE_ERROR = f"{EXIT_USAGE:>3}  bad arguments (one line on stderr)"
@@ -82,7 +80,7 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _describe(sub: argparse._SubParsersAction, help_width: int | None) -> None:
+def _describe(sub: argparse._SubParsersAction) -> None:
     """Give every subcommand's --help its description and its exit codes (a table, kept as written)."""
     import textwrap  # lazy: only for --help's layout; build_parser also runs in the hooks
 
@@ -92,7 +90,7 @@ def _describe(sub: argparse._SubParsersAction, help_width: int | None) -> None:
         rows = [*codes, f"{EXIT_BROKEN_PIPE}  the reader of the output went away"]
         parser.epilog = "exit codes:\n" + "\n".join(
             textwrap.fill(row, 79, initial_indent="  ", subsequent_indent=" " * 7) for row in rows)
-        parser.formatter_class = _formatter(argparse.RawDescriptionHelpFormatter, help_width)
+        parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def _slug_arguments(p: argparse.ArgumentParser) -> None:
@@ -192,44 +190,30 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
 }
 
 
-def build_parser(only: str | None = None, help_width: int | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser. With `only` (a subcommand's name) it has that subcommand
     alone: it parses a command line of that subcommand exactly as the whole parser does
-    (same definitions, same messages), and costs a hook a ninth of the building.
-    `help_width`: lay help out in that many columns instead of the terminal's; the hooks,
-    which never show help, give one, so that argparse does not import shutil (and with it
-    bz2 and lzma) to ask the terminal its size for every argument it adds."""
+    (same definitions, same messages), and costs a hook a ninth of the building."""
     if only is not None and only not in SUBCOMMANDS:
         raise ValueError(f"no subcommand {only!r}; the subcommands are {', '.join(SUBCOMMANDS)}")
     parser = argparse.ArgumentParser(
         prog="web-research",
         description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",
-        formatter_class=_formatter(argparse.HelpFormatter, help_width),
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (summary, add_arguments) in SUBCOMMANDS.items():
         if only is None or name == only:
-            add_arguments(sub.add_parser(name, help=summary,
-                                         formatter_class=_formatter(argparse.HelpFormatter, help_width)))
-    _describe(sub, help_width)
+            add_arguments(sub.add_parser(name, help=summary))
+    _describe(sub)
     return parser
 
 
-def parser_for(argv: Sequence[str], help_width: int | None = None) -> argparse.ArgumentParser:
+def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
     """The parser for this command line: when it starts with a subcommand's name, the
     parser of that subcommand alone (see `build_parser`), else the whole one (whose
     top-level --help and unknown-subcommand error list every subcommand)."""
-    return build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None, help_width)
-
-
-def _formatter(kind: type[argparse.HelpFormatter], width: int | None) -> Callable[..., argparse.HelpFormatter]:
-    """`kind`, or `kind` laying help out in `width` columns."""
-    if width is None:
-        return kind
-    import functools  # lazy: start-up
-
-    return functools.partial(kind, width=width)
+    return build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
 
 
 def _handler(command: str) -> Callable[[argparse.Namespace], int]:

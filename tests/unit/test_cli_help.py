@@ -64,7 +64,6 @@ def test_a_subcommands_own_parser_parses_as_the_whole_parser(argv: list[str], ca
 
     monkeypatch.setenv("COLUMNS", "80")
     assert _parse(parser_for(argv), argv, capsys) == _parse(build_parser(), argv, capsys)
-    assert _parse(parser_for(argv, help_width=78), argv, capsys) == _parse(build_parser(), argv, capsys)
 
 
 def test_a_command_line_of_one_subcommand_builds_that_subcommand_alone() -> None:
@@ -98,9 +97,9 @@ def test_the_hooks_parse_our_command_with_its_subcommand_alone(monkeypatch, tmp_
     built: list[str | None] = []
     real = cli.build_parser
 
-    def spy(only=None, help_width=None):
+    def spy(only=None):
         built.append(only)
-        return real(only, help_width)
+        return real(only)
 
     monkeypatch.setattr(cli, "build_parser", spy)
     parsed = parse_plugin_command(f'"{REPO / "scripts" / "web-research"}" status "{tmp_path}"', REPO)

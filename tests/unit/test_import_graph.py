@@ -181,6 +181,26 @@ def test_the_standard_library_is_used_as_it_is():
     assert not own_named_tuple, "NamedTuple from elsewhere than typing: " + ", ".join(own_named_tuple)
 
 
+def test_typing_and_temporary_files_come_from_the_standard_library():
+    """`TYPE_CHECKING` is typing's (not a module's own `TYPE_CHECKING = False`, once written to
+    spare the hooks importing typing, which they import anyway), and atomic writes take their
+    temporary file from `tempfile` (not a hand-made `os.open` with `O_EXCL`, once written to
+    spare them tempfile's imports)."""
+    own_flag, own_temporary = [], []
+    for path in sorted(ROOT.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tree = ast.parse(text, str(path))
+        rel = path.relative_to(ROOT)
+        own_flag += [f"{rel}:{node.lineno}" for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                     and any(isinstance(t, ast.Name) and t.id == "TYPE_CHECKING" for t in node.targets)]
+        for func in (node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)):
+            body = ast.get_source_segment(text, func) or ""
+            if "O_EXCL" in body and (".tmp" in body or "urandom" in body):  # a new, randomly named file
+                own_temporary.append(f"{rel}:{func.lineno} {func.name}")
+    assert not own_flag, "TYPE_CHECKING assigned instead of imported from typing: " + ", ".join(own_flag)
+    assert not own_temporary, "temporary files made by hand instead of with tempfile: " + ", ".join(own_temporary)
+
+
 RECORD_METHODS = {"__eq__", "__repr__", "__hash__", "__slots__"}
 
 

@@ -8,12 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Literal, NamedTuple
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterable, Literal
-
     Severity = Literal["error", "warning"]
 
 

@@ -27,15 +27,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
 
 from .. import formats
 from ..evidence.seal_line import seal_line
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
-    from typing import Mapping
 
 
 def _fail(message: str) -> int:

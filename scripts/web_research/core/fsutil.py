@@ -9,19 +9,18 @@ import contextlib
 import errno
 import os
 import stat
+import tempfile
 import time
 from pathlib import Path
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable, Iterator
+from typing import Callable, Iterator
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see either the old or the new file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _new_temporary_file(path)
+    # Beside `path` (a rename within one folder is atomic), created by this call, owner-only.
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -34,24 +33,6 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
-
-
-_TEMPORARY_NAME_ATTEMPTS = 100
-
-
-def _new_temporary_file(path: Path) -> tuple[int, str]:
-    """(descriptor, name) of a new empty file `.<name>.<random>.tmp` beside `path`, created
-    by this call (O_EXCL, never through a symlink) and readable by its owner only, as
-    tempfile.mkstemp makes it. Not tempfile itself: importing it (with shutil, random, bz2
-    and lzma) cost every hook that writes a record several milliseconds."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    for _ in range(_TEMPORARY_NAME_ATTEMPTS):
-        name = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
-        try:
-            return os.open(name, flags, 0o600), name
-        except FileExistsError:
-            continue
-    raise FileExistsError(errno.EEXIST, f"no unused temporary file name beside {path}")
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -33,11 +33,8 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Iterable, Iterator, Mapping
 
 RUNS_DIR = "runs"
 LEDGER_FILE = "ledger.jsonl"

@@ -31,11 +31,8 @@ from .. import formats
 from ..checks.result import Check, fail, ok
 from .ledger import (BRIEF, FINDINGS, PLAN, REPORT, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256,
                      seals_from_copy)
-from typing import NamedTuple
+from typing import Mapping, NamedTuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Mapping
 
 CHECK_ID = "provenance.sealed"
 RUN_STATE_DIR = ".web-research"

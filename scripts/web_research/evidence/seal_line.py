@@ -9,8 +9,8 @@ cannot forge it.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .snapshots import Snapshot
 

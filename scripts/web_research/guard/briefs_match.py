@@ -15,13 +15,7 @@ import re
 from pathlib import Path
 
 from .. import formats
-from typing import NamedTuple
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Iterable, Sequence
-
-
+from typing import Iterable, NamedTuple, Sequence
 
 
 class Brief(NamedTuple):

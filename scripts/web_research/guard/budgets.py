@@ -26,11 +26,8 @@ from pathlib import Path
 
 from ..evidence import ledger
 from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold, normalise_url
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Mapping
 
 PROGRESS_FILE = "progress.json"
 RETRIES_PER_SUBTOPIC = 1

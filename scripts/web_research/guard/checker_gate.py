@@ -22,9 +22,7 @@ from __future__ import annotations
 
 from .dispatch import Decision
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Sequence
+from typing import Any, Sequence
 
 MAX_CHECKER_DISPATCHES = 12  # a run needs 1 to 3 per round of fixes; the rest is a loop
 

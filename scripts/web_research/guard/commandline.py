@@ -24,11 +24,8 @@ import re
 import shlex
 from pathlib import Path
 
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Mapping
 
 HEREDOC_DELIMITER = "WEB_RESEARCH_ARGS"
 PROGRAM_RELPATH = Path("scripts") / "web-research"
@@ -38,7 +35,6 @@ ALLOW_LOOPBACK_ENV = "WEB_RESEARCH_GUARD_ALLOW_LOOPBACK"
 # command would otherwise keep busy for minutes.
 MAX_COMMAND_CHARS = 64 * 1024
 MAX_FIRST_LINE_CHARS = 4096
-PARSER_HELP_WIDTH = 80  # the hook never shows help; a fixed width spares argparse asking the terminal
 
 _UNQUOTED_SAFE = re.compile(r"[A-Za-z0-9_./:=,+@%-]")
 _DOUBLE_QUOTE_UNSAFE = set('$`\\!')
@@ -132,7 +128,7 @@ def _parse_args(words: list[str]) -> Any:
     sink = io.StringIO()
     try:
         with contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):
-            return parser_for(words, help_width=PARSER_HELP_WIDTH).parse_args(words)
+            return parser_for(words).parse_args(words)
     except SystemExit:
         lines = sink.getvalue().strip().splitlines()
         raise CommandRejected("arguments do not parse" + (f": {lines[-1]}" if lines else "")) from None

@@ -14,15 +14,13 @@ import json
 import os
 import time
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from .. import formats
 from .briefs_match import Brief, first_user_message, match_prompt, subagent_transcript_path
 from .registry import Session, data_dir, valid_session_id
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterator, Mapping
-
     from .commandline import PluginCommand
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
@@ -200,12 +198,10 @@ def attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
     return brief, brief is not None and isinstance(agent_id, str)
 
 
-
 def known_slug(ctx: Context, run: dict[str, Any]) -> str | None:
     """The slug of the researcher in this payload, when the record already attributes it."""
     agent = run.get("agents", {}).get(ctx.payload.get("agent_id"))
     return agent.get("slug") if isinstance(agent, dict) else None
-
 
 
 def checker_prompt(ctx: Context) -> str | None:

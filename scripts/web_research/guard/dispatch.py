@@ -14,11 +14,8 @@ from __future__ import annotations
 
 from .. import formats
 from .briefs_match import Brief, dispatch_prompt, load_briefs, match_prompt
-from typing import NamedTuple
+from typing import Any, Collection, NamedTuple, Sequence
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Collection, Sequence
 
 MAX_DISPATCHES_PER_BRIEF = 2  # the first attempt and one retry
 RESERVATION_TTL_SECONDS = 3600

@@ -13,10 +13,8 @@ says the page could not be written).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Mapping, Sequence
 
 VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every check."
 

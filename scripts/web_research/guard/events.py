@@ -8,10 +8,8 @@ Stop gate's. What the handlers share is in `context`.
 from __future__ import annotations
 
 import importlib
+from typing import Any, Callable, Mapping
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Callable, Mapping
 
 # Snake-case name (hooks.json, hooks/run, the handler's module and function) -> Claude Code's event name.
 EVENTS = {

@@ -6,10 +6,8 @@ which imports them.
 from __future__ import annotations
 
 import os
+from typing import Mapping
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Mapping
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000

@@ -15,13 +15,11 @@ Both write through plugin_writes.write_run_file (one recorded kind of write).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Any
 
 from .briefs_match import Brief
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
-
     from .context import Context
 
 

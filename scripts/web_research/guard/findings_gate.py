@@ -18,12 +18,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any, Callable, Mapping
 
 from .briefs_match import Brief
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Callable, Mapping
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")

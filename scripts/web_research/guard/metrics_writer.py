@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any, Mapping
 
 from ..evidence import ledger
 from ..metrics.run_metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
@@ -19,9 +20,6 @@ from ..metrics.usage import fold
 from .briefs_match import subagent_transcript_path
 from .registry import atomic_write_text, data_dir
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Mapping
 
 METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls in more than a hook needs)
 

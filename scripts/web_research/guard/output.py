@@ -5,9 +5,7 @@ as if the hook did not exist.
 """
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 
 MAX_TEXT = 9000  # the client truncates hook output at 10,000 characters

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 32

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Mapping
 
 from ..evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Mapping
 
 __all__ = ["PLUGIN_WRITE", "write_run_file", "write_verdicts"]
 

@@ -11,15 +11,13 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from .briefs_match import load_briefs, resolve_prompt
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, bind_agent,
                       briefs_of, dispatch_fields, known_slug, locked_run)
 from .registry import new_run
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
 BACKGROUND_LAUNCH_STATUSES = ("async_launched",)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from .. import formats
 from . import output
@@ -19,9 +20,6 @@ from .context import (AGENT_TOOLS, CHECKER, WEB_TOOLS, WRITE_TOOLS, Context, act
                       briefs_of, dispatch_fields, known_slug, learn_agent, same_run)
 from .registry import Session
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
 

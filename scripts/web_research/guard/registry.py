@@ -19,12 +19,10 @@ import os
 import re
 import time
 from pathlib import Path
+from typing import Any, Iterator, Mapping
 
 from .. import formats
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Iterator, Mapping
 
 RECORD_VERSION = 1
 SESSIONS_DIR = "sessions"
@@ -148,7 +146,7 @@ def new_run(run_dir: str, start_output: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """fsutil's atomic write, imported on first write: read-only hooks skip tempfile."""
+    """fsutil's atomic write, imported on first write (read-only hooks never need it)."""
     from ..core.fsutil import atomic_write_text as write  # lazy: hook start-up
 
     write(path, text)

@@ -25,13 +25,11 @@ the handlers (pre_tool_use.py) bring the run record, the files and the payload.
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .. import formats
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Mapping, Sequence
-
     from .commandline import PluginCommand
 
 ORCHESTRATOR = "orchestrator"

@@ -19,12 +19,10 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any, Mapping, TextIO
 
 from .failure_log import LOG_FILE, log_failure
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Mapping, TextIO
 
 INTERNAL_ERROR_MARK = "internal-error-{session}"
 DEADLINE_ENV = "WEB_RESEARCH_HOOK_DEADLINE"  # seconds; overrides the one derived from hooks.json

@@ -25,15 +25,13 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any, Iterable, Mapping
 
 from .. import formats
 from ..evidence import ledger
 from ..evidence.provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
 from .registry import data_dir, write_run_state
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping
 
 _SNAPSHOT_ID = re.compile(r"^[0-9a-f]{16}$")
 

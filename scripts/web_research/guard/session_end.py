@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from .context import Context, active_run
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 
 def session_end(ctx: Context) -> dict[str, Any]:

@@ -5,9 +5,7 @@ from __future__ import annotations
 from .context import Context
 from .session_end import session_end
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 
 def session_start(ctx: Context) -> dict[str, Any]:

@@ -5,9 +5,7 @@ from __future__ import annotations
 from . import output
 from .context import Context, active_run, same_run
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 
 def _end_hashes(run_dir: str) -> dict[str, str | None]:

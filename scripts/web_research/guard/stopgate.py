@@ -19,11 +19,8 @@ import json
 from pathlib import Path
 
 from .. import formats
-from typing import NamedTuple
+from typing import Any, Iterator, NamedTuple, Sequence
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Iterator, Sequence
 
 MAX_STOP_BLOCKS = formats.MAX_VERIFY_ROUNDS  # one block per round of fixes SKILL.md allows
 

@@ -2,13 +2,11 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from . import output
 from .context import RESEARCHER, Context, active_run, locked_run, note_started
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 # The line a researcher reads its start time from (agents/researcher.md names it).
 CLOCK_LABEL = "web-research clock: the current UTC time is "

@@ -14,9 +14,7 @@ from .context import (CHECKER, RESEARCHER, Context, active_run, attribute, bind_
                       locked_run)
 from .registry import SILENT_FAILURES_FILE, now_iso, write_run_state
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
+from typing import Any
 
 
 def _subtopic_of(run: dict[str, Any], slug: str) -> str:
@@ -24,7 +22,6 @@ def _subtopic_of(run: dict[str, Any], slug: str) -> str:
         if item.get("slug") == slug and item.get("subtopic"):
             return str(item["subtopic"])
     return slug
-
 
 
 def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:

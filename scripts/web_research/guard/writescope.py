@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Sequence
 
 from ..core.fsutil import is_within
 from .briefs_match import Brief
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Sequence
 
 # The key each write tool really writes to (Claude Code 2.1.328 tool inputs).
 TARGET_KEY = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path", "NotebookEdit": "notebook_path"}

@@ -20,11 +20,8 @@ import json
 import os
 from pathlib import Path
 
-from typing import NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping
 
 PRICES_FILE = "prices.json"
 PRICES_ENV = "WEB_RESEARCH_PRICES"

@@ -21,12 +21,9 @@ from pathlib import Path
 
 from ..formats import METRICS_FILE
 from ..core.fsutil import newest_regular_files, read_bounded
-from typing import NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 from .usage import AgentUsage
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping, Sequence
 
 MAX_TRANSCRIPT_BYTES = 32 * 1024 * 1024
 MAX_OTHER_AGENTS = 50

@@ -19,10 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag
+from typing import Any, Iterable, Mapping
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping
 
 SEARCH = "search"
 PAGE_READ = "page_read"

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from .. import formats
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 MAX_REASON_CHARS = 1000
 CHECK_ID = "run.abandoned"

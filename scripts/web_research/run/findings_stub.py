@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING, Any
 
 from ..formats import FINDINGS_FIELDS, FINDINGS_STUB_REASON, STATUS_FAILED, STATUS_OK, STATUSES
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
 _QUOTED = ("subtopic", "reason")  # free text: written as double-quoted YAML (JSON) scalars
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9:.+_-]*")  # ok, sha256:<hex>, 2026-04-18T09:30:00Z

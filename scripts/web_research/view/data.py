@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .. import formats
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Iterable, Mapping
-
     from ..checks.parsed_run import ParsedRun
     from ..checks.citation_entries import Citation
     from ..evidence.provenance import SealSource
@@ -40,7 +38,6 @@ SEAL_CHANGED = "changed"  # changed (or unreadable) since sealed
 SEAL_UNSEALED = "unsealed"  # a snapshot with no seal on record (a run before seals, a copy)
 SEAL_NO_SNAPSHOT = "no-snapshot"
 _WORD = re.compile(r"\w+")
-
 
 
 # --------------------------------------------------------------------------

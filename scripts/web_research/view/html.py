@@ -23,10 +23,8 @@ import html
 import json
 import re
 from pathlib import Path
+from typing import Any
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 ASSETS = Path(__file__).with_name("assets")
 _SLOT = re.compile(r"<!--slot:([a-z_]+)-->")
