@@ -433,11 +433,3 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
 def _shorten(text: str, limit: int = 140) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
-
-
-def keys_missing_from(expected: Iterable[str], verdicts: Iterable[Verdict]) -> tuple[list[str], list[str]]:
-    """(keys the prompt asked for that a file does not judge, keys it judges that were not asked)."""
-    asked = list(dict.fromkeys(expected))
-    given = [v.claim for v in verdicts]
-    return [k for k in asked if k not in given], [k for k in dict.fromkeys(given) if k not in asked]
-

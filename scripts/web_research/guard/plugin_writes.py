@@ -21,19 +21,21 @@ __all__ = ["PLUGIN_WRITE", "write_run_file", "write_verdicts"]
 
 
 def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
-                   slug: object) -> None:
-    """Write `text` to `path` (inside the run) atomically and record the write in the ledger."""
+                   slug: object) -> str:
+    """Write `text` to `path` (inside the run) atomically and record the write in the ledger;
+    the `sha256:` digest of what was written, as recorded."""
     from ..evidence import ledger  # lazy: hook start-up
     from ..core.fsutil import atomic_write_text  # lazy: hook start-up
     from .seals import record  # lazy: hook start-up
 
-    data = text.encode("utf-8")
+    digest = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
     atomic_write_text(Path(path), text)
     try:
         rel = Path(path).resolve().relative_to(Path(run_dir).resolve()).as_posix()
     except ValueError:
         rel = str(path)
-    record(env, run_dir, [ledger.entry(PLUGIN_WRITE, agent_id, slug, path=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest())])
+    record(env, run_dir, [ledger.entry(PLUGIN_WRITE, agent_id, slug, path=rel, sha256=digest)])
+    return digest
 
 
 def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: list[tuple[str, str, str]],
@@ -43,6 +45,5 @@ def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: li
     from ..checks.verdicts import verdicts_json  # lazy: hook start-up
     from .seals import seal_verdicts  # lazy: hook start-up
 
-    text = verdicts_json(verdicts)
-    write_run_file(env, run_dir, path, text, agent_id, None)
-    seal_verdicts(env, run_dir, path, agent_id, sha256="sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest())
+    written = write_run_file(env, run_dir, path, verdicts_json(verdicts), agent_id, None)
+    seal_verdicts(env, run_dir, path, agent_id, sha256=written)
