@@ -37,10 +37,6 @@ def overclaimed(e2e_session):
     return result
 
 
-def _run_dir(result) -> Path:
-    return outcome.run_dir(result)
-
-
 def _checkers(result) -> list[dict]:
     from web_research import formats
 
@@ -52,7 +48,7 @@ def test_the_plan_has_a_claim_check(overclaimed):
     from web_research.run.budget import effective_budget
     from web_research.run.plan import load_plan
 
-    budget = effective_budget(load_plan(_run_dir(overclaimed) / "plan.md"))
+    budget = effective_budget(load_plan(outcome.run_dir(overclaimed) / "plan.md"))
     assert budget.tier == "standard" and budget.claim_check and not budget.voting
 
 
@@ -67,7 +63,7 @@ def test_checkers_are_dispatched_by_reference_and_their_answers_become_sealed_ve
     for use in checkers:
         assert use["input"]["prompt"].startswith(formats.DISPATCH_CHECK_LABEL)
         assert not outcome.tool_result_is_error(overclaimed, use["id"]), overclaimed.describe()
-    run = _run_dir(overclaimed)
+    run = outcome.run_dir(overclaimed)
     files = sorted((run / "checks").glob("verdicts-*.json"))
     assert [f.name for f in files] == ["verdicts-1.json", "verdicts-2.json"]
     first, second = (json.loads(f.read_text())["verdicts"] for f in files)
@@ -90,6 +86,6 @@ def test_the_unsupported_claim_blocks_the_stop_then_is_fixed(overclaimed):
     assert "report.claims.grounded" not in reason  # its figures are right: only the model check sees it
     answer = outcome.final_json(overclaimed)
     assert OVERCLAIM not in Path(answer["report"]).read_text(encoding="utf-8")
-    assert outcome.verify(_run_dir(overclaimed)).returncode == 0
+    assert outcome.verify(outcome.run_dir(overclaimed)).returncode == 0
     last_stop = overclaimed.stream.hook_responses("Stop")[-1]
     assert overclaimed.stream.decision_of(last_stop).get("decision") != "block"

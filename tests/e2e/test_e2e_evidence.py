@@ -11,7 +11,6 @@ completing its frontmatter) last wrote it.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -38,10 +37,6 @@ def run(e2e_session):
     return result
 
 
-def _run_dir(result) -> Path:
-    return outcome.run_dir(result)
-
-
 def test_a_researcher_citing_a_page_it_never_fetched_is_told_at_its_stop(run):
     blocks = run.stream.blocks("SubagentStop")
     assert len(blocks) == 1, run.describe()
@@ -51,7 +46,7 @@ def test_a_researcher_citing_a_page_it_never_fetched_is_told_at_its_stop(run):
 
 
 def test_it_then_fetched_the_page_and_its_findings_are_sealed_as_it_wrote_them(run):
-    run_dir = _run_dir(run)
+    run_dir = outcome.run_dir(run)
     path = run_dir / formats.FINDINGS_DIR / f"{slugify(UNFETCHED)}.md"
     text = path.read_text()
     assert "status: ok" in text
@@ -79,7 +74,7 @@ def test_a_redispatch_over_a_sealed_ok_file_is_denied(run):
 
 
 def test_the_run_ends_verified(run):
-    run_dir = _run_dir(run)
+    run_dir = outcome.run_dir(run)
     assert run.stream.blocks("Stop") == [], run.describe()
     result = outcome.verify(run_dir)
     assert result.returncode == 0, result.stdout
