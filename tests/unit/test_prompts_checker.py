@@ -53,3 +53,15 @@ def test_failure_modes_explains_the_claim_check():
     assert "## Claim check" in text
     assert re.search(r"`checks/verdicts-<n>\.json`", text)
     assert formats.VERDICTS_FILE_PREFIX in text and formats.CHECKS_DIR in text
+
+
+def test_the_room_tells_the_checker_what_its_agent_file_does():
+    """A refused checker hears the rule its prompt states: no file, no command, the answer in its
+    reply one line per claim number (guard/room.py holds it: c4f81e0 removed the verdicts-file write)."""
+    from web_research.guard import room
+
+    _meta, body = frontmatter(read(CHECKER))
+    said = " ".join(body.split())
+    assert "you write no file and run no tool" in said and "one line per claim number" in said
+    assert "one line per claim number" in room.CHECKER_MOVES and room.CHECKER_MOVES in room.CHECKER_REFUSAL
+    assert "writes no file and runs no command" in room.CHECKER_REFUSAL
