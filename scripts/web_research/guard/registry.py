@@ -6,7 +6,7 @@ file exists to decide whether to start Python at all, so a session that is not
 researching never pays for more than a shell. Closed runs (verified, replaced
 by a second `start`, given up) move to `<session_id>.history.json`.
 
-Every read-modify-write happens under an exclusive `fcntl` lock on
+Every read-modify-write happens under an exclusive lock (filelock) on
 `<session_id>.lock`: hooks for concurrent tool calls run as concurrent
 processes, and the researcher cap is only real if they cannot both read
 "2 running" and both reserve the third slot.
