@@ -61,7 +61,8 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                  (f"{EXIT_OK:>3}  the estimate is printed", _NOT_A_RUN,
                   f"{EXIT_USAGE:>3}  plan.md cannot be used")),
     "status": ("Print a table of a run's subtopics (status, sources, claims), whether report.md passes "
-               "verify, and what the run spent (live during a run); --json gives the same as JSON.",
+               "verify, the date and summary of its latest recheck, and what the run spent (live during a run); "
+               "--json gives the same as JSON.",
                (f"{EXIT_OK:>3}  the table is printed", _NOT_A_RUN)),
     "view": ("Write DIR/report.html: the report with each footnote's source (the excerpt highlighted in the "
              "stored page, its seal, the claim-checker's verdict), the plan's coverage, what the run spent and "

@@ -305,3 +305,27 @@ def test_recheck_input_errors_name_the_report(tmp_path: Path) -> None:
     (run / formats.REPORT_FILE).write_bytes(b"\xff\xfe not text")
     with pytest.raises(RecheckInputError, match="report.md is not valid UTF-8"):
         recheck_run(run, LOOPBACK)
+
+
+def test_status_shows_the_date_and_summary_of_the_latest_recheck(server: PageServer, tmp_path: Path,
+                                                                 capsys) -> None:
+    page = server.serve("/same", COMMITMENT)
+    run = _run(tmp_path, [(1, page, COMMITMENT)])
+    assert main(["status", str(run)]) == EXIT_OK
+    assert "Recheck:" not in capsys.readouterr().out  # never rechecked: nothing said
+    result = recheck_run(run, LOOPBACK)
+    assert main(["status", str(run)]) == EXIT_OK
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("Recheck: "))
+    when = result.record.started_at.replace("T", " ")[:16]
+    assert line == (f"Recheck: {when} UTC: 1 citation: 1 unchanged, 0 changed, 0 moved, 0 gone, 0 unreachable "
+                    f"(checks/{result.path.name})")
+    assert main(["status", str(run), "--json"]) == EXIT_OK
+    data = json.loads(capsys.readouterr().out)["recheck"]
+    assert data["at"] == result.record.started_at and data["summary"]["unchanged"] == 1
+    (run / formats.REPORT_FILE).write_text(_report([(1, page, COMMITMENT), (2, page, COMMITMENT)]), encoding="utf-8")
+    assert main(["status", str(run)]) == EXIT_OK
+    assert f"(checks/{result.path.name}; report.md has changed since)" in capsys.readouterr().out
+    result.path.write_text("{}", encoding="utf-8")
+    assert main(["status", str(run)]) == EXIT_OK
+    out = capsys.readouterr().out
+    assert f"Recheck: the latest record cannot be read: checks/{result.path.name}: field 'version' is missing" in out
