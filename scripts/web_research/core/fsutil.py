@@ -18,13 +18,15 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see either the old or the new file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Beside `path` (a rename within one folder is atomic), created by this call, owner-only.
+    # Beside `path` (a rename within one folder is atomic), created by this call, owner-only
+    # while it is written; it then takes the mode any new file of the user's gets (umask).
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+            os.fchmod(handle.fileno(), 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -32,6 +34,20 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it (Linux's /proc), else by setting it back."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: Path, text: str) -> None:
