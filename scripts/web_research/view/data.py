@@ -404,12 +404,28 @@ def verification(run_dir: Path, checks: list) -> dict[str, Any]:
             "more": max(0, len(failing) - MAX_CHECKS)}
 
 
+def _text_despite_bytes(run_dir: Path, parsed: ParsedRun) -> str | None:
+    """report.md's text with each byte that is not UTF-8 shown as U+FFFD, when that is all that
+    keeps it from being read (verify fails it and the page says where); else None."""
+    from ..core.fsutil import STATE_NOT_UTF8, RunFileError, read_run_file  # lazy: start-up
+
+    path = Path(run_dir) / formats.REPORT_FILE
+    error = next((e for p, e in parsed.unreadable.items() if Path(p).name == formats.REPORT_FILE), None)
+    if error is None or getattr(error, "state", None) != STATE_NOT_UTF8:
+        return None
+    try:
+        return read_run_file(path, Path(run_dir), formats.MAX_MARKDOWN_BYTES).decode("utf-8", errors="replace")
+    except (RunFileError, OSError):
+        return None
+
+
 def file_problem(run_dir: Path, checks: list, name: str) -> str:
     """What the first failing check on run file `name` says, with its place (`plan.md:12: …`)."""
     target = Path(run_dir) / name
     for c in checks:
         if not c.ok and c.path and Path(c.path).name == name and Path(c.path).parent.resolve() == target.parent.resolve():
-            return f"{name}:{c.line}: {c.message}" if c.line else f"{name}: {c.message}"
+            where = f"{name}:{c.line}" if c.line else name
+            return f"{where}: {c.message.removeprefix(name).lstrip(': ')}"
     return f"{name} cannot be read"
 
 
@@ -461,6 +477,10 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
     parsed, checks = parse_and_check(run_dir, seal_source=seal_source)
     notes, claims = footnotes(run_dir, parsed, source, problems_by_line(run_dir, checks))
     report_text = "\n".join(parsed.report.lines) if parsed.report is not None else None
+    report_problem = None
+    if parsed.report is None:
+        report_problem = file_problem(run_dir, checks, formats.REPORT_FILE)
+        report_text = _text_despite_bytes(run_dir, parsed)
     findings = [{"slug": slug, "status": f.status or "invalid", "reason": f.reason}
                 for slug, f in sorted(parsed.findings.items())]
     return {
@@ -469,6 +489,7 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
         "plan_problem": file_problem(run_dir, checks, formats.PLAN_FILE) if parsed.plan is None else None,
         "title": parsed.report.title if parsed.report is not None else None,
         "report_markdown": report_text,
+        "report_problem": report_problem,
         "tldr": tldr(parsed),
         "footnotes": notes,
         "claims": claims,
