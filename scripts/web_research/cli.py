@@ -13,7 +13,7 @@ import sys
 from typing import Callable, Sequence
 
 from . import __version__
-from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
 
 
 # What each subcommand does (its --help description) and what its exit codes mean (the epilog).
@@ -61,7 +61,8 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                  (f"{EXIT_OK:>3}  the estimate is printed", _NOT_A_RUN,
                   f"{EXIT_USAGE:>3}  plan.md cannot be used")),
     "status": ("Print a table of a run's subtopics (status, sources, claims), whether report.md passes "
-               "verify, and what the run spent (live during a run); --json gives the same as JSON.",
+               "verify, the date and summary of its latest recheck, and what the run spent (live during a run); "
+               "--json gives the same as JSON.",
                (f"{EXIT_OK:>3}  the table is printed", _NOT_A_RUN)),
     "view": ("Write DIR/report.html: the report with each footnote's source (the excerpt highlighted in the "
              "stored page, its seal, the claim-checker's verdict), the plan's coverage, what the run spent and "
@@ -73,6 +74,17 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "unavailable": ("Print the skill's answer when web search is not among the model's tools: the "
                     "web-tools-unavailable JSON object naming the absent tools. Reads and writes nothing.",
                     (f"{EXIT_OK:>3}  the object is printed", _USAGE_ERROR)),
+    "recheck": ("Fetch each page report.md cites once more (as fetch does: same address policy, size and time "
+                "limits) and say for each footnote whether its excerpt still stands: unchanged, changed (with the "
+                "closest live passage and the words and figures that differ), moved, gone or unreachable. A "
+                "person's command, never part of a run: the run's evidence is not touched; the live texts go to "
+                "DIR/rechecks/<UTC time>/ and the record to DIR/checks/recheck-<UTC time>.json.",
+                (f"{EXIT_OK:>3}  every citation rechecked is unchanged",
+                 f"{EXIT_CHECK_FAILED:>3}  at least one citation changed, moved or is gone",
+                 f"{EXIT_USAGE:>3}  bad arguments, DIR is not a run folder, report.md is missing or cites "
+                 "nothing, or the fetch extra is missing",
+                 f"{EXIT_NO_VERDICT:>3}  no verdict: nothing changed, moved or is gone, but some pages could not be "
+                 "reached (network error, timeout, refused address, too large); run it again later")),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
               (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
@@ -171,6 +183,24 @@ def _fetch_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
 
 
+def footnote_numbers(raw: str) -> list[int]:
+    """`--only 3,7,12` (or `[^3],[^7]`): footnote numbers, each 1 or more; a bad one is exit 2."""
+    numbers = []
+    for item in raw.split(","):
+        item = item.strip().removeprefix("[^").removesuffix("]")
+        if not item.isascii() or not item.isdigit() or int(item) < 1:
+            raise argparse.ArgumentTypeError(f"expected footnote numbers such as 3,7,12, got {raw!r}")
+        numbers.append(int(item))
+    return numbers
+
+
+def _recheck_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--json", action="store_true", help="print the recheck record as JSON")
+    p.add_argument("--only", type=footnote_numbers, metavar="N,...", help="recheck only these footnotes of report.md")
+    p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
+
+
 # Each subcommand, in the order the top-level --help lists them: its one-line help there,
 # and the function that adds its arguments.
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
@@ -185,6 +215,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
     "status": ("print a table of a run's subtopics, report and spending", _status_arguments),
     "view": ("write DIR/report.html: the report with its evidence", _view_arguments),
     "fetch": ("snapshot a page's main text under DIR/sources/", _fetch_arguments),
+    "recheck": ("are the report's citations still on the live pages?", _recheck_arguments),
     "abandon": ("give up on a run: it never counts as verified", _abandon_arguments),
     "unavailable": ("print the answer when web search is absent", _unavailable_arguments),
 }
@@ -240,6 +271,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from .commands import view_cmd as mod  # lazy: start-up
     elif command == "fetch":
         from .commands import fetch_cmd as mod  # lazy: start-up
+    elif command == "recheck":
+        from .commands import recheck_cmd as mod  # lazy: start-up
     elif command == "abandon":
         from .commands import abandon_cmd as mod  # lazy: start-up
     elif command == "unavailable":
