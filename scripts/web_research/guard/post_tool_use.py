@@ -215,7 +215,7 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
     from ..evidence import ledger  # lazy: start-up
     from .seals import record  # lazy: start-up
 
-    record(ctx.env, run["run_dir"], [ledger.entry("run_open", resumed=isinstance(resumed, dict))])
+    record(ctx.env, run["run_dir"], [ledger.entry(ledger.RUN_OPEN, resumed=isinstance(resumed, dict))])
     if extra:
         from . import output  # lazy: start-up
 
