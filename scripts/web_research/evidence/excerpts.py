@@ -48,6 +48,8 @@ _TRANSLATION = {
 # Superscripts and subscripts (digits, signs, brackets): NFKC would make `10⁶` read `106`.
 _SUPERSCRIPT = re.compile("[\u00b2\u00b3\u00b9\u2070\u2074-\u207e]+")
 _SUBSCRIPT = re.compile("[\u2080-\u208e]+")
+_SCRIPT_CHARS = frozenset("\u00b2\u00b3\u00b9\u2070" + "".join(map(chr, range(0x2074, 0x207F)))
+                          + "".join(map(chr, range(0x2080, 0x208F))))
 # An omission marker: "...", "…" (NFKC turns it into "..."), optionally in brackets.
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
 _WORD = re.compile(r"\w+")
@@ -72,12 +74,13 @@ def normalize(text: str) -> str:
     marks removed, every dash to `-`, runs of whitespace to one space, ends trimmed.
     Case and wording still count.
     """
-    text = strip_invisible(text)
-    if _SUPERSCRIPT.search(text):
-        text = _SUPERSCRIPT.sub(lambda m: "^" + unicodedata.normalize("NFKC", m.group(0)), text)
-    if _SUBSCRIPT.search(text):
-        text = _SUBSCRIPT.sub(lambda m: "_" + unicodedata.normalize("NFKC", m.group(0)), text)
-    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():
+        chars = set(text)
+        text = strip_invisible(text, chars)
+        if not chars.isdisjoint(_SCRIPT_CHARS):
+            text = _SUPERSCRIPT.sub(lambda m: "^" + unicodedata.normalize("NFKC", m.group(0)), text)
+            text = _SUBSCRIPT.sub(lambda m: "_" + unicodedata.normalize("NFKC", m.group(0)), text)
+        text = unicodedata.normalize("NFKC", text)
     text = text.translate(_TRANSLATION)
     # Splitting on str.isspace() whitespace is exactly `\s+` collapsed and trimmed, several times faster.
     return " ".join(text.split())
