@@ -12,7 +12,7 @@ from web_research import formats
 from web_research.run.briefs import load_template, render_brief, write_briefs
 from web_research.run.budget import effective_budget
 from web_research.checks.checklist import run_checklist
-from web_research.checks.result import passed
+from web_research.core.result import passed
 from web_research.checks.claims import find_claims, grounding
 from web_research.checks.coverage import (STATE_COVERED, STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states,
                                    load_findings_files)

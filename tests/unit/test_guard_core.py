@@ -18,7 +18,8 @@ from web_research.guard.briefs_match import (
     match_prompt,
     subagent_transcript_path,
 )
-from web_research.guard.registry import Session, new_run, valid_session_id
+from web_research.core.paths import valid_session_id
+from web_research.guard.registry import Session, new_run
 from web_research.guard.writescope import write_allowed
 
 

@@ -20,7 +20,7 @@ from prompt_commands import (  # noqa: E402
     heredoc_body,
     is_core_command,
 )
-from web_research.cli import build_parser  # noqa: E402
+from web_research.subcommands import build_parser  # noqa: E402
 from web_research.formats import PLUGIN_ROOT  # noqa: E402
 
 SKILL = PLUGIN_ROOT / "skills" / "web-research" / "SKILL.md"

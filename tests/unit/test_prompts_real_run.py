@@ -218,7 +218,7 @@ def test_a_retrieved_date_other_than_the_fetch_day_warns(tmp_path: Path):
     import shutil
 
     from web_research.checks.checklist import run_checklist
-    from web_research.checks.result import passed
+    from web_research.core.result import passed
 
     run = tmp_path / "run"
     shutil.copytree(formats.PLUGIN_ROOT / "examples" / "observability-pricing", run)

@@ -20,7 +20,7 @@ import pytest
 from example_run import BILLING, SCRIPTS_DIR, copy_example, failing, findings_path, run_cli
 from web_research import formats
 from web_research.checks.checklist import run_checklist
-from web_research.checks.result import passed
+from web_research.core.result import passed
 from web_research.core.fsutil import RunFileError, read_run_file, read_run_text
 
 SECRET = "TOP-SECRET-LINE do not echo me"

@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if run_dir is None:
         return EXIT_USAGE
     from ..checks.checklist import run_checklist  # lazy: start-up
-    from ..checks.result import passed  # lazy: start-up
+    from ..core.result import passed  # lazy: start-up
 
     import gc  # lazy: start-up
 

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import formats
 from ..evidence import ledger
 from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold, normalise_url
 from typing import Any, Mapping, NamedTuple
 
 
-PROGRESS_FILE = "progress.json"
 RETRIES_PER_SUBTOPIC = 1
 
 # Rule ids, as they appear in `denied` ledger entries and in metrics.
@@ -155,7 +155,7 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
     """Decide one web call of the active run and record it in the ledger (under its lock):
     an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry.
     `tool`: a researcher's WebSearch or `fetch`; anyone else's WebSearch or WebFetch."""
-    from .registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
 
     if researcher and limits is None:
         limits = run_limits(run_dir)  # run files are read before the lock
@@ -185,7 +185,7 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
 def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, slug: object,
            limits: RunLimits | None = None, **fields: Any) -> None:
     """Append one entry (agent_start, agent_stop, denied) and refresh the progress file."""
-    from .registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
 
     limits = limits if limits is not None else run_limits(run_dir)
     with ledger.locked(data_dir(env), run_dir) as path:
@@ -209,4 +209,4 @@ def write_progress(run_dir: str, entries: list[dict[str, Any]], limits: RunLimit
     if limits is not None:
         data["budget"] = {"searches_per_researcher": limits.searches, "page_reads_per_researcher": limits.page_reads,
                           "max_dispatches": limits.max_dispatches}
-    write_run_state(Path(run_dir), PROGRESS_FILE, data)
+    write_run_state(Path(run_dir), formats.PROGRESS_FILE, data)

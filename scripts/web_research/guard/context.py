@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from .. import formats
 from .briefs_match import Brief, first_user_message, match_prompt, subagent_transcript_path
-from .registry import Session, data_dir, valid_session_id
+from ..core.paths import data_dir, valid_session_id
+from .registry import Session
 
 if TYPE_CHECKING:
     from .commandline import PluginCommand

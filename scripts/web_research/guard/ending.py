@@ -54,7 +54,7 @@ def end_of_run(env: Mapping[str, str], run_dir: str, seal_source: Any, failures:
         from ..view.html import render_page  # lazy: as above
         from .. import formats  # lazy: start-up
         from ..core.fsutil import atomic_write_text  # lazy: start-up
-        from .registry import data_dir  # lazy: start-up
+        from ..core.paths import data_dir  # lazy: start-up
 
         view = gather(Path(run_dir), seal_source, env, data_dir(env))
         path = Path(run_dir) / formats.REPORT_VIEW_FILE

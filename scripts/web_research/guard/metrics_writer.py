@@ -18,7 +18,8 @@ from ..evidence import ledger
 from ..metrics.run_metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
 from ..metrics.usage import fold
 from .briefs_match import subagent_transcript_path
-from .registry import atomic_write_text, data_dir
+from ..core.paths import data_dir
+from .registry import atomic_write_text
 
 
 METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls in more than a hook needs)

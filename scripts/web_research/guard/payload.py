@@ -124,7 +124,7 @@ def _surrogate(text: str) -> int:
 
 def check(payload: dict[str, Any], event: str) -> None:
     """Each field a handler reads has its type and size (absent is fine, except session_id)."""
-    from .registry import valid_session_id  # lazy: hook start-up
+    from ..core.paths import valid_session_id  # lazy: hook start-up
 
     if not valid_session_id(payload.get("session_id")):
         raise PayloadError(f"session_id is {_show(payload.get('session_id'))}, not a session id")

@@ -28,17 +28,16 @@ import os
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from .. import formats
+from ..subcommands import ORCHESTRATOR, RESEARCHER, run_by
 
 if TYPE_CHECKING:
     from .commandline import PluginCommand
 
-ORCHESTRATOR = "orchestrator"
-RESEARCHER = "researcher"
 CHECKER = "claim-checker"
 OTHER = "other"
 
-# What the orchestrator runs on its own run folder (SKILL.md and its references).
-ORCHESTRATOR_COMMANDS = ("briefs", "estimate", "status", "gaps", "verify", "claims", "finish", "view", "abandon")
+# What the orchestrator runs on its own run folder (SKILL.md and its references): the registry's.
+ORCHESTRATOR_COMMANDS = run_by(ORCHESTRATOR)
 # Agent types the orchestrator may dispatch while a run is open.
 DISPATCHABLE = (formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE)
 # The tools a run leaves free, whatever the role: they only read (files, a background task's
@@ -75,7 +74,8 @@ def _way_out(program: str, run_dir: str) -> str:
 # --- Bash ---------------------------------------------------------------------------
 
 def orchestrator_forms(program: str, run_dir: str) -> str:
-    return (f'"{program}" {"|".join(ORCHESTRATOR_COMMANDS[:-1])} "{run_dir}" (some take --json, claims '
+    on_folder = [name for name in ORCHESTRATOR_COMMANDS if name != "abandon"]
+    return (f'"{program}" {"|".join(on_folder)} "{run_dir}" (some take --json, claims '
             f'--prompt), and "{program}" ' + ABANDON_HINT.format(run_dir=run_dir))
 
 
@@ -185,11 +185,9 @@ def resolve_write(file_path: object, cwd: object) -> str | None:
 def protected_roots(env: Mapping[str, str], plugin_root: str) -> list[str]:
     """The plugin's folder and its data and cache folders: never written in a run, whatever else
     a rule allows (a run folder placed inside one of them gets no write there either)."""
-    from .registry import data_dir, user_data_dir  # lazy: hook start-up
+    from ..core.paths import cache_dir, data_dir, user_data_dir  # lazy: hook start-up
 
-    home = env.get("HOME") or os.path.expanduser("~")
-    cache = os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "web-research")
-    roots = [plugin_root, str(formats.PLUGIN_ROOT), str(data_dir(env)), str(user_data_dir(env)), cache]
+    roots = [plugin_root, str(formats.PLUGIN_ROOT), str(data_dir(env)), str(user_data_dir(env)), str(cache_dir(env))]
     return sorted({os.path.realpath(r) for r in roots if r})
 
 

@@ -98,7 +98,7 @@ def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) ->
     """Tell the user, once per session, that the guard failed on its own bug in an event
     that decides nothing (PostToolUse, SubagentStart, SessionStart/End); later failures
     are only logged. Deciding events refuse instead (`failure_decision`)."""
-    from .registry import LOGS_DIR, data_dir, valid_session_id  # lazy: hook start-up
+    from ..core.paths import LOGS_DIR, data_dir, valid_session_id  # lazy: hook start-up
 
     session = payload.get("session_id")
     folder = data_dir(env) / LOGS_DIR
@@ -183,7 +183,8 @@ def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[
 
 
 def _log_line(event: str, env: Mapping[str, str], text: str) -> None:
-    from .registry import LOGS_DIR, data_dir, now_iso  # lazy: hook start-up
+    from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
+    from .registry import now_iso  # lazy: hook start-up
 
     try:
         folder = data_dir(env) / LOGS_DIR
@@ -214,7 +215,8 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
     payload does not say which session it is, any session's): a deciding event refuses,
     naming what went wrong and what to do, every time; the others tell the user once."""
     from .payload import session_of  # lazy: hook start-up
-    from .registry import Session, data_dir, valid_session_id  # lazy: hook start-up
+    from ..core.paths import any_run_open, data_dir, valid_session_id  # lazy: hook start-up
+    from .registry import Session  # lazy: hook start-up
 
     sid = parsed.get("session_id") if parsed is not None else session_of(raw)
     session = Session(data_dir(env), sid) if valid_session_id(sid) else None
@@ -232,17 +234,6 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
     return _refusal(event, _what(exc), run_dir, env)
 
 
-def any_run_open(data: Path) -> bool:
-    """Whether any session has an active run record (`<session>.json`; histories aside)."""
-    from .registry import SESSIONS_DIR  # lazy: hook start-up
-
-    try:
-        with os.scandir(data / SESSIONS_DIR) as entries:
-            return any(e.name.endswith(".json") and not e.name.endswith(".history.json") for e in entries)
-    except FileNotFoundError:
-        return False
-
-
 def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: BaseException) -> dict[str, Any]:
     """No run is open, but this may have been our start command: a run that was not
     recorded has no guards, so say so rather than stay quiet."""
@@ -254,7 +245,7 @@ def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: Ba
 
 def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] | None) -> dict[str, Any]:
     from . import output  # lazy: hook start-up
-    from .registry import LOGS_DIR, data_dir  # lazy: hook start-up
+    from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
 
     log = data_dir(env or os.environ) / LOGS_DIR / LOG_FILE
     program = os.path.join((env or {}).get("CLAUDE_PLUGIN_ROOT") or str(_hooks_config().parent.parent),

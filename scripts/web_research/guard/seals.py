@@ -30,7 +30,8 @@ from typing import Any, Iterable, Mapping
 from .. import formats
 from ..evidence import ledger
 from ..evidence.provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
-from .registry import data_dir, write_run_state
+from ..core.paths import data_dir
+from .registry import write_run_state
 
 
 _SNAPSHOT_ID = re.compile(r"^[0-9a-f]{16}$")
