@@ -19,7 +19,9 @@ SOURCES_DIR = "sources"  # page snapshots (web-research fetch)
 SCRATCH_DIR = "scratch"  # researchers' own notes, scratch/<slug>/
 RUN_STATE_DIR = ".web-research"  # files the hooks keep for the orchestrator and verify
 METRICS_FILE = "metrics.json"
-CHECKS_DIR = "checks"  # claim-checker verdicts, checks/verdicts-<n>.json
+CHECKS_DIR = "checks"  # claim-checker verdicts, checks/verdicts-<n>.json; recheck records, checks/recheck-<UTC>.json
+RECHECKS_DIR = "rechecks"  # `recheck`: the live text of each cited page, rechecks/<UTC>/, apart from sources/
+RECHECK_FILE_PREFIX = "recheck-"  # checks/recheck-<UTC time>.json, one per `recheck` (never overwritten)
 ARCHIVE_PREFIX = ".archive-"
 # Every top-level name a run creates in its folder. `start --refresh` archives these
 # and nothing else: whatever else the folder holds is the user's and stays put.
@@ -35,6 +37,7 @@ RUN_OWNED_NAMES = (
     RUN_STATE_DIR,
     METRICS_FILE,
     CHECKS_DIR,
+    RECHECKS_DIR,
 )
 # The run's evidence: what verify reads and the seals cover. A symbolic link at any of these
 # names, or directly inside one of these folders, is a failing check (fsutil.evidence_links),

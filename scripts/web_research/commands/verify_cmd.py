@@ -109,21 +109,12 @@ def run(args: argparse.Namespace) -> int:
     from ..checks.checklist import run_checklist  # lazy: start-up
     from ..core.result import passed  # lazy: start-up
 
-    import gc  # lazy: start-up
-
-    # The checklist builds many small objects and few cycles, over input of bounded size:
-    # the cycle collector's passes over them cost ~5% and free next to nothing.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         checks = run_checklist(run_dir)
     except Exception as exc:  # noqa: BLE001 - a verifier bug must not look like a failed check (exit 1)
         print(f"web-research verify: {args.dir}: cannot check the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
         return EXIT_USAGE
-    finally:
-        if collecting:
-            gc.enable()
     good = passed(checks)
     if args.json:
         passing, errors, warnings = counts(checks)

@@ -10,7 +10,6 @@ import errno
 import os
 import stat
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -268,25 +267,20 @@ def _opened_path(fd: int) -> Path | None:
 
 @contextlib.contextmanager
 def exclusive_lock(lock_path: Path, timeout: float) -> Iterator[None]:
-    """Hold an exclusive `flock` on `lock_path` (created 0600). Waits for the holder, but not
-    forever: after `timeout` seconds it raises TimeoutError, so a stuck hook makes the next
-    one fail (open) rather than hang. Closing the descriptor releases the lock."""
-    import fcntl  # lazy: hook start-up (only hooks that write a record take a lock)
+    """Hold an exclusive lock on `lock_path` (created 0600, never through a symbolic link).
+    Waits for the holder, but not forever: after `timeout` seconds it raises TimeoutError, so
+    a stuck hook makes the next one fail (open) rather than hang."""
+    from filelock import FileLock, Timeout  # lazy: hook start-up (only hooks that write a record take a lock)
 
-    fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+    lock = FileLock(lock_path, mode=0o600, thread_local=False)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise TimeoutError(f"{lock_path} held for more than {timeout} s") from None
-                time.sleep(0.01)
+        lock.acquire(timeout=timeout, poll_interval=0.01)
+    except Timeout:
+        raise TimeoutError(f"{lock_path} held for more than {timeout} s") from None
+    try:
         yield
     finally:
-        os.close(fd)
+        lock.release()
 
 
 class NotRegularFile(OSError):
