@@ -18,7 +18,7 @@ TOP_LEVEL = {"web_research", "web_research.__main__", "web_research.cli", "web_r
 LAYERS = {
     "core": 0, "formats": 0, "exitcodes": 0, "subcommands": 0, "": 0,
     "run": 1, "evidence": 1, "metrics": 1,
-    "checks": 2,
+    "checks": 2, "recheck": 2,
     "view": 3,
     "commands": 4, "guard": 4,
     "cli": 5,
