@@ -5,7 +5,8 @@ An entry says what a person reads (`summary` in the top-level --help, `descripti
 `exit_codes` in its own), how its command line is parsed (`arguments`), which module runs it
 (`commands/<module>.py`, whose `run(args)` returns the exit code), and what it may do while a
 research run is open: which role runs it (`roles`: the main session, `orchestrator`, or a
-`researcher`; none: nobody runs it in a run), which option must stay at its default
+`researcher`; `person`: a person's command, refused in a run with its own reason; none: not
+recognised in a run at all), which option must stay at its default
 (`fixed_options`) and which argument names the run folder (`run_folder`).
 
 - cli.py builds the parser from here and imports the one module the command line names;
@@ -23,13 +24,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 from . import __version__
-from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
 
 ORCHESTRATOR = "orchestrator"  # the main session, which runs the skill
 RESEARCHER = "researcher"  # the plugin's researcher subagent
+# A person's command (recheck): never a step of research. The hooks recognise it so that the room
+# can say why it is refused in a run, and leave it alone outside one.
+PERSON = "person"
 PROGRAM = "web-research"
 # The subcommand that opens a run: it runs only before one is open (hooks/run sends every call
 # of it to Python, in any spelling; guard/commandline.py accepts it only in its heredoc form).
@@ -94,7 +98,8 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                  (f"{EXIT_OK:>3}  the estimate is printed", _NOT_A_RUN,
                   f"{EXIT_USAGE:>3}  plan.md cannot be used")),
     "status": ("Print a table of a run's subtopics (status, sources, claims), whether report.md passes "
-               "verify, and what the run spent (live during a run); --json gives the same as JSON.",
+               "verify, the date and summary of its latest recheck, and what the run spent (live during a run); "
+               "--json gives the same as JSON.",
                (f"{EXIT_OK:>3}  the table is printed", _NOT_A_RUN)),
     "view": ("Write DIR/report.html: the report with each footnote's source (the excerpt highlighted in the "
              "stored page, its seal, the claim-checker's verdict), the plan's coverage, what the run spent and "
@@ -106,6 +111,17 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "unavailable": ("Print the skill's answer when web search is not among the model's tools: the "
                     "web-tools-unavailable JSON object naming the absent tools. Reads and writes nothing.",
                     (f"{EXIT_OK:>3}  the object is printed", _USAGE_ERROR)),
+    "recheck": ("Fetch each page report.md cites once more (as fetch does: same address policy, size and time "
+                "limits) and say for each footnote whether its excerpt still stands: unchanged, changed (with the "
+                "closest live passage and the words and figures that differ), moved, gone or unreachable. A "
+                "person's command, never part of a run: the run's evidence is not touched; the live texts go to "
+                "DIR/rechecks/<UTC time>/ and the record to DIR/checks/recheck-<UTC time>.json.",
+                (f"{EXIT_OK:>3}  every citation rechecked is unchanged",
+                 f"{EXIT_CHECK_FAILED:>3}  at least one citation changed, moved or is gone",
+                 f"{EXIT_USAGE:>3}  bad arguments, DIR is not a run folder, report.md is missing or cites "
+                 "nothing, or the fetch extra is missing",
+                 f"{EXIT_NO_VERDICT:>3}  no verdict: nothing changed, moved or is gone, but some pages could not be "
+                 "reached (network error, timeout, refused address, too large); run it again later")),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
               (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
@@ -193,6 +209,28 @@ def _fetch_arguments(p: ArgumentParser) -> None:
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
 
 
+def footnote_numbers(raw: str) -> list[int]:
+    """`--only 3,7,12` (or `[^3],[^7]`): footnote numbers, each 1 or more; a bad one is exit 2."""
+    import argparse  # lazy: loaded already by build_parser, whose parser calls this
+
+    numbers = []
+    for item in raw.split(","):
+        item = item.strip().removeprefix("[^").removesuffix("]")
+        if not item.isascii() or not item.isdigit() or int(item) < 1:
+            raise argparse.ArgumentTypeError(f"expected footnote numbers such as 3,7,12, got {raw!r}")
+        numbers.append(int(item))
+    return numbers
+
+
+def _recheck_arguments(p: ArgumentParser) -> None:
+    import argparse  # lazy: loaded already by build_parser, which calls this
+
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--json", action="store_true", help="print the recheck record as JSON")
+    p.add_argument("--only", type=footnote_numbers, metavar="N,...", help="recheck only these footnotes of report.md")
+    p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
+
+
 # In the order the top-level --help lists them.
 _ENTRIES = (
     ("slug", "print the slug of a question", _slug_arguments, (), {}, None),
@@ -214,6 +252,8 @@ _ENTRIES = (
      {"allow_loopback": False}, "run"),
     ("abandon", "give up on a run: it never counts as verified", _abandon_arguments, (ORCHESTRATOR,), {}, "dir"),
     ("unavailable", "print the answer when web search is absent", _unavailable_arguments, (), {}, None),
+    ("recheck", "are the report's citations still on the live pages?", _recheck_arguments, (PERSON,),
+     {"allow_loopback": False}, "dir"),
 )
 
 SUBCOMMANDS: dict[str, Subcommand] = {

@@ -18,11 +18,12 @@ TOP_LEVEL = {"web_research", "web_research.__main__", "web_research.cli", "web_r
 LAYERS = {
     "core": 0, "formats": 0, "exitcodes": 0, "subcommands": 0, "": 0,
     "run": 1, "evidence": 1, "metrics": 1,
-    "checks": 2, "recheck": 2,
-    "view": 3,
-    "commands": 4, "guard": 4,
-    "cli": 5,
-    "__main__": 6,
+    "checks": 2,
+    "recheck": 3,  # judges a finished report again with the checks' rules
+    "view": 4,  # shows the checks' and the rechecks' results
+    "commands": 5, "guard": 5,
+    "cli": 6,
+    "__main__": 7,
 }
 SHARED_LAYERS = {0, 1}
 # Imports that still point up, each with the reason it is left (and what moves it).

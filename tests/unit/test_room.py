@@ -91,6 +91,25 @@ def test_the_orchestrator_runs_only_its_own_subcommands(active: Harness, sub: st
     assert result.decision == "deny" and why in result.reason, result.reason
 
 
+def test_recheck_is_a_persons_command_denied_in_a_run_to_every_role(active: Harness):
+    command = f'"{CLI}" recheck "{active.run_dir}"'
+    result = active.hook(active.bash("PreToolUse", command))
+    assert result.decision == "deny"
+    assert "recheck is a person's command, not a step of research" in result.reason
+    assert "runs only when no research run is open" in result.reason and "abandon" in result.reason
+    other = active.hook(active.bash("PreToolUse", f'"{CLI}" recheck "{active.project}" --json'))
+    assert other.decision == "deny" and "a person's command" in other.reason
+    researcher = active.hook(_as(active.bash("PreToolUse", command), "web-research:researcher"))
+    assert researcher.decision == "deny"
+
+
+def test_recheck_outside_a_run_is_left_alone_before_and_after(h: Harness):
+    command = f'"{CLI}" recheck "{h.run_dir}"'
+    assert h.hook(h.bash("PreToolUse", command)).stdout == ""
+    assert h.hook(h.bash("PostToolUse", command, "Summary: 9 citations: 9 unchanged")).stdout == ""
+    assert h.record() is None
+
+
 def test_own_commands_on_the_run_folder_are_allowed_in_any_spelling_of_its_path(active: Harness):
     dotted = f"{active.run_dir}/../{active.run_dir.name}"
     for command in (active.core_command("verify"), f'"{CLI}" gaps "{dotted}" --json',

@@ -228,7 +228,9 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
 
 def _unguarded_notice(ctx: Context, subcommand: str | None) -> dict[str, Any]:
     """One of our run commands with no run open in this session: say plainly that nothing guards it."""
-    if subcommand in (None, "start", "slug") or active_run(ctx) is not None:
+    from .room import PERSON_COMMANDS  # lazy: Bash hooks only
+
+    if subcommand in (None, "start", "slug", *PERSON_COMMANDS) or active_run(ctx) is not None:
         return {}
     from . import output  # lazy: start-up
 
