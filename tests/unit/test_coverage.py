@@ -293,7 +293,7 @@ def test_report_template_states_the_coverage_rule_verify_checks():
 
 def test_the_dispatch_guard_accepts_a_second_wave_brief_like_any_other(tmp_path):
     from web_research.guard.briefs_match import load_briefs
-    from web_research.guard.dispatch import decide_dispatch
+    from web_research.guard.rules.dispatch import decide_dispatch
 
     run = copy_example(tmp_path)
     (run / formats.PLAN_FILE).write_text(deep(EXAMPLE_PLAN) + SECOND_WAVE, encoding="utf-8")

@@ -143,7 +143,7 @@ def test_every_prompt_command_is_a_core_command_the_parser_accepts(where, comman
 
 
 def test_skill_runs_exactly_the_seven_orchestrator_subcommands():
-    from web_research.guard.room import ORCHESTRATOR_COMMANDS
+    from web_research.guard.rules.room import ORCHESTRATOR_COMMANDS
 
     commands = extract_commands(SKILL.read_text(encoding="utf-8"))
     # fenced blocks first, then inline ones (abandon)

@@ -37,7 +37,7 @@ def test_skill_bounds_the_fix_loop_and_says_how_to_return_unverified():
     assert f'After {formats.MAX_VERIFY_ROUNDS} rounds of fixes it prints the object with ' \
         f'`"{formats.RETURN_VERIFIED_KEY}": false`: return that.' in text
     assert "repeat until it passes" not in text
-    from web_research.guard.stopgate import MAX_STOP_BLOCKS
+    from web_research.guard.rules.stop_gate import MAX_STOP_BLOCKS
 
     assert MAX_STOP_BLOCKS == formats.MAX_VERIFY_ROUNDS
     # The rule for what counts as a round is stated once, where the fixes are described.

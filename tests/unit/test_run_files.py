@@ -276,7 +276,7 @@ def test_an_oversized_report_is_a_failing_check(tmp_path: Path) -> None:
 
 def test_the_stop_gate_turns_a_verifier_crash_into_a_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from web_research.checks import checklist
-    from web_research.guard.stopgate import verifier_failures
+    from web_research.guard.stop import verifier_failures
 
     def crash(run_dir: Path) -> list:
         raise RecursionError("maximum recursion depth exceeded")

@@ -10,7 +10,7 @@ import pytest
 
 from hook_harness import LAUNCHER, REPO
 from web_research import subcommands
-from web_research.guard import room
+from web_research.guard.rules import room
 from web_research.guard.commandline import CommandRejected, parse_plugin_command
 from web_research.guard.events import EVENTS
 from web_research.subcommands import OPENS_A_RUN, ORCHESTRATOR, RESEARCHER, SUBCOMMANDS

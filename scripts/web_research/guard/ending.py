@@ -24,7 +24,7 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
     """The message: whether the report holds, what the question was, what the report says, what
     it cost, where it is."""
     from .. import formats  # lazy: start-up
-    from .stopgate import release_message  # lazy: start-up
+    from .rules.stop_gate import release_message  # lazy: start-up
 
     lines = [release_message(run_dir, failures) if failures else VERIFIED_LINE]
     if view is not None:

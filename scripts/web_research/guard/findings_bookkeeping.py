@@ -69,4 +69,4 @@ def complete(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
                           _iso(float(started)) if isinstance(started, (int, float)) else _iso(ctx.now),
                           _iso(ctx.now))
     if done is not None and done != text:
-        write_run_file(ctx.env, run["run_dir"], brief.findings_path, done, ctx.payload.get("agent_id"), brief.slug)
+        write_run_file(ctx.env, run["run_dir"], brief.findings_path, done, ctx.event.agent_id, brief.slug)

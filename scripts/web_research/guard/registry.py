@@ -140,7 +140,7 @@ def new_run(run_dir: str, start_output: Mapping[str, Any]) -> dict[str, Any]:
         "run_dir": run_dir,
         "started_at": now_iso(),
         "auto_proceed": bool(start_output.get("auto_proceed")),
-        "briefs": None,  # filled when `briefs` succeeds; see dispatch.expected_briefs
+        "briefs": None,  # filled when `briefs` succeeds; see context.briefs_of
         "reservations": [],  # researcher slots: {"tool_use_id", "slug", "since", "agent_id"}
         "dispatches": {},  # slug -> how many researchers were dispatched for it
         "agents": {},  # agent_id -> {"slug", "blocks", "state"}

@@ -137,7 +137,7 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
         if limits:
             set_limits(float(override) if override else own_deadline(hook_timeout(event, parsed, _hooks_config())))
         payloads.check(parsed, event)
-        from .events import handle  # lazy: hook start-up
+        from .adapter import handle  # lazy: hook start-up
 
         decision = handle(event, parsed, env)
     except Exception as exc:  # noqa: BLE001 - the one place every hook's failure is judged
@@ -145,7 +145,7 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
         decision = _failed(event, parsed, raw, env, exc)
     _stop_alarm()
     if decision:
-        from .output import serialize  # lazy: hook start-up
+        from .adapter import serialize  # lazy: hook start-up
 
         stdout.write(serialize(decision) + "\n")
     return 0
@@ -244,8 +244,9 @@ def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: Ba
 
 
 def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] | None) -> dict[str, Any]:
-    from . import output  # lazy: hook start-up
     from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
+    from .rules.decision import Block, Deny, Notice  # lazy: hook start-up
+    from .adapter import to_json  # lazy: hook start-up
 
     log = data_dir(env or os.environ) / LOGS_DIR / LOG_FILE
     program = os.path.join((env or {}).get("CLAUDE_PLUGIN_ROOT") or str(_hooks_config().parent.parent),
@@ -254,27 +255,27 @@ def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] 
     give_up = (f'To give the run up instead, run "{program}" abandon {folder} --reason "<why>" and tell '
                "the user what happened.")
     if event == "PreToolUse":
-        return output.pre_tool_use("deny", (
+        return to_json(event, Deny(
             f"web-research could not check this tool call while a research run is open ({what}), so it was "
             "refused. Retry it once, exactly as your instructions write it. If it is refused again, stop and "
             f"tell the user (details in {log}). {give_up}"))
     if event == "SubagentStop":
-        return output.block(
+        return to_json(event, Block(
             f"web-research could not check this stop while a research run is open ({what}). Make sure your "
             "output file is written as your instructions say, then reply with your final line again. "
             f"(Details in {log}.)",
-            "web-research: the guard could not check a subagent's stop; it was asked to finish again.")
+            "web-research: the guard could not check a subagent's stop; it was asked to finish again."))
     if run_dir is not None and not _report_exists(run_dir):
-        return output.notice(f"web-research: the Stop gate could not run ({what}); no report.md yet, so "
-                             f"nothing was checked. Details in {log}.")
-    return output.block(
+        return to_json(event, Notice(f"web-research: the Stop gate could not run ({what}); no report.md yet, "
+                                     f"so nothing was checked. Details in {log}."))
+    return to_json(event, Block(
         f"web-research's Stop gate could not check the report while the run is open ({what}), so the "
         f'stop is not accepted. Run "{program}" finish {folder} and do what it prints. {give_up}',
-        "web-research: the Stop gate failed on its own error; the agent was asked to finish or abandon the run.")
+        "web-research: the Stop gate failed on its own error; the agent was asked to finish or abandon the run."))
 
 
 def _report_exists(run_dir: str) -> bool:
-    from .stopgate import report_written  # lazy: hook start-up
+    from .stop import report_written  # lazy: hook start-up
 
     try:
         return report_written(run_dir)
