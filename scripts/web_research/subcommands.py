@@ -12,7 +12,7 @@ recognised in a run at all), which option must stay at its default
 - cli.py builds the parser from here and imports the one module the command line names;
 - guard/commandline.py parses a Bash call with the same parser (only that subcommand's) and
   holds `roles`, `fixed_options` and `run_folder`;
-- guard/room.py tells each role the commands it may run from `roles`;
+- guard/rules/room.py tells each role the commands it may run from `roles`;
 - tests hold hooks/run's patterns and the command lines of SKILL.md and the agents to it.
 
 Adding a subcommand is one entry here and one module in commands/. argparse is imported only

@@ -5,7 +5,7 @@ EVENTS maps the snake-case name (hooks.json, hooks/run, the handler's module and
 `pre_tool_use.pre_tool_use` handles PreToolUse) to the client's event name. A hook imports
 only its own event's handler module.
 
-Fields hold what the client sent after payload.py checked its type and size: a string field
+Fields hold what the client sent after adapter.check verified its type and size: a string field
 is a string or None, never anything else. `tool_input` and `tool_response` stay JSON (they
 are the tool's own, different for every tool); everything the rules read from them is read by
 a named property here or in the handler of that tool.

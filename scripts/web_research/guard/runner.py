@@ -2,7 +2,7 @@
 
 Every failure of every event is judged here, in `run_hook`, and nowhere else: an
 exception in a handler, the hook's own deadline, or a payload that is not what the
-client sends (payload.py: wrong types, broken JSON, a FIFO for a path) is logged
+client sends (adapter.py: wrong types, broken JSON, a FIFO for a path) is logged
 to `<data>/logs/hooks.log`, and then
 - outside a research run, the hook stays quiet (a session that is not researching
   is never blocked by our defect);
@@ -118,7 +118,7 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
     and memory (the hook scripts ask for it).
 
     This is the one place where failures are judged, for every event: an exception, the
-    hook's own deadline or a payload that is not what the client sends (payload.py) is
+    hook's own deadline or a payload that is not what the client sends (adapter.py) is
     logged, then refused while a run is open (`failure_decision`) and left quiet outside
     one."""
     env = os.environ if env is None else env
@@ -131,7 +131,7 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
             set_limits(float(override) if override else own_deadline(hook_timeout(event, {}, _hooks_config())),
                        alarm_only=True)
         raw = _read_stdin(sys.stdin if stdin is None else stdin)
-        from . import payload as payloads  # lazy: hook start-up
+        from . import adapter as payloads  # lazy: hook start-up
 
         parsed = payloads.parse(raw)
         if limits:
@@ -159,7 +159,7 @@ def _hooks_config() -> Path:
 
 def _read_stdin(stdin: Any) -> bytes:
     """At most one byte past the payload limit (payload.parse refuses more), as bytes."""
-    from .payload import MAX_PAYLOAD_BYTES  # lazy: hook start-up
+    from .adapter import MAX_PAYLOAD_BYTES  # lazy: hook start-up
 
     source = getattr(stdin, "buffer", None)
     if source is not None:
@@ -169,7 +169,7 @@ def _read_stdin(stdin: Any) -> bytes:
 
 def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
             exc: BaseException) -> dict[str, Any]:
-    from .payload import PayloadError  # lazy: hook start-up
+    from .adapter import PayloadError  # lazy: hook start-up
 
     if isinstance(exc, PayloadError):
         _log_line(event, env, f"refused payload: {exc}")
@@ -199,7 +199,7 @@ DECIDING_EVENTS = ("PreToolUse", "SubagentStop", "Stop")
 
 
 def _what(exc: BaseException) -> str:
-    from .payload import PayloadError  # lazy: hook start-up
+    from .adapter import PayloadError  # lazy: hook start-up
 
     if isinstance(exc, PayloadError):
         return f"the hook's input is not what Claude Code sends: {str(exc)[:300]}"
@@ -214,7 +214,7 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
     researching never hears of us). In a run (this session's record exists; or, when the
     payload does not say which session it is, any session's): a deciding event refuses,
     naming what went wrong and what to do, every time; the others tell the user once."""
-    from .payload import session_of  # lazy: hook start-up
+    from .adapter import session_of  # lazy: hook start-up
     from ..core.paths import any_run_open, data_dir, valid_session_id  # lazy: hook start-up
     from .registry import Session  # lazy: hook start-up
 
