@@ -214,7 +214,7 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
     from ..evidence import ledger  # lazy: start-up
     from .seals import record  # lazy: start-up
 
-    record(ctx.env, run["run_dir"], [ledger.entry("run_open", resumed=isinstance(resumed, dict))])
+    record(ctx.env, run["run_dir"], [ledger.entry(ledger.RUN_OPEN, resumed=isinstance(resumed, dict))])
     if extra:
         return AddContext((
             "web-research: the plugin's records do not confirm these findings files, so they are not kept "
