@@ -16,13 +16,12 @@ while a run is open (runner.py). Files a payload names (transcripts) are read wi
 """
 from __future__ import annotations
 
-import importlib
 import json
 import re
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from ..core.paths import valid_session_id
-from .events import (HANDLER_NAMES, AgentStart, AgentStop, HookEvent, SessionBoundary, Stop, ToolCall,
+from .events import (AgentStart, AgentStop, HookEvent, SessionBoundary, Stop, ToolCall,
                      ToolResult)
 from .rules.decision import AddContext, Allow, Block, Decision, Deny, Notice
 
@@ -280,24 +279,6 @@ def event_from(name: str, payload: Mapping[str, Any]) -> HookEvent:
                     stop_hook_active=payload.get("stop_hook_active") is True,
                     background_tasks=tuple(tasks) if isinstance(tasks, list) else None)
     return SessionBoundary(**common)
-
-
-def handler(event: str) -> Callable[..., Decision] | None:
-    """The handler of the client's `event` (e.g. "PreToolUse"), its module imported now."""
-    name = HANDLER_NAMES.get(event)
-    if name is None:
-        return None
-    return getattr(importlib.import_module(f"{__package__}.{name}"), name)
-
-
-def handle(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
-    """Run the handler of `event` on a checked payload: the client's JSON of its decision."""
-    run = handler(event)
-    if run is None or payload.get("hook_event_name", event) != event:
-        return {}
-    from .context import Context  # lazy: the runner imports this module before it knows the event
-
-    return to_json(event, run(Context(event_from(event, payload), env)))
 
 
 # --- decision -> JSON ------------------------------------------------------------------

@@ -19,9 +19,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
 from .failure_log import LOG_FILE, log_failure
+
+if TYPE_CHECKING:
+    from .rules.decision import Decision
 
 
 INTERNAL_ERROR_MARK = "internal-error-{session}"
@@ -137,8 +140,6 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
         if limits:
             set_limits(float(override) if override else own_deadline(hook_timeout(event, parsed, _hooks_config())))
         payloads.check(parsed, event)
-        from .adapter import handle  # lazy: hook start-up
-
         decision = handle(event, parsed, env)
     except Exception as exc:  # noqa: BLE001 - the one place every hook's failure is judged
         _stop_alarm()
@@ -149,6 +150,29 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
 
         stdout.write(serialize(decision) + "\n")
     return 0
+
+
+def handler(event: str) -> Callable[..., Decision] | None:
+    """The handler of the client's `event` (e.g. "PreToolUse"), its module imported now."""
+    import importlib  # lazy: start-up
+
+    from .events import HANDLER_NAMES  # lazy: hook start-up
+
+    name = HANDLER_NAMES.get(event)
+    if name is None:
+        return None
+    return getattr(importlib.import_module(f"{__package__}.{name}"), name)
+
+
+def handle(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+    """Run the handler of `event` on a checked payload: the client's JSON of its decision."""
+    run = handler(event)
+    if run is None or payload.get("hook_event_name", event) != event:
+        return {}
+    from .adapter import event_from, to_json  # lazy: hook start-up
+    from .context import Context  # lazy: hook start-up
+
+    return to_json(event, run(Context(event_from(event, payload), env)))
 
 
 def _hooks_config() -> Path:
