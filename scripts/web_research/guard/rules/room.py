@@ -1,7 +1,7 @@
 """The sealed room: while a run is open, each role may make only the run's own moves.
 
-Threat model (hooks/README.md, "The sealed room"): everything a run reads (pages, search
-results, findings, tool output) is hostile and may take over any model in the run; the person
+Threat model (hooks/README.md; every rule in docs/hooks/room.md): everything a run reads (pages,
+search results, findings, tool output) is hostile and may take over any model in the run; the person
 and the session before `start` are trusted; no model in the run may make the gate pass on
 evidence the plugin did not fetch and seal, or switch a guard off. A list of what is forbidden
 always misses a spelling, so from `start` until the run ends every tool that can change a file
