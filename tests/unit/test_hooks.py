@@ -729,7 +729,7 @@ def _findings_with_citation(h: Harness, brief: dict, excerpt: str, url: str = "h
     from web_research.evidence.snapshots import store_snapshot
 
     from web_research.commands.fetch_cmd import render_window
-    from web_research.guard import seals
+    from web_research.guard.effects import seals
 
     snap = store_snapshot(h.run_dir, requested_url=url, final_url=url, title="Pricing | Acme", status=200,
                           content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00",

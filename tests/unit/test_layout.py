@@ -125,5 +125,7 @@ def test_every_folder_is_a_package_a_normal_install_ships():
     text = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     listed = text[text.index("packages = ["):]
     packages = set(re.findall(r'"([\w.]+)"', listed[:listed.index("]")]))
-    missing = sorted(f"web_research.{name}" for name in folders() if f"web_research.{name}" not in packages)
+    nested = {".".join(p.parent.relative_to(ROOT.parent).parts) for p in ROOT.rglob("*/__init__.py")}
+    assert {f"web_research.{name}" for name in folders()} <= nested and "web_research.guard.rules" in nested
+    missing = sorted(name for name in nested if name not in packages)
     assert missing == []

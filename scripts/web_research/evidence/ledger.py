@@ -51,7 +51,7 @@ LOCK_TIMEOUT_SECONDS = 15.0
 
 SEAL = "seal"
 WRITTEN = "written"
-PLUGIN_WRITE = "plugin_write"  # guard/plugin_writes.write_run_file: a file the plugin wrote for its owner
+PLUGIN_WRITE = "plugin_write"  # guard/effects/plugin_writes.write_run_file: a file the plugin wrote for its owner
 SEARCH = "search"
 PAGE_READ = "page_read"
 RUN_OPEN = "run_open"  # the hooks opened the room on this folder (`resumed`: a start --resume)

@@ -73,7 +73,7 @@ def _post_write(ctx: Context) -> Decision:
         return NOTHING
     target = resolve_target(path, ctx.event.cwd)
     from ..evidence import ledger  # lazy: hook start-up
-    from .seals import record_written  # lazy: hook start-up
+    from .effects.seals import record_written  # lazy: hook start-up
 
     content = ctx.tool_input.get("content")
     if ctx.event.tool == "Write" and isinstance(content, str):
@@ -117,7 +117,7 @@ def _post_checker_agent(ctx: Context) -> Decision:
         if isinstance(agent_id, str):
             entry["agent_id"] = agent_id
     if verdicts:
-        from .plugin_writes import write_verdicts  # lazy: start-up
+        from .effects.plugin_writes import write_verdicts  # lazy: start-up
 
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return NOTHING
@@ -177,7 +177,7 @@ def _post_bash(ctx: Context) -> Decision:
                               "findings_path": _shown(shown, b).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             run["limits"] = list(limits)
-        from .seals import seal_briefs  # lazy: hook start-up
+        from .effects.seals import seal_briefs  # lazy: hook start-up
 
         seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
     return NOTHING
@@ -200,7 +200,7 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
     extra: list[str] = []
     if isinstance(resumed, dict):  # start --resume, in whatever form it ran: the pre-hook saw only the skill's
         from ..run.resume import unknown_run_refusal  # lazy: start-up
-        from .seals import ledger_knows  # lazy: start-up
+        from .effects.seals import ledger_knows  # lazy: start-up
 
         refusal = unknown_run_refusal(run["run_dir"], ledger_knows(ctx.env, run["run_dir"]))
         if refusal is not None:
@@ -212,7 +212,7 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
     with session.locked():
         session.open_run(run)
     from ..evidence import ledger  # lazy: start-up
-    from .seals import record  # lazy: start-up
+    from .effects.seals import record  # lazy: start-up
 
     record(ctx.env, run["run_dir"], [ledger.entry(ledger.RUN_OPEN, resumed=isinstance(resumed, dict))])
     if extra:
@@ -263,7 +263,7 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
     from the ledger; only a findings file sealed there, intact and `ok`, is kept."""
     from ..evidence import ledger  # lazy: start-up
     from ..run.resume import NotARun, PlanChanged, assess  # lazy: start-up
-    from .seals import _ledger_entries  # lazy: start-up
+    from .effects.seals import _ledger_entries  # lazy: start-up
 
     try:
         found = assess(Path(run_dir), ctx.env, seals=ledger.seals(_ledger_entries(ctx.env, run_dir)))
@@ -274,7 +274,7 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
 
 
 def _post_researcher_bash(ctx: Context) -> Decision:
-    """A researcher's fetch returned: seal the snapshot it wrote (guard/seals.py)."""
+    """A researcher's fetch returned: seal the snapshot it wrote (guard/effects/seals.py)."""
     parsed, _why = ctx.parse_command()
     from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if parsed is None or parsed.subcommand != "fetch":
@@ -282,7 +282,7 @@ def _post_researcher_bash(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
         return NOTHING
-    from .seals import after_fetch  # lazy: hook start-up
+    from .effects.seals import after_fetch  # lazy: hook start-up
 
     response = ctx.event.response
     stdout = response.get("stdout") if isinstance(response, dict) else response
@@ -294,11 +294,11 @@ def _post_researcher_bash(ctx: Context) -> Decision:
 
 
 def _post_web_tool(ctx: Context) -> Decision:
-    """A WebSearch or WebFetch returned during a run: one ledger entry (guard/seals.py)."""
+    """A WebSearch or WebFetch returned during a run: one ledger entry (guard/effects/seals.py)."""
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .seals import after_web_tool  # lazy: hook start-up
+    from .effects.seals import after_web_tool  # lazy: hook start-up
 
     run = active[1]["run"]
     after_web_tool(ctx.env, run["run_dir"], ctx.event.tool, ctx.tool_input,
@@ -374,7 +374,7 @@ def _post_agent(ctx: Context) -> Decision:
         if returned is not None and agent_id not in run.setdefault("agents", {}):
             bind_agent(run, agent_id, returned.slug, "returned")
     if response.get("status") == "completed":
-        from .seals import seal_unsealed_findings  # lazy: hook start-up
+        from .effects.seals import seal_unsealed_findings  # lazy: hook start-up
 
         # A foreground researcher returned and the orchestrator has not acted since: seal
         # its findings file here if its SubagentStop could not (an unattributable stop).

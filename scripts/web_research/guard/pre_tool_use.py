@@ -171,7 +171,7 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
         return json.dumps({"error": formats.ERROR_INVALID_INPUT, "detail": str(error)}, ensure_ascii=False)
     if request.resume:
         from ..run.resume import unknown_run_refusal  # lazy: start-up
-        from .seals import ledger_knows  # lazy: start-up
+        from .effects.seals import ledger_knows  # lazy: start-up
 
         # Only a run the plugin's own records know is resumed: nothing is adopted.
         refusal = unknown_run_refusal(run_dir, ledger_knows(ctx.env, str(run_dir)))
@@ -220,7 +220,7 @@ def _pre_agent(ctx: Context, active: Active | None) -> Decision:
         return Deny(refusal)
     if tool_input.get("subagent_type") == CHECKER:
         return _pre_checker_agent(ctx, active, tool_input)
-    from .seals import sealed_ok_findings  # lazy: hook start-up
+    from .effects.seals import sealed_ok_findings  # lazy: hook start-up
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
@@ -237,7 +237,7 @@ def _pre_agent(ctx: Context, active: Active | None) -> Decision:
         if decision.action == "allow":
             session.write(record)
     if decision.action == "allow" and decision.brief is not None:
-        from .findings_bookkeeping import write_stub  # lazy: hook start-up
+        from .effects.findings_bookkeeping import write_stub  # lazy: hook start-up
 
         write_stub(ctx, run, decision.brief)
     return _as_decision(decision, ctx.tool_input, tool_input)
@@ -274,7 +274,7 @@ def _pre_write(ctx: Context, active: Active | None) -> Decision:
     brief, learned = attribute(ctx, run, briefs, transcript)
     if learned and brief is not None:
         learn_agent(session, snapshot, ctx.event.agent_id, brief.slug, "running")
-    from .seals import sealed_ok_findings  # lazy: hook start-up
+    from .effects.seals import sealed_ok_findings  # lazy: hook start-up
 
     # A findings file sealed `ok` is a researcher's final result: nobody writes over it.
     final = sealed_ok_findings(ctx.env, run["run_dir"])

@@ -75,13 +75,13 @@ def stop(ctx: Context) -> Decision:
             ctx.session.free()  # the turn a run was abandoned in ends: the session is free again
         return NOTHING
     run_dir = active[1]["run"]["run_dir"]
-    from .metrics_writer import write_metrics  # lazy: start-up
+    from .effects.metrics import write_metrics  # lazy: start-up
 
     write_metrics(ctx.env, active[1]["run"], ctx.event, final=True)  # before the gate may close the run
     background = ctx.event.background_tasks
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
-    from .seals import seal_source  # lazy: hook start-up
+    from .effects.seals import seal_source  # lazy: hook start-up
 
     seals = seal_source(ctx.env, run_dir)
     failures, verified = None, {}
@@ -113,12 +113,12 @@ def stop(ctx: Context) -> Decision:
         else:
             session.write(record)
     if decision.action == "pass":
-        from .seals import seal_at_pass  # lazy: hook start-up
+        from .effects.seals import seal_at_pass  # lazy: hook start-up
 
         # Sealed as verified, with the rest: a later verify names either file if it changes.
         seal_at_pass(ctx.env, run_dir, {k: v for k, v in verified.items() if v})
     if decision.action in ("pass", "release"):
-        from .ending import end_of_run  # lazy: only when a run ends
+        from .effects.ending import end_of_run  # lazy: only when a run ends
 
         # The person's ending: the report view written, the TL;DR, the result and the paths.
         return Notice(end_of_run(ctx.env, run_dir, seals, decision.failures, ctx.program))

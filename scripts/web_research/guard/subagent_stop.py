@@ -58,7 +58,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
             return Block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
     if verdicts:
-        from .plugin_writes import write_verdicts  # lazy: start-up
+        from .effects.plugin_writes import write_verdicts  # lazy: start-up
 
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return NOTHING
@@ -105,8 +105,8 @@ def subagent_stop(ctx: Context) -> Decision:
     # The researcher's own file must be what its owner (the researcher, or the plugin's stub) last
     # wrote before the plugin completes it (its frontmatter fields): completing a file something
     # else changed would make that change the plugin's. Read and checked before the lock is taken.
-    from .findings_bookkeeping import complete  # lazy: hook start-up
-    from .seals import findings_status, owner_written, written_problem  # lazy: hook start-up
+    from .effects.findings_bookkeeping import complete  # lazy: hook start-up
+    from .effects.seals import findings_status, owner_written, written_problem  # lazy: hook start-up
 
     run_dir = snapshot["run"]["run_dir"]
     written, on_disk = owner_written(ctx.env, run_dir, brief.findings_path, agent_id)
@@ -121,7 +121,7 @@ def subagent_stop(ctx: Context) -> Decision:
     known = snapshot["run"].get("agents", {}).get(agent_id or f"unknown-{brief.slug}", {})
     may_block = not known.get("blocks") and not ctx.event.stop_hook_active
     if may_block:
-        from .seals import seal_source  # lazy: hook start-up
+        from .effects.seals import seal_source  # lazy: hook start-up
 
         # In a run every page a researcher read was sealed by its fetch: a citation of a page
         # with no sealed snapshot cites a page never read, told now while it can still read it.
@@ -153,7 +153,7 @@ def subagent_stop(ctx: Context) -> Decision:
             state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
         else:
             agent["state"] = "done"
-    from .seals import seal_findings  # lazy: hook start-up
+    from .effects.seals import seal_findings  # lazy: hook start-up
 
     # Sealed as it is let go (or recorded as a silent failure), outside the record's lock: as its
     # owner last wrote it, so a file changed by anything else since fails its seal.
@@ -172,7 +172,7 @@ def subagent_stop(ctx: Context) -> Decision:
 def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
     """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
     from .budgets import limits_of, record  # lazy: start-up
-    from .metrics_writer import write_metrics  # lazy: start-up
+    from .effects.metrics import write_metrics  # lazy: start-up
 
     try:
         record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
