@@ -711,7 +711,7 @@ def test_each_event_name_leads_to_the_handler_of_that_name():
     import importlib
 
     from web_research.guard import events, runner
-    from web_research.guard.__main__ import EVENTS
+    from web_research.guard.events import EVENTS
 
     assert set(EVENTS) == set(SCRIPT_OF.values())
     for name, event in EVENTS.items():

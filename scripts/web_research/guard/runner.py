@@ -27,10 +27,29 @@ if TYPE_CHECKING:
     from .rules.decision import Decision
 
 
+HOOK_CWD_ENV = "WEB_RESEARCH_HOOK_CWD"
 INTERNAL_ERROR_MARK = "internal-error-{session}"
 DEADLINE_ENV = "WEB_RESEARCH_HOOK_DEADLINE"  # seconds; overrides the one derived from hooks.json
 DEFAULT_TIMEOUT_SECONDS = 30.0
 MAX_ADDRESS_SPACE = 2 * 1024 ** 3
+
+
+def main(argv: list[str]) -> int:
+    """`python -m web_research.guard EVENT` (guard/__main__.py): restore the session's folder,
+    then run the hook of EVENT (its snake-case name, events.EVENTS); an unknown EVENT decides
+    nothing."""
+    from .events import EVENTS  # lazy: hook start-up
+
+    cwd = os.environ.pop(HOOK_CWD_ENV, None)
+    if cwd:
+        try:
+            os.chdir(cwd)
+        except OSError:  # gone or unreadable: the payload's own cwd still says where the session is
+            pass
+    event = EVENTS.get(argv[1]) if len(argv) == 2 else None
+    if event is None:
+        return 0
+    return run_hook(event, limits=True)
 
 
 class HookDeadline(Exception):
