@@ -104,7 +104,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from .result import Check, fail, ok
+from ..core.result import Check, fail, ok
 from .parsed_run import CheckGroup, ParsedRun
 
 

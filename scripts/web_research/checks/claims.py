@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple
 
-from .result import Check
+from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
 from .quantities import Quantity, figures_in

@@ -408,7 +408,7 @@ def _num(value: object) -> float | None:
 
 
 def verification(run_dir: Path, checks: list) -> dict[str, Any]:
-    from ..checks.result import passed  # lazy: start-up
+    from ..core.result import passed  # lazy: start-up
 
     failing = [c for c in checks if not c.ok]
     items = []
