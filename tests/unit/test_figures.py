@@ -102,3 +102,36 @@ def test_a_figure_only_the_cited_pages_title_states_is_grounded() -> None:
     assert grounded(claim, "Exception groups are new.", titles=("What's New In Python 3.11",)).ok
     assert not grounded("Python 3.12 adds exception groups", "Exception groups are new.",
                         titles=("What's New In Python 3.11",)).ok
+
+
+# --- invisible characters: removed from what is read, refused where the person reads them ----------
+
+def test_a_bidirectional_control_in_the_report_or_findings_is_refused(tmp_path) -> None:
+    from example_run import BILLING, copy_example, findings_path
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace("above 150%", "above \u202e051\u202c%", 1),
+                      encoding="utf-8")
+    findings = findings_path(run, BILLING)
+    findings.write_text(findings.read_text(encoding="utf-8").replace("Log Management", "Log\u2067 Management", 1),
+                        encoding="utf-8")
+    failing = {c.id: c for c in run_checklist(run) if not c.ok and c.severity == "error"}
+    assert "U+202E" in failing["report.text.bidi"].message and failing["report.text.bidi"].line == 28
+    assert "U+2067" in failing[f"findings.{BILLING}.text.bidi"].message
+
+
+def test_a_direction_mark_or_a_zero_width_space_is_only_stripped(tmp_path) -> None:
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace("above 150%", "above 1\u200b50%\u200e", 1),
+                      encoding="utf-8")
+    assert [c.id for c in run_checklist(run) if not c.ok] == []
