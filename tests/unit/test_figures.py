@@ -135,3 +135,30 @@ def test_a_direction_mark_or_a_zero_width_space_is_only_stripped(tmp_path) -> No
     report.write_text(report.read_text(encoding="utf-8").replace("above 150%", "above 1\u200b50%\u200e", 1),
                       encoding="utf-8")
     assert [c.id for c in run_checklist(run) if not c.ok] == []
+
+
+def test_verify_grounds_a_figure_by_the_sealed_title_of_the_cited_page_only(tmp_path) -> None:
+    import json
+
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+    from web_research.checks.claims import sealed_page_titles
+    from web_research.evidence.snapshots import SnapshotIndex
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "Lumen Logs bills per GB", "Lumen Logs 3.11 bills per GB", 1), encoding="utf-8")
+    assert "report.claims.grounded" in [c.id for c in run_checklist(run) if not c.ok]
+    url = "https://lumenlogs.example/pricing"
+    snap = SnapshotIndex.build(run).find(url)
+    meta = json.loads(snap.meta_path.read_text(encoding="utf-8"))
+    meta["title"] = "Pricing 3.11 - Lumen Logs"
+    snap.meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert [c.id for c in run_checklist(run) if not c.ok] == []
+    # In a run with seals, a snapshot record no fetch sealed lends no title.
+    assert sealed_page_titles(run, {})(url) == ()
+    assert sealed_page_titles(run, {f"{formats.SOURCES_DIR}/{snap.meta_path.name}": object()})(url) == \
+        ("Pricing 3.11 - Lumen Logs",)
