@@ -41,9 +41,15 @@ def test_each_form_is_read_with_its_value_and_kind(text: str, value: Decimal, ki
     assert (found_value, found_kind) == (value, kind)
 
 
-@pytest.mark.parametrize("text", ["two vendors bill per host", "one of them", "S3, p99, Q3 and HTTP/2", "no figures"])
+@pytest.mark.parametrize("text", ["two vendors bill per host", "one of them", "S3, p99, Q3 and HTTP/2", "no figures",
+                                  "zero-day exploits", "hundreds of hosts", "priced per m\u00b2"])
 def test_words_and_identifiers_without_a_figure_state_none(text: str) -> None:
     assert figures_in(text) == [] and not states_a_figure(text)
+
+
+def test_an_em_dash_is_punctuation_not_a_minus_sign() -> None:
+    assert [(f.text, f.value) for f in figures_in("the discount \u201415% applies")] == [("15%", Decimal(15))]
+    assert [f.value for f in figures_in("prices fell \u221215%")] == [Decimal(-15)]
 
 
 def test_a_version_is_a_figure_compared_whole() -> None:
