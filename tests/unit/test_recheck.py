@@ -329,3 +329,16 @@ def test_status_shows_the_date_and_summary_of_the_latest_recheck(server: PageSer
     assert main(["status", str(run)]) == EXIT_OK
     out = capsys.readouterr().out
     assert f"Recheck: the latest record cannot be read: checks/{result.path.name}: field 'version' is missing" in out
+
+
+def test_the_readme_shows_what_recheck_prints_for_the_bundled_example() -> None:
+    from recheck_example import EXAMPLE, example_output
+
+    before = _evidence(EXAMPLE)
+    text, code = example_output()
+    assert code == EXIT_CHECK_FAILED
+    for state in (UNCHANGED, CHANGED, MOVED, GONE, UNREACHABLE):
+        assert f"] {state} " in text
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"```text\n{text}\n```" in readme, "README.md: paste `python tests/unit/recheck_example.py`'s output"
+    assert _evidence(EXAMPLE) == before and not (EXAMPLE / formats.RECHECKS_DIR).exists()
