@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
+from ..metrics.pricing import about
 from .verify_cmd import open_run_dir
 
 
@@ -72,17 +73,16 @@ def spend(run_dir: Path) -> dict:
 
 
 def _data_dir() -> Path:
-    from ..guard.registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
 
     return data_dir(os.environ)
 
 
 def _read_progress(run_dir: Path) -> dict | None:
     from .. import formats  # lazy: start-up
-    from ..guard.budgets import PROGRESS_FILE  # lazy: start-up
     from ..metrics.run_metrics import read_run_json  # lazy: start-up
 
-    return read_run_json(run_dir / formats.RUN_STATE_DIR / PROGRESS_FILE, run_dir, 1024 * 1024)
+    return read_run_json(run_dir / formats.RUN_STATE_DIR / formats.PROGRESS_FILE, run_dir, 1024 * 1024)
 
 
 def _of(value: object, limit: object) -> str:
@@ -116,8 +116,8 @@ def spend_lines(data: dict) -> list[str]:
                      f"dispatches), {totals.get('searches', 0)} searches, {totals.get('page_reads', 0)} page reads, "
                      f"{totals.get('denied', 0)} denied calls, {totals.get('tool_calls', 0)} tool calls, tokens "
                      f"{_k(totals.get('input_tokens'))} in / {_k(totals.get('output_tokens'))} out (orchestrator "
-                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s, about "
-                     f"{totals.get('cost_text', '-')}" + ("" if data.get("final") else " so far"))
+                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s, "
+                     f"{about(totals.get('cost_text', '-'))}" + ("" if data.get("final") else " so far"))
         lines.append(f"Cost at {data.get('prices')}.")
     return lines
 
@@ -126,7 +126,7 @@ def status_data(run_dir: Path) -> dict:
     from .. import formats  # lazy: start-up
     from ..checks.checklist import parse_and_check  # lazy: start-up
     from ..checks.claims import claims_of  # lazy: start-up
-    from ..checks.result import passed  # lazy: start-up
+    from ..core.result import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     expected = ([(s.name, s.slug) for s in parsed.plan.subtopics] if parsed.plan is not None
@@ -219,7 +219,7 @@ def status_lines(run_dir: Path) -> list[str]:
     from .. import formats  # lazy: start-up
     from ..checks.checklist import parse_and_check  # lazy: start-up
     from ..checks.claims import claims_of  # lazy: start-up
-    from ..checks.result import passed  # lazy: start-up
+    from ..core.result import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     lines = [f"Run: {run_dir}"]
@@ -249,7 +249,7 @@ def status_lines(run_dir: Path) -> list[str]:
     warnings = [c for c in checks if not c.ok and c.severity == "warning"]
     report_problem = parsed.unreadable.get(parsed.report_path)
     if report_problem is not None:
-        lines.append(f"Report: {formats.REPORT_FILE} {report_problem.state}: {report_problem.reason}")
+        lines.append(f"Report: {formats.REPORT_FILE} {report_problem.reason}")
     elif parsed.report is None:
         lines.append(f"Report: {formats.REPORT_FILE} missing")
     else:
