@@ -187,7 +187,7 @@ def test_agent_prompts_do_not_rely_on_plugin_root_substitution():
 def test_a_persons_recheck_is_named_in_a_reference_and_never_run_by_the_skill():
     """A user who asks whether a finished report still holds is sent to `recheck` by a reference
     SKILL.md points to; the skill never runs it itself, and the room refuses it inside a run."""
-    from web_research.guard.room import ORCHESTRATOR_COMMANDS, PERSON_COMMANDS
+    from web_research.guard.rules.room import ORCHESTRATOR_COMMANDS, PERSON_COMMANDS
 
     skill = SKILL.read_text(encoding="utf-8")
     assert "recheck" not in {parse_core(c).command for c in extract_commands(skill)}
