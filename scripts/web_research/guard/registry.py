@@ -43,7 +43,7 @@ def valid_session_id(session_id: object) -> bool:
 
 def user_data_dir(env: Mapping[str, str]) -> Path:
     """Per-user location used when CLAUDE_PLUGIN_DATA is unset (the Bash tool's
-    environment, a person at a terminal). Must agree with scripts/lib/python-env.sh."""
+    environment, a person at a terminal)."""
     if env.get("WEB_RESEARCH_STATE_DIR"):
         return Path(env["WEB_RESEARCH_STATE_DIR"])
     base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
