@@ -133,8 +133,8 @@ RUNS = 7
 # CPU time (user + system) of `verify RUN --json` over that of a bare `python -c pass`, best
 # of RUNS each, interleaved, so load from other processes hits both alike (two busy loops on
 # the 2-core development machine left the ratios unchanged). Measured there, this way: before
-# issue 13's work about 21x (no snapshots) and 27x (100 snapshots); after it about 17.5x and
-# 20.5x, PyYAML's import (frontmatter) ~2x of that. Issue 21 put every Markdown file through one
+# the verifier's speed work about 21x (no snapshots) and 27x (100 snapshots); after it about 17.5x
+# and 20.5x, PyYAML's import (frontmatter) ~2x of that. Reading every Markdown file through one
 # real parser (markdown-it-py with its footnote plugin) in place of a line scanner: the 330 KB of
 # Markdown here (1,000 citation entries, 1,000 claims) cost 83-95 ms of parsing and 16 ms of
 # import in process, and the ratios went from 18-20x to 26x and 29x (main and this change
