@@ -43,8 +43,12 @@ RUN_OWNED_NAMES = (
 # names, or directly inside one of these folders, is a failing check (fsutil.evidence_links),
 # and no reader follows one (fsutil.read_run_file).
 EVIDENCE_NAMES = (PLAN_FILE, REPORT_FILE, BRIEFS_DIR, FINDINGS_DIR, SOURCES_DIR, CHECKS_DIR, RUN_STATE_DIR)
-# Files whose presence means "a prior run lives here" (re-run protection).
+# Files whose presence means "a prior run lives here" (verify's test of a run folder).
 PRIOR_RUN_MARKERS = (PLAN_FILE, REPORT_FILE)
+# What a new `start` refuses to find in its folder without refresh: any of the run's evidence
+# (a page, a findings file, a seal copy, a plan or a report), whoever put it there. A run
+# begins with none, so nothing it did not fetch and seal can be mistaken for its own.
+START_REFUSES_NAMES = EVIDENCE_NAMES
 
 # --- Default output location ---------------------------------------------
 DEFAULT_ROOT = Path(".beagle") / "research"
