@@ -198,6 +198,7 @@ ERROR_NOT_A_RUN = "not-a-run"  # start --resume on a folder that holds no run
 ERROR_PLAN_CHANGED = "plan-changed"  # start --resume on a plan edited after it was approved
 # start --resume: the record that the plan was approved, in <run>/.web-research/.
 APPROVAL_FILE = "approval.json"
+PROGRESS_FILE = "progress.json"  # <run>/.web-research/: what each agent has spent, for `status` (hooks write it)
 # What `start` was given (the question verbatim, tier, deepen), in <run>/.web-research/:
 # `estimate` and `briefs` refuse a plan whose question differs from it.
 START_RECORD_FILE = "start.json"

@@ -1,4 +1,4 @@
-"""The sealed room (guard/room.py): while a run is open, each role may make only the run's own
+"""The sealed room (guard/rules/room.py): while a run is open, each role may make only the run's own
 moves, and is told what it may do instead. Driven through hooks/run as the client drives it."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hook_harness import CLI, QUESTION, REPO, SUBTOPICS, Harness, files_under, plan_text
-from web_research.guard import room
+from web_research.guard.rules import room
 
 CHECKER = "web-research:claim-checker"
 

@@ -8,7 +8,7 @@ found. `--json` prints the record instead. The run's evidence is never touched: 
 checks/recheck-<UTC time>.json and the live texts lie in rechecks/<UTC time>/.
 
 A person's command, for any run folder (a run of this plugin, an old one, a folder checked
-standalone); inside a research run the hooks deny it (guard/room.py).
+standalone); inside a research run the hooks deny it (guard/rules/room.py).
 """
 from __future__ import annotations
 
