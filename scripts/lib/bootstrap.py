@@ -17,7 +17,8 @@ never build: a build there would be invisible to the person and bounded by the h
 
 The private environment is built in two steps, each saying on stderr (the Bash tool's output,
 which the person sees) when it starts and when it is done: the core (requirements.lock) the
-first time the command runs, fetch's libraries (requirements-fetch.lock) at the first `fetch`.
+first time the command runs, fetch's libraries (requirements-fetch.lock) at the first `fetch`
+(or `recheck`).
 One process builds under an flock while the others wait; the kernel drops the lock of a
 builder that dies, and its half-built folder is removed by the next. Both locks are
 hash-pinned; uv installs them when it is on PATH, else venv + pip.
@@ -444,8 +445,8 @@ def main(argv: list[str]) -> int:
         if python is None:
             say(f"no usable Python environment (the reason is above). Once it is fixed, run: \"{setup}\" --setup")
             return 2
-        if rest[:1] == ["fetch"]:
-            Builder(finder).fetch(python)  # on failure fetch itself says what is missing and how to fix it
+        if rest[:1] in (["fetch"], ["recheck"]):  # they fetch pages
+            Builder(finder).fetch(python)  # on failure the command itself says what is missing and how to fix it
         os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "scripts"), os.environ.get("PYTHONPATH")]))
         run_module(python, "web_research", rest)
         return 0
