@@ -1,4 +1,4 @@
-"""Issue 20's bookkeeping in code: the plan skeleton `start` writes, the question it records,
+"""Bookkeeping held by code, not by prompts: the plan skeleton `start` writes, the question it records,
 every plan mistake at once, the budget ceiling; the findings stub and the frontmatter fields the
 plugin fills in; the figure rule at a researcher's stop."""
 from __future__ import annotations

@@ -330,9 +330,10 @@ def _plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str] | Non
 
 def _second_wave_rendered(run_dir: str, plan_text: str) -> bool:
     """plan.md holds a second wave and `briefs` rendered it (the approval record is this plan)."""
+    from ..run.plan import split_second_wave  # lazy: hook start-up (the Markdown parser)
     from ..run.resume import read_approval, sha256_of  # lazy: hook start-up
 
-    if not any(line.rstrip() == room.PLAN_SECOND_WAVE_HEADING for line in plan_text.split("\n")):
+    if split_second_wave(plan_text)[1] is None:
         return False
     approval = read_approval(Path(run_dir))
     return approval is not None and approval.get("plan_sha256") == sha256_of(plan_text.encode("utf-8"))
