@@ -118,13 +118,11 @@ INTRUDER_TOOL_SEARCH = {"query": "select:CronCreate,mcp__notes__note", "max_resu
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
                  second_wave: list[Subtopic] | None = None, budget_lines: list[str] | None = None,
-                 own_search: bool = False, claim_check: bool = False, lapses: bool = False,
-                 redispatch: bool = False):
+                 own_search: bool = False, lapses: bool = False, redispatch: bool = False):
         """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
         second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered;
         budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2");
         own_search: after the researchers return, search the web itself once (SKILL.md forbids it);
-        claim_check: keep the tier's claim check (see research.build);
         lapses: make a real model's lapses in what it writes (dispatch prompts by a relative path,
         in quotes with a sentence after them, or by slug);
         redispatch: once the researchers returned, dispatch the first brief again (its findings
@@ -133,7 +131,6 @@ class Orchestrator:
         self.redispatch = redispatch
         self.budget_lines = list(budget_lines or [])
         self.own_search = own_search
-        self.claim_check = claim_check
         self.ctx = ctx
         self.topics = topics
         self.second_wave = second_wave or []
@@ -495,15 +492,9 @@ class Orchestrator:
 
     # --- the files it writes ------------------------------------------------------
     def _budget_lines(self, tier: str) -> list[str]:
-        """The Budget section: the tier's line, unless the scenario skips the tier's claim check;
-        then no `Tier:` line (the same searches, no model check), and `Deepen: yes` where the
-        tier would have allowed a second wave."""
-        defaults = tier_defaults(tier)
-        if self.claim_check or not defaults.claim_check:
-            lines = [f"{PLAN_TIER_LINE}: {tier}"]
-        else:
-            lines = ["Deepen: yes"] if defaults.second_wave else []
-        return lines + self.budget_lines
+        """The Budget section as SKILL.md says: start's `Tier:` line stays (the person's tier, held
+        by code), with the scenario's lines added."""
+        return [f"{PLAN_TIER_LINE}: {tier}", *self.budget_lines]
 
     def plan_text(self, question: str, tier: str) -> str:
         parts = ["# Research plan", "", f"## {formats.PLAN_SECTION_QUESTION}", "", question, "",
