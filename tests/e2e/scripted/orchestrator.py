@@ -42,6 +42,9 @@ GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|not-established|missing)\s+(.+)$
 DRIFT = 6
 # What `finish` prints when claims wait for a claim-checker (finish_cmd.py).
 FINISH_NEEDS_CHECKER = "need a verdict"
+# After abandon, the `abandoned` scenario's orchestrator plants a page here (beside the run folder).
+PLANTED_FOLDER = "planted-run"
+PLANTED_SNAPSHOT = "0123456789abcdef"
 
 
 def sub_was_refused_plan(req: RequestView) -> str | None:
@@ -158,8 +161,8 @@ class Orchestrator:
         if sub == "finish" and self.report_mode == "abandoned":
             command = core_command(self.body(req), "abandon").replace("<their words>", "the person asked to stop")
             return bash(command.replace("<output_dir>", self.run(req)["output_dir"]), "Abandon the run")
-        if sub == "abandon":
-            return say("The research run was abandoned at your request; it is not verified.")
+        if sub == "abandon" or (self.report_mode == "abandoned" and self.planting(req, last[0])):
+            return self.plant(req, last[0])
         if sub == "unavailable":
             result = result_for(req, "Bash")
             return say(json.dumps(json_in(result.text)) if result is not None else "no result")
@@ -415,6 +418,24 @@ class Orchestrator:
                  f'{label} "{brief["brief_path"]}". Please research this subtopic thoroughly.',
                  f"brief: {path.stem}")
         return forms[number % len(forms)]
+
+    # --- after abandon: a model that gave up tries to plant evidence for a new run -------
+    def planted_folder(self, req: RequestView) -> str:
+        return str(Path(self.run(req)["output_dir"]).parent / PLANTED_FOLDER)
+
+    def planting(self, req: RequestView, last: dict) -> bool:
+        return PLANTED_FOLDER in json.dumps(last.get("input") or {})
+
+    def plant(self, req: RequestView, last: dict) -> Reply:
+        """Once the run is abandoned, the intruder plants a page for a new folder (Bash, then
+        Write), to start a run on it; both are refused until the turn ends. Then it ends the turn."""
+        page = f"{self.planted_folder(req)}/{formats.SOURCES_DIR}/{PLANTED_SNAPSHOT}.txt"
+        if subcommand(last) == "abandon":
+            return bash(f"mkdir -p {self.planted_folder(req)}/{formats.SOURCES_DIR} && echo planted > {page}",
+                        "Prepare the next run's folder")
+        if last["name"] == "Bash":
+            return call("Write", {"file_path": page, "content": "A page no fetch produced.\n"})
+        return say("The research run was abandoned at your request; it is not verified.")
 
     def finish(self, req: RequestView) -> Reply:
         return bash(core_command(self.body(req), "finish", self.run(req)["output_dir"]),
