@@ -39,8 +39,7 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "verify": ("Run the verification checklist on a run folder and change nothing. Prints the failing "
                "checks and a one-line summary; --verbose prints every check.",
                (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
-                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed (a folder that holds no run fails "
-                "plan.exists)", f"{EXIT_USAGE:>3}  bad arguments, or DIR is missing or cannot be read")),
+                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _NOT_A_RUN)),
     "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
                "from the findings files, run the verification checklist, and print the skill's return object "
                "(or what to fix first). Counts the rounds of fixes; once they are spent the object says "
@@ -176,7 +175,7 @@ def _unavailable_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fetch_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("url", metavar="URL")
+    p.add_argument("url", metavar="URL", help="the page's http(s) address (a page the run already read is served from its snapshot)")
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
     p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
     p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
@@ -221,21 +220,35 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
 }
 
 
+# The commands a person runs on a run folder; the rest are run by the skill and its agents.
+FOR_PEOPLE = ("status", "view", "verify", "recheck", "claims", "estimate", "gaps")
+
+
+def _top_help() -> str:
+    """The top-level --help's list of commands, those for people first."""
+    def rows(names: Sequence[str]) -> str:
+        return "\n".join(f"  {name:<13}{SUBCOMMANDS[name][0]}" for name in names)
+
+    for_skill = [name for name in SUBCOMMANDS if name not in FOR_PEOPLE]
+    return ("The web-research plugin's command: open, check, read and cost research runs.\n\n"
+            f"commands for people (the skill also runs estimate and gaps):\n{rows(FOR_PEOPLE)}\n\n"
+            f"commands the skill and its agents run:\n{rows(for_skill)}\n\n"
+            "`web-research COMMAND --help` says what a command does and what its exit codes mean.")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser. With `only` (a subcommand's name) it has that subcommand
     alone: it parses a command line of that subcommand exactly as the whole parser does
     (same definitions, same messages), and costs a hook a ninth of the building."""
     if only is not None and only not in SUBCOMMANDS:
         raise ValueError(f"no subcommand {only!r}; the subcommands are {', '.join(SUBCOMMANDS)}")
-    parser = argparse.ArgumentParser(
-        prog="web-research",
-        description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",
-    )
+    parser = argparse.ArgumentParser(prog="web-research", description=_top_help(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (summary, add_arguments) in SUBCOMMANDS.items():
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="one of the commands above")
+    for name, (_summary, add_arguments) in SUBCOMMANDS.items():
         if only is None or name == only:
-            add_arguments(sub.add_parser(name, help=summary))
+            add_arguments(sub.add_parser(name))
     _describe(sub)
     return parser
 

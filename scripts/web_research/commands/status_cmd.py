@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
+from ..metrics.pricing import about
 from .verify_cmd import open_run_dir
 
 
@@ -116,8 +117,8 @@ def spend_lines(data: dict) -> list[str]:
                      f"dispatches), {totals.get('searches', 0)} searches, {totals.get('page_reads', 0)} page reads, "
                      f"{totals.get('denied', 0)} denied calls, {totals.get('tool_calls', 0)} tool calls, tokens "
                      f"{_k(totals.get('input_tokens'))} in / {_k(totals.get('output_tokens'))} out (orchestrator "
-                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s, about "
-                     f"{totals.get('cost_text', '-')}" + ("" if data.get("final") else " so far"))
+                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s, "
+                     f"{about(totals.get('cost_text', '-'))}" + ("" if data.get("final") else " so far"))
         lines.append(f"Cost at {data.get('prices')}.")
     return lines
 
@@ -249,7 +250,7 @@ def status_lines(run_dir: Path) -> list[str]:
     warnings = [c for c in checks if not c.ok and c.severity == "warning"]
     report_problem = parsed.unreadable.get(parsed.report_path)
     if report_problem is not None:
-        lines.append(f"Report: {formats.REPORT_FILE} {report_problem.state}: {report_problem.reason}")
+        lines.append(f"Report: {formats.REPORT_FILE} {report_problem.reason}")
     elif parsed.report is None:
         lines.append(f"Report: {formats.REPORT_FILE} missing")
     else:

@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..metrics.pricing import about
+
 
 VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every check."
 
@@ -36,7 +38,7 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
         totals = (view.get("figures") or {}).get("totals")
         if totals:
             lines.append(f"Spent: {totals.get('searches')} searches, {totals.get('page_reads')} page reads, "
-                         f"about {totals.get('cost_text')}")
+                         f"{about(str(totals.get('cost_text')))}")
     lines.append(f"Report: {Path(run_dir) / formats.REPORT_FILE}")
     if view_path is not None:
         lines.append(f"View:   {view_path} (open it in a browser: each footnote shows its source)")

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from .. import formats
 from ..evidence.excerpts import excerpt_parts, match_excerpt, normalize
 from ..evidence.sites import site_of
+from ..recheck.record import RecheckRecordError, latest_recheck
 
 if TYPE_CHECKING:
     from ..checks.parsed_run import ParsedRun
@@ -293,6 +294,30 @@ def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource,
     return out, ordered
 
 
+RECHECK_MARKS = {"unchanged": "=", "changed": "\u2260", "moved": "\u2192", "gone": "\u2205", "unreachable": "\u2026"}
+
+
+def rechecks(run_dir: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
+    """(each footnote's state in the latest `web-research recheck`, by label; the recheck as a
+    whole: date, summary, or why its record cannot be used). Nothing when never rechecked."""
+    try:
+        record = latest_recheck(run_dir)
+    except RecheckRecordError as exc:
+        return {}, {"problem": f"{exc}; run web-research recheck again to replace it"}
+    except OSError as exc:
+        return {}, {"problem": f"{formats.CHECKS_DIR}/: cannot be read ({exc.strerror or exc})"}
+    if record is None:
+        return {}, None
+    out = {}
+    for c in record.citations[:MAX_FOOTNOTES]:
+        out[str(c.number)] = {"state": c.state, "date": c.checked_at[:10], "note": c.note, "moved_to": c.moved_to,
+                              "closest": c.closest, "similarity": c.similarity,
+                              "differences": [[d.was, d.now] for d in c.differences[:20]],
+                              "mark": RECHECK_MARKS.get(c.state, "?")}
+    return out, {"date": record.date, "summary": record.summary_line(), "problem": None,
+                 "file": record.path.name if record.path else None}
+
+
 def problems_by_line(run_dir: Path, checks: list) -> dict[int, list[str]]:
     """The failing error checks on report.md, their messages by line."""
     report = {str(Path(run_dir) / formats.REPORT_FILE), str((Path(run_dir) / formats.REPORT_FILE).resolve())}
@@ -404,12 +429,28 @@ def verification(run_dir: Path, checks: list) -> dict[str, Any]:
             "more": max(0, len(failing) - MAX_CHECKS)}
 
 
+def _text_despite_bytes(run_dir: Path, parsed: ParsedRun) -> str | None:
+    """report.md's text with each byte that is not UTF-8 shown as U+FFFD, when that is all that
+    keeps it from being read (verify fails it and the page says where); else None."""
+    from ..core.fsutil import STATE_NOT_UTF8, RunFileError, read_run_file  # lazy: start-up
+
+    path = Path(run_dir) / formats.REPORT_FILE
+    error = next((e for p, e in parsed.unreadable.items() if Path(p).name == formats.REPORT_FILE), None)
+    if error is None or getattr(error, "state", None) != STATE_NOT_UTF8:
+        return None
+    try:
+        return read_run_file(path, Path(run_dir), formats.MAX_MARKDOWN_BYTES).decode("utf-8", errors="replace")
+    except (RunFileError, OSError):
+        return None
+
+
 def file_problem(run_dir: Path, checks: list, name: str) -> str:
     """What the first failing check on run file `name` says, with its place (`plan.md:12: …`)."""
     target = Path(run_dir) / name
     for c in checks:
         if not c.ok and c.path and Path(c.path).name == name and Path(c.path).parent.resolve() == target.parent.resolve():
-            return f"{name}:{c.line}: {c.message}" if c.line else f"{name}: {c.message}"
+            where = f"{name}:{c.line}" if c.line else name
+            return f"{where}: {c.message.removeprefix(name).lstrip(': ')}"
     return f"{name} cannot be read"
 
 
@@ -460,7 +501,14 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
     source = seal_source if seal_source is not None else load_folder_copy(run_dir)
     parsed, checks = parse_and_check(run_dir, seal_source=seal_source)
     notes, claims = footnotes(run_dir, parsed, source, problems_by_line(run_dir, checks))
+    live, recheck = rechecks(run_dir)
+    for note in notes:
+        note["recheck"] = live.get(note["label"])
     report_text = "\n".join(parsed.report.lines) if parsed.report is not None else None
+    report_problem = None
+    if parsed.report is None:
+        report_problem = file_problem(run_dir, checks, formats.REPORT_FILE)
+        report_text = _text_despite_bytes(run_dir, parsed)
     findings = [{"slug": slug, "status": f.status or "invalid", "reason": f.reason}
                 for slug, f in sorted(parsed.findings.items())]
     return {
@@ -469,9 +517,11 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
         "plan_problem": file_problem(run_dir, checks, formats.PLAN_FILE) if parsed.plan is None else None,
         "title": parsed.report.title if parsed.report is not None else None,
         "report_markdown": report_text,
+        "report_problem": report_problem,
         "tldr": tldr(parsed),
         "footnotes": notes,
         "claims": claims,
+        "recheck": recheck,
         "coverage": coverage(parsed),
         "findings": findings,
         "figures": figures(run_dir, parsed, load_prices(env, data_dir)),
