@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     from ..run.budget import effective_budget  # lazy: start-up
     from ..run.estimate import estimate, estimate_lines, load_averages  # lazy: start-up
     from ..formats import PLAN_FILE  # lazy: start-up
-    from ..guard.registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
     from ..run.choices import load_run_plan  # lazy: start-up
     from ..run.plan import PlanError  # lazy: start-up
 
