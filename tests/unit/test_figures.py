@@ -168,3 +168,21 @@ def test_verify_grounds_a_figure_by_the_sealed_title_of_the_cited_page_only(tmp_
     assert sealed_page_titles(run, {})(url) == ()
     assert sealed_page_titles(run, {f"{formats.SOURCES_DIR}/{snap.meta_path.name}": object()})(url) == \
         ("Pricing 3.11 - Lumen Logs",)
+
+
+def test_the_claim_checker_is_shown_the_figure_in_a_code_span(tmp_path) -> None:
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import parse_and_check
+    from web_research.checks.verdicts import render_prompt, report_records
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "throttles ingestion above 150%", "throttles ingestion above `150%`", 1), encoding="utf-8")
+    parsed = parse_and_check(run, extra=())[0]
+    prompt = render_prompt(run, report_records(parsed), [], False)
+    assert prompt is not None
+    [claim_line] = [line for line in prompt.text.splitlines() if "throttles ingestion" in line]
+    assert "above 150% of the committed daily volume" in claim_line

@@ -3,7 +3,10 @@
 The skill writes plan.md, a person may edit it at the review gate, and the
 briefs are derived from it mechanically; so the parser is strict and every
 error names the line and what was expected, instead of guessing what an
-edited plan meant.
+edited plan meant. Its structure (which lines are headings, which bullets and
+where each ends) is the one Markdown parser's (core/markdown_doc.py), as for
+every other Markdown file of a run; the text of a question, a bullet or a
+budget line is taken from the source lines as written.
 
 Format (section names come from `formats.py`):
 
@@ -40,7 +43,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget
+from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget, tier_refusal
 from ..formats import (
     BULLET_ID_PATTERN,
     MAX_SECOND_WAVE_SUBTOPICS,
@@ -61,6 +64,7 @@ from ..formats import (
     PLAN_SECTION_SYNTHESIS,
     PLAN_SECTIONS,
 )
+from ..core.markdown_doc import Document, parse_markdown
 from ..core.slug import slugify
 
 
@@ -155,10 +159,14 @@ class _Section(NamedTuple):
     body: list[tuple[int, str]]  # (line number, text) after the heading (filled while splitting)
 
 
-# ATX headings; an optional closing run of `#` needs a space before it ("C#" stays intact).
-_H1 = re.compile(r"^#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_H2 = re.compile(r"^##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_H3 = re.compile(r"^###(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+class _Outline(NamedTuple):
+    """What the Markdown parser found in plan.md: the level-3 headings (line -> text) and the
+    outermost list items (line -> last line), which are the subtopics and their bullets."""
+
+    subheadings: dict[int, str]
+    items: dict[int, int]
+
+
 _H3_NUMBER = re.compile(r"^\d+\.(?:\s+|$)")
 _BULLET = re.compile(r"^[-*][ \t]+(.*)$|^[-*]$")
 _BUDGET_LABELS = (PLAN_TIER_LINE, PLAN_BUDGET_LINE, PLAN_PAGE_READS_LINE, PLAN_RESEARCHERS_LINE, PLAN_DEEPEN_LINE)
@@ -171,20 +179,26 @@ _SECTION_BY_KEY = {name.casefold(): name for name in _KNOWN_SECTIONS}
 
 def _lines(text: str) -> list[str]:
     # Split on \n only: str.splitlines() would also split on characters such as
-    # U+2028 that may legitimately sit inside a question.
+    # U+2028 that may legitimately sit inside a question (markdown-it numbers lines the same way).
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _split_sections(lines: list[str], path: Path | None,
+def _outline(document: Document) -> _Outline:
+    return _Outline({h.line: h.text for h in document.headings if h.level == 3},
+                    {i.line: i.end for i in document.items if i.depth == 0})
+
+
+def _split_sections(document: Document, lines: list[str], path: Path | None,
                     errors: list[PlanError]) -> tuple[str | None, dict[str, _Section]]:
     title: str | None = None
     sections: dict[str, _Section] = {}
     current: _Section | None = None
+    titles = {h.line: h.text for h in document.headings if h.level == 1}
+    starts = {h.line: h.text for h in document.headings if h.level == 2}
     before_first = False  # an error about text before the first section was recorded
     for number, line in enumerate(lines, start=1):
-        heading = _H2.match(line)
-        if heading:
-            key = (heading.group(1) or "").casefold()
+        if number in starts:
+            key = starts[number].casefold()
             current = _Section("", number, [])  # the lines of a section in error are skipped
             if key not in _SECTION_BY_KEY:
                 expected = ", ".join(f"'## {name}'" for name in _KNOWN_SECTIONS)
@@ -204,9 +218,8 @@ def _split_sections(lines: list[str], path: Path | None,
             continue
         if not line.strip():
             continue
-        h1 = _H1.match(line)
-        if h1 and title is None:
-            title = h1.group(1)
+        if number in titles and title is None:
+            title = titles[number]
             continue
         if not before_first:
             before_first = True
@@ -215,6 +228,16 @@ def _split_sections(lines: list[str], path: Path | None,
                 f"unexpected text before the first section; expected '## {PLAN_SECTIONS[0]}'",
             ))
     return title, sections
+
+
+def split_second_wave(text: str) -> tuple[str, str | None]:
+    """(plan.md before its `## Second wave` heading, the text from that heading on, or None when
+    it has no such section), the heading found as parse_plan finds it."""
+    lines = _lines(text.removeprefix("\ufeff"))
+    for heading in parse_markdown("\n".join(lines)).headings:
+        if heading.level == 2 and heading.text.casefold() == PLAN_SECTION_SECOND_WAVE.casefold():
+            return "\n".join(lines[:heading.line - 1]), "\n".join(lines[heading.line - 1:])
+    return text, None
 
 
 def _missing_section_line(name: str, sections: dict[str, _Section], line_count: int) -> int:
@@ -263,18 +286,24 @@ def _subtopic_name(heading: str, number: int, path: Path | None) -> str:
     return name
 
 
-def _subtopic_drafts(section: _Section, path: Path | None,
+def _subtopic_drafts(section: _Section, outline: _Outline, path: Path | None,
                      errors: list[PlanError]) -> list[tuple[str, int, list[str]]]:
     """(name, heading line, bullets) of each `### ` subtopic in a section; each line in error
-    is recorded in `errors` and skipped."""
+    is recorded in `errors` and skipped. A bullet is an outermost `- ` or `* ` list item; its
+    indented lines (a wrapped line, a nested list) continue its text, and a line the parser
+    would join to it without indentation is refused, as one that is not a bullet."""
     drafts: list[tuple[str, int, list[str]]] = []
+    item_end = 0  # the last line of the bullet being read
     for number, line in section.body:
+        if number <= item_end and (line[:1] in (" ", "\t") or not line.strip()):
+            if line.strip() and drafts[-1][2]:
+                drafts[-1][2][-1] = f"{drafts[-1][2][-1]} {line.strip()}".strip()
+            continue
         if not line.strip():
             continue
-        heading = _H3.match(line)
-        if heading:
+        if number in outline.subheadings:
             try:
-                drafts.append((_subtopic_name(heading.group(1) or "", number, path), number, []))
+                drafts.append((_subtopic_name(outline.subheadings[number], number, path), number, []))
             except PlanError as error:
                 errors.append(error)
                 drafts.append(("", number, ["(unnamed)"]))  # its bullets still belong to it
@@ -283,16 +312,15 @@ def _subtopic_drafts(section: _Section, path: Path | None,
             errors.append(PlanError(path, number, "expected a subtopic heading '### <name>'"))
             continue
         name, _, establish = drafts[-1]
-        bullet = _BULLET.match(line)
+        bullet = _BULLET.match(line.lstrip()) if number in outline.items else None
         if bullet:
+            item_end = outline.items[number]
             item = (bullet.group(1) or "").strip()
-            if not item:
+            if not item and item_end == number:
                 errors.append(PlanError(path, number,
                                         f"empty bullet under subtopic '{name}'; expected what it must establish"))
                 continue
             establish.append(item)
-        elif line[:1] in (" ", "\t") and establish:
-            establish[-1] = f"{establish[-1]} {line.strip()}"
         else:
             errors.append(PlanError(
                 path, number,
@@ -319,8 +347,9 @@ def _checked_slug(name: str, number: int, path: Path | None, seen: dict[str, Sub
     return slug
 
 
-def _parse_subtopics(section: _Section, path: Path | None, errors: list[PlanError]) -> list[Subtopic]:
-    drafts = _subtopic_drafts(section, path, errors)
+def _parse_subtopics(section: _Section, outline: _Outline, path: Path | None,
+                     errors: list[PlanError]) -> list[Subtopic]:
+    drafts = _subtopic_drafts(section, outline, path, errors)
     if not (MIN_SUBTOPICS <= len(drafts) <= MAX_SUBTOPICS):
         where = drafts[MAX_SUBTOPICS][1] if len(drafts) > MAX_SUBTOPICS else section.line
         errors.append(PlanError(
@@ -343,7 +372,7 @@ def _parse_subtopics(section: _Section, path: Path | None, errors: list[PlanErro
     return subtopics
 
 
-def _parse_second_wave(section: _Section, first_wave: list[Subtopic], allowed: bool,
+def _parse_second_wave(section: _Section, outline: _Outline, first_wave: list[Subtopic], allowed: bool,
                        path: Path | None) -> list[Subtopic]:
     """`## Second wave`: new subtopics, each bullet naming a first-wave bullet id it targets."""
     if not allowed:
@@ -353,7 +382,7 @@ def _parse_second_wave(section: _Section, first_wave: list[Subtopic], allowed: b
             f"or '{PLAN_DEEPEN_LINE}: yes' (the caller's deepen: true)",
         )
     found: list[PlanError] = []
-    drafts = _subtopic_drafts(section, path, found)
+    drafts = _subtopic_drafts(section, outline, path, found)
     if found:
         raise PlanError.many(found)
     if not (1 <= len(drafts) <= MAX_SECOND_WAVE_SUBTOPICS):
@@ -425,6 +454,7 @@ class _BudgetLines(NamedTuple):
     page_reads: int | None = None
     researchers: int | None = None
     deepen: bool | None = None
+    line: int = 0  # where a difference from start's record is pointed at: the Tier line, else the heading
 
 
 def _budget_value(label: str, value: str, number: int, path: Path | None) -> str | int:
@@ -477,6 +507,7 @@ def _parse_budget(section: _Section, path: Path | None, errors: list[PlanError])
         page_reads=stated.get(PLAN_PAGE_READS_LINE),  # type: ignore[arg-type]
         researchers=stated.get(PLAN_RESEARCHERS_LINE),  # type: ignore[arg-type]
         deepen=stated.get(PLAN_DEEPEN_LINE) == "yes",
+        line=found[PLAN_TIER_LINE][1] if PLAN_TIER_LINE in found else section.line,
     )
 
 
@@ -493,19 +524,27 @@ def _check_tier_subtopics(subtopics: list[Subtopic], tier: str | None, path: Pat
     )
 
 
-def parse_plan(text: str, path: Path | None = None, expected_question: str | None = None) -> Plan:
+def parse_plan(text: str, path: Path | None = None, expected_question: str | None = None,
+               expected_tier: str | None = None, expected_deepen: bool | None = None) -> Plan:
     """Parse plan.md text; raise `PlanError` naming every offending line (`errors`).
 
-    `expected_question`: the question `start` recorded (`recorded_question`); a plan whose
-    question differs from it is refused. A UTF-8 byte-order mark is ignored."""
+    `expected_question`, `expected_tier`, `expected_deepen`: what `start` recorded (run/choices.py);
+    a plan whose question or budget choice differs from it is refused. A UTF-8 byte-order mark is
+    ignored."""
     lines = _lines(text.removeprefix("\ufeff"))
+    document = parse_markdown("\n".join(lines))
+    outline = _outline(document)
     errors: list[PlanError] = []
-    title, sections = _split_sections(lines, path, errors)
+    title, sections = _split_sections(document, lines, path, errors)
     last_line = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
     for name in PLAN_SECTIONS:
         if name not in sections:
+            hidden = next((n for n, line in enumerate(lines, start=1)
+                           if line.strip().casefold() == f"## {name}".casefold()), None)
             errors.append(PlanError(path, _missing_section_line(name, sections, last_line),
-                                    f"missing section '## {name}'"))
+                                    f"missing section '## {name}'") if hidden is None else PlanError(
+                path, hidden, f"'## {name}' is not read as a heading: a code block (```), an HTML comment (<!--) "
+                              "or an indented block above it runs over this line; close or remove it"))
             sections[name] = _Section(name, 0, [])  # checked no further: its absence is the mistake
     empty = _Section("", 0, [])
 
@@ -519,7 +558,7 @@ def parse_plan(text: str, path: Path | None = None, expected_question: str | Non
     present = {name: section for name, section in sections.items() if section.line}
     question = attempt(_parse_question, present.get(PLAN_SECTION_QUESTION, empty), path, expected_question) \
         if PLAN_SECTION_QUESTION in present else None
-    subtopics = _parse_subtopics(present[PLAN_SECTION_SUBTOPICS], path, errors) \
+    subtopics = _parse_subtopics(present[PLAN_SECTION_SUBTOPICS], outline, path, errors) \
         if PLAN_SECTION_SUBTOPICS in present else []
     synthesis = attempt(_parse_synthesis, present[PLAN_SECTION_SYNTHESIS], path) \
         if PLAN_SECTION_SYNTHESIS in present else None
@@ -527,12 +566,16 @@ def parse_plan(text: str, path: Path | None = None, expected_question: str | Non
     budget = _parse_budget(present[PLAN_SECTION_BUDGET], path, errors) \
         if PLAN_SECTION_BUDGET in present else _BudgetLines()
     attempt(_check_tier_subtopics, subtopics, budget.tier, path)
+    held = tier_refusal(budget.tier, bool(budget.deepen), expected_tier, expected_deepen) \
+        if PLAN_SECTION_BUDGET in present else None
+    if held is not None:
+        errors.append(PlanError(path, budget.line, held))
     second_wave: list[Subtopic] = []
     if PLAN_SECTION_SECOND_WAVE in sections and not errors:
         from .budget import tier_defaults  # lazy: start-up
 
         allowed = tier_defaults(budget.tier).second_wave or bool(budget.deepen)
-        second_wave = attempt(_parse_second_wave, sections[PLAN_SECTION_SECOND_WAVE], subtopics, allowed, path) or []
+        second_wave = attempt(_parse_second_wave, sections[PLAN_SECTION_SECOND_WAVE], outline, subtopics, allowed, path) or []
     if errors:
         raise PlanError.many(errors)
     assert question is not None and synthesis is not None  # noqa: S101 - no error means both parsed
@@ -557,7 +600,8 @@ def second_wave_subtopics(plan: Plan) -> list[Subtopic]:
     return list(plan.second_wave)
 
 
-def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | None = None) -> Plan:
+def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | None = None,
+              expected_tier: str | None = None, expected_deepen: bool | None = None) -> Plan:
     """Read and parse a plan file (UTF-8), a regular file inside `run_dir`
     (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`.
     `expected_question`: see `parse_plan`."""
@@ -570,7 +614,7 @@ def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | 
         if exc.missing:
             raise PlanError(path, 1, "file not found; expected the run's plan.md") from None
         raise PlanError(path, 1, exc.reason) from None
-    return parse_plan(text, path, expected_question)
+    return parse_plan(text, path, expected_question, expected_tier, expected_deepen)
 
 
 # --- the skeleton `start` writes, and the question it records ----------------------------
@@ -593,18 +637,3 @@ def start_record_path(run_dir: Path) -> Path:
     from ..formats import RUN_STATE_DIR, START_RECORD_FILE  # lazy: hook start-up
 
     return Path(run_dir) / RUN_STATE_DIR / START_RECORD_FILE
-
-
-def recorded_question(run_dir: Path) -> str | None:
-    """The question `start` recorded for this run (.web-research/start.json), or None for a run
-    without that record (made before it existed, or by hand): then no question is imposed."""
-    import json  # lazy: start-up
-
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
-    try:
-        data = json.loads(read_run_file(start_record_path(run_dir), Path(run_dir), 256 * 1024).decode("utf-8"))
-    except (RunFileError, UnicodeDecodeError, ValueError):
-        return None
-    question = data.get("research_question") if isinstance(data, dict) else None
-    return question if isinstance(question, str) and question.strip() else None
