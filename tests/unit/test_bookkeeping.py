@@ -187,4 +187,4 @@ def test_a_figure_no_excerpt_states_blocks_the_researchers_stop(dispatched) -> N
                     '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
                     '      **Excerpt**: "Acme bills $5 per GB ingested."\n', encoding="utf-8")
     stop = h.hook(h.subagent_stop("agentA"))
-    assert stop.decision == "block" and "'$9 per GB'" in stop.reason and "no excerpt it cites" in stop.reason, stop.reason
+    assert stop.decision == "block" and "'$9 per GB'" in stop.reason and "neither an excerpt it cites" in stop.reason, stop.reason
