@@ -7,8 +7,8 @@ decides is computed by small pure modules here so that it can be tested directly
   commandline   strict recognition of the plugin's own command lines
   briefs_match  which rendered brief a researcher prompt is (by hash)
   dispatch      the researcher cap and the brief check for `Agent` calls
-  writescope    where a researcher may write
-  findings_gate whether a researcher left a usable findings file
+  writescope    which path a write tool call targets
+  findings_gate whether a researcher's reply holds usable findings
   stopgate      whether the main agent may stop once report.md exists
   events        which module handles a hook event (only that one is imported)
   context       what the handlers share: the invocation, the active run, locked_run

@@ -251,7 +251,7 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
     if active is None:
         return {}
     from . import room  # lazy: hook start-up
-    from .writescope import write_allowed, write_target  # lazy: hook start-up
+    from .writescope import write_target  # lazy: hook start-up
 
     tool = str(ctx.payload.get("tool_name"))
     path, ambiguous = write_target(tool, ctx.tool_input)
@@ -270,32 +270,9 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
                                    "claim-checker and the main session write files; this agent writes none.")
     if role == room.CHECKER:
         return output.pre_tool_use("deny", room.CHECKER_REFUSAL)
-    if role == room.ORCHESTRATOR:
-        return _pre_orchestrator_write(ctx, active[1]["run"], tool, targets)
-    session, snapshot = active
-    run = snapshot["run"]
-    briefs = briefs_of(run)
-    transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
-    brief, learned = attribute(ctx, run, briefs, transcript)
-    if learned and brief is not None:
-        learn_agent(session, snapshot, ctx.payload.get("agent_id"), brief.slug, "running")
-    from .dispatch import findings_rel  # lazy: hook start-up
-    from .seals import sealed_ok_findings  # lazy: hook start-up
-
-    # A findings file sealed `ok` is a researcher's final result: nobody writes over it.
-    final = sealed_ok_findings(ctx.env, run["run_dir"])
-    if brief is not None:
-        candidates = [brief]
-    else:  # cannot tell which researcher this is: any brief no other researcher owns
-        owned = {a.get("slug") for a in run.get("agents", {}).values()}
-        candidates = [b for b in briefs if b.slug not in owned]
-    candidates = [b for b in candidates if findings_rel(run["run_dir"], b) not in final]
-    if not candidates:
-        return output.pre_tool_use("deny", (
-            f"{brief.findings_path if brief is not None else 'Every unowned findings file'} is sealed with "
-            "status ok: a researcher's final result, never written over. Reply with your status line."))
-    allowed, reason = write_allowed(path, ctx.payload.get("cwd"), run["run_dir"], candidates)
-    return output.pre_tool_use("allow" if allowed else "deny", reason)
+    if role == room.RESEARCHER:
+        return output.pre_tool_use("deny", room.RESEARCHER_REFUSAL)
+    return _pre_orchestrator_write(ctx, active[1]["run"], tool, targets)
 
 
 def _pre_orchestrator_write(ctx: Context, run: dict[str, Any], tool: str, targets: list[str | None]) -> dict[str, Any]:
