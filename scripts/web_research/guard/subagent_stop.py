@@ -172,17 +172,20 @@ def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brie
     if not problems:
         return {}
     return output.notice(
-        f'web-research: the researcher for subtopic "{subtopic}" ended without usable findings '
-        f"({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the report's "
-        "Gaps & Limitations must name it.")
+        f'web-research: the researcher for subtopic "{subtopic}" ended without usable findings for '
+        f"{brief.findings_path} ({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the "
+        "report's Gaps & Limitations must name it.")
 
 
 def block_reason(problems: list[str], findings_path: str) -> str:
     """What a researcher whose reply cannot be written as its findings is told."""
     from .findings_gate import required_fields_text  # lazy: hook start-up
 
+    from ..formats import REPLY_IS_FINDINGS  # lazy: hook start-up
+
     return ("Your findings are not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
-            + f"\nReply again with your whole findings, as your brief shows: the frontmatter ({required_fields_text()}), "
+            + f"\n{REPLY_IS_FINDINGS[0].upper() + REPLY_IS_FINDINGS[1:]}: reply again with all of it, as your brief "
+            f"shows: the frontmatter ({required_fields_text()}), "
             "then every section. Copy each excerpt word for word from the page (the closest passage is shown above), "
             "take each figure a claim states from an excerpt it cites, and leave out each claim you cannot quote. If "
             "you have nothing usable, reply with status: failed and a one-line reason. The plugin writes your reply "

@@ -125,6 +125,16 @@ def researcher_calls(result: RunResult, slug: str) -> list[dict]:
 
 
 def researcher_replies(result: RunResult, slug: str) -> list[str]:
-    """The replies (messages with no tool call) of the researcher dispatched for `slug`, in order."""
-    return ["".join(b.get("text", "") for b in m if b.get("type") == "text")
-            for m in researcher_messages(result, slug) if not any(b.get("type") == "tool_use" for b in m)]
+    """The replies (messages with no tool call) the researchers of `slug` gave, in order, as the
+    scripted model sent them (`replies.jsonl`; the stream shows the last one only reworded, as the
+    Agent call's result). A researcher's requests are those whose brief names its findings file."""
+    seqs = {r.seq for r in result.requests if r.kind == "subagent" and "Your subtopic:" in r.first_user_text
+            and f"/{slug}.md" in r.first_user_text
+            and not any(str(t.get("type", "")).startswith("web_search") for t in r.body.get("tools") or [])}
+    out = []
+    for line in (result.workdir / "replies.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        blocks = record["blocks"]
+        if record["seq"] in seqs and not any(b.get("type") == "tool_use" for b in blocks):
+            out.append("".join(b.get("text", "") for b in blocks if b.get("type") == "text"))
+    return out
