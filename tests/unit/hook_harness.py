@@ -329,7 +329,7 @@ class Harness:
         """Seal every snapshot, brief and findings file of the run folder through the hooks' own
         code (snapshots as a researcher's fetch returning them)."""
         from web_research.commands.fetch_cmd import render_window
-        from web_research.guard import seals
+        from web_research.guard.effects import seals
         from web_research.evidence.snapshots import load_snapshot
 
         env = self.env()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from web_research import __version__
-from web_research.cli import build_parser, main
+from web_research.cli import main
+from web_research.subcommands import build_parser
 
 SUBCOMMANDS = sorted(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
 
@@ -60,14 +61,14 @@ def _parse(parser, argv: list[str], capsys) -> tuple[object, str, str]:
 
 @pytest.mark.parametrize("argv", COMMAND_LINES, ids=" ".join)
 def test_a_subcommands_own_parser_parses_as_the_whole_parser(argv: list[str], capsys, monkeypatch) -> None:
-    from web_research.cli import parser_for
+    from web_research.subcommands import parser_for
 
     monkeypatch.setenv("COLUMNS", "80")
     assert _parse(parser_for(argv), argv, capsys) == _parse(build_parser(), argv, capsys)
 
 
 def test_a_command_line_of_one_subcommand_builds_that_subcommand_alone() -> None:
-    from web_research.cli import parser_for
+    from web_research.subcommands import parser_for
 
     def choices(parser) -> list[str]:
         return list(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
@@ -91,7 +92,7 @@ def test_a_subcommands_own_parser_has_the_same_help(command: str) -> None:
 
 def test_the_hooks_parse_our_command_with_its_subcommand_alone(monkeypatch, tmp_path) -> None:
     from hook_harness import REPO
-    from web_research import cli
+    from web_research import subcommands as cli
     from web_research.guard.commandline import parse_plugin_command
 
     built: list[str | None] = []
@@ -104,3 +105,15 @@ def test_the_hooks_parse_our_command_with_its_subcommand_alone(monkeypatch, tmp_
     monkeypatch.setattr(cli, "build_parser", spy)
     parsed = parse_plugin_command(f'"{REPO / "scripts" / "web-research"}" status "{tmp_path}"', REPO)
     assert parsed.subcommand == "status" and built == ["status"]
+
+
+def test_the_top_level_help_lists_commands_for_people_apart_from_the_skills(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    people, skill = out.split("commands the skill and its agents run:")
+    assert "Mechanical" not in out
+    for name in ("status", "view", "verify", "recheck"):
+        assert f"\n  {name} " in people and f"\n  {name} " not in skill
+    for name in ("start", "briefs", "finish", "fetch"):
+        assert f"\n  {name} " in skill and f"\n  {name} " not in people

@@ -118,7 +118,7 @@ def test_with_no_record_of_any_write_a_planted_file_is_not_sealed(researcher):
 def test_a_write_by_the_plugin_counts_as_the_owners(researcher):
     """What the plugin itself wrote into a findings file (the stub: plugin_writes.write_run_file,
     or the older `written` entry by plugin) is the owner's last write."""
-    from web_research.guard.seals import owner_written, record_written
+    from web_research.guard.effects.seals import owner_written, record_written
 
     h, infos = researcher
     path = Path(infos[1]["findings_path"])

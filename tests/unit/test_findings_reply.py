@@ -10,7 +10,7 @@ import pytest
 from web_research import formats
 from web_research.checks.findings import load_findings
 from web_research.core.frontmatter_reader import read_frontmatter
-from web_research.guard import room
+from web_research.guard.rules import room
 from web_research.guard.briefs_match import Brief
 from web_research.guard.findings_gate import findings_problems
 from web_research.guard.subagent_stop import block_reason

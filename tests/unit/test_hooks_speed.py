@@ -185,7 +185,7 @@ HANDLER_MODULES = tuple(f"web_research.guard.{name}" for name in (
 
 
 def test_a_hook_imports_only_its_own_events_handler_module(researching):
-    """guard/events.py imports the module of the event it runs and no other: a PreToolUse
+    """guard/runner.py imports the module of the event it runs and no other: a PreToolUse
     hook does not load the Stop gate's module, nor SubagentStop's."""
     h, infos = researching
     cases = _light_cases(h, infos) + [("researcher stops", h.subagent_stop("agentA"), ""),

@@ -20,7 +20,7 @@ from prompt_commands import (  # noqa: E402
     heredoc_body,
     is_core_command,
 )
-from web_research.cli import build_parser  # noqa: E402
+from web_research.subcommands import build_parser  # noqa: E402
 from web_research.formats import PLUGIN_ROOT  # noqa: E402
 
 SKILL = PLUGIN_ROOT / "skills" / "web-research" / "SKILL.md"
@@ -143,7 +143,7 @@ def test_every_prompt_command_is_a_core_command_the_parser_accepts(where, comman
 
 
 def test_skill_runs_exactly_the_seven_orchestrator_subcommands():
-    from web_research.guard.room import ORCHESTRATOR_COMMANDS
+    from web_research.guard.rules.room import ORCHESTRATOR_COMMANDS
 
     commands = extract_commands(SKILL.read_text(encoding="utf-8"))
     # fenced blocks first, then inline ones (abandon)

@@ -31,7 +31,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.citations.<rule>      the citation rules below, on the file's own citations
     findings.<slug>.citations.none        (warning) status ok but nothing cited
     findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
-    findings.<slug>.claims.dates          (warning) a year or date no cited excerpt states
+                                          or the title of a page it cites
     findings.<slug>.layout                (warning) a body with sections follows the brief's skeleton
                                           (Claims ... Exit reason, Sources), exit reason named
     findings.<slug>.length                (warning) at most about 1,200 words before Sources
@@ -56,7 +56,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           (same title, URL and excerpt)
     report.citations.none                 (warning) the report cites nothing
     report.claims.grounded                each figure a cited sentence states is in an excerpt it cites
-    report.claims.dates                   (warning) a year or date no cited excerpt states
+                                          or the title of a page it cites
     report.tldr.sites                     (warning) a TL;DR bullet whose excerpts all come from one
                                           site (registrable domain: sites.py), in a run whose
                                           sources span two sites or more
@@ -85,9 +85,9 @@ current verdict, voted when the tier votes), `report.claims.verdict` (an
 unsupported claim outside Gaps & Limitations; warning: a partial one) and
 `checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema).
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
-`<scope>.claims.grounded` (each figure a cited sentence states appears in an
-excerpt it cites; one failing check per claim) and `<scope>.claims.dates`
-(warning: a year or date no cited excerpt states).
+`<scope>.claims.grounded` (each figure a cited sentence states, years and dates
+included, appears in an excerpt it cites or the sealed title of a page it cites;
+one failing check per claim).
 
 Defects in a findings file (or a missing one) can only be recorded, not
 fixed, once the researchers are done: a failing `findings.<slug>.*` error is
@@ -104,7 +104,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from .result import Check, fail, ok
+from ..core.result import Check, fail, ok
 from .parsed_run import CheckGroup, ParsedRun
 
 
@@ -187,7 +187,7 @@ def _read(path: Path, run_dir: Path, parsed: ParsedRun, max_bytes: int | None = 
 def _unreadable(scope: str, name: str, error: Any, path: Path) -> list[Check]:
     """The checks of a file that is there but cannot be used: it exists, and is not readable (why)."""
     return [ok(f"{scope}.exists", f"{name} exists", path),
-            fail(f"{scope}.readable", f"{name} {error.reason}", path)]
+            fail(f"{scope}.readable", f"{name} {error.reason}", path, getattr(error, "line", None))]
 
 
 MAX_LINKS_LISTED = 20

@@ -5,12 +5,12 @@ A claim is a cited sentence of report.md or of a findings file: a sentence
 Uncited sentences of the same block belong to the claim they lead up to, or,
 after the block's last marker, to the last claim: a figure cannot escape the
 check by standing one sentence away from its footnote. Headings, list
-numbering, footnote markers, link targets and code are not part of a claim.
+numbering, footnote markers, link targets and HTML are not part of a claim; a
+code span is (`` `$9.90` `` states a figure like $9.90 does).
 
-The rule (`grounding`): each quantity the claim states (see `quantities`) must
-appear in at least one excerpt cited in the same claim. A year or date missing
-from them is only a warning: it often comes from the question or the page's
-date. Number words ("seven") never count.
+The rule (`grounding`): each figure the claim states (`quantities.figures_in`,
+the one reading of a figure; years and dates included) must appear in at least
+one excerpt cited in the same claim, or in the sealed title of a page it cites.
 
 `claim_hash` (sha256 of the normalized claim text, markers removed) is stable
 across renumbering, so a later claim checker can key its verdicts on it.
@@ -23,13 +23,13 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple
 
-from .result import Check
+from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .quantities import SOFT_KINDS, Quantity, extract_quantities
-from ..core.markdown_doc import BREAK, CELL, REF, TEXT, Block, Document, parse_markdown
+from .quantities import Quantity, figures_in
+from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, parse_markdown
 
 if TYPE_CHECKING:
     from .parsed_run import ParsedRun
@@ -78,8 +78,7 @@ class Grounding(NamedTuple):
 
     checked: bool
     quantities: tuple[Quantity, ...] = ()
-    missing: tuple[Quantity, ...] = ()  # error: figures no cited excerpt states
-    soft_missing: tuple[Quantity, ...] = ()  # warning: years and dates no cited excerpt states
+    missing: tuple[Quantity, ...] = ()  # error: figures no cited excerpt or page title states
 
     @property
     def ok(self) -> bool:
@@ -112,7 +111,6 @@ class ClaimRecord:
             "grounded": g.ok if g.checked else None,
             "quantities": [q.text for q in g.quantities],
             "missing": [q.text for q in g.missing],
-            "dates_missing": [q.text for q in g.soft_missing],
         }
 
 
@@ -146,7 +144,8 @@ def claims_of(document: Document) -> list[Claim]:
 def _joined(block: Block) -> tuple[str, list[tuple[int, int]], list[str]]:
     """The block's prose as one line (markers as `_MARK`), with (offset, line) where each
     source line starts, and the labels of its references in order. Code spans and HTML
-    are left out; table cells are joined with ' ; '."""
+    are part of the text (a figure in one is a figure of the claim), HTML is left out;
+    table cells are joined with ' ; '."""
     parts: list[str] = []
     starts: list[tuple[int, int]] = [(0, block.line)]
     labels: list[str] = []
@@ -162,8 +161,10 @@ def _joined(block: Block) -> tuple[str, list[tuple[int, int]], list[str]]:
             starts.append((size + 1, span.line))
         elif span.kind == CELL:
             piece = " ; "
-        else:  # code and HTML: no part of a claim
-            piece = " " if span.kind != "html" else ""
+        elif span.kind == CODE:
+            piece = span.text.replace(_MARK, "")
+        else:  # HTML: no part of a claim
+            piece = ""
         parts.append(piece)
         size += len(piece)
         if size > MAX_BLOCK_CHARS:
@@ -218,7 +219,7 @@ def _claims_of_block(block: Block) -> list[Claim]:
 def plain_text(text: str) -> str:
     """A claim's words from its joined prose: reference marks, bullet-id mentions and
     bare URLs dropped, whitespace collapsed. (The parser already dropped emphasis,
-    link targets, code and HTML.)"""
+    link targets and HTML.)"""
     # (each string test only skips a pattern that cannot match: verify runs this on every claim)
     if _MARK in text:
         text = text.replace(_MARK, "")
@@ -234,33 +235,31 @@ def plain_text(text: str) -> str:
 # The rule
 # --------------------------------------------------------------------------
 
-def grounding(claim: Claim, excerpts: Iterable[str]) -> Grounding:
-    """Check each quantity of `claim` against the quantities of `excerpts`."""
+def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = ()) -> Grounding:
+    """Check each figure of `claim` against the figures of `excerpts` and of `titles`
+    (the sealed titles of the pages it cites: "3.11" is grounded by a page titled
+    "What's New In Python 3.11")."""
     texts = [e for e in excerpts if e and e.strip()]
     if not texts:
         return Grounding(False)
-    if not _DIGIT.search(claim.text):
-        return Grounding(True)  # no figure to check (number words never count)
-    stated = _quantities_of(claim.text)
+    stated = _figures_of(claim.text)
     if not stated:
         return Grounding(True)
-    available = [q for text in texts for q in _quantities_of(text)]
-    missing, soft = [], []
-    for quantity in stated:
-        if not any(quantity.matches(other) for other in available):
-            (soft if quantity.kind in SOFT_KINDS else missing).append(quantity)
-    return Grounding(True, stated, tuple(missing), tuple(soft))
+    available = [q for text in (*texts, *titles) if text for q in _figures_of(text)]
+    missing = tuple(q for q in stated if not any(q.matches(other) for other in available))
+    return Grounding(True, stated, missing)
 
 
 @lru_cache(maxsize=4096)
-def _quantities_of(text: str) -> tuple[Quantity, ...]:
+def _figures_of(text: str) -> tuple[Quantity, ...]:
     # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
-    return tuple(extract_quantities(normalize(text)))
+    return tuple(figures_in(text))
 
 
-def claim_records(path: Path, scope: str, document: Document,
-                  citations: Iterable["Citation"]) -> list[ClaimRecord]:
-    """The claims of one parsed file with their excerpts (from the file's own Sources) and grounding."""
+def claim_records(path: Path, scope: str, document: Document, citations: Iterable["Citation"],
+                  page_titles: Callable[[str], Iterable[str]] | None = None) -> list[ClaimRecord]:
+    """The claims of one parsed file with their excerpts (from the file's own Sources) and grounding.
+    `page_titles(url)`: the sealed titles of the page snapshot of `url` (none without it)."""
     by_number: dict[int, "Citation"] = {}
     for c in citations:
         by_number.setdefault(c.number, c)
@@ -274,17 +273,47 @@ def claim_records(path: Path, scope: str, document: Document,
             result = Grounding(False)
         else:
             result = grounding(claim, [e for _n, _u, e in cited])
+            if result.missing and page_titles is not None:  # titles are read only when needed
+                titles = [t for _n, url, _e in cited if url for t in page_titles(url)]
+                result = grounding(claim, [e for _n, _u, e in cited], titles)
         records.append(ClaimRecord(path, scope, claim, cited, result))
     return records
 
 
+def sealed_page_titles(run_dir: Path, sealed: "Mapping[str, Any] | None") -> Callable[[str], tuple[str, ...]]:
+    """`url -> the titles of its page snapshot`, for `claim_records`. With `sealed` (the run's
+    seals, when the hooks managed it) only a snapshot whose record a fetch sealed gives its
+    titles: a title is evidence like the page's text. The snapshots are read on first use."""
+    from .. import formats  # lazy: start-up
+    from ..evidence.snapshots import SnapshotIndex  # lazy: read only when a figure needs a title
+
+    index: list[Any] = []
+
+    def titles(url: str) -> tuple[str, ...]:
+        if not index:
+            index.append(SnapshotIndex.build(run_dir))
+        snap = index[0].find(url)
+        if snap is None or (sealed is not None and f"{formats.SOURCES_DIR}/{snap.meta_path.name}" not in sealed):
+            return ()
+        return snap.titles
+
+    return titles
+
+
 def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
     """Every cited claim of report.md and of each findings file, in that order."""
+    if parsed.seal_source is None:
+        from ..evidence.provenance import load_folder_copy  # lazy: start-up
+
+        parsed.seal_source = load_folder_copy(parsed.run_dir)
+    source = parsed.seal_source
+    sealed = (source.seals or {}) if (source.required or source.seals is not None) else None
+    titles = sealed_page_titles(parsed.run_dir, sealed)
     records: list[ClaimRecord] = []
     if parsed.report is not None and parsed.report_path is not None:
-        records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
+        records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations, titles)
     for slug, found in parsed.findings.items():
-        records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations)
+        records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations, titles)
     return records
 
 
@@ -294,7 +323,7 @@ def _footnote_list(numbers: Iterable[int]) -> str:
 
 def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
     """`<scope>.claims.grounded` (error, one failing check per ungrounded claim,
-    else one passing check per file) and `<scope>.claims.dates` (warning)."""
+    else one passing check per file)."""
     by_file: dict[Path, list[ClaimRecord]] = {}
     for record in records:
         by_file.setdefault(record.path, []).append(record)
@@ -307,21 +336,15 @@ def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
             figures = ", ".join(f"'{q.text}'" for q in r.grounding.missing)
             shown = "; ".join(f"[^{n}] \"{_shorten(e)}\"" for n, _u, e in r.excerpts)
             checks.append(Check(f"{scope}.claims.grounded", False, "error", (
-                f"claim at line {r.claim.line} states {figures}, which no excerpt it cites "
-                f"({_footnote_list(r.claim.footnotes)}) states: {shown}. State the figure the page gives, "
-                "or cite the passage that gives this one"), str(path), r.claim.line))
+                f"claim at line {r.claim.line} states {figures}, which neither an excerpt it cites "
+                f"({_footnote_list(r.claim.footnotes)}) nor the title of a page it cites states: {shown}. "
+                "State the figure as the page gives it, or cite the passage that gives this one"),
+                str(path), r.claim.line))
         if checked and not failing:
             checks.append(Check(f"{scope}.claims.grounded", True, "error",
-                                f"{len(checked)} cited claim(s): every figure appears in an excerpt they cite",
+                                f"{len(checked)} cited claim(s): every figure appears in an excerpt or page title "
+                                "they cite",
                                 str(path), None))
-        soft = [r for r in checked if r.grounding.soft_missing]
-        if soft:
-            first = soft[0]
-            listed = "; ".join(f"line {r.claim.line}: " + ", ".join(f"'{q.text}'" for q in r.grounding.soft_missing)
-                               + f" not in {_footnote_list(r.claim.footnotes)}" for r in soft[:6])
-            checks.append(Check(f"{scope}.claims.dates", False, "warning",
-                                f"years or dates no cited excerpt states ({listed}); make sure they come from "
-                                "the question or the page's own date", str(path), first.claim.line))
     return checks
 
 
@@ -385,8 +408,6 @@ def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> 
         line = f"{display.get(r.path, str(r.path))}:{r.claim.line} {r.claim.hash} {_footnote_list(r.claim.footnotes)} {verdict}"
         if g.missing:
             line += " missing=" + "|".join(q.text for q in g.missing)
-        if g.soft_missing:
-            line += " dates=" + "|".join(q.text for q in g.soft_missing)
         if r.excerpts:
             line += f" sites={len(r.sites)}"
         out.append(line)

@@ -8,7 +8,7 @@ and every quote is taken from the very text `verify` will check it against.
 The first line of stdout is a machine-readable seal line,
 `web-research snapshot: {"snapshot_id", "sha256", "chars", "origin"}` (origin
 `fetched` or `stored`): the plugin's PostToolUse hook seals the snapshot from
-it (hooks/README.md, sealed provenance). It comes before any page text, so a
+it (docs/hooks/provenance.md, sealed provenance). It comes before any page text, so a
 page cannot forge it.
 
 Exit 0 with the text on stdout; exit 2 with one line on stderr when the URL is

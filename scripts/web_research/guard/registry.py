@@ -1,12 +1,12 @@
 """The run registry: which research run a Claude Code session has open.
 
-One JSON file per session, `<data>/sessions/<session_id>.json`, exists exactly
+One JSON file per session, `<data>/sessions/<session_id>.json` (core/paths.py), exists exactly
 while that session has an active run. The hook launcher only tests that the
 file exists to decide whether to start Python at all, so a session that is not
 researching never pays for more than a shell. Closed runs (verified, replaced
 by a second `start`, given up) move to `<session_id>.history.json`.
 
-Every read-modify-write happens under an exclusive `fcntl` lock on
+Every read-modify-write happens under an exclusive lock (filelock) on
 `<session_id>.lock`: hooks for concurrent tool calls run as concurrent
 processes, and the researcher cap is only real if they cannot both read
 "2 running" and both reserve the third slot.
@@ -16,55 +16,30 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .. import formats
+from ..core.paths import session_record, sessions_dir
 
 
 RECORD_VERSION = 1
-SESSIONS_DIR = "sessions"
-LOGS_DIR = "logs"
 # Files a hook writes inside the run folder for the orchestrator and the verifier.
 RUN_STATE_DIR = formats.RUN_STATE_DIR
 SILENT_FAILURES_FILE = "silent-failures.json"
 HISTORY_LIMIT = 50
 LOCK_TIMEOUT_SECONDS = 15.0
-
-_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
-
-
-def valid_session_id(session_id: object) -> bool:
-    """Session ids become file names: accept only the characters Claude Code uses."""
-    return isinstance(session_id, str) and bool(_SESSION_ID.fullmatch(session_id))
-
-
-def user_data_dir(env: Mapping[str, str]) -> Path:
-    """Per-user location used when CLAUDE_PLUGIN_DATA is unset (the Bash tool's
-    environment, a person at a terminal). Must agree with scripts/lib/python-env.sh."""
-    if env.get("WEB_RESEARCH_STATE_DIR"):
-        return Path(env["WEB_RESEARCH_STATE_DIR"])
-    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
-    return Path(base) / "web-research"
-
-
-def data_dir(env: Mapping[str, str]) -> Path:
-    """Where hooks keep run records and logs."""
-    value = env.get("CLAUDE_PLUGIN_DATA")
-    return Path(value) if value else user_data_dir(env)
+CLOSED_KEY = "closed"  # a record with this key and no "run": a run abandoned this turn
 
 
 class Session:
     """The files of one session's record."""
 
     def __init__(self, data: Path, session_id: str):
-        if not valid_session_id(session_id):
-            raise ValueError(f"invalid session id: {session_id!r}")
+        self.record_path = session_record(data, session_id)  # ValueError for an id that is no file name
         self.session_id = session_id
-        self.dir = Path(data) / SESSIONS_DIR
-        self.record_path = self.dir / f"{session_id}.json"
+        self.dir = sessions_dir(data)
         self.history_path = self.dir / f"{session_id}.history.json"
         self.lock_path = self.dir / f"{session_id}.lock"
 
@@ -110,15 +85,44 @@ class Session:
             return []
         return data if isinstance(data, list) else []
 
-    def archive(self, record: dict[str, Any], outcome: str) -> None:
-        """Move the active run to the history list and remove the active record."""
+    def archive(self, record: dict[str, Any], outcome: str, closed: bool = False) -> None:
+        """Move the active run to the history list and remove the active record. `closed`: put
+        a closed marker in its place instead (`closed_marker`), in one atomic write, so that
+        no hook ever sees the session free in between."""
         run = dict(record.get("run") or {})
         run["outcome"] = outcome
         run["closed_at"] = now_iso()
         history = (self.history() + [run])[-HISTORY_LIMIT:]
         atomic_write_text(self.history_path, json.dumps(history, indent=1, sort_keys=True) + "\n")
+        if closed:
+            marker = {"outcome": outcome, "run_dir": run.get("run_dir"), "at": run["closed_at"]}
+            self.write({"version": RECORD_VERSION, "session_id": self.session_id, CLOSED_KEY: marker})
+            return
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.record_path)
+
+    def closed_marker(self) -> dict[str, Any] | None:
+        """The marker an abandoned run leaves until the Stop of its turn (`archive(closed=True)`),
+        or None. The record file stays, so the hooks keep running for the session: no run is
+        active (`read` is None), yet the room stays shut (guard/after_abandon.py)."""
+        try:
+            data = json.loads(self.record_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        marker = data.get(CLOSED_KEY) if isinstance(data, dict) and not isinstance(data.get("run"), dict) else None
+        return marker if isinstance(marker, dict) else None
+
+    def free(self) -> bool:
+        """Remove the closed marker (the turn it was left in ended); True when there was one.
+        An active run's record is never touched here."""
+        if not self.record_path.is_file():
+            return False  # the common case, decided without taking (or creating) the lock
+        with self.locked():
+            if self.closed_marker() is None:
+                return False
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.record_path)
+            return True
 
     def open_run(self, run: dict[str, Any]) -> dict[str, Any] | None:
         """Make `run` the active run (call under the lock). A run already active in this
@@ -136,7 +140,7 @@ def new_run(run_dir: str, start_output: Mapping[str, Any]) -> dict[str, Any]:
         "run_dir": run_dir,
         "started_at": now_iso(),
         "auto_proceed": bool(start_output.get("auto_proceed")),
-        "briefs": None,  # filled when `briefs` succeeds; see dispatch.expected_briefs
+        "briefs": None,  # filled when `briefs` succeeds; see context.briefs_of
         "reservations": [],  # researcher slots: {"tool_use_id", "slug", "since", "agent_id"}
         "dispatches": {},  # slug -> how many researchers were dispatched for it
         "agents": {},  # agent_id -> {"slug", "blocks", "state"}

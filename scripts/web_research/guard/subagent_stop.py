@@ -4,7 +4,7 @@ so the agent replies again in full. No subagent writes a file of the run."""
 from __future__ import annotations
 
 
-from . import output
+from .rules.decision import NOTHING, Block, Decision, Notice
 from .briefs_match import subagent_transcript_path
 from .context import (CHECKER, RESEARCHER, Context, active_run, attribute, bind_agent, briefs_of, checker_prompt,
                       locked_run)
@@ -20,44 +20,44 @@ def _subtopic_of(run: dict[str, Any], slug: str) -> str:
     return slug
 
 
-def _checker_stop(ctx: Context, stray: bool = False) -> dict[str, Any]:
+def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
     """A claim-checker stops: its reply must judge each claim of its prompt by number (blocked
     once otherwise, naming what is missing); the plugin then writes the verdicts file from the
     reply, mapping numbers to the claim keys bound to that prompt, and seals it."""
     active = active_run(ctx)
     if active is None:
-        return {}
+        return NOTHING
     from .checker_gate import answer_block_reason, find_checker  # lazy: start-up
 
     session, snapshot = active
-    agent_id = ctx.payload.get("agent_id")
+    agent_id = ctx.event.agent_id
     prompt = checker_prompt(ctx)
     if stray and prompt is None:
-        return {}
+        return NOTHING
     entry = find_checker(snapshot["run"], agent_id if not stray else None, prompt)
     if entry is None:
-        return {}
+        return NOTHING
     keys = entry.get("keys", [])
     verdicts, problems = checker_answer(ctx, keys)
     with locked_run(session, snapshot) as run:
         if run is None:
-            return {}
+            return NOTHING
         current = next((c for c in run.get("checkers", [])
                         if c.get("prompt_hash") == entry.get("prompt_hash")
                         and c.get("verdicts_path") == entry.get("verdicts_path")), None)
         if current is None:
-            return {}
+            return NOTHING
         if isinstance(agent_id, str):
             current["agent_id"] = agent_id
-        if problems and not current.get("blocks") and not ctx.payload.get("stop_hook_active"):
+        if problems and not current.get("blocks") and not ctx.event.stop_hook_active:
             current["blocks"] = 1
-            return output.block(answer_block_reason(problems, len(keys)))
+            return Block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
     if verdicts:
-        from .plugin_writes import write_verdicts  # lazy: start-up
+        from .effects.plugin_writes import write_verdicts  # lazy: start-up
 
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
-    return {}
+    return NOTHING
 
 
 def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
@@ -73,49 +73,49 @@ def reply_text(ctx: Context) -> str:
     assistant text of its transcript."""
     from .briefs_match import last_assistant_text  # lazy: start-up
 
-    text = ctx.payload.get("last_assistant_message")
+    text = ctx.event.last_message
     if not isinstance(text, str) or not text.strip():
-        transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
-            ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+        transcript = ctx.event.agent_transcript_path or subagent_transcript_path(
+            ctx.event.transcript_path, ctx.event.agent_id)
         text = last_assistant_text(transcript) if transcript else None
     return text or ""
 
 
-def subagent_stop(ctx: Context) -> dict[str, Any]:
-    if ctx.payload.get("agent_type") == CHECKER:
+def subagent_stop(ctx: Context) -> Decision:
+    if ctx.event.agent_type == CHECKER:
         return _checker_stop(ctx)
-    if ctx.payload.get("agent_type") not in (RESEARCHER, "", None):
-        return {}
+    if ctx.event.agent_type not in (RESEARCHER, "", None):
+        return NOTHING
     active = active_run(ctx)
     if active is None:
-        return {}
-    agent_id = ctx.payload.get("agent_id")
-    transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
-        ctx.payload.get("transcript_path"), agent_id)
+        return NOTHING
+    agent_id = ctx.event.agent_id
+    transcript = ctx.event.agent_transcript_path or subagent_transcript_path(
+        ctx.event.transcript_path, agent_id)
     session, snapshot = active
     brief, _learned = attribute(ctx, snapshot["run"], briefs_of(snapshot["run"]), transcript)
     if brief is None:
-        if ctx.payload.get("agent_type") != RESEARCHER and snapshot["run"].get("checkers"):
+        if ctx.event.agent_type != RESEARCHER and snapshot["run"].get("checkers"):
             return _checker_stop(ctx, stray=True)  # an unnamed stop may be a claim-checker's
         if isinstance(agent_id, str) and agent_id in (snapshot["run"].get("unattributed") or ()):
             with locked_run(session, snapshot) as run:  # gone: no longer a candidate for elimination
                 if run is not None and agent_id in (run.get("unattributed") or ()):
                     run["unattributed"].remove(agent_id)
-        return {}  # not one of this run's researchers
-    may_block = not ctx.payload.get("stop_hook_active")
+        return NOTHING  # not one of this run's researchers
+    may_block = not ctx.event.stop_hook_active
     return settle_researcher(ctx, session, snapshot, brief, agent_id, reply_text(ctx), may_block)
 
 
 def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brief: Any, agent_id: object,
-                      reply: str, may_block: bool) -> dict[str, Any]:
+                      reply: str, may_block: bool) -> Decision:
     """A researcher's reply is its findings (run/findings_reply.py): checked, then written as its
     findings file and sealed at once; or, once, sent back with the reasons so that it replies again
     in full. A reply that holds no findings leaves the plugin's stub in place: a silent failure.
     Called at its SubagentStop, or when its Agent call returned and that stop went unseen
     (`may_block` False: nothing can be sent back any more)."""
     from ..run.findings_reply import reply_document  # lazy: hook start-up
-    from .dispatch import release  # lazy: hook start-up
-    from .findings_bookkeeping import iso, subtopic_of  # lazy: hook start-up
+    from .effects.findings_bookkeeping import iso, subtopic_of  # lazy: hook start-up
+    from .rules.dispatch import release  # lazy: hook start-up
     from .findings_gate import citation_problems, findings_problems  # lazy: hook start-up
 
     run_dir = snapshot["run"]["run_dir"]
@@ -135,18 +135,18 @@ def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brie
     may_block = may_block and not known.get("blocks")
     quotes: list[str] = []
     if may_block and document is not None:
-        from .seals import seal_source  # lazy: hook start-up
+        from .effects.seals import seal_source  # lazy: hook start-up
 
         # In a run every page a researcher read was sealed by its fetch: a citation of a page
         # with no sealed snapshot cites a page never read, told now while it can still read it.
         quotes = citation_problems(brief, seal_source(ctx.env, run_dir).seals, document.text, where)
     with locked_run(session, snapshot) as run:
         if run is None:
-            return {}
+            return NOTHING
         agent = bind_agent(run, key, brief.slug, "running")
         if (problems or quotes) and may_block and not agent.get("blocks"):
             agent["blocks"] = 1
-            return output.block(block_reason(problems + quotes, brief.findings_path))
+            return Block(block_reason(problems + quotes, brief.findings_path))
         release(run, agent_id=agent_id if isinstance(agent_id, str) else None, slug=brief.slug)
         if problems:
             agent["state"] = "silent-failure"
@@ -161,17 +161,17 @@ def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brie
     # Written and sealed at once, outside the record's lock. A reply with no findings leaves the
     # stub (or an earlier attempt's file), sealed as the plugin last wrote it.
     if document is not None:
-        from .plugin_writes import write_findings  # lazy: hook start-up
+        from .effects.plugin_writes import write_findings  # lazy: hook start-up
 
         write_findings(ctx.env, run_dir, brief.findings_path, document.text, agent_id, brief.slug)
     else:
-        from .seals import seal_unsealed_findings  # lazy: hook start-up
+        from .effects.seals import seal_unsealed_findings  # lazy: hook start-up
 
         seal_unsealed_findings(ctx.env, run_dir, brief.findings_path, agent_id, brief.slug)
     _after_researcher(ctx, run, agent_id, brief.slug)
     if not problems:
-        return {}
-    return output.notice(
+        return NOTHING
+    return Notice(
         f'web-research: the researcher for subtopic "{subtopic}" ended without usable findings for '
         f"{brief.findings_path} ({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the "
         "report's Gaps & Limitations must name it.")
@@ -195,7 +195,7 @@ def block_reason(problems: list[str], findings_path: str) -> str:
 def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
     """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
     from .budgets import limits_of, record  # lazy: start-up
-    from .metrics_writer import write_metrics  # lazy: start-up
+    from .effects.metrics import write_metrics  # lazy: start-up
 
     try:
         record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
@@ -203,4 +203,4 @@ def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug:
         from .failure_log import log_failure  # lazy: start-up
 
         log_failure("SubagentStop", ctx.env)
-    write_metrics(ctx.env, run, ctx.payload, final=False)
+    write_metrics(ctx.env, run, ctx.event, final=False)

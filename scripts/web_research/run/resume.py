@@ -115,7 +115,7 @@ class Assessment:
 def _seals(run_dir: Path, env: Mapping[str, str]) -> Mapping[str, Any] | None:
     """The run's seals: the ledger's when this process finds it, else the folder copy's."""
     from ..evidence import ledger  # lazy: start-up
-    from ..guard.registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
     from ..evidence.provenance import load_folder_copy  # lazy: start-up
 
     entries = ledger.read(ledger.ledger_path(data_dir(env), run_dir))
@@ -210,6 +210,16 @@ def _findings_verdict(run_dir: Path, slug: str, subtopic: str, brief: bytes,
 NO_RECORD = ("the plugin has no record of this run's seals (its hooks never sealed anything here, or their "
              "records are gone), so nothing in it can be kept as evidence. Start a new run in this folder with "
              "refresh: true (the old files are archived, not deleted), or check the folder with verify")
+
+
+def unknown_run_refusal(run_dir: Path | str, ledger_knows: bool) -> dict[str, str] | None:
+    """The one rule every form of `start --resume` is judged by (the skill's heredoc, the flags
+    `--resume --output-dir`, any other spelling the CLI accepts): a folder the plugin's run
+    ledger does not know is no run to resume, whatever its folder copy of the seals says. The
+    refusal is the JSON `start` prints for it; None when the ledger knows the folder."""
+    if ledger_knows:
+        return None
+    return {"error": formats.ERROR_NOT_A_RUN, "detail": f"{run_dir}: {NO_RECORD}"}
 
 
 def assess(run_dir: Path, env: Mapping[str, str], seals: Mapping[str, Any] | None = None) -> Assessment:

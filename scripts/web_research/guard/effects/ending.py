@@ -15,6 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ...metrics.pricing import about
+
 
 VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every check."
 
@@ -23,8 +25,8 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
             failures: Sequence[str], program: str) -> str:
     """The message: whether the report holds, what the question was, what the report says, what
     it cost, where it is."""
-    from .. import formats  # lazy: start-up
-    from .stopgate import release_message  # lazy: start-up
+    from ... import formats  # lazy: start-up
+    from ..rules.stop_gate import release_message  # lazy: start-up
 
     lines = [release_message(run_dir, failures) if failures else VERIFIED_LINE]
     if view is not None:
@@ -36,7 +38,7 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
         totals = (view.get("figures") or {}).get("totals")
         if totals:
             lines.append(f"Spent: {totals.get('searches')} searches, {totals.get('page_reads')} page reads, "
-                         f"about {totals.get('cost_text')}")
+                         f"{about(str(totals.get('cost_text')))}")
     lines.append(f"Report: {Path(run_dir) / formats.REPORT_FILE}")
     if view_path is not None:
         lines.append(f"View:   {view_path} (open it in a browser: each footnote shows its source)")
@@ -50,18 +52,18 @@ def end_of_run(env: Mapping[str, str], run_dir: str, seal_source: Any, failures:
     """Write the view (best effort) and return the message for the user."""
     view = view_path = None
     try:
-        from ..view.data import gather  # lazy: only at the end of a run
-        from ..view.html import render_page  # lazy: as above
-        from .. import formats  # lazy: start-up
-        from ..core.fsutil import atomic_write_text  # lazy: start-up
-        from .registry import data_dir  # lazy: start-up
+        from ...view.data import gather  # lazy: only at the end of a run
+        from ...view.html import render_page  # lazy: as above
+        from ... import formats  # lazy: start-up
+        from ...core.fsutil import atomic_write_text  # lazy: start-up
+        from ...core.paths import data_dir  # lazy: start-up
 
         view = gather(Path(run_dir), seal_source, env, data_dir(env))
         path = Path(run_dir) / formats.REPORT_VIEW_FILE
         atomic_write_text(path, render_page(view))
         view_path = path
     except Exception:  # noqa: BLE001 - the page is a courtesy; the gate has decided already
-        from .failure_log import log_failure  # lazy: hook start-up
+        from ..failure_log import log_failure  # lazy: hook start-up
 
         log_failure(f"writing the report view of {run_dir}", env)
     return summary(view, run_dir, view_path, failures, program)
