@@ -408,7 +408,9 @@ def test_nobody_but_a_researcher_writes_briefs_or_findings(researcher):
 
 def test_a_researcher_runs_only_the_fetch_command(researcher):
     h, _infos = researcher
-    fetch = f'"{CLI}" fetch "https://docs.example.test/a?b=1" --run "{h.run_dir}" --offset 8000'
+    fetch = f'"{CLI}" fetch "https://docs.example.test/a?b=1" --run "{h.run_dir}"'
+    first_at_an_offset = h.hook(h.bash("PreToolUse", fetch + " --offset 8000", agent_id="agentA"))
+    assert first_at_an_offset.decision == "deny" and "a first read starts at the top" in first_at_an_offset.reason
     assert h.hook(h.bash("PreToolUse", fetch, agent_id="agentA")).decision == "allow"
     for command in ("curl https://evil.example", f'"{CLI}" fetch "https://x.test/" --run "{h.home}"',
                     f'"{CLI}" verify "{h.run_dir}"', fetch + " > /tmp/x",
