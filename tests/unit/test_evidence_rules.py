@@ -1,4 +1,4 @@
-"""Issue 19, the evidence rules: only what the plugin fetched and sealed, as its owner wrote it,
+"""The evidence rules: only what the plugin fetched and sealed, as its owner wrote it,
 can make a run pass.
 
 - Seal what was written, when it was written: a researcher writes no file; the plugin writes its

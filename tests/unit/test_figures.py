@@ -41,9 +41,15 @@ def test_each_form_is_read_with_its_value_and_kind(text: str, value: Decimal, ki
     assert (found_value, found_kind) == (value, kind)
 
 
-@pytest.mark.parametrize("text", ["two vendors bill per host", "one of them", "S3, p99, Q3 and HTTP/2", "no figures"])
+@pytest.mark.parametrize("text", ["two vendors bill per host", "one of them", "S3, p99, Q3 and HTTP/2", "no figures",
+                                  "zero-day exploits", "hundreds of hosts", "priced per m\u00b2"])
 def test_words_and_identifiers_without_a_figure_state_none(text: str) -> None:
     assert figures_in(text) == [] and not states_a_figure(text)
+
+
+def test_an_em_dash_is_punctuation_not_a_minus_sign() -> None:
+    assert [(f.text, f.value) for f in figures_in("the discount \u201415% applies")] == [("15%", Decimal(15))]
+    assert [f.value for f in figures_in("prices fell \u221215%")] == [Decimal(-15)]
 
 
 def test_a_version_is_a_figure_compared_whole() -> None:
@@ -102,3 +108,81 @@ def test_a_figure_only_the_cited_pages_title_states_is_grounded() -> None:
     assert grounded(claim, "Exception groups are new.", titles=("What's New In Python 3.11",)).ok
     assert not grounded("Python 3.12 adds exception groups", "Exception groups are new.",
                         titles=("What's New In Python 3.11",)).ok
+
+
+# --- invisible characters: removed from what is read, refused where the person reads them ----------
+
+def test_a_bidirectional_control_in_the_report_or_findings_is_refused(tmp_path) -> None:
+    from example_run import BILLING, copy_example, findings_path
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace("above 150%", "above \u202e051\u202c%", 1),
+                      encoding="utf-8")
+    findings = findings_path(run, BILLING)
+    findings.write_text(findings.read_text(encoding="utf-8").replace("Log Management", "Log\u2067 Management", 1),
+                        encoding="utf-8")
+    failing = {c.id: c for c in run_checklist(run) if not c.ok and c.severity == "error"}
+    assert "U+202E" in failing["report.text.bidi"].message and failing["report.text.bidi"].line == 28
+    assert "U+2067" in failing[f"findings.{BILLING}.text.bidi"].message
+
+
+def test_a_direction_mark_or_a_zero_width_space_is_only_stripped(tmp_path) -> None:
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace("above 150%", "above 1\u200b50%\u200e", 1),
+                      encoding="utf-8")
+    assert [c.id for c in run_checklist(run) if not c.ok] == []
+
+
+def test_verify_grounds_a_figure_by_the_sealed_title_of_the_cited_page_only(tmp_path) -> None:
+    import json
+
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+    from web_research.checks.claims import sealed_page_titles
+    from web_research.evidence.snapshots import SnapshotIndex
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "Lumen Logs bills per GB", "Lumen Logs 3.11 bills per GB", 1), encoding="utf-8")
+    assert "report.claims.grounded" in [c.id for c in run_checklist(run) if not c.ok]
+    url = "https://lumenlogs.example/pricing"
+    snap = SnapshotIndex.build(run).find(url)
+    meta = json.loads(snap.meta_path.read_text(encoding="utf-8"))
+    meta["title"] = "Pricing 3.11 - Lumen Logs"
+    snap.meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert [c.id for c in run_checklist(run) if not c.ok] == []
+    # In a run with seals, a snapshot record no fetch sealed lends no title.
+    assert sealed_page_titles(run, {})(url) == ()
+    assert sealed_page_titles(run, {f"{formats.SOURCES_DIR}/{snap.meta_path.name}": object()})(url) == \
+        ("Pricing 3.11 - Lumen Logs",)
+
+
+def test_the_claim_checker_is_shown_the_figure_in_a_code_span(tmp_path) -> None:
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import parse_and_check
+    from web_research.checks.verdicts import render_prompt, report_records
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "throttles ingestion above 150%", "throttles ingestion above `150%`", 1), encoding="utf-8")
+    parsed = parse_and_check(run, extra=())[0]
+    prompt = render_prompt(run, report_records(parsed), [], False)
+    assert prompt is not None
+    [claim_line] = [line for line in prompt.text.splitlines() if "throttles ingestion" in line]
+    assert "above 150% of the committed daily volume" in claim_line

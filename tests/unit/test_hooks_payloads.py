@@ -1,4 +1,4 @@
-"""Hooks that hold under any payload (issue 23), one test per class of failure the fuzz
+"""Hooks that hold under any payload, one test per class of failure the fuzz
 run found (tests/fuzz/run_fuzz.py): in a run, exceptions, timeouts and unreadable
 input refuse; outside a run, hooks stay quiet and fast; files a payload names are
 read bounded; output fits the client's limit; the launcher classifies in linear time."""

@@ -182,3 +182,20 @@ def test_agent_prompts_do_not_rely_on_plugin_root_substitution():
     # Only SKILL.md gets ${CLAUDE_PLUGIN_ROOT} replaced; an agent file would show it literally.
     for path in sorted((PLUGIN_ROOT / "agents").glob("*.md")):
         assert "${CLAUDE_PLUGIN_ROOT}" not in path.read_text(encoding="utf-8"), path
+
+
+def test_a_persons_recheck_is_named_in_a_reference_and_never_run_by_the_skill():
+    """A user who asks whether a finished report still holds is sent to `recheck` by a reference
+    SKILL.md points to; the skill never runs it itself, and the room refuses it inside a run."""
+    from web_research.guard.rules.room import ORCHESTRATOR_COMMANDS, PERSON_COMMANDS
+
+    skill = SKILL.read_text(encoding="utf-8")
+    assert "recheck" not in {parse_core(c).command for c in extract_commands(skill)}
+    named = [(path, parse_core(command)) for path, command in all_prompt_commands()
+             if parse_core(command).command == "recheck"]
+    assert [(path, args.dir) for path, args in named] == [
+        ("skills/web-research/references/companion-contract.md", SAMPLES["<output_dir>"])]
+    description, body = skill.split("---", 2)[1:]
+    assert "whether a finished report is still true" in description  # so the skill is loaded for it
+    assert "(references/companion-contract.md)" in body.split("still true", 1)[1][:80]
+    assert "recheck" in PERSON_COMMANDS and "recheck" not in ORCHESTRATOR_COMMANDS

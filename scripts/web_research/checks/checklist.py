@@ -30,6 +30,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.sources               one "## Sources" heading when the file cites anything
     findings.<slug>.citations.<rule>      the citation rules below, on the file's own citations
     findings.<slug>.citations.none        (warning) status ok but nothing cited
+    findings.<slug>.text.bidi             no bidirectional control character (text.py: it makes the
+                                          text display other than the checks read it)
     findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
                                           or the title of a page it cites
     findings.<slug>.layout                (warning) a body with sections follows the brief's skeleton
@@ -41,6 +43,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.exists                         report.md exists
     report.readable                       ... and can be read (listed only when it cannot)
     report.references                     no [^<subtopic-slug>:<n>] reference is left for `finish` to number
+    report.text.bidi                      no bidirectional control character, as in findings files
     report.title                          first line is "# Research: <question verbatim>"
     report.sections.missing               each of TL;DR, Findings, Gaps & Limitations, Sources
                                           appears as a "##" heading
@@ -234,6 +237,7 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from .. import formats  # lazy: hook start-up
+    from .text_controls import bidi_check  # lazy: hook start-up
     from .findings import findings_checks, load_findings  # lazy: hook start-up
     from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
@@ -259,6 +263,7 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
             checks.extend(_unreadable(f"findings.{slug}", f"findings/{slug}.md", error, path))
             continue
         checks.append(ok(check_id, f"findings/{slug}.md exists", path))
+        checks.append(bidi_check(f"findings.{slug}", path, text))
         found = load_findings(path, text)
         parsed.findings[slug] = found
         brief_path = briefs_dir / f"{slug}.md"
@@ -286,6 +291,7 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from .. import formats  # lazy: hook start-up
+    from .text_controls import bidi_check  # lazy: hook start-up
     from .report import parse_report, report_checks  # lazy: hook start-up
 
     path = run_dir / formats.REPORT_FILE
@@ -310,7 +316,8 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     from .report_references import references_check  # lazy: hook start-up
 
-    return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text)] + \
+    return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
+            bidi_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations)
 
 

@@ -300,15 +300,21 @@ def sealed_page_titles(run_dir: Path, sealed: "Mapping[str, Any] | None") -> Cal
     return titles
 
 
-def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
-    """Every cited claim of report.md and of each findings file, in that order."""
+def run_page_titles(parsed: "ParsedRun") -> Callable[[str], tuple[str, ...]]:
+    """`sealed_page_titles` for a parsed run: sealed ones only when the run has seals (a run
+    the hooks managed), any snapshot's in a folder with no record of seals."""
     if parsed.seal_source is None:
         from ..evidence.provenance import load_folder_copy  # lazy: start-up
 
         parsed.seal_source = load_folder_copy(parsed.run_dir)
     source = parsed.seal_source
     sealed = (source.seals or {}) if (source.required or source.seals is not None) else None
-    titles = sealed_page_titles(parsed.run_dir, sealed)
+    return sealed_page_titles(parsed.run_dir, sealed)
+
+
+def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
+    """Every cited claim of report.md and of each findings file, in that order."""
+    titles = run_page_titles(parsed)
     records: list[ClaimRecord] = []
     if parsed.report is not None and parsed.report_path is not None:
         records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations, titles)

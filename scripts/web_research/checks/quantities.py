@@ -201,6 +201,8 @@ def figures_in(text: str) -> list[Figure]:
     """Every figure `text` states, in order: the one reading of a figure that the
     checks, the claim text and the prompts' figure rule share. Normalizes first
     (`excerpts.normalize`), so any text can be passed as written."""
+    if "\u2014" in text or "\u2015" in text:  # an em dash is punctuation, never a minus sign
+        text = text.replace("\u2014", " \u2014 ").replace("\u2015", " \u2015 ")
     return extract_quantities(normalize(text))
 
 
@@ -407,9 +409,9 @@ def _read_words(text: str, m: re.Match) -> Figure | None:
     after = _CURRENCY_AFTER.match(rest)
     currency, position = (_currency_after(after), after.end()) if after else (None, 0)
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
-    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and value != 1)
+    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and value > 1)
     if not (has_magnitude or qualified):
-        return None  # "two vendors", "one of them", "one day": no figure
+        return None  # "two vendors", "one of them", "one day", "zero-day": no figure
     return figure
 
 

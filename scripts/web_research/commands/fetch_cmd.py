@@ -86,7 +86,7 @@ def missing_extractors() -> str | None:
     """Why this Python cannot extract pages, with the fix for the environment in use; None when it can.
 
     The extraction libraries are an extra of their own, installed after the core
-    (see scripts/lib/python-env.sh): when installing them failed, the hooks and
+    (see scripts/lib/bootstrap.py): when installing them failed, the hooks and
     `verify` still work and only `fetch` must say what is missing. The failed
     install's reason is in `<environment>/fetch.failed`. They are looked up, not
     imported (importing trafilatura costs seconds; the extraction runs in a child

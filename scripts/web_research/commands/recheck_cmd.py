@@ -45,8 +45,6 @@ def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int
         lines.append(f"  [^{citation.number}] {citation.state:<{_LABEL_WIDTH}}  {citation.url}")
         if citation.state == UNCHANGED:
             continue
-        if citation.moved_to:
-            lines.append(f"        now at: {citation.moved_to}")
         lines.append(f"        {citation.note}")
         if citation.closest and citation.excerpt_found is False:
             lines.append(f"        closest live passage: \"{citation.closest}\"")

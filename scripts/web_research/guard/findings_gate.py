@@ -28,7 +28,7 @@ from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
@@ -151,4 +151,7 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
 
     checks += claims_checks(claim_records(path, scope, found.doc, found.citations,
                                           sealed_page_titles(run_dir, sealed)))
+    from ..checks.text_controls import bidi_check  # lazy: hook start-up
+
+    checks.append(bidi_check(scope, path, found.body, found.body_first_line))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)

@@ -16,7 +16,6 @@ from typing import Any, Callable, Mapping
 from .. import formats
 from ..subcommands import RESEARCHER as RESEARCHER_ROLE
 from .briefs_match import subagent_transcript_path
-from .budgets import check, limits_of, record
 from .context import (AGENT_TOOLS, CHECKER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
                       briefs_of, dispatch_fields, known_slug, learn_agent, protected_roots, real_path,
                       resolve_write, same_run)
@@ -24,7 +23,6 @@ from .registry import Session
 from .rules import room
 from .rules.after_abandon import refusal_after_abandon
 from .rules.decision import NOTHING, Allow, Decision, Deny
-from .rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
 from .rules.room import bash_refusal, dispatch_refusal, role_of, tool_refusal
 
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
@@ -68,6 +66,8 @@ def _record_denial(ctx: Context, active: Active | None, tool: str) -> None:
     """A researcher's call refused by a scope rule: one `denied` entry, for its metrics."""
     if active is None:
         return
+    from .budgets import limits_of, record  # lazy: the ledger, only for a researcher's denied call
+
     run = active[1]["run"]
     record(ctx.env, run["run_dir"], "denied", ctx.event.agent_id, known_slug(ctx, run),
            limits_of(run), tool_use_id=ctx.event.tool_use_id, tool=tool, rule="scope")
@@ -92,6 +92,7 @@ def _pre_web_tool(ctx: Context, active: Active | None) -> Decision:
     """WebSearch / WebFetch during a run: a researcher's within its budgets, nobody else's."""
     if active is None:
         return NOTHING
+    from .budgets import check, limits_of  # lazy: the ledger and its fold, only for the calls they count
 
     run_dir = active[1]["run"]["run_dir"]
     tool = str(ctx.event.tool)
@@ -144,6 +145,8 @@ def _pre_bash(ctx: Context, active: Active | None) -> Decision:
     if refusal is not None or parsed is None:
         return Deny(refusal or "not a command of the run")
     if role == RESEARCHER_ROLE:
+        from .budgets import check, limits_of  # lazy: the ledger and its fold, only for the calls they count
+
         verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]),
                         agent_id=ctx.event.agent_id,
                         slug=_researcher_slug(ctx, active), tool_use_id=ctx.event.tool_use_id,
@@ -220,7 +223,9 @@ def _pre_agent(ctx: Context, active: Active | None) -> Decision:
         return Deny(refusal)
     if tool_input.get("subagent_type") == CHECKER:
         return _pre_checker_agent(ctx, active, tool_input)
+    from .budgets import limits_of  # lazy: the ledger, only for the calls it counts
     from .effects.seals import sealed_ok_findings  # lazy: hook start-up
+    from .rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: Agent calls only
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
@@ -302,9 +307,10 @@ def _plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str] | Non
 
 def _second_wave_rendered(run_dir: str, plan_text: str) -> bool:
     """plan.md holds a second wave and `briefs` rendered it (the approval record is this plan)."""
+    from ..run.plan import split_second_wave  # lazy: hook start-up (the Markdown parser)
     from ..run.resume import read_approval, sha256_of  # lazy: hook start-up
 
-    if not any(line.rstrip() == room.PLAN_SECOND_WAVE_HEADING for line in plan_text.split("\n")):
+    if split_second_wave(plan_text)[1] is None:
         return False
     approval = read_approval(Path(run_dir))
     return approval is not None and approval.get("plan_sha256") == sha256_of(plan_text.encode("utf-8"))

@@ -209,12 +209,13 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
     """Each footnote's claims in report.md, and every claim in order: the figures rule, the
     checker's verdict and the failing checks at its line (`problems`, by report.md line)."""
     from ..run.budget import effective_budget  # lazy: start-up
-    from ..checks.claims import claim_records  # lazy: start-up
+    from ..checks.claims import claim_records, run_page_titles  # lazy: start-up
     from ..checks.verdicts import check_key, decide, verdict_files, verdicts_by_claim  # lazy: start-up
 
     if parsed.report is None or parsed.report_path is None:
         return {}, []
-    records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
+    records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations,
+                            run_page_titles(parsed))
     checked = parsed.plan is not None and effective_budget(parsed.plan).claim_check
     voting = checked and effective_budget(parsed.plan).voting
     known = verdicts_by_claim(verdict_files(run_dir)) if checked else {}

@@ -216,22 +216,15 @@ def orchestrator_write_refusal(target: str | None, run_dir: str, briefs_rendered
     return f"{allowed} {where} is not one of them. {_way_out(program, run_dir)}"
 
 
-def _split_second_wave(text: str) -> tuple[str, str | None]:
-    """(everything before the `## Second wave` heading line, the section from it on or None)."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if line.rstrip() == PLAN_SECOND_WAVE_HEADING:
-            return "\n".join(lines[:index]), "\n".join(lines[index:])
-    return text, None
-
-
 def second_wave_refusal(current: str, new: str, second_wave_rendered: bool = False) -> str | None:
     """An approved plan changes only by appending, revising or removing its `## Second wave`
     section, and not at all once that section's briefs are rendered."""
     if second_wave_rendered:
         return "The second wave's briefs are rendered: plan.md is final."
-    before_now, _ = _split_second_wave(current)
-    before_new, _ = _split_second_wave(new)
+    from ...run.plan import split_second_wave  # lazy: hook start-up (the Markdown parser)
+
+    before_now, _ = split_second_wave(current)
+    before_new, _ = split_second_wave(new)
     if before_now.rstrip() != before_new.rstrip():
         return (f"Its briefs are rendered from the approved plan: change nothing above "
                 f"'{PLAN_SECOND_WAVE_HEADING}', only append, revise or remove that section at the end.")
