@@ -106,6 +106,8 @@ FINDINGS_PLUGIN_FIELDS = tuple(f for f in FINDINGS_FIELDS if f not in FINDINGS_R
 # The reason of the stub findings file the SubagentStart hook writes for a researcher
 # (status failed until the researcher writes its own): a file still holding it means
 # the researcher never finished, so `briefs` lists its brief again.
+# What every researcher prompt, refusal and block says of its reply (tests hold them to it).
+REPLY_IS_FINDINGS = "your final reply is your findings"
 FINDINGS_STUB_REASON = "the researcher did not finish: this is the stub the plugin wrote when it started"
 FINDINGS_SOURCES_HEADING = "Sources"
 BRIEF_HASH_PREFIX = "sha256:"

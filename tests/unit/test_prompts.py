@@ -19,7 +19,7 @@ AGENT = AGENTS_DIR / f"{formats.RESEARCHER_AGENT}.md"
 FAILURE_MODES = formats.REFERENCES_DIR / "failure-modes.md"
 CONTRACT = formats.REFERENCES_DIR / "companion-contract.md"
 
-RESEARCHER_TOOLS = {"WebSearch", "Read", "Write", "Bash"}
+RESEARCHER_TOOLS = {"WebSearch", "Bash"}  # searches, the fetch command and the reply: no file tool
 SKILL_TOOLS = {"Read", "Write", "Edit", "Bash", "Agent", "ToolSearch"}
 
 
@@ -216,8 +216,8 @@ def test_skill_names_the_plan_sections_it_fills_and_writes_no_skeleton():
     assert f"`## {formats.PLAN_SECTION_BUDGET}`" in text and "stay as they are" in text
 
 
-def test_researcher_is_told_the_plugin_wrote_its_stub():
-    assert "already written your findings file as a stub" in prose(read(AGENT))
+def test_researcher_is_told_the_stub_stands_for_it_until_it_replies():
+    assert "the plugin's stub tells the orchestrator you did not finish" in prose(read(AGENT))
 
 
 def test_no_prompt_a_researcher_reads_offers_webfetch_for_pages():
