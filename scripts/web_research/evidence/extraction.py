@@ -1,6 +1,7 @@
 """Turning a fetched page into the text a researcher quotes (transport: `transport.py`).
 
-Extraction (`extract_page`) imports trafilatura or pypdf lazily: nothing else
+Extraction (`extract_page`) imports trafilatura (and `page_blocks`, which puts back the blocks
+trafilatura left out) or pypdf lazily: nothing else
 in the package pays for them. HTML and PDF are extracted in a child process
 (`python -m web_research.evidence.extraction`) with a wall-clock limit and an
 address-space limit, because a page under the download bound can still be
@@ -206,6 +207,8 @@ def _extract_html(page: FetchedPage) -> PageText:
 
     import trafilatura  # lazy: the fetch extra, imported by `fetch` only
 
+    from . import page_blocks  # lazy: needs lxml, from the fetch extra
+
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
     charset = page.charset
     if not charset:
@@ -229,6 +232,12 @@ def _extract_html(page: FetchedPage) -> PageText:
     if not text:
         text = trafilatura.html2txt(markup)
         extractor += " (whole page)"
+    else:
+        tree = trafilatura.load_html(markup)
+        if tree is not None:
+            text, added = page_blocks.merge_missing(text, page_blocks.body_blocks(tree))
+            if added:
+                extractor += f" (+{added} page blocks)"
     other: tuple[str, ...] = ()
     metadata = trafilatura.extract_metadata(markup, default_url=page.final_url)
     if metadata is not None and metadata.title and metadata.title != title:
