@@ -85,7 +85,8 @@ def body_blocks(tree: etree._Element) -> list[str]:
 
 def merge_missing(text: str, blocks: list[str]) -> tuple[str, int]:
     """`text` with each block whose normalized text it lacks inserted after the line
-    where the block before it was found; and how many blocks were added."""
+    where the block before it ends (so never inside a multi-line block such as code);
+    and how many blocks were added."""
     lines = text.split("\n")
     kept = [(index, normalize(line)) for index, line in enumerate(lines)]
     kept = [(index, line) for index, line in kept if line]
@@ -103,7 +104,7 @@ def merge_missing(text: str, blocks: list[str]) -> tuple[str, int]:
         seen.add(key)
         at = joined.find(key, starts[anchor] if anchor >= 0 else 0)
         if at >= 0:
-            anchor = bisect.bisect_right(starts, at) - 1
+            anchor = bisect.bisect_right(starts, at + len(key) - 1) - 1  # the line where it ends: never inside it
             continue
         if key in joined:
             continue  # found only before the anchor: the page repeats it
