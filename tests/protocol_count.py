@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from web_research.checks.citation_entries import parse_citations  # noqa: E402
 from web_research.core.slug import slugify  # noqa: E402
+from web_research.formats import DISPATCH_BRIEF_PROMPT, DISPATCH_CHECK_PROMPT, dispatch_call  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "observability-pricing"
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
@@ -238,8 +239,8 @@ DEMANDS = {
               '" finish "<output_dir>"'), True),
             ("subtopic heading and bullets in plan.md", SKILL, "each a `### <name>` heading and `- ` bullets", True),
             # the hook sets subagent_type and run_in_background from the prompt's form
-            ("Agent prompt: Brief: <brief_path> or Check: <output_dir>", SKILL,
-             ("`prompt`: `Brief: <brief_path>`", "`prompt`: `Check: <output_dir>`"), False),
+            ("Agent call: description and prompt Brief: <brief_path> or Check: <output_dir>", SKILL,
+             (dispatch_call(DISPATCH_BRIEF_PROMPT), dispatch_call(DISPATCH_CHECK_PROMPT)), False),
             ("report skeleton and headings", REF + "report-template.md", "keep the headings character for character",
              True),
             ("reference [^<subtopic-slug>:<n>]", SKILL, "[^<subtopic-slug>:<n>]", True),

@@ -28,7 +28,7 @@ def test_a_standard_run_asks_at_most_six_exact_formats_of_the_orchestrator(pc):
 
 def test_a_listed_demand_whose_text_is_gone_fails_the_count(pc, monkeypatch):
     real = pc.read_at
-    monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel).replace("`Check: <output_dir>`", ""))
+    monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel).replace('"Check: <output_dir>"', ""))
     with pytest.raises(SystemExit, match="no longer make these orchestrator demands"):
         pc.count("references", None)
 
