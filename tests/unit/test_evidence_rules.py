@@ -222,6 +222,25 @@ def test_standalone_verify_errs_on_an_unsealed_citation_when_the_folder_has_seal
     assert result.returncode == 1 and "no researcher's fetch sealed" in result.stdout, result.stdout
 
 
+def test_a_stop_that_went_unseen_is_settled_from_the_returned_agent_calls_result(researcher):
+    """No SubagentStop reached the hooks: when the Agent call returns, its result (the researcher's
+    last reply) is written as the findings file and sealed; a reply with no findings leaves the stub
+    and is a silent failure (nothing can be sent back any more)."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    returned = {"status": "completed", "agentId": AGENT, "content": [{"type": "text", "text": reply_text("failed")}]}
+    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", returned)).returncode == 0
+    sealed_as_written(h, path, "Nothing cited.")
+    assert h.record()["run"]["agents"][AGENT]["state"] == "done"
+    assert h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1")).decision == "allow"
+    h.start_agent("agentB", h.prompt_for(infos[1]))
+    stub = Path(infos[1]["findings_path"]).read_text(encoding="utf-8")
+    silent = {"status": "completed", "agentId": "agentB", "content": [{"type": "text", "text": "All done."}]}
+    h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1", "PostToolUse", silent))
+    assert Path(infos[1]["findings_path"]).read_text(encoding="utf-8") == stub
+    assert [f["slug"] for f in h.record()["run"]["silent_failures"]] == [infos[1]["slug"]]
+
+
 # --- one dispatch per sealed result --------------------------------------------------------------
 
 def _finished(h: Harness, infos: list, status: str) -> Path:

@@ -221,6 +221,19 @@ def test_a_brief_prompt_alone_names_a_foreground_researcher(active: Harness, fie
     assert active.record()["run"]["reservations"] == []  # its slot is freed when it returns
 
 
+@pytest.mark.parametrize("lead", ["Please research this. ", "You are the pricing researcher.\n\n"])
+def test_a_prompt_with_the_form_after_a_sentence_is_read_as_that_dispatch(active: Harness, lead: str):
+    """What a real model wrote ("Please research this. Brief: <path>", refused before as
+    "general-purpose is neither"): the form anywhere in the prompt names the researcher."""
+    infos = active.render_briefs(SUBTOPICS[:2])
+    payload = active.agent_call("", "toolu_1")
+    payload["tool_input"] = {"description": "research", "prompt": f"{lead}Brief: {infos[1]['brief_path']}"}
+    result = active.hook(payload)
+    assert result.decision == "allow", result.reason
+    assert result.updated_input["subagent_type"] == RESEARCHER and result.updated_input["run_in_background"] is False
+    assert result.updated_input["prompt"] == active.prompt_for(infos[1])
+
+
 def test_an_exact_researcher_call_is_left_as_it_is(active: Harness):
     infos = active.render_briefs(SUBTOPICS[:1])
     result = active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_1"))

@@ -248,8 +248,8 @@ def test_numbers_in_the_skill_match_the_limits():
 
 def test_skill_dispatches_each_researcher_by_reference():
     text = prose(read(SKILL))
-    assert f"`prompt`: `{formats.DISPATCH_BRIEF_LABEL} <brief_path>`" in text
-    assert f"`prompt`: `{formats.DISPATCH_CHECK_LABEL} <output_dir>`" in text
+    assert formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT) in text
+    assert formats.dispatch_call(formats.DISPATCH_CHECK_PROMPT) in text
     assert "Brief hash" not in text and "unchanged (the brief" not in text  # nothing long is copied
     # The hook sets the agent type and the foreground from the prompt's form
     # (test_hooks.py::test_a_brief_prompt_alone_names_a_foreground_researcher): the skill asks for neither.

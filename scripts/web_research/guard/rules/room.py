@@ -133,10 +133,11 @@ def dispatch_refusal(role: str, subagent_type: object, program: str, run_dir: st
         return "While a research run is open, only the main session dispatches agents."
     if subagent_type in DISPATCHABLE:
         return None
-    return ("While a research run is open, the only agents dispatched are web-research:researcher (prompt "
-            f"`{formats.DISPATCH_BRIEF_LABEL} <brief_path>`) and web-research:claim-checker (prompt "
-            f"`{formats.DISPATCH_CHECK_LABEL} {run_dir}`); "
-            f"{subagent_type or 'general-purpose'!s} is neither. Never hand research to another agent type: a "
+    return ("While a research run is open, the only agents dispatched are web-research:researcher, one call "
+            f"per brief `briefs` listed: {formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT)}, and "
+            f"web-research:claim-checker: {formats.dispatch_call(f'{formats.DISPATCH_CHECK_LABEL} {run_dir}')}. "
+            f"The prompt's form names the agent; this call's prompt has neither form, so it would run "
+            f"{subagent_type or 'general-purpose'!s}. Never hand research to another agent type: a "
             f"subtopic no researcher covered goes under Gaps & Limitations. {_way_out(program, run_dir)}")
 
 
