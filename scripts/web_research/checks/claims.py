@@ -30,6 +30,10 @@ from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
 from .quantities import Quantity, figures_in
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, parse_markdown
+from .. import formats
+from ..evidence.provenance import load_folder_copy
+from ..evidence.sites import host, independent_sites
+from ..evidence.snapshots import SnapshotIndex
 
 if TYPE_CHECKING:
     from .parsed_run import ParsedRun
@@ -117,8 +121,6 @@ class ClaimRecord:
 def corroboration(record: ClaimRecord) -> list[str]:
     """The distinct sites whose excerpts a claim cites, in order of first citation: its
     corroboration is their number (a vendor's own pages are one site)."""
-    from ..evidence.sites import independent_sites  # lazy: loads the public suffix list
-
     return independent_sites(url for _n, url, _excerpt in record.excerpts)
 
 
@@ -284,9 +286,6 @@ def sealed_page_titles(run_dir: Path, sealed: "Mapping[str, Any] | None") -> Cal
     """`url -> the titles of its page snapshot`, for `claim_records`. With `sealed` (the run's
     seals, when the hooks managed it) only a snapshot whose record a fetch sealed gives its
     titles: a title is evidence like the page's text. The snapshots are read on first use."""
-    from .. import formats  # lazy: start-up
-    from ..evidence.snapshots import SnapshotIndex  # lazy: read only when a figure needs a title
-
     index: list[Any] = []
 
     def titles(url: str) -> tuple[str, ...]:
@@ -304,8 +303,6 @@ def run_page_titles(parsed: "ParsedRun") -> Callable[[str], tuple[str, ...]]:
     """`sealed_page_titles` for a parsed run: sealed ones only when the run has seals (a run
     the hooks managed), any snapshot's in a folder with no record of seals."""
     if parsed.seal_source is None:
-        from ..evidence.provenance import load_folder_copy  # lazy: start-up
-
         parsed.seal_source = load_folder_copy(parsed.run_dir)
     source = parsed.seal_source
     sealed = (source.seals or {}) if (source.required or source.seals is not None) else None
@@ -360,8 +357,6 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
     point there should not rest on one vendor's word about itself, or on one page, when the
     run has a second source to offer. (When every source of the run is on one site, no bullet
     can do better: the check passes and says so; the view shows each claim's count anyway.)"""
-    from .. import formats  # lazy: start-up
-
     report = parsed.report
     section = report.section(formats.REPORT_SECTIONS[0]) if report is not None else None
     if section is None:
@@ -376,8 +371,6 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
         if not cited:
             continue  # an uncited bullet is another check's business
         bullets += 1
-        from ..evidence.sites import host, independent_sites  # lazy: start-up
-
         urls = [url for r in cited for _n, url, _e in r.excerpts if url]
         hosts = {host(url) for url in urls} - {None}
         if len(hosts) == 1:  # one host is one site: no need to load the suffix list
@@ -388,8 +381,6 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
     if not single:
         return Check("report.tldr.sites", True, "warning",
                      f"each of {bullets} cited TL;DR bullet(s) cites two or more independent sites", path, None)
-    from ..evidence.sites import host, independent_sites  # lazy: start-up
-
     run_urls = [cited.citation.url for cited in parsed.cited if cited.citation.url]
     if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(run_urls)) <= 1:
         return Check("report.tldr.sites", True, "warning",

@@ -46,6 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 from urllib.parse import urlsplit
+from difflib import SequenceMatcher
 
 from .. import formats
 from ..core.result import Check
@@ -364,8 +365,6 @@ def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
     mine = _title_form(cited)
     if not mine:
         return True
-    from difflib import SequenceMatcher  # lazy: only a title that differs is compared
-
     for title in page_titles:
         theirs = _title_form(title)
         if not theirs:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 from .. import formats
 from .citation_entries import Citation, numeric_label
 from ..core.markdown_doc import parse_markdown
+from ..core.result import fail, ok
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -230,8 +231,6 @@ def _resolve(m: Mark, findings: Mapping[str, Mapping[int, Entry]], current: Mapp
 
 def references_check(path: "Path", text: str) -> "Check":
     """`report.references`: no reference is left for `finish` to number (verify's view)."""
-    from ..core.result import fail, ok  # lazy: hook start-up
-
     left = [m for m in find_references(text.removeprefix("\ufeff")) if m.slug is not None] \
         if REFERENCE.search(text) else []
     if not left:

@@ -38,8 +38,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 from .. import formats
-from ..run.budget import VOTERS
+from ..run.budget import VOTERS, effective_budget
 from ..evidence.excerpts import normalize
+from ..core.fsutil import RunFileError, read_run_file
+from ..core.result import fail, ok
+from ..core.schema_validation import schema_validator
+from .claims import claim_records
 
 if TYPE_CHECKING:
     from .parsed_run import ParsedRun
@@ -90,8 +94,6 @@ def parse_verdicts(raw: bytes, rel: str) -> tuple[tuple[Verdict, ...], tuple[str
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return (), (f"is not JSON ({exc}); expected {{\"verdicts\": [...]}} as in {SCHEMA}",)
-    from ..core.schema_validation import schema_validator  # lazy: start-up
-
     errors = sorted(schema_validator(SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         shown = [f"{'/'.join(str(p) for p in e.path) or '(top level)'}: {e.message[:200]}" for e in errors[:5]]
@@ -102,8 +104,6 @@ def parse_verdicts(raw: bytes, rel: str) -> tuple[tuple[Verdict, ...], tuple[str
 
 def verdict_files(run_dir: Path) -> list[VerdictFile]:
     """Every `checks/verdicts-<n>.json`, in dispatch order, read as hostile input."""
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: start-up
-
     folder = Path(run_dir) / formats.CHECKS_DIR
     if not folder.is_dir() or folder.is_symlink():
         return []
@@ -177,8 +177,6 @@ def decide(verdicts: Sequence[Verdict], voting: bool) -> Decision:
 def report_records(parsed: "ParsedRun") -> list["ClaimRecord"]:
     """report.md's cited claims whose footnotes all carry an excerpt (the rest fail the
     citation rules already: one defect, one check)."""
-    from .claims import claim_records  # lazy: start-up
-
     if parsed.report is None or parsed.report_path is None:
         return []
     records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
@@ -341,8 +339,6 @@ def prompt_for_run(run_dir: Path, parsed: "ParsedRun") -> tuple[CheckerPrompt | 
     """(the next checker's prompt, or None and why none) for a run folder, given the run as
     `checklist.parse_and_check(run_dir, extra=())` read it: the caller parses, so that this
     module, a check group the checklist registers, does not import the checklist back."""
-    from ..run.budget import effective_budget  # lazy: start-up
-
     if parsed.plan is None:
         problem = parsed.unreadable.get(Path(run_dir) / formats.PLAN_FILE)
         return None, (f"{formats.PLAN_FILE} {problem.reason}" if problem is not None
@@ -374,9 +370,6 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
     """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
     without a decided verdict) and `report.claims.verdict` (error: unsupported outside Gaps &
     Limitations; warning: partial). Nothing when the plan's budget has no claim check."""
-    from ..run.budget import effective_budget  # lazy: start-up
-    from ..core.result import fail, ok  # lazy: start-up
-
     if parsed.plan is None or parsed.report is None or parsed.report_path is None:
         return []
     budget = effective_budget(parsed.plan)

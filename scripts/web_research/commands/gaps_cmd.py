@@ -14,13 +14,12 @@ import sys
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
+from ..checks.coverage import STATE_COVERED, bullet_states, read_findings_files
+from ..formats import PLAN_FILE
+from ..run.plan import PlanError, load_plan
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..checks.coverage import STATE_COVERED, bullet_states, read_findings_files  # lazy: start-up
-    from ..formats import PLAN_FILE  # lazy: start-up
-    from ..run.plan import PlanError, load_plan  # lazy: start-up
-
     run_dir = open_run_dir(args.dir, "gaps")
     if run_dir is None:
         return EXIT_USAGE

@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Sequence
 
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
+from ..checks.checklist import run_checklist
+from ..core.result import passed
+from ..formats import PRIOR_RUN_MARKERS
 
 MARKS = {"pass": "\u2713", "fail": "\u2717", "warn": "!"}
 ASCII_MARKS = {"pass": "ok", "fail": "FAIL", "warn": "WARN"}
@@ -30,8 +33,6 @@ def open_run_dir(raw: str, command: str, require_run: bool = True) -> Path | Non
     (`claims`, `claims --prompt`, `gaps`, `estimate`, `briefs`, `status`: exit 2 with this
     message, verify too): a run folder holds plan.md or report.md (`formats.PRIOR_RUN_MARKERS`,
     what `start` calls a prior run). A file of a run names the folder to pass instead."""
-    from ..formats import PRIOR_RUN_MARKERS  # lazy: start-up
-
     path = Path(raw).expanduser()
     problem = None
     if not path.exists():
@@ -55,8 +56,6 @@ def open_run_dir(raw: str, command: str, require_run: bool = True) -> Path | Non
 
 def _holding(path: Path) -> str:
     """`` that holds it, <folder>`` when `path` is a file of a run folder (report.md, a findings file)."""
-    from ..formats import PRIOR_RUN_MARKERS  # lazy: start-up
-
     for folder in list(path.parents)[:3]:
         if any(os.path.lexists(folder / name) for name in PRIOR_RUN_MARKERS):
             return f" that holds it: {folder}"
@@ -115,9 +114,6 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "verify")
     if run_dir is None:
         return EXIT_USAGE
-    from ..checks.checklist import run_checklist  # lazy: start-up
-    from ..core.result import passed  # lazy: start-up
-
     try:
         checks = run_checklist(run_dir)
     except Exception as exc:  # noqa: BLE001 - a verifier bug must not look like a failed check (exit 1)

@@ -21,6 +21,7 @@ from .briefs_match import Brief, first_user_message, load_briefs, match_prompt, 
 from .events import HookEvent, ToolCall
 from ..core.paths import cache_dir, data_dir, user_data_dir, valid_session_id
 from .registry import Session
+from .commandline import CommandRejected, parse_plugin_command
 
 if TYPE_CHECKING:
     from .commandline import PluginCommand
@@ -85,8 +86,6 @@ class Context:
 
     def parse_command(self) -> tuple[PluginCommand | None, str]:
         """(the plugin command in tool_input.command, or None and why not)."""
-        from .commandline import CommandRejected, parse_plugin_command  # lazy: only Bash hooks parse (shlex)
-
         try:
             return parse_plugin_command(self.tool_input.get("command") or "", self.plugin_root, self.env), ""
         except CommandRejected as exc:

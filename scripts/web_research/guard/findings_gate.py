@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .briefs_match import Brief
+from ..core.fsutil import RunFileError, read_run_file, read_run_text
+from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, STATUS_FAILED
+from .failure_log import log_failure
 
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
@@ -32,8 +35,7 @@ FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 def required_fields_text() -> str:
     """The frontmatter fields a researcher writes itself, read from the schema: "status, and
     reason when status is empty or failed" (the plugin fills in formats.FINDINGS_PLUGIN_FIELDS)."""
-    from ..formats import FINDINGS_PLUGIN_FIELDS  # lazy: hook start-up
-    from ..core.schema_validation import load_schema  # lazy: only SubagentStop of a researcher needs it
+    from ..core.schema_validation import load_schema  # lazy: the checker's side, only in hooks that check files
 
     schema = load_schema(FRONTMATTER_SCHEMA)
     required = [name for name in schema["required"] if name not in FINDINGS_PLUGIN_FIELDS]
@@ -48,10 +50,7 @@ def required_fields_text() -> str:
 def _load(brief: Brief) -> "tuple[Any, list[str]]":
     """(parsed findings or None, problems reading it). Reads only a bounded regular
     file inside the run (fsutil), never following a link out of it."""
-    from ..checks.findings import load_findings  # lazy: hook start-up
-    from ..formats import MAX_MARKDOWN_BYTES  # lazy: hook start-up
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
-
+    from ..checks.findings import load_findings  # lazy: the checker's side, only in hooks that check files
     path = Path(brief.findings_path)
     try:
         text = read_run_text(path, path.parent.parent, MAX_MARKDOWN_BYTES)  # <run>/findings/<slug>.md
@@ -77,8 +76,6 @@ def _checked(brief: Brief, rules: Callable[[Brief, Any], list[str]], missing: bo
             return problems if missing else []
         return rules(brief, found)
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        from .failure_log import log_failure  # lazy: hook start-up
-
         log_failure(f"checking {path}", os.environ)
         return [f"{path}: could not be checked ({type(exc).__name__}: {str(exc)[:200]})"]
 
@@ -89,9 +86,7 @@ def findings_problems(brief: Brief) -> list[str]:
 
 
 def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
-    from ..checks.findings import findings_checks  # lazy: hook start-up
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
+    from ..checks.findings import findings_checks  # lazy: the checker's side, only in hooks that check files
     run_dir = found.path.parent.parent
     brief_bytes = None
     try:
@@ -101,8 +96,6 @@ def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
     scope = f"findings.{brief.slug}."
     checks = findings_checks(brief.slug, None, found, brief_bytes, Path(brief.brief_path))
     problems = _problems(checks, {scope + name for name in FRONTMATTER_CHECKS}, found.path)
-    from ..formats import FINDINGS_STUB_REASON, STATUS_FAILED  # lazy: hook start-up
-
     meta = found.frontmatter or {}
     if meta.get("status") == STATUS_FAILED and meta.get("reason") == FINDINGS_STUB_REASON:
         problems.append(f"{found.path}:1: still the stub the plugin wrote when you started: you wrote no "
@@ -121,8 +114,8 @@ def citation_problems(brief: Brief, sealed: Mapping[str, Any] | None = None) -> 
 def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None) -> list[str]:
     if not found.citations:
         return []
-    from ..checks.citation_checks import citation_checks  # lazy: hook start-up
-    from ..checks.integrity import citation_integrity_checks  # lazy: hook start-up
+    from ..checks.citation_checks import citation_checks  # lazy: the checker's side, only in hooks that check files
+    from ..checks.integrity import citation_integrity_checks  # lazy: the checker's side, only in hooks that check files
 
     path = found.path
     run_dir = path.parent.parent
@@ -131,7 +124,7 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
     checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations], sealed)
     # The figure rule, told while the researcher still holds the page: each figure a cited
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
-    from ..checks.claims import claim_records, claims_checks, sealed_page_titles  # lazy: hook start-up
+    from ..checks.claims import claim_records, claims_checks, sealed_page_titles  # lazy: the checker's side, only in hooks that check files
 
     checks += claims_checks(claim_records(path, scope, found.doc, found.citations,
                                           sealed_page_titles(run_dir, sealed)))

@@ -18,6 +18,28 @@ from .briefs_match import load_briefs, resolve_prompt
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, bind_agent,
                       briefs_of, dispatch_fields, known_slug, locked_run)
 from .registry import new_run
+from .. import formats
+from ..core.fsutil import RunFileError, is_within, read_run_file
+from ..evidence import ledger
+from ..evidence.provenance import MAX_EVIDENCE_BYTES
+from ..run.resume import NotARun, PlanChanged, assess, unknown_run_refusal
+from .budgets import run_limits
+from .checker_gate import prompt_hash
+from .commandline import mentioned_subcommand, same_path
+from .effects.plugin_writes import write_verdicts
+from .effects.seals import (
+    _ledger_entries,
+    after_fetch,
+    after_web_tool,
+    ledger_knows,
+    record,
+    record_written,
+    seal_briefs,
+    seal_unsealed_findings,
+)
+from .rules.dispatch import release
+from .rules.room import PERSON_COMMANDS
+from .writescope import resolve_target, write_target
 
 
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
@@ -66,22 +88,15 @@ def _post_write(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .writescope import resolve_target, write_target  # lazy: hook start-up
-
     path, ambiguous = write_target(ctx.event.tool, ctx.tool_input)
     if path is None or ambiguous:
         return NOTHING
     target = resolve_target(path, ctx.event.cwd)
-    from ..evidence import ledger  # lazy: hook start-up
-    from .effects.seals import record_written  # lazy: hook start-up
-
     content = ctx.tool_input.get("content")
     if ctx.event.tool == "Write" and isinstance(content, str):
 
         digest: str | None = "sha256:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
     else:
-        from ..evidence.provenance import MAX_EVIDENCE_BYTES  # lazy: hook start-up
-
         digest = ledger.file_sha256(target, MAX_EVIDENCE_BYTES)
     run = active[1]["run"]
     record_written(ctx.env, run["run_dir"], target, digest, ctx.event.agent_id, known_slug(ctx, run),
@@ -97,9 +112,7 @@ def _post_checker_agent(ctx: Context) -> Decision:
     response = ctx.event.response
     if active is None or not isinstance(response, dict) or response.get("status") != "completed":
         return NOTHING
-    from ..checks.verdicts import parse_answer  # lazy: start-up
-    from .checker_gate import prompt_hash  # lazy: start-up
-
+    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
     session, snapshot = active
     wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
     agent_id = response.get("agentId")
@@ -117,8 +130,6 @@ def _post_checker_agent(ctx: Context) -> Decision:
         if isinstance(agent_id, str):
             entry["agent_id"] = agent_id
     if verdicts:
-        from .effects.plugin_writes import write_verdicts  # lazy: start-up
-
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return NOTHING
 
@@ -136,7 +147,6 @@ def _response_text(response: dict[str, Any]) -> str:
 
 def _post_bash(ctx: Context) -> Decision:
     parsed, _why = ctx.parse_command()
-    from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if ctx.session is None:
         return NOTHING
     response = ctx.event.response
@@ -144,8 +154,6 @@ def _post_bash(ctx: Context) -> Decision:
         # `start` in any form the CLI accepts opens the room: the heredoc the skill writes
         # (parsed strictly), or another spelling of the program, a pip-installed
         # `web-research`, arguments on the command line (recognised loosely, by its output).
-        from .commandline import mentioned_subcommand  # lazy: Bash hooks only
-
         command = ctx.tool_input.get("command")
         mentioned = parsed.subcommand if parsed is not None else mentioned_subcommand(command)
         if mentioned == "start":
@@ -166,8 +174,6 @@ def _post_bash(ctx: Context) -> Decision:
         approved = _approved_hashes(run_dir)  # the plan's briefs, written by this `briefs` run
         printed = [b for b in briefs if b.brief_hash in approved or b.brief_hash in stdout]
         shown = _printed_briefs(stdout, run_dir)
-        from .budgets import run_limits  # lazy: start-up
-
         limits = run_limits(run_dir)  # fixed now, from the plan the briefs were rendered from
         with locked_run(session, snapshot) as run:
             if run is None:
@@ -177,8 +183,6 @@ def _post_bash(ctx: Context) -> Decision:
                               "findings_path": _shown(shown, b).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             run["limits"] = list(limits)
-        from .effects.seals import seal_briefs  # lazy: hook start-up
-
         seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
     return NOTHING
 
@@ -199,9 +203,6 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
     resumed = result.get("resume")
     extra: list[str] = []
     if isinstance(resumed, dict):  # start --resume, in whatever form it ran: the pre-hook saw only the skill's
-        from ..run.resume import unknown_run_refusal  # lazy: start-up
-        from .effects.seals import ledger_knows  # lazy: start-up
-
         refusal = unknown_run_refusal(run["run_dir"], ledger_knows(ctx.env, run["run_dir"]))
         if refusal is not None:
             return AddContext((
@@ -211,9 +212,6 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
         run["kept"], extra = _kept_by_the_ledger(ctx, run["run_dir"], printed)
     with session.locked():
         session.open_run(run)
-    from ..evidence import ledger  # lazy: start-up
-    from .effects.seals import record  # lazy: start-up
-
     record(ctx.env, run["run_dir"], [ledger.entry(ledger.RUN_OPEN, resumed=isinstance(resumed, dict))])
     if extra:
         return AddContext((
@@ -225,8 +223,6 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
 
 def _unguarded_notice(ctx: Context, subcommand: str | None) -> Decision:
     """One of our run commands with no run open in this session: say plainly that nothing guards it."""
-    from .rules.room import PERSON_COMMANDS  # lazy: Bash hooks only
-
     if subcommand in (None, "start", "slug", *PERSON_COMMANDS) or active_run(ctx) is not None:
         return NOTHING
     return AddContext((
@@ -238,8 +234,6 @@ def _unguarded_notice(ctx: Context, subcommand: str | None) -> Decision:
 def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> Decision:
     """`abandon` on the open run succeeded: the room closes (outcome `abandoned`), so the Stop
     gate lets the session go; the user is told the run is not verified."""
-    from .commandline import same_path  # lazy: Bash hooks only
-
     result = _stdout_json(response)
     active = active_run(ctx)
     if active is None or not (result and result.get("abandoned") is True and run_dir
@@ -261,10 +255,6 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
     `start` ran in the Bash tool, without the hooks' data directory: it judged seals from the
     folder copy, which anything in the run could have edited. The hook judges them again
     from the ledger; only a findings file sealed there, intact and `ok`, is kept."""
-    from ..evidence import ledger  # lazy: start-up
-    from ..run.resume import NotARun, PlanChanged, assess  # lazy: start-up
-    from .effects.seals import _ledger_entries  # lazy: start-up
-
     try:
         found = assess(Path(run_dir), ctx.env, seals=ledger.seals(_ledger_entries(ctx.env, run_dir)))
     except (NotARun, PlanChanged):
@@ -276,14 +266,11 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
 def _post_researcher_bash(ctx: Context) -> Decision:
     """A researcher's fetch returned: seal the snapshot it wrote (guard/effects/seals.py)."""
     parsed, _why = ctx.parse_command()
-    from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if parsed is None or parsed.subcommand != "fetch":
         return NOTHING
     active = active_run(ctx)
     if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
         return NOTHING
-    from .effects.seals import after_fetch  # lazy: hook start-up
-
     response = ctx.event.response
     stdout = response.get("stdout") if isinstance(response, dict) else response
     run = active[1]["run"]
@@ -298,8 +285,6 @@ def _post_web_tool(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .effects.seals import after_web_tool  # lazy: hook start-up
-
     run = active[1]["run"]
     after_web_tool(ctx.env, run["run_dir"], ctx.event.tool, ctx.tool_input,
                    ctx.event.agent_id, known_slug(ctx, run), tool_use_id=ctx.event.tool_use_id)
@@ -309,9 +294,6 @@ def _post_web_tool(ctx: Context) -> Decision:
 def _approved_hashes(run_dir: str) -> set[str]:
     """The brief hashes `briefs` recorded as approved (.web-research/approval.json): every brief
     of the current plan, the ones it no longer lists (done) included; none when unreadable."""
-    from .. import formats  # lazy: hook start-up
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
     path = os.path.join(run_dir, formats.RUN_STATE_DIR, formats.APPROVAL_FILE)
     try:
         data = json.loads(read_run_file(path, run_dir, 1024 * 1024).decode("utf-8"))
@@ -329,8 +311,6 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
     """brief_hash or brief_path -> {"subtopic", "findings_path"} from the JSON list `briefs`
     prints (its findings path wins over the guard's own `findings/<slug>.md`; only paths
     inside the run folder are taken)."""
-    from ..core.fsutil import is_within  # lazy: hook start-up
-
     try:
         items = json.loads(stdout)
     except (ValueError, RecursionError):
@@ -352,8 +332,6 @@ def _post_agent(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .rules.dispatch import release  # lazy: hook start-up
-
     response = ctx.event.response
     response = response if isinstance(response, dict) else {}
     agent_id = response.get("agentId")
@@ -374,8 +352,6 @@ def _post_agent(ctx: Context) -> Decision:
         if returned is not None and agent_id not in run.setdefault("agents", {}):
             bind_agent(run, agent_id, returned.slug, "returned")
     if response.get("status") == "completed":
-        from .effects.seals import seal_unsealed_findings  # lazy: hook start-up
-
         # A foreground researcher returned and the orchestrator has not acted since: seal
         # its findings file here if its SubagentStop could not (an unattributable stop).
         brief = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run))

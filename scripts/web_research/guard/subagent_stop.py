@@ -9,10 +9,18 @@ from __future__ import annotations
 
 
 from .rules.decision import NOTHING, Block, Decision, Notice
-from .briefs_match import subagent_transcript_path
+from .briefs_match import subagent_transcript_path, last_assistant_text
 from .context import (CHECKER, RESEARCHER, Context, active_run, attribute, bind_agent, briefs_of, checker_prompt,
                       locked_run)
 from .registry import SILENT_FAILURES_FILE, now_iso, write_run_state
+from .budgets import limits_of, record
+from .checker_gate import answer_block_reason, find_checker
+from .effects.findings_bookkeeping import complete
+from .effects.plugin_writes import write_verdicts
+from .effects.seals import findings_status, owner_written, seal_findings, seal_source, written_problem
+from .failure_log import log_failure
+from .findings_gate import citation_problems, findings_problems, required_fields_text
+from .rules.dispatch import release
 
 from typing import Any
 
@@ -31,8 +39,6 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .checker_gate import answer_block_reason, find_checker  # lazy: start-up
-
     session, snapshot = active
     agent_id = ctx.event.agent_id
     prompt = checker_prompt(ctx)
@@ -58,8 +64,6 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
             return Block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
     if verdicts:
-        from .effects.plugin_writes import write_verdicts  # lazy: start-up
-
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return NOTHING
 
@@ -67,9 +71,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
 def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
     """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
     else the last assistant text of its transcript), and what is wrong with the reply."""
-    from ..checks.verdicts import parse_answer  # lazy: start-up
-    from .briefs_match import last_assistant_text  # lazy: start-up
-
+    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
     text = ctx.event.last_message
     if not isinstance(text, str) or not text.strip():
         transcript = ctx.event.agent_transcript_path or subagent_transcript_path(
@@ -86,9 +88,6 @@ def subagent_stop(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .rules.dispatch import release  # lazy: hook start-up
-    from .findings_gate import citation_problems, findings_problems, required_fields_text  # lazy: hook start-up
-
     agent_id = ctx.event.agent_id
     transcript = ctx.event.agent_transcript_path or subagent_transcript_path(
         ctx.event.transcript_path, agent_id)
@@ -105,9 +104,6 @@ def subagent_stop(ctx: Context) -> Decision:
     # The researcher's own file must be what its owner (the researcher, or the plugin's stub) last
     # wrote before the plugin completes it (its frontmatter fields): completing a file something
     # else changed would make that change the plugin's. Read and checked before the lock is taken.
-    from .effects.findings_bookkeeping import complete  # lazy: hook start-up
-    from .effects.seals import findings_status, owner_written, written_problem  # lazy: hook start-up
-
     run_dir = snapshot["run"]["run_dir"]
     written, on_disk = owner_written(ctx.env, run_dir, brief.findings_path, agent_id)
     tampered = written_problem(brief.findings_path, written, on_disk)
@@ -121,8 +117,6 @@ def subagent_stop(ctx: Context) -> Decision:
     known = snapshot["run"].get("agents", {}).get(agent_id or f"unknown-{brief.slug}", {})
     may_block = not known.get("blocks") and not ctx.event.stop_hook_active
     if may_block:
-        from .effects.seals import seal_source  # lazy: hook start-up
-
         # In a run every page a researcher read was sealed by its fetch: a citation of a page
         # with no sealed snapshot cites a page never read, told now while it can still read it.
         quotes = citation_problems(brief, seal_source(ctx.env, run_dir).seals)
@@ -153,8 +147,6 @@ def subagent_stop(ctx: Context) -> Decision:
             state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
         else:
             agent["state"] = "done"
-    from .effects.seals import seal_findings  # lazy: hook start-up
-
     # Sealed as it is let go (or recorded as a silent failure), outside the record's lock: as its
     # owner last wrote it, so a file changed by anything else since fails its seal.
     if written:
@@ -171,13 +163,10 @@ def subagent_stop(ctx: Context) -> Decision:
 
 def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
     """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
-    from .budgets import limits_of, record  # lazy: start-up
-    from .effects.metrics import write_metrics  # lazy: start-up
+    from .effects.metrics import write_metrics  # lazy: the checker's side, only in hooks that check files
 
     try:
         record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the findings decision above stands
-        from .failure_log import log_failure  # lazy: start-up
-
         log_failure("SubagentStop", ctx.env)
     write_metrics(ctx.env, run, ctx.event, final=False)

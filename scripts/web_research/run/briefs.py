@@ -36,7 +36,7 @@ from ..formats import (
 from .findings_stub import still_to_dispatch  # noqa: F401 - `briefs` lists by it; the hooks import it from there
 from .brief_prompt import AGENT_PROMPT_HASH_LABEL, brief_hash, compose_agent_prompt, split_agent_prompt  # noqa: F401
 from .budget import effective_budget
-from ..core.fsutil import atomic_write_text, is_within
+from ..core.fsutil import atomic_write_text, is_within, RunFileError, read_run_file
 from .plan import Plan, Subtopic, load_plan
 
 # The fields the renderer fills; the template must use exactly these.
@@ -202,7 +202,7 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
     """Render, write (atomically; untouched when unchanged) and hash every brief of the plan,
     second wave included (its briefs come after the first wave's, which do not change)."""
     run_dir = Path(os.path.abspath(run_dir))  # same spelling as `start` printed (symlinks kept)
-    from .plan import recorded_question  # lazy: start-up
+    from .plan import recorded_question  # lazy: the checker's side, only in hooks that check files
 
     plan = load_plan(run_dir / PLAN_FILE, run_dir, recorded_question(run_dir))
     template = load_template()
@@ -230,8 +230,6 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
 def _current_bytes(path: Path, run_dir: Path) -> bytes | None:
     """What a brief file holds now, or None when it is missing or not a usable file
     (then it is simply written anew)."""
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
     try:
         return read_run_file(path, run_dir)
     except RunFileError:

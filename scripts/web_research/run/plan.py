@@ -40,10 +40,11 @@ What a tier means and what a plan without a `Tier:` line gets: budget.py.
 from __future__ import annotations
 
 import re
+import json
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget
+from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget, tier_defaults
 from ..formats import (
     BULLET_ID_PATTERN,
     MAX_SECOND_WAVE_SUBTOPICS,
@@ -63,9 +64,12 @@ from ..formats import (
     PLAN_SECTION_SUBTOPICS,
     PLAN_SECTION_SYNTHESIS,
     PLAN_SECTIONS,
+    RUN_STATE_DIR,
+    START_RECORD_FILE,
 )
 from ..core.markdown_doc import Document, parse_markdown
 from ..core.slug import slugify
+from ..core.fsutil import RunFileError, read_run_file, read_run_text
 
 
 class PlanError(ValueError):
@@ -564,8 +568,6 @@ def parse_plan(text: str, path: Path | None = None, expected_question: str | Non
     attempt(_check_tier_subtopics, subtopics, budget.tier, path)
     second_wave: list[Subtopic] = []
     if PLAN_SECTION_SECOND_WAVE in sections and not errors:
-        from .budget import tier_defaults  # lazy: start-up
-
         allowed = tier_defaults(budget.tier).second_wave or bool(budget.deepen)
         second_wave = attempt(_parse_second_wave, sections[PLAN_SECTION_SECOND_WAVE], outline, subtopics, allowed, path) or []
     if errors:
@@ -596,8 +598,6 @@ def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | 
     """Read and parse a plan file (UTF-8), a regular file inside `run_dir`
     (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`.
     `expected_question`: see `parse_plan`."""
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
-
     path = Path(path)
     try:
         text = read_run_text(path, path.parent if run_dir is None else run_dir)
@@ -625,18 +625,12 @@ def render_skeleton(question: str, tier: str | None, deepen: bool = False) -> st
 
 
 def start_record_path(run_dir: Path) -> Path:
-    from ..formats import RUN_STATE_DIR, START_RECORD_FILE  # lazy: hook start-up
-
     return Path(run_dir) / RUN_STATE_DIR / START_RECORD_FILE
 
 
 def recorded_question(run_dir: Path) -> str | None:
     """The question `start` recorded for this run (.web-research/start.json), or None for a run
     without that record (made before it existed, or by hand): then no question is imposed."""
-    import json  # lazy: start-up
-
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
     try:
         data = json.loads(read_run_file(start_record_path(run_dir), Path(run_dir), 256 * 1024).decode("utf-8"))
     except (RunFileError, UnicodeDecodeError, ValueError):

@@ -16,6 +16,11 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ...metrics.pricing import about
+from ... import formats
+from ...core.fsutil import atomic_write_text
+from ...core.paths import data_dir
+from ..failure_log import log_failure
+from ..rules.stop_gate import release_message
 
 
 VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every check."
@@ -25,9 +30,6 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
             failures: Sequence[str], program: str) -> str:
     """The message: whether the report holds, what the question was, what the report says, what
     it cost, where it is."""
-    from ... import formats  # lazy: start-up
-    from ..rules.stop_gate import release_message  # lazy: start-up
-
     lines = [release_message(run_dir, failures) if failures else VERIFIED_LINE]
     if view is not None:
         if view.get("question"):
@@ -52,18 +54,12 @@ def end_of_run(env: Mapping[str, str], run_dir: str, seal_source: Any, failures:
     """Write the view (best effort) and return the message for the user."""
     view = view_path = None
     try:
-        from ...view.data import gather  # lazy: only at the end of a run
-        from ...view.html import render_page  # lazy: as above
-        from ... import formats  # lazy: start-up
-        from ...core.fsutil import atomic_write_text  # lazy: start-up
-        from ...core.paths import data_dir  # lazy: start-up
-
+        from ...view.data import gather  # lazy: the checker's side, only in hooks that check files
+        from ...view.html import render_page  # lazy: the checker's side, only in hooks that check files
         view = gather(Path(run_dir), seal_source, env, data_dir(env))
         path = Path(run_dir) / formats.REPORT_VIEW_FILE
         atomic_write_text(path, render_page(view))
         view_path = path
     except Exception:  # noqa: BLE001 - the page is a courtesy; the gate has decided already
-        from ..failure_log import log_failure  # lazy: hook start-up
-
         log_failure(f"writing the report view of {run_dir}", env)
     return summary(view, run_dir, view_path, failures, program)

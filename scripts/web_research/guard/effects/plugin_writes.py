@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import Mapping
 
 from ...evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
+from ...core.fsutil import atomic_write_text
+from ...evidence import ledger
+from .seals import record, seal_verdicts
 
 
 __all__ = ["PLUGIN_WRITE", "write_run_file", "write_verdicts"]
@@ -24,10 +27,6 @@ def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, a
                    slug: object) -> str:
     """Write `text` to `path` (inside the run) atomically and record the write in the ledger;
     the `sha256:` digest of what was written, as recorded."""
-    from ...evidence import ledger  # lazy: hook start-up
-    from ...core.fsutil import atomic_write_text  # lazy: hook start-up
-    from .seals import record  # lazy: hook start-up
-
     digest = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
     atomic_write_text(Path(path), text)
     try:
@@ -42,8 +41,6 @@ def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: li
                    agent_id: object) -> None:
     """A claim-checker's answer, mapped to its claim keys, as its verdicts file: written and
     sealed at once. This is the only way a verdicts file comes to be (a checker writes no file)."""
-    from ...checks.verdicts import verdicts_json  # lazy: hook start-up
-    from .seals import seal_verdicts  # lazy: hook start-up
-
+    from ...checks.verdicts import verdicts_json  # lazy: the checker's side, only in hooks that check files
     written = write_run_file(env, run_dir, path, verdicts_json(verdicts), agent_id, None)
     seal_verdicts(env, run_dir, path, agent_id, sha256=written)
