@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
 
 from . import __version__
 from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
@@ -42,8 +41,7 @@ PROGRAM = "web-research"
 OPENS_A_RUN = "start"
 
 
-@dataclass(frozen=True)
-class Subcommand:
+class Subcommand(NamedTuple):
     name: str
     summary: str
     description: str
@@ -51,7 +49,7 @@ class Subcommand:
     arguments: Callable[[ArgumentParser], None]
     module: str
     roles: frozenset[str] = frozenset()
-    fixed_options: Mapping[str, object] = field(default_factory=dict)
+    fixed_options: Mapping[str, object] = {}
     run_folder: str | None = "dir"
 
 

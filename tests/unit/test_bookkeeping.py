@@ -180,6 +180,17 @@ def test_a_researcher_that_leaves_the_stub_is_blocked_once(dispatched) -> None:
     assert second.decision != "block"
 
 
+def test_a_bidirectional_control_blocks_the_researchers_stop(dispatched) -> None:
+    h, info = dispatched
+    path = Path(info["findings_path"])
+    path.write_text('---\nstatus: ok\n---\n\n## Claims\n\n### 1.1 x\n\n- Acme bills $\u202e51\u202c per GB[^1].\n\n'
+                    '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
+                    '      **Excerpt**: "Acme bills $15 per GB ingested."\n', encoding="utf-8")
+    stop = h.hook(h.subagent_stop("agentA"))
+    assert stop.decision == "block" and f"{path}:9: holds bidirectional control characters (line 9: U+202E" \
+        in stop.reason, stop.reason
+
+
 def test_a_figure_no_excerpt_states_blocks_the_researchers_stop(dispatched) -> None:
     h, info = dispatched
     path = Path(info["findings_path"])

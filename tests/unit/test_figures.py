@@ -47,6 +47,23 @@ def test_words_and_identifiers_without_a_figure_state_none(text: str) -> None:
     assert figures_in(text) == [] and not states_a_figure(text)
 
 
+@pytest.mark.parametrize("claim, excerpt, grounded_", [
+    ("Prices fell 15%", "Prices: \u221215%", True),             # a decrease in words states the sign
+    ("Prices changed by -15%", "Prices fell by 15%.", True),
+    ("Prices were lowered by 20%", "a -20% change", True),
+    ("Prices were raised by 15%", "Prices: -15%", False),
+    ("Prices changed by -15%", "Prices rose by 15%.", False),
+    ("Less than 15% of hosts", "-15%", False),
+])
+def test_a_sign_is_stated_by_a_minus_or_by_a_word_of_decrease(claim: str, excerpt: str, grounded_: bool) -> None:
+    assert grounded(claim, excerpt).ok is grounded_
+
+
+def test_a_leading_decimal_point_is_read() -> None:
+    assert [(f.value, f.kind) for f in figures_in("$.10 per GB")] == [(Decimal("0.10"), KIND_MONEY)]
+    assert grounded("It costs $0.10/GB", "It costs $.10 per GB.").ok
+
+
 def test_an_em_dash_is_punctuation_not_a_minus_sign() -> None:
     assert [(f.text, f.value) for f in figures_in("the discount \u201415% applies")] == [("15%", Decimal(15))]
     assert [f.value for f in figures_in("prices fell \u221215%")] == [Decimal(-15)]
@@ -168,3 +185,21 @@ def test_verify_grounds_a_figure_by_the_sealed_title_of_the_cited_page_only(tmp_
     assert sealed_page_titles(run, {})(url) == ()
     assert sealed_page_titles(run, {f"{formats.SOURCES_DIR}/{snap.meta_path.name}": object()})(url) == \
         ("Pricing 3.11 - Lumen Logs",)
+
+
+def test_the_claim_checker_is_shown_the_figure_in_a_code_span(tmp_path) -> None:
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import parse_and_check
+    from web_research.checks.verdicts import render_prompt, report_records
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "throttles ingestion above 150%", "throttles ingestion above `150%`", 1), encoding="utf-8")
+    parsed = parse_and_check(run, extra=())[0]
+    prompt = render_prompt(run, report_records(parsed), [], False)
+    assert prompt is not None
+    [claim_line] = [line for line in prompt.text.splitlines() if "throttles ingestion" in line]
+    assert "above 150% of the committed daily volume" in claim_line

@@ -113,7 +113,8 @@ from .. import formats
 from ..core.fsutil import RunFileError, evidence_links, read_run_file, read_run_text
 from ..evidence.provenance import load_folder_copy, provenance_checks
 from ..run.abandonment import abandoned_checks
-from ..run.plan import PlanError, parse_plan
+from ..run.choices import parse_run_plan, read_start_record
+from ..run.plan import PlanError
 from .claims import claims_checks, run_claims, tldr_sites_check
 from .coverage import coverage_checks
 from .findings import findings_checks, load_findings
@@ -217,8 +218,8 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     if text is None:
         return _unreadable("plan", formats.PLAN_FILE, error, path)
     checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
-    try:
-        parsed.plan = parse_plan(text, path)
+    try:  # held to start's record: the person's question and tier decide what is checked
+        parsed.plan = parse_run_plan(text, path, read_start_record(run_dir))
     except PlanError as exc:
         # One check, at the first mistake, naming every other one with its line.
         more = "; ".join(f"line {e.line}: {e.message}" for e in exc.errors[1:])

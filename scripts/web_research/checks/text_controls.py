@@ -15,19 +15,20 @@ from ..core.text import bidi_controls
 MAX_LISTED = 6
 
 
-def bidi_check(scope: str, path: Path, text: str) -> Check:
-    """One check per file: the lines and code points of its bidirectional controls, if any."""
+def bidi_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
+    """One check per file: the lines and code points of its bidirectional controls, if any
+    (`first_line`: the file line `text` starts on, for a body without its frontmatter)."""
     found = bidi_controls(text)
     check_id = f"{scope}.text.bidi"
     if not found:
         return ok(check_id, "no bidirectional control characters", path)
     places = []
     for offset, code in found[:MAX_LISTED]:
-        line = text.count("\n", 0, offset) + 1
+        line = text.count("\n", 0, offset) + first_line
         places.append(f"line {line}: {code}")
     more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
-    first_line = text.count("\n", 0, found[0][0]) + 1
+    line = text.count("\n", 0, found[0][0]) + first_line
     return fail(check_id, (
         f"holds bidirectional control characters ({'; '.join(places)}{more}), which make the text display "
         "other than the checks read it; delete them (a figure or quote copied from a right-to-left page "
-        "keeps its words without them)"), path, first_line)
+        "keeps its words without them)"), path, line)

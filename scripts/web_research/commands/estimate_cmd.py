@@ -17,8 +17,9 @@ from ..core.paths import data_dir
 from ..formats import PLAN_FILE
 from ..metrics.pricing import load_prices
 from ..run.budget import effective_budget
+from ..run.choices import load_run_plan
 from ..run.estimate import estimate, estimate_lines, load_averages
-from ..run.plan import PlanError, load_plan, recorded_question
+from ..run.plan import PlanError
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     if run_dir is None:
         return EXIT_USAGE
     try:
-        plan = load_plan(run_dir / PLAN_FILE, expected_question=recorded_question(run_dir))
+        plan = load_run_plan(run_dir)
     except PlanError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

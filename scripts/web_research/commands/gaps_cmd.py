@@ -15,8 +15,8 @@ import sys
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
 from ..checks.coverage import STATE_COVERED, bullet_states, read_findings_files
-from ..formats import PLAN_FILE
-from ..run.plan import PlanError, load_plan
+from ..run.choices import load_run_plan
+from ..run.plan import PlanError
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     if run_dir is None:
         return EXIT_USAGE
     try:
-        plan = load_plan(run_dir / PLAN_FILE, run_dir)
+        plan = load_run_plan(run_dir)
     except PlanError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -29,12 +29,13 @@ from typing import Any, Mapping
 def run_limits(run_dir: str) -> RunLimits:
     """The limits of the run's plan.md; an unreadable plan gets the untiered defaults (the run
     could not have rendered briefs from it anyway) and no run-wide dispatch cap."""
-    from ..run.plan import parse_plan, second_wave_subtopics  # lazy: the checker's side, only in hooks that check files
+    from ..run.choices import parse_run_plan, read_start_record  # lazy: the checker's side, only in hooks that check files
+    from ..run.plan import second_wave_subtopics  # lazy: the checker's side, only in hooks that check files
 
     path = Path(run_dir) / PLAN_FILE
     try:
         text = read_run_text(path, Path(run_dir))  # bounded, a regular file inside the run
-        plan = parse_plan(text, path)
+        plan = parse_run_plan(text, path, read_start_record(Path(run_dir)))  # the person's tier, or none
     except (RunFileError, OSError, ValueError):  # PlanError is a ValueError
         fallback = budget_for(None, 0)
         return RunLimits(fallback.searches_per_researcher, fallback.page_reads_per_researcher, None)

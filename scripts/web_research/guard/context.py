@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from .. import formats
 from .briefs_match import Brief, first_user_message, load_briefs, match_prompt, subagent_transcript_path
-from .events import HookEvent, ToolCall
+from .events import TOOL_EVENTS, HookEvent, in_checker, in_researcher
 from ..core.paths import cache_dir, data_dir, user_data_dir, valid_session_id
 from .registry import Session
 from .commandline import CommandRejected, parse_plugin_command
@@ -74,15 +74,15 @@ class Context:
 
     @property
     def tool_input(self) -> Mapping[str, Any]:
-        return self.event.tool_input if isinstance(self.event, ToolCall) else {}
+        return self.event.tool_input if isinstance(self.event, TOOL_EVENTS) else {}
 
     @property
     def in_researcher(self) -> bool:
-        return self.event.in_researcher
+        return in_researcher(self.event)
 
     @property
     def in_checker(self) -> bool:
-        return self.event.in_checker
+        return in_checker(self.event)
 
     def parse_command(self) -> tuple[PluginCommand | None, str]:
         """(the plugin command in tool_input.command, or None and why not)."""

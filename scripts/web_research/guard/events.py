@@ -1,4 +1,4 @@
-"""The hook events, typed: one dataclass per kind of event, built from a checked payload by
+"""The hook events, typed: one NamedTuple per kind of event, built from a checked payload by
 guard/adapter.py, and the table of which handler runs each.
 
 EVENTS maps the snake-case name (hooks.json, hooks/run, the handler's module and function:
@@ -12,8 +12,7 @@ a named property here or in the handler of that tool.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple, Union
 
 from .. import formats
 
@@ -30,30 +29,21 @@ EVENTS = {
 HANDLER_NAMES = {event: name for name, event in EVENTS.items()}
 
 
-@dataclass(frozen=True, kw_only=True)
-class HookEvent:
-    """What every event says: whose session, which agent (none: the main session)."""
+# Every event says whose session it is and which agent (none: the main session). The fields are
+# written out in each kind: a typing.NamedTuple cannot inherit fields, and a dataclass costs every
+# hook the import of dataclasses and inspect.
+
+
+class ToolCall(NamedTuple):
+    """PreToolUse: a tool call about to run."""
     name: str  # the client's event name, e.g. "PreToolUse"
     session_id: str
     cwd: str | None = None
     transcript_path: str | None = None
     agent_id: str | None = None
     agent_type: str | None = None
-
-    @property
-    def in_researcher(self) -> bool:
-        return self.agent_type == formats.RESEARCHER_SUBAGENT_TYPE
-
-    @property
-    def in_checker(self) -> bool:
-        return self.agent_type == formats.CHECKER_SUBAGENT_TYPE
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCall(HookEvent):
-    """PreToolUse: a tool call about to run."""
     tool: str | None = None
-    tool_input: Mapping[str, Any] = field(default_factory=dict)
+    tool_input: Mapping[str, Any] = {}
     tool_use_id: str | None = None
 
     def text(self, key: str) -> str:
@@ -62,10 +52,22 @@ class ToolCall(HookEvent):
         return value if isinstance(value, str) else ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class ToolResult(ToolCall):
+class ToolResult(NamedTuple):
     """PostToolUse: a tool call that ran, with what it returned."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+    tool: str | None = None
+    tool_input: Mapping[str, Any] = {}
+    tool_use_id: str | None = None
     response: Any = None
+
+    def text(self, key: str) -> str:
+        value = self.tool_input.get(key)
+        return value if isinstance(value, str) else ""
 
     @property
     def stdout(self) -> str:
@@ -74,27 +76,59 @@ class ToolResult(ToolCall):
         return value if isinstance(value, str) else ""
 
 
-@dataclass(frozen=True, kw_only=True)
-class AgentStart(HookEvent):
+class AgentStart(NamedTuple):
     """SubagentStart."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class AgentStop(HookEvent):
+class AgentStop(NamedTuple):
     """SubagentStop: a subagent wants to end."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
     agent_transcript_path: str | None = None
     last_message: str | None = None
     stop_hook_active: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
-class Stop(HookEvent):
+class Stop(NamedTuple):
     """Stop: the main session wants to end its turn."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
     last_message: str | None = None
     stop_hook_active: bool = False
     background_tasks: tuple[Any, ...] | None = None  # None: the client did not say
 
 
-@dataclass(frozen=True, kw_only=True)
-class SessionBoundary(HookEvent):
+class SessionBoundary(NamedTuple):
     """SessionStart / SessionEnd."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+
+
+HookEvent = Union[ToolCall, ToolResult, AgentStart, AgentStop, Stop, SessionBoundary]
+TOOL_EVENTS = (ToolCall, ToolResult)
+
+
+def in_researcher(event: HookEvent) -> bool:
+    return event.agent_type == formats.RESEARCHER_SUBAGENT_TYPE
+
+
+def in_checker(event: HookEvent) -> bool:
+    return event.agent_type == formats.CHECKER_SUBAGENT_TYPE

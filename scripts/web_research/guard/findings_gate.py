@@ -28,7 +28,7 @@ from .failure_log import log_failure
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
@@ -128,4 +128,7 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
 
     checks += claims_checks(claim_records(path, scope, found.doc, found.citations,
                                           sealed_page_titles(run_dir, sealed)))
+    from ..checks.text_controls import bidi_check  # lazy: the checker's side, only in hooks that check files
+
+    checks.append(bidi_check(scope, path, found.body, found.body_first_line))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path)

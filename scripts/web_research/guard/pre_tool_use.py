@@ -17,7 +17,6 @@ from typing import Any, Callable, Mapping
 from .. import formats
 from ..subcommands import RESEARCHER as RESEARCHER_ROLE
 from .briefs_match import subagent_transcript_path
-from .budgets import check, limits_of, record
 from .context import (AGENT_TOOLS, CHECKER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
                       briefs_of, dispatch_fields, known_slug, learn_agent, protected_roots, real_path,
                       resolve_write, same_run)
@@ -25,13 +24,14 @@ from .registry import Session
 from .rules import room
 from .rules.after_abandon import refusal_after_abandon
 from .rules.decision import NOTHING, Allow, Decision, Deny
-from .rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch, findings_rel
 from .rules.room import bash_refusal, dispatch_refusal, role_of, tool_refusal
 from ..core.fsutil import RunFileError, read_run_file
 from ..run.resume import read_approval, sha256_of, unknown_run_refusal
+from .budgets import check, limits_of, record
 from .checker_gate import decide_checker_dispatch
 from .effects.findings_bookkeeping import write_stub
 from .effects.seals import ledger_knows, sealed_ok_findings
+from .rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch, findings_rel
 from .writescope import write_allowed, write_target
 
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
@@ -99,7 +99,6 @@ def _pre_web_tool(ctx: Context, active: Active | None) -> Decision:
     """WebSearch / WebFetch during a run: a researcher's within its budgets, nobody else's."""
     if active is None:
         return NOTHING
-
     run_dir = active[1]["run"]["run_dir"]
     tool = str(ctx.event.tool)
     researcher = ctx.in_researcher

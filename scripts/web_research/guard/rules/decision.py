@@ -3,45 +3,38 @@ them into the JSON the client reads (claude-code-facts.md). A rule never builds 
 and nothing reads a decision back out of it."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping, Union
+from typing import Mapping, NamedTuple, Union
 
 
-@dataclass(frozen=True)
-class Allow:
+class Allow(NamedTuple):
     """PreToolUse: let the call run without asking; `updated_input` replaces the tool's input."""
     reason: str
     updated_input: Mapping[str, object] | None = None
 
 
-@dataclass(frozen=True)
-class Deny:
+class Deny(NamedTuple):
     """PreToolUse: refuse the call; the model reads `reason`."""
     reason: str
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     """Stop / SubagentStop: keep the agent working, `reason` its instruction; the person may be
     told `system_message`."""
     reason: str
     system_message: str | None = None
 
 
-@dataclass(frozen=True)
-class Notice:
+class Notice(NamedTuple):
     """Tell the person something, deciding nothing."""
     message: str
 
 
-@dataclass(frozen=True)
-class AddContext:
+class AddContext(NamedTuple):
     """SessionStart / SubagentStart / PostToolUse: text added to the agent's context."""
     text: str
 
 
-@dataclass(frozen=True)
-class Nothing:
+class Nothing(NamedTuple):
     """No decision: the hook prints nothing and the client goes on as if it did not exist."""
 
 
