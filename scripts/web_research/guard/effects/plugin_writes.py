@@ -1,12 +1,13 @@
 """Files the plugin writes on a model's behalf, and the one record of each such write.
 
-The hooks write three kinds of run file for the models that own them: a researcher's
-findings stub (at dispatch), the frontmatter fields it does not have to copy (subtopic,
-brief hash, times: at its stop), and a claim-checker's verdicts file (from its answer by
-number). Each goes through `write_run_file`: written atomically, then recorded in the
-run ledger as a `plugin_write` entry (path relative to the run, sha256 of the bytes, the
-owning agent), so that a rule sealing "what the owner last wrote" can count the plugin's
-write as the owner's. One call, so that rule has one place to look.
+The hooks write every file a subagent's work leaves, for the model that owns it: a
+researcher's findings stub (at dispatch), its findings file (from its reply, with the
+frontmatter fields no model copies: subtopic, brief hash, times), and a claim-checker's
+verdicts file (from its answer by number). No subagent writes a file of the run. Each goes
+through `write_run_file`: written atomically, then recorded in the run ledger as a
+`plugin_write` entry (path relative to the run, sha256 of the bytes, the owning agent), so
+that a rule sealing "what the owner last wrote" can count the plugin's write as the
+owner's. One call, so that rule has one place to look.
 """
 from __future__ import annotations
 
@@ -15,18 +16,20 @@ from pathlib import Path
 from typing import Mapping
 
 from ...evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
-from ...core.fsutil import atomic_write_text
+from ...core.fsutil import atomic_write_text, is_within
 from ...evidence import ledger
-from .seals import record, seal_verdicts
+from .seals import findings_status, record, seal_findings, seal_verdicts
 
 
-__all__ = ["PLUGIN_WRITE", "write_run_file", "write_verdicts"]
+__all__ = ["PLUGIN_WRITE", "write_findings", "write_run_file", "write_verdicts"]
 
 
 def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
                    slug: object) -> str:
     """Write `text` to `path` (inside the run) atomically and record the write in the ledger;
     the `sha256:` digest of what was written, as recorded."""
+    if not is_within(Path(path).parent, Path(run_dir)):  # a folder linked elsewhere: never written through
+        raise ValueError(f"{path}: its folder is not inside the run folder {run_dir}")
     digest = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
     atomic_write_text(Path(path), text)
     try:
@@ -44,3 +47,12 @@ def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: li
     from ...checks.verdicts import verdicts_json  # lazy: the checker's side, only in hooks that check files
     written = write_run_file(env, run_dir, path, verdicts_json(verdicts), agent_id, None)
     seal_verdicts(env, run_dir, path, agent_id, sha256=written)
+
+
+def write_findings(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
+                   slug: object) -> None:
+    """A researcher's reply, completed with the plugin's fields (run/findings_reply.py), as its
+    findings file: written and sealed at once, with its status. This is the only way a findings
+    file other than the stub comes to be (a researcher writes no file)."""
+    written = write_run_file(env, run_dir, path, text, agent_id, slug)
+    seal_findings(env, run_dir, path, agent_id, slug, sha256=written, status=findings_status(path, written))
