@@ -50,7 +50,15 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.tldr.bullets                   TL;DR has 3 to 5 top-level bullets
     report.gaps.nonempty                  Gaps & Limitations has content
     report.gaps.names.<slug>              Gaps names each failed, empty or missing subtopic
-    report.findings.uncited               (warning) Findings paragraphs without a footnote
+    report.tldr.uncited                   every TL;DR bullet and paragraph carries a reference
+    report.findings.uncited               every Findings paragraph, list item and table row carries one
+    report.figures.uncited                every sentence in TL;DR or Findings that states a figure
+                                          carries a reference in that sentence
+    report.headings.figures               no heading in TL;DR or Findings states a figure (but a plan
+                                          subtopic's name)
+    report.references.form                every footnote-like mark outside Sources is a reference,
+                                          [^<subtopic-slug>:<n>] or a number finish gave
+                                          (statements.py, the last five)
     report.citations.<rule>               the citation rules below, on report.md
     report.citations.provenance           each report entry is copied from a findings file
                                           (same title, URL and excerpt)
@@ -310,8 +318,12 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     from .report_references import references_check  # lazy: hook start-up
 
+    from .statements import statement_checks  # lazy: hook start-up
+
+    names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text)] + \
-        report_checks(path, parsed.report, question, gaps_needed, findings_citations)
+        report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
+        statement_checks(path, parsed.report, names)
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:

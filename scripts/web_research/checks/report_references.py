@@ -45,6 +45,11 @@ SOURCES = formats.REPORT_SECTIONS[3]
 _ENTRY_FIRST_LINE = re.compile(r"^ {0,3}\[\^[0-9]+\]:[ \t]*(.*)$")
 
 
+def valid_label(label: str) -> bool:
+    """Whether a footnote label is a reference (`slug:n`) or a citation number (`n`)."""
+    return numeric_label(label) or REFERENCE.fullmatch(f"[^{label}]") is not None
+
+
 def reference(slug: str, number: int) -> str:
     """The reference to footnote `number` of findings/<slug>.md."""
     return f"[^{slug}:{number}]"
