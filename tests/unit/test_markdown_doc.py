@@ -32,7 +32,7 @@ def test_a_footnote_in_code_or_a_comment_is_not_a_citation(name: str, text: str)
     claims = find_claims(text)
     assert [c.footnotes for c in claims] == [(1,)], name
     if name.startswith("code span"):  # a code span's words are part of the claim, never a citation
-        assert "[^2]" in claims[0].text and claims[0].footnotes == (1,), name
+        assert "claim" in claims[0].text and claims[0].footnotes == (1,), name
     else:
         assert "claim" not in claims[0].text, name
 

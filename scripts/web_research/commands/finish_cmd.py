@@ -138,13 +138,15 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "finish")
     if run_dir is None:
         return EXIT_USAGE
-    from ..checks.checklist import run_checklist  # lazy: start-up
+    from ..checks.checklist import parse_and_check  # lazy: start-up
+    from ..checks.verdicts import PARTIALS_TOLD, partial_keys  # lazy: start-up
     from ..core.fsutil import atomic_write_text  # lazy: start-up
 
     record = load_record(run_dir)
     try:
         notes, problems = assemble_report(run_dir, record)
-        checks = run_checklist(run_dir) if not problems else []
+        parsed, checks = parse_and_check(run_dir) if not problems else (None, [])
+        partial = partial_keys(run_dir, parsed) if parsed is not None else []
     except Exception as exc:  # noqa: BLE001 - a bug must not look like a verdict on the report
         print(f"web-research finish: {args.dir}: cannot finish the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
@@ -154,6 +156,10 @@ def run(args: argparse.Namespace) -> int:
     failing = sorted({c.id for c in checks if not c.ok and c.severity == "error"})
     if problems:
         failing = [REFERENCES_CHECK]
+    if partial:  # shown below (an error the first time): a claim left as it is then stands as a warning
+        told = record.get(PARTIALS_TOLD)
+        told = [k for k in told if isinstance(k, str)] if isinstance(told, list) else []
+        record[PARTIALS_TOLD] = sorted(set(told) | set(partial))
     record["runs"] = int(record.get("runs", 0) or 0) + 1
     waits = int(record.get("checker_waits", 0) or 0)
     rounds = int(record.get("fix_rounds", 0) or 0)

@@ -559,8 +559,12 @@ class Orchestrator:
         gaps.append("- Independent sources confirming each vendor's own figures would sharpen the answer.")
         if self.report_mode == "lapsed":
             tldr.reverse()
+        # Every TL;DR bullet is a cited claim (report-template.md): with fewer claims than bullets,
+        # the cited ones are said again; with none, the bullet cannot be cited and the report fails.
+        cited_bullets = list(tldr)
         while len(tldr) < formats.TLDR_MIN_BULLETS:
-            tldr.append("The remaining subtopics could not be established; see Gaps & Limitations.")
+            tldr.append(cited_bullets[len(tldr) % len(cited_bullets)] if cited_bullets
+                        else "The remaining subtopics could not be established; see Gaps & Limitations.")
         sections = [f"{formats.REPORT_TITLE_PREFIX}{question}", "",
                     "## TL;DR", "", *[f"- {t}" for t in tldr[:formats.TLDR_MAX_BULLETS]], "",
                     "## Findings", "", "\n\n".join(findings_sections) or "No subtopic produced cited findings.", ""]
