@@ -13,7 +13,7 @@ import sys
 from typing import Callable, Sequence
 
 from . import __version__
-from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
 
 
 # What each subcommand does (its --help description) and what its exit codes mean (the epilog).
@@ -39,8 +39,7 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "verify": ("Run the verification checklist on a run folder and change nothing. Prints the failing "
                "checks and a one-line summary; --verbose prints every check.",
                (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
-                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed (a folder that holds no run fails "
-                "plan.exists)", f"{EXIT_USAGE:>3}  bad arguments, or DIR is missing or cannot be read")),
+                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _NOT_A_RUN)),
     "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
                "from the findings files, run the verification checklist, and print the skill's return object "
                "(or what to fix first). Counts the rounds of fixes; once they are spent the object says "
@@ -61,7 +60,8 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                  (f"{EXIT_OK:>3}  the estimate is printed", _NOT_A_RUN,
                   f"{EXIT_USAGE:>3}  plan.md cannot be used")),
     "status": ("Print a table of a run's subtopics (status, sources, claims), whether report.md passes "
-               "verify, and what the run spent (live during a run); --json gives the same as JSON.",
+               "verify, the date and summary of its latest recheck, and what the run spent (live during a run); "
+               "--json gives the same as JSON.",
                (f"{EXIT_OK:>3}  the table is printed", _NOT_A_RUN)),
     "view": ("Write DIR/report.html: the report with each footnote's source (the excerpt highlighted in the "
              "stored page, its seal, the claim-checker's verdict), the plan's coverage, what the run spent and "
@@ -73,6 +73,17 @@ SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
     "unavailable": ("Print the skill's answer when web search is not among the model's tools: the "
                     "web-tools-unavailable JSON object naming the absent tools. Reads and writes nothing.",
                     (f"{EXIT_OK:>3}  the object is printed", _USAGE_ERROR)),
+    "recheck": ("Fetch each page report.md cites once more (as fetch does: same address policy, size and time "
+                "limits) and say for each footnote whether its excerpt still stands: unchanged, changed (with the "
+                "closest live passage and the words and figures that differ), moved, gone or unreachable. A "
+                "person's command, never part of a run: the run's evidence is not touched; the live texts go to "
+                "DIR/rechecks/<UTC time>/ and the record to DIR/checks/recheck-<UTC time>.json.",
+                (f"{EXIT_OK:>3}  every citation rechecked is unchanged",
+                 f"{EXIT_CHECK_FAILED:>3}  at least one citation changed, moved or is gone",
+                 f"{EXIT_USAGE:>3}  bad arguments, DIR is not a run folder, report.md is missing or cites "
+                 "nothing, or the fetch extra is missing",
+                 f"{EXIT_NO_VERDICT:>3}  no verdict: nothing changed, moved or is gone, but some pages could not be "
+                 "reached (network error, timeout, refused address, too large); run it again later")),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
               (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
@@ -164,10 +175,28 @@ def _unavailable_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fetch_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("url", metavar="URL")
+    p.add_argument("url", metavar="URL", help="the page's http(s) address (a page the run already read is served from its snapshot)")
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
     p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
     p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
+    p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
+
+
+def footnote_numbers(raw: str) -> list[int]:
+    """`--only 3,7,12` (or `[^3],[^7]`): footnote numbers, each 1 or more; a bad one is exit 2."""
+    numbers = []
+    for item in raw.split(","):
+        item = item.strip().removeprefix("[^").removesuffix("]")
+        if not item.isascii() or not item.isdigit() or int(item) < 1:
+            raise argparse.ArgumentTypeError(f"expected footnote numbers such as 3,7,12, got {raw!r}")
+        numbers.append(int(item))
+    return numbers
+
+
+def _recheck_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--json", action="store_true", help="print the recheck record as JSON")
+    p.add_argument("--only", type=footnote_numbers, metavar="N,...", help="recheck only these footnotes of report.md")
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -185,9 +214,26 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = 
     "status": ("print a table of a run's subtopics, report and spending", _status_arguments),
     "view": ("write DIR/report.html: the report with its evidence", _view_arguments),
     "fetch": ("snapshot a page's main text under DIR/sources/", _fetch_arguments),
+    "recheck": ("are the report's citations still on the live pages?", _recheck_arguments),
     "abandon": ("give up on a run: it never counts as verified", _abandon_arguments),
     "unavailable": ("print the answer when web search is absent", _unavailable_arguments),
 }
+
+
+# The commands a person runs on a run folder; the rest are run by the skill and its agents.
+FOR_PEOPLE = ("status", "view", "verify", "recheck", "claims", "estimate", "gaps")
+
+
+def _top_help() -> str:
+    """The top-level --help's list of commands, those for people first."""
+    def rows(names: Sequence[str]) -> str:
+        return "\n".join(f"  {name:<13}{SUBCOMMANDS[name][0]}" for name in names)
+
+    for_skill = [name for name in SUBCOMMANDS if name not in FOR_PEOPLE]
+    return ("The web-research plugin's command: open, check, read and cost research runs.\n\n"
+            f"commands for people (the skill also runs estimate and gaps):\n{rows(FOR_PEOPLE)}\n\n"
+            f"commands the skill and its agents run:\n{rows(for_skill)}\n\n"
+            "`web-research COMMAND --help` says what a command does and what its exit codes mean.")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -196,15 +242,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     (same definitions, same messages), and costs a hook a ninth of the building."""
     if only is not None and only not in SUBCOMMANDS:
         raise ValueError(f"no subcommand {only!r}; the subcommands are {', '.join(SUBCOMMANDS)}")
-    parser = argparse.ArgumentParser(
-        prog="web-research",
-        description="Mechanical half of the web-research plugin: run folders, plans, briefs, verification.",
-    )
+    parser = argparse.ArgumentParser(prog="web-research", description=_top_help(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (summary, add_arguments) in SUBCOMMANDS.items():
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="one of the commands above")
+    for name, (_summary, add_arguments) in SUBCOMMANDS.items():
         if only is None or name == only:
-            add_arguments(sub.add_parser(name, help=summary))
+            add_arguments(sub.add_parser(name))
     _describe(sub)
     return parser
 
@@ -240,6 +284,8 @@ def _handler(command: str) -> Callable[[argparse.Namespace], int]:
         from .commands import view_cmd as mod  # lazy: start-up
     elif command == "fetch":
         from .commands import fetch_cmd as mod  # lazy: start-up
+    elif command == "recheck":
+        from .commands import recheck_cmd as mod  # lazy: start-up
     elif command == "abandon":
         from .commands import abandon_cmd as mod  # lazy: start-up
     elif command == "unavailable":

@@ -4,4 +4,5 @@ EXIT_OK = 0
 EXIT_CHECK_FAILED = 1  # verify: an error-severity check failed
 EXIT_USAGE = 2  # invalid input / cannot run
 EXIT_PRIOR_RUN = 3  # start: prior run present and refresh is off
+EXIT_NO_VERDICT = 3  # recheck: nothing changed, moved or gone, but some pages could not be reached
 EXIT_BROKEN_PIPE = 141  # the reader of our output went away (as a shell reports SIGPIPE)

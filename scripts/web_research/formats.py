@@ -19,7 +19,9 @@ SOURCES_DIR = "sources"  # page snapshots (web-research fetch)
 SCRATCH_DIR = "scratch"  # researchers' own notes, scratch/<slug>/
 RUN_STATE_DIR = ".web-research"  # files the hooks keep for the orchestrator and verify
 METRICS_FILE = "metrics.json"
-CHECKS_DIR = "checks"  # claim-checker verdicts, checks/verdicts-<n>.json
+CHECKS_DIR = "checks"  # claim-checker verdicts, checks/verdicts-<n>.json; recheck records, checks/recheck-<UTC>.json
+RECHECKS_DIR = "rechecks"  # `recheck`: the live text of each cited page, rechecks/<UTC>/, apart from sources/
+RECHECK_FILE_PREFIX = "recheck-"  # checks/recheck-<UTC time>.json, one per `recheck` (never overwritten)
 ARCHIVE_PREFIX = ".archive-"
 # Every top-level name a run creates in its folder. `start --refresh` archives these
 # and nothing else: whatever else the folder holds is the user's and stays put.
@@ -35,13 +37,18 @@ RUN_OWNED_NAMES = (
     RUN_STATE_DIR,
     METRICS_FILE,
     CHECKS_DIR,
+    RECHECKS_DIR,
 )
 # The run's evidence: what verify reads and the seals cover. A symbolic link at any of these
 # names, or directly inside one of these folders, is a failing check (fsutil.evidence_links),
 # and no reader follows one (fsutil.read_run_file).
 EVIDENCE_NAMES = (PLAN_FILE, REPORT_FILE, BRIEFS_DIR, FINDINGS_DIR, SOURCES_DIR, CHECKS_DIR, RUN_STATE_DIR)
-# Files whose presence means "a prior run lives here" (re-run protection).
+# Files whose presence means "a prior run lives here" (verify's test of a run folder).
 PRIOR_RUN_MARKERS = (PLAN_FILE, REPORT_FILE)
+# What a new `start` refuses to find in its folder without refresh: any of the run's evidence
+# (a page, a findings file, a seal copy, a plan or a report), whoever put it there. A run
+# begins with none, so nothing it did not fetch and seal can be mistaken for its own.
+START_REFUSES_NAMES = EVIDENCE_NAMES
 
 # --- Default output location ---------------------------------------------
 DEFAULT_ROOT = Path(".beagle") / "research"

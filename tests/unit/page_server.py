@@ -3,8 +3,9 @@
 Standard library only. Serves the fixtures under tests/fixtures/pages/ plus
 generated cases: redirect chains and loops, redirects to private addresses,
 huge, slow and stalled pages, HTTP errors, a gzip body sent despite
-`Accept-Encoding: identity`, a tiny PDF, and `/host` which echoes the Host
-header (to prove a pinned connection still sends the right name).
+`Accept-Encoding: identity`, a tiny PDF, `/host` which echoes the Host
+header (to prove a pinned connection still sends the right name), and any page
+a test puts at a path with `serve` (the live web a recheck meets).
 
 Use as a context manager:
 
@@ -107,7 +108,14 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(status, b"", headers={"Location": location})
 
     def _route(self, path: str, query: dict[str, list[str]]) -> None:
-        if path == "/article":
+        served = self.server.served.get(path)  # type: ignore[attr-defined]
+        if served is not None:  # a page a test put there (PageServer.serve)
+            status, body, content_type, headers = served
+            if isinstance(body, float):  # a stall: answer only after that many seconds
+                time.sleep(body)
+                body = b""
+            self._send(status, body, content_type, headers)
+        elif path == "/article":
             self._send(200, (PAGES_DIR / "article.html").read_bytes())
         elif path == "/injection":
             self._send(200, (PAGES_DIR / "injection.html").read_bytes())
@@ -211,6 +219,7 @@ class PageServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.requests = []  # type: ignore[attr-defined]
+        self._httpd.served = {}  # type: ignore[attr-defined]
         if tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(TLS_CERT, TLS_KEY)
@@ -224,6 +233,14 @@ class PageServer:
     @property
     def requests(self) -> list[tuple[str, str]]:
         return self._httpd.requests  # type: ignore[attr-defined]
+
+    def serve(self, path: str, body: bytes | str | float, status: int = 200,
+              content_type: str = "text/plain; charset=utf-8", headers: dict[str, str] | None = None) -> str:
+        """Answer GET `path` with `body` from now on (a float: stall that many seconds first);
+        returns the page's URL. A later call for the same path replaces the page: the web changed."""
+        data = body.encode("utf-8") if isinstance(body, str) else body
+        self._httpd.served[path] = (status, data, content_type, headers or {})  # type: ignore[attr-defined]
+        return self.url(path)
 
     def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
         scheme = "https" if self.tls else "http"

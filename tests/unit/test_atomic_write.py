@@ -21,7 +21,6 @@ def test_it_writes_and_replaces_leaving_no_temporary_file(tmp_path: Path):
     fsutil.atomic_write_text(target, "first\n")
     fsutil.atomic_write_text(target, "second ✓\n")
     assert target.read_bytes() == "second ✓\n".encode("utf-8")
-    assert stat.S_IMODE(target.stat().st_mode) == 0o600  # as tempfile.mkstemp made it
     assert _leftovers(target.parent) == []
 
 
@@ -41,14 +40,33 @@ def test_a_failed_write_keeps_the_old_file_and_removes_its_temporary(tmp_path: P
 def test_the_temporary_file_is_a_new_owner_only_file_beside_the_target(tmp_path: Path, monkeypatch):
     target = tmp_path / "record.json"
     seen: list[tuple[Path, int]] = []
-    real_replace = os.replace
+    written: list[int] = []
+    real_replace, real_fchmod = os.replace, os.fchmod
 
     def watch(src, dst) -> None:
         seen.append((Path(src), stat.S_IMODE(os.stat(src).st_mode)))
         real_replace(src, dst)
 
+    def watch_fchmod(fd, mode) -> None:  # called once the data is written and synced
+        written.append(stat.S_IMODE(os.fstat(fd).st_mode))
+        real_fchmod(fd, mode)
+
     monkeypatch.setattr(os, "replace", watch)
+    monkeypatch.setattr(os, "fchmod", watch_fchmod)
     fsutil.atomic_write_text(target, "mine\n")
-    [(temporary, mode)] = seen
-    assert temporary.parent == tmp_path and temporary.name.startswith(".record.json.") and mode == 0o600
+    [(temporary, _mode)] = seen
+    assert temporary.parent == tmp_path and temporary.name.startswith(".record.json.")
+    assert written == [0o600]  # owner-only while the data goes in
     assert target.read_text() == "mine\n" and _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)])
+def test_the_written_file_takes_the_users_usual_mode(tmp_path: Path, umask: int, mode: int):
+    target = tmp_path / "report.html"
+    old = os.umask(umask)
+    try:
+        assert fsutil.current_umask() == umask
+        fsutil.atomic_write_text(target, "page\n")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(target.stat().st_mode) == mode

@@ -392,7 +392,9 @@ def test_a_report_that_is_not_utf8_is_a_failing_check(tmp_path: Path) -> None:
     _report(run).write_bytes(b"# Research: \xff\xfe\n")
     bad = failing(run_checklist(run))
     assert list(bad) == ["report.readable"]  # report.exists passes: the file is there
-    assert "not valid UTF-8 text" in bad["report.readable"].message
+    assert bad["report.readable"].message.startswith(
+        "report.md is not UTF-8 text: line 1, column 13 holds the byte 0xff")
+    assert bad["report.readable"].line == 1
 
 
 def test_byte_order_marks_and_crlf_line_ends_are_accepted(tmp_path: Path) -> None:

@@ -104,3 +104,15 @@ def test_the_hooks_parse_our_command_with_its_subcommand_alone(monkeypatch, tmp_
     monkeypatch.setattr(cli, "build_parser", spy)
     parsed = parse_plugin_command(f'"{REPO / "scripts" / "web-research"}" status "{tmp_path}"', REPO)
     assert parsed.subcommand == "status" and built == ["status"]
+
+
+def test_the_top_level_help_lists_commands_for_people_apart_from_the_skills(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    people, skill = out.split("commands the skill and its agents run:")
+    assert "Mechanical" not in out
+    for name in ("status", "view", "verify", "recheck"):
+        assert f"\n  {name} " in people and f"\n  {name} " not in skill
+    for name in ("start", "briefs", "finish", "fetch"):
+        assert f"\n  {name} " in skill and f"\n  {name} " not in people

@@ -120,11 +120,18 @@ def _prior_run(folder: Path) -> None:
     (folder / ".archive-20250101-000000" / "report.md").write_text("older report\n")
 
 
-@pytest.mark.parametrize("marker", ["plan.md", "report.md"])
+@pytest.mark.parametrize("marker", ["plan.md", "report.md", "sources/", "findings/", "briefs/", "checks/",
+                                    ".web-research/"])
 def test_prior_run_present_writes_nothing(tmp_path: Path, marker: str) -> None:
+    """A new run starts in a folder without evidence: a page, findings or seals planted before
+    `start` are refused, not adopted (refresh archives them)."""
     folder = tmp_path / "run"
     folder.mkdir()
-    (folder / marker).write_text("prior\n")
+    if marker.endswith("/"):
+        (folder / marker).mkdir()
+        (folder / marker / "planted.txt").write_text("prior\n")
+    else:
+        (folder / marker).write_text("prior\n")
     (folder / "notes.txt").write_text("keep me\n")
     before = snapshot_tree(tmp_path)
     mtimes = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")}
@@ -132,7 +139,7 @@ def test_prior_run_present_writes_nothing(tmp_path: Path, marker: str) -> None:
     assert result.returncode == 3
     out = _json(result)
     assert out["error"] == "prior-run-present"
-    assert str(folder) in out["detail"] and "refresh: true" in out["detail"]
+    assert str(folder) in out["detail"] and "refresh: true" in out["detail"] and f" {marker}," in out["detail"]
     assert snapshot_tree(tmp_path) == before
     assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*")} == mtimes
 

@@ -234,6 +234,18 @@ def test_a_stuck_lock_holder_makes_the_waiter_give_up(tmp_path: Path):
         pass
 
 
+def test_the_session_lock_is_never_taken_through_a_symbolic_link(tmp_path: Path):
+    """A link planted where the lock file goes is refused, and creates nothing where it points."""
+    session = Session(tmp_path, "s1")
+    session.dir.mkdir(parents=True)
+    target = tmp_path / "elsewhere"
+    session.lock_path.symlink_to(target)
+    with pytest.raises(OSError):
+        with session.locked(timeout=0.2):
+            pass
+    assert not target.exists()
+
+
 def test_open_run_archives_the_previous_one(tmp_path: Path):
     session = Session(tmp_path, "s1")
     session.open_run(new_run("/r1", {}))

@@ -323,7 +323,7 @@ def test_contract_return_shapes():
     assert unverified[formats.RETURN_FAILED_CHECKS_KEY] and all(
         re.fullmatch(r"[a-z_]+(\.[a-z0-9_<>-]+)+", c) for c in unverified[formats.RETURN_FAILED_CHECKS_KEY])
     prior = next(shape for shape in shapes if shape.get("error") == formats.ERROR_PRIOR_RUN_PRESENT)
-    assert prior["detail"] == prior_run_detail(Path("/abs/run"))
+    assert prior["detail"] == prior_run_detail(Path("/abs/run"), ["plan.md", "findings/"])
     assert set(success) == set(formats.RETURN_PATH_KEYS)
     assert success["plan"].endswith("/" + formats.PLAN_FILE)
     assert success["report"].endswith("/" + formats.REPORT_FILE)

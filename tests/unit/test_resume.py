@@ -145,6 +145,26 @@ def test_the_hook_refuses_to_resume_a_run_its_ledger_does_not_know(tmp_path: Pat
     assert h.record() is None
 
 
+@pytest.mark.parametrize("form", ["flags", "flags=", "args"])
+def test_every_form_of_resume_is_refused_on_a_folder_the_ledger_does_not_know(tmp_path: Path, form: str):
+    """`start` in the Bash tool cannot see the hooks' ledger, so a forged folder copy satisfies it in
+    every spelling; the hook that opens the room judges each by the same rule and opens none."""
+    h, infos = _made_outside_claude_code(tmp_path)
+    forged = {"seals": {f"findings/{Path(i['findings_path']).name}": {
+        "artifact": "findings", "sha256": ledger.file_sha256(Path(i["findings_path"]), 1 << 20)} for i in infos}}
+    (h.run_dir / ".web-research" / "seals.json").write_text(json.dumps(forged))
+    command = {"flags": f'"{CLI}" start --resume --output-dir "{h.run_dir}"',
+               "flags=": f'"{CLI}" start --resume --output-dir="{h.run_dir}" --auto-proceed',
+               "args": f'"{CLI}" start --args "--resume {h.run_dir}"'}[form]
+    proc = h.shell(command)
+    assert proc.returncode == 0 and "resume" in json.loads(proc.stdout), proc.stdout + proc.stderr
+    told = h.hook(h.bash("PostToolUse", command, proc.stdout))
+    assert h.record() is None
+    context = told.json["hookSpecificOutput"]["additionalContext"]
+    assert formats.ERROR_NOT_A_RUN in context and "no record of this run's seals" in context
+    assert "no run is open" in context
+
+
 def test_the_hook_keeps_only_what_the_ledger_confirms(tmp_path: Path):
     """`start` in the Bash tool judges seals from the folder copy; a forger who edits a kept
     findings file and the copy to match gets it kept by `start`, but the hook, judging from the

@@ -91,6 +91,25 @@ def test_the_orchestrator_runs_only_its_own_subcommands(active: Harness, sub: st
     assert result.decision == "deny" and why in result.reason, result.reason
 
 
+def test_recheck_is_a_persons_command_denied_in_a_run_to_every_role(active: Harness):
+    command = f'"{CLI}" recheck "{active.run_dir}"'
+    result = active.hook(active.bash("PreToolUse", command))
+    assert result.decision == "deny"
+    assert "recheck is a person's command, not a step of research" in result.reason
+    assert "runs only when no research run is open" in result.reason and "abandon" in result.reason
+    other = active.hook(active.bash("PreToolUse", f'"{CLI}" recheck "{active.project}" --json'))
+    assert other.decision == "deny" and "a person's command" in other.reason
+    researcher = active.hook(_as(active.bash("PreToolUse", command), "web-research:researcher"))
+    assert researcher.decision == "deny"
+
+
+def test_recheck_outside_a_run_is_left_alone_before_and_after(h: Harness):
+    command = f'"{CLI}" recheck "{h.run_dir}"'
+    assert h.hook(h.bash("PreToolUse", command)).stdout == ""
+    assert h.hook(h.bash("PostToolUse", command, "Summary: 9 citations: 9 unchanged")).stdout == ""
+    assert h.record() is None
+
+
 def test_own_commands_on_the_run_folder_are_allowed_in_any_spelling_of_its_path(active: Harness):
     dotted = f"{active.run_dir}/../{active.run_dir.name}"
     for command in (active.core_command("verify"), f'"{CLI}" gaps "{dotted}" --json',
@@ -278,10 +297,38 @@ def test_abandon_ends_the_run_and_the_stop_gate_lets_the_session_go(active: Harn
     out = json.loads(done["proc"].stdout)
     assert out["abandoned"] is True and out["verified"] is False
     assert "abandoned" in done["hook"].json["systemMessage"] and "not verified" in done["hook"].json["systemMessage"]
-    assert active.record() is None
+    assert "run" not in active.record()  # no run is open; the room stays shut until the turn ends
     assert [(r["outcome"], r["abandon_reason"]) for r in active.history()] == [("abandoned", "the person asked to stop")]
     assert active.hook(active.stop()).stdout == ""  # the failing report no longer holds the session
-    assert active.hook(active.bash("PreToolUse", "ls -la")).stdout == ""  # the room is closed
+    assert active.record() is None
+    assert active.hook(active.bash("PreToolUse", "ls -la")).stdout == ""  # the session is free again
+
+
+def test_after_abandon_the_turn_may_only_read_or_start_again(active: Harness):
+    """Between a successful abandon and the Stop of its turn nothing but reading and a new start
+    runs: the model that gave up cannot plant pages and seals for a new folder in the meantime."""
+    other = active.project / "planted"
+    _abandon(active)
+    for payload in (active.bash("PreToolUse", f"mkdir -p {other}/sources"), _write(active, other / "plan.md"),
+                    active.payload("PreToolUse", tool_name="NotebookEdit", tool_input={"notebook_path": "x"}),
+                    active.payload("PreToolUse", tool_name="mcp__files__write", tool_input={}),
+                    active.bash("PreToolUse", f'"{CLI}" start --question "q" --output-dir "{other}"'),
+                    active.payload("PreToolUse", tool_name="WebFetch", tool_input={"url": "https://example.com"})):
+        result = active.hook(payload)
+        assert result.decision == "deny", payload
+        assert "abandoned in this turn" in result.reason and "a new start" in result.reason
+    assert active.hook(active.payload("PreToolUse", tool_name="Read", tool_input={"file_path": "x"})).stdout == ""
+    start = active.hook(active.bash("PreToolUse", active.start_command(other)))
+    assert start.decision == "allow", start
+    assert not other.exists()
+
+
+def test_a_new_start_after_abandon_opens_a_new_room(active: Harness):
+    other = active.project / "second"
+    _abandon(active)
+    active.start_run(other)
+    assert active.record()["run"]["run_dir"] == str(other)
+    assert active.hook(active.bash("PreToolUse", "ls -la")).decision == "deny"  # the new room's rules
 
 
 def test_an_abandoned_run_never_verifies(active: Harness):

@@ -110,6 +110,49 @@ def test_the_ledger_folds_seals_latest_first_and_counts_per_agent(tmp_path: Path
     assert ledger.seals_from_copy(ledger.seals_copy("/r", folded)) == folded
 
 
+def test_only_seals_written_since_the_run_opened_count(tmp_path: Path):
+    """Lines from before the last opening by a new start (a previous run, or lines planted before
+    the run began) seal nothing; a resumed opening continues the run."""
+    def seal(name: str) -> dict:
+        return ledger.entry("seal", "a1", "s", artifact="snapshot", path=f"sources/{name}.txt", sha256="sha256:1")
+
+    def written(sha: str) -> dict:
+        return ledger.entry("written", None, None, path="findings/s.md", by="plugin", sha256=sha)
+
+    planted = [seal("planted"), written("sha256:old")]
+    opened = ledger.entry(ledger.RUN_OPEN, resumed=False)
+    resumed = ledger.entry(ledger.RUN_OPEN, resumed=True)
+    assert list(ledger.seals([*planted, opened, seal("fetched")])) == ["sources/fetched.txt"]
+    assert list(ledger.seals([opened, seal("first"), resumed, seal("later")])) == ["sources/first.txt",
+                                                                                  "sources/later.txt"]
+    assert list(ledger.seals([opened, seal("old"), opened, seal("new")])) == ["sources/new.txt"]
+    assert list(ledger.seals(planted)) == ["sources/planted.txt"]  # a ledger from before run_open lines
+    assert ledger.last_written([*planted, opened], "findings/s.md", None) is None
+    assert ledger.last_written([opened, written("sha256:new")], "findings/s.md", None) == "sha256:new"
+
+
+def test_seals_planted_before_start_do_not_seal_the_run(tmp_path: Path):
+    """Pages and seals put in place for a folder before its run opened (through the hooks' own
+    code, as a model freed by an abandon might) are no evidence of the run started there."""
+    h = Harness(tmp_path)
+    h.run_dir.mkdir(parents=True)
+    h.copy_example_run()  # files and their seals, before any start
+    assert ledger.seals(ledger_entries(h))
+    aside = tmp_path / "aside"
+    aside.mkdir()
+    for name in ("plan.md", "report.md", "briefs", "findings", "sources", ".web-research"):
+        shutil.move(str(h.run_dir / name), str(aside / name))  # start refuses a folder holding them
+    h.start_run()
+    assert ledger.seals(ledger_entries(h)) == {}
+    for name in ("briefs", "findings", "sources"):
+        shutil.rmtree(h.run_dir / name, ignore_errors=True)
+        shutil.move(str(aside / name), str(h.run_dir / name))
+    shutil.copy2(aside / "report.md", h.run_dir / "report.md")
+    result = h.hook(h.stop())
+    assert result.decision == "block", result
+    assert "page snapshot is not sealed: no researcher's fetch in this run produced it" in result.reason
+
+
 def test_the_ledger_of_a_run_folder_is_found_from_its_real_path(tmp_path: Path):
     (tmp_path / "run").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "run")

@@ -67,8 +67,10 @@ def test_the_reader_names_the_true_state(tmp_path: Path, damage, state: str):
 def test_a_latin1_byte_in_findings_is_named_alike_by_status_gaps_verify_and_claims(tmp_path: Path):
     run = copy_example(tmp_path)
     _latin1_findings(run)
-    offset = (run / "findings" / f"{BILLING}.md").read_bytes().index(b"\xe9")
-    said = f"is not valid UTF-8 text (invalid continuation byte at byte {offset})"
+    raw = (run / "findings" / f"{BILLING}.md").read_bytes()
+    offset = raw.index(b"\xe9")
+    line, column = raw.count(b"\n", 0, offset) + 1, offset - raw.rfind(b"\n", 0, offset)
+    said = f"is not UTF-8 text: line {line}, column {column} holds the byte 0xe9"  # a place a person can find
 
     status = run_cli("status", str(run))
     assert status.returncode == 0, status.stderr

@@ -96,7 +96,10 @@ def test_json_counts_errors_and_warnings_as_the_summary_line_does(tmp_path: Path
 
 
 def test_a_folder_that_is_not_there_exits_2_with_one_line(tmp_path: Path) -> None:
-    for target, words in ((tmp_path / "nope", "no such folder"), (EXAMPLE_DIR / "plan.md", "not a folder")):
+    (tmp_path / "empty").mkdir()
+    for target, words in ((tmp_path / "nope", "no such folder"),
+                          (EXAMPLE_DIR / "plan.md", f"not a folder; pass the run folder that holds it: {EXAMPLE_DIR}"),
+                          (tmp_path / "empty", "not a run folder (it holds neither plan.md nor report.md)")):
         result = run_cli("verify", str(target))
         assert result.returncode == 2
         assert result.stdout == ""

@@ -3,6 +3,7 @@
 The page in a real browser: test_view_browser.py."""
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -10,7 +11,7 @@ import sys
 
 import pytest
 import view_runs
-from example_run import SCRIPTS_DIR
+from example_run import SCRIPTS_DIR, replace_once
 
 from web_research import formats
 from web_research.view.data import gather, locate_excerpt, page_window
@@ -33,11 +34,11 @@ def _data(page: str) -> dict:
 
 def test_the_page_is_self_contained_with_a_strict_policy(tmp_path):
     page = _view(view_runs.example(tmp_path))
-    policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1)
-    assert "default-src &#x27;none&#x27;" in policy and "unsafe-inline" not in policy
+    policy = html.unescape(re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page).group(1))
+    assert "default-src 'none'" in policy and "unsafe-inline" not in policy
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
     style = re.search(r"<style>(.*?)</style>", page, re.S).group(1)
-    assert csp_hash(script).replace("'", "&#x27;") in policy and csp_hash(style).replace("'", "&#x27;") in policy
+    assert csp_hash(script) in policy and csp_hash(style) in policy
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", page.split('<article id="report"')[0])
     assert "<link" not in page and "@import" not in page and "url(" not in page
 
@@ -65,7 +66,7 @@ def test_the_report_is_rendered_by_the_markdown_parser(tmp_path):
     from web_research.checks.report import parse_report
 
     markers = parse_report((tmp_path / "example" / formats.REPORT_FILE).read_text(encoding="utf-8")).markers
-    assert article.count('<sup class="fn-ref">') == len(markers) == 21  # every marker; Sources entries are none
+    assert article.count('<sup class="fn-ref st-') == len(markers) == 21  # every marker; Sources entries are none
     assert "**Title**" not in article.split("footnotes")[0]
 
 
@@ -92,7 +93,10 @@ def test_failing_checks_link_to_their_place_in_the_report(tmp_path):
     assert ("fn-4", str(_line_of(tmp_path / "failing", "[^4]: "))) in links, links
     assert all(f'id="{target}"' in page for target, _ in links)
     four = next(f for f in _data(page)["footnotes"] if f["label"] == "4")
-    assert four["match"] == "not-found" and four["page"]["segments"]  # the page's beginning instead
+    assert four["match"] == "not-found" and four["state"] == "failing"
+    assert any("excerpt is not in the page" in why for why in four["why"]), four["why"]
+    assert [text for text, kind in four["page"]["segments"] if kind == "diff"] == ["15"]  # the page's word
+    assert [w for w, differs in four["closest"]["part"] if differs] == ["45"]  # the excerpt's word
 
 
 def _line_of(run, needle):
@@ -104,13 +108,36 @@ def _line_of(run, needle):
                                   view_runs.no_report])
 def test_other_runs_still_get_a_page(tmp_path, make):
     page = _view(make(tmp_path))
-    assert "<!--slot:" not in page and 'id="wr-data"' in page
+    assert 'id="wr-data"' in page and "{{" not in page and "{%" not in page
 
 
 def test_a_run_without_report_or_plan_says_so(tmp_path):
     page = _view(view_runs.no_report(tmp_path))
-    assert "report.md is missing or unreadable" in page and "plan.md missing or unreadable" in page
+    problem = html.unescape(re.search(r'id="report-problem">([^<]*)', page).group(1))
+    assert problem.startswith("report.md: ") and "missing" in problem, problem
+    assert "No plan bullets to show: plan.md" in page and "plan.md missing or unreadable" not in page
     assert "Verification failed" in page
+
+
+def test_a_broken_plan_heading_is_named_with_its_line(tmp_path):
+    run = view_runs.example(tmp_path)
+    replace_once(run / formats.PLAN_FILE, "## Subtopics\n", "## Subtopic list\n")
+    page = html.unescape(_view(run))
+    assert "No plan bullets to show: plan.md:7: unknown section '## Subtopic list'" in page
+    assert "missing or unreadable" not in page
+
+
+def test_a_byte_that_is_not_utf8_keeps_the_report_on_the_page_and_names_its_line(tmp_path):
+    run = view_runs.example(tmp_path)
+    report = run / formats.REPORT_FILE
+    raw = report.read_bytes()
+    at = raw.index(b"Lumen Logs bills per GB")
+    report.write_bytes(raw[:at] + b"\xff" + raw[at:])
+    page = _view(run)
+    problem = html.unescape(re.search(r'id="report-problem">([^<]*)', page).group(1))
+    line = raw.count(b"\n", 0, at) + 1
+    assert problem.startswith(f"report.md:{line}: is not UTF-8 text: line {line}, column "), problem
+    assert "\ufffdLumen Logs bills per GB" in page  # the report is still shown, the byte replaced
 
 
 def test_an_unfinished_report_shows_its_references_as_written(tmp_path):
@@ -121,7 +148,7 @@ def test_an_unfinished_report_shows_its_references_as_written(tmp_path):
 def test_nothing_hostile_survives_as_markup(tmp_path):
     page = _view(view_runs.hostile(tmp_path))
     head, data_and_script = page.split('<script type="application/json" id="wr-data">')
-    assert "<script>window.pwned" not in head and "onerror=" not in head.replace("onerror=&quot;", "")
+    assert "<script>window.pwned" not in head and "onerror=" not in re.sub(r"onerror=&(quot|#34);", "", head)
     assert "javascript:" not in re.sub(r"&[a-z#0-9]+;", "", "".join(re.findall(r'href="([^"]*)"', page)))
     data_text = data_and_script.split("</script>")[0]
     assert "<" not in data_text and ">" not in data_text  # so no </script> can close the block
@@ -152,3 +179,11 @@ def test_a_folder_that_is_no_run_dir_is_refused(tmp_path):
     done = subprocess.run([sys.executable, "-m", "web_research", "view", str(tmp_path / "nope")],
                           capture_output=True, text=True, env={"PYTHONPATH": str(SCRIPTS_DIR)})
     assert done.returncode == 2 and "no such folder" in done.stderr
+
+
+def test_a_file_of_a_run_names_the_folder_to_pass_instead(tmp_path):
+    run = view_runs.example(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "web_research", "view", str(run / formats.REPORT_FILE)],
+                          capture_output=True, text=True, env={"PYTHONPATH": str(SCRIPTS_DIR)})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"not a folder; pass the run folder that holds it: {run}" in done.stderr

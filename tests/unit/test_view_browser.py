@@ -3,8 +3,9 @@
 Each test opens a run's report.html from disk, as a person would, and clicks. The browser is
 the system's (`/usr/bin/chromium`, or WEB_RESEARCH_CHROMIUM); Playwright never downloads one.
 Without Chromium or Playwright these tests skip, unless WEB_RESEARCH_REQUIRE_BROWSER=1 (as
-`.ci/run` sets), where that is a failure. WEB_RESEARCH_VIEW_SCREENSHOT=PATH also saves the
-bundled example's screenshot there (how docs/view.png is made).
+`.ci/run` sets), where that is a failure. The layout tests run at a desktop width (1400 px) and
+a phone's (390 px) and save a screenshot of each in their temporary folder;
+WEB_RESEARCH_VIEW_SCREENSHOTS=DIR copies them to DIR as well (docs/view.png is DIR/view-example.png).
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from web_research import formats
 pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("WEB_RESEARCH_CHROMIUM", "/usr/bin/chromium")
+DESKTOP, PHONE = 1400, 390
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -52,13 +54,14 @@ def browser(tmp_path_factory):
             context.close()
 
 
-def open_view(browser, run: Path):
-    """Write the run's view with the real command, open it from disk; collect what would be a
-    sign of script running or of a request leaving the page."""
+def open_view(browser, run: Path, width: int = 1280):
+    """Write the run's view with the real command, open it from disk at `width` px; collect what
+    would be a sign of script running or of a request leaving the page."""
     done = subprocess.run([sys.executable, "-m", "web_research", "view", str(run)], capture_output=True, text=True,
                           env={"PYTHONPATH": str(SCRIPTS_DIR), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
     page = browser.new_page()
+    page.set_viewport_size({"width": width, "height": 860 if width > 800 else 780})
     page.dialogs, page.requests, page.errors = [], [], []
     page.on("dialog", lambda d: (page.dialogs.append(d.message), d.dismiss()))
     page.on("request", lambda r: page.requests.append(r.url))
@@ -83,30 +86,147 @@ def assert_in_view(page, locator):
     assert scroller["y"] - 1 <= box["y"] <= scroller["y"] + scroller["height"], (box, scroller)
 
 
+def assert_on_screen(page, locator):
+    """The element lies wholly within the viewport (not scrolled off, not cut at a side)."""
+    box = locator.bounding_box()
+    viewport = page.viewport_size
+    assert box is not None and locator.is_visible(), box
+    assert 0 <= box["x"] and box["x"] + box["width"] <= viewport["width"] + 0.5, (box, viewport)
+    assert 0 <= box["y"] and box["y"] + box["height"] <= viewport["height"], (box, viewport)
+
+
+def sideways_scroll(page) -> int:
+    """How far the page itself can scroll sideways, in px (0 when nothing sticks out)."""
+    return page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
+def save_screenshot(page, tmp_path: Path, name: str) -> Path:
+    shot = tmp_path / f"{name}.png"
+    page.screenshot(path=str(shot))
+    assert shot.stat().st_size > 20_000
+    if os.environ.get("WEB_RESEARCH_VIEW_SCREENSHOTS"):
+        folder = Path(os.environ["WEB_RESEARCH_VIEW_SCREENSHOTS"])
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, folder / shot.name)
+    return shot
+
+
 def test_bundled_example_footnote_shows_its_excerpt_highlighted_in_the_page(browser, tmp_path):
-    page = open_view(browser, view_runs.example(tmp_path))  # as bundled: no seals, no metrics
-    ref = page.locator("sup.fn-ref a[data-fn='4']").first
-    assert ref.get_attribute("title").startswith(  # what the pointer resting on it shows
-        "Retention periods and archives | Acme Observability Docs (https://docs.acme.example/logs/retention)")
+    page = open_view(browser, view_runs.example(tmp_path), DESKTOP)  # as bundled: no seals
     panel = click_footnote(page, "4")
     assert "Retention periods and archives | Acme Observability Docs" in panel.locator("h3").inner_text()
     fields = panel.locator("dl").inner_text()
-    for text in ("https://docs.acme.example/logs/retention", "official-docs", "2026-04-18", "not sealed"):
+    for text in ("https://docs.acme.example/logs/retention", "acme.example", "official-docs", "2026-04-18",
+                 "not sealed"):
         assert text in fields, fields
+    assert panel.locator(".state-line").inner_text().endswith("verified")
     mark = panel.locator("pre.page mark.excerpt-hit").first
     assert mark.inner_text().startswith("Indexed retention defaults to 15 days.")
     whole = panel.locator("pre.page").inner_text()
     assert whole.index("Retention periods and archives") < whole.index("Indexed retention")  # context around it
     assert_in_view(page, mark)
-    assert page.locator("#header-cost").inner_text() == "no metrics"
     assert page.locator("#verify-result").inner_text().startswith("Verification passed")
-    shot = tmp_path / "view.png"
-    page.screenshot(path=str(shot))
-    assert shot.stat().st_size > 20_000
-    if os.environ.get("WEB_RESEARCH_VIEW_SCREENSHOT"):
-        shutil.copyfile(shot, os.environ["WEB_RESEARCH_VIEW_SCREENSHOT"])
+    assert "not sealed" in page.locator("header .seal-note").inner_text()  # and what that means for the verdict
+    assert "the verdict rests on the stored text" in page.locator("#seals").inner_text()
+    save_screenshot(page, tmp_path, "view-example")  # docs/view.png
     assert page.errors == [] and page.dialogs == []
     assert [u for u in page.requests if not u.startswith("file:")] == []
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_nothing_scrolls_sideways_and_the_panel_title_stays_in_view(browser, tmp_path, width):
+    page = open_view(browser, view_runs.with_metrics(view_runs.example(tmp_path)), width)
+    assert sideways_scroll(page) == 0
+    for table in page.locator("#coverage table, #figures table").all():  # wide tables scroll in their box
+        box = table.locator("xpath=..").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5, box
+    save_screenshot(page, tmp_path, f"view-{width}-top")
+    panel = click_footnote(page, "4")
+    assert_on_screen(page, panel.locator("#panel-title"))
+    assert_on_screen(page, panel.locator("#panel-close"))
+    panel_box = panel.bounding_box()
+    if width == PHONE:
+        assert panel_box["x"] == 0 and panel_box["width"] == width  # a full-width sheet
+    else:
+        assert panel_box["width"] < width * 0.5  # beside the report
+    assert sideways_scroll(page) == 0
+    assert panel.evaluate("e => e.scrollWidth - e.clientWidth") == 0
+    assert_in_view(page, panel.locator("pre.page mark.excerpt-hit").first)
+    save_screenshot(page, tmp_path, f"view-{width}")
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_a_changed_excerpt_marks_its_claim_and_shows_the_closest_passage(browser, tmp_path, width):
+    page = open_view(browser, view_runs.changed_excerpt(tmp_path), width)
+    ref = page.locator("article sup.fn-ref a[data-fn='4']").first
+    assert "st-failing" in ref.locator("xpath=..").get_attribute("class")
+    assert "fails a check" in ref.get_attribute("aria-label")
+    claim = page.locator("article .claim.st-failing").first  # the claim's words, marked in the text
+    assert "Acme charges 1.6x and 3x its 15-day rate" in claim.inner_text()
+    assert page.locator("article .claim.st-verified").count() >= 10  # the others are marked verified
+    if width == DESKTOP:  # the passage, and why it fails, on hover
+        ref.hover()
+        peek = page.locator("#peek")
+        peek.wait_for(state="visible")
+        assert "excerpt is not in the page" in peek.locator(".why").inner_text()
+        assert peek.locator("del.diff").inner_text() == "1.5x"
+    panel = click_footnote(page, "4")
+    assert_on_screen(page, panel.locator("#panel-title"))
+    assert "excerpt is not in the page" in panel.locator(".why").inner_text()
+    assert panel.locator("blockquote del.diff").all_inner_texts() == ["1.5x"]  # the excerpt's differing word
+    assert panel.locator("pre.page mark.diff").all_inner_texts() == ["1.6x"]  # the page's, in the closest passage
+    passage = "".join(panel.locator("pre.page mark.excerpt-hit").all_inner_texts())
+    assert passage.startswith("Indexed retention defaults to 15 days.") and "3x the 15-day rate" in passage
+    assert_in_view(page, panel.locator("pre.page mark.diff"))
+    assert sideways_scroll(page) == 0
+    save_screenshot(page, tmp_path, f"view-{width}-changed")
+    assert page.errors == []
+
+
+def test_the_keyboard_reaches_opens_and_closes_a_footnote(browser, tmp_path):
+    page = open_view(browser, view_runs.example(tmp_path), DESKTOP)
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('sup.fn-ref a')"):
+            break
+    else:
+        pytest.fail("Tab never reached a footnote")
+    label = page.evaluate("document.activeElement.getAttribute('data-fn')")
+    assert page.locator("#peek").is_visible()  # focus shows the passage, as hover does
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#panel:not([hidden])")
+    assert page.evaluate("document.activeElement.id") == "panel-title"
+    assert page.locator("#panel-title").inner_text().startswith(f"[{label}]")
+    page.keyboard.press("Escape")
+    assert page.locator("#panel").is_hidden()
+    assert page.evaluate("document.activeElement.getAttribute('data-fn')") == label  # back where it was
+
+
+def test_sources_are_cards_with_what_a_reader_weighs(browser, tmp_path):
+    page = open_view(browser, view_runs.example(tmp_path), DESKTOP)
+    cards = page.locator("#sources li.card")
+    assert cards.count() == 9
+    four = page.locator("#sources li.card#fn-4")
+    title = four.locator("a.card-title")
+    assert title.inner_text() == "Retention periods and archives | Acme Observability Docs"
+    assert title.get_attribute("href") == "https://docs.acme.example/logs/retention"
+    meta = four.locator(".card-meta").inner_text()
+    for text in ("acme.example", "official-docs", "retrieved 2026-04-18", "not sealed", "verified",
+                 "cited by 2 claims"):
+        assert text in meta, meta
+    four.locator("a.cites").click()
+    page.wait_for_selector("#panel:not([hidden])")
+    assert page.locator("#panel-title").inner_text().startswith("[4]")
+
+
+def test_a_tap_on_a_phone_opens_the_passage(browser, tmp_path):
+    page = open_view(browser, view_runs.example(tmp_path), PHONE)
+    panel = click_footnote(page, "2")
+    assert panel.locator("blockquote.excerpt").inner_text().startswith("Every plan is priced per GB ingested.")
+    assert_on_screen(page, panel.locator("#panel-title"))
+    panel.locator("#panel-close").click()
+    assert panel.is_hidden() and sideways_scroll(page) == 0
 
 
 def test_the_figures_show_each_researcher_against_its_budget_and_the_cost(browser, tmp_path):
@@ -174,5 +294,5 @@ def test_a_run_that_fails_verification_links_each_check_to_its_place(browser, tm
     box = target.bounding_box()
     assert header["y"] + header["height"] <= box["y"] < page.viewport_size["height"], (header, box)  # not under it
     panel = click_footnote(page, "4")
-    assert "not found" in panel.inner_text()
+    assert "not in the stored page text" in panel.inner_text()
     assert page.errors == []

@@ -98,3 +98,11 @@ def no_report(tmp_path: Path) -> Path:
     (run / formats.REPORT_FILE).unlink()
     (run / formats.PLAN_FILE).write_text("not a plan\n", encoding="utf-8")
     return run
+
+
+def changed_excerpt(tmp_path: Path) -> Path:
+    """report.md's [^4] quotes its page with one figure changed: 1.6x written as 1.5x."""
+    run = copy_example(tmp_path, "changed")
+    replace_once(run / formats.REPORT_FILE, "options are billed at 1.6x and 3x the 15-day rate",
+                 "options are billed at 1.5x and 3x the 15-day rate")
+    return run

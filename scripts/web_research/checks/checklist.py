@@ -195,7 +195,7 @@ def _read(path: Path, run_dir: Path, parsed: ParsedRun, max_bytes: int | None = 
 def _unreadable(scope: str, name: str, error: Any, path: Path) -> list[Check]:
     """The checks of a file that is there but cannot be used: it exists, and is not readable (why)."""
     return [ok(f"{scope}.exists", f"{name} exists", path),
-            fail(f"{scope}.readable", f"{name} {error.reason}", path)]
+            fail(f"{scope}.readable", f"{name} {error.reason}", path, getattr(error, "line", None))]
 
 
 MAX_LINKS_LISTED = 20

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from ..exitcodes import EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
 from ..formats import (
@@ -70,14 +70,16 @@ def read_input(args: argparse.Namespace) -> StartInput:
     return from_raw(raw)
 
 
-def prior_run_detail(run_dir: Path) -> str:
-    """The `detail` of a `prior-run-present` refusal (companion-contract.md shows it for /abs/run)."""
-    return (f"{run_dir} already contains {PLAN_FILE} or {REPORT_FILE} from a prior run. "
-            "Pass refresh: true to archive it and start over, or choose a different output_dir.")
+def prior_run_detail(run_dir: Path, found: Sequence[str]) -> str:
+    """The `detail` of a `prior-run-present` refusal (companion-contract.md shows it for /abs/run
+    holding plan.md and findings/): a new run starts in a folder without evidence."""
+    return (f"{run_dir} already holds {', '.join(found)}, from a prior run or put there by hand; a new run "
+            "starts in a folder without evidence. Pass refresh: true to archive them and start over, or choose "
+            "a different output_dir.")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..run.runfolder import archive_prior_run, checked_run_dir, entries_to_archive, has_prior_run  # lazy: start-up
+    from ..run.runfolder import archive_prior_run, checked_run_dir, entries_to_archive, evidence_present  # lazy: start-up
 
     try:
         request = read_input(args)
@@ -96,8 +98,9 @@ def run(args: argparse.Namespace) -> int:
     if request.resume:
         return _resume(request, run_dir)
 
-    if has_prior_run(run_dir) and not request.refresh:
-        return _fail(ERROR_PRIOR_RUN_PRESENT, prior_run_detail(run_dir), EXIT_PRIOR_RUN)
+    found = evidence_present(run_dir)
+    if found and not request.refresh:
+        return _fail(ERROR_PRIOR_RUN_PRESENT, prior_run_detail(run_dir, found), EXIT_PRIOR_RUN)
 
     archived: Path | None = None
     try:

@@ -4,7 +4,8 @@ One row per subtopic (status ok/empty/failed/missing, invalid when the
 frontmatter cannot be read, or what keeps the file from being read at all, in the
 words `fsutil.RunFileError.state` gives every command: too large, not UTF-8,
 symbolic link, link loop, ...; number of source entries; number of cited claims,
-counted as `web-research claims` lists them), then whether report.md exists and passes verify, then what
+counted as `web-research claims` lists them), then whether report.md exists and passes verify and the
+date and summary of its latest `recheck`, then what
 the run has spent: per researcher its searches and page reads against the
 budget, refused calls, tokens, dollars (pricing.py) and time, and the run's totals. Spending comes
 from files the hooks write: `metrics.json` (measured at each researcher's stop
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
+from ..metrics.pricing import about
 from .verify_cmd import open_run_dir
 
 
@@ -115,8 +117,8 @@ def spend_lines(data: dict) -> list[str]:
                      f"dispatches), {totals.get('searches', 0)} searches, {totals.get('page_reads', 0)} page reads, "
                      f"{totals.get('denied', 0)} denied calls, {totals.get('tool_calls', 0)} tool calls, tokens "
                      f"{_k(totals.get('input_tokens'))} in / {_k(totals.get('output_tokens'))} out (orchestrator "
-                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s, about "
-                     f"{totals.get('cost_text', '-')}" + ("" if data.get("final") else " so far"))
+                     f"and checkers included), {round(totals.get('wall_seconds') or 0)} s, "
+                     f"{about(totals.get('cost_text', '-'))}" + ("" if data.get("final") else " so far"))
         lines.append(f"Cost at {data.get('prices')}.")
     return lines
 
@@ -154,6 +156,7 @@ def status_data(run_dir: Path) -> dict:
                              "claims": len(claims_of(parsed.report.doc))}),
             "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings)},
             "abandoned": _abandoned(checks),
+            "recheck": recheck_status(run_dir),
             **spend(run_dir)}
 
 
@@ -174,6 +177,43 @@ def _abandoned(checks: list) -> str | None:
     from ..run.abandonment import CHECK_ID  # lazy: start-up
 
     return next((c.message for c in checks if c.id == CHECK_ID and not c.ok), None)
+
+
+def recheck_status(run_dir: Path) -> dict | None:
+    """The latest recheck (`web-research recheck`) as status shows it, or None when there was none."""
+    import hashlib  # lazy: start-up
+
+    from .. import formats  # lazy: start-up
+    from ..core.fsutil import RunFileError, read_run_file  # lazy: start-up
+    from ..recheck.record import RecheckRecordError, latest_recheck  # lazy: start-up
+
+    try:
+        record = latest_recheck(run_dir)
+    except RecheckRecordError as exc:
+        return {"problem": str(exc)}
+    if record is None:
+        return None
+    try:
+        report = read_run_file(run_dir / formats.REPORT_FILE, run_dir, formats.MAX_MARKDOWN_BYTES)
+        same_report = "sha256:" + hashlib.sha256(report).hexdigest() == record.report_sha256
+    except RunFileError:
+        same_report = False
+    return {"at": record.started_at, "summary": record.summary(), "only": list(record.only or []) or None,
+            "record": f"{formats.CHECKS_DIR}/{record.path.name}" if record.path else None,
+            "report_changed_since": not same_report, "line": record.summary_line()}
+
+
+def recheck_line(data: dict | None) -> str | None:
+    """`Recheck: <when> UTC: <summary> (<record>)`; None when the run was never rechecked (a run
+    in progress says nothing of a command that is no step of it)."""
+    if data is None:
+        return None
+    if "problem" in data:
+        return f"Recheck: the latest record cannot be read: {data['problem']}"
+    when = data["at"].replace("T", " ").removesuffix("Z")[:16]
+    only = f" (footnotes {', '.join(map(str, data['only']))} only)" if data["only"] else ""
+    changed = "; report.md has changed since" if data["report_changed_since"] else ""
+    return f"Recheck: {when} UTC{only}: {data['line']} ({data['record']}{changed})"
 
 
 def status_lines(run_dir: Path) -> list[str]:
@@ -210,7 +250,7 @@ def status_lines(run_dir: Path) -> list[str]:
     warnings = [c for c in checks if not c.ok and c.severity == "warning"]
     report_problem = parsed.unreadable.get(parsed.report_path)
     if report_problem is not None:
-        lines.append(f"Report: {formats.REPORT_FILE} {report_problem.state}: {report_problem.reason}")
+        lines.append(f"Report: {formats.REPORT_FILE} {report_problem.reason}")
     elif parsed.report is None:
         lines.append(f"Report: {formats.REPORT_FILE} missing")
     else:
@@ -225,6 +265,9 @@ def status_lines(run_dir: Path) -> list[str]:
     if abandoned is not None:
         lines.append(f"Abandoned: {abandoned}")
     lines.append(f"Verify: {verdict} ({detail}); run 'web-research verify' for details")
+    rechecked = recheck_line(recheck_status(run_dir))
+    if rechecked is not None:
+        lines.append(rechecked)
     lines.append("")
     lines.extend(spend_lines(spend(run_dir)))
     return lines

@@ -6,7 +6,7 @@ heading and every passing check; `--json` gives every check and the counts the
 summary line states (`passed`, `errors`, `warnings`: failing checks of each severity).
 
 Exit 0 when no error-severity check fails (warnings allowed), 1 when one
-does, 2 when the folder cannot be checked at all (one line on stderr).
+does, 2 when the folder cannot be checked at all or holds no run (one line on stderr).
 """
 from __future__ import annotations
 
@@ -29,9 +29,8 @@ def open_run_dir(raw: str, command: str, require_run: bool = True) -> Path | Non
 
     The one rule for a folder that is not a run, shared by every command that reads a run
     (`claims`, `claims --prompt`, `gaps`, `estimate`, `briefs`, `status`: exit 2 with this
-    message): a run folder holds plan.md or report.md (`formats.PRIOR_RUN_MARKERS`, what
-    `start` calls a prior run). `verify` (`require_run=False`) checks any folder and fails
-    `plan.exists` instead."""
+    message, verify too): a run folder holds plan.md or report.md (`formats.PRIOR_RUN_MARKERS`,
+    what `start` calls a prior run). A file of a run names the folder to pass instead."""
     from ..formats import PRIOR_RUN_MARKERS  # lazy: start-up
 
     path = Path(raw).expanduser()
@@ -39,7 +38,7 @@ def open_run_dir(raw: str, command: str, require_run: bool = True) -> Path | Non
     if not path.exists():
         problem = "no such folder"
     elif not path.is_dir():
-        problem = "not a folder"
+        problem = f"not a folder; pass the run folder{_holding(path)}"
     else:
         try:
             next(os.scandir(path), None)
@@ -53,6 +52,16 @@ def open_run_dir(raw: str, command: str, require_run: bool = True) -> Path | Non
         print(f"web-research {command}: {raw}: {problem}", file=sys.stderr)
         return None
     return path.resolve()
+
+
+def _holding(path: Path) -> str:
+    """`` that holds it, <folder>`` when `path` is a file of a run folder (report.md, a findings file)."""
+    from ..formats import PRIOR_RUN_MARKERS  # lazy: start-up
+
+    for folder in list(path.parents)[:3]:
+        if any(os.path.lexists(folder / name) for name in PRIOR_RUN_MARKERS):
+            return f" that holds it: {folder}"
+    return ""
 
 
 def display_path(path: str | None) -> str:
@@ -105,27 +114,18 @@ def counts(checks: Sequence) -> tuple[int, int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    run_dir = open_run_dir(args.dir, "verify", require_run=False)
+    run_dir = open_run_dir(args.dir, "verify")
     if run_dir is None:
         return EXIT_USAGE
     from ..checks.checklist import run_checklist  # lazy: start-up
     from ..checks.result import passed  # lazy: start-up
 
-    import gc  # lazy: start-up
-
-    # The checklist builds many small objects and few cycles, over input of bounded size:
-    # the cycle collector's passes over them cost ~5% and free next to nothing.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
         checks = run_checklist(run_dir)
     except Exception as exc:  # noqa: BLE001 - a verifier bug must not look like a failed check (exit 1)
         print(f"web-research verify: {args.dir}: cannot check the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
         return EXIT_USAGE
-    finally:
-        if collecting:
-            gc.enable()
     good = passed(checks)
     if args.json:
         passing, errors, warnings = counts(checks)

@@ -10,7 +10,6 @@ import errno
 import os
 import stat
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -19,13 +18,15 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see either the old or the new file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Beside `path` (a rename within one folder is atomic), created by this call, owner-only.
+    # Beside `path` (a rename within one folder is atomic), created by this call, owner-only
+    # while it is written; it then takes the mode any new file of the user's gets (umask).
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+            os.fchmod(handle.fileno(), 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -33,6 +34,20 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def current_umask() -> int:
+    """The process's umask, read without changing it (Linux's /proc), else by setting it back."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: Path, text: str) -> None:
@@ -81,9 +96,11 @@ class RunFileError(Exception):
     never quote the file's content; `state` is one of the STATE_* words; `missing` is
     True when nothing is there at all."""
 
-    def __init__(self, path: Path, reason: str, missing: bool = False, state: str | None = None) -> None:
+    def __init__(self, path: Path, reason: str, missing: bool = False, state: str | None = None,
+                 line: int | None = None) -> None:
         self.path = Path(path)
         self.reason = reason
+        self.line = line  # where in the file, when one place is at fault (a byte that is not UTF-8)
         self.missing = missing
         self.state = state or (STATE_MISSING if missing else STATE_UNREADABLE)
         super().__init__(f"{path}: {reason}")
@@ -170,8 +187,11 @@ def read_run_text(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RunFileError(path, f"is not valid UTF-8 text ({exc.reason} at byte {exc.start})",
-                           state=STATE_NOT_UTF8) from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise RunFileError(path, f"is not UTF-8 text: line {line}, column {column} holds the byte "
+                                 f"0x{data[exc.start]:02x}, which UTF-8 text cannot hold there; save the file as UTF-8",
+                           state=STATE_NOT_UTF8, line=line) from None
 
 
 # --- Symbolic links in a run folder: one rule for every reader -------------------------
@@ -268,25 +288,20 @@ def _opened_path(fd: int) -> Path | None:
 
 @contextlib.contextmanager
 def exclusive_lock(lock_path: Path, timeout: float) -> Iterator[None]:
-    """Hold an exclusive `flock` on `lock_path` (created 0600). Waits for the holder, but not
-    forever: after `timeout` seconds it raises TimeoutError, so a stuck hook makes the next
-    one fail (open) rather than hang. Closing the descriptor releases the lock."""
-    import fcntl  # lazy: hook start-up (only hooks that write a record take a lock)
+    """Hold an exclusive lock on `lock_path` (created 0600, never through a symbolic link).
+    Waits for the holder, but not forever: after `timeout` seconds it raises TimeoutError, so
+    a stuck hook makes the next one fail (open) rather than hang."""
+    from filelock import FileLock, Timeout  # lazy: hook start-up (only hooks that write a record take a lock)
 
-    fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+    lock = FileLock(lock_path, mode=0o600, thread_local=False)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise TimeoutError(f"{lock_path} held for more than {timeout} s") from None
-                time.sleep(0.01)
+        lock.acquire(timeout=timeout, poll_interval=0.01)
+    except Timeout:
+        raise TimeoutError(f"{lock_path} held for more than {timeout} s") from None
+    try:
         yield
     finally:
-        os.close(fd)
+        lock.release()
 
 
 class NotRegularFile(OSError):

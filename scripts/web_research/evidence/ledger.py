@@ -19,6 +19,11 @@ Every entry is `{"at", "kind", "agent_id", "slug", ...}`. Kinds:
                write, e.g. a stub); the owner's last write is what SubagentStop seals
     search     a WebSearch: query
     page_read  a page read: url, tool (fetch | WebFetch), snapshot_id, paging
+    run_open   the hooks opened a run on the folder: resumed (true for start --resume)
+
+Seals and writes count only from the run's opening on (`since_opened`): what the ledger
+holds from before the last `run_open` of a new start (a previous run in the folder, or lines
+planted before the run began) is no evidence of this run.
 
 This module is the one place that reads and folds the ledger (`seals`,
 `counts`); it has no knowledge of hooks. Appends take an exclusive lock on
@@ -49,6 +54,7 @@ WRITTEN = "written"
 PLUGIN_WRITE = "plugin_write"  # guard/plugin_writes.write_run_file: a file the plugin wrote for its owner
 SEARCH = "search"
 PAGE_READ = "page_read"
+RUN_OPEN = "run_open"  # the hooks opened the room on this folder (`resumed`: a start --resume)
 
 # What a seal covers (the `artifact` field).
 SNAPSHOT = "snapshot"
@@ -156,10 +162,21 @@ class Seal(NamedTuple):
                 "slug": self.slug, "url": self.url, "hashes": sorted(self.hashes), "status": self.status}
 
 
+def since_opened(entries: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The entries from the last opening of the run by a new `start` on (that `run_open` line
+    included); a resumed opening continues the run, so it starts nothing. A ledger without any
+    `run_open` (written before the hooks recorded one) is taken whole."""
+    items = list(entries)
+    opened = [index for index, item in enumerate(items)
+              if item.get("kind") == RUN_OPEN and item.get("resumed") is not True]
+    return items[opened[-1]:] if opened else items
+
+
 def seals(entries: Iterable[Mapping[str, Any]]) -> dict[str, Seal]:
-    """path -> Seal, folded in ledger order (the latest seal of a path is its state)."""
+    """path -> Seal, folded in ledger order (the latest seal of a path is its state). Only seals
+    written since the run opened count (`since_opened`)."""
     out: dict[str, Seal] = {}
-    for item in entries:
+    for item in since_opened(entries):
         if item.get("kind") != SEAL:
             continue
         path, sha, artifact = item.get("path"), item.get("sha256"), item.get("artifact")
@@ -175,9 +192,9 @@ def seals(entries: Iterable[Mapping[str, Any]]) -> dict[str, Seal]:
 def last_written(entries: Iterable[Mapping[str, Any]], path: str, agent_id: object) -> str | None:
     """The sha256 of the last content written to `path` (relative to the run) by its owner:
     the agent `agent_id` through its own tool call, or the plugin itself. None when neither
-    wrote it. A write by anyone else is not the owner's and is skipped."""
+    wrote it. A write by anyone else, or from before the run opened, is skipped."""
     found = None
-    for item in entries:
+    for item in since_opened(entries):
         kind = item.get("kind")
         if kind not in (WRITTEN, PLUGIN_WRITE) or item.get("path") != path:
             continue

@@ -55,6 +55,19 @@ class RefusedURL(FetchError):
     """The URL, or a redirect on the way, points somewhere we do not fetch from."""
 
 
+class HTTPStatusError(FetchError):
+    """The page answered with an HTTP error status (`status`, 400 or more) at `url`."""
+
+    def __init__(self, message: str, status: int, url: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.url = url
+
+
+class HostNotFound(FetchError):
+    """DNS says the host name does not exist (not a failure to ask: that is a plain FetchError)."""
+
+
 @dataclass(frozen=True)
 class FetchLimits:
     """Bounds on one fetch: redirects followed, seconds in total, bytes of body."""
@@ -109,11 +122,17 @@ def address_problem(address: str, allow_loopback: bool = False) -> str | None:
     return None
 
 
+# getaddrinfo's answers that mean "no such name" (as opposed to "could not ask", EAI_AGAIN).
+_NO_SUCH_HOST = tuple(getattr(socket, name) for name in ("EAI_NONAME", "EAI_NODATA") if hasattr(socket, name))
+
+
 def system_resolver(host: str, port: int) -> list[str]:
     """Every address `host` resolves to, in the system's order, without duplicates."""
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
+        if isinstance(exc, socket.gaierror) and exc.errno in _NO_SUCH_HOST:
+            raise HostNotFound(f"cannot resolve host {host!r}: {exc}") from exc
         raise FetchError(f"cannot resolve host {host!r}: {exc}") from exc
     seen: list[str] = []
     for info in infos:
@@ -447,7 +466,7 @@ def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: 
             redirects.append(current)
             continue
         if status >= 400:
-            raise FetchError(f"{current} answered HTTP {status}")
+            raise HTTPStatusError(f"{current} answered HTTP {status}", status, current)
         media_type, charset = parse_content_type(headers.get("content-type", ""))
         body = _decode_transfer(body, headers.get("content-encoding", ""), limits.max_bytes, current)
         return FetchedPage(url, current, status, media_type, charset, body, tuple(redirects))

@@ -53,6 +53,7 @@ _RESTRICTED = {
     "view": {},
     "fetch": {"allow_loopback": False},  # test-only flag: see ALLOW_LOOPBACK_ENV
     "abandon": {},
+    "recheck": {"allow_loopback": False},  # recognised so that the room can say why it is refused (room.py)
 }
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..core.terminal import printable
+from ..metrics.pricing import about
 
 
 VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every check."
@@ -45,6 +46,7 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
     it cost, where it is. Control and format characters are taken out (core/terminal.py): the
     TL;DR and the failures quote report text, which must not move the cursor or repaint a line."""
     from .. import formats  # lazy: start-up
+
     def one_line(text: object) -> str:
         return " ".join(printable(str(text)).split())
 
@@ -61,7 +63,7 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
         totals = (view.get("figures") or {}).get("totals")
         if totals:
             lines.append(f"Spent: {totals.get('searches')} searches, {totals.get('page_reads')} page reads, "
-                         f"about {totals.get('cost_text')}")
+                         f"{about(str(totals.get('cost_text')))}")
     lines.append(f"Report: {Path(run_dir) / formats.REPORT_FILE}")
     if view_path is not None:
         lines.append(f"View:   {view_path} (open it in a browser: each footnote shows its source)")

@@ -197,7 +197,17 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
     run = new_run(os.path.normpath(result["output_dir"]), result)
     resumed = result.get("resume")
     extra: list[str] = []
-    if isinstance(resumed, dict):  # start --resume: the run goes on in this session
+    if isinstance(resumed, dict):  # start --resume, in whatever form it ran: the pre-hook saw only the skill's
+        from ..run.resume import unknown_run_refusal  # lazy: start-up
+        from .seals import ledger_knows  # lazy: start-up
+
+        refusal = unknown_run_refusal(run["run_dir"], ledger_knows(ctx.env, run["run_dir"]))
+        if refusal is not None:
+            from . import output  # lazy: start-up
+
+            return output.additional_context("PostToolUse", (
+                "web-research refused this start --resume, and no run is open: "
+                f"{json.dumps(refusal, ensure_ascii=False)} Reply with that JSON unchanged and stop."))
         printed = [s for s in resumed.get("keep") or [] if isinstance(s, str)]
         run["kept"], extra = _kept_by_the_ledger(ctx, run["run_dir"], printed)
     with session.locked():
@@ -205,7 +215,7 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
     from ..evidence import ledger  # lazy: start-up
     from .seals import record  # lazy: start-up
 
-    record(ctx.env, run["run_dir"], [ledger.entry("run_open", resumed=isinstance(resumed, dict))])
+    record(ctx.env, run["run_dir"], [ledger.entry(ledger.RUN_OPEN, resumed=isinstance(resumed, dict))])
     if extra:
         from . import output  # lazy: start-up
 
@@ -218,7 +228,9 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
 
 def _unguarded_notice(ctx: Context, subcommand: str | None) -> dict[str, Any]:
     """One of our run commands with no run open in this session: say plainly that nothing guards it."""
-    if subcommand in (None, "start", "slug") or active_run(ctx) is not None:
+    from .room import PERSON_COMMANDS  # lazy: Bash hooks only
+
+    if subcommand in (None, "start", "slug", *PERSON_COMMANDS) or active_run(ctx) is not None:
         return {}
     from . import output  # lazy: start-up
 
@@ -243,11 +255,12 @@ def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> dict[str,
         if record is None or record["run"].get("run_dir") != snapshot["run"].get("run_dir"):
             return {}
         record["run"]["abandon_reason"] = str(result.get("reason") or "")[:1000]
-        session.archive(record, "abandoned")
+        session.archive(record, "abandoned", closed=True)  # shut until this turn's Stop (after_abandon.py)
     from . import output  # lazy: start-up
 
     return output.notice(f"web-research: the research run in {snapshot['run']['run_dir']} was abandoned "
-                         f"({str(result.get('reason') or '')[:300]}); it is not verified.")
+                         f"({str(result.get('reason') or '')[:300]}); it is not verified. Until this turn "
+                         "ends, only read-only tools and a new start are allowed.")
 
 
 def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple[list[str], list[str]]:

@@ -26,6 +26,9 @@ TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
 
 def pre_tool_use(ctx: Context) -> dict[str, Any]:
     tool = ctx.payload.get("tool_name")
+    shut = _after_abandon(ctx, tool)
+    if shut is not None:
+        return shut
     if tool in WEB_TOOLS:
         return _pre_web_tool(ctx)
     if tool == "Bash":
@@ -41,6 +44,27 @@ def pre_tool_use(ctx: Context) -> dict[str, Any]:
     if ctx.in_researcher and _denied(decision) and not ctx.denial_recorded:
         _record_denial(ctx, str(tool))
     return decision
+
+
+def _after_abandon(ctx: Context, tool: object) -> dict[str, Any] | None:
+    """A run of this session was abandoned in this turn (registry.Session.closed_marker): deny
+    what guard/after_abandon.py refuses. None: no such run, or the call is allowed (a new start
+    then goes through the start checks below)."""
+    session = ctx.session
+    if session is None or not session.has_active_run() or session.read() is not None:
+        return None
+    marker = session.closed_marker()
+    if marker is None:
+        return None
+    from .after_abandon import refusal_after_abandon  # lazy: hook start-up
+
+    name = tool if isinstance(tool, str) else ""
+    is_start = False
+    if name == "Bash" and not ctx.in_researcher:
+        parsed, _why = ctx.parse_command()
+        is_start = parsed is not None and parsed.subcommand == "start"
+    refusal = refusal_after_abandon(name, is_start, marker.get("run_dir"), ctx.program)
+    return None if refusal is None else output.pre_tool_use("deny", refusal)
 
 
 def _denied(decision: dict[str, Any]) -> bool:
@@ -164,14 +188,13 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     except InputError as error:
         return json.dumps({"error": formats.ERROR_INVALID_INPUT, "detail": str(error)}, ensure_ascii=False)
     if request.resume:
+        from ..run.resume import unknown_run_refusal  # lazy: start-up
         from .seals import ledger_knows  # lazy: start-up
 
-        if not ledger_knows(ctx.env, str(run_dir)):
-            # Only a run the plugin's own records know is resumed: nothing is adopted.
-            from ..run.resume import NO_RECORD  # lazy: start-up
-
-            return json.dumps({"error": formats.ERROR_NOT_A_RUN, "detail": f"{run_dir}: {NO_RECORD}"},
-                              ensure_ascii=False)
+        # Only a run the plugin's own records know is resumed: nothing is adopted.
+        refusal = unknown_run_refusal(run_dir, ledger_knows(ctx.env, str(run_dir)))
+        if refusal is not None:
+            return json.dumps(refusal, ensure_ascii=False)
     return None
 
 

@@ -6,7 +6,7 @@ file exists to decide whether to start Python at all, so a session that is not
 researching never pays for more than a shell. Closed runs (verified, replaced
 by a second `start`, given up) move to `<session_id>.history.json`.
 
-Every read-modify-write happens under an exclusive `fcntl` lock on
+Every read-modify-write happens under an exclusive lock (filelock) on
 `<session_id>.lock`: hooks for concurrent tool calls run as concurrent
 processes, and the researcher cap is only real if they cannot both read
 "2 running" and both reserve the third slot.
@@ -32,6 +32,7 @@ RUN_STATE_DIR = formats.RUN_STATE_DIR
 SILENT_FAILURES_FILE = "silent-failures.json"
 HISTORY_LIMIT = 50
 LOCK_TIMEOUT_SECONDS = 15.0
+CLOSED_KEY = "closed"  # a record with this key and no "run": a run abandoned this turn
 
 _SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
@@ -110,15 +111,44 @@ class Session:
             return []
         return data if isinstance(data, list) else []
 
-    def archive(self, record: dict[str, Any], outcome: str) -> None:
-        """Move the active run to the history list and remove the active record."""
+    def archive(self, record: dict[str, Any], outcome: str, closed: bool = False) -> None:
+        """Move the active run to the history list and remove the active record. `closed`: put
+        a closed marker in its place instead (`closed_marker`), in one atomic write, so that
+        no hook ever sees the session free in between."""
         run = dict(record.get("run") or {})
         run["outcome"] = outcome
         run["closed_at"] = now_iso()
         history = (self.history() + [run])[-HISTORY_LIMIT:]
         atomic_write_text(self.history_path, json.dumps(history, indent=1, sort_keys=True) + "\n")
+        if closed:
+            marker = {"outcome": outcome, "run_dir": run.get("run_dir"), "at": run["closed_at"]}
+            self.write({"version": RECORD_VERSION, "session_id": self.session_id, CLOSED_KEY: marker})
+            return
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.record_path)
+
+    def closed_marker(self) -> dict[str, Any] | None:
+        """The marker an abandoned run leaves until the Stop of its turn (`archive(closed=True)`),
+        or None. The record file stays, so the hooks keep running for the session: no run is
+        active (`read` is None), yet the room stays shut (guard/after_abandon.py)."""
+        try:
+            data = json.loads(self.record_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        marker = data.get(CLOSED_KEY) if isinstance(data, dict) and not isinstance(data.get("run"), dict) else None
+        return marker if isinstance(marker, dict) else None
+
+    def free(self) -> bool:
+        """Remove the closed marker (the turn it was left in ended); True when there was one.
+        An active run's record is never touched here."""
+        if not self.record_path.is_file():
+            return False  # the common case, decided without taking (or creating) the lock
+        with self.locked():
+            if self.closed_marker() is None:
+                return False
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.record_path)
+            return True
 
     def open_run(self, run: dict[str, Any]) -> dict[str, Any] | None:
         """Make `run` the active run (call under the lock). A run already active in this

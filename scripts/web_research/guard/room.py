@@ -16,8 +16,9 @@ reason that says what is allowed:
     claim-checker nothing                                 nothing (its reply is its answer)
     other agent   nothing                                 nothing
 
-Agent/Task dispatches only the plugin's researcher and claim-checker; WebSearch and WebFetch keep
-their own budget rules. Every other tool (PreToolUse matches them all, `*`) is denied unless it
+A person's command (`recheck`: is a finished report still true?) is no role's move: denied in a
+run, left alone outside one. Agent/Task dispatches only the plugin's researcher and claim-checker;
+WebSearch and WebFetch keep their own budget rules. Every other tool (PreToolUse matches them all, `*`) is denied unless it
 only reads (FREE_TOOLS): MCP tools, skills and slash commands, stopping tasks, messages to other
 agents, schedules, worktrees, workflows and any tool a later client adds. The rules here are pure:
 the handlers (pre_tool_use.py) bring the run record, the files and the payload.
@@ -39,6 +40,9 @@ OTHER = "other"
 
 # What the orchestrator runs on its own run folder (SKILL.md and its references).
 ORCHESTRATOR_COMMANDS = ("briefs", "estimate", "status", "gaps", "verify", "claims", "finish", "view", "abandon")
+# A person's commands: never a step of research, so denied to every role while a run is open
+# (outside a run the hooks leave them alone, and say nothing after them).
+PERSON_COMMANDS = ("recheck",)
 # Agent types the orchestrator may dispatch while a run is open.
 DISPATCHABLE = (formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE)
 # The tools a run leaves free, whatever the role: they only read (files, a background task's
@@ -107,6 +111,10 @@ def bash_refusal(role: str, parsed: PluginCommand | None, why: str, run_dir: str
         detail = "it must run in the foreground (no run_in_background)"
     elif parsed.subcommand == "start":
         detail = "a run is already open in this session"
+    elif parsed.subcommand in PERSON_COMMANDS:
+        detail = (f"{parsed.subcommand} is a person's command, not a step of research: it fetches the cited pages "
+                  "again to see whether a finished report still holds, so it runs only when no research run is "
+                  "open (the person can run it once this run has ended)")
     elif parsed.subcommand in ORCHESTRATOR_COMMANDS:
         detail = f"its folder must be this run's folder {run_dir}"
     else:

@@ -32,6 +32,8 @@ def _return_object(run_dir: str) -> dict[str, Any]:
 def stop(ctx: Context) -> dict[str, Any]:
     active = active_run(ctx)
     if active is None:
+        if ctx.session is not None:
+            ctx.session.free()  # the turn a run was abandoned in ends: the session is free again
         return {}
     from .stopgate import (block_reason, decide_stop, declares_unverified, report_written, return_reason,
                            returns_object, verifier_failures)  # lazy: hook start-up

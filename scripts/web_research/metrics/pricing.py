@@ -245,6 +245,11 @@ def dollars(amount: float) -> str:
     return f"${amount:,.2f}"
 
 
+def about(text: str) -> str:
+    """A cost_text in a sentence: 'about $1.23', but 'at most $1.95' as it stands (never both)."""
+    return text if text.startswith("at most") else f"about {text}"
+
+
 def cost_text(c: Cost) -> str:
     """'$1.23', 'at most $1.23' (no cache split), '+ unpriced: m' when a model has no price."""
     text = ("at most " if c.upper_bound else "") + dollars(c.dollars)

@@ -212,6 +212,16 @@ NO_RECORD = ("the plugin has no record of this run's seals (its hooks never seal
              "refresh: true (the old files are archived, not deleted), or check the folder with verify")
 
 
+def unknown_run_refusal(run_dir: Path | str, ledger_knows: bool) -> dict[str, str] | None:
+    """The one rule every form of `start --resume` is judged by (the skill's heredoc, the flags
+    `--resume --output-dir`, any other spelling the CLI accepts): a folder the plugin's run
+    ledger does not know is no run to resume, whatever its folder copy of the seals says. The
+    refusal is the JSON `start` prints for it; None when the ledger knows the folder."""
+    if ledger_knows:
+        return None
+    return {"error": formats.ERROR_NOT_A_RUN, "detail": f"{run_dir}: {NO_RECORD}"}
+
+
 def assess(run_dir: Path, env: Mapping[str, str], seals: Mapping[str, Any] | None = None) -> Assessment:
     """What `start --resume` does with `run_dir` (see the module docstring). Reads only.
     `seals`: the seals to judge by (the hooks pass the ledger's); default: found from `env`."""

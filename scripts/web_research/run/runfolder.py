@@ -15,7 +15,8 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from ..formats import ARCHIVE_PREFIX, DEFAULT_ROOT, PRIOR_RUN_MARKERS, ROOT_ENV_VAR, RUN_OWNED_NAMES
+from ..formats import (ARCHIVE_PREFIX, DEFAULT_ROOT, PRIOR_RUN_MARKERS, ROOT_ENV_VAR, RUN_OWNED_NAMES,
+                       START_REFUSES_NAMES)
 from .inputs import InputError, StartInput, from_raw
 from ..core.slug import dated_slug
 
@@ -114,6 +115,14 @@ def check_start_args(raw: str, cwd: Path, today: datetime.date, env: Mapping[str
 def has_prior_run(directory: Path) -> bool:
     """True when the folder holds plan.md or report.md (of any kind, even a broken link)."""
     return any(os.path.lexists(Path(directory) / marker) for marker in PRIOR_RUN_MARKERS)
+
+
+def evidence_present(directory: Path) -> list[str]:
+    """The evidence a new run may not find in its folder (`formats.START_REFUSES_NAMES`: plan.md,
+    report.md, briefs/, findings/, sources/, checks/, .web-research/), as `start` names them:
+    folders with a trailing `/`. Any kind of entry counts, even a broken link."""
+    return [f"{name}/" if os.path.isdir(Path(directory) / name) and not os.path.islink(Path(directory) / name)
+            else name for name in START_REFUSES_NAMES if os.path.lexists(Path(directory) / name)]
 
 
 def entries_to_archive(directory: Path) -> list[str]:

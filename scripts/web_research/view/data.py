@@ -6,6 +6,8 @@ page snapshots and where an excerpt sits in one (snapshots, excerpts), the
 seals (provenance, ledger), the claim-checker's verdicts and the figures rule
 (verdicts, claims), the plan's coverage (coverage), the run's spending
 (metrics.json, priced by pricing.py) and the checklist's result (checklist).
+Each claim and footnote gets one state from those (`STATES`), and a footnote whose
+excerpt is not in its page gets verify's closest passage with the differing words.
 
 Everything read is hostile: files go through the run-folder readers (bounded,
 regular files inside the run), page text is cut to a window around the excerpt,
@@ -17,10 +19,13 @@ verification still gets a page.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from .. import formats
+from ..evidence.excerpts import excerpt_parts, match_excerpt, normalize
+from ..evidence.sites import site_of
 
 if TYPE_CHECKING:
     from ..checks.parsed_run import ParsedRun
@@ -38,6 +43,21 @@ SEAL_CHANGED = "changed"  # changed (or unreadable) since sealed
 SEAL_UNSEALED = "unsealed"  # a snapshot with no seal on record (a run before seals, a copy)
 SEAL_NO_SNAPSHOT = "no-snapshot"
 _WORD = re.compile(r"\w+")
+_TOKEN = re.compile(r"\S+")
+
+# A claim's or footnote's state, worst first: the page marks each one in the text.
+FAILING, UNSUPPORTED, PARTIAL, UNCHECKED, VERIFIED = "failing", "unsupported", "partial", "unchecked", "verified"
+STATES = (FAILING, UNSUPPORTED, PARTIAL, UNCHECKED, VERIFIED)
+STATE_WORDS = {FAILING: "fails a check", UNSUPPORTED: "not supported", PARTIAL: "partly supported",
+               UNCHECKED: "not checked", VERIFIED: "verified"}
+STATE_MARKS = {FAILING: "!", UNSUPPORTED: "\u2717", PARTIAL: "\u25d0", UNCHECKED: "?", VERIFIED: "\u2713"}
+_BY_VERDICT = {formats.VERDICT_SUPPORTED: VERIFIED, formats.VERDICT_PARTIAL: PARTIAL,
+               formats.VERDICT_UNSUPPORTED: UNSUPPORTED}
+
+
+def worst(states: Iterable[str]) -> str:
+    """The worst of `states` (VERIFIED when there are none)."""
+    return min(states, key=STATES.index, default=VERIFIED)
 
 
 # --------------------------------------------------------------------------
@@ -51,8 +71,6 @@ def locate_excerpt(excerpt: str, page: str, limit: int = 64) -> list[tuple[int, 
     found as its words in order with only non-word characters between them, so quote marks,
     dashes and line breaks the page writes differently do not hide it. `verify` decides whether
     the excerpt is verbatim; this only shows where it is."""
-    from ..evidence.excerpts import excerpt_parts  # lazy: start-up
-
     spans: list[tuple[int, int]] = []
     position = 0
     for part in excerpt_parts(excerpt)[:limit]:
@@ -67,24 +85,64 @@ def locate_excerpt(excerpt: str, page: str, limit: int = 64) -> list[tuple[int, 
     return spans or None
 
 
-def page_window(page: str, spans: list[tuple[int, int]] | None) -> dict[str, Any]:
-    """The stretch of `page` to show: the excerpt's spans marked, with context around them.
-    `segments` alternate plain and marked text, in order."""
+def page_window(page: str, spans: list[tuple[int, int]] | None,
+                differ: list[tuple[int, int]] | None = None) -> dict[str, Any]:
+    """The stretch of `page` to show: the spans marked, with context around them.
+    `segments` are [text, kind] in order, kind "" (plain), "hit" (the excerpt or the closest
+    passage) or "diff" (a word of the closest passage that the excerpt writes differently)."""
     if spans:
         start = max(0, spans[0][0] - CONTEXT_CHARS)
         end = min(len(page), spans[-1][1] + CONTEXT_CHARS)
     else:
         start, end = 0, min(len(page), HEAD_CHARS)
+    cuts: list[tuple[int, int, str]] = []
+    for a, b in spans or []:
+        inside = sorted((x, y) for x, y in differ or [] if a <= x and y <= b)
+        cursor = a
+        for x, y in inside:
+            if x > cursor:
+                cuts.append((cursor, x, "hit"))
+            cuts.append((x, y, "diff"))
+            cursor = y
+        if b > cursor:
+            cuts.append((cursor, b, "hit"))
     segments: list[list[Any]] = []
     cursor = start
-    for a, b in spans or []:
+    for a, b, kind in cuts:
         if a > cursor:
-            segments.append([page[cursor:a], False])
-        segments.append([page[a:b], True])
+            segments.append([page[cursor:a], ""])
+        segments.append([page[a:b], kind])
         cursor = b
     if end > cursor:
-        segments.append([page[cursor:end], False])
+        segments.append([page[cursor:end], ""])
     return {"segments": segments, "start": start, "end": end, "total": len(page)}
+
+
+def closest_in_page(excerpt: str, page: str) -> dict[str, Any] | None:
+    """Where verify's closest passage to an excerpt that is not in `page` sits, and which words
+    differ: {"part": the excerpt's part not found, as [token, differs] pairs; "span": the
+    passage's span in the page; "differ": spans of the page's differing tokens; "similarity"}.
+    None when the excerpt is in the page or nothing in it comes close."""
+    result = match_excerpt(excerpt, page)
+    if result.ok or not result.closest or result.failed_part is None:
+        return None
+    spans = locate_excerpt(result.closest.rstrip("\u2026"), page)
+    if not spans:
+        return None
+    a, b = spans[0][0], spans[-1][1]
+    theirs = [(m.start(), m.end()) for m in _TOKEN.finditer(page, a, b)]
+    mine = _TOKEN.findall(result.failed_part)
+    key = lambda token: normalize(token).strip(".,;:!?()[]")  # noqa: E731 - one use, read in place
+    matcher = SequenceMatcher(None, [key(t) for t in mine], [key(page[x:y]) for x, y in theirs], autojunk=False)
+    mine_differs = [True] * len(mine)
+    theirs_differs = [True] * len(theirs)
+    for block in matcher.get_matching_blocks():
+        for k in range(block.size):
+            mine_differs[block.a + k] = False
+            theirs_differs[block.b + k] = False
+    return {"part": [[token, differs] for token, differs in zip(mine, mine_differs)],
+            "span": [a, b], "differ": [list(s) for s, d in zip(theirs, theirs_differs) if d],
+            "similarity": result.similarity}
 
 
 # --------------------------------------------------------------------------
@@ -118,8 +176,9 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
     item: dict[str, Any] = {
         "label": str(citation.number), "line": citation.line, "title": citation.title, "url": citation.url,
         "source_type": citation.source_type, "retrieved": citation.retrieved_at, "published": citation.published_at,
+        "site": site_of(citation.url) if citation.url else None,
         "excerpt": citation.excerpt, "seal": _seal_state(run_dir, snap, source), "claims": [],
-        "snapshot": None, "page": None, "match": "no-snapshot" if snap is None else "no-text"}
+        "snapshot": None, "page": None, "match": "no-snapshot" if snap is None else "no-text", "closest": None}
     if snap is None:
         return item
     rel = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
@@ -135,44 +194,79 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
         return item
     spans = locate_excerpt(citation.excerpt, page) if citation.excerpt else None
     item["match"] = "found" if spans else "not-found"
-    item["page"] = page_window(page, spans)
+    closest = closest_in_page(citation.excerpt, page) if citation.excerpt and not spans else None
+    if closest is not None:
+        item["closest"] = {"part": closest["part"], "similarity": closest["similarity"]}
+        item["page"] = page_window(page, [tuple(closest["span"])], [tuple(s) for s in closest["differ"]])
+    else:
+        item["page"] = page_window(page, spans)
     return item
 
 
-def _claims_by_footnote(run_dir: Path, parsed: ParsedRun) -> dict[int, list[dict[str, Any]]]:
-    """Each footnote's claims in report.md, with the figures rule and the checker's verdict."""
+def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
+                        problems: Mapping[int, list[str]]) -> tuple[dict[int, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Each footnote's claims in report.md, and every claim in order: the figures rule, the
+    checker's verdict and the failing checks at its line (`problems`, by report.md line)."""
     from ..run.budget import effective_budget  # lazy: start-up
     from ..checks.claims import claim_records  # lazy: start-up
     from ..checks.verdicts import check_key, decide, verdict_files, verdicts_by_claim  # lazy: start-up
 
     if parsed.report is None or parsed.report_path is None:
-        return {}
+        return {}, []
     records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
     checked = parsed.plan is not None and effective_budget(parsed.plan).claim_check
     voting = checked and effective_budget(parsed.plan).voting
     known = verdicts_by_claim(verdict_files(run_dir)) if checked else {}
     out: dict[int, list[dict[str, Any]]] = {}
-    for r in records:
+    ordered: list[dict[str, Any]] = []
+    for r in records[:MAX_FOOTNOTES]:
         g = r.grounding
         entry: dict[str, Any] = {"line": r.claim.line, "text": r.claim.text,
+                                 "footnotes": [str(n) for n in r.claim.footnotes],
                                  "figures": None if not g.checked else ("grounded" if g.ok else "missing"),
-                                 "missing": [q.text for q in g.missing], "verdict": None, "reason": None}
+                                 "missing": [q.text for q in g.missing], "verdict": None, "reason": None,
+                                 "why": list(problems.get(r.claim.line, []))[:5], "checked": bool(checked)}
         if checked and r.excerpts:
             decision = decide(known.get(check_key(r), []), bool(voting))
             entry["verdict"] = decision.verdict or ("awaiting votes" if decision.votes_needed else "not checked")
             entry["reason"] = decision.reason or None
+        ordered.append(entry)
         for number in r.claim.footnotes:
             out.setdefault(number, []).append(entry)
-    return out
+    return out, ordered
 
 
-def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource) -> list[dict[str, Any]]:
+def claim_state(claim: Mapping[str, Any], footnote_states: Iterable[str]) -> str:
+    """A claim's state: failing when a check fails on it or on a footnote it cites; else the
+    claim-checker's verdict where the tier has one (not checked until it judges); else verified
+    when every excerpt it cites is in its stored page, not checked when one cannot be checked."""
+    own = list(footnote_states)
+    if claim["why"] or claim["figures"] == "missing" or FAILING in own:
+        return FAILING
+    if claim["checked"]:
+        return _BY_VERDICT.get(claim["verdict"] or "", UNCHECKED)
+    return UNCHECKED if UNCHECKED in own else VERIFIED
+
+
+def _own_state(item: Mapping[str, Any]) -> str:
+    """A footnote's state from its own entry: a failing check, an excerpt not in its page or a
+    page changed since sealed fails it; no readable stored page leaves it not checked."""
+    if item["why"] or item["match"] == "not-found" or item["seal"]["state"] == SEAL_CHANGED:
+        return FAILING
+    return VERIFIED if item["match"] == "found" else UNCHECKED
+
+
+def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource,
+              problems: Mapping[int, list[str]] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(each footnote with its source, page window, claims and state; every claim with its
+    state). `problems`: the failing error checks' messages by report.md line."""
     from ..evidence.snapshots import SnapshotIndex  # lazy: start-up
 
     if parsed.report is None:
-        return []
+        return [], []
+    problems = problems or {}
     index = SnapshotIndex.build(run_dir)
-    claims = _claims_by_footnote(run_dir, parsed)
+    claims, ordered = _claims_by_footnote(run_dir, parsed, problems)
     pages: dict[str, str | None] = {}
     out = []
     seen: set[int] = set()
@@ -181,8 +275,31 @@ def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource) -> list[dict
             continue  # a duplicate entry: verify reports it; the first one is what a reader sees
         seen.add(citation.number)
         item = _footnote(run_dir, citation, index, source, pages)
+        item["why"] = [m for line in range(citation.line, max(citation.line, citation.end_line) + 1)
+                       for m in problems.get(line, [])][:5]
+        if item["match"] == "not-found" and not item["why"]:
+            item["why"] = ["the excerpt is not in the stored page text"]
+        if item["seal"]["state"] == SEAL_CHANGED:
+            item["why"].append(item["seal"]["detail"])
+        item["state"] = _own_state(item)
+        item["cited_by"] = len(claims.get(citation.number, []))
         item["claims"] = claims.get(citation.number, [])[:20]
         out.append(item)
+    own = {f["label"]: f["state"] for f in out}
+    for claim in ordered:
+        claim["state"] = claim_state(claim, (own.get(n, UNCHECKED) for n in claim["footnotes"]))
+    for item in out:
+        item["state"] = worst([item["state"], *(c["state"] for c in item["claims"])])
+    return out, ordered
+
+
+def problems_by_line(run_dir: Path, checks: list) -> dict[int, list[str]]:
+    """The failing error checks on report.md, their messages by line."""
+    report = {str(Path(run_dir) / formats.REPORT_FILE), str((Path(run_dir) / formats.REPORT_FILE).resolve())}
+    out: dict[int, list[str]] = {}
+    for c in checks:
+        if not c.ok and c.severity == "error" and c.line and c.path and str(c.path) in report:
+            out.setdefault(c.line, []).append(c.message)
     return out
 
 
@@ -221,8 +338,14 @@ def figures(run_dir: Path, parsed: ParsedRun, table: Any) -> dict[str, Any]:
     if budget is None and parsed.plan is not None:
         budget = effective_budget(parsed.plan).to_json()
     out: dict[str, Any] = {"recorded": metrics is not None, "budget": budget, "prices": table.describe(),
-                           "researchers": [], "others": [], "orchestrator": None, "totals": None}
+                           "researchers": [], "others": [], "orchestrator": None, "totals": None,
+                           "why_none": None}
     if metrics is None:
+        path = Path(run_dir) / formats.METRICS_FILE
+        out["why_none"] = (f"{formats.METRICS_FILE} in this folder cannot be read as a JSON object; "
+                           f"`web-research status` shows the run's files" if path.exists() or path.is_symlink() else
+                           f"this run has no {formats.METRICS_FILE}. The hooks record what a run spends while it "
+                           "is active, so a run made by hand, or before the plugin recorded metrics, has none")
         return out
     costs = metrics_costs(metrics, table)
 
@@ -281,6 +404,31 @@ def verification(run_dir: Path, checks: list) -> dict[str, Any]:
             "more": max(0, len(failing) - MAX_CHECKS)}
 
 
+def _text_despite_bytes(run_dir: Path, parsed: ParsedRun) -> str | None:
+    """report.md's text with each byte that is not UTF-8 shown as U+FFFD, when that is all that
+    keeps it from being read (verify fails it and the page says where); else None."""
+    from ..core.fsutil import STATE_NOT_UTF8, RunFileError, read_run_file  # lazy: start-up
+
+    path = Path(run_dir) / formats.REPORT_FILE
+    error = next((e for p, e in parsed.unreadable.items() if Path(p).name == formats.REPORT_FILE), None)
+    if error is None or getattr(error, "state", None) != STATE_NOT_UTF8:
+        return None
+    try:
+        return read_run_file(path, Path(run_dir), formats.MAX_MARKDOWN_BYTES).decode("utf-8", errors="replace")
+    except (RunFileError, OSError):
+        return None
+
+
+def file_problem(run_dir: Path, checks: list, name: str) -> str:
+    """What the first failing check on run file `name` says, with its place (`plan.md:12: …`)."""
+    target = Path(run_dir) / name
+    for c in checks:
+        if not c.ok and c.path and Path(c.path).name == name and Path(c.path).parent.resolve() == target.parent.resolve():
+            where = f"{name}:{c.line}" if c.line else name
+            return f"{where}: {c.message.removeprefix(name).lstrip(': ')}"
+    return f"{name} cannot be read"
+
+
 def tldr(parsed: ParsedRun) -> list[str]:
     """The TL;DR bullets as plain text (footnote markers and Markdown dropped), bounded:
     the top-level list items of the section, from the one Markdown parse (markdown_doc)."""
@@ -327,16 +475,24 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
     run_dir = Path(run_dir)
     source = seal_source if seal_source is not None else load_folder_copy(run_dir)
     parsed, checks = parse_and_check(run_dir, seal_source=seal_source)
+    notes, claims = footnotes(run_dir, parsed, source, problems_by_line(run_dir, checks))
     report_text = "\n".join(parsed.report.lines) if parsed.report is not None else None
+    report_problem = None
+    if parsed.report is None:
+        report_problem = file_problem(run_dir, checks, formats.REPORT_FILE)
+        report_text = _text_despite_bytes(run_dir, parsed)
     findings = [{"slug": slug, "status": f.status or "invalid", "reason": f.reason}
                 for slug, f in sorted(parsed.findings.items())]
     return {
         "run_dir": str(run_dir),
         "question": " ".join(parsed.plan.question.split()) if parsed.plan is not None else None,
+        "plan_problem": file_problem(run_dir, checks, formats.PLAN_FILE) if parsed.plan is None else None,
         "title": parsed.report.title if parsed.report is not None else None,
         "report_markdown": report_text,
+        "report_problem": report_problem,
         "tldr": tldr(parsed),
-        "footnotes": footnotes(run_dir, parsed, source),
+        "footnotes": notes,
+        "claims": claims,
         "coverage": coverage(parsed),
         "findings": findings,
         "figures": figures(run_dir, parsed, load_prices(env, data_dir)),

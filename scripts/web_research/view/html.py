@@ -1,15 +1,16 @@
 """The report view as one self-contained HTML file (`web-research view`).
 
-The page is the template `assets/page.html` with its slots filled: the report
-rendered by markdown-it-py (CommonMark, raw HTML off, footnotes by
-mdit-py-plugins), the coverage, figures and verification tables, and the
-footnotes' data as JSON for the one script that opens a source panel.
+The page is the Jinja2 template `assets/page.html.j2` filled from view/data.gather: the report
+rendered by markdown-it-py (CommonMark, raw HTML off, footnotes by mdit-py-plugins) with each
+claim and footnote marked by its state, the Sources as cards, the coverage, figures and
+verification tables, and the footnotes' data as JSON for the one script that opens a source.
 
 Safety (every string comes from a hostile run folder or the web):
 - raw HTML in report.md is shown as text (`html: False`); links keep only the targets
   markdown-it validates (no `javascript:`, `vbscript:`, `file:` or `data:` but images);
-- every other string is escaped here (`html.escape`), and the script builds the panel
-  with `textContent` only, linking only http(s) URLs;
+- the template autoescapes every value; the only markup it takes as is comes from the
+  Markdown renderer (`Markup`) and from our own assets;
+- the script builds the panel with `textContent` only, linking only http(s) URLs;
 - the footnote data sits in a `<script type="application/json">` block with `<`, `>`
   and `&` written as JSON escapes, so no `</script>` can close it;
 - a Content-Security-Policy meta allows nothing but this page's own inline script and
@@ -19,20 +20,26 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markupsafe import Markup
+from mdit_py_plugins.footnote import footnote_plugin
+
+from .data import STATE_MARKS, STATE_WORDS, UNCHECKED
 
 ASSETS = Path(__file__).with_name("assets")
-_SLOT = re.compile(r"<!--slot:([a-z_]+)-->")
+TEMPLATE = "page.html.j2"
+MACROS = "macros.html.j2"
 _SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
-
-
-def esc(value: object) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+# Where a claim begins inside a run of text: after the previous sentence's end.
+_SENTENCE_END = re.compile(r"[.!?][\"')\]]*\s+")
+_LEAD = re.compile(r"^[\s,;:]+")
 
 
 def anchor_id(label: str) -> str:
@@ -50,37 +57,128 @@ def json_block(data: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def _jinja() -> Environment:
+    env = Environment(loader=FileSystemLoader(str(ASSETS)), autoescape=True, undefined=StrictUndefined,
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.globals.update(anchor_id=anchor_id, state_words=STATE_WORDS, marks=STATE_MARKS, tokens=_tokens, seconds=_seconds, of=_of)
+    return env
+
+
 # --------------------------------------------------------------------------
 # The report's Markdown
 # --------------------------------------------------------------------------
 
-def _markdown():
-    from markdown_it import MarkdownIt  # lazy: only the view renders Markdown to HTML
-    from mdit_py_plugins.footnote import footnote_plugin  # lazy: as above
+def _mark_claims(state) -> None:
+    """Wrap the text each footnote reference closes (back to the previous reference or the
+    sentence's start) in `<span class="claim st-…">`, with the state of the claim it belongs
+    to; only at the inline level where the wrap stays balanced (never across `**`/`*`)."""
+    claims_by_line: Mapping[int, list[dict[str, Any]]] = state.env.get("claims_by_line") or {}
+    for block in state.tokens:
+        if block.type != "inline" or not block.children or not block.map:
+            continue
+        first, last = block.map[0] + 1, block.map[1]
+        candidates = [c for line in range(first, last + 1) for c in claims_by_line.get(line, [])]
+        children: list[Token] = []
+        pending: list[Token] = []
+        pointer = 0
+        for token in block.children:
+            if token.type != "footnote_ref":
+                pending.append(token)
+                continue
+            label = str(token.meta.get("label", ""))
+            claim, pointer = _claim_for(candidates, pointer, label, _plain(pending))
+            token.meta["claim_state"] = claim["state"] if claim else None
+            children.extend(_wrapped(pending, claim["state"] if claim else None))
+            pending = []
+            children.append(token)
+        children.extend(pending)
+        block.children = children
 
+
+def _plain(tokens: list[Token]) -> str:
+    return " ".join("".join(t.content for t in tokens if t.type in ("text", "code_inline")).split())
+
+
+def _claim_for(candidates: list[dict[str, Any]], pointer: int, label: str,
+               text: str) -> tuple[dict[str, Any] | None, int]:
+    """The claim (from `pointer` on, in order) that cites `label` and holds `text`'s last words."""
+    tail = " ".join(text.split()[-6:])
+    for index in range(pointer, len(candidates)):
+        claim = candidates[index]
+        if label in claim["footnotes"] and tail in " ".join(claim["text"].split()):
+            return claim, index
+    for index in range(pointer, len(candidates)):
+        if label in candidates[index]["footnotes"]:
+            return candidates[index], index
+    return None, pointer
+
+
+def _wrapped(tokens: list[Token], claim_state: str | None) -> list[Token]:
+    """`tokens` with the stretch from the last sentence start at the top level wrapped."""
+    if claim_state is None or not tokens:
+        return tokens
+    depth = 0
+    start = len(tokens)
+    cut: tuple[int, int] | None = None
+    for index in range(len(tokens) - 1, -1, -1):
+        token = tokens[index]
+        if token.nesting == -1:
+            depth += 1
+        elif token.nesting == 1:
+            if depth == 0:
+                break  # inside an emphasis that opened before: wrap only after its opening
+            depth -= 1
+        start = index
+        if depth == 0 and token.type == "text":
+            ends = list(_SENTENCE_END.finditer(token.content))
+            if ends and ends[-1].end() < len(token.content):
+                cut = (index, ends[-1].end())
+                break
+    out = list(tokens[:start])
+    inner = list(tokens[start:])
+    if cut is not None:
+        index, at = cut
+        head, rest = tokens[index].content[:at], tokens[index].content[at:]
+        before = Token("text", "", 0, content=head)
+        after = Token("text", "", 0, content=rest)
+        out = list(tokens[:index]) + [before]
+        inner = [after] + list(tokens[index + 1:])
+    if not _plain(inner):
+        return tokens
+    if inner[0].type == "text":  # the comma or space after the previous reference stays outside
+        lead = _LEAD.match(inner[0].content)
+        if lead and lead.end() < len(inner[0].content):
+            out.append(Token("text", "", 0, content=lead.group()))
+            inner[0] = Token("text", "", 0, content=inner[0].content[lead.end():])
+    opening = Token("html_inline", "", 0, content=f'<span class="claim st-{claim_state}">')
+    closing = Token("html_inline", "", 0, content="</span>")
+    return out + [opening, *inner, closing]
+
+
+def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.use(footnote_plugin).enable("table").enable("strikethrough")
+    macros = _jinja().get_template(MACROS).module
 
     def footnote_ref(self, tokens, idx, options, env):
         label = str(tokens[idx].meta.get("label", ""))
         sub = int(tokens[idx].meta.get("subId", 0))
-        hover = (env.get("titles") or {}).get(label) or f"the source of [{label}]"
-        return (f'<sup class="fn-ref"><a href="#{anchor_id(label)}" id="{anchor_id(label)}-ref-{sub}" '
-                f'data-fn="{esc(label)}" title="{esc(hover)}: click for the excerpt in its page">[{esc(label)}]</a></sup>')
+        note = (env.get("notes") or {}).get(label)
+        state = tokens[idx].meta.get("claim_state") or (note or {}).get("state") or UNCHECKED
+        return str(macros.footnote_ref(label, sub, state, note))
 
     def footnote_block_open(self, tokens, idx, options, env):
-        return '<section class="footnotes" aria-label="Footnotes"><ol class="fn-list">\n'
+        return '<section class="footnotes" id="sources" aria-label="Sources"><ol class="fn-list cards">\n'
 
     def footnote_block_close(self, tokens, idx, options, env):
         return "</ol></section>\n"
 
     def footnote_open(self, tokens, idx, options, env):
         label = str(tokens[idx].meta.get("label", ""))
-        return (f'<li id="{anchor_id(label)}" class="fn-item" data-fn="{esc(label)}">'
-                f'<a class="fn-label" href="#{anchor_id(label)}" data-fn="{esc(label)}">[{esc(label)}]</a> ')
+        return str(macros.source_card(label, (env.get("notes") or {}).get(label)))
 
     def footnote_close(self, tokens, idx, options, env):
-        return "</li>\n"
+        return "</div></li>\n"
 
     def footnote_anchor(self, tokens, idx, options, env):
         return ""
@@ -99,21 +197,34 @@ def _markdown():
                 token.attrSet("id", f"L{token.map[0] + 1}")
 
     md.core.ruler.push("line_anchors", line_anchors)
+    md.core.ruler.push("mark_claims", _mark_claims)
 
     def link_open(self, tokens, idx, options, env):
         tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
         tokens[idx].attrSet("target", "_blank")
         return self.renderToken(tokens, idx, options, env)
 
+    def table_open(self, tokens, idx, options, env):
+        return '<div class="scroll">' + self.renderToken(tokens, idx, options, env)
+
+    def table_close(self, tokens, idx, options, env):
+        return self.renderToken(tokens, idx, options, env) + "</div>"
+
     md.add_render_rule("link_open", link_open)
+    md.add_render_rule("table_open", table_open)
+    md.add_render_rule("table_close", table_close)
     return md
 
 
-def render_markdown(text: str, titles: dict[str, str] | None = None) -> tuple[str, list[int]]:
-    """(HTML of the report, the source lines that start a block, ascending). `titles`: each
-    footnote label's source title, shown when the pointer rests on a footnote."""
+def render_markdown(text: str, notes: Mapping[str, Mapping[str, Any]] | None = None,
+                    claims: list[Mapping[str, Any]] | None = None) -> tuple[str, list[int]]:
+    """(HTML of the report, the source lines that start a block, ascending). `notes`: each
+    footnote's data by label (view/data.footnotes); `claims`: every claim with its state."""
     md = _markdown()
-    env = {"titles": titles or {}}
+    by_line: dict[int, list[Mapping[str, Any]]] = {}
+    for claim in claims or []:
+        by_line.setdefault(int(claim["line"]), []).append(claim)
+    env = {"notes": notes or {}, "claims_by_line": by_line}
     tokens = md.parse(text, env)
     starts = sorted({t.map[0] + 1 for t in tokens if t.map and t.nesting == 1})
     return md.renderer.render(tokens, md.options, env), starts
@@ -131,7 +242,7 @@ def _place(line: int | None, starts: list[int], footnote_lines: list[tuple[int, 
 
 
 # --------------------------------------------------------------------------
-# The other sections
+# Numbers as the tables show them
 # --------------------------------------------------------------------------
 
 def _tokens(n: object) -> str:
@@ -153,84 +264,10 @@ def _of(used: object, limit: object) -> str:
     return f"{used} / {limit}" if isinstance(limit, int) else str(used)
 
 
-def coverage_html(items: list[dict[str, Any]]) -> str:
-    if not items:
-        return '<p class="muted">No plan bullets to show (plan.md missing or unreadable).</p>'
-    rows = []
-    for b in items:
-        sources = []
-        for s in b["sources"]:
-            refs = " ".join(f'<a href="#{anchor_id(n)}" data-fn="{esc(n)}">[{esc(n)}]</a>' for n in s["footnotes"])
-            sources.append(f'<li>{esc(s["title"] or s["url"] or "untitled")} {refs}</li>')
-        detail = f'<ul class="plain">{"".join(sources)}</ul>' if sources else ""
-        if b.get("reason") and b["state"] != "covered":
-            detail += f'<p class="muted">{esc(b["reason"])}</p>'
-        report = {"cited": "cited in the report", "gaps": "named under Gaps & Limitations"}.get(b.get("report") or "", "")
-        rows.append(f'<tr class="state-{esc(b["state"])}"><td class="id">{esc(b["id"])}</td>'
-                    f'<td>{esc(b["text"])}<div class="muted">{esc(b["subtopic"])}</div></td>'
-                    f'<td><span class="badge {esc(b["state"])}">{esc(b["state"])}</span>'
-                    f'<div class="muted">{esc(report)}</div></td><td>{detail}</td></tr>')
-    return ('<table class="grid"><thead><tr><th>Bullet</th><th>What it asks</th><th>State</th>'
-            f'<th>Sources</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
-
-
-def figures_html(f: dict[str, Any]) -> str:
-    if not f["recorded"]:
-        return ('<p class="muted">No metrics.json in this run: the hooks record spending while a run is active '
-                '(a run made by hand, or before metrics, has none).</p>')
-    budget = f.get("budget") or {}
-    rows = []
-    for r in f["researchers"]:
-        rows.append(f'<tr><td>{esc(r["slug"])}</td><td>{esc(r.get("state") or "-")}</td>'
-                    f'<td class="num">{esc(_of(r["searches"], budget.get("searches_per_researcher")))}</td>'
-                    f'<td class="num">{esc(_of(r["page_reads"], budget.get("page_reads_per_researcher")))}</td>'
-                    f'<td class="num">{esc(_tokens(r["input_tokens"]))} / {esc(_tokens(r["output_tokens"]))}</td>'
-                    f'<td class="num">{esc(_seconds(r["wall_seconds"]))}</td><td class="num">{esc(r["cost_text"])}</td></tr>')
-    for r in f["others"]:
-        rows.append(f'<tr><td>{esc(r["agent"])} (other agent)</td><td>-</td><td class="num">-</td><td class="num">-</td>'
-                    f'<td class="num">{esc(_tokens(r["input_tokens"]))} / {esc(_tokens(r["output_tokens"]))}</td>'
-                    f'<td class="num">{esc(_seconds(r["wall_seconds"]))}</td><td class="num">{esc(r["cost_text"])}</td></tr>')
-    o = f.get("orchestrator")
-    if o:
-        rows.append(f'<tr><td>orchestrator</td><td>-</td><td class="num">-</td><td class="num">-</td>'
-                    f'<td class="num">{esc(_tokens(o["input_tokens"]))} / {esc(_tokens(o["output_tokens"]))}</td>'
-                    f'<td class="num">{esc(_seconds(o["wall_seconds"]))}</td><td class="num">{esc(o["cost_text"])}</td></tr>')
-    t = f.get("totals") or {}
-    table = ('<table class="grid"><thead><tr><th>Agent</th><th>State</th><th>Searches</th><th>Page reads</th>'
-             f'<th>Tokens in / out</th><th>Time</th><th>Cost</th></tr></thead><tbody>{"".join(rows)}</tbody></table>')
-    summary = (f'<p class="totals"><strong>Run:</strong> {esc(t.get("searches"))} searches, {esc(t.get("page_reads"))} '
-               f'page reads, tokens {esc(_tokens(t.get("input_tokens")))} in / {esc(_tokens(t.get("output_tokens")))} '
-               f'out, wall time {esc(_seconds(t.get("wall_seconds")))}, estimated cost '
-               f'<strong id="total-cost">{esc(t.get("cost_text"))}</strong>'
-               f'{"" if t.get("final") else " (so far)"}.</p>')
-    return summary + table + f'<p class="muted">Cost at {esc(f["prices"])}; input tokens are mostly cache reads.</p>'
-
-
-def verification_html(v: dict[str, Any], starts: list[int], footnote_lines: list[tuple[int, int, str]]) -> str:
-    if v["passed"] and not v["failing"]:
-        return '<p class="verdict pass" id="verify-result">Verification passed: every check holds.</p>'
-    head = (f'<p class="verdict {"pass" if v["passed"] else "fail"}" id="verify-result">Verification '
-            f'{"passed" if v["passed"] else "failed"}: {v["errors"]} error(s), {v["warnings"]} warning(s).</p>')
-    items = []
-    for c in v["failing"]:
-        where = esc(c["file"] or "")
-        if c["line"]:
-            where += f":{esc(c['line'])}"
-        target = _place(c["line"], starts, footnote_lines) if c["file"] == "report.md" else None
-        place = f'<a href="#{target}" class="goto">{where}</a>' if target else where
-        items.append(f'<li class="{esc(c["severity"])}"><span class="badge {esc(c["severity"])}">{esc(c["severity"])}'
-                     f'</span> <code>{esc(c["id"])}</code> {place}<div>{esc(c["message"])}</div></li>')
-    more = f'<li class="muted">and {v["more"]} more</li>' if v.get("more") else ""
-    return head + f'<ul class="checks">{"".join(items)}{more}</ul>'
-
-
-def findings_html(items: list[dict[str, Any]]) -> str:
-    if not items:
-        return ""
-    cells = "".join(f'<li><code>{esc(f["slug"])}</code> <span class="badge {esc(f["status"])}">{esc(f["status"])}</span>'
-                    + (f' <span class="muted">{esc(f["reason"])}</span>' if f.get("reason") else "") + "</li>"
-                    for f in items)
-    return f'<h3>Findings files</h3><ul class="plain">{cells}</ul>'
+def page_title(view: Mapping[str, Any]) -> str:
+    """The tab's title: the report's title without its Markdown heading mark."""
+    title = (view.get("title") or "").lstrip("#").strip()
+    return title or view.get("question") or "web-research report"
 
 
 # --------------------------------------------------------------------------
@@ -238,38 +275,36 @@ def findings_html(items: list[dict[str, Any]]) -> str:
 # --------------------------------------------------------------------------
 
 def render_page(view: dict[str, Any]) -> str:
-    """The whole HTML document for `view` (view_data.gather)."""
+    """The whole HTML document for `view` (view/data.gather)."""
     from ..checks.citation_entries import parse_citations  # lazy: start-up
 
-    template = (ASSETS / "page.html").read_text(encoding="utf-8")
     style = (ASSETS / "view.css").read_text(encoding="utf-8")
     script = (ASSETS / "view.js").read_text(encoding="utf-8")
+    notes = {f["label"]: f for f in view["footnotes"]}
     if view["report_markdown"] is not None:
-        titles = {f["label"]: f"{f['title'] or 'untitled'} ({f['url'] or 'no URL'})" for f in view["footnotes"]}
-        report_html, starts = render_markdown(view["report_markdown"], titles)
+        report_html, starts = render_markdown(view["report_markdown"], notes, view.get("claims"))
         footnote_lines = [(c.line, c.end_line, str(c.number)) for c in parse_citations(view["report_markdown"])]
     else:
-        report_html, starts, footnote_lines = '<p class="verdict fail">report.md is missing or unreadable.</p>', [], []
-    v = view["verification"]
-    data = {"footnotes": view["footnotes"]}
-    slots = {
-        "csp": esc(f"default-src 'none'; script-src {csp_hash(script)}; style-src {csp_hash(style)}; "
-                   "img-src data:; base-uri 'none'; form-action 'none'"),
-        "title": esc(view.get("title") or view.get("question") or "web-research report"),
-        "style": style,
-        "script": script,
-        "data": json_block(data),
-        "question": esc(view.get("question") or "(plan.md missing or unreadable)"),
-        "run_dir": esc(view["run_dir"]),
-        "verdict": (f'<a href="#verification" class="badge {"pass" if v["passed"] else "fail"}">'
-                    f'{"verified" if v["passed"] else "fails verification"}</a>'),
-        "cost": esc((view["figures"].get("totals") or {}).get("cost_text") or "no metrics"),
-        "report": report_html,
-        "coverage": coverage_html(view["coverage"]) + findings_html(view["findings"]),
-        "figures": figures_html(view["figures"]),
-        "verification": verification_html(v, starts, footnote_lines),
-    }
-    return _SLOT.sub(lambda m: slots[m.group(1)], template)
+        report_html, starts, footnote_lines = None, [], []
+    failing = [{**c, "target": _place(c["line"], starts, footnote_lines) if c["file"] == "report.md" else None}
+               for c in view["verification"]["failing"]]
+    counts = {state: 0 for state in STATE_WORDS}
+    for claim in view.get("claims") or []:
+        counts[claim["state"]] = counts.get(claim["state"], 0) + 1
+    csp = (f"default-src 'none'; script-src {csp_hash(script)}; style-src {csp_hash(style)}; "
+           "img-src data:; base-uri 'none'; form-action 'none'")
+    return _jinja().get_template(TEMPLATE).render(
+        view=view, csp=csp, title=page_title(view), style=Markup(style), script=Markup(script),
+        data=Markup(json_block({"footnotes": view["footnotes"], "words": STATE_WORDS, "marks": STATE_MARKS})),
+        report=Markup(report_html) if report_html is not None else None, failing=failing, counts=counts,
+        seals=_seal_summary(view["footnotes"]))
+
+
+def _seal_summary(notes: list[Mapping[str, Any]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for f in notes:
+        out[f["seal"]["state"]] = out.get(f["seal"]["state"], 0) + 1
+    return out
 
 
 def write_view(run_dir: Path, seal_source: Any = None, env: Any = None, data_dir: Path | None = None) -> Path:
@@ -281,3 +316,4 @@ def write_view(run_dir: Path, seal_source: Any = None, env: Any = None, data_dir
     path = Path(run_dir) / formats.REPORT_VIEW_FILE
     atomic_write_text(path, render_page(gather(Path(run_dir), seal_source, env, data_dir)))
     return path
+

@@ -2,10 +2,16 @@
   "use strict";
   var raw = document.getElementById("wr-data");
   var data = JSON.parse(raw ? raw.textContent : "{}");
+  var words = data.words || {};
+  var marks = data.marks || {};
   var byLabel = new Map();
   (data.footnotes || []).forEach(function (f) { byLabel.set(String(f.label), f); });
   var panel = document.getElementById("panel");
+  var title = document.getElementById("panel-title");
   var body = document.getElementById("panel-body");
+  var peek = document.getElementById("peek");
+  var opener = null;
+  var canHover = window.matchMedia && window.matchMedia("(hover: hover)").matches;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -27,53 +33,67 @@
     if (value instanceof Node) { dd.appendChild(value); } else { dd.textContent = String(value); }
     dl.appendChild(dd);
   }
-  function badge(state, text) { return el("span", "badge " + String(state).replace(/[^a-z-]/g, ""), text); }
+  function cls(state) { return String(state).replace(/[^a-z-]/g, ""); }
+  function badge(state, text) { return el("span", "badge " + cls(state), text); }
+  function stateLine(state) {
+    var p = el("p", "state-line st-" + cls(state));
+    p.appendChild(el("span", "mark", marks[state] || ""));
+    p.appendChild(document.createTextNode(" " + (words[state] || state)));
+    return p;
+  }
+  function why(list) {
+    var box = el("div", "why");
+    var ul = el("ul");
+    list.forEach(function (w) { ul.appendChild(el("li", null, w)); });
+    box.appendChild(ul);
+    return box;
+  }
+  // The excerpt as quoted; when it is not in the page, its words that the closest passage
+  // writes differently are struck through.
+  function excerpt(f) {
+    var q = el("blockquote", "excerpt");
+    if (f.closest) {
+      f.closest.part.forEach(function (pair, i) {
+        if (i) { q.appendChild(document.createTextNode(" ")); }
+        q.appendChild(pair[1] ? el("del", "diff", pair[0]) : document.createTextNode(pair[0]));
+      });
+    } else {
+      q.textContent = f.excerpt;
+    }
+    return q;
+  }
   var sealWords = { "sealed": "sealed at fetch", "changed": "changed since sealed",
-    "unsealed": "not sealed", "no-snapshot": "no snapshot" };
+    "unsealed": "not sealed", "no-snapshot": "no stored page" };
 
   function show(label) {
     var f = byLabel.get(String(label));
     body.textContent = "";
     if (!f) {
-      body.appendChild(el("h3", null, "[" + label + "]"));
-      body.appendChild(el("p", "muted", "No Sources entry with this label in report.md (a report not yet finished?)."));
+      title.textContent = "[" + label + "]";
+      body.appendChild(el("p", "muted", "No Sources entry with this label in report.md: run " +
+        "web-research finish on the run folder to number the references and write the Sources."));
       open(); return;
     }
-    body.appendChild(el("h3", null, "[" + f.label + "] " + (f.title || "untitled source")));
-    var dl = el("dl");
-    row(dl, "URL", f.url ? link(f.url) : "none");
-    row(dl, "Source type", f.source_type);
-    row(dl, "Retrieved", f.retrieved);
-    row(dl, "Published", f.published);
-    var seal = el("span");
-    seal.appendChild(badge(f.seal.state, sealWords[f.seal.state] || f.seal.state));
-    seal.appendChild(document.createTextNode(" " + f.seal.detail));
-    row(dl, "Seal", seal);
-    if (f.snapshot) { row(dl, "Snapshot", f.snapshot.file + (f.snapshot.truncated ? " (page cut at fetch)" : "")); }
-    body.appendChild(dl);
-    if (f.excerpt) { body.appendChild(el("blockquote", "excerpt", f.excerpt)); }
-    (f.claims || []).forEach(function (c) {
-      var p = el("div", "claim");
-      p.appendChild(el("div", null, "Claim (report.md line " + c.line + "): " + c.text));
-      if (c.figures === "missing") { p.appendChild(badge("error", "figures not in the excerpts: " + c.missing.join(", "))); }
-      if (c.verdict) {
-        p.appendChild(badge(c.verdict.replace(/ /g, "-"), "claim-checker: " + c.verdict));
-        if (c.reason) { p.appendChild(document.createTextNode(" " + c.reason)); }
-      }
-      body.appendChild(p);
-    });
+    title.textContent = "[" + f.label + "] " + (f.title || "untitled source");
+    body.appendChild(stateLine(f.state));
+    if (f.excerpt) { body.appendChild(excerpt(f)); }
     var mark = null;
+    var pre = null;
     if (f.page) {
       var note = f.match === "found" ? "The excerpt in the stored page text" :
-        "The excerpt was not found in the stored page text; its beginning:";
+        f.closest ? "The excerpt is not in the stored page text; the closest passage, with the words that differ marked" :
+        "The excerpt is not in the stored page text, and no passage comes close; its beginning";
       body.appendChild(el("p", "muted", note + " (characters " + f.page.start + " to " + f.page.end +
-        " of " + f.page.total + ")"));
-      var pre = el("pre", "page");
+        " of " + f.page.total + "):"));
+      pre = el("pre", "page");
       pre.id = "page-text";
+      pre.tabIndex = 0;
       if (f.page.start > 0) { pre.appendChild(document.createTextNode("\u2026 ")); }
       f.page.segments.forEach(function (s) {
-        if (s[1]) { var m = el("mark", "excerpt-hit", s[0]); pre.appendChild(m); mark = mark || m; }
-        else { pre.appendChild(document.createTextNode(s[0])); }
+        if (s[1]) {
+          var m = el("mark", s[1] === "diff" ? "excerpt-hit diff" : "excerpt-hit", s[0]);
+          pre.appendChild(m); mark = mark || m;
+        } else { pre.appendChild(document.createTextNode(s[0])); }
       });
       if (f.page.end < f.page.total) { pre.appendChild(document.createTextNode(" \u2026")); }
       body.appendChild(pre);
@@ -81,24 +101,90 @@
       body.appendChild(el("p", "muted", f.match === "no-snapshot" ? "No stored page text for this URL." :
         "The stored page text cannot be read."));
     }
+    if (f.why && f.why.length) { body.appendChild(why(f.why)); }
+    var dl = el("dl");
+    row(dl, "URL", f.url ? link(f.url) : "none");
+    row(dl, "Site", f.site);
+    row(dl, "Source type", f.source_type);
+    row(dl, "Retrieved", f.retrieved);
+    row(dl, "Published", f.published);
+    var seal = el("span");
+    seal.appendChild(badge(f.seal.state, sealWords[f.seal.state] || f.seal.state));
+    seal.appendChild(document.createTextNode(" " + f.seal.detail));
+    row(dl, "Seal", seal);
+    if (f.snapshot) { row(dl, "Stored page", f.snapshot.file + (f.snapshot.truncated ? " (page cut at fetch)" : "")); }
+    body.appendChild(dl);
+    (f.claims || []).forEach(function (c) {
+      var p = el("div", "claim-entry");
+      var head = el("div");
+      head.appendChild(el("span", "badge st-" + cls(c.state), (marks[c.state] || "") + " " + (words[c.state] || c.state)));
+      head.appendChild(document.createTextNode(" report.md line " + c.line + ": " + c.text));
+      p.appendChild(head);
+      if (c.figures === "missing") { p.appendChild(el("div", "muted", "figures not in the excerpts: " + c.missing.join(", "))); }
+      if (c.verdict) {
+        p.appendChild(el("div", "muted", "claim-checker: " + c.verdict + (c.reason ? " (" + c.reason + ")" : "")));
+      }
+      (c.why || []).forEach(function (w) { p.appendChild(el("div", "muted", w)); });
+      body.appendChild(p);
+    });
     open();
-    if (mark) { mark.scrollIntoView({ block: "center" }); }
+    if (mark && pre) {  // scroll the page text only: the panel's title stays in view
+      pre.scrollTop = Math.max(0, mark.offsetTop - pre.offsetTop - pre.clientHeight / 3);
+    }
   }
   function open() {
+    hidePeek();
     panel.hidden = false;
+    panel.scrollTop = 0;
     document.body.classList.add("panel-open");
+    title.focus({ preventScroll: true });
   }
   function close() {
+    if (panel.hidden) { return; }
     panel.hidden = true;
     document.body.classList.remove("panel-open");
     document.querySelectorAll("a.active").forEach(function (a) { a.classList.remove("active"); });
+    if (opener && document.contains(opener)) { opener.focus(); }
   }
+
+  function showPeek(a) {
+    var f = byLabel.get(String(a.getAttribute("data-fn")));
+    if (!f) { return; }
+    peek.textContent = "";
+    peek.appendChild(el("div", "peek-title", "[" + f.label + "] " + (f.title || "untitled source")));
+    peek.appendChild(el("div", "muted", (f.site || "") + (f.source_type ? " \u00b7 " + f.source_type : "")));
+    peek.appendChild(stateLine(f.state));
+    if (f.why && f.why.length) { peek.appendChild(why(f.why.slice(0, 2))); }
+    if (f.excerpt) { peek.appendChild(excerpt(f)); }
+    peek.appendChild(el("div", "muted", "Click or press Enter for the stored page."));
+    peek.hidden = false;
+    var r = a.getBoundingClientRect();
+    var width = peek.offsetWidth;
+    var left = Math.min(Math.max(8, r.left + window.scrollX - 16), window.scrollX + document.documentElement.clientWidth - width - 8);
+    peek.style.left = Math.max(8, left) + "px";
+    peek.style.top = (r.bottom + window.scrollY + 6) + "px";
+  }
+  function hidePeek() { peek.hidden = true; }
+
+  function refOf(target) {
+    return target && target.closest ? target.closest("sup.fn-ref a[data-fn]") : null;
+  }
+  if (canHover) {
+    document.addEventListener("mouseover", function (ev) { var a = refOf(ev.target); if (a) { showPeek(a); } });
+    document.addEventListener("mouseout", function (ev) { if (refOf(ev.target)) { hidePeek(); } });
+  }
+  document.addEventListener("focusin", function (ev) {
+    var a = refOf(ev.target);
+    if (a && panel.hidden) { showPeek(a); } else { hidePeek(); }
+  });
+  window.addEventListener("scroll", hidePeek, { passive: true });
   document.addEventListener("click", function (ev) {
-    var t = ev.target.closest ? ev.target.closest("[data-fn]") : null;
-    if (t && t.tagName === "A") {
+    var t = ev.target.closest ? ev.target.closest("a[data-fn]") : null;
+    if (t) {
       ev.preventDefault();
       document.querySelectorAll("a.active").forEach(function (a) { a.classList.remove("active"); });
       t.classList.add("active");
+      opener = t;
       show(t.getAttribute("data-fn"));
       return;
     }
@@ -112,5 +198,7 @@
     }
   });
   document.getElementById("panel-close").addEventListener("click", close);
-  document.addEventListener("keydown", function (ev) { if (ev.key === "Escape") { close(); } });
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key === "Escape") { hidePeek(); close(); }
+  });
 })();

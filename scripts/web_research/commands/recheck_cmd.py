@@ -1,0 +1,91 @@
+"""`web-research recheck DIR [--json] [--only N,...]`: are the report's citations still true?
+
+Fetches each page report.md cites once more, with `fetch`'s transport, address policy and
+limits (the same WEB_RESEARCH_FETCH_TIMEOUT and other variables, fetch_cmd.limits_from_env),
+a few at a time, with `N of M pages` on stderr as they come in; then prints one line per
+footnote with its state (recheck/record.py) and, for each that is not unchanged, what was
+found. `--json` prints the record instead. The run's evidence is never touched: the record is
+checks/recheck-<UTC time>.json and the live texts lie in rechecks/<UTC time>/.
+
+A person's command, for any run folder (a run of this plugin, an old one, a folder checked
+standalone); inside a research run the hooks deny it (guard/room.py).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..exitcodes import EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
+from ..recheck.live import Transport
+from ..recheck.record import CHANGED, GONE, MOVED, UNCHANGED, UNREACHABLE, RecheckRecord, RecheckRecordError
+from ..recheck.session import RecheckInputError, recheck_run
+from .fetch_cmd import limits_from_env, missing_extractors
+from .verify_cmd import display_path, open_run_dir
+
+_LABEL_WIDTH = max(len(s) for s in (UNCHANGED, CHANGED, MOVED, GONE, UNREACHABLE))
+
+
+def exit_code(record: RecheckRecord) -> int:
+    """0: every citation unchanged; 1: one changed, moved or gone; 3: the others only unreachable."""
+    counts = record.summary()
+    if counts[CHANGED] or counts[MOVED] or counts[GONE]:
+        return EXIT_CHECK_FAILED
+    if counts[UNREACHABLE]:
+        return EXIT_NO_VERDICT
+    return EXIT_OK
+
+
+def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int, str], ...] = ()) -> list[str]:
+    """The people's view: one line per footnote, what differs under each that is not unchanged,
+    then the summary and where the record and the live texts are."""
+    lines = [f"Recheck of {shown_dir}/report.md against the live pages, {record.started_at.replace('T', ' ')[:16]} "
+             f"UTC ({len(record.pages)} page{'s' if len(record.pages) != 1 else ''} fetched)"]
+    for citation in record.citations:
+        lines.append(f"  [^{citation.number}] {citation.state:<{_LABEL_WIDTH}}  {citation.url}")
+        if citation.state == UNCHANGED:
+            continue
+        if citation.moved_to:
+            lines.append(f"        now at: {citation.moved_to}")
+        lines.append(f"        {citation.note}")
+        if citation.closest and citation.excerpt_found is False:
+            lines.append(f"        closest live passage: \"{citation.closest}\"")
+    for number, why in skipped:
+        lines.append(f"  [^{number}] skipped: {why}, nothing to recheck")
+    counts = record.summary()
+    lines.append(f"Summary: {record.summary_line()}")
+    if counts[UNREACHABLE]:
+        lines.append(f"{counts[UNREACHABLE]} unreachable: no verdict on those; run recheck again later")
+    lines.append(f"Record: {shown_dir}/{record.path.parent.name}/{record.path.name}" if record.path else "")
+    lines.append(f"Live texts: {shown_dir}/{record.live_dir}/ (the run's sources/ and report are unchanged)")
+    return [line for line in lines if line]
+
+
+def _progress(done: int, total: int) -> None:
+    end = "\n" if done == total or not sys.stderr.isatty() else ""
+    print(f"\rweb-research recheck: {done} of {total} page{'s' if total != 1 else ''}", end=end, file=sys.stderr,
+          flush=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    run_dir = open_run_dir(args.dir, "recheck")
+    if run_dir is None:
+        return EXIT_USAGE
+    missing = missing_extractors()
+    if missing:
+        print(f"web-research recheck: {missing}", file=sys.stderr)
+        return EXIT_USAGE
+    fetch_limits, extract_limits = limits_from_env()
+    transport = Transport(fetch_limits, extract_limits, allow_loopback=args.allow_loopback)
+    try:
+        result = recheck_run(run_dir, transport, only=args.only, progress=_progress)
+    except (RecheckInputError, RecheckRecordError, OSError) as exc:
+        print(f"web-research recheck: {args.dir}: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps({**result.record.to_json(), "record": str(result.path),
+                          "skipped": [{"number": n, "why": why} for n, why in result.skipped]},
+                         ensure_ascii=False, indent=1))
+    else:
+        print("\n".join(report_lines(result.record, display_path(str(run_dir)), result.skipped)))
+    return exit_code(result.record)

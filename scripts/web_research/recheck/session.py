@@ -1,0 +1,178 @@
+"""One recheck of a run folder: the report's footnotes in, live texts and a record out.
+
+The run's evidence is only read: report.md, the snapshots under sources/ and the findings stay
+byte for byte. What a recheck writes lies apart: the live text of each page that answered in
+`rechecks/<UTC time>/<id>.txt` (named like its snapshot, `snapshots.snapshot_id`), and the
+record in `checks/recheck-<UTC time>.json` (record.py), written last and atomically, so an
+interrupted recheck leaves no record that claims more than was checked.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .. import __version__, formats
+from ..checks.report import parse_report
+from ..core.fsutil import RunFileError, atomic_write_text, read_run_file
+from ..evidence.excerpts import match_excerpt, normalize
+from ..evidence.snapshots import SnapshotError, SnapshotIndex, snapshot_id, text_sha256, url_key
+from .judge import Baseline, LiveOutcome, judge
+from .live import DEFAULT_WORKERS, LivePage, Transport, fetch_each, fetch_live
+from .record import (CitationRecheck, PageRecheck, RecheckRecord, RecheckRecordError, free_stamp, safe_folder,
+                     utc_now, utc_text, write_record)
+
+# The record holds at most this many footnotes and pages (its schema's bound); a larger
+# report is rechecked in parts with --only.
+MAX_CITATIONS = 1000
+
+
+class RecheckInputError(Exception):
+    """The folder or the arguments cannot be rechecked; `str()` says why, in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Footnote:
+    """A footnote of report.md with what a recheck needs."""
+
+    number: int
+    url: str
+    excerpt: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecheckResult:
+    record: RecheckRecord
+    path: Path  # the record's file
+    skipped: tuple[tuple[int, str], ...]  # (footnote, why it could not be rechecked)
+
+
+def report_footnotes(run_dir: Path) -> tuple[bytes, list[Footnote], list[tuple[int, str]]]:
+    """report.md's bytes, its footnotes that have a URL and an excerpt, and the others with why."""
+    path = Path(run_dir) / formats.REPORT_FILE
+    try:
+        raw = read_run_file(path, run_dir, formats.MAX_MARKDOWN_BYTES)
+        text = raw.decode("utf-8")
+    except RunFileError as exc:
+        raise RecheckInputError(f"{formats.REPORT_FILE} {exc.reason}"
+                                + ("; a recheck checks the report's citations" if exc.missing else "")) from None
+    except UnicodeDecodeError:
+        raise RecheckInputError(f"{formats.REPORT_FILE} is not valid UTF-8 text") from None
+    footnotes, skipped = [], []
+    for citation in parse_report(text).citations:
+        url, excerpt = (citation.url or "").strip(), (citation.excerpt or "").strip()
+        if not url or not excerpt:
+            skipped.append((citation.number, "no URL" if not url else "no excerpt"))
+        else:
+            footnotes.append(Footnote(citation.number, url, excerpt))
+    return raw, footnotes, skipped
+
+
+def select(footnotes: list[Footnote], only: Sequence[int] | None) -> list[Footnote]:
+    """The footnotes --only names (all of them without it); a number the report lacks is an error."""
+    if only is None:
+        chosen = footnotes
+    else:
+        have = {f.number for f in footnotes}
+        unknown = sorted(set(only) - have)
+        if unknown:
+            listed = ", ".join(str(n) for n in sorted(have)) or "none"
+            raise RecheckInputError(f"--only: no footnote {', '.join(f'[^{n}]' for n in unknown)} with a URL and "
+                                    f"an excerpt in {formats.REPORT_FILE} (it has {listed})")
+        chosen = [f for f in footnotes if f.number in set(only)]
+    if len(chosen) > MAX_CITATIONS:
+        raise RecheckInputError(f"{formats.REPORT_FILE} has {len(chosen)} footnotes; a recheck takes at most "
+                                f"{MAX_CITATIONS}: name some with --only")
+    return chosen
+
+
+def recheck_run(run_dir: Path, transport: Transport, only: Sequence[int] | None = None,
+                progress: Callable[[int, int], None] | None = None, workers: int = DEFAULT_WORKERS,
+                fetch: Callable[[str, Transport], LivePage] = fetch_live,
+                clock: Callable[[], datetime] = utc_now) -> RecheckResult:
+    """Recheck the report's footnotes (those `only` names) against the live pages, store the
+    live texts and write the record. `RecheckInputError` when there is nothing to recheck."""
+    run_dir = Path(run_dir)
+    report_bytes, footnotes, skipped = report_footnotes(run_dir)
+    chosen = select(footnotes, only)
+    if not chosen:
+        raise RecheckInputError(f"{formats.REPORT_FILE} cites no page with a URL and an excerpt: nothing to recheck")
+    started = clock()
+    name, live_dir = _claim_live_dir(run_dir, started)
+
+    by_url: dict[str, list[Footnote]] = {}
+    for footnote in chosen:
+        by_url.setdefault(url_key(footnote.url), []).append(footnote)
+    first_spelling = {key: notes[0].url for key, notes in by_url.items()}
+    baselines = _Baselines(run_dir)
+    pages: list[PageRecheck] = []
+    citations: list[CitationRecheck] = []
+    for live in fetch_each(first_spelling.values(), transport, workers, progress, fetch):
+        live_text, digest = _store_text(run_dir, live_dir, live)
+        pages.append(PageRecheck(url=live.url, outcome=live.outcome, status=live.status, final_url=live.final_url,
+                                 fetched_at=live.fetched_at, seconds=live.seconds, error=live.error,
+                                 live_text=live_text, sha256=digest, truncated=live.truncated))
+        outcome = LiveOutcome(live.outcome, live.status, live.final_url, live.text,
+                              normalize(live.text) if live.text is not None else None, live.truncated, live.error)
+        for footnote in by_url[url_key(live.url)]:
+            citations.append(judge(footnote.number, footnote.url, footnote.excerpt, outcome,
+                                   baselines.of(footnote), live.fetched_at))
+    order = {key: index for index, key in enumerate(first_spelling)}
+    record = RecheckRecord(plugin_version=__version__, started_at=utc_text(started), finished_at=utc_text(clock()),
+                           report_sha256="sha256:" + hashlib.sha256(report_bytes).hexdigest(),
+                           live_dir=f"{formats.RECHECKS_DIR}/{name}",
+                           only=None if only is None else tuple(sorted(set(only))),
+                           pages=tuple(sorted(pages, key=lambda p: order[url_key(p.url)])),
+                           citations=tuple(sorted(citations, key=lambda c: c.number)))
+    path = write_record(run_dir, record, name)
+    return RecheckResult(replace(record, path=path), path, tuple(skipped))
+
+
+def _claim_live_dir(run_dir: Path, moment: datetime) -> tuple[str, Path]:
+    """A new, empty rechecks/<stamp>/ of this recheck's own (created here, so two rechecks at
+    once never share one)."""
+    root = safe_folder(run_dir, formats.RECHECKS_DIR)
+    root.mkdir(exist_ok=True)
+    safe_folder(run_dir, formats.RECHECKS_DIR)  # not swapped for a link meanwhile
+    for _ in range(100):
+        name = free_stamp(run_dir, moment)
+        try:
+            (root / name).mkdir()
+        except FileExistsError:
+            continue
+        return name, root / name
+    raise RecheckRecordError(f"{root}: cannot create a folder of its own for this recheck")
+
+
+def _store_text(run_dir: Path, live_dir: Path, live: LivePage) -> tuple[str | None, str | None]:
+    """Write the live text beside the others of this recheck; (its path in the run, its SHA-256)."""
+    if live.text is None:
+        return None, None
+    path = live_dir / f"{snapshot_id(live.url)}.txt"
+    atomic_write_text(path, live.text)
+    return path.relative_to(run_dir).as_posix(), text_sha256(live.text)
+
+
+class _Baselines:
+    """What the run's sealed snapshots say of each footnote, read once per page."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self._index = SnapshotIndex.build(run_dir)
+        self._texts: dict[Path, tuple[str, str] | None] = {}  # (text, normalized), None: unusable
+
+    def of(self, footnote: Footnote) -> Baseline:
+        snap = self._index.find(footnote.url)
+        if snap is None:
+            return Baseline(None, None, None)
+        if snap.text_path not in self._texts:
+            try:
+                text = snap.text()
+            except SnapshotError:
+                text = None
+            usable = text is not None and snap.text_is_intact(text)
+            self._texts[snap.text_path] = (text, normalize(text)) if usable else None
+        page = self._texts[snap.text_path]
+        found = None if page is None else match_excerpt(footnote.excerpt, page[0], normalized=page[1]).ok
+        return Baseline(f"{formats.SOURCES_DIR}/{snap.text_path.name}", snap.final_url, found)
