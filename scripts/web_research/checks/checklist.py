@@ -82,7 +82,8 @@ excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 (the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
 no snapshot, not verifiable; an error in a run with seals, where every citation
-needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url`, `title`, `retrieved`
+needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url` (the same URL and excerpt
+under two numbers), `title`, `retrieved`
 (warnings; `retrieved`: the Retrieved date is the day of the snapshot's fetch stamp);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
