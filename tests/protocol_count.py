@@ -1,11 +1,12 @@
-"""Count what a run asks of its models: the "before -> after" table of issue 20.
+"""Count what a run asks of its models: the "before -> after" table of the move from
+numbered footnotes to references.
 
     .venv/bin/python tests/protocol_count.py [--rev REV] [--protocol numbered|references] [--json]
 
 A walk is a list of the tool calls a model makes when it follows the prompts on a
 standard run (3 subtopics, review gate on, one fix round, one claim check) and on a
 deep run (the same plus a second wave of 3 subtopics and two voting checkers). The
-walks are written down below, step by step, for the protocol before issue 20
+walks are written down below, step by step, for the protocol before
 (`numbered`: the orchestrator writes `[^n]` footnotes and the Sources section, and
 dispatches prompts it copies) and after (`references`: `[^slug:n]` references,
 `Brief: <path>` / `Check: <dir>` dispatch, `finish` writes Sources and the return).

@@ -37,7 +37,7 @@ if [ -z "${WEB_RESEARCH_CLAUDE_BIN:-}" ]; then
 fi
 
 .venv/bin/ruff check --quiet scripts tests
-.venv/bin/shellcheck -x hooks/run scripts/web-research scripts/lib/*.sh .ci/* tests/run.sh
+.venv/bin/shellcheck -x hooks/run scripts/web-research .ci/* tests/run.sh
 
 set +e
 .venv/bin/python -m pytest "$@"

@@ -1,304 +1,26 @@
 """Command-line entry point: `web-research <subcommand>`.
 
-This module only builds the argument parser and dispatches; each subcommand's
-work lives in its own module, imported lazily so that `--help` and the hooks'
-fast path stay cheap. Tests extract the command lines written in the prompts
-and run them through `build_parser()`, so a prompt that names a wrong
-subcommand or flag fails the suite.
+This module only parses and dispatches: every subcommand is described once in
+subcommands.py (help, arguments, exit codes, the module that runs it), and that
+module is imported only when its command runs, so `--help` stays cheap. Nothing
+imports this module but the entry points (`__main__`, the `web-research` script).
 """
 from __future__ import annotations
 
-import argparse
+import importlib
+import os
 import sys
-from typing import Callable, Sequence
+from typing import Sequence
 
-from . import __version__
-from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
-
-
-# What each subcommand does (its --help description) and what its exit codes mean (the epilog).
-_USAGE_ERROR = f"{EXIT_USAGE:>3}  bad arguments (one line on stderr)"
-# The one rule for a folder that is not a run (commands/verify_cmd.open_run_dir).
-_NOT_A_RUN = (f"{EXIT_USAGE:>3}  bad arguments, or DIR is missing, unreadable or not a run folder (it holds "
-              "neither plan.md nor report.md); the reason on stderr")
-SUBCOMMAND_HELP: dict[str, tuple[str, tuple[str, ...]]] = {
-    "slug": ("Print the slug of a research question, or with --date the dated run-folder name.",
-             (f"{EXIT_OK:>3}  the slug is printed", _USAGE_ERROR)),
-    "start": ("Validate the research input and open its run folder, refusing to overwrite a prior run "
-              "unless --refresh archives it; with --resume, reopen an interrupted run. Prints one JSON "
-              "object either way.",
-              (f"{EXIT_OK:>3}  the run folder is ready", f"{EXIT_USAGE:>3}  invalid input (`invalid-input`), "
-               "or on --resume a folder with no run (`not-a-run`) or a plan changed since it was approved "
-               "(`plan-changed`)",
-               f"{EXIT_PRIOR_RUN:>3}  a prior run is present and --refresh is off (`prior-run-present`); "
-               "nothing written")),
-    "briefs": ("Render briefs/<slug>.md for every subtopic of DIR/plan.md (second wave included), record "
-               "the plan as approved, and print the briefs as JSON.",
-               (f"{EXIT_OK:>3}  the briefs are written", _NOT_A_RUN,
-                f"{EXIT_USAGE:>3}  plan.md cannot be used (file:line: message on stderr)")),
-    "verify": ("Run the verification checklist on a run folder and change nothing. Prints the failing "
-               "checks and a one-line summary; --verbose prints every check.",
-               (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
-                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _NOT_A_RUN)),
-    "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
-               "from the findings files, run the verification checklist, and print the skill's return object "
-               "(or what to fix first). Counts the rounds of fixes; once they are spent the object says "
-               '"verified": false.',
-               (f"{EXIT_OK:>3}  the return object is printed (stdout holds it alone)",
-                f"{EXIT_CHECK_FAILED:>3}  report.md needs work first: stdout says what", _NOT_A_RUN)),
-    "gaps": ("List every bullet of the plan by id with its coverage state: covered, not-established or "
-             "missing.", (f"{EXIT_OK:>3}  the bullets are listed", _NOT_A_RUN,
-                          f"{EXIT_USAGE:>3}  plan.md cannot be used")),
-    "claims": ("List every cited claim of the report and the findings files with its excerpts and whether "
-               "its figures are grounded (use verify to gate); with --prompt, print the next "
-               "claim-checker's prompt.",
-               (f"{EXIT_OK:>3}  the claims are listed (with --prompt: the prompt, or nothing and why "
-                "on stderr)", _NOT_A_RUN,
-                f"{EXIT_USAGE:>3}  a file of the run exists but cannot be read (too large, not UTF-8, a "
-                "link...; --prompt: plan.md or report.md)")),
-    "estimate": ("Print the upper bounds of the plan's budget and a token and wall-clock range for the run.",
-                 (f"{EXIT_OK:>3}  the estimate is printed", _NOT_A_RUN,
-                  f"{EXIT_USAGE:>3}  plan.md cannot be used")),
-    "status": ("Print a table of a run's subtopics (status, sources, claims), whether report.md passes "
-               "verify, the date and summary of its latest recheck, and what the run spent (live during a run); "
-               "--json gives the same as JSON.",
-               (f"{EXIT_OK:>3}  the table is printed", _NOT_A_RUN)),
-    "view": ("Write DIR/report.html: the report with each footnote's source (the excerpt highlighted in the "
-             "stored page, its seal, the claim-checker's verdict), the plan's coverage, what the run spent and "
-             "the verification result; one self-contained file. --open shows it in a browser.",
-             (f"{EXIT_OK:>3}  the page is written (its path on stdout), whatever the run's state", _NOT_A_RUN)),
-    "abandon": ("Give up on a run when the person asks to stop: record when and why in "
-                "DIR/.web-research/abandoned.json and print it as JSON. An abandoned run never passes verify.",
-                (f"{EXIT_OK:>3}  the run is recorded as abandoned (or already was)", _USAGE_ERROR)),
-    "unavailable": ("Print the skill's answer when web search is not among the model's tools: the "
-                    "web-tools-unavailable JSON object naming the absent tools. Reads and writes nothing.",
-                    (f"{EXIT_OK:>3}  the object is printed", _USAGE_ERROR)),
-    "recheck": ("Fetch each page report.md cites once more (as fetch does: same address policy, size and time "
-                "limits) and say for each footnote whether its excerpt still stands: unchanged, changed (with the "
-                "closest live passage and the words and figures that differ), moved, gone or unreachable. A "
-                "person's command, never part of a run: the run's evidence is not touched; the live texts go to "
-                "DIR/rechecks/<UTC time>/ and the record to DIR/checks/recheck-<UTC time>.json.",
-                (f"{EXIT_OK:>3}  every citation rechecked is unchanged",
-                 f"{EXIT_CHECK_FAILED:>3}  at least one citation changed, moved or is gone",
-                 f"{EXIT_USAGE:>3}  bad arguments, DIR is not a run folder, report.md is missing or cites "
-                 "nothing, or the fetch extra is missing",
-                 f"{EXIT_NO_VERDICT:>3}  no verdict: nothing changed, moved or is gone, but some pages could not be "
-                 "reached (network error, timeout, refused address, too large); run it again later")),
-    "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
-              "window of it to quote from.",
-              (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
-               "fetched or read, the arguments are wrong, or the fetch extra is missing")),
-}
-
-
-def _describe(sub: argparse._SubParsersAction) -> None:
-    """Give every subcommand's --help its description and its exit codes (a table, kept as written)."""
-    import textwrap  # lazy: only for --help's layout; build_parser also runs in the hooks
-
-    for name, parser in sub.choices.items():
-        description, codes = SUBCOMMAND_HELP[name]
-        parser.description = textwrap.fill(description, 79)
-        rows = [*codes, f"{EXIT_BROKEN_PIPE}  the reader of the output went away"]
-        parser.epilog = "exit codes:\n" + "\n".join(
-            textwrap.fill(row, 79, initial_indent="  ", subsequent_indent=" " * 7) for row in rows)
-        parser.formatter_class = argparse.RawDescriptionHelpFormatter
-
-
-def _slug_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--date", metavar="YYYY-MM-DD", help="prefix the slug with this date")
-    p.add_argument("question", help="the research question")
-
-
-def _start_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--question", help="the research question, verbatim")
-    p.add_argument("--output-dir", help="run folder to use instead of the default")
-    p.add_argument("--auto-proceed", action="store_true", help="skip the plan review gate")
-    p.add_argument("--refresh", action="store_true", help="archive a prior run in the folder first")
-    p.add_argument("--tier", help="cost tier: quick, standard (default) or deep")
-    p.add_argument("--deepen", action="store_true", help="allow one second wave whatever the tier")
-    p.add_argument("--resume", action="store_true",
-                   help="reopen the interrupted run in --output-dir (keeps its approved plan and intact findings)")
-    p.add_argument("--args", dest="raw_args", metavar="TEXT",
-                   help="the raw argument text the skill received (YAML mapping or question)")
-    p.add_argument("--args-file", metavar="PATH",
-                   help="read the raw argument text from PATH ('-' for standard input)")
-
-
-def _briefs_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-
-
-def _verify_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-    p.add_argument("--json", action="store_true", help="print the checks as JSON")
-    p.add_argument("--verbose", "-v", action="store_true", help="print every check, not only the failing ones")
-
-
-def _finish_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-
-
-def _gaps_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-    p.add_argument("--json", action="store_true", help="print the bullets as JSON")
-
-
-def _claims_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-    p.add_argument("--json", action="store_true", help="print the claims as JSON")
-    p.add_argument("--prompt", action="store_true",
-                   help="print the next claim-checker's prompt (nothing when every claim has a verdict)")
-
-
-def _estimate_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-    p.add_argument("--json", action="store_true", help="print the estimate as JSON")
-
-
-def _status_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-    p.add_argument("--json", action="store_true", help="print the status as JSON")
-
-
-def _view_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-    p.add_argument("--open", action="store_true", help="open the page in a browser, where one is available")
-
-
-def _abandon_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-    p.add_argument("--reason", required=True, metavar="TEXT", help="why the run is abandoned (the person's words)")
-
-
-def _unavailable_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("tools", nargs="+", metavar="TOOL", help="an absent web tool: WebSearch, WebFetch")
-
-
-def _fetch_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("url", metavar="URL", help="the page's http(s) address (a page the run already read is served from its snapshot)")
-    p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
-    p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
-    p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
-    p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
-
-
-def footnote_numbers(raw: str) -> list[int]:
-    """`--only 3,7,12` (or `[^3],[^7]`): footnote numbers, each 1 or more; a bad one is exit 2."""
-    numbers = []
-    for item in raw.split(","):
-        item = item.strip().removeprefix("[^").removesuffix("]")
-        if not item.isascii() or not item.isdigit() or int(item) < 1:
-            raise argparse.ArgumentTypeError(f"expected footnote numbers such as 3,7,12, got {raw!r}")
-        numbers.append(int(item))
-    return numbers
-
-
-def _recheck_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dir", metavar="DIR", help="the run folder")
-    p.add_argument("--json", action="store_true", help="print the recheck record as JSON")
-    p.add_argument("--only", type=footnote_numbers, metavar="N,...", help="recheck only these footnotes of report.md")
-    p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
-
-
-# Each subcommand, in the order the top-level --help lists them: its one-line help there,
-# and the function that adds its arguments.
-SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {
-    "slug": ("print the slug of a question", _slug_arguments),
-    "start": ("open a run folder (re-run protection, archiving)", _start_arguments),
-    "briefs": ("render one brief per subtopic of DIR/plan.md", _briefs_arguments),
-    "verify": ("run the verification checklist on a run folder", _verify_arguments),
-    "finish": ("number the report's references, write Sources, verify, answer", _finish_arguments),
-    "gaps": ("list every bullet of the plan with its coverage state", _gaps_arguments),
-    "claims": ("list every cited claim with its excerpts and grounding", _claims_arguments),
-    "estimate": ("print the run's upper bounds and a token and time range", _estimate_arguments),
-    "status": ("print a table of a run's subtopics, report and spending", _status_arguments),
-    "view": ("write DIR/report.html: the report with its evidence", _view_arguments),
-    "fetch": ("snapshot a page's main text under DIR/sources/", _fetch_arguments),
-    "recheck": ("are the report's citations still on the live pages?", _recheck_arguments),
-    "abandon": ("give up on a run: it never counts as verified", _abandon_arguments),
-    "unavailable": ("print the answer when web search is absent", _unavailable_arguments),
-}
-
-
-# The commands a person runs on a run folder; the rest are run by the skill and its agents.
-FOR_PEOPLE = ("status", "view", "verify", "recheck", "claims", "estimate", "gaps")
-
-
-def _top_help() -> str:
-    """The top-level --help's list of commands, those for people first."""
-    def rows(names: Sequence[str]) -> str:
-        return "\n".join(f"  {name:<13}{SUBCOMMANDS[name][0]}" for name in names)
-
-    for_skill = [name for name in SUBCOMMANDS if name not in FOR_PEOPLE]
-    return ("The web-research plugin's command: open, check, read and cost research runs.\n\n"
-            f"commands for people (the skill also runs estimate and gaps):\n{rows(FOR_PEOPLE)}\n\n"
-            f"commands the skill and its agents run:\n{rows(for_skill)}\n\n"
-            "`web-research COMMAND --help` says what a command does and what its exit codes mean.")
-
-
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser. With `only` (a subcommand's name) it has that subcommand
-    alone: it parses a command line of that subcommand exactly as the whole parser does
-    (same definitions, same messages), and costs a hook a ninth of the building."""
-    if only is not None and only not in SUBCOMMANDS:
-        raise ValueError(f"no subcommand {only!r}; the subcommands are {', '.join(SUBCOMMANDS)}")
-    parser = argparse.ArgumentParser(prog="web-research", description=_top_help(),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", help="one of the commands above")
-    for name, (_summary, add_arguments) in SUBCOMMANDS.items():
-        if only is None or name == only:
-            add_arguments(sub.add_parser(name))
-    _describe(sub)
-    return parser
-
-
-def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
-    """The parser for this command line: when it starts with a subcommand's name, the
-    parser of that subcommand alone (see `build_parser`), else the whole one (whose
-    top-level --help and unknown-subcommand error list every subcommand)."""
-    return build_parser(argv[0] if argv and argv[0] in SUBCOMMANDS else None)
-
-
-def _handler(command: str) -> Callable[[argparse.Namespace], int]:
-    """Import the module that implements `command` only when it runs."""
-    if command == "slug":
-        from .commands import slug_cmd as mod  # lazy: start-up
-    elif command == "start":
-        from .commands import start_cmd as mod  # lazy: start-up
-    elif command == "briefs":
-        from .commands import briefs_cmd as mod  # lazy: start-up
-    elif command == "verify":
-        from .commands import verify_cmd as mod  # lazy: start-up
-    elif command == "finish":
-        from .commands import finish_cmd as mod  # lazy: start-up
-    elif command == "gaps":
-        from .commands import gaps_cmd as mod  # lazy: start-up
-    elif command == "claims":
-        from .commands import claims_cmd as mod  # lazy: start-up
-    elif command == "status":
-        from .commands import status_cmd as mod  # lazy: start-up
-    elif command == "estimate":
-        from .commands import estimate_cmd as mod  # lazy: start-up
-    elif command == "view":
-        from .commands import view_cmd as mod  # lazy: start-up
-    elif command == "fetch":
-        from .commands import fetch_cmd as mod  # lazy: start-up
-    elif command == "recheck":
-        from .commands import recheck_cmd as mod  # lazy: start-up
-    elif command == "abandon":
-        from .commands import abandon_cmd as mod  # lazy: start-up
-    elif command == "unavailable":
-        from .commands import unavailable_cmd as mod  # lazy: start-up
-    else:  # pragma: no cover - argparse rejects unknown commands first
-        raise SystemExit(EXIT_USAGE)
-    return mod.run
+from .exitcodes import EXIT_BROKEN_PIPE
+from .subcommands import SUBCOMMANDS, parser_for
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser_for(sys.argv[1:] if argv is None else argv).parse_args(argv)
+    handler = importlib.import_module(f"{__package__}.commands.{SUBCOMMANDS[args.command].module}").run
     try:
-        code = _handler(args.command)(args)
+        code = handler(args)
         sys.stdout.flush()
     except BrokenPipeError:
         return _quiet_broken_pipe()
@@ -311,8 +33,6 @@ def _quiet_broken_pipe() -> int:
     Standard output is pointed at /dev/null so the interpreter's final flush of
     the unwritten rest cannot fail (and print) again.
     """
-    import os  # lazy: start-up
-
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

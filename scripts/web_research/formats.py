@@ -198,6 +198,7 @@ ERROR_NOT_A_RUN = "not-a-run"  # start --resume on a folder that holds no run
 ERROR_PLAN_CHANGED = "plan-changed"  # start --resume on a plan edited after it was approved
 # start --resume: the record that the plan was approved, in <run>/.web-research/.
 APPROVAL_FILE = "approval.json"
+PROGRESS_FILE = "progress.json"  # <run>/.web-research/: what each agent has spent, for `status` (hooks write it)
 # What `start` was given (the question verbatim, tier, deepen), in <run>/.web-research/:
 # `estimate` and `briefs` refuse a plan whose question differs from it.
 START_RECORD_FILE = "start.json"
@@ -210,6 +211,16 @@ SCHEMAS_DIR = PACKAGE_DIR / "schemas"
 PLUGIN_ROOT = PACKAGE_DIR.parent.parent
 SKILL_DIR = PLUGIN_ROOT / "skills" / SKILL_NAME
 REFERENCES_DIR = SKILL_DIR / "references"
+# The figure rule as the check reads it (checks/quantities.py reads a figure, checks/claims.py
+# grounds it). The researcher's brief carries it (`{{figure_rule}}`) and report-template.md states
+# it word for word; test_figure_rule checks both, and that the code reads each example as it says.
+FIGURE_RULE = (
+    "A figure is any number written in digits: an amount or price, a percentage, a multiplier such as "
+    "3x, a count, a range, a version such as 3.11, a year or a date; a number in words with a unit, "
+    "currency, percent or magnitude (\"seven days\", \"one million dollars\"); and a number inside "
+    "`code`. Each figure a claim states appears, with the same value, sign, unit and currency, in an "
+    "excerpt the claim cites or in the title of the page it cites; the plugin checks this. Identifiers "
+    "such as S3, p99 or HTTP/2 are not figures.")
 BRIEF_TEMPLATE = REFERENCES_DIR / "subagent-brief.md"
 REPORT_TEMPLATE = REFERENCES_DIR / "report-template.md"
 CITATION_SCHEMA_DOC = REFERENCES_DIR / "citation-schema.md"

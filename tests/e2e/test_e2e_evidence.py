@@ -1,4 +1,4 @@
-"""Scenario: no snapshot, no citation; one dispatch per sealed result (issue 19).
+"""Scenario: no snapshot, no citation; one dispatch per sealed result.
 
 The researcher of "Billing units" cites the first search result without ever reading it (its
 excerpt made up from what it expects the page to say). Its SubagentStop blocks it naming the URL

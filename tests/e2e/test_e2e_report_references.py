@@ -54,19 +54,16 @@ def _written_report(result) -> str:
     return writes[0]
 
 
-def test_the_model_wrote_references_out_of_order_and_a_sources_section_by_hand(lapsed):
+def test_finish_numbered_by_first_use_and_copied_each_entry_from_the_findings(lapsed, finished):
+    # What the model wrote: references reused, the TL;DR citing them in reverse.
     written = _written_report(lapsed)
     references = [m.group(0) for m in REFERENCE.finditer(written)]
-    assert len(references) > len(set(references)), "each reference is used again in Findings"
+    assert len(references) > len(set(references))
     tldr = written.split("## TL;DR", 1)[1].split("## Findings", 1)[0]
-    findings = written.split("## Findings", 1)[1].split("## Gaps", 1)[0]
-    first_in_tldr = [m.group(0) for m in REFERENCE.finditer(tldr)]
-    first_in_findings = [m.group(0) for m in REFERENCE.finditer(findings)]
-    assert first_in_tldr[0] == first_in_findings[-1] != first_in_findings[0], "the TL;DR runs in reverse"
-    assert "\n## Sources\n" in written and "[^1]: **Title**" in written
+    findings_part = written.split("## Findings", 1)[1].split("## Gaps", 1)[0]
+    in_findings = [m.group(0) for m in REFERENCE.finditer(findings_part)]
+    assert REFERENCE.search(tldr).group(0) == in_findings[-1] != in_findings[0]
 
-
-def test_finish_numbered_by_first_use_and_copied_each_entry_from_the_findings(lapsed, finished):
     answer = json.loads(finished[1])
     run_dir = Path(answer["plan"]).parent
     report = Path(answer["report"]).read_text(encoding="utf-8")
@@ -79,7 +76,6 @@ def test_finish_numbered_by_first_use_and_copied_each_entry_from_the_findings(la
     order = list(dict.fromkeys(int(n) for n in re.findall(r"\[\^(\d+)\](?!:)", body)))
     assert order == list(range(1, len(order) + 1)) == [c.number for c in cites]
     # The TL;DR cites the last subtopic's source first: it is [^1], and Findings reuse the numbers.
-    written = _written_report(lapsed)
     first_reference = REFERENCE.search(written.split("## TL;DR", 1)[1]).group(1)
     assert first_reference in cites[0].url or cites[0].url.endswith(first_reference)
     assert body.count("[^1]") >= 2
@@ -87,8 +83,12 @@ def test_finish_numbered_by_first_use_and_copied_each_entry_from_the_findings(la
     assert kept.read_text(encoding="utf-8") == written
 
 
-def test_finish_recorded_that_it_replaced_the_sources_written_by_hand(finished):
+def test_finish_recorded_that_it_replaced_the_sources_written_by_hand(lapsed, finished):
+    written = _written_report(lapsed)
+    assert "\n## Sources\n" in written and "[^1]: **Title**" in written  # what the model wrote
     run_dir = Path(json.loads(finished[1])["plan"]).parent
+    report = Path(json.loads(finished[1])["report"]).read_text(encoding="utf-8")
+    assert "[^1]: **Title**" not in report and report.count("\n## Sources\n") == 1
     record = json.loads((run_dir / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).read_text(encoding="utf-8"))
     assert "Sources section was written by hand" in record["notes"][0]
     assert finished[1].strip().startswith("{")  # the note stays out of the returned object

@@ -2,12 +2,30 @@
 (`cli_support`, `example_run`, `hook_harness`, `page_server`)."""
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from hook_harness import SUBTOPICS, Harness
 from page_server import PageServer
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _the_users_folders_stay_untouched(tmp_path_factory) -> Iterator[None]:
+    """A command run with the test process's environment (`cli_support.clean_env`) and no data or
+    state folder of its own would keep run records in ~/.local/share/web-research and its Python
+    environment (pointers, or a whole venv) in ~/.cache/web-research: point both XDG folders into
+    this session's temporary folder. uv and pip keep their own download caches."""
+    folders = tmp_path_factory.mktemp("user-folders")
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("UV_CACHE_DIR", os.environ.get("UV_CACHE_DIR") or str(cache / "uv"))
+        patch.setenv("PIP_CACHE_DIR", os.environ.get("PIP_CACHE_DIR") or str(cache / "pip"))
+        patch.setenv("XDG_DATA_HOME", str(folders / "share"))
+        patch.setenv("XDG_CACHE_HOME", str(folders / "cache"))
+        yield
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from web_research import formats
 from web_research.checks.checklist import parse_and_check
-from web_research.checks.result import Check
+from web_research.core.result import Check
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS_DIR = REPO_ROOT / "scripts"

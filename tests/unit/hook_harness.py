@@ -263,7 +263,7 @@ class Harness:
         """Record, as the PostToolUse hook of the agent's own Write would, that `path` holds what
         `agent_id` wrote (the hooks' own code, called directly: setup, not the thing tested)."""
         from web_research.evidence import ledger
-        from web_research.guard import seals
+        from web_research.guard.effects import seals
 
         seals.record_written(self.env(), str(self.run_dir), str(path), ledger.file_sha256(path, 1 << 24), agent_id,
                              None, by=ledger.BY_AGENT)
@@ -322,7 +322,7 @@ class Harness:
         """Seal every snapshot, brief and findings file of the run folder through the hooks' own
         code (snapshots as a researcher's fetch returning them)."""
         from web_research.commands.fetch_cmd import render_window
-        from web_research.guard import seals
+        from web_research.guard.effects import seals
         from web_research.evidence.snapshots import load_snapshot
 
         env = self.env()

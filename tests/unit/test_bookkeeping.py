@@ -1,4 +1,4 @@
-"""Issue 20's bookkeeping in code: the plan skeleton `start` writes, the question it records,
+"""Bookkeeping held by code, not by prompts: the plan skeleton `start` writes, the question it records,
 every plan mistake at once, the budget ceiling; the findings stub and the frontmatter fields the
 plugin fills in; the figure rule at a researcher's stop."""
 from __future__ import annotations
@@ -180,6 +180,17 @@ def test_a_researcher_that_leaves_the_stub_is_blocked_once(dispatched) -> None:
     assert second.decision != "block"
 
 
+def test_a_bidirectional_control_blocks_the_researchers_stop(dispatched) -> None:
+    h, info = dispatched
+    path = Path(info["findings_path"])
+    path.write_text('---\nstatus: ok\n---\n\n## Claims\n\n### 1.1 x\n\n- Acme bills $\u202e51\u202c per GB[^1].\n\n'
+                    '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
+                    '      **Excerpt**: "Acme bills $15 per GB ingested."\n', encoding="utf-8")
+    stop = h.hook(h.subagent_stop("agentA"))
+    assert stop.decision == "block" and f"{path}:9: holds bidirectional control characters (line 9: U+202E" \
+        in stop.reason, stop.reason
+
+
 def test_a_figure_no_excerpt_states_blocks_the_researchers_stop(dispatched) -> None:
     h, info = dispatched
     path = Path(info["findings_path"])
@@ -187,4 +198,4 @@ def test_a_figure_no_excerpt_states_blocks_the_researchers_stop(dispatched) -> N
                     '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
                     '      **Excerpt**: "Acme bills $5 per GB ingested."\n', encoding="utf-8")
     stop = h.hook(h.subagent_stop("agentA"))
-    assert stop.decision == "block" and "'$9 per GB'" in stop.reason and "no excerpt it cites" in stop.reason, stop.reason
+    assert stop.decision == "block" and "'$9 per GB'" in stop.reason and "neither an excerpt it cites" in stop.reason, stop.reason

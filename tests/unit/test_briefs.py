@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from cli_support import VALID_PLAN, plan_text, sha256_hex
+from web_research import formats
 from web_research.run import briefs
 from web_research.run.briefs import (
     PLACEHOLDERS,
@@ -163,4 +164,4 @@ def test_the_brief_renders_the_real_headings_the_researcher_fills_in(tmp_path: P
     claims = text.split("\n## Claims\n", 1)[1].split("\n## ", 1)[0]
     assert [line for line in claims.splitlines() if line.startswith("### ")] == [
         "### 1.1 Prices, dated", '### 1.2 What a "unit" is']
-    assert "appears in an excerpt it cites" in text  # the figure rule, stated where it is checked
+    assert formats.FIGURE_RULE in text  # the figure rule, stated where it is checked

@@ -1,4 +1,4 @@
-"""Budgets the hooks hold (guard/budgets.py) and the ledger fold they count from (usage.py).
+"""Budgets the hooks hold (guard/rules/budgets.py, counted by guard/budgets.py) and the ledger fold they count from (usage.py).
 
 The pure rules are tested directly; each rule is also driven once through the
 real launcher (hooks/run) with the payload shapes of the real client.
@@ -13,7 +13,8 @@ import pytest
 from hook_harness import CLI, Harness
 from web_research.evidence import ledger
 from web_research.guard import budgets
-from web_research.guard.dispatch import decide_dispatch
+from web_research.guard.rules import budgets as rules
+from web_research.guard.rules.dispatch import decide_dispatch
 from web_research.metrics.usage import AgentUsage, fold
 
 AGENT = "a1b2c3d4e5f6a7b8c"
@@ -69,51 +70,51 @@ def test_agents_are_counted_apart_and_denials_by_rule():
 
 def test_a_search_beyond_the_budget_is_denied_naming_the_budget():
     used = usage_of(search("a", "t1"), search("b", "t2"))
-    assert budgets.decide_search(usage_of(search("a", "t1")), 2, "b").allowed
-    verdict = budgets.decide_search(used, 2, "c")
-    assert not verdict.allowed and verdict.rule == budgets.SEARCH_BUDGET
+    assert rules.decide_search(usage_of(search("a", "t1")), 2, "b").allowed
+    verdict = rules.decide_search(used, 2, "c")
+    assert not verdict.allowed and verdict.rule == rules.SEARCH_BUDGET
     assert "2 of your 2 web searches" in verdict.reason and "Write your findings file now" in verdict.reason
 
 
 @pytest.mark.parametrize("again", ["Log  Pricing", "log pricing", " LOG\tpricing "])
 def test_the_same_words_again_are_a_loop(again: str):
-    verdict = budgets.decide_search(usage_of(search("log pricing", "t1")), 5, again)
-    assert not verdict.allowed and verdict.rule == budgets.SEARCH_LOOP
+    verdict = rules.decide_search(usage_of(search("log pricing", "t1")), 5, again)
+    assert not verdict.allowed and verdict.rule == rules.SEARCH_LOOP
     assert "already searched" in verdict.reason
-    assert budgets.decide_search(usage_of(search("log pricing", "t1")), 5, "log pricing 2026").allowed
+    assert rules.decide_search(usage_of(search("log pricing", "t1")), 5, "log pricing 2026").allowed
 
 
 def test_a_loop_is_named_even_when_the_budget_is_spent():
-    verdict = budgets.decide_search(usage_of(search("a", "t1")), 1, "A")
-    assert verdict.rule == budgets.SEARCH_LOOP
+    verdict = rules.decide_search(usage_of(search("a", "t1")), 1, "A")
+    assert verdict.rule == rules.SEARCH_LOOP
 
 
 # --- page reads ---------------------------------------------------------------------
 
 def test_a_page_read_beyond_the_budget_is_denied():
     used = usage_of(read("https://a.example/1", "t1", ok=True), read("https://a.example/2", "t2", ok=True))
-    verdict = budgets.decide_page_read(used, 2, "https://a.example/3")
-    assert not verdict.allowed and verdict.rule == budgets.PAGE_BUDGET
+    verdict = rules.decide_page_read(used, 2, "https://a.example/3")
+    assert not verdict.allowed and verdict.rule == rules.PAGE_BUDGET
     assert "2 of your 2 pages" in verdict.reason and "Write your findings file now" in verdict.reason
 
 
 def test_paging_a_page_already_read_is_allowed_even_with_the_budget_spent():
     used = usage_of(read(URL, "t1"), read(URL, "t1", ok=True))
-    verdict = budgets.decide_page_read(used, 1, URL, offset=8000)
+    verdict = rules.decide_page_read(used, 1, URL, offset=8000)
     assert verdict.allowed and verdict.paging
 
 
 def test_an_offset_on_a_page_never_read_is_a_new_read():
-    verdict = budgets.decide_page_read(usage_of(read("https://a.example/1", "t1", ok=True)), 1, URL, offset=8000)
-    assert not verdict.allowed and verdict.rule == budgets.PAGE_BUDGET
-    verdict = budgets.decide_page_read(AgentUsage(AGENT), 1, URL, offset=8000)
+    verdict = rules.decide_page_read(usage_of(read("https://a.example/1", "t1", ok=True)), 1, URL, offset=8000)
+    assert not verdict.allowed and verdict.rule == rules.PAGE_BUDGET
+    verdict = rules.decide_page_read(AgentUsage(AGENT), 1, URL, offset=8000)
     assert verdict.allowed and not verdict.paging
 
 
 def test_a_second_read_of_the_same_url_is_denied_as_done():
     used = usage_of(read(URL, "t1"), read(URL, "t1", ok=True))
-    verdict = budgets.decide_page_read(used, 5, URL + "#pricing")
-    assert not verdict.allowed and verdict.rule == budgets.PAGE_LOOP and "already read" in verdict.reason
+    verdict = rules.decide_page_read(used, 5, URL + "#pricing")
+    assert not verdict.allowed and verdict.rule == rules.PAGE_LOOP and "already read" in verdict.reason
     assert "--offset" in verdict.reason and "WebFetch" not in verdict.reason
 
 
@@ -122,9 +123,9 @@ def test_a_failed_fetch_may_be_tried_again_but_not_one_still_pending():
     one tool: a read that failed may be fetched again, one whose result is unknown may not."""
     import inspect
 
-    assert list(inspect.signature(budgets.decide_page_read).parameters) == ["usage", "limit", "url", "offset"]
-    assert budgets.decide_page_read(usage_of(read(URL, "t1"), read(URL, "t1", ok=False)), 5, URL).allowed
-    assert not budgets.decide_page_read(usage_of(read(URL, "t1")), 5, URL).allowed
+    assert list(inspect.signature(rules.decide_page_read).parameters) == ["usage", "limit", "url", "offset"]
+    assert rules.decide_page_read(usage_of(read(URL, "t1"), read(URL, "t1", ok=False)), 5, URL).allowed
+    assert not rules.decide_page_read(usage_of(read(URL, "t1")), 5, URL).allowed
 
 
 # --- dispatches ----------------------------------------------------------------------
@@ -136,7 +137,7 @@ def test_second_wave_subtopics_widen_the_dispatch_cap(tmp_path: Path):
     assert budgets.run_limits(str(tmp_path)).max_dispatches == (3 + 2) * 2
     (tmp_path / "plan.md").write_text(deep(EXAMPLE_PLAN), encoding="utf-8")
     assert budgets.run_limits(str(tmp_path)).max_dispatches == 3 * 2
-    assert budgets.max_dispatches(3, 2) == 10
+    assert rules.max_dispatches(3, 2) == 10
 
 
 def test_dispatches_beyond_the_run_cap_are_denied(tmp_path: Path):

@@ -29,7 +29,7 @@ from example_run import (
 from web_research.checks import checklist
 from web_research import formats
 from web_research.checks.checklist import ParsedRun, run_checklist
-from web_research.checks.result import Check, passed
+from web_research.core.result import Check, passed
 
 
 @dataclass(frozen=True)

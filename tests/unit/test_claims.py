@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from web_research import formats
 from web_research.checks.checklist import run_checklist
 from web_research.checks.claims import Claim, find_claims, grounding
-from web_research.checks.quantities import KIND_DATE, KIND_MONEY, KIND_PERCENT, KIND_YEAR, extract_quantities
+from web_research.checks.quantities import (KIND_DATE, KIND_MONEY, KIND_PERCENT, KIND_VERSION, KIND_YEAR,
+                                             extract_quantities)
 
 EXAMPLE = formats.PLUGIN_ROOT / "examples" / "observability-pricing"
 
@@ -37,7 +38,7 @@ def grounded(claim: str, *excerpts: str):
     ("plans of 7, 30 or 90 days", "choose 7-, 30- and 90-day retention"),
     ("priced at 1.6x and 3x the base rate", "billed at 1.6x and 3x the 15-day rate"),
     ("costs $0.10 per GB", "costs 0.10 USD per GB"),
-    ("seven vendors charge per host", "Every vendor charges per host."),  # number words never count
+    ("seven vendors charge per host", "Every vendor charges per host."),  # a count in words without a unit
     ("Acme is on S3 and reports p99 latency", "Acme reports latency."),   # identifiers are not figures
 ])
 def test_faithful_figures_are_grounded(claim: str, excerpt: str) -> None:
@@ -60,19 +61,19 @@ def test_drifted_figures_are_not_grounded(claim: str, excerpt: str, missing: str
     assert [q.text for q in result.missing] == [missing]
 
 
-def test_years_and_dates_missing_from_the_excerpt_are_soft() -> None:
+def test_years_and_dates_missing_from_the_excerpt_are_errors_like_other_figures() -> None:
     result = grounded("In 2026, Acme charged $5 per host as of 18 April 2026", "Acme charges $5 per host.")
-    assert result.ok
-    assert {q.kind for q in result.soft_missing} == {KIND_YEAR, KIND_DATE}
-    assert grounded("Prices changed in 2026", "Pricing, updated March 2026: ...").soft_missing == ()
+    assert not result.ok
+    assert {q.kind for q in result.missing} == {KIND_YEAR, KIND_DATE}
+    assert grounded("Prices changed in 2026", "Pricing, updated March 2026: ...").ok
 
 
 def test_kinds_and_values() -> None:
-    found = {q.text: q for q in extract_quantities("USD 340 million, 15%, 2026, 2026-04-18 and v1.2.3 of HTTP/2")}
+    found = {q.text: q for q in extract_quantities("USD 340 million, 15%, in 2026, 2026-04-18 and v1.2.3 of HTTP/2")}
     assert found["USD 340 million"].kind == KIND_MONEY and found["USD 340 million"].value == Decimal(340_000_000)
     assert found["15%"].kind == KIND_PERCENT
     assert found["2026"].kind == KIND_YEAR and found["2026-04-18"].kind == KIND_DATE
-    assert not any("1.2" in text or text == "2" for text in found)
+    assert found["v1.2.3"].kind == KIND_VERSION and "2" not in found
 
 
 @settings(max_examples=200, deadline=None)
@@ -148,15 +149,13 @@ def test_a_findings_figure_that_drifted_fails_under_its_slug(run: Path) -> None:
     assert bad.line == 23 and "'4x'" in bad.message and "[^4]" in bad.message
 
 
-def test_a_missing_year_is_a_warning_only(run: Path) -> None:
+def test_a_missing_year_fails_like_any_figure(run: Path) -> None:
     report = run / formats.REPORT_FILE
     text = report.read_text(encoding="utf-8")
     report.write_text(text.replace("Lumen Logs bills per GB", "Since 2024, Lumen Logs bills per GB"),
                       encoding="utf-8")
-    checks = run_checklist(run)
-    assert not failing(checks)
-    [warning] = [c for c in checks if c.id == "report.claims.dates"]
-    assert not warning.ok and warning.severity == "warning" and "'2024'" in warning.message
+    [bad] = failing(run_checklist(run))
+    assert bad.id == "report.claims.grounded" and "'2024'" in bad.message
 
 
 def test_the_claims_command_lists_every_claim(run: Path) -> None:

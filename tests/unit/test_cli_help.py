@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from web_research import __version__
-from web_research.cli import build_parser, main
+from web_research.cli import main
+from web_research.subcommands import build_parser
 
 SUBCOMMANDS = sorted(build_parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
 
@@ -60,14 +61,14 @@ def _parse(parser, argv: list[str], capsys) -> tuple[object, str, str]:
 
 @pytest.mark.parametrize("argv", COMMAND_LINES, ids=" ".join)
 def test_a_subcommands_own_parser_parses_as_the_whole_parser(argv: list[str], capsys, monkeypatch) -> None:
-    from web_research.cli import parser_for
+    from web_research.subcommands import parser_for
 
     monkeypatch.setenv("COLUMNS", "80")
     assert _parse(parser_for(argv), argv, capsys) == _parse(build_parser(), argv, capsys)
 
 
 def test_a_command_line_of_one_subcommand_builds_that_subcommand_alone() -> None:
-    from web_research.cli import parser_for
+    from web_research.subcommands import parser_for
 
     def choices(parser) -> list[str]:
         return list(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
@@ -91,7 +92,7 @@ def test_a_subcommands_own_parser_has_the_same_help(command: str) -> None:
 
 def test_the_hooks_parse_our_command_with_its_subcommand_alone(monkeypatch, tmp_path) -> None:
     from hook_harness import REPO
-    from web_research import cli
+    from web_research import subcommands as cli
     from web_research.guard.commandline import parse_plugin_command
 
     built: list[str | None] = []

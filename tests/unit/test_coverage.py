@@ -12,7 +12,7 @@ from web_research import formats
 from web_research.run.briefs import load_template, render_brief, write_briefs
 from web_research.run.budget import effective_budget
 from web_research.checks.checklist import run_checklist
-from web_research.checks.result import passed
+from web_research.core.result import passed
 from web_research.checks.claims import find_claims, grounding
 from web_research.checks.coverage import (STATE_COVERED, STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states,
                                    load_findings_files)
@@ -293,7 +293,7 @@ def test_report_template_states_the_coverage_rule_verify_checks():
 
 def test_the_dispatch_guard_accepts_a_second_wave_brief_like_any_other(tmp_path):
     from web_research.guard.briefs_match import load_briefs
-    from web_research.guard.dispatch import decide_dispatch
+    from web_research.guard.rules.dispatch import decide_dispatch
 
     run = copy_example(tmp_path)
     (run / formats.PLAN_FILE).write_text(deep(EXAMPLE_PLAN) + SECOND_WAVE, encoding="utf-8")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from web_research.core.terminal import printable
-from web_research.guard.ending import VERIFIED_LINE, summary
+from web_research.guard.effects.ending import VERIFIED_LINE, summary
 
 from hook_harness import Harness
 

@@ -1,4 +1,4 @@
-"""Issue 19, the evidence rules: only what the plugin fetched and sealed, as its owner wrote it,
+"""The evidence rules: only what the plugin fetched and sealed, as its owner wrote it,
 can make a run pass.
 
 - Seal what was written, when it was written: a findings file is sealed as its researcher last
@@ -166,8 +166,8 @@ def test_an_edit_is_recorded_from_the_file_right_after_it(researcher):
 def test_a_write_by_the_plugin_counts_as_the_owners(researcher):
     """What the plugin itself writes into a findings file (plugin_writes.write_run_file: the stub,
     the completed frontmatter; or `seals.record_written`) is the owner's last write."""
-    from web_research.guard.plugin_writes import write_run_file
-    from web_research.guard.seals import record_written
+    from web_research.guard.effects.plugin_writes import write_run_file
+    from web_research.guard.effects.seals import record_written
 
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
@@ -181,7 +181,7 @@ def test_a_write_by_the_plugin_counts_as_the_owners(researcher):
     text = findings_text(infos[1], "failed")
     path2.write_text(text, encoding="utf-8")
     record_written(h.env(), str(h.run_dir), str(path2), sha(text.encode()))
-    from web_research.guard.seals import owner_written
+    from web_research.guard.effects.seals import owner_written
 
     assert owner_written(h.env(), str(h.run_dir), str(path2), "agentZ") == (sha(text.encode()), sha(text.encode()))
 
@@ -190,7 +190,7 @@ def test_another_agents_write_is_not_the_owners(researcher):
     h, infos = researcher
     path = str(Path(infos[0]["findings_path"]))
     write(h, AGENT, path, findings_text(infos[0], "failed"))
-    from web_research.guard.seals import record_written
+    from web_research.guard.effects.seals import record_written
 
     other = findings_text(infos[0], "failed").replace("Nothing cited.", "Someone else's.")
     Path(path).write_text(other, encoding="utf-8")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from web_research import formats
 from web_research.run.briefs import brief_hash, render_brief
 from web_research.checks.checklist import run_checklist
-from web_research.checks.result import passed
+from web_research.core.result import passed
 from web_research.checks.findings import load_findings
 from web_research.run.plan import load_plan
 

@@ -120,9 +120,14 @@ _PAGES = st.text(alphabet=_ALPHABET, min_size=1, max_size=400)
 @settings(max_examples=300, deadline=None)
 @given(page=_PAGES, data=st.data())
 def test_any_excerpt_cut_from_the_page_matches(page: str, data: st.DataObject) -> None:
-    start = data.draw(st.integers(0, len(page) - 1))
-    end = data.draw(st.integers(start + 1, len(page)))
+    """A cut between whitespace (or the page's ends) is quoted: an excerpt is matched at
+    word boundaries, so a cut inside a word is not (test_an_excerpt_matches_only_at...)."""
+    starts = [i for i in range(len(page)) if i == 0 or page[i - 1].isspace()]
+    start = data.draw(st.sampled_from(starts))
+    ends = [j for j in range(start + 1, len(page) + 1) if j == len(page) or page[j].isspace()]
+    end = data.draw(st.sampled_from(ends))
     excerpt = page[start:end]
+    assume(not page[end:].lstrip()[:1] == "%")  # "10" cut from "10 %" drops the percent: refused
     parts = excerpt_parts(excerpt)
     assume(parts)  # a cut of only spaces, quotes or dots quotes nothing
     # A cut across the page's own "..." splits into parts; short ones are refused by design.
@@ -242,3 +247,55 @@ def test_the_citation_schema_states_the_same_omission_limits() -> None:
     elsewhere = [p.name for p in prompts if p != formats.CITATION_SCHEMA_DOC
                  and re.search(r"at least \d+ words|within \d+ characters", p.read_text(encoding="utf-8"))]
     assert elsewhere == []
+
+
+# --- boundaries, superscripts and invisible characters ------------------------------------
+
+@pytest.mark.parametrize("excerpt, page", [
+    ("Ingest costs $1,000", "Ingest costs $1,000,000 a year."),
+    ("10% surcharge applies", "A 110% surcharge applies."),
+    ("10% surcharge applies", "A -10% surcharge applies."),
+    ("000 events a day", "It keeps 1,000 events a day."),
+    ("the plan costs 10", "the plan costs 10.5 dollars"),
+    ("the plan costs 10", "the plan costs 10% more"),
+    ("per host", "billed per hostname"),
+    ("ill at month end", "We bill at month end."),
+    ("Acme bills $1,000 ... for every extra host", "Acme bills $1,000,000 a year, plus $5 for every extra host."),
+])
+def test_an_excerpt_matches_only_at_word_and_number_boundaries(excerpt: str, page: str) -> None:
+    assert not match_excerpt(excerpt, page).ok
+
+
+@pytest.mark.parametrize("excerpt, page", [
+    ("Ingest costs $1,000.", "Ingest costs $1,000. Retention is extra."),
+    ("costs $1,000", "It costs $1,000, billed yearly."),
+    ("10% surcharge", "A 10% surcharge applies."),
+    ("(10% surcharge)", "A fee (10% surcharge) applies."),
+    ("A 7-day window", "A 7-day window applies."),
+    ("a 10 percent discount", "We give a 10 percent discount."),
+])
+def test_an_excerpt_at_its_boundaries_still_matches(excerpt: str, page: str) -> None:
+    assert match_excerpt(excerpt, page).ok
+
+
+def test_a_superscript_is_not_folded_into_the_digits_before_it() -> None:
+    page = "Each shard holds 10\u2076 events; water is H\u2082O."
+    assert normalize(page) == "Each shard holds 10^6 events; water is H_2O."
+    assert not match_excerpt("holds 106 events", page).ok
+    assert match_excerpt("holds 10\u2076 events", page).ok
+
+
+def test_invisible_format_characters_are_removed_everywhere() -> None:
+    assert normalize("$\u202e15\u202c per\u200b host\u2066\u2069") == "$15 per host"
+    assert normalize("\ufeffAcme\u00ad Logs") == "Acme Logs"
+
+
+def test_the_format_character_class_is_unicodes() -> None:
+    """strip_invisible writes out Unicode's Cf category; it must cover this Python's table."""
+    import unicodedata
+
+    from web_research.core.text import strip_invisible
+
+    format_chars = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Cf")
+    assert strip_invisible(format_chars + "a") == "a"
+    assert strip_invisible("a\u200e b \u0600x") == "a b x"

@@ -11,7 +11,7 @@ import pytest
 from example_run import BILLING, COMMITMENTS, EXAMPLE_DIR, copy_example, run_cli
 from web_research import formats
 from web_research.checks.citation_entries import parse_citations
-from web_research.guard.stopgate import declares_unverified
+from web_research.guard.rules.stop_gate import declares_unverified
 from web_research.checks.report_references import (REFERENCE, SHAPE, assemble, find_references, identity, reference,
                                             sources_span)
 

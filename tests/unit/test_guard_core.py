@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from web_research.run.briefs import brief_hash, compose_agent_prompt
-from web_research.guard import dispatch, stopgate
+from web_research.guard import context
+from web_research.guard.rules import dispatch
+from web_research.guard.rules import stop_gate as stopgate
 from web_research.guard.briefs_match import (
     Brief,
     first_user_message,
@@ -18,7 +20,8 @@ from web_research.guard.briefs_match import (
     match_prompt,
     subagent_transcript_path,
 )
-from web_research.guard.registry import Session, new_run, valid_session_id
+from web_research.core.paths import valid_session_id
+from web_research.guard.registry import Session, new_run
 from web_research.guard.writescope import write_allowed
 
 
@@ -125,12 +128,12 @@ def test_no_briefs_means_no_dispatch(tmp_path: Path):
 def test_expected_briefs_prefers_what_briefs_printed(tmp_path: Path):
     briefs = make_briefs(tmp_path, ["a", "b"])
     record = new_run(str(tmp_path), {})
-    assert [b.slug for b in dispatch.expected_briefs(record)] == ["a", "b"]
+    assert [b.slug for b in context.briefs_of(record)] == ["a", "b"]
     record["briefs"] = [{"brief_hash": briefs[1].brief_hash}]
-    assert [b.slug for b in dispatch.expected_briefs(record)] == ["b"]
+    assert [b.slug for b in context.briefs_of(record)] == ["b"]
     # the findings path `briefs` printed is the one a researcher must write
     record["briefs"] = [{"brief_hash": briefs[1].brief_hash, "findings_path": f"{tmp_path}/findings/02-b.md"}]
-    assert [b.findings_path for b in dispatch.expected_briefs(record)] == [f"{tmp_path}/findings/02-b.md"]
+    assert [b.findings_path for b in context.briefs_of(record)] == [f"{tmp_path}/findings/02-b.md"]
 
 
 # --- write scope -------------------------------------------------------------------
@@ -258,7 +261,7 @@ def test_open_run_archives_the_previous_one(tmp_path: Path):
 
 
 def test_the_orchestrator_writes_only_plan_and_report(tmp_path):
-    from web_research.guard.room import orchestrator_write_refusal
+    from web_research.guard.rules.room import orchestrator_write_refusal
 
     run = str(tmp_path)
     for name in ("briefs/x.md", "findings/x.md", "sources/x.txt", "checks/verdicts-1.json",
@@ -272,7 +275,7 @@ def test_the_orchestrator_writes_only_plan_and_report(tmp_path):
 
 
 def test_only_the_return_object_with_verified_false_declares_an_unverified_stop():
-    from web_research.guard import stopgate
+    from web_research.guard.rules import stop_gate as stopgate
 
     paths = '"plan": "/r/plan.md", "report": "/r/report.md", "findings_dir": "/r/findings/"'
     assert stopgate.declares_unverified("{" + paths + ', "verified": false}')

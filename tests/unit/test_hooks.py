@@ -710,17 +710,17 @@ def test_each_event_name_leads_to_the_handler_of_that_name():
     grep for the name used in hooks.json lands on its handler, in a module of that name."""
     import importlib
 
-    from web_research.guard import events
-    from web_research.guard.__main__ import EVENTS
+    from web_research.guard import events, runner
+    from web_research.guard.events import EVENTS
 
     assert set(EVENTS) == set(SCRIPT_OF.values())
     for name, event in EVENTS.items():
         assert SCRIPT_OF[event] == name
         module = importlib.import_module(f"web_research.guard.{name}")
-        assert events.handler(event) is getattr(module, name), (name, events.handler(event).__name__)
+        assert runner.handler(event) is getattr(module, name), (name, runner.handler(event).__name__)
         assert module.__file__.endswith(f"guard/{name}.py")
     assert set(events.HANDLER_NAMES) == set(EVENTS.values())
-    assert events.handler("Notification") is None
+    assert runner.handler("Notification") is None
 
 
 # --- SubagentStop also checks the quotes while the researcher holds the page ------------------
@@ -729,7 +729,7 @@ def _findings_with_citation(h: Harness, brief: dict, excerpt: str, url: str = "h
     from web_research.evidence.snapshots import store_snapshot
 
     from web_research.commands.fetch_cmd import render_window
-    from web_research.guard import seals
+    from web_research.guard.effects import seals
 
     snap = store_snapshot(h.run_dir, requested_url=url, final_url=url, title="Pricing | Acme", status=200,
                           content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00",

@@ -1,4 +1,4 @@
-"""Hooks that hold under any payload (issue 23), one test per class of failure the fuzz
+"""Hooks that hold under any payload, one test per class of failure the fuzz
 run found (tests/fuzz/run_fuzz.py): in a run, exceptions, timeouts and unreadable
 input refuse; outside a run, hooks stay quiet and fast; files a payload names are
 read bounded; output fits the client's limit; the launcher classifies in linear time."""
@@ -130,18 +130,20 @@ def test_a_deny_for_a_long_non_ascii_path_fits_the_clients_limit_and_says_it_was
     code, decision, reason, out, _ = raw_hook(h, "pre_tool_use", json.dumps(payload).encode())
     assert (code, decision) == (0, "deny")
     assert len(out.rstrip("\n")) <= OUTPUT_LIMIT
-    from web_research.guard import output
+    from web_research.guard.adapter import serialize, to_json
+    from web_research.guard.rules.decision import Deny
 
-    long = output.serialize(output.pre_tool_use("deny", "\u0436" * 9000))
+    long = serialize(to_json("PreToolUse", Deny("\u0436" * 9000)))
     assert len(long) <= OUTPUT_LIMIT and "more characters cut" in json.loads(long)[
         "hookSpecificOutput"]["permissionDecisionReason"]
 
 
 def test_a_decision_whose_updated_input_alone_is_too_long_keeps_its_reason():
-    from web_research.guard import output
+    from web_research.guard.adapter import serialize, to_json
+    from web_research.guard.rules.decision import Allow
 
-    decision = output.pre_tool_use("allow", "the brief, put in place", {"prompt": "b" * 20_000})
-    assert json.loads(output.serialize(decision)) == decision
+    decision = to_json("PreToolUse", Allow("the brief, put in place", {"prompt": "b" * 20_000}))
+    assert json.loads(serialize(decision)) == decision
 
 
 # --- the launcher's shell parsing --------------------------------------------------------

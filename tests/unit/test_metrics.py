@@ -1,4 +1,4 @@
-"""Run metrics (metrics/run_metrics.py, guard/metrics_writer.py) and what `status` shows of them.
+"""Run metrics (metrics/run_metrics.py, guard/effects/metrics.py) and what `status` shows of them.
 
 Tokens come from transcript usage records (one per distinct message id),
 counts from the ledger; the hooks write metrics.json at SubagentStop and Stop,

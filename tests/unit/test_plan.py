@@ -286,3 +286,22 @@ def test_researchers_line_outside_one_to_the_cap_names_the_line(value):
         parse_plan(text)
     assert caught.value.line == _line_of(text, "Researchers:")
     assert f"expected a whole number from 1 to {MAX_PARALLEL_RESEARCHERS}" in caught.value.message
+
+
+def test_a_code_fence_left_open_names_the_headings_it_hides() -> None:
+    """The one Markdown parser decides what is a heading: a fence opened in the question runs to
+    the end, and each section heading under it is named with the way out."""
+    text = plan_text(question="```\nHow is logging priced?")
+    error = _error(text)
+    assert [e.line for e in error.errors] == [_line_of(text, f"## {name}") for name in PLAN_SECTIONS[1:]]
+    assert all("not read as a heading" in e.message and "close or remove it" in e.message for e in error.errors)
+
+
+def test_the_second_wave_section_is_found_as_the_plan_parser_finds_it() -> None:
+    from web_research.run.plan import split_second_wave
+
+    wave = "## second wave\n\n### Deeper pricing\n- 1.1\n"
+    before, section = split_second_wave(VALID_PLAN + "\n" + wave)
+    assert before == VALID_PLAN and section == wave
+    fenced = VALID_PLAN + "\n```\n## Second wave\n```\n"
+    assert split_second_wave(fenced) == (fenced, None)

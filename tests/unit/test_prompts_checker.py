@@ -57,8 +57,8 @@ def test_failure_modes_explains_the_claim_check():
 
 def test_the_room_tells_the_checker_what_its_agent_file_does():
     """A refused checker hears the rule its prompt states: no file, no command, the answer in its
-    reply one line per claim number (guard/room.py holds it: c4f81e0 removed the verdicts-file write)."""
-    from web_research.guard import room
+    reply one line per claim number (guard/rules/room.py holds it: c4f81e0 removed the verdicts-file write)."""
+    from web_research.guard.rules import room
 
     _meta, body = frontmatter(read(CHECKER))
     said = " ".join(body.split())

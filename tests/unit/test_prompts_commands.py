@@ -20,7 +20,7 @@ from prompt_commands import (  # noqa: E402
     heredoc_body,
     is_core_command,
 )
-from web_research.cli import build_parser  # noqa: E402
+from web_research.subcommands import build_parser  # noqa: E402
 from web_research.formats import PLUGIN_ROOT  # noqa: E402
 
 SKILL = PLUGIN_ROOT / "skills" / "web-research" / "SKILL.md"
@@ -143,7 +143,7 @@ def test_every_prompt_command_is_a_core_command_the_parser_accepts(where, comman
 
 
 def test_skill_runs_exactly_the_seven_orchestrator_subcommands():
-    from web_research.guard.room import ORCHESTRATOR_COMMANDS
+    from web_research.guard.rules.room import ORCHESTRATOR_COMMANDS
 
     commands = extract_commands(SKILL.read_text(encoding="utf-8"))
     # fenced blocks first, then inline ones (abandon)
@@ -182,3 +182,20 @@ def test_agent_prompts_do_not_rely_on_plugin_root_substitution():
     # Only SKILL.md gets ${CLAUDE_PLUGIN_ROOT} replaced; an agent file would show it literally.
     for path in sorted((PLUGIN_ROOT / "agents").glob("*.md")):
         assert "${CLAUDE_PLUGIN_ROOT}" not in path.read_text(encoding="utf-8"), path
+
+
+def test_a_persons_recheck_is_named_in_a_reference_and_never_run_by_the_skill():
+    """A user who asks whether a finished report still holds is sent to `recheck` by a reference
+    SKILL.md points to; the skill never runs it itself, and the room refuses it inside a run."""
+    from web_research.guard.rules.room import ORCHESTRATOR_COMMANDS, PERSON_COMMANDS
+
+    skill = SKILL.read_text(encoding="utf-8")
+    assert "recheck" not in {parse_core(c).command for c in extract_commands(skill)}
+    named = [(path, parse_core(command)) for path, command in all_prompt_commands()
+             if parse_core(command).command == "recheck"]
+    assert [(path, args.dir) for path, args in named] == [
+        ("skills/web-research/references/companion-contract.md", SAMPLES["<output_dir>"])]
+    description, body = skill.split("---", 2)[1:]
+    assert "whether a finished report is still true" in description  # so the skill is loaded for it
+    assert "(references/companion-contract.md)" in body.split("still true", 1)[1][:80]
+    assert "recheck" in PERSON_COMMANDS and "recheck" not in ORCHESTRATOR_COMMANDS

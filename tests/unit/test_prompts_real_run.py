@@ -37,7 +37,7 @@ def test_skill_bounds_the_fix_loop_and_says_how_to_return_unverified():
     assert f'After {formats.MAX_VERIFY_ROUNDS} rounds of fixes it prints the object with ' \
         f'`"{formats.RETURN_VERIFIED_KEY}": false`: return that.' in text
     assert "repeat until it passes" not in text
-    from web_research.guard.stopgate import MAX_STOP_BLOCKS
+    from web_research.guard.rules.stop_gate import MAX_STOP_BLOCKS
 
     assert MAX_STOP_BLOCKS == formats.MAX_VERIFY_ROUNDS
     # The rule for what counts as a round is stated once, where the fixes are described.
@@ -218,7 +218,7 @@ def test_a_retrieved_date_other_than_the_fetch_day_warns(tmp_path: Path):
     import shutil
 
     from web_research.checks.checklist import run_checklist
-    from web_research.checks.result import passed
+    from web_research.core.result import passed
 
     run = tmp_path / "run"
     shutil.copytree(formats.PLUGIN_ROOT / "examples" / "observability-pricing", run)

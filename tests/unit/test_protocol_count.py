@@ -1,4 +1,4 @@
-"""tests/protocol_count.py: the before -> after table of issue 20 counts what the prompts say."""
+"""tests/protocol_count.py: its before -> after table counts what the prompts say."""
 from __future__ import annotations
 
 import importlib.util

@@ -1,14 +1,16 @@
-"""scripts/lib/python-env.sh: the hooks and the web-research command find (or
+"""scripts/lib/bootstrap.py: the hooks and the web-research command find (or
 prepare, once) the same Python environment, safely under concurrency, and fail
 open with one actionable message when they cannot."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -62,7 +64,7 @@ def tool_bin(tmp: Path, python: str | None = None, uv: bool = False) -> Path:
 
 def lock_key(root: Path) -> str:
     locks = (root / "requirements.lock").read_bytes() + (root / "requirements-fetch.lock").read_bytes()
-    return subprocess.run(["cksum"], input=locks, capture_output=True, check=True).stdout.split()[0].decode()
+    return hashlib.sha256(locks).hexdigest()[:16]
 
 
 def base_python() -> str:
@@ -83,9 +85,10 @@ def base_env(tmp: Path, path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def find_python(root: Path, env: dict[str, str], mode: str = "") -> subprocess.CompletedProcess:
-    script = f'. "{root}/scripts/lib/python-env.sh"; web_research_python "{root}" {mode}'
-    return subprocess.run(["sh", "-c", script], capture_output=True, text=True, env=env, timeout=300)
+def find_python(root: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """The interpreter the plugin at `root` would use (`bootstrap.py where`, which builds nothing)."""
+    return subprocess.run([base_python(), "-I", "-S", str(root / "scripts" / "lib" / "bootstrap.py"), "where"],
+                          capture_output=True, text=True, env=env, timeout=300)
 
 
 def test_explicit_python_comes_first(tmp_path: Path):
@@ -133,8 +136,8 @@ def test_hooks_and_the_command_share_the_interpreter_they_find(tmp_path: Path):
 
 
 def test_a_pointer_redirected_to_another_program_is_ignored(tmp_path: Path):
-    """Issue 19: rewriting the pointer under the user's cache must not choose the interpreter a
-    later `fetch` runs. Only an interpreter the search itself would pick is taken from it."""
+    """Rewriting the pointer under the user's cache must not choose the interpreter a later
+    `fetch` runs. Only an interpreter the search itself would pick is taken from it."""
     root = plugin_copy(tmp_path)
     user = tmp_path / "user-state"
     with_python = tool_bin(tmp_path, sys.executable)
@@ -183,20 +186,14 @@ def test_no_python_at_all_fails_open_and_says_so_once_per_session(tmp_path: Path
         return subprocess.run([str(root / "hooks" / "run"), "pre_tool_use"], input=json.dumps(payload),
                               capture_output=True, text=True, env=env, timeout=120)
 
-    # Before the start command ran, nothing was tried: its hook lets it run (the hooks never build).
-    before = hook("session-0")
-    assert (before.returncode, before.stdout) == (0, "")
-    assert not (data / "env").exists()
-
-    # The command (the Bash tool has no CLAUDE_PLUGIN_DATA) tries to build, and says why it cannot.
+    # The command (the Bash tool has no CLAUDE_PLUGIN_DATA) says what is missing and the fix.
     command_env = {key: value for key, value in env.items() if key != "CLAUDE_PLUGIN_DATA"}
     cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
                          env=command_env, timeout=120)
     assert cli.returncode == 2 and "hooks/run\" --setup" in cli.stderr
-    assert "no Python 3.10 or newer" in cli.stderr
-    assert "Python 3.10" in (tmp_path / "user-state" / "env" / f"python-{lock_key(root)}.failed").read_text()
+    assert "no Python 3.10 or newer" in cli.stderr and "WEB_RESEARCH_PYTHON" in cli.stderr
 
-    # From then on the hooks tell the person, once per session, the cause and the fix.
+    # The hooks tell the person, once per session, the cause and the fix, and decide nothing.
     first = hook("session-1")
     assert first.returncode == 0
     message = json.loads(first.stdout)["systemMessage"]
@@ -206,6 +203,10 @@ def test_no_python_at_all_fails_open_and_says_so_once_per_session(tmp_path: Path
     again = hook("session-1")
     assert (again.returncode, again.stdout) == (0, "")
     assert "systemMessage" in hook("session-2").stdout
+    assert not (data / "env").exists()
+    setup = subprocess.run([str(root / "hooks" / "run"), "--setup"], capture_output=True, text=True, env=env,
+                           timeout=60)
+    assert setup.returncode == 1 and "no Python 3.10 or newer" in setup.stderr
 
 
 @pytest.mark.parametrize("installer", ["uv", "pip"])
@@ -218,13 +219,11 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path, i
     env = base_env(tmp_path, tool_bin(tmp_path, uv=installer == "uv"), CLAUDE_PLUGIN_DATA=str(data),
                    WEB_RESEARCH_NO_SYSTEM_PYTHON="1", WEB_RESEARCH_BASE_PYTHON=base_python())
     cache = data / "env"
-    # A builder that was killed earlier left its lock and its half-built folder behind.
+    # A builder that was killed earlier left its lock file (which no process holds) and its
+    # half-built folder behind.
     key = lock_key(root)
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    (cache / f"venv-{key}.lock").mkdir(parents=True)
-    (cache / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
-    (cache / f".venv-{key}.tmp.{dead.pid}" / "bin").mkdir(parents=True)
+    (cache / f".venv-{key}.tmp.12345" / "bin").mkdir(parents=True)
+    (cache / f"venv-{key}.lock").write_text("")
     procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
     outputs = [proc.communicate(timeout=600) for proc in procs]
@@ -239,8 +238,8 @@ def test_two_processes_preparing_at_once_build_one_environment(tmp_path: Path, i
     pythons = {out.strip().rsplit(": ", 1)[-1] for out, _ in outputs}
     assert len(pythons) == 1
     assert sorted(p.name for p in data.iterdir()) == ["env"]  # the cache lives apart from run records
-    venvs = sorted(p.name for p in cache.iterdir() if "venv" in p.name)
-    assert venvs == [f"venv-{key}"], venvs  # no temp folder, no lock left
+    venvs = sorted(p.name for p in cache.iterdir() if p.is_dir() and "venv" in p.name)
+    assert venvs == [f"venv-{key}"], venvs  # no temp folder left
     python = pythons.pop()
     assert python == str(cache / venvs[0] / "bin" / "python")
     check = subprocess.run([python, "-c", EVERYTHING], capture_output=True, text=True)
@@ -300,39 +299,33 @@ def test_the_core_comes_first_and_fetchs_libraries_at_the_first_fetch_each_annou
     assert "installing" not in later.stderr and "waiting" not in later.stderr
 
 
-def test_a_slow_waiter_does_not_break_the_lock_a_new_builder_took(tmp_path: Path):
-    """Two waiters find the lock of a dead builder. The first reads its pid, is slow,
-    and meanwhile the other removes the stale lock and starts building: the slow one
-    must not then remove the new builder's lock (two builders, one venv moved into the other)."""
+def test_the_lock_of_a_builder_that_dies_is_released_and_the_waiter_builds(tmp_path: Path):
+    """A builder killed mid-build holds the lock no longer (the kernel drops an flock with its
+    holder): the process that waited for it says so, then builds the environment itself."""
     root = plugin_copy(tmp_path)
     data = tmp_path / "plugin-data"
-    path = tool_bin(tmp_path, uv=True)
-    real_cat = os.path.realpath(path / "cat")
-    (path / "cat").unlink()
-    (path / "cat").write_text(  # the first read of a lock's pid is slow; later ones are not
-        "#!/bin/sh\n"
-        'case "$1" in *.lock/pid)\n'
-        f'  content=$("{real_cat}" "$1") || exit 1\n'
-        f'  if mkdir "{tmp_path}/first-read" 2>/dev/null; then sleep 2; fi\n'
-        '  printf "%s\\n" "$content"; exit 0;;\n'
-        'esac\n'
-        f'exec "{real_cat}" "$@"\n')
-    (path / "cat").chmod(0o755)
-    env = base_env(tmp_path, path, CLAUDE_PLUGIN_DATA=str(data), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
-                   WEB_RESEARCH_BASE_PYTHON=base_python())
+    env = base_env(tmp_path, tool_bin(tmp_path, uv=True), CLAUDE_PLUGIN_DATA=str(data),
+                   WEB_RESEARCH_NO_SYSTEM_PYTHON="1", WEB_RESEARCH_BASE_PYTHON=base_python())
     key = lock_key(root)
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    (data / "env" / f"venv-{key}.lock").mkdir(parents=True)
-    (data / "env" / f"venv-{key}.lock" / "pid").write_text(f"{dead.pid}\n")
-    procs = [subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env) for _ in range(2)]
-    outputs = [proc.communicate(timeout=600) for proc in procs]
-    assert [proc.returncode for proc in procs] == [0, 0], outputs
-    assert sum("preparing its Python environment once" in err for _, err in outputs) == 1, outputs
-    assert sorted(p.name for p in (data / "env").iterdir() if "venv" in p.name) == [f"venv-{key}"]
-    assert not (data / "env" / f"venv-{key}" / f".venv-{key}.tmp").exists()
-    assert not list((data / "env" / f"venv-{key}").glob(".venv-*"))  # no venv moved into the other
+    (data / "env").mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import fcntl, sys, time\n"
+        f"handle = open({str(data / 'env' / f'venv-{key}.lock')!r}, 'w')\n"
+        "fcntl.flock(handle, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(120)\n")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        waiter = subprocess.Popen([str(root / "hooks" / "run"), "--setup"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=env)
+        time.sleep(2)
+        assert waiter.poll() is None  # still waiting for the lock
+    finally:
+        holder.kill()
+        holder.wait()
+    out, err = waiter.communicate(timeout=600)
+    assert waiter.returncode == 0, err
+    assert "waiting for another process to prepare" in err and "preparing its Python environment once" in err
+    assert out.strip().endswith(str(data / "env" / f"venv-{key}" / "bin" / "python"))
 
 
 def test_a_failed_fetch_install_leaves_the_hooks_and_verify_working(tmp_path: Path):
@@ -407,6 +400,16 @@ def test_an_unreachable_index_is_named_with_the_installers_error(tmp_path: Path,
     assert ("Connection refused" in reason) if installer == "uv" else ("ERROR: " in reason)
     assert "PIP_INDEX_URL" in reason and "WEB_RESEARCH_PYTHON" in reason
     assert "venv module" not in cli.stderr
+    # From then on the hooks, start's own included, tell the person that reason once a session.
+    command = f"\"{root}/scripts/web-research\" start --args-file - <<'WEB_RESEARCH_ARGS'\nq\nWEB_RESEARCH_ARGS"
+    payload = {"session_id": "s1", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": command}, "cwd": str(tmp_path), "transcript_path": "/dev/null"}
+    hooks = [subprocess.run([str(root / "hooks" / "run"), "pre_tool_use"], input=json.dumps(payload),
+                            capture_output=True, text=True, env={**env, "CLAUDE_PLUGIN_DATA": str(tmp_path / "d")},
+                            timeout=60) for _ in range(2)]
+    message = json.loads(hooks[0].stdout)["systemMessage"]
+    assert f"from the package index {index}:" in message and f'"{root}/hooks/run" --setup' in message
+    assert (hooks[1].returncode, hooks[1].stdout) == (0, "")
 
 
 def test_uv_takes_the_index_from_pip_configuration(tmp_path: Path):
@@ -416,8 +419,9 @@ def test_uv_takes_the_index_from_pip_configuration(tmp_path: Path):
     env = base_env(tmp_path, tool_bin(tmp_path, uv=True), WEB_RESEARCH_NO_SYSTEM_PYTHON="1",
                    WEB_RESEARCH_BASE_PYTHON=base_python(), PIP_CONFIG_FILE=str(config), UV_HTTP_RETRIES="0")
     env.pop("PIP_INDEX_URL", None)
-    proc = find_python(root, env, "--force-prepare")
-    assert proc.returncode == 1
+    proc = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert proc.returncode == 2
     assert "from the package index http://127.0.0.1:9/from-pip-conf:" in proc.stderr
     assert "Connection refused" in proc.stderr
 

@@ -329,3 +329,40 @@ def test_status_shows_the_date_and_summary_of_the_latest_recheck(server: PageSer
     assert main(["status", str(run)]) == EXIT_OK
     out = capsys.readouterr().out
     assert f"Recheck: the latest record cannot be read: checks/{result.path.name}: field 'version' is missing" in out
+
+
+def test_the_readme_shows_what_recheck_prints_for_the_bundled_example() -> None:
+    from recheck_example import EXAMPLE, example_output
+
+    before = _evidence(EXAMPLE)
+    text, code = example_output()
+    assert code == EXIT_CHECK_FAILED
+    for state in (UNCHANGED, CHANGED, MOVED, GONE, UNREACHABLE):
+        assert f"] {state} " in text
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    assert f"```text\n{text}\n```" in readme, "README.md: paste `python tests/unit/recheck_example.py`'s output"
+    assert _evidence(EXAMPLE) == before and not (EXAMPLE / formats.RECHECKS_DIR).exists()
+
+
+def test_footnotes_the_record_cannot_hold_are_skipped_and_said(server: PageServer, tmp_path: Path, capsys) -> None:
+    page = server.serve("/same", COMMITMENT)
+    long_url = server.url("/" + "a" * 9000)
+    run = _run(tmp_path, [(1, page, COMMITMENT), (2, long_url, COMMITMENT), (0, page, COMMITMENT)])
+    (run / formats.REPORT_FILE).write_text((run / formats.REPORT_FILE).read_text(encoding="utf-8")
+                                           + "\n[^3]: **Title**: No excerpt\n      **URL**: " + page + "\n",
+                                           encoding="utf-8")
+    code, out, _ = _recheck(capsys, str(run), "--allow-loopback")
+    assert code == EXIT_OK
+    assert "  [^2] skipped: a URL longer than 8192 characters, nothing to recheck" in out
+    assert "  [^0] skipped: not a footnote number" in out and "  [^3] skipped: no excerpt" in out
+    assert [c.number for c in latest_recheck(run).citations] == [1]
+
+
+def test_what_the_web_says_is_cut_to_the_records_bounds(server: PageServer, tmp_path: Path) -> None:
+    far = server.serve("/far", b"", status=302, headers={"Location": "/" + "b" * 9000})
+    run = _run(tmp_path, [(1, far, COMMITMENT)])
+    result = recheck_run(run, LOOPBACK)  # the record is written: every string fits its schema
+    (page,) = result.record.pages
+    assert page.outcome == "gone" and page.status == 404
+    assert len(page.final_url or "") == 8192 and len(page.error or "") == 2000
+    assert len(result.record.citations[0].note) <= 3000 and latest_recheck(run) == result.record

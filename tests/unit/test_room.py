@@ -1,4 +1,4 @@
-"""The sealed room (guard/room.py): while a run is open, each role may make only the run's own
+"""The sealed room (guard/rules/room.py): while a run is open, each role may make only the run's own
 moves, and is told what it may do instead. Driven through hooks/run as the client drives it."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hook_harness import CLI, QUESTION, REPO, SUBTOPICS, Harness, files_under, plan_text
-from web_research.guard import room
+from web_research.guard.rules import room
 
 CHECKER = "web-research:claim-checker"
 
@@ -354,11 +354,19 @@ def test_abandon_refuses_a_folder_with_no_run_and_an_empty_reason(h: Harness):
 
 
 def test_abandon_of_another_folder_leaves_the_room_open(active: Harness):
+    """Abandoning some other run folder marks that folder only: the session's run, its record and
+    the room around it stay as they were."""
+    record = active.record()
     other = active.project / "other"
     other.mkdir()
     (other / "plan.md").write_text("# x\n")
-    _abandon(active, other)
-    assert active.record() is not None
+    done = _abandon(active, other)
+    assert done["proc"].returncode == 0 and json.loads(done["proc"].stdout)["run_dir"] == str(other)
+    assert (other / ".web-research" / "abandoned.json").is_file()
+    assert not (active.run_dir / ".web-research" / "abandoned.json").exists()
+    assert done["hook"].stdout == ""  # no "run abandoned" message: the session's run is not
+    assert active.record() == record and active.history() == []
+    assert active.hook(active.bash("PreToolUse", "ls -la")).decision == "deny"  # the room still holds
 
 
 # --- the room opens for every form of start ------------------------------------------------

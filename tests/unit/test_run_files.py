@@ -20,7 +20,7 @@ import pytest
 from example_run import BILLING, SCRIPTS_DIR, copy_example, failing, findings_path, run_cli
 from web_research import formats
 from web_research.checks.checklist import run_checklist
-from web_research.checks.result import passed
+from web_research.core.result import passed
 from web_research.core.fsutil import RunFileError, read_run_file, read_run_text
 
 SECRET = "TOP-SECRET-LINE do not echo me"
@@ -276,7 +276,7 @@ def test_an_oversized_report_is_a_failing_check(tmp_path: Path) -> None:
 
 def test_the_stop_gate_turns_a_verifier_crash_into_a_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from web_research.checks import checklist
-    from web_research.guard.stopgate import verifier_failures
+    from web_research.guard.stop import verifier_failures
 
     def crash(run_dir: Path) -> list:
         raise RecursionError("maximum recursion depth exceeded")

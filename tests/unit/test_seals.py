@@ -18,7 +18,7 @@ import pytest
 from hook_harness import CLI, EXAMPLE_RUN, LAUNCHER, Harness, recorded
 from web_research.evidence import ledger
 from web_research.checks.checklist import run_checklist
-from web_research.checks.result import passed
+from web_research.core.result import passed
 from web_research.commands.fetch_cmd import render_window
 from web_research.evidence.snapshots import load_snapshot
 

@@ -187,3 +187,23 @@ def test_a_file_of_a_run_names_the_folder_to_pass_instead(tmp_path):
                           capture_output=True, text=True, env={"PYTHONPATH": str(SCRIPTS_DIR)})
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert f"not a folder; pass the run folder that holds it: {run}" in done.stderr
+
+
+def test_each_footnote_carries_its_latest_recheck(tmp_path):
+    page = _view(view_runs.rechecked(tmp_path))
+    notes = {f["label"]: f for f in _data(page)["footnotes"]}
+    assert notes["4"]["recheck"]["state"] == "changed" and notes["4"]["recheck"]["date"] == "2026-05-02"
+    assert notes["4"]["recheck"]["closest"] == view_runs.RECHECK_CLOSEST
+    assert notes["4"]["recheck"]["differences"] == [["1.6x", "1.7x"]]
+    assert notes["9"]["recheck"]["state"] == "gone" and notes["1"]["recheck"]["state"] == "unchanged"
+    assert notes["4"]["state"] == "verified"  # the stored page still holds the excerpt: a live change is apart
+    assert "live pages rechecked 2026-05-02: 9 citations: 7 unchanged, 1 changed" in page
+
+
+def test_a_recheck_record_that_cannot_be_used_is_named_not_ignored(tmp_path):
+    run = view_runs.rechecked(tmp_path)
+    [record] = (run / formats.CHECKS_DIR).glob("recheck-*.json")
+    record.write_text("{not json", encoding="utf-8")
+    page = html.unescape(_view(run))
+    assert f"{formats.CHECKS_DIR}/{record.name}: not a JSON recheck record" in page
+    assert all(f["recheck"] is None for f in _data(page)["footnotes"])

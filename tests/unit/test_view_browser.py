@@ -220,6 +220,26 @@ def test_sources_are_cards_with_what_a_reader_weighs(browser, tmp_path):
     assert page.locator("#panel-title").inner_text().startswith("[4]")
 
 
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_a_rechecked_run_marks_each_footnote_with_its_live_state(browser, tmp_path, width):
+    page = open_view(browser, view_runs.rechecked(tmp_path), width)
+    ref = page.locator("article sup.fn-ref a[data-fn='4']").first
+    assert ref.locator(".mark").inner_text() == "\u2713" and ref.locator(".live.live-changed").count() == 1
+    assert "rechecked 2026-05-02: changed" in ref.get_attribute("aria-label")
+    assert page.locator("article sup.fn-ref a[data-fn='9'] .live.live-gone").count() >= 1
+    card = page.locator("#sources li.card#fn-4 .card-meta").inner_text()
+    assert "live 2026-05-02: changed" in card
+    panel = click_footnote(page, "4")
+    box = panel.locator(".recheck")
+    assert "live page changed" in box.inner_text() and "rechecked 2026-05-02" in box.inner_text()
+    assert box.locator("blockquote.live-passage").inner_text() == view_runs.RECHECK_CLOSEST
+    assert box.locator("mark.diff").all_inner_texts() == ["1.7x"]  # the word the live page now says
+    assert_on_screen(page, panel.locator("#panel-title"))
+    assert sideways_scroll(page) == 0
+    save_screenshot(page, tmp_path, f"view-{width}-rechecked")
+    assert page.errors == []
+
+
 def test_a_tap_on_a_phone_opens_the_passage(browser, tmp_path):
     page = open_view(browser, view_runs.example(tmp_path), PHONE)
     panel = click_footnote(page, "2")

@@ -106,3 +106,30 @@ def changed_excerpt(tmp_path: Path) -> Path:
     replace_once(run / formats.REPORT_FILE, "options are billed at 1.6x and 3x the 15-day rate",
                  "options are billed at 1.5x and 3x the 15-day rate")
     return run
+
+
+def rechecked(tmp_path: Path) -> Path:
+    """The example after a `web-research recheck`: [^4]'s page now says 1.7x, [^9]'s is gone,
+    the rest unchanged (the record as recheck writes it, through its own writer)."""
+    from web_research.recheck.record import (CHANGED, GONE, UNCHANGED, Change, CitationRecheck, RecheckRecord,
+                                             write_record)
+
+    run = copy_example(tmp_path, "rechecked")
+    states = {4: CHANGED, 9: GONE}
+    citations = tuple(
+        CitationRecheck(number=n, url=f"https://example.test/{n}", state=states.get(n, UNCHANGED),
+                        status=404 if states.get(n) == GONE else 200, checked_at="2026-05-02T10:15:01Z",
+                        note=f"footnote {n}: {states.get(n, UNCHANGED)}", excerpt_found=n not in states,
+                        closest=RECHECK_CLOSEST if n == 4 else None, similarity=0.97 if n == 4 else None,
+                        differences=(Change("1.6x", "1.7x"),) if n == 4 else (),
+                        figures=(Change("1.6x", "1.7x"),) if n == 4 else ())
+        for n in range(1, 10))
+    name = "20260502T101500Z"
+    record = RecheckRecord(plugin_version="0.1.0", started_at="2026-05-02T10:15:00Z",
+                           finished_at="2026-05-02T10:15:02Z", report_sha256="sha256:" + "a" * 64,
+                           live_dir=f"{formats.RECHECKS_DIR}/{name}", only=None, pages=(), citations=citations)
+    write_record(run, record, name)
+    return run
+
+
+RECHECK_CLOSEST = "The 30-day and 90-day options are billed at 1.7x and 3x the 15-day rate."

@@ -30,8 +30,10 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.sources               one "## Sources" heading when the file cites anything
     findings.<slug>.citations.<rule>      the citation rules below, on the file's own citations
     findings.<slug>.citations.none        (warning) status ok but nothing cited
+    findings.<slug>.text.bidi             no bidirectional control character (text.py: it makes the
+                                          text display other than the checks read it)
     findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
-    findings.<slug>.claims.dates          (warning) a year or date no cited excerpt states
+                                          or the title of a page it cites
     findings.<slug>.layout                (warning) a body with sections follows the brief's skeleton
                                           (Claims ... Exit reason, Sources), exit reason named
     findings.<slug>.length                (warning) at most about 1,200 words before Sources
@@ -41,6 +43,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.exists                         report.md exists
     report.readable                       ... and can be read (listed only when it cannot)
     report.references                     no [^<subtopic-slug>:<n>] reference is left for `finish` to number
+    report.text.bidi                      no bidirectional control character, as in findings files
     report.title                          first line is "# Research: <question verbatim>"
     report.sections.missing               each of TL;DR, Findings, Gaps & Limitations, Sources
                                           appears as a "##" heading
@@ -64,7 +67,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           (same title, URL and excerpt)
     report.citations.none                 (warning) the report cites nothing
     report.claims.grounded                each figure a cited sentence states is in an excerpt it cites
-    report.claims.dates                   (warning) a year or date no cited excerpt states
+                                          or the title of a page it cites
     report.tldr.sites                     (warning) a TL;DR bullet whose excerpts all come from one
                                           site (registrable domain: sites.py), in a run whose
                                           sources span two sites or more
@@ -94,9 +97,9 @@ current verdict, voted when the tier votes), `report.claims.verdict` (an
 unsupported claim outside Gaps & Limitations; warning: a partial one) and
 `checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema).
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
-`<scope>.claims.grounded` (each figure a cited sentence states appears in an
-excerpt it cites; one failing check per claim) and `<scope>.claims.dates`
-(warning: a year or date no cited excerpt states).
+`<scope>.claims.grounded` (each figure a cited sentence states, years and dates
+included, appears in an excerpt it cites or the sealed title of a page it cites;
+one failing check per claim).
 
 Defects in a findings file (or a missing one) can only be recorded, not
 fixed, once the researchers are done: a failing `findings.<slug>.*` error is
@@ -113,7 +116,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from .result import Check, fail, ok
+from ..core.result import Check, fail, ok
 from .parsed_run import CheckGroup, ParsedRun
 
 
@@ -243,6 +246,7 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from .. import formats  # lazy: hook start-up
+    from .text_controls import bidi_check  # lazy: hook start-up
     from .findings import findings_checks, load_findings  # lazy: hook start-up
     from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
@@ -268,6 +272,7 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
             checks.extend(_unreadable(f"findings.{slug}", f"findings/{slug}.md", error, path))
             continue
         checks.append(ok(check_id, f"findings/{slug}.md exists", path))
+        checks.append(bidi_check(f"findings.{slug}", path, text))
         found = load_findings(path, text)
         parsed.findings[slug] = found
         brief_path = briefs_dir / f"{slug}.md"
@@ -295,6 +300,7 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from .. import formats  # lazy: hook start-up
+    from .text_controls import bidi_check  # lazy: hook start-up
     from .report import parse_report, report_checks  # lazy: hook start-up
 
     path = run_dir / formats.REPORT_FILE
@@ -322,7 +328,8 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     from .statements import statement_checks  # lazy: hook start-up
 
     names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
-    return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text)] + \
+    return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
+            bidi_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
         statement_checks(path, parsed.report, names)
 

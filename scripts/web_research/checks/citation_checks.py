@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import formats
-from .result import Check, Problem
+from ..core.result import Check, Problem
 from .citation_entries import Citation
 from ..core.schema_validation import schema_errors
 

@@ -9,12 +9,11 @@ they lead up to, or, after the block's last marker, to the last claim: a figure
 cannot escape the check by standing one sentence away from its footnote (and
 in the report such a sentence is an error of its own: statements.py).
 Headings, list numbering, footnote markers and link targets are not part of a
-claim; code spans are (a figure in backticks is a figure).
+claim; a code span is (`` `$9.90` `` states a figure like $9.90 does).
 
-The rule (`grounding`): each quantity the claim states (see `quantities`) must
-appear in at least one excerpt cited in the same claim. A year or date missing
-from them is only a warning: it often comes from the question or the page's
-date. Number words ("seven") never count.
+The rule (`grounding`): each figure the claim states (`quantities.figures_in`,
+the one reading of a figure; years and dates included) must appear in at least
+one excerpt cited in the same claim, or in the sealed title of a page it cites.
 
 `claim_hash` (sha256 of the normalized claim text, markers removed) is stable
 across renumbering, so a later claim checker can key its verdicts on it.
@@ -27,12 +26,12 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple
 
-from .result import Check
+from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .quantities import SOFT_KINDS, Quantity, extract_quantities
+from .quantities import Quantity, figures_in
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, parse_markdown
 
 if TYPE_CHECKING:
@@ -85,8 +84,7 @@ class Grounding(NamedTuple):
 
     checked: bool
     quantities: tuple[Quantity, ...] = ()
-    missing: tuple[Quantity, ...] = ()  # error: figures no cited excerpt states
-    soft_missing: tuple[Quantity, ...] = ()  # warning: years and dates no cited excerpt states
+    missing: tuple[Quantity, ...] = ()  # error: figures no cited excerpt or page title states
 
     @property
     def ok(self) -> bool:
@@ -119,7 +117,6 @@ class ClaimRecord:
             "grounded": g.ok if g.checked else None,
             "quantities": [q.text for q in g.quantities],
             "missing": [q.text for q in g.missing],
-            "dates_missing": [q.text for q in g.soft_missing],
         }
 
 
@@ -281,15 +278,10 @@ def _claims_of_sentences(sentences: list[Sentence]) -> list[Claim]:
     return claims
 
 
-def figures_in(text: str) -> tuple[Quantity, ...]:
-    """The figures a piece of plain text states, read the one way every check reads them."""
-    return _quantities_of(text) if _DIGIT.search(text) else ()
-
-
 def plain_text(text: str) -> str:
     """A claim's words from its joined prose: reference marks (and marks written like one),
     bullet-id mentions and bare URLs dropped, whitespace collapsed. (The parser already dropped emphasis,
-    link targets, code and HTML.)"""
+    link targets and HTML.)"""
     # (each string test only skips a pattern that cannot match: verify runs this on every claim)
     if _MARK in text:
         text = text.replace(_MARK, "")
@@ -307,33 +299,31 @@ def plain_text(text: str) -> str:
 # The rule
 # --------------------------------------------------------------------------
 
-def grounding(claim: Claim, excerpts: Iterable[str]) -> Grounding:
-    """Check each quantity of `claim` against the quantities of `excerpts`."""
+def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = ()) -> Grounding:
+    """Check each figure of `claim` against the figures of `excerpts` and of `titles`
+    (the sealed titles of the pages it cites: "3.11" is grounded by a page titled
+    "What's New In Python 3.11")."""
     texts = [e for e in excerpts if e and e.strip()]
     if not texts:
         return Grounding(False)
-    if not _DIGIT.search(claim.text):
-        return Grounding(True)  # no figure to check (number words never count)
-    stated = _quantities_of(claim.text)
+    stated = _figures_of(claim.text)
     if not stated:
         return Grounding(True)
-    available = [q for text in texts for q in _quantities_of(text)]
-    missing, soft = [], []
-    for quantity in stated:
-        if not any(quantity.matches(other) for other in available):
-            (soft if quantity.kind in SOFT_KINDS else missing).append(quantity)
-    return Grounding(True, stated, tuple(missing), tuple(soft))
+    available = [q for text in (*texts, *titles) if text for q in _figures_of(text)]
+    missing = tuple(q for q in stated if not any(q.matches(other) for other in available))
+    return Grounding(True, stated, missing)
 
 
 @lru_cache(maxsize=4096)
-def _quantities_of(text: str) -> tuple[Quantity, ...]:
+def _figures_of(text: str) -> tuple[Quantity, ...]:
     # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
-    return tuple(extract_quantities(normalize(text)))
+    return tuple(figures_in(text))
 
 
-def claim_records(path: Path, scope: str, document: Document,
-                  citations: Iterable["Citation"]) -> list[ClaimRecord]:
-    """The claims of one parsed file with their excerpts (from the file's own Sources) and grounding."""
+def claim_records(path: Path, scope: str, document: Document, citations: Iterable["Citation"],
+                  page_titles: Callable[[str], Iterable[str]] | None = None) -> list[ClaimRecord]:
+    """The claims of one parsed file with their excerpts (from the file's own Sources) and grounding.
+    `page_titles(url)`: the sealed titles of the page snapshot of `url` (none without it)."""
     by_number: dict[int, "Citation"] = {}
     for c in citations:
         by_number.setdefault(c.number, c)
@@ -347,17 +337,53 @@ def claim_records(path: Path, scope: str, document: Document,
             result = Grounding(False)
         else:
             result = grounding(claim, [e for _n, _u, e in cited])
+            if result.missing and page_titles is not None:  # titles are read only when needed
+                titles = [t for _n, url, _e in cited if url for t in page_titles(url)]
+                result = grounding(claim, [e for _n, _u, e in cited], titles)
         records.append(ClaimRecord(path, scope, claim, cited, result))
     return records
 
 
+def sealed_page_titles(run_dir: Path, sealed: "Mapping[str, Any] | None") -> Callable[[str], tuple[str, ...]]:
+    """`url -> the titles of its page snapshot`, for `claim_records`. With `sealed` (the run's
+    seals, when the hooks managed it) only a snapshot whose record a fetch sealed gives its
+    titles: a title is evidence like the page's text. The snapshots are read on first use."""
+    from .. import formats  # lazy: start-up
+    from ..evidence.snapshots import SnapshotIndex  # lazy: read only when a figure needs a title
+
+    index: list[Any] = []
+
+    def titles(url: str) -> tuple[str, ...]:
+        if not index:
+            index.append(SnapshotIndex.build(run_dir))
+        snap = index[0].find(url)
+        if snap is None or (sealed is not None and f"{formats.SOURCES_DIR}/{snap.meta_path.name}" not in sealed):
+            return ()
+        return snap.titles
+
+    return titles
+
+
+def run_page_titles(parsed: "ParsedRun") -> Callable[[str], tuple[str, ...]]:
+    """`sealed_page_titles` for a parsed run: sealed ones only when the run has seals (a run
+    the hooks managed), any snapshot's in a folder with no record of seals."""
+    if parsed.seal_source is None:
+        from ..evidence.provenance import load_folder_copy  # lazy: start-up
+
+        parsed.seal_source = load_folder_copy(parsed.run_dir)
+    source = parsed.seal_source
+    sealed = (source.seals or {}) if (source.required or source.seals is not None) else None
+    return sealed_page_titles(parsed.run_dir, sealed)
+
+
 def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
     """Every cited claim of report.md and of each findings file, in that order."""
+    titles = run_page_titles(parsed)
     records: list[ClaimRecord] = []
     if parsed.report is not None and parsed.report_path is not None:
-        records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
+        records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations, titles)
     for slug, found in parsed.findings.items():
-        records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations)
+        records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations, titles)
     return records
 
 
@@ -367,7 +393,7 @@ def _footnote_list(numbers: Iterable[int]) -> str:
 
 def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
     """`<scope>.claims.grounded` (error, one failing check per ungrounded claim,
-    else one passing check per file) and `<scope>.claims.dates` (warning)."""
+    else one passing check per file)."""
     by_file: dict[Path, list[ClaimRecord]] = {}
     for record in records:
         by_file.setdefault(record.path, []).append(record)
@@ -380,21 +406,15 @@ def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
             figures = ", ".join(f"'{q.text}'" for q in r.grounding.missing)
             shown = "; ".join(f"[^{n}] \"{_shorten(e)}\"" for n, _u, e in r.excerpts)
             checks.append(Check(f"{scope}.claims.grounded", False, "error", (
-                f"claim at line {r.claim.line} states {figures}, which no excerpt it cites "
-                f"({_footnote_list(r.claim.footnotes)}) states: {shown}. State the figure the page gives, "
-                "or cite the passage that gives this one"), str(path), r.claim.line))
+                f"claim at line {r.claim.line} states {figures}, which neither an excerpt it cites "
+                f"({_footnote_list(r.claim.footnotes)}) nor the title of a page it cites states: {shown}. "
+                "State the figure as the page gives it, or cite the passage that gives this one"),
+                str(path), r.claim.line))
         if checked and not failing:
             checks.append(Check(f"{scope}.claims.grounded", True, "error",
-                                f"{len(checked)} cited claim(s): every figure appears in an excerpt they cite",
+                                f"{len(checked)} cited claim(s): every figure appears in an excerpt or page title "
+                                "they cite",
                                 str(path), None))
-        soft = [r for r in checked if r.grounding.soft_missing]
-        if soft:
-            first = soft[0]
-            listed = "; ".join(f"line {r.claim.line}: " + ", ".join(f"'{q.text}'" for q in r.grounding.soft_missing)
-                               + f" not in {_footnote_list(r.claim.footnotes)}" for r in soft[:6])
-            checks.append(Check(f"{scope}.claims.dates", False, "warning",
-                                f"years or dates no cited excerpt states ({listed}); make sure they come from "
-                                "the question or the page's own date", str(path), first.claim.line))
     return checks
 
 
@@ -458,8 +478,6 @@ def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> 
         line = f"{display.get(r.path, str(r.path))}:{r.claim.line} {r.claim.hash} {_footnote_list(r.claim.footnotes)} {verdict}"
         if g.missing:
             line += " missing=" + "|".join(q.text for q in g.missing)
-        if g.soft_missing:
-            line += " dates=" + "|".join(q.text for q in g.soft_missing)
         if r.excerpts:
             line += f" sites={len(r.sites)}"
         out.append(line)

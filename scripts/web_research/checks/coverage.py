@@ -32,7 +32,7 @@ from .. import formats
 
 if TYPE_CHECKING:  # pragma: no cover
     from .parsed_run import ParsedRun
-    from .result import Check
+    from ..core.result import Check
     from .findings import Findings
     from ..run.plan import Bullet, Plan, Subtopic
     from .report import Report
@@ -248,7 +248,7 @@ def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[B
 
 def coverage_checks(run_dir: Path, parsed: "ParsedRun") -> list["Check"]:
     """`report.coverage.<id>`: each bullet is supported by a cited source or named in Gaps."""
-    from .result import fail, ok  # lazy: start-up
+    from ..core.result import fail, ok  # lazy: start-up
     from .report import gaps_name  # lazy: start-up
 
     if parsed.plan is None or parsed.report is None or parsed.report_path is None \

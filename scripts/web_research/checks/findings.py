@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import formats
-from .result import Check, Problem, fail, ok
+from ..core.result import Check, Problem, fail, ok
 from .citation_checks import citation_checks
 from .citation_entries import Citation, citations_of, markers_of
 from ..core.markdown_doc import CODE, TEXT, Document, Section, parse_markdown

@@ -50,7 +50,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 from urllib.parse import urlsplit
 
 from .. import formats
-from .result import Check
+from ..core.result import Check
 from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
 from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
 
 if TYPE_CHECKING:  # the checklist imports these lazily (checklist.run_checklist)
-    from .result import Check
+    from ..core.result import Check
     from .citation_entries import Citation
     from .findings import Findings
     from .report import Report

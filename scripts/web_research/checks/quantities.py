@@ -1,18 +1,30 @@
-"""The quantities a sentence states, as numbers that can be compared.
+"""The figures a text states, read one way for every check that compares them.
 
-A claim that cites an excerpt must not state a figure the excerpt does not
-give. Comparing text would fail on harmless differences (`1,000` and `1000`,
-`$0.02/GB` and `$0.02 per GB`, `7-day` and `7 days`, `10%` and `10 percent`,
-`$1.5M` and `$1.5 million`), so each figure becomes a `Quantity`: a value, a
-kind (money with its currency, percent, multiplier, plain number, year,
-date) and, where the text gives one, a unit and a "per" unit.
+A claim that cites an excerpt must not state a figure the excerpt (or the
+cited page's title) does not give. Comparing text would fail on harmless
+differences (`1,000` and `1000`, `$0.02/GB` and `$0.02 per GB`, `7-day` and
+`7 days`, `10%` and `10 percent`, `$1.5M` and `$1.5 million`, `one million
+dollars` and `$1,000,000`), so each figure becomes a `Figure`: a signed value,
+a kind (money with its currency, percent, multiplier, plain number, year,
+date, version) and, where the text gives one, a unit and a "per" unit.
 
-What is deliberately not a quantity: number words ("seven"), digits glued to
-letters (`S3`, `p99`, `Q3`, `HTTP/2`), version strings (`1.2.3`). Years and
-dates are extracted with their own kinds, because a caller treats them
-differently (they often come from the question or the page's date).
+What is read: every number written in digits, with its sign (`-15%` is not
+`15%`), its thousands and decimal separators (`1,000,000`, `1.000.000`,
+`1 000 000`, `1,5` and `1.000,50` where the reading is unambiguous), a
+power (`10^6`, which `excerpts.normalize` writes for `10⁶`), a currency
+before or after it, a magnitude (`k`, `M`, `million`), a percent, a
+multiplier (`1.6x`, `3×`, `3 times`, `3-fold`) and a unit; ranges and lists
+(`10 to 30 percent`, `$5-10`) share what is written once for all; versions
+(`3.11`, `v1.2.3`), years and dates are figures too. A number written in
+words is a figure when a magnitude, a currency, a percent, a multiplier or a
+unit goes with it ("one million dollars", "five percent", "seven days"):
+"two vendors" states no figure. A count is never a year because of its value
+("2050 customers" is compared as a number, like any count).
 
-Pure and standard-library only.
+What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`).
+
+`figures_in(text)` is the reading every caller uses (it normalizes first);
+`extract_quantities` reads already-normalized text. Pure, standard library only.
 """
 from __future__ import annotations
 
@@ -20,18 +32,26 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
 
+from ..evidence.excerpts import normalize
+
 KIND_MONEY = "money"
 KIND_PERCENT = "percent"
 KIND_MULTIPLIER = "multiplier"
 KIND_NUMBER = "number"
 KIND_YEAR = "year"
 KIND_DATE = "date"
-SOFT_KINDS = (KIND_YEAR, KIND_DATE)  # missing from an excerpt: a warning, not an error
+KIND_VERSION = "version"
+KINDS = (KIND_MONEY, KIND_PERCENT, KIND_MULTIPLIER, KIND_NUMBER, KIND_YEAR, KIND_DATE, KIND_VERSION)
+# Kinds whose absence from the cited excerpts is only a warning. None: a year or date is a
+# figure like any other (a report's reader cannot tell which ones the check let through).
+SOFT_KINDS: tuple[str, ...] = ()
 
 MAX_TEXT_CHARS = 20_000  # a claim longer than this is cut: bounds the work on hostile input
+MAX_EXPONENT = 30  # `10^6`: a larger power is not read as one (bounds Decimal's work)
 
 # Units whose spellings are folded; two different known units never match.
 _UNITS = {
+    **dict.fromkeys(("ms", "millisecond", "milliseconds"), "millisecond"),
     **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), "second"),
     **dict.fromkeys(("min", "mins", "minute", "minutes"), "minute"),
     **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), "hour"),
@@ -45,35 +65,49 @@ _UNITS = {
     **dict.fromkeys(("gb", "gigabyte", "gigabytes"), "gb"),
     **dict.fromkeys(("tb", "terabyte", "terabytes"), "tb"),
     **dict.fromkeys(("pb", "petabyte", "petabytes"), "pb"),
-    **dict.fromkeys(("kib", "mib", "gib", "tib"), None),  # kept apart below
+    **{binary: binary for binary in ("kib", "mib", "gib", "tib")},
     **dict.fromkeys(("host", "hosts"), "host"),
     **dict.fromkeys(("seat", "seats"), "seat"),
     **dict.fromkeys(("user", "users"), "user"),
     **dict.fromkeys(("event", "events"), "event"),
+    **dict.fromkeys(("request", "requests"), "request"),
 }
-for _binary in ("kib", "mib", "gib", "tib"):
-    _UNITS[_binary] = _binary
 
 _CURRENCY_SYMBOLS = {"US$": "USD", "$": "USD", "C$": "CAD", "A$": "AUD", "\u20ac": "EUR", "\u00a3": "GBP",
                      "\u00a5": "JPY", "\u20b9": "INR"}
 _CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "INR", "CNY")
 _CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}
-_MAGNITUDE_WORDS = {"thousand": Decimal(1000), "million": Decimal(10) ** 6, "billion": Decimal(10) ** 9,
-                    "trillion": Decimal(10) ** 12}
+_MAGNITUDE_WORDS = {"hundred": Decimal(100), "thousand": Decimal(1000), "million": Decimal(10) ** 6,
+                    "billion": Decimal(10) ** 9, "trillion": Decimal(10) ** 12}
 _MAGNITUDE_LETTERS = {"k": Decimal(1000), "K": Decimal(1000), "M": Decimal(10) ** 6, "mn": Decimal(10) ** 6,
                       "B": Decimal(10) ** 9, "bn": Decimal(10) ** 9}
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december")
 _MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
            "jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
 
-_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+# A number in digits, with its separators. Alternatives are tried in order; each is
+# unambiguous: `1,000` is a thousand (three digits after a comma), `1,5` and `1,50` are
+# decimals, dots group thousands only twice or more (`1.000.000`) or before a decimal comma
+# (`1.000,50`), spaces group only after one to three digits (`1 000 000`).
+_NUMBER = re.compile(
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![,\d])"      # 1,000,000.50
+    r"|\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?(?![.\d])"  # 1.000.000,50
+    r"|\d{1,3}(?:\.\d{3})+,\d+(?![.,\d])"         # 1.000,50
+    r"|\d{1,3}(?: \d{3})+(?:[.,]\d+)?(?![\d.,]\d)"  # 1 000 000
+    r"|\d+,\d{1,2}(?![,.]?\d)"                   # 1,5
+    r"|\d+(?:\.\d+)?")                           # 1000, 1.5
+_POWER = re.compile(r"\^(-?\d{1,3})(?!\d)")
+_SIGN = "-+"
 _CURRENCY_BEFORE = re.compile(
     r"(?:(US\$|C\$|A\$|[$\u20ac\u00a3\u00a5\u20b9])|\b(" + "|".join(_CURRENCY_CODES) + r")\s?)$")
 _MAGNITUDE_AFTER = re.compile(r"(?:(k|K|M|mn|B|bn)(?![A-Za-z])|\s?(thousand|million|billion|trillion)\b)")
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per\s?cent\b|pct\b)", re.I)
-_MULTIPLIER_AFTER = re.compile(r"(?:[x\u00d7](?![A-Za-z0-9])|\s?times\b)")
-_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|(dollars?|euros?)\b)")
+_MULTIPLIER_AFTER = re.compile(r"(?:[x\u00d7](?![A-Za-z0-9])|\s?times\b|-?fold\b)")
+_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|(dollars?|euros?)\b"
+                             r"|([\u20ac\u00a3\u00a5\u20b9]))")
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
-_UNIT_AFTER = re.compile(r"(?:-|\s)([A-Za-z]+)\b")
+_UNIT_AFTER = re.compile(r"(?:-|\s)?([A-Za-z]+)\b")
 _PER_AFTER = re.compile(r"\s?(?:/|\bper\s+(?:a\s+|an\s+|each\s+|one\s+)?)\s?([A-Za-z]+)\b")
 # Connectors that make a range or a list: "10 to 30 percent", "10-30%", "7, 30 or 90 days", "30- and 90-day".
 _CONNECTOR = re.compile(r"^-?\s*(?:-|\u2013|\u2014|to|and|or|,|,\s*or|,\s*and|through|thru)\s*$", re.I)
@@ -81,24 +115,40 @@ _RANGE = re.compile(r"^\s*(?:-|\u2013|\u2014|to|through|thru)\s*$", re.I)  # "$5
 _BETWEEN_NUMBERS = 40
 
 # Spans that are taken whole before numbers are looked at.
-_ISO_DATE = re.compile(r"(?<![\w.])\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w])")
+_ISO_DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w])")
 _TIME = re.compile(r"(?<![\w.:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:])")
 _MONTH_DATE = re.compile(
-    r"\b(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:" + _MONTHS + r")\.?(?:,?\s+\d{4})?"
-    r"|(?:" + _MONTHS + r")\.?\s+\d{1,2}(?:st|nd|rd|th)?(?:,?\s+\d{4})?(?![\d,.]\d)"
-    r"|(?:" + _MONTHS + r")\.?\s+\d{4})\b", re.I)
+    r"\b(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTHS + r")\.?(?:,?\s+(\d{4}))?"
+    r"|(" + _MONTHS + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?(?![\d,.]\d)"
+    r"|(" + _MONTHS + r")\.?\s+(\d{4}))\b", re.I)
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.])")
 _DIGIT = re.compile(r"\d")
 # Every month name starts with one of these. Looked for in the casefolded text with `in`: a
 # case-insensitive regex alternation scans a claim ten times slower, and casefolding covers each
 # letter the pattern's re.I would match (the long s, U+017F, folds to "s").
 _MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.])")
+_YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|by|until|till|from|before|after|during|of|year|fy|early|late|mid)"
+                          r"[\s-]*|[(,]\s*)$", re.I)
+
+# Numbers in words.
+_WORD_UNITS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen".split())}
+_WORD_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
+              if w != "_"}
+_MAGNITUDE = r"(?:hundred|thousand|million|billion|trillion)"
+_NUMBER_WORD = "|".join(sorted((*_WORD_UNITS, *_WORD_TENS), key=len, reverse=True)) + "|" + _MAGNITUDE
+# "seven", "twenty-five", "one million", "a million", "half a million", "three hundred thousand".
+_WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+" + _MAGNITUDE + r"|(?:" + _NUMBER_WORD + r"))"
+                    r"(?:[\s-]+(?:" + _NUMBER_WORD + r"))*\b", re.I)
+_WORD_HINT = re.compile(r"\b(?:" + _NUMBER_WORD + r")\b", re.I)
 
 
-class Quantity(NamedTuple):
-    """One figure. `text` is as written; `value` is the number with its
-    magnitude applied; `currency` is an ISO code for money; `unit` and `per`
-    are folded unit names, or None when absent or unknown."""
+class Figure(NamedTuple):
+    """One figure. `text` is as written; `value` is the signed number with its
+    magnitude applied (for a date, its year; for a version, 0); `currency` is an
+    ISO code for money; `unit` and `per` are folded unit names, or None when
+    absent or unknown; `key` is what a date or version is compared by."""
 
     text: str
     value: Decimal
@@ -108,19 +158,27 @@ class Quantity(NamedTuple):
     per: str | None = None
     start: int = 0
     end: int = 0
+    key: tuple = ()
 
-    def matches(self, other: "Quantity") -> bool:
-        """Whether `other` (from an excerpt) states this quantity (from a claim).
+    def matches(self, other: "Figure") -> bool:
+        """Whether `other` (from an excerpt or title) states this figure (from a claim).
 
-        The values must be equal. Money needs money in the same currency; a
-        percent, a percent; a multiplier, a multiplier; a year or date, the
-        same year or date. A plain number may be matched by a figure of any
-        kind. Units and per-units conflict only when both sides name a known one.
+        The values must be equal, sign included. Money needs money in the same
+        currency; a percent, a percent; a multiplier, a multiplier; a version, the
+        same version; a date, a date that agrees on every part this one gives (the
+        year, month and day it states). A plain number or year may be matched by a
+        figure of any kind with that value, or a date in that year. Units and
+        per-units conflict only when both sides name a known one.
         """
+        if self.kind == KIND_VERSION:
+            return other.kind == KIND_VERSION and other.key == self.key
         if self.kind == KIND_DATE:
-            return other.kind == KIND_DATE and other.text_key() == self.text_key()
-        if self.kind == KIND_YEAR:  # "2026" is also stated by "March 2026" or "2026-04-18"
-            return other.value == self.value and other.kind in (KIND_YEAR, KIND_DATE, KIND_NUMBER)
+            return other.kind == KIND_DATE and _date_agrees(self.key, other.key)
+        if other.kind == KIND_VERSION:
+            return False
+        if other.kind == KIND_DATE:
+            return self.kind in (KIND_NUMBER, KIND_YEAR) and self.unit is None and other.value == self.value \
+                and bool(other.key) and other.key[0] is not None
         if other.value != self.value:
             return False
         if self.kind == KIND_MONEY and (other.kind != KIND_MONEY or other.currency != self.currency):
@@ -136,31 +194,94 @@ class Quantity(NamedTuple):
         return " ".join(re.sub(r"[^\w]+", " ", self.text.casefold()).split())
 
 
-def extract_quantities(text: str) -> list[Quantity]:
-    """Every quantity in `text`, in order (see the module docstring for what counts)."""
+Quantity = Figure  # the older name, kept for callers
+
+
+def figures_in(text: str) -> list[Figure]:
+    """Every figure `text` states, in order: the one reading of a figure that the
+    checks, the claim text and the prompts' figure rule share. Normalizes first
+    (`excerpts.normalize`), so any text can be passed as written."""
+    if "\u2014" in text or "\u2015" in text:  # an em dash is punctuation, never a minus sign
+        text = text.replace("\u2014", " \u2014 ").replace("\u2015", " \u2015 ")
+    return extract_quantities(normalize(text))
+
+
+def states_a_figure(text: str) -> bool:
+    """Whether `text` states at least one figure (see `figures_in`)."""
+    return bool(figures_in(text))
+
+
+def extract_quantities(text: str) -> list[Figure]:
+    """Every figure in already-normalized `text`, in order (see the module docstring)."""
     text = text[:MAX_TEXT_CHARS]
-    if not _DIGIT.search(text):
+    has_digit = bool(_DIGIT.search(text))
+    if not has_digit and not _WORD_HINT.search(text):
         return []
-    found: list[Quantity] = []
+    found: list[Figure] = []
     taken: list[tuple[int, int]] = []
-    patterns = [p for p, hint in ((_ISO_DATE, "-" in text), (_MONTH_DATE, _may_name_a_month(text)),
-                                  (_TIME, ":" in text)) if hint]  # cheap tests first: verify stays fast
-    for pattern in patterns:
-        for m in pattern.finditer(text):
-            if not _overlaps(taken, m.start(), m.end()):
+    if has_digit:
+        _read_dates(text, found, taken)
+        for m in _VERSION.finditer(text) if text.count(".") >= 2 else ():
+            if not _overlaps(taken, m.start(), m.end()) and not _is_dotted_thousands(m.group(0)):
                 taken.append((m.start(), m.end()))
-                found.append(_date(m.group(0), m.start(), m.end()))
-    for m in _VERSION.finditer(text) if text.count(".") >= 2 else ():
+                found.append(Figure(m.group(0), Decimal(0), KIND_VERSION, start=m.start(), end=m.end(),
+                                    key=tuple(int(p) for p in m.group(0).lstrip("v").split("."))))
+        for m in _NUMBER.finditer(text):
+            if _overlaps(taken, m.start(), m.end()):
+                continue
+            figure = _read_number(text, m.start(), m.end(), _number_value(m.group(0)))
+            if figure is not None:
+                found.append(figure)
+                taken.append((figure.start, figure.end))
+    for m in _WORDS.finditer(text):
         if not _overlaps(taken, m.start(), m.end()):
-            taken.append((m.start(), m.end()))
-    for m in _NUMBER.finditer(text):
-        if _overlaps(taken, m.start(), m.end()):
-            continue
-        quantity = _read_number(text, m)
-        if quantity is not None:
-            found.append(quantity)
+            figure = _read_words(text, m)
+            if figure is not None:
+                found.append(figure)
     found.sort(key=lambda q: q.start)
     return _share_across_ranges(text, found)
+
+
+def _is_dotted_thousands(raw: str) -> bool:
+    return bool(re.fullmatch(r"\d{1,3}(?:\.\d{3}){2,}", raw))
+
+
+def _read_dates(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    if "-" in text:  # cheap tests first: verify stays fast
+        for m in _ISO_DATE.finditer(text):
+            taken.append((m.start(), m.end()))
+            found.append(Figure(m.group(0), Decimal(m.group(1)), KIND_DATE, start=m.start(), end=m.end(),
+                                key=(int(m.group(1)), int(m.group(2)), int(m.group(3)))))
+    if _may_name_a_month(text):
+        for m in _MONTH_DATE.finditer(text):
+            if _overlaps(taken, m.start(), m.end()):
+                continue
+            g = m.groups()
+            day, month, year = (g[0], g[1], g[2]) if g[1] else (g[4], g[3], g[5]) if g[3] else (None, g[6], g[7])
+            key = (int(year) if year else None, _month_number(month), int(day) if day else None)
+            taken.append((m.start(), m.end()))
+            found.append(Figure(m.group(0), Decimal(year or 0), KIND_DATE, start=m.start(), end=m.end(), key=key))
+    if ":" in text:
+        for m in _TIME.finditer(text):
+            if not _overlaps(taken, m.start(), m.end()):
+                taken.append((m.start(), m.end()))
+                found.append(Figure(m.group(0), Decimal(0), KIND_DATE, start=m.start(), end=m.end(),
+                                    key=("time", m.group(0))))
+
+
+def _month_number(name: str) -> int:
+    folded = name.casefold()[:3]
+    return next(i for i, month in enumerate(_MONTH_NAMES, 1) if month.startswith(folded))
+
+
+def _date_agrees(mine: tuple, theirs: tuple) -> bool:
+    """A claim's date (year, month, day; any may be None) agrees with an excerpt's when
+    every part the claim gives is the excerpt's; times compare whole."""
+    if not mine or not theirs or (mine[0] == "time") != (theirs[0] == "time"):
+        return False
+    if mine[0] == "time":
+        return mine == theirs
+    return all(a is None or a == b for a, b in zip(mine, theirs))
 
 
 def _may_name_a_month(text: str) -> bool:
@@ -172,39 +293,54 @@ def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(a < end and start < b for a, b in spans)
 
 
-def _date(raw: str, start: int, end: int) -> Quantity:
-    year = re.search(r"\b(\d{4})\b", raw)
-    value = Decimal(year.group(1)) if year else Decimal(0)
-    return Quantity(raw, value, KIND_DATE, start=start, end=end)
+def _number_value(raw: str) -> Decimal | None:
+    """The value of a number as `_NUMBER` matched it, its separators read."""
+    digits = raw.replace(" ", "")
+    if "," in digits and "." in digits:
+        if digits.rfind(",") > digits.rfind("."):  # 1.000,50
+            digits = digits.replace(".", "").replace(",", ".")
+        else:  # 1,000.50
+            digits = digits.replace(",", "")
+    elif "," in digits:
+        head, _, tail = digits.rpartition(",")
+        digits = digits.replace(",", "") if len(tail) == 3 else head.replace(",", "") + "." + tail
+    elif digits.count(".") >= 2:  # 1.000.000
+        digits = digits.replace(".", "")
+    try:
+        return Decimal(digits)
+    except InvalidOperation:  # pragma: no cover - the pattern admits only digits and separators
+        return None
 
 
-def _read_number(text: str, m: re.Match) -> Quantity | None:
-    start, end = m.start(), m.end()
-    before = text[max(0, start - 8):start]
-    currency_match = _CURRENCY_BEFORE.search(before)
+def _read_number(text: str, start: int, end: int, value: Decimal | None) -> Figure | None:
+    if value is None:
+        return None
     currency = None
     left = start
+    currency_match = _CURRENCY_BEFORE.search(text[max(0, start - 8):start])
     if currency_match:
         symbol, code = currency_match.groups()
         currency = _CURRENCY_SYMBOLS.get(symbol) if symbol else code
         left = start - len(currency_match.group(0))
     else:
         previous = text[start - 1] if start else ""
-        if previous and (previous.isalnum() or previous in "_."):
-            return None  # S3, p99, Q3, .5 in a version: not a figure
+        if previous and (previous.isalnum() or previous in "_.^"):
+            return None  # S3, p99, Q3, .5 in a version, the exponent of 10^6: not a figure of its own
         if previous == "/" and start >= 2 and text[start - 2].isalpha():
             return None  # HTTP/2
-    if text[end:end + 2][:1] in (".",) and text[end + 1:end + 2].isdigit():
-        return None  # the head of a version string
-    raw_number = m.group(0)
-    try:
-        value = Decimal(raw_number.replace(",", ""))
-    except InvalidOperation:  # pragma: no cover - the regex admits only digits
-        return None
+    if left and text[left - 1] in _SIGN and _is_sign(text, left - 1):
+        left -= 1  # -15%, -$15, +3
+        if text[left] == "-":
+            value = -value
+    if text[end:end + 1] == "." and text[end + 1:end + 2].isdigit():
+        return None  # the head of a version string the version pattern left
+    raw_number = text[start:end]
     rest = text[end:end + 60]
     position = 0
-    kind = KIND_NUMBER
-    magnitude = _MAGNITUDE_AFTER.match(rest)
+    power = _POWER.match(rest)
+    if power and abs(int(power.group(1))) <= MAX_EXPONENT:
+        value, position = value ** int(power.group(1)), power.end()
+    magnitude = _MAGNITUDE_AFTER.match(rest, position)
     if magnitude:
         factor = _MAGNITUDE_LETTERS.get(magnitude.group(1) or "") or _MAGNITUDE_WORDS[magnitude.group(2).lower()]
         value *= factor
@@ -212,9 +348,35 @@ def _read_number(text: str, m: re.Match) -> Quantity | None:
     if currency is None:
         after = _CURRENCY_AFTER.match(rest, position)
         if after:
-            currency = after.group(1) or _CURRENCY_WORDS[after.group(2).lower()]
-            position = after.end()
+            currency, position = _currency_after(after), after.end()
+    return _qualify(text, raw_number, value, currency, left, end, rest, position,
+                    magnitude is not None or power is not None)
+
+
+def _currency_after(m: re.Match) -> str:
+    code, word, symbol = m.groups()
+    return code or (_CURRENCY_WORDS[word.lower()] if word else _CURRENCY_SYMBOLS[symbol])
+
+
+def _is_sign(text: str, at: int) -> bool:
+    """A `-` or `+` at `at` is a sign when it opens a token: at the start, or after a
+    space or an opening bracket, and not as the second half of a range ("10 - 15")."""
+    if at == 0:
+        return True
+    previous = text[at - 1]
+    if previous in "([{":
+        return True
+    if not previous.isspace():
+        return False
+    head = text[max(0, at - 3):at].rstrip()
+    return not (head[-1:].isdigit() or head[-1:] in "%")  # "10 -15": a range written loosely
+
+
+def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, left: int, end: int,
+             rest: str, position: int, scaled: object) -> Figure:
+    """The kind, unit and per-unit that follow a number read at text[left:end]."""
     unit = per = None
+    kind = KIND_NUMBER
     if currency is not None:
         kind = KIND_MONEY
     elif (percent := _PERCENT_AFTER.match(rest, position)):
@@ -232,13 +394,49 @@ def _read_number(text: str, m: re.Match) -> Quantity | None:
         per = _UNITS.get(per_match.group(1).lower())
         if per is not None:
             position = per_match.end()
-    if (kind == KIND_NUMBER and unit is None and magnitude is None and "," not in raw_number
-            and "." not in raw_number and 1900 <= value <= 2100):
-        kind = KIND_YEAR
-    return Quantity(text[left:end + position], value, kind, currency, unit, per, left, end + position)
+    if (kind == KIND_NUMBER and unit is None and not scaled and raw_number.isdigit() and len(raw_number) == 4
+            and _YEAR_BEFORE.search(text[max(0, left - 12):left])):
+        kind = KIND_YEAR  # "in 2026", "(2026)": named for the reader; compared like a number
+    return Figure(text[left:end + position], value, kind, currency, unit, per, left, end + position)
 
 
-def _share_across_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
+def _read_words(text: str, m: re.Match) -> Figure | None:
+    """A number in words, when a magnitude, currency, percent, multiplier or unit goes with it."""
+    value = _words_value(re.split(r"[\s-]+", m.group(0).lower()))
+    start, end = m.start(), m.end()
+    has_magnitude = re.search(r"(?:thousand|million|billion|trillion)$", m.group(0), re.I) is not None
+    rest = text[end:end + 60]
+    after = _CURRENCY_AFTER.match(rest)
+    currency, position = (_currency_after(after), after.end()) if after else (None, 0)
+    figure = _qualify(text, "", value, currency, start, end, rest, position, True)
+    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and value > 1)
+    if not (has_magnitude or qualified):
+        return None  # "two vendors", "one of them", "one day", "zero-day": no figure
+    return figure
+
+
+def _words_value(words: list[str]) -> Decimal:
+    """The value of number words as `_WORDS` matched them ("one million", "twenty-five",
+    "a hundred", "half a million")."""
+    total = current = Decimal(0)
+    for word in words:
+        if word == "half":
+            current = Decimal("0.5")
+        elif word in ("a", "an"):
+            current = current or Decimal(1)
+        elif word in _WORD_UNITS:
+            current += _WORD_UNITS[word]
+        elif word in _WORD_TENS:
+            current += _WORD_TENS[word]
+        elif word == "hundred":
+            current = (current or 1) * 100
+        elif word in _MAGNITUDE_WORDS:
+            total += (current or 1) * _MAGNITUDE_WORDS[word]
+            current = Decimal(0)
+    return total + current
+
+
+def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
     """In a range or list ("10 to 30 percent", "$5-10", "7-, 30- and 90-day"),
     a bare figure takes the kind, unit and magnitude written once for all:
     a leading currency carries forward, a trailing percent, unit or
@@ -248,31 +446,32 @@ def _share_across_ranges(text: str, found: list[Quantity]) -> list[Quantity]:
         a, b = out[i], out[i + 1]
         if b.kind == KIND_MONEY and not b.text[:1].isdigit():
             continue  # "$5-10 and $20": a currency written in front belongs to its own figure
-        if _linked(text, a, b) and a.kind == KIND_NUMBER and a.unit is None and b.kind not in SOFT_KINDS:
+        if (_linked(text, a, b) and a.kind in (KIND_NUMBER, KIND_YEAR) and a.unit is None
+                and b.kind not in (KIND_DATE, KIND_VERSION, KIND_YEAR)):
             value = a.value
-            if b.value >= 1000 and a.value < 1000 and _bare(a):  # "1.5 to 2 million": the magnitude too
+            if abs(b.value) >= 1000 and abs(a.value) < 1000 and _bare(a):  # "1.5 to 2 million": the magnitude too
                 factor = _trailing_magnitude(b)
                 value = a.value * factor if factor else a.value
-            out[i] = Quantity(a.text, value, b.kind, b.currency if b.kind == KIND_MONEY else None,
-                              b.unit, b.per, a.start, a.end)
+            out[i] = Figure(a.text, value, b.kind, b.currency if b.kind == KIND_MONEY else None,
+                            b.unit, b.per, a.start, a.end)
     for i in range(1, len(out)):  # carry a leading currency forward
         a, b = out[i - 1], out[i]
         if (_linked(text, a, b, _RANGE) and a.kind == KIND_MONEY and b.kind in (KIND_NUMBER, KIND_YEAR)
                 and b.unit is None):
-            out[i] = Quantity(b.text, b.value, KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end)
+            out[i] = Figure(b.text, b.value, KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end)
     return out
 
 
-def _linked(text: str, a: Quantity, b: Quantity, connector: re.Pattern = None) -> bool:
+def _linked(text: str, a: Figure, b: Figure, connector: re.Pattern | None = None) -> bool:
     gap = text[a.end:b.start]
     return len(gap) <= _BETWEEN_NUMBERS and bool((connector or _CONNECTOR).match(gap))
 
 
-def _bare(q: Quantity) -> bool:
+def _bare(q: Figure) -> bool:
     return not re.search(r"[A-Za-z%$\u20ac\u00a3]", q.text)
 
 
-def _trailing_magnitude(q: Quantity) -> Decimal | None:
+def _trailing_magnitude(q: Figure) -> Decimal | None:
     m = re.search(r"(thousand|million|billion|trillion)\b", q.text, re.I)
     if m:
         return _MAGNITUDE_WORDS[m.group(1).lower()]

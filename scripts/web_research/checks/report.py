@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .. import formats
-from .result import Check, Problem, fail, ok
+from ..core.result import Check, Problem, fail, ok
 from .citation_checks import citation_checks, citation_problems
 from .citation_entries import Citation, citations_of, markers_of
 from ..core.markdown_doc import CODE, TEXT, Block, Document, Section, parse_markdown

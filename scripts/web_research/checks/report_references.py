@@ -31,7 +31,7 @@ from ..core.markdown_doc import parse_markdown
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from .result import Check
+    from ..core.result import Check
 
 # A reference to footnote n of findings/<slug>.md. A slug holds letters, digits and inner
 # hyphens (slug.py), so `[\w-]` covers it and can never name a path outside findings/.
@@ -239,7 +239,7 @@ def _resolve(m: Mark, findings: Mapping[str, Mapping[int, Entry]], current: Mapp
 
 def references_check(path: "Path", text: str) -> "Check":
     """`report.references`: no reference is left for `finish` to number (verify's view)."""
-    from .result import fail, ok  # lazy: hook start-up
+    from ..core.result import fail, ok  # lazy: hook start-up
 
     left = [m for m in find_references(text.removeprefix("\ufeff")) if m.slug is not None] \
         if REFERENCE.search(text) else []

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import formats
-from .claims import FOOTNOTE_LIKE, Sentence, figures_in, header_cells, plain_text, sentences_of
+from .claims import FOOTNOTE_LIKE, Sentence, header_cells, plain_text, sentences_of
+from .quantities import figures_in
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from .result import Check, fail, ok

@@ -52,7 +52,7 @@ from ..evidence.excerpts import normalize
 
 if TYPE_CHECKING:
     from .parsed_run import ParsedRun
-    from .result import Check
+    from ..core.result import Check
     from .claims import ClaimRecord
 
 SCHEMA = "verdicts.schema.json"
@@ -418,7 +418,7 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
     Limitations, or partial there and not yet shown by finish; warning: a partial one finish
     showed). Nothing when the plan's budget has no claim check."""
     from ..run.budget import effective_budget  # lazy: start-up
-    from .result import fail, ok  # lazy: start-up
+    from ..core.result import fail, ok  # lazy: start-up
 
     if parsed.plan is None or parsed.report is None or parsed.report_path is None:
         return []

@@ -19,7 +19,7 @@ def run(args: argparse.Namespace) -> int:
     from ..run.budget import effective_budget  # lazy: start-up
     from ..run.estimate import estimate, estimate_lines, load_averages  # lazy: start-up
     from ..formats import PLAN_FILE  # lazy: start-up
-    from ..guard.registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
     from ..run.plan import PlanError, load_plan, recorded_question  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "estimate")

@@ -8,7 +8,7 @@ and every quote is taken from the very text `verify` will check it against.
 The first line of stdout is a machine-readable seal line,
 `web-research snapshot: {"snapshot_id", "sha256", "chars", "origin"}` (origin
 `fetched` or `stored`): the plugin's PostToolUse hook seals the snapshot from
-it (hooks/README.md, sealed provenance). It comes before any page text, so a
+it (docs/hooks/provenance.md, sealed provenance). It comes before any page text, so a
 page cannot forge it.
 
 Exit 0 with the text on stdout; exit 2 with one line on stderr when the URL is
@@ -86,7 +86,7 @@ def missing_extractors() -> str | None:
     """Why this Python cannot extract pages, with the fix for the environment in use; None when it can.
 
     The extraction libraries are an extra of their own, installed after the core
-    (see scripts/lib/python-env.sh): when installing them failed, the hooks and
+    (see scripts/lib/bootstrap.py): when installing them failed, the hooks and
     `verify` still work and only `fetch` must say what is missing. The failed
     install's reason is in `<environment>/fetch.failed`. They are looked up, not
     imported (importing trafilatura costs seconds; the extraction runs in a child

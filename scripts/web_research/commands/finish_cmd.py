@@ -70,7 +70,7 @@ def write_view(run_dir: Path) -> None:
     """report.html (`web-research view`), so the return object's `view` exists when a caller reads
     it; the Stop hook writes it again when the session's turn ends. Best effort: a failure is a
     note, never the run's verdict."""
-    from ..guard.registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
     from ..view.html import write_view as write  # lazy: start-up
 
     try:

@@ -8,7 +8,7 @@ found. `--json` prints the record instead. The run's evidence is never touched: 
 checks/recheck-<UTC time>.json and the live texts lie in rechecks/<UTC time>/.
 
 A person's command, for any run folder (a run of this plugin, an old one, a folder checked
-standalone); inside a research run the hooks deny it (guard/room.py).
+standalone); inside a research run the hooks deny it (guard/rules/room.py).
 """
 from __future__ import annotations
 
@@ -45,8 +45,6 @@ def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int
         lines.append(f"  [^{citation.number}] {citation.state:<{_LABEL_WIDTH}}  {citation.url}")
         if citation.state == UNCHANGED:
             continue
-        if citation.moved_to:
-            lines.append(f"        now at: {citation.moved_to}")
         lines.append(f"        {citation.note}")
         if citation.closest and citation.excerpt_found is False:
             lines.append(f"        closest live passage: \"{citation.closest}\"")

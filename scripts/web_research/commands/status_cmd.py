@@ -73,17 +73,16 @@ def spend(run_dir: Path) -> dict:
 
 
 def _data_dir() -> Path:
-    from ..guard.registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
 
     return data_dir(os.environ)
 
 
 def _read_progress(run_dir: Path) -> dict | None:
     from .. import formats  # lazy: start-up
-    from ..guard.budgets import PROGRESS_FILE  # lazy: start-up
     from ..metrics.run_metrics import read_run_json  # lazy: start-up
 
-    return read_run_json(run_dir / formats.RUN_STATE_DIR / PROGRESS_FILE, run_dir, 1024 * 1024)
+    return read_run_json(run_dir / formats.RUN_STATE_DIR / formats.PROGRESS_FILE, run_dir, 1024 * 1024)
 
 
 def _of(value: object, limit: object) -> str:
@@ -127,7 +126,7 @@ def status_data(run_dir: Path) -> dict:
     from .. import formats  # lazy: start-up
     from ..checks.checklist import parse_and_check  # lazy: start-up
     from ..checks.claims import claims_of  # lazy: start-up
-    from ..checks.result import passed  # lazy: start-up
+    from ..core.result import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     expected = ([(s.name, s.slug) for s in parsed.plan.subtopics] if parsed.plan is not None
@@ -220,7 +219,7 @@ def status_lines(run_dir: Path) -> list[str]:
     from .. import formats  # lazy: start-up
     from ..checks.checklist import parse_and_check  # lazy: start-up
     from ..checks.claims import claims_of  # lazy: start-up
-    from ..checks.result import passed  # lazy: start-up
+    from ..core.result import passed  # lazy: start-up
 
     parsed, checks = parse_and_check(run_dir)
     lines = [f"Run: {run_dir}"]

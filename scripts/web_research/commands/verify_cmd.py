@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if run_dir is None:
         return EXIT_USAGE
     from ..checks.checklist import run_checklist  # lazy: start-up
-    from ..checks.result import passed  # lazy: start-up
+    from ..core.result import passed  # lazy: start-up
 
     try:
         checks = run_checklist(run_dir)

@@ -19,7 +19,7 @@ from .verify_cmd import open_run_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..guard.registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
     from ..view.html import write_view  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "view")

@@ -5,7 +5,13 @@ differs from the page in ways no reader would call a misquote: curly versus
 straight quotes, an en dash typed as a hyphen, a line break where the page had
 a space, a ligature. `normalize` removes exactly those differences and nothing
 else (case and wording still count), so a match means "the page says this" and
-a mismatch means the quote was paraphrased or invented.
+a mismatch means the quote was paraphrased or invented. It keeps what changes a
+figure: a superscript or subscript stays apart from the digits before it (`10⁶`
+becomes `10^6`, never `106`), and invisible format characters go, the same way in
+every text (`core.text.strip_invisible`).
+
+An excerpt matches at word and number boundaries at both ends of each part: "costs
+$1,000" is not in "costs $1,000,000", nor "10% surcharge" in "110% surcharge".
 
 An ellipsis (`...`, `…`, `[...]`) marks an omission: the parts around it must
 each appear, in order, and an omission may not turn a quote into a collage.
@@ -26,6 +32,7 @@ import unicodedata
 from collections import Counter
 from typing import NamedTuple
 
+from ..core.text import strip_invisible
 from ..formats import EXCERPT_MAX_SPAN_CHARS, EXCERPT_MIN_PART_WORDS
 
 # Quote marks, straight and curly, single and double, are dropped: a writer who
@@ -34,12 +41,15 @@ from ..formats import EXCERPT_MAX_SPAN_CHARS, EXCERPT_MIN_PART_WORDS
 _QUOTES = "'\"\u2018\u2019\u201a\u201b\u2032\u2035\u02bc\u0060\u00b4\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb\u2039\u203a"
 # Every dash and hyphen variant becomes "-".
 _DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d"
-# Invisible characters that pages use for layout (soft hyphen, zero-width space/joiners, BOM).
-_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _TRANSLATION = {
-    **dict.fromkeys(map(ord, _QUOTES + _INVISIBLE), None),
+    **dict.fromkeys(map(ord, _QUOTES), None),
     **dict.fromkeys(map(ord, _DASHES), "-"),
 }
+# Superscripts and subscripts (digits, signs, brackets): NFKC would make `10⁶` read `106`.
+_SUPERSCRIPT = re.compile("[\u00b2\u00b3\u00b9\u2070\u2074-\u207e]+")
+_SUBSCRIPT = re.compile("[\u2080-\u208e]+")
+_SCRIPT_CHARS = frozenset("\u00b2\u00b3\u00b9\u2070" + "".join(map(chr, range(0x2074, 0x207F)))
+                          + "".join(map(chr, range(0x2080, 0x208F))))
 # An omission marker: "...", "…" (NFKC turns it into "..."), optionally in brackets.
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
 _WORD = re.compile(r"\w+")
@@ -59,11 +69,18 @@ RULE_SPREAD = "spread"  # the parts are in the page, but not within one passage
 def normalize(text: str) -> str:
     """Fold the differences that do not change what a text says.
 
-    Unicode NFKC (ligatures, full-width forms, non-breaking spaces, `…`), quote
-    marks and invisible characters removed, every dash to `-`, runs of
-    whitespace to one space, ends trimmed. Case and wording still count.
+    Invisible format characters removed, superscripts and subscripts marked (`10^6`,
+    `H_2O`), Unicode NFKC (ligatures, full-width forms, non-breaking spaces, `…`), quote
+    marks removed, every dash to `-`, runs of whitespace to one space, ends trimmed.
+    Case and wording still count.
     """
-    text = unicodedata.normalize("NFKC", text)
+    if not text.isascii():
+        chars = set(text)
+        text = strip_invisible(text, chars)
+        if not chars.isdisjoint(_SCRIPT_CHARS):
+            text = _SUPERSCRIPT.sub(lambda m: "^" + unicodedata.normalize("NFKC", m.group(0)), text)
+            text = _SUBSCRIPT.sub(lambda m: "_" + unicodedata.normalize("NFKC", m.group(0)), text)
+        text = unicodedata.normalize("NFKC", text)
     text = text.translate(_TRANSLATION)
     # Splitting on str.isspace() whitespace is exactly `\s+` collapsed and trimmed, several times faster.
     return " ".join(text.split())
@@ -120,7 +137,7 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
             if part_words(part) < EXCERPT_MIN_PART_WORDS:
                 return MatchResult(ok=False, parts_total=total, parts_found=index, failed_part=part,
                                    rule=RULE_SHORT_PART)
-    start = page.find(parts[0])
+    start = _find(page, parts[0], 0)
     best: int | None = None
     tries = 0
     while start >= 0 and tries < MAX_PLACEMENTS:
@@ -132,12 +149,12 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
             closest, score = closest_passage(parts[missing], page_text, normalized=page)
             return MatchResult(ok=False, parts_total=total, parts_found=missing, failed_part=parts[missing],
                                closest=closest, similarity=score, rule=RULE_NOT_FOUND)
-        start = _place_back(parts, page, end)  # the tightest placement ending there
+        start = _place_back(parts, page, end, start)  # the tightest placement ending there
         span = end - start
         best = span if best is None else min(best, span)
         if total == 1 or best <= EXCERPT_MAX_SPAN_CHARS:
             return MatchResult(ok=True, parts_total=total, parts_found=total, span=best)
-        start = page.find(parts[0], start + 1)
+        start = _find(page, parts[0], start + 1)
     if best is None:
         closest, score = closest_passage(parts[0], page_text, normalized=page)
         return MatchResult(ok=False, parts_total=total, parts_found=0, failed_part=parts[0],
@@ -146,14 +163,58 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
                        rule=RULE_SPREAD, span=best)
 
 
-def _place_back(parts: list[str], page: str, end: int) -> int:
+def _bounded(part: str) -> re.Pattern:
+    """`part` where it stands at word and number boundaries: a part that starts (ends)
+    with a letter or digit is not glued to one before (after) it, and a number is not
+    the tail of a longer one (`1,000` in `11,000`, `000` in `1,000`, `10%` in `-10%`)
+    or the head of one (`$1,000` in `$1,000,000`, `10` in `10.5` or `10%`)."""
+    found = _PATTERNS.get(part)
+    if found is None:
+        head = tail = ""
+        if part[0].isalnum() or part[0] == "_":
+            head = r"(?<!\w)" + (r"(?<!\d[.,])(?<![\s(\[][-+])" if part[0].isdigit() else "")
+        if part[-1].isalnum() or part[-1] == "_":
+            tail = r"(?!\w)" + (r"(?![.,]\d)(?!\s?%)" if part[-1].isdigit() else "")
+        if len(_PATTERNS) >= 4096:
+            _PATTERNS.clear()
+        found = _PATTERNS[part] = re.compile(head + re.escape(part) + tail)
+    return found
+
+
+_PATTERNS: dict[str, re.Pattern] = {}
+
+
+def _find(page: str, part: str, position: int) -> int:
+    """Where `part` first stands in `page` from `position`, at its boundaries; -1 if nowhere."""
+    if page.find(part, position) < 0:
+        return -1  # the plain search rules most failures out fast
+    found = _bounded(part).search(page, position)
+    return found.start() if found else -1
+
+
+def _rfind(page: str, part: str, end: int) -> int:
+    """Where `part` last stands in `page`, at its boundaries, ending by `end`; -1 if nowhere
+    (or not within MAX_PLACEMENTS tries: a page of repeats)."""
+    pattern = _bounded(part)
+    position = page.rfind(part, 0, end)
+    for _ in range(MAX_PLACEMENTS):
+        if position < 0 or pattern.match(page, position):
+            return position
+        position = page.rfind(part, 0, position + len(part) - 1)
+    return -1
+
+
+def _place_back(parts: list[str], page: str, end: int, start: int) -> int:
     """Place the parts in order, the last ending at `end`, each as late as
     possible; return where the first part starts. Called only where a forward
-    placement ending at `end` exists, so every part is found."""
+    placement from `start` ending at `end` exists; that start is kept when the
+    tighter placement cannot be found within bounds."""
     position = end
     for part in reversed(parts):
-        position = page.rfind(part, 0, position)
-    return position
+        position = _rfind(page, part, position)
+        if position < 0:
+            return start
+    return max(position, start)
 
 
 def _place_from(parts: list[str], page: str, start: int) -> tuple[int, int | None]:
@@ -162,7 +223,7 @@ def _place_from(parts: list[str], page: str, start: int) -> tuple[int, int | Non
     part, None), or (0, index of the first part not found)."""
     position = start + len(parts[0])
     for index in range(1, len(parts)):
-        found = page.find(parts[index], position)
+        found = _find(page, parts[index], position)
         if found < 0:
             return 0, index
         position = found + len(parts[index])

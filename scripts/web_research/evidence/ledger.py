@@ -2,7 +2,7 @@
 
 The plugin's hooks append one JSON line per event to
 `<data>/runs/<key>/ledger.jsonl`, where `<data>` is the hooks' data directory
-(guard/registry.py `data_dir`) and `<key>` is derived from the run folder's
+(core/paths.py `data_dir`) and `<key>` is derived from the run folder's
 real path, so a later session resuming the same folder finds the same ledger.
 It lives outside the run folder on purpose: the models of a run can rewrite
 any file in the run folder (Bash), so evidence of where a file came from must
@@ -51,7 +51,7 @@ LOCK_TIMEOUT_SECONDS = 15.0
 
 SEAL = "seal"
 WRITTEN = "written"
-PLUGIN_WRITE = "plugin_write"  # guard/plugin_writes.write_run_file: a file the plugin wrote for its owner
+PLUGIN_WRITE = "plugin_write"  # guard/effects/plugin_writes.write_run_file: a file the plugin wrote for its owner
 SEARCH = "search"
 PAGE_READ = "page_read"
 RUN_OPEN = "run_open"  # the hooks opened the room on this folder (`resumed`: a start --resume)

@@ -28,7 +28,7 @@ import os
 from pathlib import Path
 
 from .. import formats
-from ..checks.result import Check, fail, ok
+from ..core.result import Check, fail, ok
 from .ledger import (BRIEF, FINDINGS, PLAN, REPORT, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256,
                      seals_from_copy)
 from typing import Mapping, NamedTuple

@@ -2,9 +2,9 @@
 of the text it wrote, `web-research snapshot: {"chars", "origin", "sha256", "snapshot_id"}`
 (origin `fetched` or `stored`).
 
-`fetch` writes it and the PostToolUse hook reads it to seal the snapshot (hooks/README.md,
-sealed provenance). Only the first line counts, and it comes before any page text, so a page
-cannot forge it.
+`fetch` writes it and the PostToolUse hook reads it to seal the snapshot
+(docs/hooks/provenance.md, sealed provenance). Only the first line counts, and it comes before
+any page text, so a page cannot forge it.
 """
 from __future__ import annotations
 

@@ -1,22 +1,19 @@
-"""The hooks' core: which research run is active, and what each hook decides.
+"""The hooks: `python -m web_research.guard EVENT` decides one hook event.
 
-`python -m web_research.guard EVENT` runs the handler of one event; everything it
-decides is computed by small pure modules here so that it can be tested directly:
+  __main__, runner  the entry: limits, stdin, the handler of EVENT, every failure judged
+  adapter           payload checked -> typed event (events); decision -> the client's JSON
+  pre_tool_use, post_tool_use, subagent_start, subagent_stop, stop, session_start, session_end
+                    one handler per event, named after it: the run record read once, then
+                    the rules for the tool (a table), then the effects
+  rules/            pure rules, one module per concern (room, after_abandon, dispatch, budgets,
+                    stop_gate) and the decisions they return: no file, clock or process
+  effects/          what follows a decision: seals and the ledger, findings stubs and the
+                    plugin's writes, metrics, the person's ending
+  registry, context the session's run record (locked), and what the handlers share
+  commandline, briefs_match, writescope, findings_gate, checker_gate, budgets
+                    reading our command lines and briefs, the write scope, the gates that read
+                    run files, and the budgets' ledger adapter
 
-  registry      the per-session run record under ${CLAUDE_PLUGIN_DATA}, with locking
-  commandline   strict recognition of the plugin's own command lines
-  briefs_match  which rendered brief a researcher prompt is (by hash)
-  dispatch      the researcher cap and the brief check for `Agent` calls
-  writescope    where a researcher may write
-  findings_gate whether a researcher left a usable findings file
-  stopgate      whether the main agent may stop once report.md exists
-  events        which module handles a hook event (only that one is imported)
-  context       what the handlers share: the invocation, the active run, locked_run
-  pre_tool_use, post_tool_use, subagent_start, subagent_stop, stop,
-  session_start, session_end
-                one handler per hook event, named after it: payload in, decision out
-  output        the JSON shapes Claude Code reads from a hook
-
-Nothing here imports YAML, jsonschema or the verifier at module level: a hook
-pays for those only when a run is active and the decision needs them.
+A hook imports only its own event's handler; YAML, jsonschema and the verifier load only in
+the hooks whose decision reads run files (hooks/README.md).
 """

@@ -11,28 +11,9 @@ in HOOK_CWD_ENV; it is restored before anything else runs.
 """
 from __future__ import annotations
 
-import os
 import sys
 
-from .events import EVENTS
-
-HOOK_CWD_ENV = "WEB_RESEARCH_HOOK_CWD"
-
-
-def main(argv: list[str]) -> int:
-    cwd = os.environ.pop(HOOK_CWD_ENV, None)
-    if cwd:
-        try:
-            os.chdir(cwd)
-        except OSError:  # gone or unreadable: the payload's own cwd still says where the session is
-            pass
-    event = EVENTS.get(argv[1]) if len(argv) == 2 else None
-    if event is None:
-        return 0
-    from .runner import run_hook  # lazy: start-up
-
-    return run_hook(event, limits=True)
-
+from .runner import main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

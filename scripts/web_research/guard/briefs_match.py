@@ -134,7 +134,7 @@ def first_user_message(transcript_path: str | Path, max_lines: int = 50) -> str 
     or a device."""
     import json  # lazy: start-up
 
-    from .payload import read_named_file  # lazy: hook start-up
+    from .adapter import read_named_file  # lazy: hook start-up
 
     data = read_named_file(str(transcript_path))
     if data is None:

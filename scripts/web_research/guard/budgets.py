@@ -1,114 +1,22 @@
-"""Budgets the hooks hold: searches, page reads, loops, dispatches, the orchestrator's web calls.
+"""The budgets' adapter: the PreToolUse hook's web calls decided against the run ledger.
 
-A model cannot count its own tool calls reliably, so the PreToolUse hook
-counts for it, from the run ledger that only hooks write (ledger.py, folded by
-usage.py). Each decision is taken under the ledger's lock and, when it allows
-the call, appends the call's entry at once (`phase: "allowed"`, with its
-`tool_use_id`): parallel calls in one message are therefore counted one after
-the other, and PostToolUse's entry for the same call is not a second one.
-
-Rules (pure functions below; `check` is the adapter the hook calls):
-- a researcher's WebSearch beyond `searches_per_researcher` is denied;
-- a page read (the plugin's `fetch` of a new URL: researchers read pages with nothing
-  else, pre_tool_use.py denies their WebFetch) beyond `page_reads_per_researcher` is
-  denied; `fetch --offset N` of a URL the researcher already read is paging, never
-  counted nor refused;
-- a search with the same words (case and spacing ignored) as an earlier one of the
-  same researcher is denied as a loop, as is a second read of a URL it already read
-  (unless that read failed: it may be fetched again);
-- outside researchers, WebSearch and WebFetch are denied while a run is active;
-- researcher dispatches per run stay within twice the subtopics (one retry each),
-  second-wave subtopics included when the tier allows a second wave.
+A model cannot count its own tool calls reliably, so the PreToolUse hook counts for it,
+from the run ledger that only hooks write (ledger.py, folded by usage.py), with the rules
+of rules/budgets.py. Each decision is taken under the ledger's lock and, when it allows
+the call, appends the call's entry at once (`phase: "allowed"`, with its `tool_use_id`):
+parallel calls in one message are therefore counted one after the other, and
+PostToolUse's entry for the same call is not a second one. The run's limits come from
+its plan (`run_limits`), fixed in the run record when `briefs` rendered it (`limits_of`).
 """
 from __future__ import annotations
 
 from pathlib import Path
 
+from .. import formats
 from ..evidence import ledger
-from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold, normalise_url
-from typing import Any, Mapping, NamedTuple
-
-
-PROGRESS_FILE = "progress.json"
-RETRIES_PER_SUBTOPIC = 1
-
-# Rule ids, as they appear in `denied` ledger entries and in metrics.
-SEARCH_BUDGET = "search-budget"
-PAGE_BUDGET = "page-budget"
-SEARCH_LOOP = "search-repeated"
-PAGE_LOOP = "page-repeated"
-ORCHESTRATOR_WEB = "orchestrator-web"
-
-
-class Verdict(NamedTuple):
-    allowed: bool
-    rule: str = ""  # why it was denied (a rule id above)
-    reason: str = ""
-    paging: bool = False
-
-
-class RunLimits(NamedTuple):
-    """The numbers of a run's plan the hooks enforce."""
-
-    searches: int
-    page_reads: int
-    max_dispatches: int | None  # None: the plan cannot be read, only the per-brief cap holds
-
-
-# --- the rules (pure) ---------------------------------------------------------------
-
-def decide_search(usage: AgentUsage, limit: int, query: str) -> Verdict:
-    earlier = usage.earlier_search(query)
-    if earlier is not None:
-        return Verdict(False, SEARCH_LOOP, (
-            f'You already searched for "{" ".join(query.split())}" (your search {earlier}); the same words bring '
-            "the same results, so it was not run again. Read the pages it found, search with different words, "
-            "or write your findings file now."))
-    if usage.search_count >= limit:
-        return Verdict(False, SEARCH_BUDGET, (
-            f"Search budget spent: you have used {usage.search_count} of your {limit} web searches (the "
-            "brief's budget, held by the web-research hooks). No more searches will run. Write your findings "
-            "file now from the pages you have read; name what is still open under Not established and give "
-            '"budget spent" as the exit reason.'))
-    return Verdict(True)
-
-
-def is_paging(usage: AgentUsage, url: str, offset: int) -> bool:
-    """`fetch --offset N` (N > 0) of a URL this researcher already read: reading on, not a new read."""
-    return offset > 0 and usage.read_before(url) is not None
-
-
-def decide_page_read(usage: AgentUsage, limit: int, url: str, offset: int = 0) -> Verdict:
-    """A researcher's `fetch` of `url` (at `offset`)."""
-    if is_paging(usage, url, offset):
-        return Verdict(True, paging=True)
-    if usage.read_before(url) is not None:
-        return Verdict(False, PAGE_LOOP, (
-            f"You already read {normalise_url(url)}, so it was not read again. Use the text you have (read on "
-            "in its snapshot with the page-snapshot command and --offset N), read another page, or write your "
-            "findings file now."))
-    if usage.page_read_count >= limit:
-        return Verdict(False, PAGE_BUDGET, (
-            f"Page-read budget spent: you have read {usage.page_read_count} of your {limit} pages (the "
-            "brief's budget, held by the web-research hooks; reading on in a snapshot with --offset is not a "
-            "new read). No new page will be read. Write your findings file now from the pages you have read; "
-            'name what is still open under Not established and give "budget spent" as the exit reason.'))
-    return Verdict(True)
-
-
-ORCHESTRATOR_REASON = (
-    "A web-research run is active, and in it the researchers do the searching: the orchestrator does not "
-    "call WebSearch or WebFetch (their pages would never be snapshotted, counted or checked). Dispatch the "
-    "subtopic's researcher, or record what is missing under Gaps & Limitations.")
-
-
-def orchestrator_verdict() -> Verdict:
-    return Verdict(False, ORCHESTRATOR_WEB, ORCHESTRATOR_REASON)
-
-
-def max_dispatches(subtopics: int, second_wave: int) -> int:
-    """Researcher dispatches a run may make: each subtopic (and second-wave subtopic) once, plus one retry."""
-    return (subtopics + second_wave) * (1 + RETRIES_PER_SUBTOPIC)
+from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold
+from .rules.budgets import RunLimits, Verdict, decide_page_read, decide_search, max_dispatches, orchestrator_verdict
+from typing import Any, Mapping
 
 
 # --- reading the plan ---------------------------------------------------------------
@@ -155,7 +63,7 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
     """Decide one web call of the active run and record it in the ledger (under its lock):
     an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry.
     `tool`: a researcher's WebSearch or `fetch`; anyone else's WebSearch or WebFetch."""
-    from .registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
 
     if researcher and limits is None:
         limits = run_limits(run_dir)  # run files are read before the lock
@@ -185,7 +93,7 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
 def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, slug: object,
            limits: RunLimits | None = None, **fields: Any) -> None:
     """Append one entry (agent_start, agent_stop, denied) and refresh the progress file."""
-    from .registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
 
     limits = limits if limits is not None else run_limits(run_dir)
     with ledger.locked(data_dir(env), run_dir) as path:
@@ -209,4 +117,4 @@ def write_progress(run_dir: str, entries: list[dict[str, Any]], limits: RunLimit
     if limits is not None:
         data["budget"] = {"searches_per_researcher": limits.searches, "page_reads_per_researcher": limits.page_reads,
                           "max_dispatches": limits.max_dispatches}
-    write_run_state(Path(run_dir), PROGRESS_FILE, data)
+    write_run_state(Path(run_dir), formats.PROGRESS_FILE, data)

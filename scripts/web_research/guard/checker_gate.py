@@ -20,7 +20,7 @@ Pure rules here; the hook handlers do the I/O and the locking.
 from __future__ import annotations
 
 
-from .dispatch import Decision
+from .rules.dispatch import Decision
 
 from typing import Any, Sequence
 

@@ -6,9 +6,10 @@ permission prompt (and inside a researcher, nothing else runs at all):
     "<root>/scripts/web-research" start --args-file - <<'WEB_RESEARCH_ARGS'
     ...raw arguments...
     WEB_RESEARCH_ARGS
-    "<root>/scripts/web-research" briefs|estimate|finish|gaps|verify|status|claims|view "<run dir>"   (some add --json, claims --prompt)
-    "<root>/scripts/web-research" abandon "<run dir>" --reason "<why>"
-    "<root>/scripts/web-research" fetch "<url>" --run "<run dir>" [--offset N] [--max-chars N]
+    "<root>/scripts/web-research" SUBCOMMAND ... "<run dir>" ...
+
+the last for each subcommand the registry (subcommands.py) gives a role in a run, with its
+run folder absolute and its fixed options left at their defaults (fetch: no --allow-loopback).
 
 "Strict" means: a shell would run exactly one program, ours, with exactly the
 words we see. Before splitting with `shlex`, a scanner rejects everything a
@@ -26,6 +27,8 @@ from pathlib import Path
 
 from typing import Any, Mapping, NamedTuple
 
+from ..subcommands import OPENS_A_RUN, SUBCOMMANDS
+
 
 HEREDOC_DELIMITER = "WEB_RESEARCH_ARGS"
 PROGRAM_RELPATH = Path("scripts") / "web-research"
@@ -39,23 +42,6 @@ MAX_FIRST_LINE_CHARS = 4096
 _UNQUOTED_SAFE = re.compile(r"[A-Za-z0-9_./:=,+@%-]")
 _DOUBLE_QUOTE_UNSAFE = set('$`\\!')
 _HEREDOC_HEAD = re.compile(r"^(?P<cmd>.*?)\s*<<\s*'" + HEREDOC_DELIMITER + r"'\s*$")
-
-# The subcommands the prompts run besides start, with the options they must leave
-# at their default (argparse dest -> default). Anything else they accept is allowed.
-_RESTRICTED = {
-    "briefs": {},
-    "claims": {},
-    "estimate": {},
-    "finish": {},
-    "gaps": {},
-    "status": {},
-    "verify": {},
-    "view": {},
-    "fetch": {"allow_loopback": False},  # test-only flag: see ALLOW_LOOPBACK_ENV
-    "abandon": {},
-    "recheck": {"allow_loopback": False},  # recognised so that the room can say why it is refused (room.py)
-}
-
 
 class CommandRejected(ValueError):
     """Not one of the plugin's command lines; the message says why."""
@@ -124,7 +110,7 @@ def _parse_args(words: list[str]) -> Any:
     import contextlib  # lazy: start-up
     import io  # lazy: start-up
 
-    from ..cli import parser_for  # lazy: hook start-up
+    from ..subcommands import parser_for  # lazy: argparse, for Bash calls of our program only
 
     sink = io.StringIO()
     try:
@@ -161,21 +147,22 @@ def parse_plugin_command(command: str, plugin_root: Path | str,
         raise CommandRejected(f"{program} is not this plugin's {PROGRAM_RELPATH}")
     args = _parse_args(words[1:])
     sub = args.command
-    if sub == "start":
-        if body is None or words[1:] != ["start", "--args-file", "-"]:
-            raise CommandRejected(f"start runs only as: start --args-file - <<'{HEREDOC_DELIMITER}'")
-        return PluginCommand("start", args, None, body)
+    if sub == OPENS_A_RUN:
+        if body is None or words[1:] != [OPENS_A_RUN, "--args-file", "-"]:
+            raise CommandRejected(f"{OPENS_A_RUN} runs only as: {OPENS_A_RUN} --args-file - <<'{HEREDOC_DELIMITER}'")
+        return PluginCommand(sub, args, None, body)
     if body is not None:
-        raise CommandRejected("only start takes a heredoc")
-    if sub not in _RESTRICTED:
+        raise CommandRejected(f"only {OPENS_A_RUN} takes a heredoc")
+    spec = SUBCOMMANDS[sub]
+    if not spec.roles or spec.run_folder is None:
         raise CommandRejected(f"subcommand {sub!r} is not run by the plugin")
-    restricted = dict(_RESTRICTED[sub])
+    fixed = dict(spec.fixed_options)
     if (env or {}).get(ALLOW_LOOPBACK_ENV) == "1":
-        restricted.pop("allow_loopback", None)
-    for dest, default in restricted.items():
+        fixed.pop("allow_loopback", None)
+    for dest, default in fixed.items():
         if getattr(args, dest, default) != default:
             raise CommandRejected(f"option --{dest.replace('_', '-')} is not allowed")
-    directory = args.run if sub == "fetch" else args.dir
+    directory = getattr(args, spec.run_folder)
     if not os.path.isabs(directory):
         raise CommandRejected(f"the run folder must be an absolute path, not {directory!r}")
     if sub == "fetch" and not re.match(r"^https?://", args.url):
@@ -194,8 +181,6 @@ def mentioned_subcommand(command: object) -> str | None:
     parsing: for recognising a start the shell may have run, never for allowing anything)."""
     if not isinstance(command, str):
         return None
-    from ..cli import SUBCOMMANDS  # lazy: hook start-up
-
     for match in _MENTION.finditer(command[:100_000]):
         if match.group("sub") in SUBCOMMANDS:
             return match.group("sub")

@@ -17,8 +17,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from .. import formats
-from .briefs_match import Brief, first_user_message, match_prompt, subagent_transcript_path
-from .registry import Session, data_dir, valid_session_id
+from .briefs_match import Brief, first_user_message, load_briefs, match_prompt, subagent_transcript_path
+from .events import TOOL_EVENTS, HookEvent, in_checker, in_researcher
+from ..core.paths import cache_dir, data_dir, user_data_dir, valid_session_id
+from .registry import Session
 
 if TYPE_CHECKING:
     from .commandline import PluginCommand
@@ -31,7 +33,7 @@ CHECKER = formats.CHECKER_SUBAGENT_TYPE
 _DISPATCH_FORMS = ((formats.DISPATCH_BRIEF_LABEL, RESEARCHER), (formats.DISPATCH_CHECK_LABEL, CHECKER))
 
 
-def dispatch_fields(tool_input: dict[str, Any]) -> dict[str, Any]:
+def dispatch_fields(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     """An `Agent` call's input with the fields the plugin decides: the prompt's form names the
     agent (`Brief: <path>` a researcher, `Check: <dir>` the claim-checker, whatever
     `subagent_type` says or if it says nothing), and a researcher or checker runs in the
@@ -42,22 +44,22 @@ def dispatch_fields(tool_input: dict[str, Any]) -> dict[str, Any]:
     agent = next((a for label, a in _DISPATCH_FORMS if head.startswith(label.lower())), None)
     agent = agent or tool_input.get("subagent_type")
     if agent not in (RESEARCHER, CHECKER):
-        return tool_input
+        return dict(tool_input)
     return {**tool_input, "subagent_type": agent, "run_in_background": False}
 
 
 class Context:
-    """One hook invocation: its payload, environment and clock."""
+    """One hook invocation: its typed event (events.py), environment and clock."""
 
-    def __init__(self, payload: dict[str, Any], env: Mapping[str, str], now: float | None = None):
-        self.payload = payload
+    def __init__(self, event: HookEvent, env: Mapping[str, str], now: float | None = None):
+        self.event = event
         self.env = env
         self.now = time.time() if now is None else now
         self.denial_recorded = False  # a handler already wrote this call's `denied` ledger entry
 
     @property
     def session(self) -> Session | None:
-        sid = self.payload.get("session_id")
+        sid = self.event.session_id
         return Session(data_dir(self.env), sid) if valid_session_id(sid) else None
 
     @property
@@ -70,24 +72,23 @@ class Context:
         return os.path.join(self.plugin_root, "scripts", "web-research")
 
     @property
-    def tool_input(self) -> dict[str, Any]:
-        value = self.payload.get("tool_input")
-        return value if isinstance(value, dict) else {}
+    def tool_input(self) -> Mapping[str, Any]:
+        return self.event.tool_input if isinstance(self.event, TOOL_EVENTS) else {}
 
     @property
     def in_researcher(self) -> bool:
-        return self.payload.get("agent_type") == RESEARCHER
+        return in_researcher(self.event)
 
     @property
     def in_checker(self) -> bool:
-        return self.payload.get("agent_type") == CHECKER
+        return in_checker(self.event)
 
     def parse_command(self) -> tuple[PluginCommand | None, str]:
         """(the plugin command in tool_input.command, or None and why not)."""
         from .commandline import CommandRejected, parse_plugin_command  # lazy: only Bash hooks parse (shlex)
 
         try:
-            return parse_plugin_command(self.tool_input.get("command", ""), self.plugin_root, self.env), ""
+            return parse_plugin_command(self.tool_input.get("command") or "", self.plugin_root, self.env), ""
         except CommandRejected as exc:
             return None, str(exc)
 
@@ -175,9 +176,14 @@ def by_elimination(run: dict[str, Any], agent_id: object) -> str | None:
 
 
 def briefs_of(run: dict[str, Any]) -> list[Brief]:
-    from .dispatch import expected_briefs  # lazy: hook start-up
-
-    return expected_briefs(run)
+    """The run's briefs: those `briefs` reported when it last succeeded (with the findings
+    path it printed), or else all in the folder."""
+    recorded = run.get("briefs")
+    if not (isinstance(recorded, list) and recorded):
+        return load_briefs(run["run_dir"])
+    paths = {b.get("brief_hash"): b.get("findings_path") for b in recorded if isinstance(b, dict)}
+    return [brief._replace(findings_path=paths.get(brief.brief_hash) or brief.findings_path)
+            for brief in load_briefs(run["run_dir"], paths)]
 
 
 def attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
@@ -186,7 +192,7 @@ def attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
     should be remembered in run["agents"]): remembered there, read from the subagent's
     transcript, or else found by elimination. Reads files: call it before taking the
     session lock."""
-    agent_id = ctx.payload.get("agent_id")
+    agent_id = ctx.event.agent_id
     known = run.get("agents", {}).get(agent_id) if isinstance(agent_id, str) else None
     if known and known.get("slug"):
         return next((b for b in briefs if b.slug == known["slug"]), None), False
@@ -200,11 +206,42 @@ def attribute(ctx: Context, run: dict[str, Any], briefs: list[Brief],
 
 def known_slug(ctx: Context, run: dict[str, Any]) -> str | None:
     """The slug of the researcher in this payload, when the record already attributes it."""
-    agent = run.get("agents", {}).get(ctx.payload.get("agent_id"))
+    agent = run.get("agents", {}).get(ctx.event.agent_id)
     return agent.get("slug") if isinstance(agent, dict) else None
 
 
 def checker_prompt(ctx: Context) -> str | None:
-    transcript = ctx.payload.get("agent_transcript_path") or subagent_transcript_path(
-        ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    transcript = getattr(ctx.event, "agent_transcript_path", None) or subagent_transcript_path(
+        ctx.event.transcript_path, ctx.event.agent_id)
     return first_user_message(transcript) if transcript else None
+
+
+# --- where a write lands (file system: the rules get resolved paths) ---------------------
+
+def resolve_write(file_path: object, cwd: object) -> str | None:
+    """The real file a write lands in (symlinks and `..` resolved, the file itself too), or
+    None when the path cannot be resolved safely (not a string, NUL, relative with no cwd)."""
+    if not isinstance(file_path, str) or not file_path or "\x00" in file_path:
+        return None
+    if not os.path.isabs(file_path):
+        if cwd is None:  # no cwd in the payload: the hook runs in the session's folder (__main__)
+            cwd = os.getcwd()
+        if not isinstance(cwd, str) or not os.path.isabs(cwd) or "\x00" in cwd:
+            return None
+        file_path = os.path.join(cwd, file_path)
+    try:
+        return os.path.realpath(file_path)
+    except (OSError, ValueError):
+        return None
+
+
+def protected_roots(env: Mapping[str, str], plugin_root: str) -> list[str]:
+    """The plugin's folder and its data and cache folders: never written in a run, whatever else
+    a rule allows (a run folder placed inside one of them gets no write there either)."""
+    roots = [plugin_root, str(formats.PLUGIN_ROOT), str(data_dir(env)), str(user_data_dir(env)), str(cache_dir(env))]
+    return sorted({os.path.realpath(r) for r in roots if r})
+
+
+def real_path(path: str) -> str:
+    """`path` with its links and `..` resolved (the form the rules compare)."""
+    return os.path.realpath(path)

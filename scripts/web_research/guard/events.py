@@ -1,15 +1,20 @@
-"""Which handler a hook event runs: EVENT, the event's name in snake case, names both
-the module of its handler and the handler (`pre_tool_use.pre_tool_use` handles
-PreToolUse), so a grep for the name used in hooks.json lands on it.
+"""The hook events, typed: one NamedTuple per kind of event, built from a checked payload by
+guard/adapter.py, and the table of which handler runs each.
 
-A hook imports only its own event's module: a PreToolUse hook never loads the
-Stop gate's. What the handlers share is in `context`.
+EVENTS maps the snake-case name (hooks.json, hooks/run, the handler's module and function:
+`pre_tool_use.pre_tool_use` handles PreToolUse) to the client's event name. A hook imports
+only its own event's handler module.
+
+Fields hold what the client sent after adapter.check verified its type and size: a string field
+is a string or None, never anything else. `tool_input` and `tool_response` stay JSON (they
+are the tool's own, different for every tool); everything the rules read from them is read by
+a named property here or in the handler of that tool.
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping, NamedTuple, Union
 
+from .. import formats
 
 # Snake-case name (hooks.json, hooks/run, the handler's module and function) -> Claude Code's event name.
 EVENTS = {
@@ -24,18 +29,106 @@ EVENTS = {
 HANDLER_NAMES = {event: name for name, event in EVENTS.items()}
 
 
-def handler(event: str) -> Callable[..., dict[str, Any]] | None:
-    """The handler of Claude Code's `event` (e.g. "PreToolUse"), its module imported now."""
-    name = HANDLER_NAMES.get(event)
-    if name is None:
-        return None
-    return getattr(importlib.import_module(f"{__package__}.{name}"), name)
+# Every event says whose session it is and which agent (none: the main session). The fields are
+# written out in each kind: a typing.NamedTuple cannot inherit fields, and a dataclass costs every
+# hook the import of dataclasses and inspect.
 
 
-def handle(event: str, payload: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
-    run = handler(event)
-    if run is None or payload.get("hook_event_name", event) != event:
-        return {}
-    from .context import Context  # lazy: __main__ imports this module for EVENTS before any hook runs
+class ToolCall(NamedTuple):
+    """PreToolUse: a tool call about to run."""
+    name: str  # the client's event name, e.g. "PreToolUse"
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+    tool: str | None = None
+    tool_input: Mapping[str, Any] = {}
+    tool_use_id: str | None = None
 
-    return run(Context(payload, env))
+    def text(self, key: str) -> str:
+        """A string field of the tool's input ("" when absent or not a string)."""
+        value = self.tool_input.get(key)
+        return value if isinstance(value, str) else ""
+
+
+class ToolResult(NamedTuple):
+    """PostToolUse: a tool call that ran, with what it returned."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+    tool: str | None = None
+    tool_input: Mapping[str, Any] = {}
+    tool_use_id: str | None = None
+    response: Any = None
+
+    def text(self, key: str) -> str:
+        value = self.tool_input.get(key)
+        return value if isinstance(value, str) else ""
+
+    @property
+    def stdout(self) -> str:
+        """A Bash call's standard output ("" when there is none)."""
+        value = self.response.get("stdout") if isinstance(self.response, dict) else self.response
+        return value if isinstance(value, str) else ""
+
+
+class AgentStart(NamedTuple):
+    """SubagentStart."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+
+
+class AgentStop(NamedTuple):
+    """SubagentStop: a subagent wants to end."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+    agent_transcript_path: str | None = None
+    last_message: str | None = None
+    stop_hook_active: bool = False
+
+
+class Stop(NamedTuple):
+    """Stop: the main session wants to end its turn."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+    last_message: str | None = None
+    stop_hook_active: bool = False
+    background_tasks: tuple[Any, ...] | None = None  # None: the client did not say
+
+
+class SessionBoundary(NamedTuple):
+    """SessionStart / SessionEnd."""
+    name: str
+    session_id: str
+    cwd: str | None = None
+    transcript_path: str | None = None
+    agent_id: str | None = None
+    agent_type: str | None = None
+
+
+HookEvent = Union[ToolCall, ToolResult, AgentStart, AgentStop, Stop, SessionBoundary]
+TOOL_EVENTS = (ToolCall, ToolResult)
+
+
+def in_researcher(event: HookEvent) -> bool:
+    return event.agent_type == formats.RESEARCHER_SUBAGENT_TYPE
+
+
+def in_checker(event: HookEvent) -> bool:
+    return event.agent_type == formats.CHECKER_SUBAGENT_TYPE

@@ -16,7 +16,8 @@ MAX_LOG_BYTES = 1_000_000
 def log_failure(event: str, env: Mapping[str, str]) -> None:
     import traceback  # lazy: start-up
 
-    from .registry import LOGS_DIR, data_dir, now_iso  # lazy: hook start-up
+    from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
+    from .registry import now_iso  # lazy: hook start-up
 
     try:
         folder = data_dir(env) / LOGS_DIR

@@ -25,7 +25,7 @@ from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
@@ -131,7 +131,11 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
     checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations], sealed)
     # The figure rule, told while the researcher still holds the page: each figure a cited
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
-    from ..checks.claims import claim_records, claims_checks  # lazy: hook start-up
+    from ..checks.claims import claim_records, claims_checks, sealed_page_titles  # lazy: hook start-up
 
-    checks += claims_checks(claim_records(path, scope, found.doc, found.citations))
+    checks += claims_checks(claim_records(path, scope, found.doc, found.citations,
+                                          sealed_page_titles(run_dir, sealed)))
+    from ..checks.text_controls import bidi_check  # lazy: hook start-up
+
+    checks.append(bidi_check(scope, path, found.body, found.body_first_line))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path)

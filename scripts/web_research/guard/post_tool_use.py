@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .rules.decision import NOTHING, AddContext, Decision, Notice
 from .briefs_match import load_briefs, resolve_prompt
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, bind_agent,
                       briefs_of, dispatch_fields, known_slug, locked_run)
@@ -38,8 +39,8 @@ def _stdout_json(response: Any) -> dict[str, Any] | None:
     return None
 
 
-def post_tool_use(ctx: Context) -> dict[str, Any]:
-    tool = ctx.payload.get("tool_name")
+def post_tool_use(ctx: Context) -> Decision:
+    tool = ctx.event.tool
     if tool == "Bash" and ctx.in_researcher:
         return _post_researcher_bash(ctx)
     if tool in WEB_TOOLS:
@@ -53,10 +54,10 @@ def post_tool_use(ctx: Context) -> dict[str, Any]:
         return _post_agent(ctx)
     if agent == CHECKER:
         return _post_checker_agent(ctx)
-    return {}
+    return NOTHING
 
 
-def _post_write(ctx: Context) -> dict[str, Any]:
+def _post_write(ctx: Context) -> Decision:
     """A Write/Edit landed during a run: when it is a findings file, record the hash
     of what the tool wrote (Write: the content it was given; an edit: the file right after it),
     with who wrote it. The owner's SubagentStop then seals that content, and a file that differs
@@ -64,18 +65,18 @@ def _post_write(ctx: Context) -> dict[str, Any]:
     nothing, and the file then fails at that stop: closed, not open."""
     active = active_run(ctx)
     if active is None:
-        return {}
+        return NOTHING
     from .writescope import resolve_target, write_target  # lazy: hook start-up
 
-    path, ambiguous = write_target(ctx.payload.get("tool_name"), ctx.tool_input)
+    path, ambiguous = write_target(ctx.event.tool, ctx.tool_input)
     if path is None or ambiguous:
-        return {}
-    target = resolve_target(path, ctx.payload.get("cwd"))
+        return NOTHING
+    target = resolve_target(path, ctx.event.cwd)
     from ..evidence import ledger  # lazy: hook start-up
-    from .seals import record_written  # lazy: hook start-up
+    from .effects.seals import record_written  # lazy: hook start-up
 
     content = ctx.tool_input.get("content")
-    if ctx.payload.get("tool_name") == "Write" and isinstance(content, str):
+    if ctx.event.tool == "Write" and isinstance(content, str):
 
         digest: str | None = "sha256:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
     else:
@@ -83,19 +84,19 @@ def _post_write(ctx: Context) -> dict[str, Any]:
 
         digest = ledger.file_sha256(target, MAX_EVIDENCE_BYTES)
     run = active[1]["run"]
-    record_written(ctx.env, run["run_dir"], target, digest, ctx.payload.get("agent_id"), known_slug(ctx, run),
+    record_written(ctx.env, run["run_dir"], target, digest, ctx.event.agent_id, known_slug(ctx, run),
                    by=ledger.BY_AGENT)
-    return {}
+    return NOTHING
 
 
-def _post_checker_agent(ctx: Context) -> dict[str, Any]:
+def _post_checker_agent(ctx: Context) -> Decision:
     """A foreground claim-checker returned. If its SubagentStop went unseen (its record still
     says `running`), its answer is read from the call's result and recorded here as that stop
     would have (a reply that misses a claim cannot be sent back any more: it counts as failed)."""
     active = active_run(ctx)
-    response = ctx.payload.get("tool_response")
+    response = ctx.event.response
     if active is None or not isinstance(response, dict) or response.get("status") != "completed":
-        return {}
+        return NOTHING
     from ..checks.verdicts import parse_answer  # lazy: start-up
     from .checker_gate import prompt_hash  # lazy: start-up
 
@@ -104,22 +105,22 @@ def _post_checker_agent(ctx: Context) -> dict[str, Any]:
     agent_id = response.get("agentId")
     with locked_run(session, snapshot) as run:
         if run is None:
-            return {}
-        tool_use_id = ctx.payload.get("tool_use_id")
+            return NOTHING
+        tool_use_id = ctx.event.tool_use_id
         entry = next((c for c in reversed(run.get("checkers", []))
                       if (c.get("prompt_hash") == wanted or (tool_use_id and c.get("tool_use_id") == tool_use_id))
                       and c.get("state") == "running"), None)
         if entry is None:
-            return {}
+            return NOTHING
         verdicts, problems = parse_answer(_response_text(response), entry.get("keys", []))
         entry["state"] = "failed" if problems else "done"
         if isinstance(agent_id, str):
             entry["agent_id"] = agent_id
     if verdicts:
-        from .plugin_writes import write_verdicts  # lazy: start-up
+        from .effects.plugin_writes import write_verdicts  # lazy: start-up
 
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
-    return {}
+    return NOTHING
 
 
 def _response_text(response: dict[str, Any]) -> str:
@@ -133,12 +134,12 @@ def _response_text(response: dict[str, Any]) -> str:
                      if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str))
 
 
-def _post_bash(ctx: Context) -> dict[str, Any]:
+def _post_bash(ctx: Context) -> Decision:
     parsed, _why = ctx.parse_command()
     from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if ctx.session is None:
-        return {}
-    response = ctx.payload.get("tool_response")
+        return NOTHING
+    response = ctx.event.response
     if parsed is None or parsed.subcommand == "start":
         # `start` in any form the CLI accepts opens the room: the heredoc the skill writes
         # (parsed strictly), or another spelling of the program, a pip-installed
@@ -157,7 +158,7 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
     if parsed.subcommand == "briefs":
         active = active_run(ctx)
         if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
-            return {}
+            return NOTHING
         stdout = response.get("stdout", "") if isinstance(response, dict) else str(response or "")
         session, snapshot = active
         run_dir = snapshot["run"]["run_dir"]
@@ -170,42 +171,40 @@ def _post_bash(ctx: Context) -> dict[str, Any]:
         limits = run_limits(run_dir)  # fixed now, from the plan the briefs were rendered from
         with locked_run(session, snapshot) as run:
             if run is None:
-                return {}
+                return NOTHING
             run["briefs"] = [{"slug": b.slug, "brief_path": b.brief_path, "brief_hash": b.brief_hash,
                               "subtopic": _shown(shown, b).get("subtopic"),
                               "findings_path": _shown(shown, b).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             run["limits"] = list(limits)
-        from .seals import seal_briefs  # lazy: hook start-up
+        from .effects.seals import seal_briefs  # lazy: hook start-up
 
         seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
-    return {}
+    return NOTHING
 
 
-def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
+def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
     """A start printed a run folder (and no error): the session's room opens on it, and the
     ledger records a `run_open`. After `start --resume` the findings files it kept are judged
     again from the ledger (`_kept_by_the_ledger`); the orchestrator is told which others to
     research again."""
     if not result or "error" in result or not isinstance(result.get("output_dir"), str):
-        return {}
+        return NOTHING
     if not os.path.isabs(result["output_dir"]) or not ("research_question" in result or "resume" in result):
-        return {}
+        return NOTHING
     session = ctx.session
     if session is None:
-        return {}
+        return NOTHING
     run = new_run(os.path.normpath(result["output_dir"]), result)
     resumed = result.get("resume")
     extra: list[str] = []
     if isinstance(resumed, dict):  # start --resume, in whatever form it ran: the pre-hook saw only the skill's
         from ..run.resume import unknown_run_refusal  # lazy: start-up
-        from .seals import ledger_knows  # lazy: start-up
+        from .effects.seals import ledger_knows  # lazy: start-up
 
         refusal = unknown_run_refusal(run["run_dir"], ledger_knows(ctx.env, run["run_dir"]))
         if refusal is not None:
-            from . import output  # lazy: start-up
-
-            return output.additional_context("PostToolUse", (
+            return AddContext((
                 "web-research refused this start --resume, and no run is open: "
                 f"{json.dumps(refusal, ensure_ascii=False)} Reply with that JSON unchanged and stop."))
         printed = [s for s in resumed.get("keep") or [] if isinstance(s, str)]
@@ -213,34 +212,30 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> dict[str, Any]:
     with session.locked():
         session.open_run(run)
     from ..evidence import ledger  # lazy: start-up
-    from .seals import record  # lazy: start-up
+    from .effects.seals import record  # lazy: start-up
 
     record(ctx.env, run["run_dir"], [ledger.entry(ledger.RUN_OPEN, resumed=isinstance(resumed, dict))])
     if extra:
-        from . import output  # lazy: start-up
-
-        return output.additional_context("PostToolUse", (
+        return AddContext((
             "web-research: the plugin's records do not confirm these findings files, so they are not kept "
             f"and must be researched again: {', '.join(extra)}. Dispatch their briefs (files in "
             f"{run['run_dir']}/briefs/) as well, each brief's text and its 'Brief hash:' line as the prompt."))
-    return {}
+    return NOTHING
 
 
-def _unguarded_notice(ctx: Context, subcommand: str | None) -> dict[str, Any]:
+def _unguarded_notice(ctx: Context, subcommand: str | None) -> Decision:
     """One of our run commands with no run open in this session: say plainly that nothing guards it."""
-    from .room import PERSON_COMMANDS  # lazy: Bash hooks only
+    from .rules.room import PERSON_COMMANDS  # lazy: Bash hooks only
 
     if subcommand in (None, "start", "slug", *PERSON_COMMANDS) or active_run(ctx) is not None:
-        return {}
-    from . import output  # lazy: start-up
-
-    return output.additional_context("PostToolUse", (
+        return NOTHING
+    return AddContext((
         f"web-research: no research run is open in this session (the hooks saw no successful start), so "
         f"this {subcommand} command ran unguarded: no budgets, write scopes, seals or Stop gate apply, "
         "and its evidence cannot verify as sealed. A guarded run begins with the start command."))
 
 
-def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> dict[str, Any]:
+def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> Decision:
     """`abandon` on the open run succeeded: the room closes (outcome `abandoned`), so the Stop
     gate lets the session go; the user is told the run is not verified."""
     from .commandline import same_path  # lazy: Bash hooks only
@@ -249,16 +244,14 @@ def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> dict[str,
     active = active_run(ctx)
     if active is None or not (result and result.get("abandoned") is True and run_dir
             and same_path(run_dir, active[1]["run"]["run_dir"])):
-        return {}
+        return NOTHING
     session, snapshot = active
     with session.locked_record() as record:
         if record is None or record["run"].get("run_dir") != snapshot["run"].get("run_dir"):
-            return {}
+            return NOTHING
         record["run"]["abandon_reason"] = str(result.get("reason") or "")[:1000]
         session.archive(record, "abandoned", closed=True)  # shut until this turn's Stop (after_abandon.py)
-    from . import output  # lazy: start-up
-
-    return output.notice(f"web-research: the research run in {snapshot['run']['run_dir']} was abandoned "
+    return Notice(f"web-research: the research run in {snapshot['run']['run_dir']} was abandoned "
                          f"({str(result.get('reason') or '')[:300]}); it is not verified. Until this turn "
                          "ends, only read-only tools and a new start are allowed.")
 
@@ -270,7 +263,7 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
     from the ledger; only a findings file sealed there, intact and `ok`, is kept."""
     from ..evidence import ledger  # lazy: start-up
     from ..run.resume import NotARun, PlanChanged, assess  # lazy: start-up
-    from .seals import _ledger_entries  # lazy: start-up
+    from .effects.seals import _ledger_entries  # lazy: start-up
 
     try:
         found = assess(Path(run_dir), ctx.env, seals=ledger.seals(_ledger_entries(ctx.env, run_dir)))
@@ -280,37 +273,37 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
     return kept, [slug for slug in printed if slug not in kept]
 
 
-def _post_researcher_bash(ctx: Context) -> dict[str, Any]:
-    """A researcher's fetch returned: seal the snapshot it wrote (guard/seals.py)."""
+def _post_researcher_bash(ctx: Context) -> Decision:
+    """A researcher's fetch returned: seal the snapshot it wrote (guard/effects/seals.py)."""
     parsed, _why = ctx.parse_command()
     from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if parsed is None or parsed.subcommand != "fetch":
-        return {}
+        return NOTHING
     active = active_run(ctx)
     if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
-        return {}
-    from .seals import after_fetch  # lazy: hook start-up
+        return NOTHING
+    from .effects.seals import after_fetch  # lazy: hook start-up
 
-    response = ctx.payload.get("tool_response")
+    response = ctx.event.response
     stdout = response.get("stdout") if isinstance(response, dict) else response
     run = active[1]["run"]
     after_fetch(ctx.env, run["run_dir"], parsed.args.url, int(parsed.args.offset or 0),
-                stdout if isinstance(stdout, str) else "", ctx.payload.get("agent_id"), known_slug(ctx, run),
-                tool_use_id=ctx.payload.get("tool_use_id"))
-    return {}
+                stdout if isinstance(stdout, str) else "", ctx.event.agent_id, known_slug(ctx, run),
+                tool_use_id=ctx.event.tool_use_id)
+    return NOTHING
 
 
-def _post_web_tool(ctx: Context) -> dict[str, Any]:
-    """A WebSearch or WebFetch returned during a run: one ledger entry (guard/seals.py)."""
+def _post_web_tool(ctx: Context) -> Decision:
+    """A WebSearch or WebFetch returned during a run: one ledger entry (guard/effects/seals.py)."""
     active = active_run(ctx)
     if active is None:
-        return {}
-    from .seals import after_web_tool  # lazy: hook start-up
+        return NOTHING
+    from .effects.seals import after_web_tool  # lazy: hook start-up
 
     run = active[1]["run"]
-    after_web_tool(ctx.env, run["run_dir"], ctx.payload.get("tool_name"), ctx.tool_input,
-                   ctx.payload.get("agent_id"), known_slug(ctx, run), tool_use_id=ctx.payload.get("tool_use_id"))
-    return {}
+    after_web_tool(ctx.env, run["run_dir"], ctx.event.tool, ctx.tool_input,
+                   ctx.event.agent_id, known_slug(ctx, run), tool_use_id=ctx.event.tool_use_id)
+    return NOTHING
 
 
 def _approved_hashes(run_dir: str) -> set[str]:
@@ -341,7 +334,7 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
     try:
         items = json.loads(stdout)
     except (ValueError, RecursionError):
-        return {}
+        return NOTHING
     shown: dict[str, dict[str, str]] = {}
     for item in items if isinstance(items, list) else []:
         key = item.get("brief_hash") or item.get("brief_path") if isinstance(item, dict) else None
@@ -355,23 +348,23 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
     return shown
 
 
-def _post_agent(ctx: Context) -> dict[str, Any]:
+def _post_agent(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
-        return {}
-    from .dispatch import release  # lazy: hook start-up
+        return NOTHING
+    from .rules.dispatch import release  # lazy: hook start-up
 
-    response = ctx.payload.get("tool_response")
+    response = ctx.event.response
     response = response if isinstance(response, dict) else {}
     agent_id = response.get("agentId")
-    tool_use_id = ctx.payload.get("tool_use_id")
+    tool_use_id = ctx.event.tool_use_id
     session, snapshot = active
     returned = None
     if isinstance(agent_id, str) and agent_id not in snapshot["run"].get("agents", {}):
         returned = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(snapshot["run"]))
     with locked_run(session, snapshot) as run:
         if run is None:
-            return {}
+            return NOTHING
         if response.get("isAsync") is True or response.get("status") in BACKGROUND_LAUNCH_STATUSES:
             for item in run.get("reservations", []):
                 if item.get("tool_use_id") == tool_use_id:
@@ -381,11 +374,11 @@ def _post_agent(ctx: Context) -> dict[str, Any]:
         if returned is not None and agent_id not in run.setdefault("agents", {}):
             bind_agent(run, agent_id, returned.slug, "returned")
     if response.get("status") == "completed":
-        from .seals import seal_unsealed_findings  # lazy: hook start-up
+        from .effects.seals import seal_unsealed_findings  # lazy: hook start-up
 
         # A foreground researcher returned and the orchestrator has not acted since: seal
         # its findings file here if its SubagentStop could not (an unattributable stop).
         brief = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run))
         if brief is not None:
             seal_unsealed_findings(ctx.env, run["run_dir"], brief.findings_path, agent_id, brief.slug)
-    return {}
+    return NOTHING

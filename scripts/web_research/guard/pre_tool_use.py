@@ -11,76 +11,66 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from .. import formats
-from . import output
+from ..subcommands import RESEARCHER as RESEARCHER_ROLE
 from .briefs_match import subagent_transcript_path
 from .context import (AGENT_TOOLS, CHECKER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, attribute,
-                      briefs_of, dispatch_fields, known_slug, learn_agent, same_run)
+                      briefs_of, dispatch_fields, known_slug, learn_agent, protected_roots, real_path,
+                      resolve_write, same_run)
 from .registry import Session
-
+from .rules import room
+from .rules.after_abandon import refusal_after_abandon
+from .rules.decision import NOTHING, Allow, Decision, Deny
+from .rules.room import bash_refusal, dispatch_refusal, role_of, tool_refusal
 
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
+Active = tuple[Session, dict[str, Any]]  # the session and its run record (context.active_run)
 
 
-def pre_tool_use(ctx: Context) -> dict[str, Any]:
-    tool = ctx.payload.get("tool_name")
-    shut = _after_abandon(ctx, tool)
-    if shut is not None:
-        return shut
-    if tool in WEB_TOOLS:
-        return _pre_web_tool(ctx)
-    if tool == "Bash":
-        decision = _pre_bash(ctx)
-    elif tool in AGENT_TOOLS:
-        decision = _pre_agent(ctx)
-    elif tool in WRITE_TOOLS:
-        decision = _pre_write(ctx)
-    elif isinstance(tool, str):
-        decision = _pre_other_tool(ctx, tool)
-    else:
-        return {}
-    if ctx.in_researcher and _denied(decision) and not ctx.denial_recorded:
-        _record_denial(ctx, str(tool))
+def pre_tool_use(ctx: Context) -> Decision:
+    tool = ctx.event.tool
+    active = active_run(ctx)  # the run record, read once for every rule below
+    if active is None:
+        shut = _after_abandon(ctx, tool or "")
+        if shut is not None:
+            return shut
+    if tool is None:
+        return NOTHING
+    decision = TOOL_RULES.get(tool, _pre_other_tool)(ctx, active)
+    if tool not in WEB_TOOLS and ctx.in_researcher and isinstance(decision, Deny) and not ctx.denial_recorded:
+        _record_denial(ctx, active, tool)
     return decision
 
 
-def _after_abandon(ctx: Context, tool: object) -> dict[str, Any] | None:
-    """A run of this session was abandoned in this turn (registry.Session.closed_marker): deny
-    what guard/after_abandon.py refuses. None: no such run, or the call is allowed (a new start
-    then goes through the start checks below)."""
+def _after_abandon(ctx: Context, tool: str) -> Decision | None:
+    """No run is open: if one was abandoned in this turn (registry.Session.closed_marker), deny
+    what rules/after_abandon.py refuses. None: no such run, or the call is allowed (a new start
+    then goes through the start checks)."""
     session = ctx.session
-    if session is None or not session.has_active_run() or session.read() is not None:
+    if session is None or not session.has_active_run():
         return None
     marker = session.closed_marker()
     if marker is None:
         return None
-    from .after_abandon import refusal_after_abandon  # lazy: hook start-up
-
-    name = tool if isinstance(tool, str) else ""
     is_start = False
-    if name == "Bash" and not ctx.in_researcher:
+    if tool == "Bash" and not ctx.in_researcher:
         parsed, _why = ctx.parse_command()
         is_start = parsed is not None and parsed.subcommand == "start"
-    refusal = refusal_after_abandon(name, is_start, marker.get("run_dir"), ctx.program)
-    return None if refusal is None else output.pre_tool_use("deny", refusal)
+    refusal = refusal_after_abandon(tool, is_start, marker.get("run_dir"), ctx.program)
+    return None if refusal is None else Deny(refusal)
 
 
-def _denied(decision: dict[str, Any]) -> bool:
-    return (decision.get("hookSpecificOutput") or {}).get("permissionDecision") == "deny"
-
-
-def _record_denial(ctx: Context, tool: str) -> None:
+def _record_denial(ctx: Context, active: Active | None, tool: str) -> None:
     """A researcher's call refused by a scope rule: one `denied` entry, for its metrics."""
-    active = active_run(ctx)
     if active is None:
         return
-    from .budgets import limits_of, record  # lazy: start-up
+    from .budgets import limits_of, record  # lazy: the ledger, only for a researcher's denied call
 
     run = active[1]["run"]
-    record(ctx.env, run["run_dir"], "denied", ctx.payload.get("agent_id"), known_slug(ctx, run),
-           limits_of(run), tool_use_id=ctx.payload.get("tool_use_id"), tool=tool, rule="scope")
+    record(ctx.env, run["run_dir"], "denied", ctx.event.agent_id, known_slug(ctx, run),
+           limits_of(run), tool_use_id=ctx.event.tool_use_id, tool=tool, rule="scope")
 
 
 def _researcher_slug(ctx: Context, active: tuple[Session, dict[str, Any]]) -> str | None:
@@ -91,86 +81,81 @@ def _researcher_slug(ctx: Context, active: tuple[Session, dict[str, Any]]) -> st
     slug = known_slug(ctx, run)
     if slug is not None:
         return slug
-    transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    transcript = subagent_transcript_path(ctx.event.transcript_path, ctx.event.agent_id)
     brief, learned = attribute(ctx, run, briefs_of(run), transcript)
     if learned and brief is not None:
-        learn_agent(session, snapshot, ctx.payload.get("agent_id"), brief.slug, "running")
+        learn_agent(session, snapshot, ctx.event.agent_id, brief.slug, "running")
     return brief.slug if brief is not None else None
 
 
-def _pre_web_tool(ctx: Context) -> dict[str, Any]:
+def _pre_web_tool(ctx: Context, active: Active | None) -> Decision:
     """WebSearch / WebFetch during a run: a researcher's within its budgets, nobody else's."""
-    active = active_run(ctx)
     if active is None:
-        return {}
-    from .budgets import check, limits_of  # lazy: start-up
+        return NOTHING
+    from .budgets import check, limits_of  # lazy: the ledger and its fold, only for the calls they count
 
     run_dir = active[1]["run"]["run_dir"]
-    tool = str(ctx.payload.get("tool_name"))
+    tool = str(ctx.event.tool)
     researcher = ctx.in_researcher
     if researcher and tool == "WebFetch":
         # A WebFetch result is a model's summary of the page, not the page: it cannot back a
         # verbatim excerpt, and no snapshot of it is sealed. Researchers read through `fetch`.
-        _record_denial(ctx, tool)
+        _record_denial(ctx, active, tool)
         ctx.denial_recorded = True
-        return output.pre_tool_use("deny", (
+        return Deny((
             "In a research run pages are read only with the page-snapshot command, which keeps the page's "
             f'text for your excerpts: "{ctx.program}" fetch "<url>" --run "{run_dir}". WebFetch returns a '
             "model's summary, not the page, so it can back no citation. If fetch fails for a page, cite "
             "another page or note it under Searched and not found."))
     verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]) if researcher else None,
-                    agent_id=ctx.payload.get("agent_id"),
+                    agent_id=ctx.event.agent_id,
                     slug=_researcher_slug(ctx, active) if researcher else None,
-                    tool_use_id=ctx.payload.get("tool_use_id"), tool=tool,
+                    tool_use_id=ctx.event.tool_use_id, tool=tool,
                     query=str(ctx.tool_input.get("query") or ""), url=str(ctx.tool_input.get("url") or ""),
                     researcher=researcher)
-    return {} if verdict.allowed else output.pre_tool_use("deny", verdict.reason)
+    return NOTHING if verdict.allowed else Deny(verdict.reason)
 
 
-def _pre_other_tool(ctx: Context, tool: str) -> dict[str, Any]:
+def _pre_other_tool(ctx: Context, active: Active | None) -> Decision:
     """A tool the room has no rule of its own for (MCP tools, Skill, TaskStop, ...): denied in a
     run unless it only reads."""
-    active = active_run(ctx)
     if active is None:
-        return {}
-    from .room import role_of, tool_refusal  # lazy: hook start-up
+        return NOTHING
+    refusal = tool_refusal(str(ctx.event.tool), role_of(ctx.event.agent_type), ctx.program,
+                           active[1]["run"]["run_dir"])
+    return Deny(refusal) if refusal else NOTHING
 
-    refusal = tool_refusal(tool, role_of(ctx.payload), ctx.program, active[1]["run"]["run_dir"])
-    return output.pre_tool_use("deny", refusal) if refusal else {}
 
-
-def _pre_bash(ctx: Context) -> dict[str, Any]:
+def _pre_bash(ctx: Context, active: Active | None) -> Decision:
     parsed, why = ctx.parse_command()
-    active = active_run(ctx)
     if active is None:
         if parsed is not None and parsed.subcommand == "start" and not ctx.in_researcher:
             refusal = _start_refusal(ctx, parsed.heredoc_body or "")
             if refusal is not None:
-                return output.pre_tool_use("deny", (
+                return Deny((
                     f"web-research start would refuse these arguments, so it was not run: {refusal} "
                     "Reply with that JSON unchanged and stop."))
-            return output.pre_tool_use("allow", "web-research: the plugin's start command.")
-        return {}
-    from .room import bash_refusal, role_of  # lazy: hook start-up
-
+            return Allow("web-research: the plugin's start command.")
+        return NOTHING
     run_dir = active[1]["run"]["run_dir"]
-    role = role_of(ctx.payload)
+    role = role_of(ctx.event.agent_type)
     refusal = bash_refusal(role, parsed, why, run_dir, ctx.program,
-                           background=ctx.tool_input.get("run_in_background") not in (None, False))
+                           background=ctx.tool_input.get("run_in_background") not in (None, False),
+                           real_run_dir=real_path(run_dir))
     if refusal is not None or parsed is None:
-        return output.pre_tool_use("deny", refusal or "not a command of the run")
-    if role == "researcher":
-        from .budgets import check, limits_of  # lazy: start-up
+        return Deny(refusal or "not a command of the run")
+    if role == RESEARCHER_ROLE:
+        from .budgets import check, limits_of  # lazy: the ledger and its fold, only for the calls they count
 
         verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]),
-                        agent_id=ctx.payload.get("agent_id"),
-                        slug=_researcher_slug(ctx, active), tool_use_id=ctx.payload.get("tool_use_id"),
+                        agent_id=ctx.event.agent_id,
+                        slug=_researcher_slug(ctx, active), tool_use_id=ctx.event.tool_use_id,
                         tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
         if not verdict.allowed:
             ctx.denial_recorded = True  # `check` wrote its `denied` entry
-            return output.pre_tool_use("deny", verdict.reason)
-        return output.pre_tool_use("allow", "web-research: the researcher's fetch command.")
-    return output.pre_tool_use("allow", f"web-research: the plugin's {parsed.subcommand} command.")
+            return Deny(verdict.reason)
+        return Allow("web-research: the researcher's fetch command.")
+    return Allow(f"web-research: the plugin's {parsed.subcommand} command.")
 
 
 def _start_refusal(ctx: Context, raw_args: str) -> str | None:
@@ -181,7 +166,7 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     from ..run.inputs import InputError  # lazy: hook start-up
     from ..run.runfolder import check_start_args  # lazy: hook start-up
 
-    cwd = ctx.payload.get("cwd")
+    cwd = ctx.event.cwd
     try:
         request, run_dir = check_start_args(raw_args, Path(cwd if isinstance(cwd, str) and cwd else os.getcwd()),
                                             datetime.date.today(), ctx.env)
@@ -189,7 +174,7 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
         return json.dumps({"error": formats.ERROR_INVALID_INPUT, "detail": str(error)}, ensure_ascii=False)
     if request.resume:
         from ..run.resume import unknown_run_refusal  # lazy: start-up
-        from .seals import ledger_knows  # lazy: start-up
+        from .effects.seals import ledger_knows  # lazy: start-up
 
         # Only a run the plugin's own records know is resumed: nothing is adopted.
         refusal = unknown_run_refusal(run_dir, ledger_knows(ctx.env, str(run_dir)))
@@ -198,12 +183,9 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     return None
 
 
-def _pre_checker_agent(ctx: Context, tool_input: dict[str, Any]) -> dict[str, Any]:
+def _pre_checker_agent(ctx: Context, active: Active, tool_input: dict[str, Any]) -> Decision:
     """A claim-checker gets the prompt `claims --prompt` would print now, in place of its `Check:
     <output_dir>` (checker_gate.py); `tool_input` is the call with the plugin's fields."""
-    active = active_run(ctx)
-    if active is None:
-        return {}
     from ..checks.checklist import parse_and_check  # lazy: start-up
     from ..checks.verdicts import prompt_for_run  # lazy: start-up
     from .checker_gate import decide_checker_dispatch  # lazy: start-up
@@ -214,39 +196,36 @@ def _pre_checker_agent(ctx: Context, tool_input: dict[str, Any]) -> dict[str, An
     # Not locked_run: only an allowed dispatch is written, whatever the decision touched.
     with session.locked_record() as record:
         if not same_run(record, snapshot):
-            return {}
-        decision = decide_checker_dispatch(record["run"], tool_input, ctx.payload.get("tool_use_id"),
+            return NOTHING
+        decision = decide_checker_dispatch(record["run"], tool_input, ctx.event.tool_use_id,
                                            rendered, why, ctx.now, ctx.program)
         if decision.action == "allow":
             session.write(record)
-    return output.pre_tool_use(decision.action, decision.reason, _with_fields(decision, ctx.tool_input, tool_input))
+    return _as_decision(decision, ctx.tool_input, tool_input)
 
 
-def _with_fields(decision: Any, original: dict[str, Any], fixed: dict[str, Any]) -> dict[str, Any] | None:
-    """The updatedInput of an allowed dispatch: the decision's (prompt put in place), else the call
-    with the plugin's fields when they differ from what the model sent."""
+def _as_decision(decision: Any, original: Mapping[str, Any], fixed: Mapping[str, Any]) -> Decision:
+    """A dispatch rule's answer (dispatch.Decision) as the hook's: an allowed dispatch carries
+    the decision's input (prompt put in place), else the call with the plugin's fields when they
+    differ from what the model sent."""
     if decision.action != "allow":
-        return None
-    return decision.updated_input or (fixed if fixed != original else None)
+        return Deny(decision.reason)
+    return Allow(decision.reason, decision.updated_input or (fixed if fixed != original else None))
 
 
-def _pre_agent(ctx: Context) -> dict[str, Any]:
-    active = active_run(ctx)
+def _pre_agent(ctx: Context, active: Active | None) -> Decision:
     if active is None:
-        return {}
-    from .room import dispatch_refusal, role_of  # lazy: hook start-up
-
+        return NOTHING
     tool_input = dispatch_fields(ctx.tool_input)  # the agent type and the foreground: the plugin's
-    refusal = dispatch_refusal(role_of(ctx.payload), tool_input.get("subagent_type"), ctx.program,
+    refusal = dispatch_refusal(role_of(ctx.event.agent_type), tool_input.get("subagent_type"), ctx.program,
                                active[1]["run"]["run_dir"])
     if refusal is not None:
-        return output.pre_tool_use("deny", refusal)
+        return Deny(refusal)
     if tool_input.get("subagent_type") == CHECKER:
-        return _pre_checker_agent(ctx, tool_input)
-    from .budgets import limits_of  # lazy: hook start-up
-    from .dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: hook start-up
-
-    from .seals import sealed_ok_findings  # lazy: hook start-up
+        return _pre_checker_agent(ctx, active, tool_input)
+    from .budgets import limits_of  # lazy: the ledger, only for the calls it counts
+    from .effects.seals import sealed_ok_findings  # lazy: hook start-up
+    from .rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: Agent calls only
 
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
@@ -256,54 +235,52 @@ def _pre_agent(ctx: Context) -> dict[str, Any]:
     # Not locked_run: a denial writes nothing, though decide_dispatch has dropped expired slots.
     with session.locked_record() as record:
         if not same_run(record, snapshot):
-            return {}
+            return NOTHING
         run = record["run"]
-        decision = decide_dispatch(run, tool_input, ctx.payload.get("tool_use_id"), briefs,
+        decision = decide_dispatch(run, tool_input, ctx.event.tool_use_id, briefs,
                                    ctx.now, ttl, ctx.program, max_dispatches=cap, sealed_ok=sealed_ok)
         if decision.action == "allow":
             session.write(record)
     if decision.action == "allow" and decision.brief is not None:
-        from .findings_bookkeeping import write_stub  # lazy: hook start-up
+        from .effects.findings_bookkeeping import write_stub  # lazy: hook start-up
 
         write_stub(ctx, run, decision.brief)
-    return output.pre_tool_use(decision.action, decision.reason, _with_fields(decision, ctx.tool_input, tool_input))
+    return _as_decision(decision, ctx.tool_input, tool_input)
 
 
-def _pre_write(ctx: Context) -> dict[str, Any]:
-    active = active_run(ctx)
+def _pre_write(ctx: Context, active: Active | None) -> Decision:
     if active is None:
-        return {}
-    from . import room  # lazy: hook start-up
+        return NOTHING
     from .writescope import write_allowed, write_target  # lazy: hook start-up
 
-    tool = str(ctx.payload.get("tool_name"))
+    tool = str(ctx.event.tool)
     path, ambiguous = write_target(tool, ctx.tool_input)
     named = [v for k, v in ctx.tool_input.items() if k in ("file_path", "notebook_path") and v is not None]
-    targets = [room.resolve_write(v, ctx.payload.get("cwd")) for v in [path, *named]] if path else [None]
-    role = room.role_of(ctx.payload)
+    targets = [resolve_write(v, ctx.event.cwd) for v in [path, *named]] if path else [None]
+    role = room.role_of(ctx.event.agent_type)
     if ambiguous:
-        return output.pre_tool_use("deny", f"{ambiguous} In a research run each agent writes only its own file.")
+        return Deny(f"{ambiguous} In a research run each agent writes only its own file.")
     if None in targets:
-        return output.pre_tool_use("deny", f"The {tool} call names no path that can be resolved safely "
-                                   "(an absolute path, or one relative to the session's folder).")
-    if any(room.in_protected(t, room.protected_roots(ctx.env, ctx.plugin_root)) for t in targets):
-        return output.pre_tool_use("deny", room.PROTECTED_REFUSAL)
+        return Deny(f"The {tool} call names no path that can be resolved safely "
+                    "(an absolute path, or one relative to the session's folder).")
+    if any(room.in_protected(t, protected_roots(ctx.env, ctx.plugin_root)) for t in targets):
+        return Deny(room.PROTECTED_REFUSAL)
     if role == room.OTHER:
-        return output.pre_tool_use("deny", "While a research run is open, only the run's researchers, its "
-                                   "claim-checker and the main session write files; this agent writes none.")
+        return Deny("While a research run is open, only the run's researchers, its "
+                    "claim-checker and the main session write files; this agent writes none.")
     if role == room.CHECKER:
-        return output.pre_tool_use("deny", room.CHECKER_REFUSAL)
+        return Deny(room.CHECKER_REFUSAL)
     if role == room.ORCHESTRATOR:
         return _pre_orchestrator_write(ctx, active[1]["run"], tool, targets)
     session, snapshot = active
     run = snapshot["run"]
     briefs = briefs_of(run)
-    transcript = subagent_transcript_path(ctx.payload.get("transcript_path"), ctx.payload.get("agent_id"))
+    transcript = subagent_transcript_path(ctx.event.transcript_path, ctx.event.agent_id)
     brief, learned = attribute(ctx, run, briefs, transcript)
     if learned and brief is not None:
-        learn_agent(session, snapshot, ctx.payload.get("agent_id"), brief.slug, "running")
-    from .dispatch import findings_rel  # lazy: hook start-up
-    from .seals import sealed_ok_findings  # lazy: hook start-up
+        learn_agent(session, snapshot, ctx.event.agent_id, brief.slug, "running")
+    from .effects.seals import sealed_ok_findings  # lazy: hook start-up
+    from .rules.dispatch import findings_rel  # lazy: a researcher's writes only
 
     # A findings file sealed `ok` is a researcher's final result: nobody writes over it.
     final = sealed_ok_findings(ctx.env, run["run_dir"])
@@ -314,50 +291,58 @@ def _pre_write(ctx: Context) -> dict[str, Any]:
         candidates = [b for b in briefs if b.slug not in owned]
     candidates = [b for b in candidates if findings_rel(run["run_dir"], b) not in final]
     if not candidates:
-        return output.pre_tool_use("deny", (
+        return Deny((
             f"{brief.findings_path if brief is not None else 'Every unowned findings file'} is sealed with "
             "status ok: a researcher's final result, never written over. Reply with your status line."))
-    allowed, reason = write_allowed(path, ctx.payload.get("cwd"), run["run_dir"], candidates)
-    return output.pre_tool_use("allow" if allowed else "deny", reason)
+    allowed, reason = write_allowed(path, ctx.event.cwd, run["run_dir"], candidates)
+    return Allow(reason) if allowed else Deny(reason)
 
 
-def _pre_orchestrator_write(ctx: Context, run: dict[str, Any], tool: str, targets: list[str | None]) -> dict[str, Any]:
+def _pre_orchestrator_write(ctx: Context, run: dict[str, Any], tool: str, targets: list[str | None]) -> Decision:
     """The main session writes plan.md (second-wave rules once briefs are rendered) and report.md."""
-    from . import room  # lazy: hook start-up
-
     run_dir = run["run_dir"]
+    real_run = real_path(run_dir)
     briefs_rendered = bool(run.get("briefs")) or os.path.lexists(
         os.path.join(run_dir, formats.RUN_STATE_DIR, formats.APPROVAL_FILE))
-    plan = os.path.join(os.path.realpath(run_dir), formats.PLAN_FILE)
+    plan = os.path.join(real_run, formats.PLAN_FILE)
     for target in dict.fromkeys(targets):
         change = _plan_change(ctx, run_dir, tool) if briefs_rendered and target == plan else None
         refusal = room.orchestrator_write_refusal(
             target, run_dir, briefs_rendered, change, ctx.program,
-            second_wave_rendered=change is not None and _second_wave_rendered(run_dir, change[0]))
+            second_wave_rendered=change is not None and _second_wave_rendered(run_dir, change[0]),
+            real_run_dir=real_run)
         if refusal is not None:
-            return output.pre_tool_use("deny", refusal)
-    return {}
+            return Deny(refusal)
+    return NOTHING
 
 
 def _plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str] | None:
     """(plan.md now, plan.md after this call), or None when either cannot be known."""
     from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-    from .room import edited_text  # lazy: hook start-up
 
     try:
         current = read_run_file(Path(run_dir) / formats.PLAN_FILE, Path(run_dir)).decode("utf-8")
     except (RunFileError, UnicodeDecodeError):
         current = None
-    new = edited_text(tool, ctx.tool_input, current)
+    new = room.edited_text(tool, ctx.tool_input, current)
     return (current or "", new) if new is not None and (current is not None or tool == "Write") else None
 
 
 def _second_wave_rendered(run_dir: str, plan_text: str) -> bool:
     """plan.md holds a second wave and `briefs` rendered it (the approval record is this plan)."""
+    from ..run.plan import split_second_wave  # lazy: hook start-up (the Markdown parser)
     from ..run.resume import read_approval, sha256_of  # lazy: hook start-up
-    from .room import PLAN_SECOND_WAVE_HEADING  # lazy: hook start-up
 
-    if not any(line.rstrip() == PLAN_SECOND_WAVE_HEADING for line in plan_text.split("\n")):
+    if split_second_wave(plan_text)[1] is None:
         return False
     approval = read_approval(Path(run_dir))
     return approval is not None and approval.get("plan_sha256") == sha256_of(plan_text.encode("utf-8"))
+
+
+# Which rules decide each tool; any other tool gets the room's rule for tools it has none for.
+TOOL_RULES: dict[str, Callable[[Context, Active | None], Decision]] = {
+    "Bash": _pre_bash,
+    **{tool: _pre_agent for tool in AGENT_TOOLS},
+    **{tool: _pre_write for tool in WRITE_TOOLS},
+    **{tool: _pre_web_tool for tool in WEB_TOOLS},
+}

@@ -1,6 +1,6 @@
 """The run registry: which research run a Claude Code session has open.
 
-One JSON file per session, `<data>/sessions/<session_id>.json`, exists exactly
+One JSON file per session, `<data>/sessions/<session_id>.json` (core/paths.py), exists exactly
 while that session has an active run. The hook launcher only tests that the
 file exists to decide whether to start Python at all, so a session that is not
 researching never pays for more than a shell. Closed runs (verified, replaced
@@ -16,17 +16,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .. import formats
+from ..core.paths import session_record, sessions_dir
 
 
 RECORD_VERSION = 1
-SESSIONS_DIR = "sessions"
-LOGS_DIR = "logs"
 # Files a hook writes inside the run folder for the orchestrator and the verifier.
 RUN_STATE_DIR = formats.RUN_STATE_DIR
 SILENT_FAILURES_FILE = "silent-failures.json"
@@ -34,38 +32,14 @@ HISTORY_LIMIT = 50
 LOCK_TIMEOUT_SECONDS = 15.0
 CLOSED_KEY = "closed"  # a record with this key and no "run": a run abandoned this turn
 
-_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
-
-
-def valid_session_id(session_id: object) -> bool:
-    """Session ids become file names: accept only the characters Claude Code uses."""
-    return isinstance(session_id, str) and bool(_SESSION_ID.fullmatch(session_id))
-
-
-def user_data_dir(env: Mapping[str, str]) -> Path:
-    """Per-user location used when CLAUDE_PLUGIN_DATA is unset (the Bash tool's
-    environment, a person at a terminal). Must agree with scripts/lib/python-env.sh."""
-    if env.get("WEB_RESEARCH_STATE_DIR"):
-        return Path(env["WEB_RESEARCH_STATE_DIR"])
-    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
-    return Path(base) / "web-research"
-
-
-def data_dir(env: Mapping[str, str]) -> Path:
-    """Where hooks keep run records and logs."""
-    value = env.get("CLAUDE_PLUGIN_DATA")
-    return Path(value) if value else user_data_dir(env)
-
 
 class Session:
     """The files of one session's record."""
 
     def __init__(self, data: Path, session_id: str):
-        if not valid_session_id(session_id):
-            raise ValueError(f"invalid session id: {session_id!r}")
+        self.record_path = session_record(data, session_id)  # ValueError for an id that is no file name
         self.session_id = session_id
-        self.dir = Path(data) / SESSIONS_DIR
-        self.record_path = self.dir / f"{session_id}.json"
+        self.dir = sessions_dir(data)
         self.history_path = self.dir / f"{session_id}.history.json"
         self.lock_path = self.dir / f"{session_id}.lock"
 
@@ -166,7 +140,7 @@ def new_run(run_dir: str, start_output: Mapping[str, Any]) -> dict[str, Any]:
         "run_dir": run_dir,
         "started_at": now_iso(),
         "auto_proceed": bool(start_output.get("auto_proceed")),
-        "briefs": None,  # filled when `briefs` succeeds; see dispatch.expected_briefs
+        "briefs": None,  # filled when `briefs` succeeds; see context.briefs_of
         "reservations": [],  # researcher slots: {"tool_use_id", "slug", "since", "agent_id"}
         "dispatches": {},  # slug -> how many researchers were dispatched for it
         "agents": {},  # agent_id -> {"slug", "blocks", "state"}

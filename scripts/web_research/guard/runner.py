@@ -2,7 +2,7 @@
 
 Every failure of every event is judged here, in `run_hook`, and nowhere else: an
 exception in a handler, the hook's own deadline, or a payload that is not what the
-client sends (payload.py: wrong types, broken JSON, a FIFO for a path) is logged
+client sends (adapter.py: wrong types, broken JSON, a FIFO for a path) is logged
 to `<data>/logs/hooks.log`, and then
 - outside a research run, the hook stays quiet (a session that is not researching
   is never blocked by our defect);
@@ -19,15 +19,37 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
 from .failure_log import LOG_FILE, log_failure
 
+if TYPE_CHECKING:
+    from .rules.decision import Decision
 
+
+HOOK_CWD_ENV = "WEB_RESEARCH_HOOK_CWD"
 INTERNAL_ERROR_MARK = "internal-error-{session}"
 DEADLINE_ENV = "WEB_RESEARCH_HOOK_DEADLINE"  # seconds; overrides the one derived from hooks.json
 DEFAULT_TIMEOUT_SECONDS = 30.0
 MAX_ADDRESS_SPACE = 2 * 1024 ** 3
+
+
+def main(argv: list[str]) -> int:
+    """`python -m web_research.guard EVENT` (guard/__main__.py): restore the session's folder,
+    then run the hook of EVENT (its snake-case name, events.EVENTS); an unknown EVENT decides
+    nothing."""
+    from .events import EVENTS  # lazy: hook start-up
+
+    cwd = os.environ.pop(HOOK_CWD_ENV, None)
+    if cwd:
+        try:
+            os.chdir(cwd)
+        except OSError:  # gone or unreadable: the payload's own cwd still says where the session is
+            pass
+    event = EVENTS.get(argv[1]) if len(argv) == 2 else None
+    if event is None:
+        return 0
+    return run_hook(event, limits=True)
 
 
 class HookDeadline(Exception):
@@ -98,7 +120,7 @@ def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) ->
     """Tell the user, once per session, that the guard failed on its own bug in an event
     that decides nothing (PostToolUse, SubagentStart, SessionStart/End); later failures
     are only logged. Deciding events refuse instead (`failure_decision`)."""
-    from .registry import LOGS_DIR, data_dir, valid_session_id  # lazy: hook start-up
+    from ..core.paths import LOGS_DIR, data_dir, valid_session_id  # lazy: hook start-up
 
     session = payload.get("session_id")
     folder = data_dir(env) / LOGS_DIR
@@ -118,7 +140,7 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
     and memory (the hook scripts ask for it).
 
     This is the one place where failures are judged, for every event: an exception, the
-    hook's own deadline or a payload that is not what the client sends (payload.py) is
+    hook's own deadline or a payload that is not what the client sends (adapter.py) is
     logged, then refused while a run is open (`failure_decision`) and left quiet outside
     one."""
     env = os.environ if env is None else env
@@ -131,24 +153,45 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
             set_limits(float(override) if override else own_deadline(hook_timeout(event, {}, _hooks_config())),
                        alarm_only=True)
         raw = _read_stdin(sys.stdin if stdin is None else stdin)
-        from . import payload as payloads  # lazy: hook start-up
+        from . import adapter as payloads  # lazy: hook start-up
 
         parsed = payloads.parse(raw)
         if limits:
             set_limits(float(override) if override else own_deadline(hook_timeout(event, parsed, _hooks_config())))
         payloads.check(parsed, event)
-        from .events import handle  # lazy: hook start-up
-
         decision = handle(event, parsed, env)
     except Exception as exc:  # noqa: BLE001 - the one place every hook's failure is judged
         _stop_alarm()
         decision = _failed(event, parsed, raw, env, exc)
     _stop_alarm()
     if decision:
-        from .output import serialize  # lazy: hook start-up
+        from .adapter import serialize  # lazy: hook start-up
 
         stdout.write(serialize(decision) + "\n")
     return 0
+
+
+def handler(event: str) -> Callable[..., Decision] | None:
+    """The handler of the client's `event` (e.g. "PreToolUse"), its module imported now."""
+    import importlib  # lazy: start-up
+
+    from .events import HANDLER_NAMES  # lazy: hook start-up
+
+    name = HANDLER_NAMES.get(event)
+    if name is None:
+        return None
+    return getattr(importlib.import_module(f"{__package__}.{name}"), name)
+
+
+def handle(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+    """Run the handler of `event` on a checked payload: the client's JSON of its decision."""
+    run = handler(event)
+    if run is None or payload.get("hook_event_name", event) != event:
+        return {}
+    from .adapter import event_from, to_json  # lazy: hook start-up
+    from .context import Context  # lazy: hook start-up
+
+    return to_json(event, run(Context(event_from(event, payload), env)))
 
 
 def _hooks_config() -> Path:
@@ -159,7 +202,7 @@ def _hooks_config() -> Path:
 
 def _read_stdin(stdin: Any) -> bytes:
     """At most one byte past the payload limit (payload.parse refuses more), as bytes."""
-    from .payload import MAX_PAYLOAD_BYTES  # lazy: hook start-up
+    from .adapter import MAX_PAYLOAD_BYTES  # lazy: hook start-up
 
     source = getattr(stdin, "buffer", None)
     if source is not None:
@@ -169,7 +212,7 @@ def _read_stdin(stdin: Any) -> bytes:
 
 def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
             exc: BaseException) -> dict[str, Any]:
-    from .payload import PayloadError  # lazy: hook start-up
+    from .adapter import PayloadError  # lazy: hook start-up
 
     if isinstance(exc, PayloadError):
         _log_line(event, env, f"refused payload: {exc}")
@@ -183,7 +226,8 @@ def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[
 
 
 def _log_line(event: str, env: Mapping[str, str], text: str) -> None:
-    from .registry import LOGS_DIR, data_dir, now_iso  # lazy: hook start-up
+    from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
+    from .registry import now_iso  # lazy: hook start-up
 
     try:
         folder = data_dir(env) / LOGS_DIR
@@ -198,7 +242,7 @@ DECIDING_EVENTS = ("PreToolUse", "SubagentStop", "Stop")
 
 
 def _what(exc: BaseException) -> str:
-    from .payload import PayloadError  # lazy: hook start-up
+    from .adapter import PayloadError  # lazy: hook start-up
 
     if isinstance(exc, PayloadError):
         return f"the hook's input is not what Claude Code sends: {str(exc)[:300]}"
@@ -213,8 +257,9 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
     researching never hears of us). In a run (this session's record exists; or, when the
     payload does not say which session it is, any session's): a deciding event refuses,
     naming what went wrong and what to do, every time; the others tell the user once."""
-    from .payload import session_of  # lazy: hook start-up
-    from .registry import Session, data_dir, valid_session_id  # lazy: hook start-up
+    from .adapter import session_of  # lazy: hook start-up
+    from ..core.paths import any_run_open, data_dir, valid_session_id  # lazy: hook start-up
+    from .registry import Session  # lazy: hook start-up
 
     sid = parsed.get("session_id") if parsed is not None else session_of(raw)
     session = Session(data_dir(env), sid) if valid_session_id(sid) else None
@@ -232,17 +277,6 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
     return _refusal(event, _what(exc), run_dir, env)
 
 
-def any_run_open(data: Path) -> bool:
-    """Whether any session has an active run record (`<session>.json`; histories aside)."""
-    from .registry import SESSIONS_DIR  # lazy: hook start-up
-
-    try:
-        with os.scandir(data / SESSIONS_DIR) as entries:
-            return any(e.name.endswith(".json") and not e.name.endswith(".history.json") for e in entries)
-    except FileNotFoundError:
-        return False
-
-
 def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: BaseException) -> dict[str, Any]:
     """No run is open, but this may have been our start command: a run that was not
     recorded has no guards, so say so rather than stay quiet."""
@@ -253,8 +287,9 @@ def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: Ba
 
 
 def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] | None) -> dict[str, Any]:
-    from . import output  # lazy: hook start-up
-    from .registry import LOGS_DIR, data_dir  # lazy: hook start-up
+    from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
+    from .rules.decision import Block, Deny, Notice  # lazy: hook start-up
+    from .adapter import to_json  # lazy: hook start-up
 
     log = data_dir(env or os.environ) / LOGS_DIR / LOG_FILE
     program = os.path.join((env or {}).get("CLAUDE_PLUGIN_ROOT") or str(_hooks_config().parent.parent),
@@ -263,27 +298,27 @@ def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] 
     give_up = (f'To give the run up instead, run "{program}" abandon {folder} --reason "<why>" and tell '
                "the user what happened.")
     if event == "PreToolUse":
-        return output.pre_tool_use("deny", (
+        return to_json(event, Deny(
             f"web-research could not check this tool call while a research run is open ({what}), so it was "
             "refused. Retry it once, exactly as your instructions write it. If it is refused again, stop and "
             f"tell the user (details in {log}). {give_up}"))
     if event == "SubagentStop":
-        return output.block(
+        return to_json(event, Block(
             f"web-research could not check this stop while a research run is open ({what}). Make sure your "
             "output file is written as your instructions say, then reply with your final line again. "
             f"(Details in {log}.)",
-            "web-research: the guard could not check a subagent's stop; it was asked to finish again.")
+            "web-research: the guard could not check a subagent's stop; it was asked to finish again."))
     if run_dir is not None and not _report_exists(run_dir):
-        return output.notice(f"web-research: the Stop gate could not run ({what}); no report.md yet, so "
-                             f"nothing was checked. Details in {log}.")
-    return output.block(
+        return to_json(event, Notice(f"web-research: the Stop gate could not run ({what}); no report.md yet, "
+                                     f"so nothing was checked. Details in {log}."))
+    return to_json(event, Block(
         f"web-research's Stop gate could not check the report while the run is open ({what}), so the "
         f'stop is not accepted. Run "{program}" finish {folder} and do what it prints. {give_up}',
-        "web-research: the Stop gate failed on its own error; the agent was asked to finish or abandon the run.")
+        "web-research: the Stop gate failed on its own error; the agent was asked to finish or abandon the run."))
 
 
 def _report_exists(run_dir: str) -> bool:
-    from .stopgate import report_written  # lazy: hook start-up
+    from .stop import report_written  # lazy: hook start-up
 
     try:
         return report_written(run_dir)

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 
+from .rules.decision import Decision
 from .context import Context
 from .session_end import session_end
 
-from typing import Any
 
 
-def session_start(ctx: Context) -> dict[str, Any]:
+def session_start(ctx: Context) -> Decision:
     """A crashed session never sent SessionEnd: free its slots when it comes back."""
     return session_end(ctx)

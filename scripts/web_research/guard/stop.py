@@ -1,18 +1,59 @@
-"""Stop: the main agent may not stop on a report.md that fails verify (stopgate.py)."""
+"""Stop: the main agent may not stop on a report.md that fails verify (rules/stop_gate.py).
+
+Reads what the gate judges (is there a report, what the verifier finds, the final message),
+asks rules/stop_gate.py, then does what follows: the run record updated or closed, report.md
+and plan.md sealed at a pass, the person's ending written (ending.py)."""
 from __future__ import annotations
 
-
-from . import output
-from .context import Context, active_run, same_run
-
+import os
+from pathlib import Path
 from typing import Any
+
+from .. import formats
+from .context import Context, active_run, same_run
+from .rules.decision import NOTHING, Block, Decision, Notice
+from .rules.stop_gate import block_reason, decide_stop, declares_unverified, return_reason, returns_object
+
+
+def report_path(run_dir: str | Path) -> Path:
+    return Path(run_dir) / formats.REPORT_FILE
+
+
+def report_written(run_dir: str | Path) -> bool:
+    """Whether anything stands at report.md: a FIFO, a device or a symlink leading
+    anywhere counts too, so that the verifier (which refuses them as failing
+    checks) runs rather than the gate waiting as if no report existed yet."""
+    return os.path.lexists(report_path(run_dir))
+
+
+def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]:
+    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]".
+    A check that cannot complete (an exception raised by what the run folder holds, the
+    hook's deadline) is one failure: the gate holds rather than failing open.
+    `seal_source` (provenance.SealSource): inside a run, the ledger's seals, all required."""
+    from ..checks.checklist import run_checklist  # lazy: hook start-up
+
+    try:
+        checks = run_checklist(Path(run_dir), seal_source)
+    except Exception as exc:  # noqa: BLE001 - the run's own files broke the check: the gate holds
+        from .failure_log import log_failure  # lazy: hook start-up
+
+        log_failure(f"verifying {run_dir}", os.environ)
+        return [f"{run_dir}: the verifier could not check the run folder ({type(exc).__name__}: "
+                f"{str(exc)[:200]}) [verify.incomplete]"]
+    failures = []
+    for check in checks:
+        if check.ok or check.severity != "error":
+            continue
+        where = check.path or str(run_dir)
+        if check.line:
+            where = f"{where}:{check.line}"
+        failures.append(f"{where}: {check.message} [{check.id}]")
+    return failures
 
 
 def _end_hashes(run_dir: str) -> dict[str, str | None]:
     """sha256 of report.md and plan.md (None when unreadable), taken before and after the verifier."""
-    from pathlib import Path  # lazy: start-up
-
-    from .. import formats  # lazy: start-up
     from ..evidence import ledger  # lazy: start-up
     from ..evidence.provenance import MAX_EVIDENCE_BYTES  # lazy: start-up
 
@@ -22,30 +63,25 @@ def _end_hashes(run_dir: str) -> dict[str, str | None]:
 
 def _return_object(run_dir: str) -> dict[str, Any]:
     """The object `finish` prints for a verified run (companion-contract.md)."""
-    from pathlib import Path  # lazy: start-up
-
     from ..run.return_object import return_object  # lazy: only when a run passes
 
     return return_object(Path(run_dir))
 
 
-def stop(ctx: Context) -> dict[str, Any]:
+def stop(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
         if ctx.session is not None:
             ctx.session.free()  # the turn a run was abandoned in ends: the session is free again
-        return {}
-    from .stopgate import (block_reason, decide_stop, declares_unverified, report_written, return_reason,
-                           returns_object, verifier_failures)  # lazy: hook start-up
-
+        return NOTHING
     run_dir = active[1]["run"]["run_dir"]
-    from .metrics_writer import write_metrics  # lazy: start-up
+    from .effects.metrics import write_metrics  # lazy: start-up
 
-    write_metrics(ctx.env, active[1]["run"], ctx.payload, final=True)  # before the gate may close the run
-    background = ctx.payload.get("background_tasks")
+    write_metrics(ctx.env, active[1]["run"], ctx.event, final=True)  # before the gate may close the run
+    background = ctx.event.background_tasks
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
-    from .seals import seal_source  # lazy: hook start-up
+    from .effects.seals import seal_source  # lazy: hook start-up
 
     seals = seal_source(ctx.env, run_dir)
     failures, verified = None, {}
@@ -59,35 +95,34 @@ def stop(ctx: Context) -> dict[str, Any]:
     # Not locked_run: a pass or a release archives the record instead of writing it.
     with session.locked_record() as record:
         if not same_run(record, snapshot):
-            return {}
+            return NOTHING
         run = record["run"]
-        if background == []:
+        if background == ():
             run["reservations"] = []  # nothing runs in the background: no researcher holds a slot
-        message = ctx.payload.get("last_assistant_message")
-        decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.payload.get("stop_hook_active")),
+        message = ctx.event.last_message
+        decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.event.stop_hook_active),
                                declares_unverified(message))
         expected = _return_object(run_dir) if decision.action == "pass" else None
         if expected is not None and not run["stop"].get("return_asked") and not returns_object(message, expected):
             run["stop"]["return_asked"] = True  # once: the next stop passes whatever the message says
             session.write(record)
-            return output.block(return_reason(expected), "web-research: report.md passes; asking the agent "
-                                "to return finish's object.")
+            return Block(return_reason(expected), "web-research: report.md passes; asking the agent "
+                         "to return finish's object.")
         if decision.action in ("pass", "release"):
             session.archive(record, "verified" if decision.action == "pass" else "unverified")
         else:
             session.write(record)
     if decision.action == "pass":
-        from .seals import seal_at_pass  # lazy: hook start-up
+        from .effects.seals import seal_at_pass  # lazy: hook start-up
 
         # Sealed as verified, with the rest: a later verify names either file if it changes.
         seal_at_pass(ctx.env, run_dir, {k: v for k, v in verified.items() if v})
     if decision.action in ("pass", "release"):
-        from .ending import end_of_run  # lazy: only when a run ends
+        from .effects.ending import end_of_run  # lazy: only when a run ends
 
         # The person's ending: the report view written, the TL;DR, the result and the paths.
-        return output.notice(end_of_run(ctx.env, run_dir, seals, decision.failures, ctx.program))
+        return Notice(end_of_run(ctx.env, run_dir, seals, decision.failures, ctx.program))
     if decision.action == "block":
-        return output.block(block_reason(run_dir, decision.failures, ctx.program),
-                            f"web-research: report.md fails {len(decision.failures)} check(s); "
-                            "asking the agent to fix them.")
-    return {}
+        return Block(block_reason(run_dir, decision.failures, ctx.program),
+                     f"web-research: report.md fails {len(decision.failures)} check(s); asking the agent to fix them.")
+    return NOTHING

@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
-from . import output
+from .rules.decision import NOTHING, AddContext, Decision
 from .context import RESEARCHER, Context, active_run, locked_run, note_started
 
 
@@ -12,7 +11,7 @@ from .context import RESEARCHER, Context, active_run, locked_run, note_started
 CLOCK_LABEL = "web-research clock: the current UTC time is "
 
 
-def subagent_start(ctx: Context) -> dict[str, Any]:
+def subagent_start(ctx: Context) -> Decision:
     """Give a researcher of the active run a real clock.
 
     A model has no clock, yet its findings file needs `started_at`; without
@@ -20,14 +19,14 @@ def subagent_start(ctx: Context) -> dict[str, Any]:
     the subagent starts. The start is also noted in the run record, so that a researcher
     whose transcript cannot be read yet can still be told apart by elimination.
     """
-    active = active_run(ctx) if ctx.payload.get("agent_type") == RESEARCHER else None
+    active = active_run(ctx) if ctx.event.agent_type == RESEARCHER else None
     if active is None:
-        return {}
+        return NOTHING
     try:
         from .budgets import limits_of, record  # lazy: start-up
 
         session, snapshot = active
-        agent_id = ctx.payload.get("agent_id")
+        agent_id = ctx.event.agent_id
         slug = None
         if isinstance(agent_id, str):
             with locked_run(session, snapshot) as run:
@@ -39,4 +38,4 @@ def subagent_start(ctx: Context) -> dict[str, Any]:
 
         log_failure("SubagentStart", ctx.env)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ctx.now))
-    return output.additional_context("SubagentStart", f"{CLOCK_LABEL}{stamp}")
+    return AddContext(f"{CLOCK_LABEL}{stamp}")

@@ -11,15 +11,15 @@ reader of a report most needs to know about.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from urllib.parse import urlsplit
 
 from ..checks.quantities import extract_quantities
 from ..evidence.excerpts import closest_passage, match_excerpt, normalize
 from ..evidence.snapshots import url_key
-from .record import (ANSWERED, CHANGED, GONE, MOVED, PAGE_GONE, UNCHANGED, UNREACHABLE, Change,
-                     CitationRecheck)
+from .record import (ANSWERED, CHANGED, GONE, MAX_NOTE_CHARS, MOVED, PAGE_GONE, UNCHANGED, UNREACHABLE, Change,
+                     CitationRecheck, cut)
 
 # Below this similarity the closest passage is another text, not a changed version of the
 # excerpt: no word-by-word differences are listed for it.
@@ -53,6 +53,12 @@ class Baseline:
 def judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Baseline,
           checked_at: str) -> CitationRecheck:
     """The state of footnote `number` (see record.STATES) and the one line that says why."""
+    found = _judge(number, url, excerpt, live, baseline, checked_at)
+    return replace(found, note=cut(found.note, MAX_NOTE_CHARS))
+
+
+def _judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Baseline,
+           checked_at: str) -> CitationRecheck:
     common = {"number": number, "url": url, "status": live.status, "checked_at": checked_at,
               "final_url": live.final_url, "snapshot": baseline.snapshot, "in_snapshot": baseline.in_snapshot}
     if live.outcome == PAGE_GONE:

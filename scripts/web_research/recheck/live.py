@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 from ..evidence.extraction import ExtractLimits, extract_page
 from ..evidence.transport import (FetchError, FetchLimits, HostNotFound, HTTPStatusError, Resolver,
                                   system_resolver, fetch_page)
-from .record import ANSWERED, PAGE_GONE, PAGE_UNREACHABLE, utc_now, utc_text
+from .record import (ANSWERED, MAX_ERROR_CHARS, MAX_URL_CHARS, PAGE_GONE, PAGE_UNREACHABLE, cut, utc_now,
+                     utc_text)
 
 GONE_STATUSES = (404, 410)
 DEFAULT_WORKERS = 4
@@ -64,8 +65,9 @@ def fetch_live(url: str, transport: Transport) -> LivePage:
 
     def done(outcome: str, status: int | None = None, final_url: str | None = None, text: str | None = None,
              truncated: bool = False, error: str | None = None) -> LivePage:
-        return LivePage(url, outcome, status, final_url, text, truncated, error and " ".join(error.split()),
-                        fetched_at, round(time.monotonic() - began, 3))
+        return LivePage(url, outcome, status, final_url and cut(final_url, MAX_URL_CHARS), text, truncated,
+                        error and cut(" ".join(error.split()), MAX_ERROR_CHARS), fetched_at,
+                        round(time.monotonic() - began, 3))
 
     try:
         page = fetch_page(url, limits=transport.fetch_limits, allow_loopback=transport.allow_loopback,

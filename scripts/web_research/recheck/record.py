@@ -43,6 +43,11 @@ ANSWERED = "answered"
 PAGE_GONE = "gone"
 PAGE_UNREACHABLE = "unreachable"
 
+# Bounds of the record's strings (its schema's): text from the web is cut to them.
+MAX_URL_CHARS = 8192
+MAX_ERROR_CHARS = 2000
+MAX_NOTE_CHARS = 3000
+
 _STAMP = "%Y%m%dT%H%M%SZ"
 _FILE_NAME = re.compile(r"^" + re.escape(formats.RECHECK_FILE_PREFIX) + r"([0-9]{8}T[0-9]{6}Z)(?:-([0-9]{1,4}))?\.json$")
 
@@ -155,6 +160,11 @@ class RecheckRecord:
             "citations": [{**asdict(c), "differences": [asdict(d) for d in c.differences],
                            "figures": [asdict(f) for f in c.figures]} for c in self.citations],
         }
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` within `limit` characters (an ellipsis marks a cut)."""
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 # --- Times and names ------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ..evidence.excerpts import match_excerpt, normalize
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, snapshot_id, text_sha256, url_key
 from .judge import Baseline, LiveOutcome, judge
 from .live import DEFAULT_WORKERS, LivePage, Transport, fetch_each, fetch_live
-from .record import (CitationRecheck, PageRecheck, RecheckRecord, RecheckRecordError, free_stamp, safe_folder,
+from .record import (MAX_URL_CHARS, CitationRecheck, PageRecheck, RecheckRecord, RecheckRecordError, free_stamp, safe_folder,
                      utc_now, utc_text, write_record)
 
 # The record holds at most this many footnotes and pages (its schema's bound); a larger
@@ -63,8 +63,12 @@ def report_footnotes(run_dir: Path) -> tuple[bytes, list[Footnote], list[tuple[i
     footnotes, skipped = [], []
     for citation in parse_report(text).citations:
         url, excerpt = (citation.url or "").strip(), (citation.excerpt or "").strip()
-        if not url or not excerpt:
+        if citation.number < 1:
+            skipped.append((citation.number, "not a footnote number (they start at 1)"))
+        elif not url or not excerpt:
             skipped.append((citation.number, "no URL" if not url else "no excerpt"))
+        elif len(url) > MAX_URL_CHARS:
+            skipped.append((citation.number, f"a URL longer than {MAX_URL_CHARS} characters"))
         else:
             footnotes.append(Footnote(citation.number, url, excerpt))
     return raw, footnotes, skipped

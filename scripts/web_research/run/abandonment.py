@@ -51,7 +51,7 @@ def read_record(run_dir: Path) -> dict[str, Any] | None:
 
 def abandoned_checks(run_dir: Path, _parsed: Any = None) -> list[Any]:
     """One check: fails when the run was abandoned (a check group of the checklist)."""
-    from ..checks.result import fail, ok  # lazy: start-up
+    from ..core.result import fail, ok  # lazy: start-up
 
     record = read_record(run_dir)
     path = str(record_path(run_dir))

@@ -23,6 +23,7 @@ from typing import Any
 
 from ..formats import (
     BRIEF_TEMPLATE,
+    FIGURE_RULE,
     BRIEFS_DIR,
     FINDINGS_DIR,
     FINDINGS_MAX_WORDS,
@@ -41,7 +42,7 @@ from .plan import Plan, Subtopic, load_plan
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
     "subtopic", "question", "establish", "claims_headings", "other_subtopics", "budget", "page_reads",
-    "findings_path", "run_dir", "command", "max_parallel", "max_words", "scope_notes",
+    "findings_path", "run_dir", "command", "max_parallel", "max_words", "scope_notes", "figure_rule",
 )
 SCOPE_NOTES_LABEL = ("Scope notes (the user's answers to clarifying questions; they narrow the question "
                      "above, which stays as written):")
@@ -177,6 +178,7 @@ def brief_values(plan: Plan, subtopic: Subtopic, run_dir: Path) -> dict[str, str
         "max_parallel": str(MAX_PARALLEL_RESEARCHERS),
         "max_words": f"{FINDINGS_MAX_WORDS:,}",
         "scope_notes": scope_notes_block(plan.scope_notes),
+        "figure_rule": FIGURE_RULE,
     }
 
 

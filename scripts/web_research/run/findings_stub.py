@@ -10,7 +10,7 @@ fields it would otherwise copy come from code (formats.FINDINGS_PLUGIN_FIELDS):
   brief hash from the brief, `started_at` from the dispatch, `finished_at` now, and a
   `reason` dropped when the status is ok (a stale stub reason, or one that does not belong).
 
-Pure functions of text; the hooks do the reading and writing (guard/plugin_writes.py).
+Pure functions of text; the hooks do the reading and writing (guard/effects/plugin_writes.py).
 """
 from __future__ import annotations
 

@@ -3,7 +3,10 @@
 The skill writes plan.md, a person may edit it at the review gate, and the
 briefs are derived from it mechanically; so the parser is strict and every
 error names the line and what was expected, instead of guessing what an
-edited plan meant.
+edited plan meant. Its structure (which lines are headings, which bullets and
+where each ends) is the one Markdown parser's (core/markdown_doc.py), as for
+every other Markdown file of a run; the text of a question, a bullet or a
+budget line is taken from the source lines as written.
 
 Format (section names come from `formats.py`):
 
@@ -61,6 +64,7 @@ from ..formats import (
     PLAN_SECTION_SYNTHESIS,
     PLAN_SECTIONS,
 )
+from ..core.markdown_doc import Document, parse_markdown
 from ..core.slug import slugify
 
 
@@ -155,10 +159,14 @@ class _Section(NamedTuple):
     body: list[tuple[int, str]]  # (line number, text) after the heading (filled while splitting)
 
 
-# ATX headings; an optional closing run of `#` needs a space before it ("C#" stays intact).
-_H1 = re.compile(r"^#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_H2 = re.compile(r"^##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_H3 = re.compile(r"^###(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+class _Outline(NamedTuple):
+    """What the Markdown parser found in plan.md: the level-3 headings (line -> text) and the
+    outermost list items (line -> last line), which are the subtopics and their bullets."""
+
+    subheadings: dict[int, str]
+    items: dict[int, int]
+
+
 _H3_NUMBER = re.compile(r"^\d+\.(?:\s+|$)")
 _BULLET = re.compile(r"^[-*][ \t]+(.*)$|^[-*]$")
 _BUDGET_LABELS = (PLAN_TIER_LINE, PLAN_BUDGET_LINE, PLAN_PAGE_READS_LINE, PLAN_RESEARCHERS_LINE, PLAN_DEEPEN_LINE)
@@ -171,20 +179,26 @@ _SECTION_BY_KEY = {name.casefold(): name for name in _KNOWN_SECTIONS}
 
 def _lines(text: str) -> list[str]:
     # Split on \n only: str.splitlines() would also split on characters such as
-    # U+2028 that may legitimately sit inside a question.
+    # U+2028 that may legitimately sit inside a question (markdown-it numbers lines the same way).
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _split_sections(lines: list[str], path: Path | None,
+def _outline(document: Document) -> _Outline:
+    return _Outline({h.line: h.text for h in document.headings if h.level == 3},
+                    {i.line: i.end for i in document.items if i.depth == 0})
+
+
+def _split_sections(document: Document, lines: list[str], path: Path | None,
                     errors: list[PlanError]) -> tuple[str | None, dict[str, _Section]]:
     title: str | None = None
     sections: dict[str, _Section] = {}
     current: _Section | None = None
+    titles = {h.line: h.text for h in document.headings if h.level == 1}
+    starts = {h.line: h.text for h in document.headings if h.level == 2}
     before_first = False  # an error about text before the first section was recorded
     for number, line in enumerate(lines, start=1):
-        heading = _H2.match(line)
-        if heading:
-            key = (heading.group(1) or "").casefold()
+        if number in starts:
+            key = starts[number].casefold()
             current = _Section("", number, [])  # the lines of a section in error are skipped
             if key not in _SECTION_BY_KEY:
                 expected = ", ".join(f"'## {name}'" for name in _KNOWN_SECTIONS)
@@ -204,9 +218,8 @@ def _split_sections(lines: list[str], path: Path | None,
             continue
         if not line.strip():
             continue
-        h1 = _H1.match(line)
-        if h1 and title is None:
-            title = h1.group(1)
+        if number in titles and title is None:
+            title = titles[number]
             continue
         if not before_first:
             before_first = True
@@ -215,6 +228,16 @@ def _split_sections(lines: list[str], path: Path | None,
                 f"unexpected text before the first section; expected '## {PLAN_SECTIONS[0]}'",
             ))
     return title, sections
+
+
+def split_second_wave(text: str) -> tuple[str, str | None]:
+    """(plan.md before its `## Second wave` heading, the text from that heading on, or None when
+    it has no such section), the heading found as parse_plan finds it."""
+    lines = _lines(text.removeprefix("\ufeff"))
+    for heading in parse_markdown("\n".join(lines)).headings:
+        if heading.level == 2 and heading.text.casefold() == PLAN_SECTION_SECOND_WAVE.casefold():
+            return "\n".join(lines[:heading.line - 1]), "\n".join(lines[heading.line - 1:])
+    return text, None
 
 
 def _missing_section_line(name: str, sections: dict[str, _Section], line_count: int) -> int:
@@ -263,18 +286,24 @@ def _subtopic_name(heading: str, number: int, path: Path | None) -> str:
     return name
 
 
-def _subtopic_drafts(section: _Section, path: Path | None,
+def _subtopic_drafts(section: _Section, outline: _Outline, path: Path | None,
                      errors: list[PlanError]) -> list[tuple[str, int, list[str]]]:
     """(name, heading line, bullets) of each `### ` subtopic in a section; each line in error
-    is recorded in `errors` and skipped."""
+    is recorded in `errors` and skipped. A bullet is an outermost `- ` or `* ` list item; its
+    indented lines (a wrapped line, a nested list) continue its text, and a line the parser
+    would join to it without indentation is refused, as one that is not a bullet."""
     drafts: list[tuple[str, int, list[str]]] = []
+    item_end = 0  # the last line of the bullet being read
     for number, line in section.body:
+        if number <= item_end and (line[:1] in (" ", "\t") or not line.strip()):
+            if line.strip() and drafts[-1][2]:
+                drafts[-1][2][-1] = f"{drafts[-1][2][-1]} {line.strip()}".strip()
+            continue
         if not line.strip():
             continue
-        heading = _H3.match(line)
-        if heading:
+        if number in outline.subheadings:
             try:
-                drafts.append((_subtopic_name(heading.group(1) or "", number, path), number, []))
+                drafts.append((_subtopic_name(outline.subheadings[number], number, path), number, []))
             except PlanError as error:
                 errors.append(error)
                 drafts.append(("", number, ["(unnamed)"]))  # its bullets still belong to it
@@ -283,16 +312,15 @@ def _subtopic_drafts(section: _Section, path: Path | None,
             errors.append(PlanError(path, number, "expected a subtopic heading '### <name>'"))
             continue
         name, _, establish = drafts[-1]
-        bullet = _BULLET.match(line)
+        bullet = _BULLET.match(line.lstrip()) if number in outline.items else None
         if bullet:
+            item_end = outline.items[number]
             item = (bullet.group(1) or "").strip()
-            if not item:
+            if not item and item_end == number:
                 errors.append(PlanError(path, number,
                                         f"empty bullet under subtopic '{name}'; expected what it must establish"))
                 continue
             establish.append(item)
-        elif line[:1] in (" ", "\t") and establish:
-            establish[-1] = f"{establish[-1]} {line.strip()}"
         else:
             errors.append(PlanError(
                 path, number,
@@ -319,8 +347,9 @@ def _checked_slug(name: str, number: int, path: Path | None, seen: dict[str, Sub
     return slug
 
 
-def _parse_subtopics(section: _Section, path: Path | None, errors: list[PlanError]) -> list[Subtopic]:
-    drafts = _subtopic_drafts(section, path, errors)
+def _parse_subtopics(section: _Section, outline: _Outline, path: Path | None,
+                     errors: list[PlanError]) -> list[Subtopic]:
+    drafts = _subtopic_drafts(section, outline, path, errors)
     if not (MIN_SUBTOPICS <= len(drafts) <= MAX_SUBTOPICS):
         where = drafts[MAX_SUBTOPICS][1] if len(drafts) > MAX_SUBTOPICS else section.line
         errors.append(PlanError(
@@ -343,7 +372,7 @@ def _parse_subtopics(section: _Section, path: Path | None, errors: list[PlanErro
     return subtopics
 
 
-def _parse_second_wave(section: _Section, first_wave: list[Subtopic], allowed: bool,
+def _parse_second_wave(section: _Section, outline: _Outline, first_wave: list[Subtopic], allowed: bool,
                        path: Path | None) -> list[Subtopic]:
     """`## Second wave`: new subtopics, each bullet naming a first-wave bullet id it targets."""
     if not allowed:
@@ -353,7 +382,7 @@ def _parse_second_wave(section: _Section, first_wave: list[Subtopic], allowed: b
             f"or '{PLAN_DEEPEN_LINE}: yes' (the caller's deepen: true)",
         )
     found: list[PlanError] = []
-    drafts = _subtopic_drafts(section, path, found)
+    drafts = _subtopic_drafts(section, outline, path, found)
     if found:
         raise PlanError.many(found)
     if not (1 <= len(drafts) <= MAX_SECOND_WAVE_SUBTOPICS):
@@ -499,13 +528,19 @@ def parse_plan(text: str, path: Path | None = None, expected_question: str | Non
     `expected_question`: the question `start` recorded (`recorded_question`); a plan whose
     question differs from it is refused. A UTF-8 byte-order mark is ignored."""
     lines = _lines(text.removeprefix("\ufeff"))
+    document = parse_markdown("\n".join(lines))
+    outline = _outline(document)
     errors: list[PlanError] = []
-    title, sections = _split_sections(lines, path, errors)
+    title, sections = _split_sections(document, lines, path, errors)
     last_line = len(lines) - 1 if len(lines) > 1 and lines[-1] == "" else len(lines)
     for name in PLAN_SECTIONS:
         if name not in sections:
+            hidden = next((n for n, line in enumerate(lines, start=1)
+                           if line.strip().casefold() == f"## {name}".casefold()), None)
             errors.append(PlanError(path, _missing_section_line(name, sections, last_line),
-                                    f"missing section '## {name}'"))
+                                    f"missing section '## {name}'") if hidden is None else PlanError(
+                path, hidden, f"'## {name}' is not read as a heading: a code block (```), an HTML comment (<!--) "
+                              "or an indented block above it runs over this line; close or remove it"))
             sections[name] = _Section(name, 0, [])  # checked no further: its absence is the mistake
     empty = _Section("", 0, [])
 
@@ -519,7 +554,7 @@ def parse_plan(text: str, path: Path | None = None, expected_question: str | Non
     present = {name: section for name, section in sections.items() if section.line}
     question = attempt(_parse_question, present.get(PLAN_SECTION_QUESTION, empty), path, expected_question) \
         if PLAN_SECTION_QUESTION in present else None
-    subtopics = _parse_subtopics(present[PLAN_SECTION_SUBTOPICS], path, errors) \
+    subtopics = _parse_subtopics(present[PLAN_SECTION_SUBTOPICS], outline, path, errors) \
         if PLAN_SECTION_SUBTOPICS in present else []
     synthesis = attempt(_parse_synthesis, present[PLAN_SECTION_SYNTHESIS], path) \
         if PLAN_SECTION_SYNTHESIS in present else None
@@ -532,7 +567,7 @@ def parse_plan(text: str, path: Path | None = None, expected_question: str | Non
         from .budget import tier_defaults  # lazy: start-up
 
         allowed = tier_defaults(budget.tier).second_wave or bool(budget.deepen)
-        second_wave = attempt(_parse_second_wave, sections[PLAN_SECTION_SECOND_WAVE], subtopics, allowed, path) or []
+        second_wave = attempt(_parse_second_wave, sections[PLAN_SECTION_SECOND_WAVE], outline, subtopics, allowed, path) or []
     if errors:
         raise PlanError.many(errors)
     assert question is not None and synthesis is not None  # noqa: S101 - no error means both parsed

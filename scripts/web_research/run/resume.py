@@ -115,7 +115,7 @@ class Assessment:
 def _seals(run_dir: Path, env: Mapping[str, str]) -> Mapping[str, Any] | None:
     """The run's seals: the ledger's when this process finds it, else the folder copy's."""
     from ..evidence import ledger  # lazy: start-up
-    from ..guard.registry import data_dir  # lazy: start-up
+    from ..core.paths import data_dir  # lazy: start-up
     from ..evidence.provenance import load_folder_copy  # lazy: start-up
 
     entries = ledger.read(ledger.ledger_path(data_dir(env), run_dir))

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from .. import formats
 from ..evidence.excerpts import excerpt_parts, match_excerpt, normalize
 from ..evidence.sites import site_of
+from ..recheck.record import RecheckRecordError, latest_recheck
 
 if TYPE_CHECKING:
     from ..checks.parsed_run import ParsedRun
@@ -208,12 +209,13 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
     """Each footnote's claims in report.md, and every claim in order: the figures rule, the
     checker's verdict and the failing checks at its line (`problems`, by report.md line)."""
     from ..run.budget import effective_budget  # lazy: start-up
-    from ..checks.claims import claim_records  # lazy: start-up
+    from ..checks.claims import claim_records, run_page_titles  # lazy: start-up
     from ..checks.verdicts import check_key, decide, verdict_files, verdicts_by_claim  # lazy: start-up
 
     if parsed.report is None or parsed.report_path is None:
         return {}, []
-    records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
+    records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations,
+                            run_page_titles(parsed))
     checked = parsed.plan is not None and effective_budget(parsed.plan).claim_check
     voting = checked and effective_budget(parsed.plan).voting
     known = verdicts_by_claim(verdict_files(run_dir)) if checked else {}
@@ -291,6 +293,30 @@ def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource,
     for item in out:
         item["state"] = worst([item["state"], *(c["state"] for c in item["claims"])])
     return out, ordered
+
+
+RECHECK_MARKS = {"unchanged": "=", "changed": "\u2260", "moved": "\u2192", "gone": "\u2205", "unreachable": "\u2026"}
+
+
+def rechecks(run_dir: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
+    """(each footnote's state in the latest `web-research recheck`, by label; the recheck as a
+    whole: date, summary, or why its record cannot be used). Nothing when never rechecked."""
+    try:
+        record = latest_recheck(run_dir)
+    except RecheckRecordError as exc:
+        return {}, {"problem": f"{exc}; run web-research recheck again to replace it"}
+    except OSError as exc:
+        return {}, {"problem": f"{formats.CHECKS_DIR}/: cannot be read ({exc.strerror or exc})"}
+    if record is None:
+        return {}, None
+    out = {}
+    for c in record.citations[:MAX_FOOTNOTES]:
+        out[str(c.number)] = {"state": c.state, "date": c.checked_at[:10], "note": c.note, "moved_to": c.moved_to,
+                              "closest": c.closest, "similarity": c.similarity,
+                              "differences": [[d.was, d.now] for d in c.differences[:20]],
+                              "mark": RECHECK_MARKS.get(c.state, "?")}
+    return out, {"date": record.date, "summary": record.summary_line(), "problem": None,
+                 "file": record.path.name if record.path else None}
 
 
 def problems_by_line(run_dir: Path, checks: list) -> dict[int, list[str]]:
@@ -383,7 +409,7 @@ def _num(value: object) -> float | None:
 
 
 def verification(run_dir: Path, checks: list) -> dict[str, Any]:
-    from ..checks.result import passed  # lazy: start-up
+    from ..core.result import passed  # lazy: start-up
 
     failing = [c for c in checks if not c.ok]
     items = []
@@ -476,6 +502,9 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
     source = seal_source if seal_source is not None else load_folder_copy(run_dir)
     parsed, checks = parse_and_check(run_dir, seal_source=seal_source)
     notes, claims = footnotes(run_dir, parsed, source, problems_by_line(run_dir, checks))
+    live, recheck = rechecks(run_dir)
+    for note in notes:
+        note["recheck"] = live.get(note["label"])
     report_text = "\n".join(parsed.report.lines) if parsed.report is not None else None
     report_problem = None
     if parsed.report is None:
@@ -493,6 +522,7 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
         "tldr": tldr(parsed),
         "footnotes": notes,
         "claims": claims,
+        "recheck": recheck,
         "coverage": coverage(parsed),
         "findings": findings,
         "figures": figures(run_dir, parsed, load_prices(env, data_dir)),

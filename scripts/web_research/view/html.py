@@ -31,7 +31,7 @@ from markdown_it.token import Token
 from markupsafe import Markup
 from mdit_py_plugins.footnote import footnote_plugin
 
-from .data import STATE_MARKS, STATE_WORDS, UNCHECKED
+from .data import RECHECK_MARKS, STATE_MARKS, STATE_WORDS, UNCHECKED
 
 ASSETS = Path(__file__).with_name("assets")
 TEMPLATE = "page.html.j2"
@@ -60,7 +60,8 @@ def json_block(data: object) -> str:
 def _jinja() -> Environment:
     env = Environment(loader=FileSystemLoader(str(ASSETS)), autoescape=True, undefined=StrictUndefined,
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.globals.update(anchor_id=anchor_id, state_words=STATE_WORDS, marks=STATE_MARKS, tokens=_tokens, seconds=_seconds, of=_of)
+    env.globals.update(anchor_id=anchor_id, state_words=STATE_WORDS, marks=STATE_MARKS, live_marks=RECHECK_MARKS,
+                       tokens=_tokens, seconds=_seconds, of=_of)
     return env
 
 

@@ -106,7 +106,7 @@ class PageServer:
     """HTTPS server for the scenario's pages; unknown paths are 404 and logged."""
 
     def __init__(self, scenario: Scenario, cert: Path, key: Path, log_path: Path,
-                 host: str = "127.0.0.1"):
+                 host: str = "127.0.0.1", port: int = 0):
         pages = scenario.pages
         lock = threading.Lock()
 
@@ -132,7 +132,7 @@ class PageServer:
 
             do_HEAD = do_GET
 
-        self.httpd = _QuietServer((host, 0), Handler)
+        self.httpd = _QuietServer((host, port), Handler)
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(str(cert), str(key))
         self.httpd.socket = context.wrap_socket(self.httpd.socket, server_side=True)

@@ -94,7 +94,7 @@ def main(spec_path: str) -> int:
     # Servers bind first; the scenario learns their addresses through Context.
     placeholder = Scenario()
     pages = PageServer(placeholder, Path(spec["tls_cert"]), Path(spec["tls_key"]),
-                       workdir / "pages.jsonl", host=web_address)
+                       workdir / "pages.jsonl", host=web_address, port=spec.get("pages_port", 0))
     ctx = Context(pages_origin=f"https://{host}:{pages.port}", cwd=spec["cwd"], home=spec["home"],
                   plugin_root=spec["plugin_root"], extra=spec.get("context_extra", {}))
     scenario = load_scenario(spec["scenario"], ctx, spec.get("scenario_args", {}))

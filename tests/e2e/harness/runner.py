@@ -46,6 +46,10 @@ class RunSpec:
     extra_env: dict[str, str] = field(default_factory=dict)
     extra_args: list[str] = field(default_factory=list)
     timeout: float = 90.0
+    # The fake web's port; 0 picks a free one. Two sessions that must see the same URLs (a run,
+    # then a later session that fetches its cited pages again) give the same port: each session
+    # has a network namespace of its own, so a fixed port never collides.
+    pages_port: int = 0
 
 
 @dataclass
@@ -164,7 +168,7 @@ def run_cli(spec: RunSpec, workdir: Path, tls: TlsFiles, claude_bin: str,
     inside = {
         "workdir": str(workdir), "cwd": str(cwd), "home": str(home), "plugin_root": str(REPO_ROOT),
         "argv": argv, "env": env, "timeout": spec.timeout, "pages_host": PAGES_HOST,
-        "web_address": WEB_ADDRESS,
+        "web_address": WEB_ADDRESS, "pages_port": spec.pages_port,
         "tls_cert": str(tls.cert), "tls_key": str(tls.key),
         "scenario": spec.scenario, "scenario_args": spec.scenario_args,
     }

@@ -15,7 +15,7 @@ from scripted.topics import DEFAULT_SUBTOPICS, Subtopic
 
 from web_research import formats
 
-__all__ = ["DEFAULT_SUBTOPICS", "build"]
+__all__ = ["DEFAULT_SUBTOPICS", "build", "topic_pages"]
 
 
 def researcher_marker(plugin_root: str) -> str:
@@ -23,6 +23,12 @@ def researcher_marker(plugin_root: str) -> str:
     text = open(f"{plugin_root}/agents/{formats.RESEARCHER_AGENT}.md", encoding="utf-8").read()
     body = text.split("---", 2)[2] if text.startswith("---") else text
     return next(line for line in body.splitlines() if line.strip())
+
+
+def topic_pages(topics: list[Subtopic]) -> list[Page]:
+    """The fake web of a scripted run: one page per subtopic, stating its fact."""
+    return [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
+                 f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics]
 
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
@@ -48,8 +54,7 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     things stay short."""
     topics = [Subtopic(**s) for s in (subtopics or DEFAULT_SUBTOPICS)]
     follow_up = [Subtopic(**s) for s in (second_wave or [])]
-    pages = [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
-                  f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics + follow_up]
+    pages = topic_pages(topics + follow_up)
     marker = researcher_marker(ctx.plugin_root)
     checker_marker = checker.checker_marker(ctx.plugin_root)
     orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up, budget_lines, own_search,

@@ -62,6 +62,31 @@
     }
     return q;
   }
+  // The latest recheck of the live page: its state and date, and for a changed excerpt the
+  // closest live passage with the words that now differ marked.
+  function recheck(r) {
+    var box = el("div", "recheck");
+    var head = el("p", "state-line");
+    head.appendChild(el("span", "badge live-" + cls(r.state), r.mark + " live page " + r.state));
+    head.appendChild(document.createTextNode(" rechecked " + r.date));
+    box.appendChild(head);
+    if (r.note) { box.appendChild(el("div", "muted", r.note)); }
+    if (r.closest) {
+      var now = new Set();
+      (r.differences || []).forEach(function (d) { String(d[1] || "").split(/\s+/).forEach(function (w) { if (w) { now.add(w); } }); });
+      var q = el("blockquote", "live-passage");
+      String(r.closest).split(/(\s+)/).forEach(function (w) {
+        q.appendChild(now.has(w) ? el("mark", "diff", w) : document.createTextNode(w));
+      });
+      box.appendChild(el("div", "muted", "Closest passage in the live page:"));
+      box.appendChild(q);
+    }
+    (r.differences || []).forEach(function (d) {
+      box.appendChild(el("div", "muted", (d[0] ? "was \u201c" + d[0] + "\u201d" : "added") +
+        (d[1] ? ", now \u201c" + d[1] + "\u201d" : ", now dropped")));
+    });
+    return box;
+  }
   var sealWords = { "sealed": "sealed at fetch", "changed": "changed since sealed",
     "unsealed": "not sealed", "no-snapshot": "no stored page" };
 
@@ -102,6 +127,7 @@
         "The stored page text cannot be read."));
     }
     if (f.why && f.why.length) { body.appendChild(why(f.why)); }
+    if (f.recheck) { body.appendChild(recheck(f.recheck)); }
     var dl = el("dl");
     row(dl, "URL", f.url ? link(f.url) : "none");
     row(dl, "Site", f.site);
@@ -154,6 +180,10 @@
     peek.appendChild(el("div", "peek-title", "[" + f.label + "] " + (f.title || "untitled source")));
     peek.appendChild(el("div", "muted", (f.site || "") + (f.source_type ? " \u00b7 " + f.source_type : "")));
     peek.appendChild(stateLine(f.state));
+    if (f.recheck) {
+      peek.appendChild(el("div", "badge live-" + cls(f.recheck.state),
+        f.recheck.mark + " live page " + f.recheck.state + ", rechecked " + f.recheck.date));
+    }
     if (f.why && f.why.length) { peek.appendChild(why(f.why.slice(0, 2))); }
     if (f.excerpt) { peek.appendChild(excerpt(f)); }
     peek.appendChild(el("div", "muted", "Click or press Enter for the stored page."));

@@ -14,7 +14,7 @@ import hashlib
 from pathlib import Path
 from typing import Mapping
 
-from ..evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
+from ...evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
 
 
 __all__ = ["PLUGIN_WRITE", "write_run_file", "write_verdicts"]
@@ -24,8 +24,8 @@ def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, a
                    slug: object) -> str:
     """Write `text` to `path` (inside the run) atomically and record the write in the ledger;
     the `sha256:` digest of what was written, as recorded."""
-    from ..evidence import ledger  # lazy: hook start-up
-    from ..core.fsutil import atomic_write_text  # lazy: hook start-up
+    from ...evidence import ledger  # lazy: hook start-up
+    from ...core.fsutil import atomic_write_text  # lazy: hook start-up
     from .seals import record  # lazy: hook start-up
 
     digest = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -42,7 +42,7 @@ def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: li
                    agent_id: object) -> None:
     """A claim-checker's answer, mapped to its claim keys, as its verdicts file: written and
     sealed at once. This is the only way a verdicts file comes to be (a checker writes no file)."""
-    from ..checks.verdicts import verdicts_json  # lazy: hook start-up
+    from ...checks.verdicts import verdicts_json  # lazy: hook start-up
     from .seals import seal_verdicts  # lazy: hook start-up
 
     written = write_run_file(env, run_dir, path, verdicts_json(verdicts), agent_id, None)

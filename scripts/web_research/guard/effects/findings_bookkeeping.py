@@ -17,10 +17,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from .briefs_match import Brief
+from ..briefs_match import Brief
 
 if TYPE_CHECKING:
-    from .context import Context
+    from ..context import Context
 
 
 def _iso(seconds: float) -> str:
@@ -40,7 +40,7 @@ def subtopic_of(run: dict[str, Any], brief: Brief) -> str:
 
 def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
     """The stub of a dispatched researcher's findings file (see the module docstring)."""
-    from ..run.findings_stub import still_to_dispatch, stub_text  # lazy: hook start-up
+    from ...run.findings_stub import still_to_dispatch, stub_text  # lazy: hook start-up
     from .plugin_writes import write_run_file  # lazy: hook start-up
 
     try:
@@ -49,15 +49,15 @@ def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
         write_run_file(ctx.env, run["run_dir"], brief.findings_path,
                        stub_text(subtopic_of(run, brief), brief.brief_hash, _iso(ctx.now)), None, brief.slug)
     except Exception:  # bookkeeping only: the dispatch decision stands, the stop gate judges the file
-        from .failure_log import log_failure  # lazy: start-up
+        from ..failure_log import log_failure  # lazy: start-up
 
         log_failure("PreToolUse stub", ctx.env)
 
 
 def complete(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
     """Fill in the plugin's frontmatter fields of the findings file the researcher wrote."""
-    from ..run.findings_stub import completed_text  # lazy: hook start-up
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
+    from ...run.findings_stub import completed_text  # lazy: hook start-up
+    from ...core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
     from .plugin_writes import write_run_file  # lazy: hook start-up
 
     try:
@@ -69,4 +69,4 @@ def complete(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
                           _iso(float(started)) if isinstance(started, (int, float)) else _iso(ctx.now),
                           _iso(ctx.now))
     if done is not None and done != text:
-        write_run_file(ctx.env, run["run_dir"], brief.findings_path, done, ctx.payload.get("agent_id"), brief.slug)
+        write_run_file(ctx.env, run["run_dir"], brief.findings_path, done, ctx.event.agent_id, brief.slug)

@@ -1,7 +1,7 @@
 """The sealed room: while a run is open, each role may make only the run's own moves.
 
-Threat model (hooks/README.md, "The sealed room"): everything a run reads (pages, search
-results, findings, tool output) is hostile and may take over any model in the run; the person
+Threat model (hooks/README.md; every rule in docs/hooks/room.md): everything a run reads (pages,
+search results, findings, tool output) is hostile and may take over any model in the run; the person
 and the session before `start` are trusted; no model in the run may make the gate pass on
 evidence the plugin did not fetch and seal, or switch a guard off. A list of what is forbidden
 always misses a spelling, so from `start` until the run ends every tool that can change a file
@@ -21,28 +21,27 @@ run, left alone outside one. Agent/Task dispatches only the plugin's researcher 
 WebSearch and WebFetch keep their own budget rules. Every other tool (PreToolUse matches them all, `*`) is denied unless it
 only reads (FREE_TOOLS): MCP tools, skills and slash commands, stopping tasks, messages to other
 agents, schedules, worktrees, workflows and any tool a later client adds. The rules here are pure:
-the handlers (pre_tool_use.py) bring the run record, the files and the payload.
+the handler (../pre_tool_use.py) brings the run record, the files, resolved paths and the event.
 """
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from .. import formats
+from ... import formats
+from ...subcommands import ORCHESTRATOR, PERSON, RESEARCHER, run_by
 
 if TYPE_CHECKING:
-    from .commandline import PluginCommand
+    from ..commandline import PluginCommand
 
-ORCHESTRATOR = "orchestrator"
-RESEARCHER = "researcher"
 CHECKER = "claim-checker"
 OTHER = "other"
 
-# What the orchestrator runs on its own run folder (SKILL.md and its references).
-ORCHESTRATOR_COMMANDS = ("briefs", "estimate", "status", "gaps", "verify", "claims", "finish", "view", "abandon")
+# What the orchestrator runs on its own run folder (SKILL.md and its references): the registry's.
+ORCHESTRATOR_COMMANDS = run_by(ORCHESTRATOR)
 # A person's commands: never a step of research, so denied to every role while a run is open
 # (outside a run the hooks leave them alone, and say nothing after them).
-PERSON_COMMANDS = ("recheck",)
+PERSON_COMMANDS = run_by(PERSON)
 # Agent types the orchestrator may dispatch while a run is open.
 DISPATCHABLE = (formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE)
 # The tools a run leaves free, whatever the role: they only read (files, a background task's
@@ -59,9 +58,8 @@ PLAN_SECOND_WAVE_HEADING = f"## {formats.PLAN_SECTION_SECOND_WAVE}"
 ABANDON_HINT = 'abandon "{run_dir}" --reason "<why>"'
 
 
-def role_of(payload: Mapping[str, Any]) -> str:
-    """The main session is the orchestrator; a subagent is known by its agent type."""
-    agent_type = payload.get("agent_type")
+def role_of(agent_type: object) -> str:
+    """The main session (no agent type) is the orchestrator; a subagent is known by its agent type."""
     if not agent_type:
         return ORCHESTRATOR
     if agent_type == formats.RESEARCHER_SUBAGENT_TYPE:
@@ -79,15 +77,18 @@ def _way_out(program: str, run_dir: str) -> str:
 # --- Bash ---------------------------------------------------------------------------
 
 def orchestrator_forms(program: str, run_dir: str) -> str:
-    return (f'"{program}" {"|".join(ORCHESTRATOR_COMMANDS[:-1])} "{run_dir}" (some take --json, claims '
+    on_folder = [name for name in ORCHESTRATOR_COMMANDS if name != "abandon"]
+    return (f'"{program}" {"|".join(on_folder)} "{run_dir}" (some take --json, claims '
             f'--prompt), and "{program}" ' + ABANDON_HINT.format(run_dir=run_dir))
 
 
 def bash_refusal(role: str, parsed: PluginCommand | None, why: str, run_dir: str, program: str,
-                 background: bool) -> str | None:
+                 background: bool, real_run_dir: str | None = None) -> str | None:
     """Why this Bash call may not run in the room, or None when it is one of the role's moves
-    (a researcher's fetch still goes through its budgets afterwards)."""
-    same = parsed is not None and parsed.run_dir is not None and parsed.run_dir == os.path.realpath(run_dir)
+    (a researcher's fetch still goes through its budgets afterwards). `real_run_dir`: the run
+    folder with its links resolved (the handler's; `parsed.run_dir` is resolved the same way)."""
+    real = real_run_dir or run_dir
+    same = parsed is not None and parsed.run_dir is not None and parsed.run_dir == real
     if role == CHECKER:
         return CHECKER_REFUSAL
     if role == OTHER:
@@ -173,34 +174,6 @@ ROLE_MOVES = {
 
 # --- writes -------------------------------------------------------------------------
 
-def resolve_write(file_path: object, cwd: object) -> str | None:
-    """The real file a write lands in (symlinks and `..` resolved, the file itself too), or
-    None when the path cannot be resolved safely (not a string, NUL, relative with no cwd)."""
-    if not isinstance(file_path, str) or not file_path or "\x00" in file_path:
-        return None
-    if not os.path.isabs(file_path):
-        if cwd is None:  # no cwd in the payload: the hook runs in the session's folder (__main__)
-            cwd = os.getcwd()
-        if not isinstance(cwd, str) or not os.path.isabs(cwd) or "\x00" in cwd:
-            return None
-        file_path = os.path.join(cwd, file_path)
-    try:
-        return os.path.realpath(file_path)
-    except (OSError, ValueError):
-        return None
-
-
-def protected_roots(env: Mapping[str, str], plugin_root: str) -> list[str]:
-    """The plugin's folder and its data and cache folders: never written in a run, whatever else
-    a rule allows (a run folder placed inside one of them gets no write there either)."""
-    from .registry import data_dir, user_data_dir  # lazy: hook start-up
-
-    home = env.get("HOME") or os.path.expanduser("~")
-    cache = os.path.join(env.get("XDG_CACHE_HOME") or os.path.join(home, ".cache"), "web-research")
-    roots = [plugin_root, str(formats.PLUGIN_ROOT), str(data_dir(env)), str(user_data_dir(env)), cache]
-    return sorted({os.path.realpath(r) for r in roots if r})
-
-
 def within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
@@ -215,10 +188,11 @@ PROTECTED_REFUSAL = ("This write would land in the plugin's own folder or its da
 
 def orchestrator_write_refusal(target: str | None, run_dir: str, briefs_rendered: bool,
                                plan_change: tuple[str, str] | None, program: str,
-                               second_wave_rendered: bool = False) -> str | None:
+                               second_wave_rendered: bool = False, real_run_dir: str | None = None) -> str | None:
     """`target`: the resolved file (None: unresolvable). `plan_change`: (current, new) text of
-    plan.md when the target is plan.md and briefs are rendered, else None."""
-    real_run = os.path.realpath(run_dir)
+    plan.md when the target is plan.md and briefs are rendered, else None. `real_run_dir`: the
+    run folder with its links resolved, as `target` is."""
+    real_run = real_run_dir or run_dir
     plan, report = os.path.join(real_run, formats.PLAN_FILE), os.path.join(real_run, formats.REPORT_FILE)
     allowed = (f"While a research run is open, the main session writes only {plan} (until the briefs are "
                f"rendered; then only the ## {formats.PLAN_SECTION_SECOND_WAVE} section second-wave.md describes) "
@@ -237,22 +211,15 @@ def orchestrator_write_refusal(target: str | None, run_dir: str, briefs_rendered
     return f"{allowed} {where} is not one of them. {_way_out(program, run_dir)}"
 
 
-def _split_second_wave(text: str) -> tuple[str, str | None]:
-    """(everything before the `## Second wave` heading line, the section from it on or None)."""
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        if line.rstrip() == PLAN_SECOND_WAVE_HEADING:
-            return "\n".join(lines[:index]), "\n".join(lines[index:])
-    return text, None
-
-
 def second_wave_refusal(current: str, new: str, second_wave_rendered: bool = False) -> str | None:
     """An approved plan changes only by appending, revising or removing its `## Second wave`
     section, and not at all once that section's briefs are rendered."""
     if second_wave_rendered:
         return "The second wave's briefs are rendered: plan.md is final."
-    before_now, _ = _split_second_wave(current)
-    before_new, _ = _split_second_wave(new)
+    from ...run.plan import split_second_wave  # lazy: hook start-up (the Markdown parser)
+
+    before_now, _ = split_second_wave(current)
+    before_new, _ = split_second_wave(new)
     if before_now.rstrip() != before_new.rstrip():
         return (f"Its briefs are rendered from the approved plan: change nothing above "
                 f"'{PLAN_SECOND_WAVE_HEADING}', only append, revise or remove that section at the end.")

@@ -14,38 +14,40 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..evidence import ledger
-from ..metrics.run_metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
-from ..metrics.usage import fold
-from .briefs_match import subagent_transcript_path
-from .registry import atomic_write_text, data_dir
+from ...evidence import ledger
+from ...metrics.run_metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
+from ...metrics.usage import fold
+from ..briefs_match import subagent_transcript_path
+from ..events import HookEvent
+from ...core.paths import data_dir
+from ..registry import atomic_write_text
 
 
 METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls in more than a hook needs)
 
 
-def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], payload: Mapping[str, Any],
+def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], event: HookEvent,
                   final: bool, now: float | None = None) -> dict[str, Any] | None:
     """Write the run's metrics; returns the document, or None when it could not be written."""
     try:
-        return _write(env, run, payload, final, time.time() if now is None else now)
+        return _write(env, run, event, final, time.time() if now is None else now)
     except Exception:  # a report, not a gate: never let it take the hook's decision down
-        from .failure_log import log_failure  # lazy: start-up
+        from ..failure_log import log_failure  # lazy: start-up
 
         log_failure("metrics", env)
         return None
 
 
-def _write(env: Mapping[str, str], run: Mapping[str, Any], payload: Mapping[str, Any], final: bool,
+def _write(env: Mapping[str, str], run: Mapping[str, Any], event: HookEvent, final: bool,
            now: float) -> dict[str, Any]:
-    from .budgets import limits_of  # lazy: start-up
+    from ..budgets import limits_of  # lazy: start-up
 
     run_dir = str(run["run_dir"])
     data = data_dir(env)
     usage = fold(ledger.read(ledger.ledger_path(data, run_dir)))
-    main = payload.get("transcript_path") if isinstance(payload.get("transcript_path"), str) else None
-    stopping = payload.get("agent_id")
-    own = payload.get("agent_transcript_path")
+    main = event.transcript_path
+    stopping = event.agent_id
+    own = getattr(event, "agent_transcript_path", None)
 
     def transcript_of(agent_id: str) -> str | None:
         if agent_id == stopping and isinstance(own, str) and own:

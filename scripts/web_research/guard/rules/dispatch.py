@@ -12,8 +12,8 @@ crashed subagent holding a slot forever.
 from __future__ import annotations
 
 
-from .. import formats
-from .briefs_match import Brief, dispatch_prompt, load_briefs, match_prompt
+from ... import formats
+from ..briefs_match import Brief, dispatch_prompt, match_prompt
 from typing import Any, Collection, NamedTuple, Sequence
 
 
@@ -26,17 +26,6 @@ class Decision(NamedTuple):
     reason: str
     updated_input: dict[str, Any] | None = None
     brief: Brief | None = None  # the brief an allowed researcher dispatch runs
-
-
-def expected_briefs(run: dict[str, Any]) -> list[Brief]:
-    """The run's briefs: those `briefs` reported when it last succeeded (with the findings
-    path it printed), or else all in the folder."""
-    recorded = run.get("briefs")
-    if not (isinstance(recorded, list) and recorded):
-        return load_briefs(run["run_dir"])
-    paths = {b.get("brief_hash"): b.get("findings_path") for b in recorded if isinstance(b, dict)}
-    return [brief._replace(findings_path=paths.get(brief.brief_hash) or brief.findings_path)
-            for brief in load_briefs(run["run_dir"], paths)]
 
 
 def expire_reservations(run: dict[str, Any], now: float, ttl: float) -> None:

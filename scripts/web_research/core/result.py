@@ -1,8 +1,8 @@
 """The result type every rule returns: `Check`, and the `Problem` a parser finds.
 
-A leaf module (it imports nothing of ours), so that the per-file rule modules
+Vocabulary at the bottom of the package (it imports nothing of ours), so that the per-file rule modules
 (`citation_checks`, `findings`, `report`, ...) and the checklist that collects them
-can all use it without importing each other.
+can all use it without importing each other, and run/ and evidence/ can judge with it too.
 """
 from __future__ import annotations
 

@@ -14,11 +14,10 @@ return; the next stop passes whatever the message says.
 """
 from __future__ import annotations
 
-import os
 import json
 from pathlib import Path
 
-from .. import formats
+from ... import formats
 from typing import Any, Iterator, NamedTuple, Sequence
 
 
@@ -28,43 +27,6 @@ MAX_STOP_BLOCKS = formats.MAX_VERIFY_ROUNDS  # one block per round of fixes SKIL
 class StopDecision(NamedTuple):
     action: str  # "wait" (no report yet) | "pass" | "block" | "release"
     failures: tuple[str, ...] = ()
-
-
-def report_path(run_dir: str | Path) -> Path:
-    return Path(run_dir) / formats.REPORT_FILE
-
-
-def report_written(run_dir: str | Path) -> bool:
-    """Whether anything stands at report.md: a FIFO, a device or a symlink leading
-    anywhere counts too, so that the verifier (which refuses them as failing
-    checks) runs rather than the gate waiting as if no report existed yet."""
-    return os.path.lexists(report_path(run_dir))
-
-
-def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]:
-    """Failing error checks of the whole run folder, as "<file>:<line>: <message> [<id>]".
-    A check that cannot complete (an exception raised by what the run folder holds, the
-    hook's deadline) is one failure: the gate holds rather than failing open.
-    `seal_source` (provenance.SealSource): inside a run, the ledger's seals, all required."""
-    from ..checks.checklist import run_checklist  # lazy: hook start-up
-
-    try:
-        checks = run_checklist(Path(run_dir), seal_source)
-    except Exception as exc:  # noqa: BLE001 - the run's own files broke the check: the gate holds
-        from .failure_log import log_failure  # lazy: hook start-up
-
-        log_failure(f"verifying {run_dir}", os.environ)
-        return [f"{run_dir}: the verifier could not check the run folder ({type(exc).__name__}: "
-                f"{str(exc)[:200]}) [verify.incomplete]"]
-    failures = []
-    for check in checks:
-        if check.ok or check.severity != "error":
-            continue
-        where = check.path or str(run_dir)
-        if check.line:
-            where = f"{where}:{check.line}"
-        failures.append(f"{where}: {check.message} [{check.id}]")
-    return failures
 
 
 MAX_MESSAGE_CHARS = 20_000  # a return object is a few hundred characters; prose around it is bounded too

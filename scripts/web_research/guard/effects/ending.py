@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..core.terminal import printable
-from ..metrics.pricing import about
+from ...core.terminal import printable
+from ...metrics.pricing import about
 
 
 VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every check."
@@ -25,7 +25,7 @@ VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every c
 def result_lines(failures: Sequence[str], warnings: int | None, run_dir: str, program: str) -> list[str]:
     """Whether the report holds, in words that never overstate it: "passes every check" only
     when no check failed at all; warnings are counted (None: they could not be counted)."""
-    from .stopgate import release_message  # lazy: start-up
+    from ..rules.stop_gate import release_message  # lazy: start-up
 
     see = f'run "{program}" verify "{run_dir}" to list them'
     if failures:
@@ -45,7 +45,7 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
     """The message: whether the report holds, what the question was, what the report says, what
     it cost, where it is. Control and format characters are taken out (core/terminal.py): the
     TL;DR and the failures quote report text, which must not move the cursor or repaint a line."""
-    from .. import formats  # lazy: start-up
+    from ... import formats  # lazy: start-up
 
     def one_line(text: object) -> str:
         return " ".join(printable(str(text)).split())
@@ -77,18 +77,18 @@ def end_of_run(env: Mapping[str, str], run_dir: str, seal_source: Any, failures:
     """Write the view (best effort) and return the message for the user."""
     view = view_path = None
     try:
-        from ..view.data import gather  # lazy: only at the end of a run
-        from ..view.html import render_page  # lazy: as above
-        from .. import formats  # lazy: start-up
-        from ..core.fsutil import atomic_write_text  # lazy: start-up
-        from .registry import data_dir  # lazy: start-up
+        from ...view.data import gather  # lazy: only at the end of a run
+        from ...view.html import render_page  # lazy: as above
+        from ... import formats  # lazy: start-up
+        from ...core.fsutil import atomic_write_text  # lazy: start-up
+        from ...core.paths import data_dir  # lazy: start-up
 
         view = gather(Path(run_dir), seal_source, env, data_dir(env))
         path = Path(run_dir) / formats.REPORT_VIEW_FILE
         atomic_write_text(path, render_page(view))
         view_path = path
     except Exception:  # noqa: BLE001 - the page is a courtesy; the gate has decided already
-        from .failure_log import log_failure  # lazy: hook start-up
+        from ..failure_log import log_failure  # lazy: hook start-up
 
         log_failure(f"writing the report view of {run_dir}", env)
     return summary(view, run_dir, view_path, failures, program)

@@ -1,0 +1,34 @@
+"""`<scope>.text.bidi`: a report or findings file holds no bidirectional control.
+
+An embedding, override or isolate control (`core.text.bidi_controls`) makes a person's
+screen show a text other than the one the checks read: `$\u202e15\u202c` displays as "$51"
+while every check, through `normalize`, reads 15. Claims, excerpts and titles all live in
+these two kinds of file, so one check over the whole text refuses the trick wherever it is.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..core.result import Check, fail, ok
+from ..core.text import bidi_controls
+
+MAX_LISTED = 6
+
+
+def bidi_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
+    """One check per file: the lines and code points of its bidirectional controls, if any
+    (`first_line`: the file line `text` starts on, for a body without its frontmatter)."""
+    found = bidi_controls(text)
+    check_id = f"{scope}.text.bidi"
+    if not found:
+        return ok(check_id, "no bidirectional control characters", path)
+    places = []
+    for offset, code in found[:MAX_LISTED]:
+        line = text.count("\n", 0, offset) + first_line
+        places.append(f"line {line}: {code}")
+    more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
+    line = text.count("\n", 0, found[0][0]) + first_line
+    return fail(check_id, (
+        f"holds bidirectional control characters ({'; '.join(places)}{more}), which make the text display "
+        "other than the checks read it; delete them (a figure or quote copied from a right-to-left page "
+        "keeps its words without them)"), path, line)

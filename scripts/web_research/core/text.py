@@ -1,0 +1,45 @@
+"""Invisible characters: one rule for every text a check reads (claims, excerpts, titles, pages).
+
+Unicode format characters (category Cf: bidirectional controls, zero-width spaces and
+joiners, the soft hyphen, the byte-order mark, tag characters) are invisible in the text a
+person reads, yet change what a program reads: `$\u202e15\u202c` displays as "$51" and would be
+compared as 15. Every text a check compares is folded by `strip_invisible` (through
+`evidence.excerpts.normalize`), so no figure or quote can hide behind them; and a
+report or findings file that holds a bidirectional control is refused (`bidi_controls`),
+because there the person's view and the check's reading of the same text differ.
+
+Standard library only: hooks and verify call it on every text.
+"""
+from __future__ import annotations
+
+import re
+
+# Every code point of Unicode's format category (Cf), as of Unicode 15.1 (a test checks the
+# running Python's table against it). Written out: deriving it at import would scan the
+# whole code space on every hook call.
+_FORMAT_RANGES = ((0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+                  (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+                  (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+                  (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+                  (0xE0001, 0xE0001), (0xE0020, 0xE007F))
+FORMAT_CHARS = frozenset(chr(c) for low, high in _FORMAT_RANGES for c in range(low, high + 1))
+_DELETE = dict.fromkeys(map(ord, FORMAT_CHARS))
+# The controls that reorder what is displayed: embeddings, overrides, isolates and the
+# Arabic letter mark. (The left-to-right and right-to-left marks, U+200E and U+200F, only
+# attach neutral characters to a direction; RTL pages use them, and a check strips them.)
+_BIDI = re.compile("[\u061c\u202a-\u202e\u2066-\u2069]")
+
+
+def strip_invisible(text: str, chars: "set[str] | frozenset[str] | None" = None) -> str:
+    """`text` without its Unicode format characters (see the module docstring). `chars`:
+    the set of `text`'s characters when the caller has it (a page is long: one pass)."""
+    if text.isascii():
+        return text
+    if (chars if chars is not None else set(text)).isdisjoint(FORMAT_CHARS):
+        return text
+    return text.translate(_DELETE)
+
+
+def bidi_controls(text: str) -> list[tuple[int, str]]:
+    """(offset, `U+XXXX`) of each bidirectional control in `text` that reorders what is shown."""
+    return [(m.start(), f"U+{ord(m.group(0)):04X}") for m in _BIDI.finditer(text)]

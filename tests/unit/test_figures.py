@@ -1,0 +1,188 @@
+"""One reading of a figure (quantities.figures_in): every form a figure takes is read, and
+a claim's figure is grounded by an excerpt it cites or the sealed title of a page it cites."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from web_research.checks.claims import Claim, find_claims, grounding
+from web_research.checks.quantities import (KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER, KIND_PERCENT,
+                                            KIND_VERSION, figures_in, states_a_figure)
+
+
+def grounded(claim: str, *excerpts: str, titles: tuple[str, ...] = ()):
+    return grounding(Claim(1, claim, (1,)), excerpts, titles)
+
+
+def read(text: str) -> list[tuple[str, Decimal, str]]:
+    return [(f.text, f.value, f.kind) for f in figures_in(text)]
+
+
+@pytest.mark.parametrize("text, value, kind", [
+    ("-15%", Decimal(-15), KIND_PERCENT),
+    ("(\u221215%)", Decimal(-15), KIND_PERCENT),          # a minus sign, as pages write it
+    ("+15%", Decimal(15), KIND_PERCENT),
+    ("one million dollars", Decimal(10**6), KIND_MONEY),
+    ("twenty-five percent", Decimal(25), KIND_PERCENT),
+    ("half a million events", Decimal(500_000), KIND_NUMBER),
+    ("\u20ac1.000.000", Decimal(10**6), KIND_MONEY),
+    ("1 000 000 events", Decimal(10**6), KIND_NUMBER),
+    ("1\u00a0000\u00a0000 events", Decimal(10**6), KIND_NUMBER),  # no-break spaces group too
+    ("1,5 GB", Decimal("1.5"), KIND_NUMBER),
+    ("1.000,50 \u20ac", Decimal("1000.50"), KIND_MONEY),
+    ("3\u00d7", Decimal(3), KIND_MULTIPLIER),
+    ("a 3-fold rise", Decimal(3), KIND_MULTIPLIER),
+    ("10\u2076 events", Decimal(10**6), KIND_NUMBER),        # a superscript is a power, not a digit
+    ("2050 customers", Decimal(2050), KIND_NUMBER),           # a count, whatever its value
+])
+def test_each_form_is_read_with_its_value_and_kind(text: str, value: Decimal, kind: str) -> None:
+    [(_, found_value, found_kind)] = read(text)
+    assert (found_value, found_kind) == (value, kind)
+
+
+@pytest.mark.parametrize("text", ["two vendors bill per host", "one of them", "S3, p99, Q3 and HTTP/2", "no figures",
+                                  "zero-day exploits", "hundreds of hosts", "priced per m\u00b2"])
+def test_words_and_identifiers_without_a_figure_state_none(text: str) -> None:
+    assert figures_in(text) == [] and not states_a_figure(text)
+
+
+def test_an_em_dash_is_punctuation_not_a_minus_sign() -> None:
+    assert [(f.text, f.value) for f in figures_in("the discount \u201415% applies")] == [("15%", Decimal(15))]
+    assert [f.value for f in figures_in("prices fell \u221215%")] == [Decimal(-15)]
+
+
+def test_a_version_is_a_figure_compared_whole() -> None:
+    [version] = figures_in("Python v3.11.4")
+    assert version.kind == KIND_VERSION
+    assert grounded("Fixed in 3.11.4", "fixed in v3.11.4").ok
+    assert not grounded("Fixed in 3.11.5", "fixed in 3.11.4").ok
+
+
+@pytest.mark.parametrize("claim, excerpt", [
+    ("Prices fell by -15%", "Prices were raised by 15%."),
+    ("Prices were raised by 15%", "Prices changed by -15%."),
+    ("It costs one million dollars", "It costs $2,000,000."),
+    ("It costs \u20ac1.000.000", "It costs \u20ac1.000.001."),
+    ("It holds 1 000 000 events", "It holds 100 000 events."),
+    ("It stores 1,5 GB", "It stores 15 GB."),
+    ("It serves 2050 customers", "It serves 2,500 customers."),
+    ("It serves 2050 customers", "It serves many customers."),  # a count missing is an error
+    ("Retention is seven days", "Retention is 30 days."),
+    ("It scales 4\u00d7", "It scales 3x."),
+    ("Released on April 19, 2026", "Released 2026-04-18."),
+    ("Costs `$9.90` per host", "Costs $9.00 per host."),
+])
+def test_a_misquoted_figure_in_any_form_is_not_grounded(claim: str, excerpt: str) -> None:
+    result = grounded(claim, excerpt)
+    assert result.checked and not result.ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt", [
+    ("Prices fell 15%", "Prices fell by 15%."),
+    ("It costs one million dollars", "It costs $1,000,000."),
+    ("It costs \u20ac1.000.000", "It costs \u20ac1,000,000."),
+    ("It holds 1 000 000 events", "It holds 1,000,000 events."),
+    ("It stores 1,5 GB", "It stores 1.5 GB."),
+    ("It serves 2050 customers", "It serves 2,050 customers."),
+    ("Retention is seven days", "a 7-day retention"),
+    ("It holds 10\u2076 events", "It holds 10\u2076 events."),
+    ("Released on April 18, 2026", "Released 2026-04-18."),
+    ("Released in April 2026", "Released 2026-04-18."),
+])
+def test_the_same_figure_in_another_form_is_grounded(claim: str, excerpt: str) -> None:
+    result = grounded(claim, excerpt)
+    assert result.checked and result.ok, result
+
+
+def test_a_code_span_is_part_of_the_claim() -> None:
+    [claim] = find_claims("Acme bills `$9.90` per host[^1].\n")
+    assert "$9.90" in claim.text
+    assert not grounding(claim, ["Acme bills $9.00 per host."]).ok
+    assert grounding(claim, ["Acme bills $9.90 per host."]).ok
+
+
+def test_a_figure_only_the_cited_pages_title_states_is_grounded() -> None:
+    claim = "Python 3.11 adds exception groups"
+    assert not grounded(claim, "Exception groups are new.").ok
+    assert grounded(claim, "Exception groups are new.", titles=("What's New In Python 3.11",)).ok
+    assert not grounded("Python 3.12 adds exception groups", "Exception groups are new.",
+                        titles=("What's New In Python 3.11",)).ok
+
+
+# --- invisible characters: removed from what is read, refused where the person reads them ----------
+
+def test_a_bidirectional_control_in_the_report_or_findings_is_refused(tmp_path) -> None:
+    from example_run import BILLING, copy_example, findings_path
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace("above 150%", "above \u202e051\u202c%", 1),
+                      encoding="utf-8")
+    findings = findings_path(run, BILLING)
+    findings.write_text(findings.read_text(encoding="utf-8").replace("Log Management", "Log\u2067 Management", 1),
+                        encoding="utf-8")
+    failing = {c.id: c for c in run_checklist(run) if not c.ok and c.severity == "error"}
+    assert "U+202E" in failing["report.text.bidi"].message and failing["report.text.bidi"].line == 28
+    assert "U+2067" in failing[f"findings.{BILLING}.text.bidi"].message
+
+
+def test_a_direction_mark_or_a_zero_width_space_is_only_stripped(tmp_path) -> None:
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace("above 150%", "above 1\u200b50%\u200e", 1),
+                      encoding="utf-8")
+    assert [c.id for c in run_checklist(run) if not c.ok] == []
+
+
+def test_verify_grounds_a_figure_by_the_sealed_title_of_the_cited_page_only(tmp_path) -> None:
+    import json
+
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import run_checklist
+    from web_research.checks.claims import sealed_page_titles
+    from web_research.evidence.snapshots import SnapshotIndex
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "Lumen Logs bills per GB", "Lumen Logs 3.11 bills per GB", 1), encoding="utf-8")
+    assert "report.claims.grounded" in [c.id for c in run_checklist(run) if not c.ok]
+    url = "https://lumenlogs.example/pricing"
+    snap = SnapshotIndex.build(run).find(url)
+    meta = json.loads(snap.meta_path.read_text(encoding="utf-8"))
+    meta["title"] = "Pricing 3.11 - Lumen Logs"
+    snap.meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert [c.id for c in run_checklist(run) if not c.ok] == []
+    # In a run with seals, a snapshot record no fetch sealed lends no title.
+    assert sealed_page_titles(run, {})(url) == ()
+    assert sealed_page_titles(run, {f"{formats.SOURCES_DIR}/{snap.meta_path.name}": object()})(url) == \
+        ("Pricing 3.11 - Lumen Logs",)
+
+
+def test_the_claim_checker_is_shown_the_figure_in_a_code_span(tmp_path) -> None:
+    from example_run import copy_example
+
+    from web_research import formats
+    from web_research.checks.checklist import parse_and_check
+    from web_research.checks.verdicts import render_prompt, report_records
+
+    run = copy_example(tmp_path)
+    report = run / formats.REPORT_FILE
+    report.write_text(report.read_text(encoding="utf-8").replace(
+        "throttles ingestion above 150%", "throttles ingestion above `150%`", 1), encoding="utf-8")
+    parsed = parse_and_check(run, extra=())[0]
+    prompt = render_prompt(run, report_records(parsed), [], False)
+    assert prompt is not None
+    [claim_line] = [line for line in prompt.text.splitlines() if "throttles ingestion" in line]
+    assert "above 150% of the committed daily volume" in claim_line

@@ -1,0 +1,112 @@
+"""Property: a misquoted figure, in any form the figure reader knows, placed in a cited
+TL;DR or Findings statement of the bundled example's report, always fails verification."""
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from example_run import EXAMPLE_DIR
+from web_research import formats
+from web_research.checks.checklist import run_checklist
+from web_research.checks.citation_entries import parse_citations
+from web_research.checks.quantities import figures_in
+from web_research.evidence.snapshots import SnapshotIndex
+
+_WORDS = "two three four five six seven eight nine eleven twelve thirteen fourteen".split()
+_SUPERSCRIPT = str.maketrans("0123456789", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+_MONTHS = ("January", "March", "June", "October")
+
+
+def _dotted(n: int) -> str:
+    return f"{n:,}".replace(",", ".")
+
+
+def _spaced(n: int) -> str:
+    return f"{n:,}".replace(",", " ")
+
+
+_n = st.integers(11, 999_999)
+_FIGURES = st.one_of(
+    _n.map(lambda v: f"${v:,}"),
+    _n.map(lambda v: f"\u20ac{_dotted(v * 1000)}"),
+    _n.map(lambda v: f"{_spaced(v * 1000)} events"),
+    _n.map(lambda v: f"USD {v} million"),
+    st.integers(11, 99).map(lambda v: f"{v}%"),
+    st.integers(1, 99).map(lambda v: f"-{v}%"),
+    st.integers(11, 99).map(lambda v: f"{v} percent"),
+    st.tuples(st.integers(11, 40), st.integers(41, 99)).map(lambda r: f"{r[0]} to {r[1]} percent"),
+    st.sampled_from(_WORDS).map(lambda w: f"{w} million dollars"),
+    st.sampled_from(_WORDS).map(lambda w: f"{w} hundred GB"),
+    st.tuples(st.integers(2, 99), st.integers(1, 9)).map(lambda r: f"{r[0]},{r[1]} GB"),
+    st.integers(4, 99).map(lambda v: f"{v}x"),
+    st.integers(4, 99).map(lambda v: f"{v}\u00d7"),
+    st.integers(1900, 2100).map(lambda v: f"{v} customers"),
+    st.integers(1990, 2025).map(lambda v: f"since {v}"),
+    st.tuples(st.sampled_from(_MONTHS), st.integers(1, 28), st.integers(2027, 2040)).map(
+        lambda r: f"on {r[0]} {r[1]}, {r[2]}"),
+    st.tuples(st.integers(2, 9), st.integers(0, 20), st.integers(1, 9)).map(lambda r: f"version {r[0]}.{r[1]}.{r[2]}"),
+    _n.map(lambda v: f"`${v}`"),
+    st.integers(7, 30).map(lambda v: f"10{str(v).translate(_SUPERSCRIPT)} events"),
+)
+# A figure the report states, changed the way a slip changes it (sign, value, unit).
+_SLIPS = st.sampled_from([
+    ("above 150%", "above -150%"), ("above 150%", "above 15%"), ("1.6x and 3x the 15-day rate", "1.6x and 4x the 15-day rate"),
+    ("10% to 30% off list", "10% to 35% off list"), ("up to 30% off", "up to 30x off"),
+    ("1.6x and 3x its 15-day rate", "1.6x and 3x its 16-day rate"),
+])
+
+
+@lru_cache(maxsize=1)
+def _statements() -> tuple[str, tuple[int, ...], tuple]:
+    """The report, the offsets of its footnote markers in TL;DR and Findings, and every figure
+    any excerpt or page title of the run states (an inserted figure must state none of them)."""
+    text = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
+    body_start = text.index("## TL;DR")
+    body_end = text.index("## Gaps & Limitations")
+    markers = tuple(m.start() for m in re.finditer(r"\[\^\d+\]", text) if body_start < m.start() < body_end)
+    index = SnapshotIndex.build(EXAMPLE_DIR)
+    texts = [c.excerpt or "" for c in parse_citations(text)]
+    texts += [t for snap in index.by_key.values() for t in snap.titles]
+    available = tuple(f for t in texts for f in figures_in(t))
+    return text, markers, available
+
+
+def _fails(report_text: str) -> list[str]:
+    with tempfile.TemporaryDirectory() as tmp:
+        run = Path(tmp) / "run"
+        shutil.copytree(EXAMPLE_DIR, run)
+        (run / formats.REPORT_FILE).write_text(report_text, encoding="utf-8")
+        return [c.id for c in run_checklist(run) if not c.ok and c.severity == "error"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(figure=_FIGURES, where=st.integers(0, 10_000))
+def test_an_inserted_misquoted_figure_always_fails_verification(figure: str, where: int) -> None:
+    text, markers, available = _statements()
+    stated = figures_in(figure)
+    assert stated, f"the figure reader does not read {figure!r}"
+    assume(not any(mine.matches(theirs) for mine in stated for theirs in available))
+    at = markers[where % len(markers)]
+    changed = text[:at] + f" ({figure})" + text[at:]
+    assert "report.claims.grounded" in _fails(changed), figure
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(slip=_SLIPS)
+def test_a_figure_changed_in_place_always_fails_verification(slip: tuple[str, str]) -> None:
+    text, _markers, _available = _statements()
+    old, new = slip
+    body, gaps, rest = text.partition("## Gaps & Limitations")
+    assert old in body
+    assert "report.claims.grounded" in _fails(body.replace(old, new, 1) + gaps + rest)
+
+
+def test_the_unchanged_example_passes() -> None:
+    text, _markers, _available = _statements()
+    assert _fails(text) == []
