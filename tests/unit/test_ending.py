@@ -55,7 +55,9 @@ def test_the_stop_message_of_a_real_run_strips_what_the_report_holds(active: Har
     active.copy_example_run()
     report = active.run_dir / "report.md"
     text = report.read_text(encoding="utf-8")
-    report.write_text(text.replace("- Vendors bill logs", f"- Vendors{ESCAPES} bill logs", 1), encoding="utf-8")
+    # (a bidi control in the report fails report.text.bidi: this run has only terminal escapes)
+    escapes = ESCAPES.replace("\u202e", "")
+    report.write_text(text.replace("- Vendors bill logs", f"- Vendors{escapes} bill logs", 1), encoding="utf-8")
     message = active.hook(active.stop()).json["systemMessage"]
     assert active.history()[-1]["outcome"] == "verified"
     # (a carriage return is a line break in Markdown: the bullet's two lines are joined by a space)

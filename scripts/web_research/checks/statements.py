@@ -34,7 +34,7 @@ from .claims import FOOTNOTE_LIKE, Sentence, header_cells, plain_text, sentences
 from .quantities import figures_in
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
-from .result import Check, fail, ok
+from ..core.result import Check, fail, ok
 from ..core.markdown_doc import REF, TEXT, Block
 
 TLDR, FINDINGS, SOURCES = formats.REPORT_SECTIONS[0], formats.REPORT_SECTIONS[1], formats.REPORT_SECTIONS[3]
