@@ -26,7 +26,7 @@ QUESTION = "How do enterprise observability vendors price their logs tier in 202
 
 SESSIONS = {"overclaimed": lambda run: run(RunSpec(
     prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
-    scenario_args={"report": "overclaimed-then-fixed", "claim_check": True},
+    scenario_args={"report": "overclaimed-then-fixed"},
     timeout=150.0))}  # two checkers, a Stop block and a rewrite: longer than most sessions
 
 

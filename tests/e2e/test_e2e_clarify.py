@@ -76,7 +76,7 @@ def test_once_confirmed_every_researcher_gets_the_answers_under_the_question(run
     # what each researcher received: the hook puts its brief in place of `Brief: <brief_path>`
     firsts: dict[str, str] = {}
     for req in confirmed.requests:
-        if req.kind == "subagent" and req.agent_id not in firsts:
+        if req.kind == "subagent" and req.agent_id not in firsts and req.agent_id in outcome.researcher_spans(confirmed):
             firsts[req.agent_id] = req.first_user_text
     prompts = list(firsts.values())
     briefs = sorted((runs["plan"].parent / formats.BRIEFS_DIR).glob("*.md"))

@@ -32,7 +32,7 @@ def run(e2e_session):
 
 
 def test_five_dispatched_in_one_message_two_denied(run):
-    groups = outcome.agent_messages(run)
+    groups = outcome.researcher_dispatches(run)
     assert [len(g) for g in groups] == [5], groups
     denied = [u for u in groups[0] if outcome.tool_result_is_error(run, u["id"])]
     assert len(denied) == 2, run.describe()
@@ -42,7 +42,7 @@ def test_five_dispatched_in_one_message_two_denied(run):
 
 
 def test_only_three_researchers_ran(run):
-    assert len(outcome.subagent_request_spans(run)) == 3
+    assert len(outcome.researcher_spans(run)) == 3
 
 
 def test_run_still_completes(run):

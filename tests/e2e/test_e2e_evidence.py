@@ -65,12 +65,12 @@ def test_it_then_fetched_the_page_and_its_findings_are_sealed_as_it_wrote_them(r
 
 
 def test_a_redispatch_over_a_sealed_ok_file_is_denied(run):
-    groups = outcome.agent_messages(run)
+    groups = outcome.researcher_dispatches(run)
     assert [len(g) for g in groups] == [len(DEFAULT_SUBTOPICS), 1], groups
     again = groups[1][0]
     assert outcome.tool_result_is_error(run, again["id"]), run.describe()
     assert "sealed with status ok" in run.stream.tool_result_text(again["id"])
-    assert len(outcome.subagent_request_spans(run)) == len(DEFAULT_SUBTOPICS)  # no fourth researcher ran
+    assert len(outcome.researcher_spans(run)) == len(DEFAULT_SUBTOPICS)  # no fourth researcher ran
 
 
 def test_the_run_ends_verified(run):

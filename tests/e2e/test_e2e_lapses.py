@@ -26,7 +26,7 @@ SLOPPY = "Retention tiers"
 
 SESSIONS = {"lapses": lambda run: run(RunSpec(
     prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
-    scenario_args={"lapses": True, "claim_check": True,
+    scenario_args={"lapses": True,
                    "subtopics": [{**s, "behaviour": "sloppy" if s["name"] == SLOPPY else "ok"}
                                  for s in DEFAULT_SUBTOPICS]},
     timeout=150.0))}

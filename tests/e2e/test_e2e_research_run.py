@@ -1,8 +1,9 @@
 """Scenario 1: `/web-research --auto <question>`, the whole run.
 
 Plan, briefs, three researchers dispatched in one message and running
-concurrently, three findings files, a report that `verify` passes, and the
-final return shape with absolute paths. The scripted model runs the command
+concurrently, three findings files, the claim check of the standard tier (one
+claim-checker), a report that `verify` passes, and the final return shape with
+absolute paths. The scripted model runs the command
 lines of SKILL.md as the CLI delivered them, so this also proves the
 `${CLAUDE_PLUGIN_ROOT}` substitution and every path and flag in the prompt.
 """
@@ -93,13 +94,16 @@ def test_plan_briefs_findings_on_disk(run, answer):
 
 
 def test_three_researchers_dispatched_in_one_message_and_concurrent(run, answer):
-    groups = outcome.agent_messages(run)
+    groups = outcome.researcher_dispatches(run)
     assert len(groups) == 1 and len(groups[0]) == 3, groups
+    checkers = [g for g in outcome.agent_messages(run) if g not in groups]
+    assert [[u["input"]["prompt"] for u in g] for g in checkers] == [
+        [f"{formats.DISPATCH_CHECK_LABEL} {Path(answer['plan']).parent}"]], checkers  # the tier's claim check
     # SKILL.md asks only for a description and `Brief: <brief_path>`: the hook set the agent type
     # (the scripted researcher answers only researcher requests) and the foreground (no async launch)
     assert all(set(u["input"]) == {"description", "prompt"} for u in groups[0]), groups[0]
     assert all("async_launched" not in run.stream.tool_result_text(u["id"]) for u in groups[0])
-    spans = outcome.subagent_request_spans(run)
+    spans = outcome.researcher_spans(run)
     assert len(spans) == 3, spans
     latest_start = max(first for first, _ in spans.values())
     earliest_end = min(last for _, last in spans.values())
@@ -112,14 +116,15 @@ def test_each_researcher_got_its_rendered_brief_verbatim(run, answer):
                 for p in (run_dir / formats.BRIEFS_DIR).glob("*.md")}
     firsts = {}
     for req in run.requests:
-        if req.kind == "subagent" and req.agent_id not in firsts:
+        if req.kind == "subagent" and req.agent_id not in firsts and req.agent_id in outcome.researcher_spans(run):
             firsts[req.agent_id] = req.first_user_text
     got = {next((e for e in expected if e in prompt), None) for prompt in firsts.values()}
     assert got == expected, "each researcher's prompt must be one rendered brief plus its hash line"
 
 
 def test_report_passes_verify_in_session_and_independently(run, answer):
-    (use, text), = outcome.bash_runs(run, "finish")
+    first, (use, text) = outcome.bash_runs(run, "finish")  # the first asks for the claim-checker
+    assert formats.DISPATCH_CHECK_LABEL in first[1], first[1]
     assert not outcome.tool_result_is_error(run, use["id"]), text
     assert json.loads(text) == answer  # the final message is finish's object, unchanged
     done = outcome.verify(Path(answer["plan"]).parent)
@@ -136,7 +141,7 @@ def test_hooks_allowed_the_run_without_blocking(run, answer, report_note):
         assert run.stream.blocks(event) == [], run.describe()
     dispatch_decisions = [run.stream.decision_of(e).get("hookSpecificOutput", {}).get("permissionDecision")
                           for e in run.stream.hook_responses("PreToolUse") if e.get("hook_name") == "PreToolUse:Agent"]
-    assert dispatch_decisions == ["allow"] * 3, dispatch_decisions
+    assert dispatch_decisions == ["allow"] * 4, dispatch_decisions  # three researchers and a claim-checker
     timings = run.stream.hook_timings()
     report_note(f"research run: {len(timings)} hook runs took {sum(t for _, t in timings) * 1000:.0f} ms "
                 f"(max {max(t for _, t in timings) * 1000:.0f} ms) in a {run.duration_s:.2f} s session")

@@ -73,7 +73,7 @@ def test_resume_keeps_two_and_dispatches_only_the_missing_subtopic(runs):
     opened = outcome.json_of(text)
     assert opened["resume"]["keep"] == SLUGS[:2] and opened["resume"]["dispatch"] == SLUGS[2:], opened
     assert "unsealed" not in opened["resume"] and opened["resume"]["approved"] is True  # nothing adopted
-    agents = runs["resumed"].stream.tool_uses("Agent")
+    agents = [u for group in outcome.researcher_dispatches(runs["resumed"]) for u in group]
     assert len(agents) == 1, agents
     assert agents[0]["input"]["prompt"].endswith(f"/briefs/{SLUGS[2]}.md")  # `Brief: <brief_path>`
 

@@ -13,7 +13,9 @@ verified, with its evidence untouched.
 
 `abandoned`: the main agent writes a report that fails verify and, instead of fixing it, runs
 `abandon` (SKILL.md's way out when the person asks to stop). The room closes, the Stop gate lets
-the session end without a block, and the folder never verifies again.
+the session end without a block, and the folder never verifies again. In the same turn the model
+that gave up tries to plant a page for a new run's folder (Bash, then Write): until the turn
+ends only reading and a new start are allowed, so both are denied and nothing is planted.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import pytest
 
 from harness import outcome
 from harness.runner import REPO_ROOT, RunSpec
-from scripted.orchestrator import BREACH_FILE
+from scripted.orchestrator import BREACH_FILE, PLANTED_FOLDER
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 
@@ -131,3 +133,14 @@ def test_abandon_ends_the_run_and_frees_the_session(abandoned):
     assert result.returncode == 1 and "run.abandoned" in result.stdout, result.stdout
     assert [(r["outcome"], r["abandon_reason"]) for r in _history(abandoned)] == [
         ("abandoned", "the person asked to stop")]
+
+
+def test_after_abandon_nothing_is_planted_for_a_new_run(abandoned):
+    """Between the abandon and the end of its turn the session may only read or start again."""
+    uses = abandoned.stream.tool_uses(main_only=True)
+    planting = [u for u in uses if PLANTED_FOLDER in json.dumps(u["input"])]
+    assert [u["name"] for u in planting] == ["Bash", "Write"], abandoned.describe()
+    for use in planting:
+        reason = _denied_reason(abandoned, use)
+        assert "abandoned in this turn" in reason and "a new start" in reason, reason
+    assert not (_run_dir(abandoned).parent / PLANTED_FOLDER).exists()

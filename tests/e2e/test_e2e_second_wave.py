@@ -83,7 +83,7 @@ def test_the_second_wave_is_appended_to_the_plan_and_its_briefs_are_new(run, run
 
 
 def test_second_wave_researchers_ran_under_the_hooks_and_wrote_sealed_findings(run, run_dir):
-    groups = outcome.agent_messages(run)
+    groups = outcome.researcher_dispatches(run)
     assert [sorted(u["input"]["description"] for u in g) for g in groups] == [
         ["Commitment terms", "Ingestion pricing"], ["Multiyear discount schedules", "Overage rate cards"]]
     for slug in ("overage-rate-cards", "multiyear-discount-schedules"):

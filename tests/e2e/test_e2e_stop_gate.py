@@ -77,7 +77,8 @@ def test_fixed_report_passes_and_the_run_returns_success(fixed):
     last_stop = fixed.stream.hook_responses("Stop")[-1]
     assert fixed.stream.decision_of(last_stop).get("decision") != "block"
     finishes = outcome.bash_runs(fixed, "finish")
-    assert len(finishes) == 2 and not outcome.tool_result_is_error(fixed, finishes[-1][0]["id"])
+    # broken, fixed (a claim-checker is asked for: the standard tier's claim check), then passing
+    assert len(finishes) == 3 and not outcome.tool_result_is_error(fixed, finishes[-1][0]["id"])
     assert answer == json.loads(finishes[-1][1])  # the final message is finish's object, unchanged
 
 

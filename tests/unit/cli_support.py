@@ -35,6 +35,7 @@ Compare the vendors side by side, then summarise the common patterns.
 
 ## Budget
 
+- Tier: standard
 - Subagents: 2
 - Searches per subagent: 4
 """

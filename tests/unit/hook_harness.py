@@ -47,7 +47,7 @@ def plan_text(subtopics: list[str]) -> str:
     for name in subtopics:
         parts.append(f"\n### {name}\n- What {name.lower()} cost, with a date\n")
     parts.append("\n## Synthesis approach\n\nCompare the vendors by subtopic.\n\n## Budget\n\n"
-                 "Searches per subagent: 5\n")
+                 "Tier: standard\nSearches per subagent: 5\n")  # the tier start records by default
     return "".join(parts)
 
 
@@ -315,6 +315,9 @@ class Harness:
                 shutil.copytree(source, target)
             else:
                 shutil.copy2(source, target)
+        # The example is a run made by hand, with no record of start's inputs: its plan holds its
+        # own question and no Tier line, so no record of the harness's start may be held to it.
+        (self.run_dir / ".web-research" / "start.json").unlink(missing_ok=True)
         if sealed:
             self.seal_as_produced()
 

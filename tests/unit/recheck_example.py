@@ -63,7 +63,7 @@ def serve_the_web(server: PageServer, run_dir: Path) -> None:
                          content_type="text/html")
             continue
         if snap.final_url == STALLS:
-            server.serve(path, 5.0)
+            server.serve(path, 10.0)
             continue
         server.serve(path, text)
 
@@ -87,7 +87,7 @@ def example_output() -> tuple[str, int]:
         run_dir = Path(tmp) / "observability-pricing"
         shutil.copytree(EXAMPLE, run_dir)
         serve_the_web(server, run_dir)
-        transport = Transport(FetchLimits(timeout_s=2), ExtractLimits(), allow_loopback=True)
+        transport = Transport(FetchLimits(timeout_s=4), ExtractLimits(), allow_loopback=True)
         result = recheck_run(run_dir, transport, fetch=fetch_through(server), clock=lambda: WHEN)
         return "\n".join(report_lines(result.record, SHOWN, result.skipped)), exit_code(result.record)
 

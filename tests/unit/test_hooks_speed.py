@@ -286,6 +286,27 @@ def test_a_bash_call_of_our_program_with_a_subcommand_goes_to_python(tmp_path: P
     assert proc.returncode == 0 and log.exists()
 
 
+def test_a_persons_recheck_starts_python_only_in_a_session_with_a_run(tmp_path: Path):
+    """recheck needs no guarding outside a run (nothing to allow, nothing to say after it), so the
+    shell rules it out there; in the session of an open run Python refuses it (test_room.py)."""
+    h = Harness(tmp_path)
+    recorder, log = recording_interpreter(tmp_path)
+    command = f'"{REPO / "scripts" / "web-research"}" recheck "{h.run_dir}"'
+    for other_run in (False, True):
+        if other_run:  # another session's run is open: this session still has none
+            (h.data / "sessions").mkdir(parents=True)
+            (h.data / "sessions" / "another-session.json").write_text("{}")
+        for event, name in (("PreToolUse", "pre_tool_use"), ("PostToolUse", "post_tool_use")):
+            proc = subprocess.run([str(LAUNCHER), name], input=json.dumps(h.bash(event, command, stdout="{}")),
+                                  capture_output=True, text=True, env=h.env(WEB_RESEARCH_PYTHON=str(recorder)))
+            assert (proc.returncode, proc.stdout) == (0, "")
+    assert not log.exists(), log.read_text()
+    (h.data / "sessions" / f"{h.sid}.json").write_text("{}")
+    subprocess.run([str(LAUNCHER), "pre_tool_use"], input=json.dumps(h.bash("PreToolUse", command)),
+                   capture_output=True, text=True, env=h.env(WEB_RESEARCH_PYTHON=str(recorder)), check=True)
+    assert log.read_text().count("-m web_research.guard pre_tool_use") == 1
+
+
 def test_the_real_start_command_does_start_python(tmp_path: Path):
     h = Harness(tmp_path)
     recorder, log = recording_interpreter(tmp_path)

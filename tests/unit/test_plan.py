@@ -212,7 +212,7 @@ def test_load_plan_errors_name_the_file(tmp_path: Path) -> None:
     assert str(missing.value).startswith(f"{tmp_path / 'plan.md'}:1: ")
     bad = tmp_path / "bad.md"
     bad.write_bytes(b"\xff\xfe")
-    with pytest.raises(PlanError, match="not valid UTF-8"):
+    with pytest.raises(PlanError, match="is not UTF-8 text: line 1, column 1 holds the byte 0xff"):
         load_plan(bad)
     good = tmp_path / "good.md"
     good.write_text(VALID_PLAN, encoding="utf-8")

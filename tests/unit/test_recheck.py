@@ -103,11 +103,11 @@ def test_each_state_with_its_evidence_and_the_run_untouched(server: PageServer, 
 
 
 def test_a_page_that_stalls_past_the_deadline_is_unreachable_and_no_verdict(server: PageServer, tmp_path) -> None:
-    stall = server.serve("/stall-here", 3.0)
+    stall = server.serve("/stall-here", 6.0)
     run = _run(tmp_path, [(1, stall, COMMITMENT)], snapshots={stall: COMMITMENT})
     began = time.monotonic()
     result = recheck_run(run, Transport(FetchLimits(timeout_s=0.5), allow_loopback=True))
-    assert time.monotonic() - began < 2.5
+    assert time.monotonic() - began < 5  # the deadline ended it, not the page
     (citation,) = result.record.citations
     assert citation.state == UNREACHABLE and citation.status is None
     assert citation.note.startswith("no verdict: ") and "timed out after 0.5 s" in citation.note
@@ -269,9 +269,9 @@ def test_the_command_prints_each_footnote_and_exits_by_the_worst_state(server: P
 def test_only_unreachable_pages_are_their_own_exit_code(server: PageServer, tmp_path: Path, capsys,
                                                         monkeypatch) -> None:
     same = server.serve("/same", COMMITMENT)
-    stall = server.serve("/stall-here", 2.0)
+    stall = server.serve("/stall-here", 10.0)
     run = _run(tmp_path, [(1, same, COMMITMENT), (2, stall, COMMITMENT)])
-    monkeypatch.setenv("WEB_RESEARCH_FETCH_TIMEOUT", "0.5")
+    monkeypatch.setenv("WEB_RESEARCH_FETCH_TIMEOUT", "3")  # time enough for the page that answers
     code, out, _ = _recheck(capsys, str(run), "--allow-loopback")
     assert code == EXIT_NO_VERDICT
     assert "1 unreachable: no verdict on those" in out

@@ -73,7 +73,7 @@ def test_resume_keeps_finished_subtopics_and_dispatches_the_stub(tmp_path: Path)
     # listed as `briefs` lists them: dispatched with `Brief: <brief_path>`
     assert out["briefs"] == [{key: info[key] for key in ("subtopic", "brief_path", "findings_path")}
                              for info in infos[2:]]
-    assert out["research_question"] and out["tier"] is None and "error" not in out
+    assert out["research_question"] and out["tier"] == "standard" and "error" not in out
     assert {p: p.read_bytes() for p in before} == before  # nothing rewritten
     record = later.record()
     assert record["run"]["run_dir"] == str(h.run_dir) and record["run"]["kept"] == names[:2]

@@ -207,3 +207,25 @@ def test_a_recheck_record_that_cannot_be_used_is_named_not_ignored(tmp_path):
     page = html.unescape(_view(run))
     assert f"{formats.CHECKS_DIR}/{record.name}: not a JSON recheck record" in page
     assert all(f["recheck"] is None for f in _data(page)["footnotes"])
+
+
+def test_the_bundled_example_shows_what_its_recorded_run_spent(tmp_path):
+    page = _view(view_runs.example(tmp_path))
+    total = _data_figures_total(page)
+    assert total.startswith("$") or total.startswith("at most $"), total
+    assert f'<span id="header-cost">{total}</span>' in page and f'<strong id="total-cost">{total}</strong>' in page
+
+
+def test_a_run_without_metrics_says_why_it_shows_no_cost(tmp_path):
+    run = view_runs.example(tmp_path)
+    (run / formats.METRICS_FILE).unlink()
+    page = html.unescape(_view(run))
+    assert '<span id="header-cost">not recorded</span>' in page
+    assert ("No cost to show: this run has no metrics.json. The hooks record what a run spends while it is "
+            "active") in page
+    (run / formats.METRICS_FILE).write_text("[1, 2", encoding="utf-8")
+    assert "metrics.json in this folder cannot be read as a JSON object" in html.unescape(_view(run))
+
+
+def _data_figures_total(page: str) -> str:
+    return html.unescape(re.search(r'<strong id="total-cost">([^<]*)</strong>', page).group(1))

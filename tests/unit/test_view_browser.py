@@ -24,7 +24,7 @@ from web_research import formats
 pytestmark = pytest.mark.browser
 
 CHROMIUM = os.environ.get("WEB_RESEARCH_CHROMIUM", "/usr/bin/chromium")
-DESKTOP, PHONE = 1400, 390
+DESKTOP, PHONE, NARROWEST = 1400, 390, 360
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
@@ -112,7 +112,7 @@ def save_screenshot(page, tmp_path: Path, name: str) -> Path:
 
 
 def test_bundled_example_footnote_shows_its_excerpt_highlighted_in_the_page(browser, tmp_path):
-    page = open_view(browser, view_runs.example(tmp_path), DESKTOP)  # as bundled: no seals
+    page = open_view(browser, view_runs.example(tmp_path), DESKTOP)  # as bundled: no seals, metrics
     panel = click_footnote(page, "4")
     assert "Retention periods and archives | Acme Observability Docs" in panel.locator("h3").inner_text()
     fields = panel.locator("dl").inner_text()
@@ -126,6 +126,8 @@ def test_bundled_example_footnote_shows_its_excerpt_highlighted_in_the_page(brow
     assert whole.index("Retention periods and archives") < whole.index("Indexed retention")  # context around it
     assert_in_view(page, mark)
     assert page.locator("#verify-result").inner_text().startswith("Verification passed")
+    assert page.locator("#header-cost").inner_text() == page.locator("#total-cost").inner_text()  # recorded
+    assert "$" in page.locator("#header-cost").inner_text()
     assert "not sealed" in page.locator("header .seal-note").inner_text()  # and what that means for the verdict
     assert "the verdict rests on the stored text" in page.locator("#seals").inner_text()
     save_screenshot(page, tmp_path, "view-example")  # docs/view.png
@@ -133,7 +135,7 @@ def test_bundled_example_footnote_shows_its_excerpt_highlighted_in_the_page(brow
     assert [u for u in page.requests if not u.startswith("file:")] == []
 
 
-@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+@pytest.mark.parametrize("width", [DESKTOP, PHONE, NARROWEST])
 def test_nothing_scrolls_sideways_and_the_panel_title_stays_in_view(browser, tmp_path, width):
     page = open_view(browser, view_runs.with_metrics(view_runs.example(tmp_path)), width)
     assert sideways_scroll(page) == 0
@@ -145,7 +147,7 @@ def test_nothing_scrolls_sideways_and_the_panel_title_stays_in_view(browser, tmp
     assert_on_screen(page, panel.locator("#panel-title"))
     assert_on_screen(page, panel.locator("#panel-close"))
     panel_box = panel.bounding_box()
-    if width == PHONE:
+    if width < DESKTOP:
         assert panel_box["x"] == 0 and panel_box["width"] == width  # a full-width sheet
     else:
         assert panel_box["width"] < width * 0.5  # beside the report

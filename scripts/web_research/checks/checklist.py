@@ -231,10 +231,11 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     if text is None:
         return _unreadable("plan", formats.PLAN_FILE, error, path)
     checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
-    from ..run.plan import PlanError, parse_plan  # lazy: hook start-up
+    from ..run.choices import parse_run_plan, read_start_record  # lazy: hook start-up
+    from ..run.plan import PlanError  # lazy: hook start-up
 
-    try:
-        parsed.plan = parse_plan(text, path)
+    try:  # held to start's record: the person's question and tier decide what is checked
+        parsed.plan = parse_run_plan(text, path, read_start_record(run_dir))
     except PlanError as exc:
         # One check, at the first mistake, naming every other one with its line.
         more = "; ".join(f"line {e.line}: {e.message}" for e in exc.errors[1:])

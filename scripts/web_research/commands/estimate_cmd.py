@@ -20,13 +20,14 @@ def run(args: argparse.Namespace) -> int:
     from ..run.estimate import estimate, estimate_lines, load_averages  # lazy: start-up
     from ..formats import PLAN_FILE  # lazy: start-up
     from ..core.paths import data_dir  # lazy: start-up
-    from ..run.plan import PlanError, load_plan, recorded_question  # lazy: start-up
+    from ..run.choices import load_run_plan  # lazy: start-up
+    from ..run.plan import PlanError  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "estimate")
     if run_dir is None:
         return EXIT_USAGE
     try:
-        plan = load_plan(run_dir / PLAN_FILE, expected_question=recorded_question(run_dir))
+        plan = load_run_plan(run_dir)
     except PlanError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

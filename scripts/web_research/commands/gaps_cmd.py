@@ -18,14 +18,14 @@ from .verify_cmd import open_run_dir
 
 def run(args: argparse.Namespace) -> int:
     from ..checks.coverage import STATE_COVERED, bullet_states, read_findings_files  # lazy: start-up
-    from ..formats import PLAN_FILE  # lazy: start-up
-    from ..run.plan import PlanError, load_plan  # lazy: start-up
+    from ..run.choices import load_run_plan  # lazy: start-up
+    from ..run.plan import PlanError  # lazy: start-up
 
     run_dir = open_run_dir(args.dir, "gaps")
     if run_dir is None:
         return EXIT_USAGE
     try:
-        plan = load_plan(run_dir / PLAN_FILE, run_dir)
+        plan = load_run_plan(run_dir)
     except PlanError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -27,12 +27,13 @@ def run_limits(run_dir: str) -> RunLimits:
     from ..run.budget import budget_for, effective_budget  # lazy: start-up
     from ..formats import PLAN_FILE  # lazy: start-up
     from ..core.fsutil import RunFileError, read_run_text  # lazy: start-up
-    from ..run.plan import parse_plan, second_wave_subtopics  # lazy: start-up
+    from ..run.choices import parse_run_plan, read_start_record  # lazy: start-up
+    from ..run.plan import second_wave_subtopics  # lazy: start-up
 
     path = Path(run_dir) / PLAN_FILE
     try:
         text = read_run_text(path, Path(run_dir))  # bounded, a regular file inside the run
-        plan = parse_plan(text, path)
+        plan = parse_run_plan(text, path, read_start_record(Path(run_dir)))  # the person's tier, or none
     except (RunFileError, OSError, ValueError):  # PlanError is a ValueError
         fallback = budget_for(None, 0)
         return RunLimits(fallback.searches_per_researcher, fallback.page_reads_per_researcher, None)

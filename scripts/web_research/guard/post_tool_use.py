@@ -250,7 +250,7 @@ def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> Decision:
         if record is None or record["run"].get("run_dir") != snapshot["run"].get("run_dir"):
             return NOTHING
         record["run"]["abandon_reason"] = str(result.get("reason") or "")[:1000]
-        session.archive(record, "abandoned", closed=True)  # shut until this turn's Stop (after_abandon.py)
+        session.archive(record, "abandoned", closed=True)  # shut until this turn's Stop (rules/after_abandon.py)
     return Notice(f"web-research: the research run in {snapshot['run']['run_dir']} was abandoned "
                          f"({str(result.get('reason') or '')[:300]}); it is not verified. Until this turn "
                          "ends, only read-only tools and a new start are allowed.")

@@ -104,7 +104,7 @@ class Session:
     def closed_marker(self) -> dict[str, Any] | None:
         """The marker an abandoned run leaves until the Stop of its turn (`archive(closed=True)`),
         or None. The record file stays, so the hooks keep running for the session: no run is
-        active (`read` is None), yet the room stays shut (guard/after_abandon.py)."""
+        active (`read` is None), yet the room stays shut (guard/rules/after_abandon.py)."""
         try:
             data = json.loads(self.record_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

@@ -116,11 +116,12 @@ def _ceil(number: float) -> int:
     return whole + 1 if whole < number else whole
 
 
-def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) -> Decision:
     """Tell the user, once per session, that the guard failed on its own bug in an event
     that decides nothing (PostToolUse, SubagentStart, SessionStart/End); later failures
     are only logged. Deciding events refuse instead (`failure_decision`)."""
     from ..core.paths import LOGS_DIR, data_dir, valid_session_id  # lazy: hook start-up
+    from .rules.decision import NOTHING, Notice  # lazy: hook start-up
 
     session = payload.get("session_id")
     folder = data_dir(env) / LOGS_DIR
@@ -129,9 +130,9 @@ def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) ->
         folder.mkdir(parents=True, exist_ok=True)
         os.close(os.open(mark, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     except OSError:
-        return {}
-    return {"systemMessage": "web-research: the guard hit an internal error and decided nothing for this "
-                             f"event (its checks may be inactive); details in {folder / LOG_FILE}."}
+        return NOTHING
+    return Notice("web-research: the guard hit an internal error and decided nothing for this event (its "
+                  f"checks may be inactive); details in {folder / LOG_FILE}.")
 
 
 def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
@@ -212,17 +213,20 @@ def _read_stdin(stdin: Any) -> bytes:
 
 def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
             exc: BaseException) -> dict[str, Any]:
+    """Log the failure, then the client's JSON of what the hook says about it (`failure_decision`)."""
     from .adapter import PayloadError  # lazy: hook start-up
 
     if isinstance(exc, PayloadError):
         _log_line(event, env, f"refused payload: {exc}")
     else:
         log_failure(event, env)
+    from .adapter import to_json  # lazy: hook start-up
+
     try:
-        return failure_decision(event, parsed, raw, env, exc)
+        return to_json(event, failure_decision(event, parsed, raw, env, exc))
     except Exception:  # noqa: BLE001 - judging the failure failed too: refuse, since a run may be open
         log_failure(f"{event} (judging a failure)", env)
-        return _refusal(event, f"{_what(exc)}; then judging that failed too", None, None)
+        return to_json(event, _refusal(event, f"{_what(exc)}; then judging that failed too", None, None))
 
 
 def _log_line(event: str, env: Mapping[str, str], text: str) -> None:
@@ -252,7 +256,7 @@ def _what(exc: BaseException) -> str:
 
 
 def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
-                     exc: BaseException) -> dict[str, Any]:
+                     exc: BaseException) -> Decision:
     """What a hook that failed says. Outside a run: nothing (a session that is not
     researching never hears of us). In a run (this session's record exists; or, when the
     payload does not say which session it is, any session's): a deciding event refuses,
@@ -277,19 +281,20 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
     return _refusal(event, _what(exc), run_dir, env)
 
 
-def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: BaseException) -> dict[str, Any]:
+def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: BaseException) -> Decision:
     """No run is open, but this may have been our start command: a run that was not
     recorded has no guards, so say so rather than stay quiet."""
+    from .rules.decision import NOTHING, Notice  # lazy: hook start-up
+
     if event != "PostToolUse" or b"web-research" not in raw or b"start" not in raw:
-        return {}
-    return {"systemMessage": "web-research: a research run may have started but the guard could not record "
-                             f"it ({_what(exc)}), so its checks are inactive; see the hooks' log."}
+        return NOTHING
+    return Notice("web-research: a research run may have started but the guard could not record it "
+                  f"({_what(exc)}), so its checks are inactive; see the hooks' log.")
 
 
-def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] | None) -> dict[str, Any]:
+def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] | None) -> Decision:
     from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
     from .rules.decision import Block, Deny, Notice  # lazy: hook start-up
-    from .adapter import to_json  # lazy: hook start-up
 
     log = data_dir(env or os.environ) / LOGS_DIR / LOG_FILE
     program = os.path.join((env or {}).get("CLAUDE_PLUGIN_ROOT") or str(_hooks_config().parent.parent),
@@ -298,23 +303,23 @@ def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] 
     give_up = (f'To give the run up instead, run "{program}" abandon {folder} --reason "<why>" and tell '
                "the user what happened.")
     if event == "PreToolUse":
-        return to_json(event, Deny(
+        return Deny(
             f"web-research could not check this tool call while a research run is open ({what}), so it was "
             "refused. Retry it once, exactly as your instructions write it. If it is refused again, stop and "
-            f"tell the user (details in {log}). {give_up}"))
+            f"tell the user (details in {log}). {give_up}")
     if event == "SubagentStop":
-        return to_json(event, Block(
+        return Block(
             f"web-research could not check this stop while a research run is open ({what}). Make sure your "
             "output file is written as your instructions say, then reply with your final line again. "
             f"(Details in {log}.)",
-            "web-research: the guard could not check a subagent's stop; it was asked to finish again."))
+            "web-research: the guard could not check a subagent's stop; it was asked to finish again.")
     if run_dir is not None and not _report_exists(run_dir):
-        return to_json(event, Notice(f"web-research: the Stop gate could not run ({what}); no report.md yet, "
-                                     f"so nothing was checked. Details in {log}."))
-    return to_json(event, Block(
+        return Notice(f"web-research: the Stop gate could not run ({what}); no report.md yet, "
+                      f"so nothing was checked. Details in {log}.")
+    return Block(
         f"web-research's Stop gate could not check the report while the run is open ({what}), so the "
         f'stop is not accepted. Run "{program}" finish {folder} and do what it prints. {give_up}',
-        "web-research: the Stop gate failed on its own error; the agent was asked to finish or abandon the run."))
+        "web-research: the Stop gate failed on its own error; the agent was asked to finish or abandon the run.")
 
 
 def _report_exists(run_dir: str) -> bool:

@@ -28,7 +28,6 @@ from ..formats import (
     FINDINGS_DIR,
     FINDINGS_MAX_WORDS,
     MAX_PARALLEL_RESEARCHERS,
-    PLAN_FILE,
     PLUGIN_ROOT,
     reference_file,
 )
@@ -37,7 +36,8 @@ from .findings_stub import still_to_dispatch  # noqa: F401 - `briefs` lists by i
 from .brief_prompt import AGENT_PROMPT_HASH_LABEL, brief_hash, compose_agent_prompt, split_agent_prompt  # noqa: F401
 from .budget import effective_budget
 from ..core.fsutil import atomic_write_text, is_within
-from .plan import Plan, Subtopic, load_plan
+from .choices import load_run_plan
+from .plan import Plan, Subtopic
 
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
@@ -202,9 +202,7 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
     """Render, write (atomically; untouched when unchanged) and hash every brief of the plan,
     second wave included (its briefs come after the first wave's, which do not change)."""
     run_dir = Path(os.path.abspath(run_dir))  # same spelling as `start` printed (symlinks kept)
-    from .plan import recorded_question  # lazy: start-up
-
-    plan = load_plan(run_dir / PLAN_FILE, run_dir, recorded_question(run_dir))
+    plan = load_run_plan(run_dir)
     template = load_template()
     infos: list[BriefInfo] = []
     for subtopic in plan.all_subtopics:

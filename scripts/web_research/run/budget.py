@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..formats import (DEFAULT_SEARCH_BUDGET, MAX_PARALLEL_RESEARCHERS, MAX_SECOND_WAVE_SUBTOPICS, MAX_SUBTOPICS,
-                      MAX_VERIFY_ROUNDS)
+                      MAX_VERIFY_ROUNDS, RUN_STATE_DIR, START_RECORD_FILE)
 
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Protocol, Sized
@@ -165,6 +165,25 @@ def effective_budget(plan: "PlanBudgetLines") -> Budget:
     """The budget a parsed plan grants: its tier's defaults, its explicit lines winning."""
     return budget_for(plan.tier, len(plan.subtopics), plan.searches_per_subagent, plan.page_reads_per_subagent,
                       deepen=getattr(plan, "deepen", False))
+
+
+def tier_refusal(plan_tier: str | None, plan_deepen: bool, recorded_tier: str | None,
+                 recorded_deepen: bool | None) -> str | None:
+    """Why a plan's budget is not the one the person asked for at `start` (and what to write), or
+    None when it is or nothing was recorded. The plan refines subtopics; the tier, and whether a
+    second wave is granted, stay the person's (run/choices.py)."""
+    record = f"{RUN_STATE_DIR}/{START_RECORD_FILE}"
+    if recorded_tier is not None and plan_tier != recorded_tier:
+        stated = f"'{PLAN_TIER_LINE}: {plan_tier}'" if plan_tier else f"no '{PLAN_TIER_LINE}:' line"
+        return (f"the Budget has {stated}, but the person asked for tier {recorded_tier} at start ({record}); "
+                f"write '{PLAN_TIER_LINE}: {recorded_tier}' under '## Budget'. The plan refines subtopics, never "
+                "the tier: a different tier is a new run")
+    if recorded_deepen is not None and plan_deepen != recorded_deepen:
+        return (f"the Budget {'has' if plan_deepen else 'lacks'} 'Deepen: yes', but the person asked for "
+                f"deepen: {str(recorded_deepen).lower()} at start ({record}); "
+                + ("write 'Deepen: yes' under '## Budget'" if recorded_deepen else "remove the 'Deepen: yes' line")
+                + ". A different choice is a new run")
+    return None
 
 
 def _yes_no(value: bool) -> str:

@@ -43,7 +43,7 @@ import re
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget
+from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget, tier_refusal
 from ..formats import (
     BULLET_ID_PATTERN,
     MAX_SECOND_WAVE_SUBTOPICS,
@@ -454,6 +454,7 @@ class _BudgetLines(NamedTuple):
     page_reads: int | None = None
     researchers: int | None = None
     deepen: bool | None = None
+    line: int = 0  # where a difference from start's record is pointed at: the Tier line, else the heading
 
 
 def _budget_value(label: str, value: str, number: int, path: Path | None) -> str | int:
@@ -506,6 +507,7 @@ def _parse_budget(section: _Section, path: Path | None, errors: list[PlanError])
         page_reads=stated.get(PLAN_PAGE_READS_LINE),  # type: ignore[arg-type]
         researchers=stated.get(PLAN_RESEARCHERS_LINE),  # type: ignore[arg-type]
         deepen=stated.get(PLAN_DEEPEN_LINE) == "yes",
+        line=found[PLAN_TIER_LINE][1] if PLAN_TIER_LINE in found else section.line,
     )
 
 
@@ -522,11 +524,13 @@ def _check_tier_subtopics(subtopics: list[Subtopic], tier: str | None, path: Pat
     )
 
 
-def parse_plan(text: str, path: Path | None = None, expected_question: str | None = None) -> Plan:
+def parse_plan(text: str, path: Path | None = None, expected_question: str | None = None,
+               expected_tier: str | None = None, expected_deepen: bool | None = None) -> Plan:
     """Parse plan.md text; raise `PlanError` naming every offending line (`errors`).
 
-    `expected_question`: the question `start` recorded (`recorded_question`); a plan whose
-    question differs from it is refused. A UTF-8 byte-order mark is ignored."""
+    `expected_question`, `expected_tier`, `expected_deepen`: what `start` recorded (run/choices.py);
+    a plan whose question or budget choice differs from it is refused. A UTF-8 byte-order mark is
+    ignored."""
     lines = _lines(text.removeprefix("\ufeff"))
     document = parse_markdown("\n".join(lines))
     outline = _outline(document)
@@ -562,6 +566,10 @@ def parse_plan(text: str, path: Path | None = None, expected_question: str | Non
     budget = _parse_budget(present[PLAN_SECTION_BUDGET], path, errors) \
         if PLAN_SECTION_BUDGET in present else _BudgetLines()
     attempt(_check_tier_subtopics, subtopics, budget.tier, path)
+    held = tier_refusal(budget.tier, bool(budget.deepen), expected_tier, expected_deepen) \
+        if PLAN_SECTION_BUDGET in present else None
+    if held is not None:
+        errors.append(PlanError(path, budget.line, held))
     second_wave: list[Subtopic] = []
     if PLAN_SECTION_SECOND_WAVE in sections and not errors:
         from .budget import tier_defaults  # lazy: start-up
@@ -592,7 +600,8 @@ def second_wave_subtopics(plan: Plan) -> list[Subtopic]:
     return list(plan.second_wave)
 
 
-def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | None = None) -> Plan:
+def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | None = None,
+              expected_tier: str | None = None, expected_deepen: bool | None = None) -> Plan:
     """Read and parse a plan file (UTF-8), a regular file inside `run_dir`
     (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`.
     `expected_question`: see `parse_plan`."""
@@ -605,7 +614,7 @@ def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | 
         if exc.missing:
             raise PlanError(path, 1, "file not found; expected the run's plan.md") from None
         raise PlanError(path, 1, exc.reason) from None
-    return parse_plan(text, path, expected_question)
+    return parse_plan(text, path, expected_question, expected_tier, expected_deepen)
 
 
 # --- the skeleton `start` writes, and the question it records ----------------------------
@@ -628,18 +637,3 @@ def start_record_path(run_dir: Path) -> Path:
     from ..formats import RUN_STATE_DIR, START_RECORD_FILE  # lazy: hook start-up
 
     return Path(run_dir) / RUN_STATE_DIR / START_RECORD_FILE
-
-
-def recorded_question(run_dir: Path) -> str | None:
-    """The question `start` recorded for this run (.web-research/start.json), or None for a run
-    without that record (made before it existed, or by hand): then no question is imposed."""
-    import json  # lazy: start-up
-
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
-    try:
-        data = json.loads(read_run_file(start_record_path(run_dir), Path(run_dir), 256 * 1024).decode("utf-8"))
-    except (RunFileError, UnicodeDecodeError, ValueError):
-        return None
-    question = data.get("research_question") if isinstance(data, dict) else None
-    return question if isinstance(question, str) and question.strip() else None

@@ -131,7 +131,8 @@ def _brief_bytes(run_dir: Path, slug: str) -> bytes | None:
 
 
 def _plan(run_dir: Path):  # -> tuple[Plan, bytes]
-    from .plan import PlanError, parse_plan  # lazy: start-up
+    from .choices import parse_run_plan, read_start_record  # lazy: start-up
+    from .plan import PlanError  # lazy: start-up
 
     if not run_dir.is_dir():
         raise NotARun(f"{run_dir}: no such folder; expected the folder of an earlier run")
@@ -142,7 +143,7 @@ def _plan(run_dir: Path):  # -> tuple[Plan, bytes]
         raise NotARun(f"{plan_path}: {'missing' if error.missing else error.reason}; expected the run's "
                       f"{formats.PLAN_FILE}, so {run_dir} holds no run to resume") from None
     try:
-        return parse_plan(data.decode("utf-8"), plan_path), data
+        return parse_run_plan(data.decode("utf-8"), plan_path, read_start_record(run_dir)), data
     except (PlanError, UnicodeDecodeError) as error:
         raise NotARun(f"{error}; a plan that does not parse cannot be resumed") from None
 

@@ -93,6 +93,19 @@ def agent_messages(result: RunResult) -> list[list[dict]]:
     return list(groups.values())
 
 
+def researcher_dispatches(result: RunResult) -> list[list[dict]]:
+    """`agent_messages` without the claim-checker's dispatches (prompt `Check: <output_dir>`)."""
+    return [group for group in agent_messages(result)
+            if not all(str(u["input"].get("prompt", "")).startswith("Check:") for u in group)]
+
+
+def researcher_spans(result: RunResult) -> dict[str, tuple[int, int]]:
+    """`subagent_request_spans` of the researchers only (their prompt ends with its brief's hash)."""
+    researchers = {req.agent_id for req in result.requests
+                   if req.kind == "subagent" and "Brief hash: " in (req.first_user_text or "")}
+    return {agent: span for agent, span in subagent_request_spans(result).items() if agent in researchers}
+
+
 def subagent_request_spans(result: RunResult) -> dict[str, tuple[int, int]]:
     """agent_id -> (first, last) request sequence number of each subagent conversation."""
     spans: dict[str, tuple[int, int]] = {}

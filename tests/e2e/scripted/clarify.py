@@ -12,6 +12,7 @@ import re
 from harness.request_view import RequestView
 from harness.scenario import Context, Page, Rule, Scenario, is_main, webfetch_summarizer, websearch_backend
 from harness.sse import Reply, call, say
+from scripted import checker
 from scripted.conversation import bash, hook_feedback, last_calls, result_for
 from scripted.orchestrator import Orchestrator
 from scripted.prompt_text import PromptError, core_command
@@ -79,5 +80,6 @@ def build(ctx: Context) -> Scenario:
                                          if any(w.lower() in p.title.lower() for w in query.split())]),
         webfetch_summarizer(),
         Rule("researcher", lambda req: req.is_agent(researcher_marker(ctx.plugin_root)), Researcher(ctx, topics).step),
+        Rule("claim-checker", lambda req: req.is_agent(checker.checker_marker(ctx.plugin_root)), checker.step),
         Rule("orchestrator", is_main, ClarifyingOrchestrator(ctx, topics, "good", 0).step),
     ], pages)

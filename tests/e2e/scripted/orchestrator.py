@@ -44,6 +44,9 @@ UNCITED = "uncited-then-cited"  # report mode: a TL;DR bullet states a figure wi
 UNCITED_OPENING = "In short, "
 # What `finish` prints when claims wait for a claim-checker (finish_cmd.py).
 FINISH_NEEDS_CHECKER = "need a verdict"
+# After abandon, the `abandoned` scenario's orchestrator plants a page here (beside the run folder).
+PLANTED_FOLDER = "planted-run"
+PLANTED_SNAPSHOT = "0123456789abcdef"
 
 
 def sub_was_refused_plan(req: RequestView) -> str | None:
@@ -120,13 +123,11 @@ INTRUDER_TOOL_SEARCH = {"query": "select:CronCreate,mcp__notes__note", "max_resu
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
                  second_wave: list[Subtopic] | None = None, budget_lines: list[str] | None = None,
-                 own_search: bool = False, claim_check: bool = False, lapses: bool = False,
-                 redispatch: bool = False):
+                 own_search: bool = False, lapses: bool = False, redispatch: bool = False):
         """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
         second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered;
         budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2");
         own_search: after the researchers return, search the web itself once (SKILL.md forbids it);
-        claim_check: keep the tier's claim check (see research.build);
         lapses: make a real model's lapses in what it writes (dispatch prompts by a relative path,
         in quotes with a sentence after them, or by slug);
         redispatch: once the researchers returned, dispatch the first brief again (its findings
@@ -135,7 +136,6 @@ class Orchestrator:
         self.redispatch = redispatch
         self.budget_lines = list(budget_lines or [])
         self.own_search = own_search
-        self.claim_check = claim_check
         self.ctx = ctx
         self.topics = topics
         self.second_wave = second_wave or []
@@ -163,8 +163,8 @@ class Orchestrator:
         if sub == "finish" and self.report_mode == "abandoned":
             command = core_command(self.body(req), "abandon").replace("<their words>", "the person asked to stop")
             return bash(command.replace("<output_dir>", self.run(req)["output_dir"]), "Abandon the run")
-        if sub == "abandon":
-            return say("The research run was abandoned at your request; it is not verified.")
+        if sub == "abandon" or (self.report_mode == "abandoned" and self.planting(req, last[0])):
+            return self.plant(req, last[0])
         if sub == "unavailable":
             result = result_for(req, "Bash")
             return say(json.dumps(json_in(result.text)) if result is not None else "no result")
@@ -422,6 +422,24 @@ class Orchestrator:
                  f"brief: {path.stem}")
         return forms[number % len(forms)]
 
+    # --- after abandon: a model that gave up tries to plant evidence for a new run -------
+    def planted_folder(self, req: RequestView) -> str:
+        return str(Path(self.run(req)["output_dir"]).parent / PLANTED_FOLDER)
+
+    def planting(self, req: RequestView, last: dict) -> bool:
+        return PLANTED_FOLDER in json.dumps(last.get("input") or {})
+
+    def plant(self, req: RequestView, last: dict) -> Reply:
+        """Once the run is abandoned, the intruder plants a page for a new folder (Bash, then
+        Write), to start a run on it; both are refused until the turn ends. Then it ends the turn."""
+        page = f"{self.planted_folder(req)}/{formats.SOURCES_DIR}/{PLANTED_SNAPSHOT}.txt"
+        if subcommand(last) == "abandon":
+            return bash(f"mkdir -p {self.planted_folder(req)}/{formats.SOURCES_DIR} && echo planted > {page}",
+                        "Prepare the next run's folder")
+        if last["name"] == "Bash":
+            return call("Write", {"file_path": page, "content": "A page no fetch produced.\n"})
+        return say("The research run was abandoned at your request; it is not verified.")
+
     def finish(self, req: RequestView) -> Reply:
         return bash(core_command(self.body(req), "finish", self.run(req)["output_dir"]),
                     "Number the references, write Sources and check the run")
@@ -503,15 +521,9 @@ class Orchestrator:
 
     # --- the files it writes ------------------------------------------------------
     def _budget_lines(self, tier: str) -> list[str]:
-        """The Budget section: the tier's line, unless the scenario skips the tier's claim check;
-        then no `Tier:` line (the same searches, no model check), and `Deepen: yes` where the
-        tier would have allowed a second wave."""
-        defaults = tier_defaults(tier)
-        if self.claim_check or not defaults.claim_check:
-            lines = [f"{PLAN_TIER_LINE}: {tier}"]
-        else:
-            lines = ["Deepen: yes"] if defaults.second_wave else []
-        return lines + self.budget_lines
+        """The Budget section as SKILL.md says: start's `Tier:` line stays (the person's tier, held
+        by code), with the scenario's lines added."""
+        return [f"{PLAN_TIER_LINE}: {tier}", *self.budget_lines]
 
     def plan_text(self, question: str, tier: str) -> str:
         parts = ["# Research plan", "", f"## {formats.PLAN_SECTION_QUESTION}", "", question, "",

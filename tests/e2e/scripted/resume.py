@@ -20,6 +20,7 @@ from typing import Any
 from harness.request_view import RequestView
 from harness.scenario import Context, Page, Rule, Scenario, is_main, webfetch_summarizer, websearch_backend
 from harness.sse import Reply, calls, say
+from scripted import checker
 from scripted.conversation import result_for
 from scripted.orchestrator import Orchestrator
 from scripted.prompt_text import PromptError, brief_line, json_in
@@ -131,6 +132,7 @@ def build(ctx: Context, phase: str = "interrupted") -> Scenario:
                                          if any(w.lower() in p.title.lower() for w in query.split())]),
         webfetch_summarizer(),
         Rule("researcher", lambda req: req.is_agent(marker), researcher.step),
+        Rule("claim-checker", lambda req: req.is_agent(checker.checker_marker(ctx.plugin_root)), checker.step),
         Rule("orchestrator", is_main, orchestrator.step),
     ], pages)
 
