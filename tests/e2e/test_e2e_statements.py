@@ -3,7 +3,8 @@
 The scripted orchestrator writes a report whose TL;DR opens with a bullet that restates the first
 claim's figure without its reference. `finish` fails on it (report.tldr.uncited, naming the
 bullet and its figure); the orchestrator gives the bullet its reference and runs `finish` again,
-which prints the return object, and the run ends verified with no Stop block.
+which (after the tier's claim check) prints the return object, and the run ends verified with no
+Stop block.
 """
 from __future__ import annotations
 
@@ -39,12 +40,13 @@ def _tldr(text: str) -> list[str]:
 def test_finish_names_the_uncited_bullet_and_its_figure(uncited):
     from scripted.orchestrator import UNCITED_OPENING
 
-    first, second = outcome.bash_runs(uncited, "finish")
-    use, text = first
+    finishes = outcome.bash_runs(uncited, "finish")  # told, then (after the claim check) the object
+    use, text = finishes[0]
     assert outcome.tool_result_is_error(uncited, use["id"]), text
     assert "report.tldr.uncited" in text and f'"{UNCITED_OPENING}' in text and "units" in text, text
     assert "[^<subtopic-slug>:<n>]" in text  # the form to cite with
-    assert not outcome.tool_result_is_error(uncited, second[0]["id"]), second[1]
+    assert all("report.tldr.uncited" not in later for _use, later in finishes[1:])
+    assert not outcome.tool_result_is_error(uncited, finishes[-1][0]["id"]), finishes[-1][1]
 
 
 def test_the_bullet_is_cited_and_the_run_ends_verified(uncited):
