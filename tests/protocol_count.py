@@ -2,6 +2,7 @@
 numbered footnotes to references.
 
     .venv/bin/python tests/protocol_count.py [--rev REV] [--protocol numbered|references] [--json]
+    .venv/bin/python tests/protocol_count.py --turns [--rev REV] [--json]
 
 A walk is a list of the tool calls a model makes when it follows the prompts on a
 standard run (3 subtopics, review gate on, one fix round, one claim check) and on a
@@ -27,6 +28,18 @@ What is counted, per model:
   walk (for the orchestrator SKILL.md and the references the walk follows; for a
   researcher its agent file and one rendered brief; for the checker its agent file
   and the prompt of the example's claims) / 4.
+
+`--turns` counts what a run costs in model turns and tokens, per role (issue 29). Every
+turn re-sends the whole conversation, so a turn's input is the client's own part, the
+instructions and everything emitted and returned before it; its output is what the model
+emits (tool inputs, file contents, its reply). The walks are the references protocol's,
+turned into messages as the prompts at `--rev` allow: a researcher that may send several
+searches or page reads in one message does (two at a time); one that writes its findings
+file writes it (and a checkpoint, while its agent file asks for one) and then replies a line;
+one whose reply is its findings replies them. The researcher reads 3 pages and runs 4
+searches (the issue's measure: a standard run's researcher, 3 pages read). Sizes: the example
+run's files, fetch's default window (8,000 characters and its header), and the assumptions
+named below (CLIENT_TOKENS and the result sizes), the same on both sides of a comparison.
 """
 from __future__ import annotations
 
@@ -41,6 +54,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from web_research.checks.citation_entries import parse_citations  # noqa: E402
 from web_research.core.slug import slugify  # noqa: E402
+from web_research.formats import DISPATCH_BRIEF_PROMPT, DISPATCH_CHECK_PROMPT, dispatch_call  # noqa: E402
 
 EXAMPLE = ROOT / "examples" / "observability-pricing"
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
@@ -238,8 +252,8 @@ DEMANDS = {
               '" finish "<output_dir>"'), True),
             ("subtopic heading and bullets in plan.md", SKILL, "each a `### <name>` heading and `- ` bullets", True),
             # the hook sets subagent_type and run_in_background from the prompt's form
-            ("Agent prompt: Brief: <brief_path> or Check: <output_dir>", SKILL,
-             ("`prompt`: `Brief: <brief_path>`", "`prompt`: `Check: <output_dir>`"), False),
+            ("Agent call: description and prompt Brief: <brief_path> or Check: <output_dir>", SKILL,
+             (dispatch_call(DISPATCH_BRIEF_PROMPT), dispatch_call(DISPATCH_CHECK_PROMPT)), False),
             ("report skeleton and headings", REF + "report-template.md", "keep the headings character for character",
              True),
             ("reference [^<subtopic-slug>:<n>]", SKILL, "[^<subtopic-slug>:<n>]", True),
@@ -335,12 +349,132 @@ def tally(steps, instruction_chars: int, demand_list: list[tuple[str, bool]]) ->
             "instruction_tokens": instruction_chars // 4, "demands": [what for what, _ in demand_list]}
 
 
+# --- turns and tokens ------------------------------------------------------------------------------
+# Assumptions (the same for every revision compared): the pinned client's own part of each
+# request (its system prompt and tool schemas), and the size of what a tool returns.
+CLIENT_TOKENS = 5_000
+SEARCH_RESULT_CHARS = 3_000  # a WebSearch result: about ten titles, URLs and snippets
+FETCH_RESULT_CHARS = 8_000 + 400  # fetch's default window (--max-chars 8000) and its header
+BASH_RESULT_CHARS = 600  # one of the orchestrator's commands: a JSON object or a list of checks
+CALL_CHARS = 200  # one tool call's input as the model emits it (a query, a command line, a path)
+RETURN_FRAME_CHARS = 600  # the client's frame around a subagent's reply in the Agent result
+PARALLEL_ANCHOR = "Send several searches, or several page reads, in one message"
+REPLY_ANCHOR = "your final reply is your findings"
+
+# A turn: (what, calls, characters emitted, characters returned).
+Turn = tuple[str, int, int, int]
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def _agent_tools(text: str) -> set[str]:
+    line = next((row for row in text.splitlines() if row.startswith("tools:")), "tools:")
+    return {t.strip() for t in line.split(":", 1)[1].split(",") if t.strip()}
+
+
+def researcher_turns(s: dict, rev: str | None) -> list[Turn]:
+    """The researcher's messages on the standard walk (4 searches, 3 page reads), as its prompts at
+    `rev` ask: two calls to a message where the brief invites it, else one; then its findings
+    (written, with a checkpoint while the agent file asks for one, then a reply line; or replied)."""
+    brief, agent = read_at(rev, REF + "subagent-brief.md"), read_at(rev, "agents/researcher.md")
+    findings = len((EXAMPLE / "findings").glob("*.md").__next__().read_text(encoding="utf-8"))
+    calls = [("WebSearch", SEARCH_RESULT_CHARS)] * 2 + [("fetch", FETCH_RESULT_CHARS)] * 2 \
+        + [("WebSearch", SEARCH_RESULT_CHARS)] * 2 + [("fetch", FETCH_RESULT_CHARS)]
+    per_message = 2 if _folded(PARALLEL_ANCHOR) in _folded(brief) else 1
+    turns: list[Turn] = []
+    index = 0
+    while index < len(calls):
+        tool = calls[index][0]
+        group = [c for c in calls[index:index + per_message] if c[0] == tool]
+        turns.append((f"{len(group)} {tool}", len(group), CALL_CHARS * len(group), sum(r for _, r in group)))
+        index += len(group)
+    if "Write" in _agent_tools(agent):
+        if "checkpoint" in agent.lower():
+            turns.append(("Write checkpoint", 1, findings, 100))
+        turns += [("Write findings", 1, findings, 100), ("reply line", 0, 120, 0)]
+    else:
+        turns.append(("reply: the findings", 0, findings, 0))
+    return turns
+
+
+def orchestrator_turns(deep: bool, s: dict, rev: str | None) -> list[Turn]:
+    """The orchestrator's messages on the references walk: one per step, the researchers of a wave
+    in one message; what a researcher returns is a line, or its findings where they are its reply."""
+    n = len(s["prompts"])
+    findings = [len(f.read_text(encoding="utf-8")) for f in sorted((EXAMPLE / "findings").glob("*.md"))]
+    replied = REPLY_ANCHOR in _folded(read_at(rev, REF + "subagent-brief.md"))
+    returned = sum(findings) + n * RETURN_FRAME_CHARS if replied else n * (150 + RETURN_FRAME_CHARS)
+    report = len((EXAMPLE / "report.md").read_text(encoding="utf-8"))
+    out: list[Turn] = []
+    for name, calls, _values in orchestrator_walk("references", deep, s):
+        if name.startswith("Agent researcher"):
+            out.append((name, calls, CALL_CHARS * calls, returned))
+        elif name.startswith("Read findings"):
+            out += [(name, 1, CALL_CHARS, size) for size in findings]
+        elif name.startswith("Agent claim-checker"):
+            out += [(name, 1, CALL_CHARS, 80 * s["report_claims"])] * calls
+        elif name == "Write plan":
+            out.append((name, 1, 1_500, 100))
+        elif name.startswith("Write"):
+            out.append((name, 1, report if "report" in name else 800, 100))
+        elif name == "final message":
+            out.append((name, 0, 300, 0))
+        else:
+            out += [(name, 1, CALL_CHARS, BASH_RESULT_CHARS)] * calls
+    return out
+
+
+def checker_turns(s: dict) -> list[Turn]:
+    return [("reply: one line per claim", 0, 80 * s["report_claims"], 0)]
+
+
+def cost(turns: list[Turn], instruction_chars: int) -> dict:
+    """Model turns, input tokens (each turn re-sends the client's part, the instructions and the
+    conversation so far) and output tokens."""
+    sent = 0
+    input_tokens = 0
+    for _what, _calls, emitted, returned in turns:
+        input_tokens += CLIENT_TOKENS + (instruction_chars + sent) // 4
+        sent += emitted + returned
+    return {"turns": len(turns), "input_tokens": input_tokens,
+            "output_tokens": sum(t[2] for t in turns) // 4, "tool_calls": sum(t[1] for t in turns)}
+
+
+def count_turns(rev: str | None) -> dict:
+    s = example_sizes()
+    out: dict = {}
+    for run_name, deep in (("orchestrator, standard", False), ("orchestrator, deep", True)):
+        reads = [r for r in ORCHESTRATOR_READS[False] + (ORCHESTRATOR_READS[True] if deep else [])
+                 if r != "skills/web-research/references/citation-schema.md"]
+        out[run_name] = cost(orchestrator_turns(deep, s, rev), sum(len(read_at(rev, r)) for r in reads))
+    out["researcher"] = cost(researcher_turns(s, rev), len(read_at(rev, "agents/researcher.md")) + len(s["brief_text"]))
+    out["checker"] = cost(checker_turns(s), len(read_at(rev, "agents/claim-checker.md")) + len(checker_prompt(s)))
+    researchers = len(s["prompts"])
+    out["standard run, all roles"] = {
+        key: out["orchestrator, standard"][key] + researchers * out["researcher"][key] + out["checker"][key]
+        for key in ("turns", "input_tokens", "output_tokens", "tool_calls")}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rev", help="read the prompts at this git revision (default: the working tree)")
     parser.add_argument("--protocol", choices=("numbered", "references"), default="references")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--turns", action="store_true", help="model turns and tokens per role instead")
     args = parser.parse_args()
+    if args.turns:
+        turns = count_turns(args.rev)
+        if args.json:
+            print(json.dumps(turns, indent=2))
+            return
+        print("| | " + " | ".join(turns) + " |")
+        print("|---" * (len(turns) + 1) + "|")
+        for key in ("turns", "tool_calls", "input_tokens", "output_tokens"):
+            print(f"| {key} | " + " | ".join(f"{turns[m][key]:,}" for m in turns) + " |")
+        return
     result = count(args.protocol, args.rev)
     if args.json:
         print(json.dumps(result, indent=2))

@@ -106,6 +106,8 @@ FINDINGS_PLUGIN_FIELDS = tuple(f for f in FINDINGS_FIELDS if f not in FINDINGS_R
 # The reason of the stub findings file the SubagentStart hook writes for a researcher
 # (status failed until the researcher writes its own): a file still holding it means
 # the researcher never finished, so `briefs` lists its brief again.
+# What every researcher prompt, refusal and block says of its reply (tests hold them to it).
+REPLY_IS_FINDINGS = "your final reply is your findings"
 FINDINGS_STUB_REASON = "the researcher did not finish: this is the stub the plugin wrote when it started"
 FINDINGS_SOURCES_HEADING = "Sources"
 BRIEF_HASH_PREFIX = "sha256:"
@@ -157,6 +159,15 @@ EXCERPT_MAX_SPAN_CHARS = 600
 # rendered prompt in its place, so no model ever copies a brief or a checker prompt.
 DISPATCH_BRIEF_LABEL = "Brief:"  # a researcher: `Brief: <brief_path>`
 DISPATCH_CHECK_LABEL = "Check:"  # a claim-checker: `Check: <output_dir>`
+DISPATCH_BRIEF_PROMPT = f"{DISPATCH_BRIEF_LABEL} <brief_path>"
+DISPATCH_CHECK_PROMPT = f"{DISPATCH_CHECK_LABEL} <output_dir>"
+
+
+def dispatch_call(prompt: str) -> str:
+    """The one way to dispatch a researcher or the claim-checker, as SKILL.md, every refusal and
+    finish give it: an Agent call of a short description and this prompt. The hook completes it
+    (the agent type and the foreground, from the prompt's form: guard/context.dispatch_fields)."""
+    return f'`Agent {{"description": "<a few words>", "prompt": "{prompt}"}}`'
 
 # --- Plugin names ----------------------------------------------------------
 PLUGIN_NAME = "web-research"

@@ -1,8 +1,9 @@
 """Budgets the hooks hold, and metrics measured from what really happened.
 
-The plan allows 2 searches per researcher. One researcher tries four
-different searches: the hooks deny the last two, and it still writes an `ok`
-findings file from what it found. Another repeats a search (other case and
+The plan allows 2 searches per researcher. One researcher sends four
+different searches, two to a message: the hooks allow the first message's two
+and deny the second's, and it still replies with `ok` findings from what it
+found. Another repeats a search (other case and
 spacing) and a fetch: both repeats are denied as already done. The third
 behaves. The orchestrator then tries a WebSearch of its own: denied, since
 researchers do the searching. After the run, `metrics.json` holds exactly what the scripted model
@@ -45,36 +46,23 @@ def run_dir(run) -> Path:
     return outcome.run_dir(run)
 
 
-def calls_by_researcher(run) -> dict[str, list[dict]]:
-    """Agent tool_use id -> the tool calls made inside that researcher, in order (from the stream)."""
-    out: dict[str, list[dict]] = {}
-    for ev in run.stream.events:
-        parent = ev.get("parent_tool_use_id")
-        if ev.get("type") != "assistant" or not parent:
-            continue
-        out.setdefault(parent, []).extend(b for b in ev["message"]["content"] if b.get("type") == "tool_use")
-    return out
-
-
-def researcher_calls(run, slug: str) -> list[dict]:
-    for calls in calls_by_researcher(run).values():
-        if any(slug in json.dumps(c["input"]) for c in calls if c["name"] == "Write"):
-            return calls
-    raise AssertionError(f"no researcher wrote findings/{slug}.md\n{run.describe()}")
+researcher_calls = outcome.researcher_calls
 
 
 def denied(run, calls: list[dict]) -> list[dict]:
     return [c for c in calls if outcome.tool_result_is_error(run, c["id"])]
 
 
-def test_four_searches_on_a_budget_of_two_the_last_two_denied_and_findings_ok(run, run_dir):
+def test_four_searches_two_to_a_message_on_a_budget_of_two_the_second_pair_denied_and_findings_ok(run, run_dir):
+    messages = [[b for b in m if b.get("type") == "tool_use"] for m in outcome.researcher_messages(run, "billing-units")]
+    assert [[c["name"] for c in m] for m in messages[:2]] == [["WebSearch"] * 2] * 2, messages
     calls = researcher_calls(run, "billing-units")
     searches = [c for c in calls if c["name"] == "WebSearch"]
     assert len(searches) == 4, calls
     assert [c in denied(run, calls) for c in searches] == [False, False, True, True]
     for call in searches[2:]:
         text = run.stream.tool_result_text(call["id"])
-        assert "Search budget spent" in text and "2 of your 2" in text and "Write your findings" in text, text
+        assert "Search budget spent" in text and "2 of your 2" in text and "Reply with your findings" in text, text
     text = (run_dir / formats.FINDINGS_DIR / "billing-units.md").read_text()
     assert "status: ok" in text
 

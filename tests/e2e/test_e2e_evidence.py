@@ -2,11 +2,11 @@
 
 The researcher of "Billing units" cites the first search result without ever reading it (its
 excerpt made up from what it expects the page to say). Its SubagentStop blocks it naming the URL
-that has no page snapshot; it then reads the page with the fetch command and writes its findings
-again from the page, and is let go. After the researchers return, the orchestrator dispatches the
-first brief again, whose findings file is sealed `ok`: the PreToolUse hook denies it. The run
-ends verified, every findings file sealed as its owner (the researcher, then the plugin
-completing its frontmatter) last wrote it.
+that has no page snapshot; it then reads the page with the fetch command and replies with its
+findings again, in full, from the page, and is let go. Only that corrected reply is written. After
+the researchers return, the orchestrator dispatches the first brief again, whose findings file is
+sealed `ok`: the PreToolUse hook denies it. The run ends verified, every findings file sealed as
+the plugin wrote it from its researcher's reply.
 """
 from __future__ import annotations
 
@@ -45,17 +45,18 @@ def test_a_researcher_citing_a_page_it_never_fetched_is_told_at_its_stop(run):
     assert f"/findings/{slugify(UNFETCHED)}.md" in reason, reason
 
 
-def test_it_then_fetched_the_page_and_its_findings_are_sealed_as_it_wrote_them(run):
+def test_it_then_fetched_the_page_and_its_corrected_reply_is_the_file(run):
     run_dir = outcome.run_dir(run)
     path = run_dir / formats.FINDINGS_DIR / f"{slugify(UNFETCHED)}.md"
     text = path.read_text()
     assert "status: ok" in text
-    writes = [u for u in run.stream.tool_uses("Write") if u["input"]["file_path"] == str(path)]
-    # The uncited try and the fixed one (the stub is the plugin's, written at dispatch); the file
-    # is the fixed one with the frontmatter the plugin completed at its stop.
-    assert len(writes) == 2, writes
-    body = writes[-1]["input"]["content"].split("\n---\n", 1)[1]
-    assert "[^1]" in body and text.endswith(body), text
+    assert run.stream.tool_uses("Write") == [] or all(  # no researcher writes: the plugin writes the reply
+        "/findings/" not in u["input"]["file_path"] for u in run.stream.tool_uses("Write"))
+    # The wrong reply (blocked) and the corrected one; the file is the corrected one, with the
+    # frontmatter the plugin completed at its stop.
+    wrong, fixed = outcome.researcher_replies(run, slugify(UNFETCHED))
+    body = fixed.split("\n---\n", 1)[1]
+    assert "[^1]" in body and text.endswith(body) and not text.endswith(wrong.split("\n---\n", 1)[1]), text
     fetches = [u for u in run.stream.tool_uses("Bash") if " fetch " in u["input"]["command"]
                and str(run_dir) in u["input"]["command"]]
     assert len(fetches) == len(DEFAULT_SUBTOPICS), fetches  # the unfetched one read its page after the block

@@ -3,7 +3,7 @@
 The orchestrator dispatches its three researchers the ways a model mistypes `Brief:
 <brief_path>`: a relative path, the path in quotes with a sentence after it, the bare slug
 (`brief: <slug>`). The PreToolUse hook puts each brief in its place. One researcher is
-"sloppy": it writes `status: ok` and leaves the stub's reason, and no researcher writes its
+"sloppy": it replies `status: ok` with a stale reason left in, and no researcher types its
 times or brief hash: the SubagentStop hook fills them in and drops the stale reason. The
 plan keeps `Tier: standard`, so a claim-checker runs; its answer comes after a line of prose
 and quotes words inside its reasons. The run ends verified.

@@ -154,17 +154,21 @@ def test_hooks_allowed_the_run_without_blocking(run, answer, report_note):
 
 
 def test_the_plugin_keeps_each_researchers_frontmatter(run, answer):
-    """A model has no clock and should copy no hash: the researchers wrote only `status`; the hooks
-    wrote the stub at dispatch and filled in subtopic, brief hash and times at each stop."""
+    """A model has no clock and should copy no hash: the researchers wrote no file and typed only
+    `status` in their replies; the hooks wrote the stub at dispatch and, at each stop, the reply as
+    the findings file with subtopic, brief hash and times filled in."""
     import time
 
     from web_research.core.frontmatter_reader import read_frontmatter
 
     run_dir = Path(answer["plan"]).parent
-    writes = [u for u in run.stream.tool_uses("Write") if "/findings/" in u["input"]["file_path"]]
-    assert len(writes) == 3 and all("brief_hash" not in u["input"]["content"] for u in writes)
+    assert [u for u in run.stream.tool_uses("Write") if "/findings/" in u["input"]["file_path"]] == []
     for path in sorted((run_dir / formats.FINDINGS_DIR).glob("*.md")):
-        meta = read_frontmatter(path.read_text(encoding="utf-8")).data
+        (reply,) = outcome.researcher_replies(run, path.stem)
+        assert "brief_hash" not in reply and reply.startswith("---\nstatus: ok\n---\n")
+        text = path.read_text(encoding="utf-8")
+        assert text.endswith(reply.split("\n---\n", 1)[1])  # the reply's body, byte for byte
+        meta = read_frontmatter(text).data
         assert meta["brief_hash"] == outcome.sha256(run_dir / formats.BRIEFS_DIR / path.name)
         assert meta["started_at"] <= meta["finished_at"] and "reason" not in meta
         stamp = time.mktime(time.strptime(meta["finished_at"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone

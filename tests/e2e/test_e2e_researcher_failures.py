@@ -1,10 +1,10 @@
 """Scenarios 3 and 4: a researcher that fails, and one that dies silently.
 
-Partial failure: the researcher writes `status: failed` with a reason; the run
+Partial failure: the researcher replies `status: failed` with a reason; the run
 goes on and the report names the subtopic under Gaps & Limitations.
-Silent failure: the researcher ends without writing its file; SubagentStop
-blocks it once with the missing path; when it still writes nothing, the run
-goes on and Gaps names the subtopic as having no findings file.
+Silent failure: the researcher's reply holds no findings; SubagentStop blocks
+it once, naming its findings file; when it still gives none, the plugin's stub
+stays, the run goes on and Gaps names the subtopic as not finished.
 """
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ def _written_by_finish(result, bullet: str) -> None:
 
 
 def test_failed_researcher_is_not_blocked(partial):
-    # It wrote its file with a valid status and reason: nothing to insist on.
+    # It replied with a valid status and reason: nothing to insist on.
     assert partial.stream.blocks("SubagentStop") == [], partial.describe()
     assert partial.stream.blocks("Stop") == [], partial.describe()
 
@@ -94,7 +94,7 @@ def test_silent_researcher_is_blocked_once_and_dispatched_once_more(silent):
         assert "findings/commitment-discounts.md" in reason, reason
     dispatched = [u["input"]["prompt"] for u in silent.stream.tool_uses("Agent", main_only=True)]
     assert sum("commitment-discounts" in p for p in dispatched) == 2, dispatched
-    # The researcher saw the hook's feedback and still wrote nothing.
+    # The researcher saw the hook's feedback and still gave no findings.
     feedback = [r for r in silent.requests if r.kind == "subagent" and "commitment-discounts.md" in r.last_user_text
                 and "hook" in r.last_user_text.lower()]
     assert feedback, "the researcher never received the SubagentStop feedback"

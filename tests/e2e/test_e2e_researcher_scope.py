@@ -1,9 +1,11 @@
 """A researcher stays inside its scope: the hooks see agent_type and act on it.
 
-One researcher first tries to overwrite plan.md and to run a command other than
-`fetch`; the PreToolUse hooks, which must recognise the call as coming from
-the researcher subagent, deny both; it then does its job and the run
-completes.
+One researcher first tries to overwrite plan.md, to write its own findings file
+(the plugin writes it from the reply) and to run a command other than `fetch`.
+It has no Write tool (its agent file lists WebSearch and Bash), so the client
+refuses both writes itself; the PreToolUse hook, which must recognise the call
+as coming from the researcher subagent, denies the command (and would deny a
+write: tests/unit/test_hooks.py). It then does its job and the run completes.
 """
 from __future__ import annotations
 
@@ -42,11 +44,15 @@ def test_out_of_scope_write_and_command_are_denied(run):
     run_dir = outcome.run_dir(run)
     stray_write = [u for u in _researcher_calls(run, "Write")
                    if u["input"]["file_path"] == str(run_dir / formats.PLAN_FILE)]
+    own_write = [u for u in _researcher_calls(run, "Write")
+                 if u["input"]["file_path"] == str(run_dir / formats.FINDINGS_DIR / "billing-units.md")]
     stray_bash = [u for u in _researcher_calls(run, "Bash") if u["input"]["command"].startswith("ls ")]
-    assert len(stray_write) == 1 and len(stray_bash) == 1, run.describe()
-    for use in stray_write + stray_bash:
+    assert len(stray_write) == 1 and len(own_write) == 1 and len(stray_bash) == 1, run.describe()
+    for use in stray_write + own_write + stray_bash:
         assert outcome.tool_result_is_error(run, use["id"]), run.stream.tool_result_text(use["id"])
-    assert len(run.stream.denials()) == 2, run.describe()
+    for use in stray_write + own_write:
+        assert "No such tool available: Write" in run.stream.tool_result_text(use["id"])
+    assert len(run.stream.denials()) == 1, run.describe()  # the command; the writes never reached a hook
 
 
 def test_plan_is_untouched_and_the_run_completes(run):

@@ -259,18 +259,9 @@ class Harness:
                  {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}}]
         path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
 
-    def written_by(self, agent_id: str, path: Path) -> None:
-        """Record, as the PostToolUse hook of the agent's own Write would, that `path` holds what
-        `agent_id` wrote (the hooks' own code, called directly: setup, not the thing tested)."""
-        from web_research.evidence import ledger
-        from web_research.guard.effects import seals
-
-        seals.record_written(self.env(), str(self.run_dir), str(path), ledger.file_sha256(path, 1 << 24), agent_id,
-                             None, by=ledger.BY_AGENT)
-
-    def write_findings(self, brief: dict[str, Any], status: str = "ok", writer: str | None = None,
-                       **overrides: str | None) -> Path:
-        """Write a findings file; `writer`: the researcher whose Write it is (recorded as its own)."""
+    def findings_text(self, brief: dict[str, Any], status: str = "ok", **overrides: str | None) -> str:
+        """A findings document: every frontmatter field (`overrides` replace or, None, drop one),
+        then a body with nothing cited."""
         fields: dict[str, str | None] = {
             "status": status,
             "subtopic": json.dumps(brief["subtopic"]),
@@ -281,12 +272,28 @@ class Harness:
         }
         fields.update(overrides)
         front = "".join(f"{k}: {v}\n" for k, v in fields.items() if v is not None)
+        return f"---\n{front}---\n\nNothing cited.\n"
+
+    def write_findings(self, brief: dict[str, Any], status: str = "ok", **overrides: str | None) -> Path:
+        """Put a findings file in the run folder (a finished run's file, as the plugin would have
+        written it from a reply; no hook sees this write)."""
         path = Path(brief["findings_path"])
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"---\n{front}---\n\nNothing cited.\n", encoding="utf-8")
-        if writer is not None:
-            self.written_by(writer, path)
+        path.write_text(self.findings_text(brief, status, **overrides), encoding="utf-8")
         return path
+
+    @staticmethod
+    def findings_reply(status: str = "ok", reason: str | None = None, body: str = "Nothing cited.\n") -> str:
+        """A researcher's final reply as its brief shows it: the frontmatter it writes (status, and
+        reason unless ok), then its findings."""
+        front = f"status: {status}\n" + (f"reason: {json.dumps(reason)}\n" if reason is not None else "")
+        return f"---\n{front}---\n\n{body}"
+
+    def reply(self, agent_id: str, text: str | None = None, stop_hook_active: bool = False) -> "HookResult":
+        """The researcher `agent_id` stops with `text` (default: an `ok` reply citing nothing) as its
+        last message: its SubagentStop."""
+        message = self.findings_reply() if text is None else text
+        return self.hook(self.subagent_stop(agent_id, stop_hook_active=stop_hook_active, message=message))
 
     # --- state --------------------------------------------------------------------
     @property

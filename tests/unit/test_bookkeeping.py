@@ -3,6 +3,7 @@ every plan mistake at once, the budget ceiling; the findings stub and the frontm
 plugin fills in; the figure rule at a researcher's stop."""
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -158,44 +159,45 @@ def test_a_dispatch_writes_the_stub_and_briefs_lists_it_again(dispatched) -> Non
     assert [e["path"] for e in writes] == [f"findings/{Path(info['findings_path']).name}"]
 
 
-def test_a_researcher_writes_status_and_body_and_the_stop_fills_in_the_rest(dispatched) -> None:
+def test_a_researcher_replies_status_and_body_and_the_plugin_writes_the_file(dispatched) -> None:
     h, info = dispatched
     path = Path(info["findings_path"])
-    path.write_text('---\nstatus: empty\nreason: "no public page states it"\n---\n\n## Claims\n', encoding="utf-8")
-    h.written_by("agentA", path)  # the researcher's own Write, as its PostToolUse hook records it
-    stop = h.hook(h.subagent_stop("agentA"))
+    stop = h.reply("agentA", 'Here are my findings.\n\n```markdown\n---\nstatus: empty\nreason: "no public page states '
+                   'it"\n---\n\n## Claims\n```\n')  # a line of prose and a fence around it, as a model may
     assert stop.decision != "block", stop.reason
-    meta = _frontmatter(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    meta = _frontmatter(text)
     assert meta["brief_hash"] == info["brief_hash"] and meta["subtopic"] == info["subtopic"]
     assert meta["started_at"] <= meta["finished_at"] and meta["status"] == "empty"
     assert meta["reason"] == "no public page states it"
+    assert text.endswith("---\n\n## Claims\n")
+    seals = [e for e in ledger_entries(h) if e.get("kind") == "seal" and e.get("artifact") == "findings"]
+    assert [(e["path"], e["sha256"], e.get("status")) for e in seals] == [
+        (f"findings/{path.name}", "sha256:" + hashlib.sha256(text.encode()).hexdigest(), "empty")]
 
 
-def test_a_researcher_that_leaves_the_stub_is_blocked_once(dispatched) -> None:
+def test_a_researcher_whose_reply_holds_no_findings_is_blocked_once(dispatched) -> None:
     h, info = dispatched
-    first = h.hook(h.subagent_stop("agentA"))
-    assert first.decision == "block" and "still the stub the plugin wrote" in first.reason
+    first = h.reply("agentA", f"{info['findings_path']} ok")
+    assert first.decision == "block" and "does not start with your findings" in first.reason
     assert "status, and reason when status is empty or failed" in first.reason
-    second = h.hook(h.subagent_stop("agentA", stop_hook_active=True))
+    second = h.reply("agentA", f"{info['findings_path']} ok", stop_hook_active=True)
     assert second.decision != "block"
+    assert _frontmatter(Path(info["findings_path"]).read_text(encoding="utf-8"))["reason"] == formats.FINDINGS_STUB_REASON
 
 
 def test_a_bidirectional_control_blocks_the_researchers_stop(dispatched) -> None:
     h, info = dispatched
-    path = Path(info["findings_path"])
-    path.write_text('---\nstatus: ok\n---\n\n## Claims\n\n### 1.1 x\n\n- Acme bills $\u202e51\u202c per GB[^1].\n\n'
-                    '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
-                    '      **Excerpt**: "Acme bills $15 per GB ingested."\n', encoding="utf-8")
-    stop = h.hook(h.subagent_stop("agentA"))
-    assert stop.decision == "block" and f"{path}:9: holds bidirectional control characters (line 9: U+202E" \
-        in stop.reason, stop.reason
+    stop = h.reply("agentA", '---\nstatus: ok\n---\n\n## Claims\n\n### 1.1 x\n\n- Acme bills $\u202e51\u202c per GB[^1].\n\n'
+                   '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
+                   '      **Excerpt**: "Acme bills $15 per GB ingested."\n')
+    assert stop.decision == "block" and "line 9 of your reply: holds bidirectional control characters" \
+        in stop.reason and "U+202E" in stop.reason, stop.reason
 
 
 def test_a_figure_no_excerpt_states_blocks_the_researchers_stop(dispatched) -> None:
     h, info = dispatched
-    path = Path(info["findings_path"])
-    path.write_text('---\nstatus: ok\n---\n\n## Claims\n\n### 1.1 x\n\n- Acme bills $9 per GB[^1].\n\n'
-                    '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
-                    '      **Excerpt**: "Acme bills $5 per GB ingested."\n', encoding="utf-8")
-    stop = h.hook(h.subagent_stop("agentA"))
+    stop = h.reply("agentA", '---\nstatus: ok\n---\n\n## Claims\n\n### 1.1 x\n\n- Acme bills $9 per GB[^1].\n\n'
+                   '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
+                   '      **Excerpt**: "Acme bills $5 per GB ingested."\n')
     assert stop.decision == "block" and "'$9 per GB'" in stop.reason and "neither an excerpt it cites" in stop.reason, stop.reason

@@ -78,7 +78,9 @@ def test_render_fills_every_field(tmp_path: Path) -> None:
     assert f"up to {MAX_PARALLEL_RESEARCHERS} researchers" in text
     assert str(run / "findings" / "pricing-models.md") in text
     assert f'"{PLUGIN_ROOT / "scripts" / "web-research"}" fetch "<url>" --run "{run}"' in text
-    assert text.endswith(f"{run / 'findings' / 'pricing-models.md'} <status>\n")
+    assert f"Findings file: {run / 'findings' / 'pricing-models.md'}\n" in text
+    assert text.rstrip().endswith("**Source type**: <official-docs | vendor | blog | forum | news | other; leave the line "
+                                  "out if unclear>")  # the reply's shape is the brief's last word
 
 
 def test_values_are_not_rescanned_for_placeholders(tmp_path: Path) -> None:

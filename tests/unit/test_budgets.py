@@ -73,7 +73,7 @@ def test_a_search_beyond_the_budget_is_denied_naming_the_budget():
     assert rules.decide_search(usage_of(search("a", "t1")), 2, "b").allowed
     verdict = rules.decide_search(used, 2, "c")
     assert not verdict.allowed and verdict.rule == rules.SEARCH_BUDGET
-    assert "2 of your 2 web searches" in verdict.reason and "Write your findings file now" in verdict.reason
+    assert "2 of your 2 web searches" in verdict.reason and "Reply with your findings now" in verdict.reason
 
 
 @pytest.mark.parametrize("again", ["Log  Pricing", "log pricing", " LOG\tpricing "])
@@ -95,7 +95,7 @@ def test_a_page_read_beyond_the_budget_is_denied():
     used = usage_of(read("https://a.example/1", "t1", ok=True), read("https://a.example/2", "t2", ok=True))
     verdict = rules.decide_page_read(used, 2, "https://a.example/3")
     assert not verdict.allowed and verdict.rule == rules.PAGE_BUDGET
-    assert "2 of your 2 pages" in verdict.reason and "Write your findings file now" in verdict.reason
+    assert "2 of your 2 pages" in verdict.reason and "Reply with your findings now" in verdict.reason
 
 
 def test_paging_a_page_already_read_is_allowed_even_with_the_budget_spent():
@@ -104,11 +104,14 @@ def test_paging_a_page_already_read_is_allowed_even_with_the_budget_spent():
     assert verdict.allowed and verdict.paging
 
 
-def test_an_offset_on_a_page_never_read_is_a_new_read():
-    verdict = rules.decide_page_read(usage_of(read("https://a.example/1", "t1", ok=True)), 1, URL, offset=8000)
-    assert not verdict.allowed and verdict.rule == rules.PAGE_BUDGET
-    verdict = rules.decide_page_read(AgentUsage(AGENT), 1, URL, offset=8000)
-    assert verdict.allowed and not verdict.paging
+def test_an_offset_on_a_page_never_read_is_refused_as_a_first_read():
+    """A first read starts at the top: `fetch --offset N` of a URL not read yet would skip the
+    page's opening text (and count as a read of it)."""
+    for used in (AgentUsage(AGENT), usage_of(read("https://a.example/1", "t1", ok=True))):
+        verdict = rules.decide_page_read(used, 1 if used.page_read_count else 5, URL, offset=8000)
+        assert not verdict.allowed and verdict.rule == rules.OFFSET_FIRST
+        assert "not read" in verdict.reason and "without --offset" in verdict.reason
+    assert rules.decide_page_read(AgentUsage(AGENT), 5, URL).allowed  # from the top: a read
 
 
 def test_a_second_read_of_the_same_url_is_denied_as_done():

@@ -1,9 +1,9 @@
 """The evidence rules: only what the plugin fetched and sealed, as its owner wrote it,
 can make a run pass.
 
-- Seal what was written, when it was written: a findings file is sealed as its researcher last
-  wrote it (the PostToolUse hook of its Write or Edit records the hash), so a file changed in
-  between by anything else (a background process) is blocked at SubagentStop and fails its seal.
+- Seal what was written, when it was written: a researcher writes no file; the plugin writes its
+  reply as its findings file and seals that write at once, so a file changed afterwards by
+  anything else fails its seal, and a file planted over the stub is never sealed as it is.
 - A snapshot's seal is the hash the hook computes of the stored file, never a printed line.
 - No snapshot, no citation: in a run with seals, a citation whose page no fetch sealed is an error,
   told to the researcher at its stop; researchers cannot WebFetch in a run.
@@ -32,26 +32,13 @@ URL = "https://docs.acme.example/logs/pricing"
 PAGE = "Ingest is billed per GB. Indexing is billed per million events."
 
 
-def findings_text(brief: dict, status: str = "ok", cite: str | None = None, excerpt: str = "Ingest is billed per GB.") -> str:
-    front = (f"---\nstatus: {status}\nsubtopic: {json.dumps(brief['subtopic'])}\nbrief_hash: {brief['brief_hash']}\n"
-             "started_at: 2026-04-18T09:02:11Z\nfinished_at: 2026-04-18T09:09:47Z\n"
-             + ('reason: "no source reachable"\n' if status != "ok" else "") + "---\n\n")
+def reply_text(status: str = "ok", cite: str | None = None, excerpt: str = "Ingest is billed per GB.") -> str:
+    """A researcher's final reply as its brief shows it (its findings)."""
+    front = f"---\nstatus: {status}\n" + ('reason: "no source reachable"\n' if status != "ok" else "") + "---\n\n"
     if cite is None:
         return front + "Nothing cited.\n"
     return front + ("## Claims\n\n- Ingest is billed per GB[^1].\n\n## Sources\n\n"
                     f"[^1]: **Title**: Pricing | Acme\n      **URL**: {cite}\n      **Excerpt**: \"{excerpt}\"\n")
-
-
-def write(h: Harness, agent_id: str | None, path: str, content: str, tool: str = "Write") -> None:
-    """The researcher's Write (or Edit) as the client runs it: PreToolUse, the write, PostToolUse."""
-    pre = h.payload("PreToolUse", agent_id, tool_name=tool, tool_input={"file_path": path, "content": content},
-                    tool_use_id="toolu_w")
-    assert h.hook(pre).decision == "allow"
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(content, encoding="utf-8")
-    post = h.payload("PostToolUse", agent_id, tool_name=tool, tool_input={"file_path": path, "content": content},
-                     tool_use_id="toolu_w", tool_response={"type": "update", "filePath": path, "content": content})
-    assert h.hook(post).stdout == ""
 
 
 def fetched(h: Harness, url: str = URL, agent_id: str = AGENT) -> None:
@@ -65,137 +52,80 @@ def seals(h: Harness) -> dict:
     return ledger.seals(ledger_entries(h))
 
 
-def sealed_as_completed(h: Harness, path: Path, body: str) -> None:
-    """The stop let the researcher go: the plugin filled in its frontmatter fields (a recorded
-    plugin write, findings_bookkeeping.complete) and sealed the file as that write, which keeps
-    the researcher's `body`."""
+def sealed_as_written(h: Harness, path: Path, body: str) -> None:
+    """The stop let the researcher go: the plugin wrote its reply as the findings file (a recorded
+    plugin write) and sealed the file as that write, which keeps the reply's `body`."""
     on_disk = path.read_bytes()
     assert body in on_disk.decode("utf-8")
     last = [e for e in ledger_entries(h) if e["kind"] == ledger.PLUGIN_WRITE and e["path"] == f"findings/{path.name}"][-1]
     assert seals(h)[f"findings/{path.name}"].sha256 == last["sha256"] == sha(on_disk)
 
 
-# --- seal what was written, when it was written ----------------------------------------------
+# --- written from the reply and sealed at once -------------------------------------------------
 
-def test_a_write_records_the_hash_of_its_content(researcher):
-    h, infos = researcher
-    text = findings_text(infos[0], "failed")
-    write(h, AGENT, infos[0]["findings_path"], text)
-    written = [e for e in ledger_entries(h) if e["kind"] == ledger.WRITTEN]
-    assert [(e["path"], e["sha256"], e["agent_id"], e["by"]) for e in written] == [
-        (f"findings/{Path(infos[0]['findings_path']).name}", sha(text.encode()), AGENT, ledger.BY_AGENT)]
-    hooks = json.loads((Path(CLI).parent.parent / "hooks" / "hooks.json").read_text())["hooks"]
-    assert any(m["matcher"] == "Write|Edit|MultiEdit|NotebookEdit" for m in hooks["PostToolUse"])
-
-
-def test_a_file_changed_after_its_owners_write_is_blocked_then_fails_its_seal(researcher):
-    """A process left running in the background edits the findings file between the
-    researcher's write and its stop: the stop is blocked, and the seal is what the researcher
-    wrote, so the file fails verify."""
+def test_a_reply_is_written_and_sealed_at_once_and_a_later_change_fails_its_seal(researcher):
+    """No window between the write and the seal: the plugin writes the reply and seals that write
+    in the same stop. Anything that changes the file afterwards fails verify."""
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
-    text = findings_text(infos[0], "failed")
-    write(h, AGENT, str(path), text)
-    path.write_text(text.replace("Nothing cited.", "Planted by a background process."), encoding="utf-8")
-    first = h.hook(h.subagent_stop(AGENT))
-    assert first.decision == "block" and "not what you last wrote" in first.reason, first
-    second = h.hook(h.subagent_stop(AGENT, stop_hook_active=True))
-    assert second.decision is None and "silent failure" in second.json["systemMessage"]
-    seal = seals(h)[f"findings/{path.name}"]
-    assert seal.sha256 == sha(text.encode()) and seal.agent_id == AGENT
+    assert h.reply(AGENT, reply_text("failed")).stdout == ""
+    sealed_as_written(h, path, "Nothing cited.")
+    assert seals(h)[f"findings/{path.name}"].agent_id == AGENT
+    path.write_text(path.read_text(encoding="utf-8").replace("Nothing cited.", "Planted later."), encoding="utf-8")
     checks = run_checklist(h.run_dir)
     assert any(c.id == "provenance.sealed" and not c.ok and "changed after it was sealed" in c.message for c in checks)
+    hooks = json.loads((Path(CLI).parent.parent / "hooks" / "hooks.json").read_text())["hooks"]
+    assert not any("Write" in m["matcher"] for m in hooks["PostToolUse"])  # no subagent write to record
 
 
-def test_the_owners_rewrite_after_the_block_is_sealed(researcher):
+def test_the_reply_after_the_block_is_the_one_written_and_sealed(researcher):
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
-    write(h, AGENT, str(path), findings_text(infos[0], "failed"))
-    path.write_text("tampered", encoding="utf-8")
-    assert h.hook(h.subagent_stop(AGENT)).decision == "block"
-    again = findings_text(infos[0], "failed").replace("Nothing cited.", "Nothing cited, again.")
-    write(h, AGENT, str(path), again)
-    assert h.hook(h.subagent_stop(AGENT, stop_hook_active=True)).stdout == ""
-    sealed_as_completed(h, path, "Nothing cited, again.")
+    stub = path.read_text(encoding="utf-8")
+    assert h.reply(AGENT, "---\nstatus: failed\n---\n\nNothing cited.\n").decision == "block"  # no reason
+    assert path.read_text(encoding="utf-8") == stub  # a blocked reply is not written
+    again = reply_text("failed").replace("Nothing cited.", "Nothing cited, again.")
+    assert h.reply(AGENT, again, stop_hook_active=True).stdout == ""
+    sealed_as_written(h, path, "Nothing cited, again.")
 
 
-def test_a_file_its_owner_never_wrote_is_blocked_and_not_sealed(researcher):
-    """A findings file put in place by something else (the orchestrator's Bash) over the plugin's
-    stub is not the researcher's: blocked, and never sealed as it is."""
+def test_a_file_planted_over_the_stub_is_never_sealed_as_it_is(researcher):
+    """A findings file put in place by something else over the plugin's stub, and a researcher
+    whose replies hold no findings: the seal is the stub the plugin wrote, so the file fails it."""
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
-    planted = findings_text(infos[0], "ok")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    planted = h.findings_text(infos[0], "ok")
     path.write_text(planted, encoding="utf-8")
-    first = h.hook(h.subagent_stop(AGENT))
-    assert first.decision == "block" and "not what you last wrote" in first.reason
-    h.hook(h.subagent_stop(AGENT, stop_hook_active=True))
-    assert path.read_text(encoding="utf-8") == planted  # not completed by the plugin either
+    assert h.reply(AGENT, "done").decision == "block"
+    h.reply(AGENT, "done", stop_hook_active=True)
+    assert path.read_text(encoding="utf-8") == planted
     seal = seals(h).get(f"findings/{path.name}")
-    assert seal is None or not seal.accepts(sha(planted.encode()))
+    assert seal is not None and not seal.accepts(sha(planted.encode()))
 
 
-def test_with_no_record_of_any_write_the_file_is_not_the_researchers(researcher):
-    """No stub and no Write recorded (the file was there before the hooks saw anything)."""
+def test_with_no_record_of_any_write_a_planted_file_is_not_sealed(researcher):
+    """No stub recorded (the file was there before the hooks saw anything) and no findings replied."""
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
-    planted = findings_text(infos[0], "ok")
     entries = [e for e in ledger_entries(h) if e["kind"] != ledger.PLUGIN_WRITE]
     ledger.ledger_path(h.data, h.run_dir).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
-    path.write_text(planted, encoding="utf-8")
-    first = h.hook(h.subagent_stop(AGENT))
-    assert first.decision == "block" and "no Write of yours to this file was recorded" in first.reason
-    h.hook(h.subagent_stop(AGENT, stop_hook_active=True))
+    path.write_text(h.findings_text(infos[0], "ok"), encoding="utf-8")
+    assert h.reply(AGENT, "done").decision == "block"
+    h.reply(AGENT, "done", stop_hook_active=True)
     assert f"findings/{path.name}" not in seals(h)
 
 
-def test_an_edit_is_recorded_from_the_file_right_after_it(researcher):
-    h, infos = researcher
-    path = Path(infos[0]["findings_path"])
-    write(h, AGENT, str(path), findings_text(infos[0], "failed"))
-    edited = findings_text(infos[0], "failed").replace("Nothing cited.", "Nothing cited yet.")
-    path.write_text(edited, encoding="utf-8")  # what the client's Edit wrote
-    post = h.payload("PostToolUse", AGENT, tool_name="Edit", tool_use_id="toolu_e",
-                     tool_input={"file_path": str(path), "old_string": "Nothing cited.", "new_string": "Nothing cited yet."},
-                     tool_response={"filePath": str(path)})
-    assert h.hook(post).stdout == ""
-    assert h.hook(h.subagent_stop(AGENT)).stdout == ""
-    sealed_as_completed(h, path, "Nothing cited yet.")
-
-
 def test_a_write_by_the_plugin_counts_as_the_owners(researcher):
-    """What the plugin itself writes into a findings file (plugin_writes.write_run_file: the stub,
-    the completed frontmatter; or `seals.record_written`) is the owner's last write."""
-    from web_research.guard.effects.plugin_writes import write_run_file
-    from web_research.guard.effects.seals import record_written
+    """What the plugin itself wrote into a findings file (the stub: plugin_writes.write_run_file,
+    or the older `written` entry by plugin) is the owner's last write."""
+    from web_research.guard.effects.seals import owner_written, record_written
 
     h, infos = researcher
-    path = Path(infos[0]["findings_path"])
-    write(h, AGENT, str(path), findings_text(infos[0], "failed"))
-    stamped = findings_text(infos[0], "failed").replace("Nothing cited.", "Stamped by the plugin.")
-    write_run_file(h.env(), str(h.run_dir), str(path), stamped, AGENT, infos[0]["slug"])
-    assert h.hook(h.subagent_stop(AGENT)).stdout == ""
-    sealed_as_completed(h, path, "Stamped by the plugin.")
-    # The older entry kind (`written`, by plugin) counts the same.
-    path2 = Path(infos[1]["findings_path"])
-    text = findings_text(infos[1], "failed")
-    path2.write_text(text, encoding="utf-8")
-    record_written(h.env(), str(h.run_dir), str(path2), sha(text.encode()))
-    from web_research.guard.effects.seals import owner_written
-
-    assert owner_written(h.env(), str(h.run_dir), str(path2), "agentZ") == (sha(text.encode()), sha(text.encode()))
-
-
-def test_another_agents_write_is_not_the_owners(researcher):
-    h, infos = researcher
-    path = str(Path(infos[0]["findings_path"]))
-    write(h, AGENT, path, findings_text(infos[0], "failed"))
-    from web_research.guard.effects.seals import record_written
-
-    other = findings_text(infos[0], "failed").replace("Nothing cited.", "Someone else's.")
-    Path(path).write_text(other, encoding="utf-8")
-    record_written(h.env(), str(h.run_dir), path, sha(other.encode()), "agentB", None, by=ledger.BY_AGENT)
-    assert h.hook(h.subagent_stop(AGENT)).decision == "block"
+    path = Path(infos[1]["findings_path"])
+    text = h.findings_text(infos[1], "failed")
+    path.write_text(text, encoding="utf-8")
+    record_written(h.env(), str(h.run_dir), str(path), sha(text.encode()))
+    assert owner_written(h.env(), str(h.run_dir), str(path), "agentZ") == (sha(text.encode()), sha(text.encode()))
 
 
 # --- snapshot seals are the hook's own hash of the stored file ----------------------------------
@@ -253,21 +183,18 @@ def test_in_a_run_with_seals_a_citation_without_a_sealed_snapshot_is_an_error(tm
 
 def test_a_researcher_citing_a_page_it_never_fetched_is_told_at_its_stop(researcher):
     h, infos = researcher
-    write(h, AGENT, infos[0]["findings_path"], findings_text(infos[0], cite=URL))
-    first = h.hook(h.subagent_stop(AGENT))
+    first = h.reply(AGENT, reply_text(cite=URL))
     assert first.decision == "block", first
     assert f"{URL} has no page snapshot" in first.reason and "web-research fetch" in first.reason
-    fetched(h)  # it reads the page, as told, and writes its file again
-    write(h, AGENT, infos[0]["findings_path"], findings_text(infos[0], cite=URL))
-    assert h.hook(h.subagent_stop(AGENT, stop_hook_active=True)).stdout == ""
+    fetched(h)  # it reads the page, as told, and replies again
+    assert h.reply(AGENT, reply_text(cite=URL), stop_hook_active=True).stdout == ""
 
 
 def test_a_hand_made_snapshot_backs_no_citation_in_a_run(researcher):
     h, infos = researcher
     store_snapshot(h.run_dir, requested_url=URL, final_url=URL, title="Pricing | Acme", status=200,
                    content_type="text/html", retrieved_at="2026-04-18T09:00:00+00:00", text=PAGE, extractor="hand")
-    write(h, AGENT, infos[0]["findings_path"], findings_text(infos[0], cite=URL))
-    first = h.hook(h.subagent_stop(AGENT))
+    first = h.reply(AGENT, reply_text(cite=URL))
     assert first.decision == "block" and "no researcher's fetch sealed" in first.reason
 
 
@@ -295,12 +222,30 @@ def test_standalone_verify_errs_on_an_unsealed_citation_when_the_folder_has_seal
     assert result.returncode == 1 and "no researcher's fetch sealed" in result.stdout, result.stdout
 
 
+def test_a_stop_that_went_unseen_is_settled_from_the_returned_agent_calls_result(researcher):
+    """No SubagentStop reached the hooks: when the Agent call returns, its result (the researcher's
+    last reply) is written as the findings file and sealed; a reply with no findings leaves the stub
+    and is a silent failure (nothing can be sent back any more)."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    returned = {"status": "completed", "agentId": AGENT, "content": [{"type": "text", "text": reply_text("failed")}]}
+    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", returned)).returncode == 0
+    sealed_as_written(h, path, "Nothing cited.")
+    assert h.record()["run"]["agents"][AGENT]["state"] == "done"
+    assert h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1")).decision == "allow"
+    h.start_agent("agentB", h.prompt_for(infos[1]))
+    stub = Path(infos[1]["findings_path"]).read_text(encoding="utf-8")
+    silent = {"status": "completed", "agentId": "agentB", "content": [{"type": "text", "text": "All done."}]}
+    h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1", "PostToolUse", silent))
+    assert Path(infos[1]["findings_path"]).read_text(encoding="utf-8") == stub
+    assert [f["slug"] for f in h.record()["run"]["silent_failures"]] == [infos[1]["slug"]]
+
+
 # --- one dispatch per sealed result --------------------------------------------------------------
 
 def _finished(h: Harness, infos: list, status: str) -> Path:
     path = Path(infos[0]["findings_path"])
-    write(h, AGENT, str(path), findings_text(infos[0], status))
-    assert h.hook(h.subagent_stop(AGENT)).stdout == ""
+    assert h.reply(AGENT, reply_text(status)).stdout == ""
     h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", {"status": "completed", "agentId": AGENT}))
     return path
 
@@ -373,8 +318,8 @@ def test_the_returned_agent_call_seals_a_retry_stub_its_stop_left_unsealed(resea
 
 
 def test_a_researcher_never_writes_over_a_file_sealed_ok(researcher):
-    """An unattributable researcher (no transcript) may write only the files of briefs nobody
-    owns, and never one sealed ok."""
+    """No researcher writes a file, an unattributable one (no transcript) included, and a file
+    sealed ok least of all."""
     h, infos = researcher
     path = _finished(h, infos, "ok")
     stranger = h.payload("PreToolUse", "agentZ", tool_name="Write", tool_use_id="toolu_z",

@@ -47,6 +47,23 @@ def test_words_and_identifiers_without_a_figure_state_none(text: str) -> None:
     assert figures_in(text) == [] and not states_a_figure(text)
 
 
+@pytest.mark.parametrize("claim, excerpt, grounded_", [
+    ("Prices fell 15%", "Prices: \u221215%", True),             # a decrease in words states the sign
+    ("Prices changed by -15%", "Prices fell by 15%.", True),
+    ("Prices were lowered by 20%", "a -20% change", True),
+    ("Prices were raised by 15%", "Prices: -15%", False),
+    ("Prices changed by -15%", "Prices rose by 15%.", False),
+    ("Less than 15% of hosts", "-15%", False),
+])
+def test_a_sign_is_stated_by_a_minus_or_by_a_word_of_decrease(claim: str, excerpt: str, grounded_: bool) -> None:
+    assert grounded(claim, excerpt).ok is grounded_
+
+
+def test_a_leading_decimal_point_is_read() -> None:
+    assert [(f.value, f.kind) for f in figures_in("$.10 per GB")] == [(Decimal("0.10"), KIND_MONEY)]
+    assert grounded("It costs $0.10/GB", "It costs $.10 per GB.").ok
+
+
 def test_an_em_dash_is_punctuation_not_a_minus_sign() -> None:
     assert [(f.text, f.value) for f in figures_in("the discount \u201415% applies")] == [("15%", Decimal(15))]
     assert [f.value for f in figures_in("prices fell \u221215%")] == [Decimal(-15)]

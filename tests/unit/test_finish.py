@@ -225,7 +225,8 @@ def test_waiting_for_a_claim_checker_is_no_round_of_fixes(tmp_path):
     for _ in range(formats.MAX_VERIFY_ROUNDS + 1):
         done = finish(run)
         assert done.returncode == 1, done.stdout + done.stderr
-        assert done.stdout.startswith("Claims of report.md need a verdict") and f'"Check: {run}"' in done.stdout
+        assert done.stdout.startswith("Claims of report.md need a verdict")
+        assert formats.dispatch_call(f"{formats.DISPATCH_CHECK_LABEL} {run}") in done.stdout  # SKILL.md's one form
     record = json.loads((run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).read_text(encoding="utf-8"))
     assert record.get("fix_rounds", 0) == 0
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from web_research import formats
+from web_research.guard.rules import room
 
 from hook_harness import (
     CLI,
@@ -130,8 +131,9 @@ def test_the_findings_path_briefs_printed_is_the_one_enforced(active: Harness):
     assert paths == [printed[0]["findings_path"], infos[1]["findings_path"]]
     active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0"))
     active.start_agent("agentA", active.prompt_for(infos[0]))
-    assert active.hook(active.write_call("agentA", printed[0]["findings_path"])).decision == "allow"
-    assert active.hook(active.write_call("agentA", infos[0]["findings_path"])).decision == "deny"
+    assert active.reply("agentA").stdout == ""
+    assert "Nothing cited." in Path(printed[0]["findings_path"]).read_text(encoding="utf-8")
+    assert not Path(infos[0]["findings_path"]).exists()
 
 
 def test_plugin_commands_on_the_run_folder_are_allowed_others_denied(active: Harness):
@@ -219,6 +221,19 @@ def test_a_brief_prompt_alone_names_a_foreground_researcher(active: Harness, fie
     assert active.record()["run"]["reservations"] == []  # its slot is freed when it returns
 
 
+@pytest.mark.parametrize("lead", ["Please research this. ", "You are the pricing researcher.\n\n"])
+def test_a_prompt_with_the_form_after_a_sentence_is_read_as_that_dispatch(active: Harness, lead: str):
+    """What a real model wrote ("Please research this. Brief: <path>", refused before as
+    "general-purpose is neither"): the form anywhere in the prompt names the researcher."""
+    infos = active.render_briefs(SUBTOPICS[:2])
+    payload = active.agent_call("", "toolu_1")
+    payload["tool_input"] = {"description": "research", "prompt": f"{lead}Brief: {infos[1]['brief_path']}"}
+    result = active.hook(payload)
+    assert result.decision == "allow", result.reason
+    assert result.updated_input["subagent_type"] == RESEARCHER and result.updated_input["run_in_background"] is False
+    assert result.updated_input["prompt"] == active.prompt_for(infos[1])
+
+
 def test_an_exact_researcher_call_is_left_as_it_is(active: Harness):
     infos = active.render_briefs(SUBTOPICS[:1])
     result = active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_1"))
@@ -278,8 +293,7 @@ def test_a_background_launch_keeps_its_slot_until_the_researcher_stops(active: H
     active.hook(active.agent_call(prompt, "toolu_0", "PostToolUse", {"isAsync": True, "status": "async_launched", "agentId": "bg1"}))
     assert [r["agent_id"] for r in active.record()["run"]["reservations"]] == ["bg1"]
     active.start_agent("bg1", prompt)
-    active.write_findings(infos[0], writer="bg1")
-    assert active.hook(active.subagent_stop("bg1")).stdout == ""
+    assert active.reply("bg1").stdout == ""
     assert active.record()["run"]["reservations"] == []
 
 
@@ -323,11 +337,13 @@ def test_other_agent_types_are_denied_while_a_run_is_open(active: Harness):
 
 # --- inside a researcher ----------------------------------------------------------
 
-def test_a_researcher_may_write_its_findings_file_only(researcher):
+def test_a_researcher_writes_not_even_its_own_findings_file(researcher):
+    """Its final reply is its findings: the plugin writes the file (room.RESEARCHER_REFUSAL says so)."""
     h, infos = researcher
-    assert h.hook(h.write_call("agentA", infos[0]["findings_path"])).decision == "allow"
-    assert h.hook(h.write_call("agentA", str(h.run_dir / "scratch" / infos[0]["slug"] / "notes.md"))).decision == "deny"
-    assert h.record()["run"]["agents"]["agentA"]["slug"] == infos[0]["slug"]
+    for path in (infos[0]["findings_path"], str(h.run_dir / "scratch" / infos[0]["slug"] / "notes.md")):
+        for tool in ("Write", "Edit", "MultiEdit"):
+            result = h.hook(h.write_call("agentA", path, tool))
+            assert (result.decision, result.reason) == ("deny", room.RESEARCHER_REFUSAL), (tool, path)
 
 
 @pytest.mark.parametrize("target", [
@@ -344,7 +360,6 @@ def test_a_researcher_may_write_nothing_else(researcher, target: str):
     for tool in ("Write", "Edit"):
         result = h.hook(h.write_call("agentA", path, tool))
         assert result.decision == "deny", (tool, path)
-        assert infos[0]["findings_path"] in result.reason
 
 
 def test_a_symlinked_findings_file_pointing_outside_is_denied(researcher):
@@ -364,6 +379,8 @@ def test_a_symlinked_findings_folder_pointing_outside_is_denied(researcher):
     (h.run_dir / "findings").rmdir()
     (h.run_dir / "findings").symlink_to(h.home / "elsewhere")
     assert h.hook(h.write_call("agentA", infos[0]["findings_path"])).decision == "deny"
+    assert h.reply("agentA").decision == "block"  # the plugin writes no reply through the link
+    assert list((h.home / "elsewhere").iterdir()) == []
 
 
 def test_a_run_folder_reached_through_a_symlink_still_works(tmp_path: Path):
@@ -377,8 +394,9 @@ def test_a_run_folder_reached_through_a_symlink_still_works(tmp_path: Path):
     infos = h.render_briefs(SUBTOPICS[:1])
     h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0"))
     h.start_agent("agentA", h.prompt_for(infos[0]))
-    assert h.hook(h.write_call("agentA", infos[0]["findings_path"])).decision == "allow"
-    assert h.hook(h.write_call("agentA", str(real / "research" / "findings" / f"{infos[0]['slug']}.md"))).decision == "allow"
+    assert h.reply("agentA").stdout == ""
+    written = (real / "research" / "findings" / f"{infos[0]['slug']}.md").read_text(encoding="utf-8")
+    assert "status: ok" in written and "Nothing cited." in written
 
 
 def test_the_main_agent_writes_the_report_and_nothing_else_of_its_own(researcher):
@@ -403,7 +421,9 @@ def test_nobody_but_a_researcher_writes_briefs_or_findings(researcher):
 
 def test_a_researcher_runs_only_the_fetch_command(researcher):
     h, _infos = researcher
-    fetch = f'"{CLI}" fetch "https://docs.example.test/a?b=1" --run "{h.run_dir}" --offset 8000'
+    fetch = f'"{CLI}" fetch "https://docs.example.test/a?b=1" --run "{h.run_dir}"'
+    first_at_an_offset = h.hook(h.bash("PreToolUse", fetch + " --offset 8000", agent_id="agentA"))
+    assert first_at_an_offset.decision == "deny" and "a first read starts at the top" in first_at_an_offset.reason
     assert h.hook(h.bash("PreToolUse", fetch, agent_id="agentA")).decision == "allow"
     for command in ("curl https://evil.example", f'"{CLI}" fetch "https://x.test/" --run "{h.home}"',
                     f'"{CLI}" verify "{h.run_dir}"', fetch + " > /tmp/x",
@@ -450,14 +470,16 @@ def test_subagent_start_says_nothing_outside_a_run_or_to_other_agents(h: Harness
 # --- SubagentStop -----------------------------------------------------------------
 
 def test_a_researcher_without_findings_is_blocked_once_then_recorded(researcher):
-    """It never wrote over the stub the plugin wrote at its dispatch."""
+    """Its reply holds no findings: the stub the plugin wrote at its dispatch stays."""
     h, infos = researcher
-    first = h.hook(h.subagent_stop("agentA"))
+    stub = Path(infos[0]["findings_path"]).read_text(encoding="utf-8")
+    first = h.reply("agentA", f"{infos[0]['findings_path']} ok")
     assert first.decision == "block"
-    assert infos[0]["findings_path"] in first.reason and "still the stub the plugin wrote" in first.reason
+    assert infos[0]["findings_path"] in first.reason and "does not start with your findings" in first.reason
     assert len(h.record()["run"]["reservations"]) == 1  # still running
 
-    second = h.hook(h.subagent_stop("agentA", stop_hook_active=True))
+    second = h.reply("agentA", "I am done.", stop_hook_active=True)
+    assert Path(infos[0]["findings_path"]).read_text(encoding="utf-8") == stub
     assert second.decision is None
     assert f'subtopic "{infos[0]["subtopic"]}"' in second.json["systemMessage"]
     run = h.record()["run"]
@@ -469,26 +491,26 @@ def test_a_researcher_without_findings_is_blocked_once_then_recorded(researcher)
 
 def test_a_findings_file_with_a_wrong_field_is_named(researcher):
     h, infos = researcher
-    h.write_findings(infos[0], status="failed", writer="agentA", reason=None)
-    result = h.hook(h.subagent_stop("agentA"))
+    result = h.reply("agentA", h.findings_reply("failed"))
     assert result.decision == "block"
-    assert "reason" in result.reason and infos[0]["findings_path"] in result.reason
+    assert "reason" in result.reason and "line 1 of your reply" in result.reason
+    assert not Path(infos[0]["findings_path"]).read_text(encoding="utf-8").startswith("---\nstatus: failed\n---")
 
 
 def test_a_brief_hash_the_researcher_got_wrong_is_replaced_by_its_briefs(researcher):
-    """The plugin fills in the hash (and subtopic and times); what a researcher wrote there is not kept."""
+    """The plugin fills in the hash (and subtopic and times); what a researcher typed there is not kept."""
     h, infos = researcher
-    path = h.write_findings(infos[0], writer="agentA", brief_hash=infos[1]["brief_hash"], started_at=None, subtopic='"Other"')
-    assert h.hook(h.subagent_stop("agentA")).stdout == ""
-    text = path.read_text(encoding="utf-8")
+    typed = h.findings_text(infos[0], brief_hash=infos[1]["brief_hash"], started_at=None, subtopic='"Other"')
+    assert h.reply("agentA", typed).stdout == ""
+    text = Path(infos[0]["findings_path"]).read_text(encoding="utf-8")
     assert f"brief_hash: {infos[0]['brief_hash']}\n" in text and f'subtopic: "{infos[0]["subtopic"]}"' in text
     assert "started_at: " in text and "Nothing cited." in text
 
 
-def test_a_failed_stub_is_accepted(researcher):
+def test_a_failed_reply_with_its_reason_is_accepted(researcher):
     h, infos = researcher
-    h.write_findings(infos[0], status="failed", writer="agentA")
-    assert h.hook(h.subagent_stop("agentA")).stdout == ""
+    assert h.reply("agentA", h.findings_reply("failed", "no source reachable")).stdout == ""
+    assert 'reason: "no source reachable"' in Path(infos[0]["findings_path"]).read_text(encoding="utf-8")
     run = h.record()["run"]
     assert run["agents"]["agentA"]["state"] == "done" and run["silent_failures"] == []
     assert run["reservations"] == []
@@ -670,7 +692,7 @@ def test_the_recorded_researcher_payloads_are_handled_when_a_run_is_active(activ
     payload["tool_input"]["file_path"] = infos[0]["findings_path"]
     payload["transcript_path"] = str(active.transcript)
     active.start_agent(payload["agent_id"], active.prompt_for(infos[0]))
-    assert active.hook(payload).decision == "allow"
+    assert active.hook(payload).decision == "deny"  # a researcher writes no file
     stop = recorded("SubagentStop")
     stop["agent_transcript_path"] = str(active.agent_transcript(payload["agent_id"]))
     assert active.hook(stop).decision == "block"
@@ -698,10 +720,10 @@ def test_modules_in_the_project_folder_cannot_stand_in_for_the_hooks_own(researc
     (h.project / "web_research" / "__init__.py").write_text(planted)
     (h.project / "web_research" / "guard").mkdir()
     (h.project / "web_research" / "guard" / "__init__.py").write_text(planted)
-    relative = h.write_call("agentA", os.path.relpath(infos[0]["findings_path"], h.project))
+    relative = h.write_call(None, os.path.relpath(h.run_dir / "report.md", h.project))  # the main session's
     del relative["cwd"]  # then the process's own directory resolves it: the session's, restored
-    assert h.hook(relative).decision == "allow"
-    assert h.hook(h.write_call("agentA", str(h.project / "notes.md"))).decision == "deny"
+    assert h.hook(relative).decision is None
+    assert h.hook(h.write_call(None, str(h.project / "notes.md"))).decision == "deny"
     assert not marker.exists()
 
 
@@ -725,7 +747,7 @@ def test_each_event_name_leads_to_the_handler_of_that_name():
 
 # --- SubagentStop also checks the quotes while the researcher holds the page ------------------
 
-def _findings_with_citation(h: Harness, brief: dict, excerpt: str, url: str = "https://docs.acme.example/p") -> Path:
+def _reply_with_citation(h: Harness, excerpt: str, url: str = "https://docs.acme.example/p") -> str:
     from web_research.evidence.snapshots import store_snapshot
 
     from web_research.commands.fetch_cmd import render_window
@@ -737,39 +759,37 @@ def _findings_with_citation(h: Harness, brief: dict, excerpt: str, url: str = "h
     # Sealed as the researcher's fetch returning it (the hooks' own code).
     seals.after_fetch(h.env(), str(h.run_dir), url, 0, render_window(snap, snap.text(), h.run_dir, 0, 4000, False),
                       "agentA", None)
-    path = h.write_findings(brief)
-    text = path.read_text(encoding="utf-8").replace("Nothing cited.\n", (
+    return h.findings_reply(body=(
         "## Claims\n\n- Ingest is billed per GB[^1].\n\n## Sources\n\n"
         f"[^1]: **Title**: Pricing | Acme\n      **URL**: {url}\n      **Excerpt**: \"{excerpt}\"\n"))
-    path.write_text(text, encoding="utf-8")
-    h.written_by("agentA", path)
-    return path
 
 
 def test_a_misquoted_excerpt_is_blocked_once_with_the_closest_passage(researcher):
     h, infos = researcher
-    _findings_with_citation(h, infos[0], "Ingestion costs a fixed fee per GB.")
-    first = h.hook(h.subagent_stop("agentA"))
+    reply = _reply_with_citation(h, "Ingestion costs a fixed fee per GB.")
+    first = h.reply("agentA", reply)
     assert first.decision == "block"
     assert "excerpt is not in the page" in first.reason and "closest passage" in first.reason
     assert "Ingest is billed per GB." in first.reason
-    second = h.hook(h.subagent_stop("agentA", stop_hook_active=True))
+    assert "line 11 of your reply" in first.reason  # the entry's line, counted in the reply
+    assert reply.splitlines()[10].startswith("[^1]: **Title**")
+    second = h.reply("agentA", reply, stop_hook_active=True)
     assert second.stdout == ""  # a quote left wrong is verify's business, not a silent failure
     assert h.record()["run"]["silent_failures"] == []
 
 
 def test_a_correct_quote_passes_the_subagent_stop(researcher):
     h, infos = researcher
-    _findings_with_citation(h, infos[0], "Ingest is billed per GB.")
-    assert h.hook(h.subagent_stop("agentA")).stdout == ""
+    assert h.reply("agentA", _reply_with_citation(h, "Ingest is billed per GB.")).stdout == ""
+    assert "Ingest is billed per GB[^1]." in Path(infos[0]["findings_path"]).read_text(encoding="utf-8")
 
 
 def test_the_block_message_lists_every_required_frontmatter_field(researcher):
     from web_research.core.schema_validation import load_schema
 
     h, infos = researcher
-    result = h.hook(h.subagent_stop("agentA"))
-    fields = result.reason.split("with the frontmatter your brief gives (", 1)[1].split(")", 1)[0]
+    result = h.reply("agentA", "done")
+    fields = result.reason.split("as your brief shows: the frontmatter (", 1)[1].split(")", 1)[0]
     # the fields the researcher writes; the plugin fills in the others
     assert fields == "status, and reason when status is empty or failed"
     assert [n for n in load_schema("findings-frontmatter.schema.json")["required"] if n not in fields] == \

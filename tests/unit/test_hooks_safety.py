@@ -16,26 +16,30 @@ from hook_harness import LAUNCHER, Harness
 from test_frontmatter_reader import billion_laughs
 
 
-def test_a_billion_laughs_findings_file_is_blocked_at_subagent_stop_within_seconds(researcher):
+def test_a_billion_laughs_reply_is_blocked_at_subagent_stop_within_seconds(researcher):
     h, infos = researcher
-    path = Path(infos[0]["findings_path"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("---\nstatus: ok\n" + billion_laughs() + "---\nNothing cited.\n", encoding="utf-8")
+    stub = Path(infos[0]["findings_path"]).read_text(encoding="utf-8")
     began = time.monotonic()
-    result = h.hook(h.subagent_stop("agentA"))
+    result = h.reply("agentA", "---\nstatus: ok\n" + billion_laughs() + "---\nNothing cited.\n")
     assert time.monotonic() - began < 10
     assert result.decision == "block"
-    assert f"{path}:3: anchors (&a) are not allowed in frontmatter" in result.reason
+    assert "line 3 of your reply: anchors (&a) are not allowed in frontmatter" in result.reason
+    assert Path(infos[0]["findings_path"]).read_text(encoding="utf-8") == stub
 
 
-def test_a_findings_fifo_is_a_problem_not_a_hang(researcher):
+def test_a_findings_fifo_is_neither_a_hang_nor_sealed(researcher):
+    """A FIFO where the findings file goes: a reply without findings leaves it unsealed, and a
+    reply with findings replaces it (written atomically, never opened)."""
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)  # the plugin's stub, written at dispatch
     os.mkfifo(path)
-    result = h.hook(h.subagent_stop("agentA"))
-    assert result.decision == "block" and "not a regular file" in result.reason
+    began = time.monotonic()
+    assert h.reply("agentA", "done").decision == "block"
+    assert h.reply("agentA", h.findings_reply()).stdout == ""
+    assert time.monotonic() - began < 30
+    assert path.is_file() and "Nothing cited." in path.read_text(encoding="utf-8")
 
 
 def _stuck_subagent_stop(h: Harness, agent_id: str) -> dict:
@@ -169,16 +173,17 @@ def test_notebook_edit_is_judged_by_its_notebook_path(researcher, tool_input):
 
 
 def test_a_write_naming_a_second_path_elsewhere_is_denied(researcher):
+    """The main session's own file (report.md), with a second path named beside it."""
     h, infos = researcher
-    own = infos[0]["findings_path"]
+    own = str(h.run_dir / "report.md")
     for extra in ({"notebook_path": str(h.home / "x.ipynb")}, {"path": str(h.home / ".bashrc")}):
-        result = h.hook(h.payload("PreToolUse", "agentA", tool_name="Write",
+        result = h.hook(h.payload("PreToolUse", None, tool_name="Write",
                                   tool_input={"file_path": own, "content": "x", **extra}, tool_use_id="toolu_w"))
         assert result.decision == "deny" and "name only file_path" in result.reason, extra
-    ok = h.hook(h.payload("PreToolUse", "agentA", tool_name="MultiEdit",
+    ok = h.hook(h.payload("PreToolUse", None, tool_name="MultiEdit",
                           tool_input={"file_path": own, "edits": [{"old_string": "a", "new_string": "b"}]},
                           tool_use_id="toolu_m"))
-    assert ok.decision == "allow"
+    assert ok.decision is None  # left to the client: the main session may edit report.md
 
 
 def test_the_orchestrator_cannot_reach_findings_through_notebook_path(researcher):

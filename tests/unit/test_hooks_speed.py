@@ -30,7 +30,7 @@ def _elapsed(argv: list[str], stdin: str, env: dict[str, str]) -> float:
 
 @pytest.mark.benchmark
 @pytest.mark.parametrize("event,tool", [("PreToolUse", "Write"), ("PreToolUse", "Agent"),
-                                        ("PostToolUse", "Write"), ("SubagentStop", None), ("Stop", None)])
+                                        ("PostToolUse", "Agent"), ("SubagentStop", None), ("Stop", None)])
 def test_a_hook_in_an_unrelated_session_costs_at_most_a_bare_interpreter_start(tmp_path: Path, event, tool):
     h = Harness(tmp_path)
     payload = json.dumps(recorded(event, tool))
@@ -93,13 +93,12 @@ NOT_FOR_LIGHT_HOOKS = HEAVY + ("web_research.core.markdown_doc", "markdown_it", 
 
 @pytest.fixture
 def researching(tmp_path: Path):
-    """A run with rendered briefs, one researcher dispatched and started, its findings written."""
+    """A run with rendered briefs, one researcher dispatched and started."""
     h = Harness(tmp_path)
     h.start_run()
     infos = h.render_briefs(SUBTOPICS[:2])
     assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0")).decision == "allow"
     h.start_agent("agentA", h.prompt_for(infos[0]))
-    h.write_findings(infos[0], writer="agentA")
     return h, infos
 
 
@@ -107,7 +106,7 @@ def _light_cases(h: Harness, infos: list[dict]) -> list[tuple[str, dict, str]]:
     """(name, payload, what the decision must contain) for the hooks that check no file's content."""
     fetch = f'"{REPO / "scripts" / "web-research"}" fetch "https://example.com/p" --run "{h.run_dir}"'
     return [
-        ("researcher writes its findings", h.write_call("agentA", infos[0]["findings_path"]), '"allow"'),
+        ("researcher writes its findings", h.write_call("agentA", infos[0]["findings_path"]), '"deny"'),
         ("researcher writes elsewhere", h.write_call("agentA", str(h.project / "notes.md")), '"deny"'),
         ("orchestrator writes findings", h.write_call(None, infos[1]["findings_path"]), '"deny"'),
         ("orchestrator writes the report", h.write_call(None, str(h.run_dir / "report.md")), ""),
@@ -175,9 +174,9 @@ def test_the_stop_hook_writes_the_metrics_without_the_checker(researching):
 
 
 def test_the_findings_gate_does_load_the_checker(researching):
-    """The probe sees imports: SubagentStop, which checks the findings file, loads them."""
+    """The probe sees imports: SubagentStop, which checks the findings a reply holds, loads them."""
     h, _infos = researching
-    result = _probe(h, "SubagentStop", h.subagent_stop("agentA"), NOT_FOR_LIGHT_HOOKS)
+    result = _probe(h, "SubagentStop", h.subagent_stop("agentA", message=h.findings_reply()), NOT_FOR_LIGHT_HOOKS)
     assert "web_research.checks.findings" in result["loaded"] and "yaml" in result["loaded"], result
 
 

@@ -91,13 +91,12 @@ def test_the_hooks_write_metrics_at_subagent_stop_and_stop_and_estimates_use_the
     h.start_run()
     brief = h.render_briefs(["Billing units", "Retention tiers"])[0]
     h.start_agent(AGENT, h.prompt_for(brief))
-    h.write_findings(brief, "failed", writer=AGENT)
     with h.agent_transcript(AGENT).open("a") as handle:
         for record in researcher_records()[1:]:
             handle.write(json.dumps(record) + "\n")
     assert h.hook(h.payload("PreToolUse", AGENT, tool_name="WebSearch", tool_input={"query": "q"},
                             tool_use_id="t9")).stdout == ""
-    assert h.hook(h.subagent_stop(AGENT)).stdout == ""  # let go
+    assert h.reply(AGENT, h.findings_reply("failed", "no source reachable")).stdout == ""  # let go
     metrics = json.loads((h.run_dir / "metrics.json").read_text())
     assert metrics["final"] is False
     (mine,) = [r for r in metrics["researchers"] if r["agent_id"] == AGENT]
@@ -135,11 +134,10 @@ def test_metrics_that_cannot_be_written_never_change_a_decision(tmp_path: Path):
     brief, second = h.render_briefs(["Billing units", "Retention tiers"])
     h.start_agent(AGENT, h.prompt_for(brief))
     (h.run_dir / "metrics.json").mkdir()  # the atomic write cannot replace a folder
-    h.write_findings(brief, "failed", writer=AGENT)
-    assert h.hook(h.subagent_stop(AGENT)).stdout == ""  # let go, as without metrics
+    assert h.reply(AGENT, h.findings_reply("failed", "no source reachable")).stdout == ""  # let go, as without metrics
     other = "b1b2c3d4e5f6a7b8c"
     h.start_agent(other, h.prompt_for(second))
-    assert h.hook(h.subagent_stop(other)).decision == "block"  # its findings file is missing
+    assert h.hook(h.subagent_stop(other)).decision == "block"  # its reply holds no findings
     assert "metrics" in h.log() and (h.run_dir / "metrics.json").is_dir()
 
 

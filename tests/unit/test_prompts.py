@@ -19,7 +19,7 @@ AGENT = AGENTS_DIR / f"{formats.RESEARCHER_AGENT}.md"
 FAILURE_MODES = formats.REFERENCES_DIR / "failure-modes.md"
 CONTRACT = formats.REFERENCES_DIR / "companion-contract.md"
 
-RESEARCHER_TOOLS = {"WebSearch", "Read", "Write", "Bash"}
+RESEARCHER_TOOLS = {"WebSearch", "Bash"}  # searches, the fetch command and the reply: no file tool
 SKILL_TOOLS = {"Read", "Write", "Edit", "Bash", "Agent", "ToolSearch"}
 
 
@@ -216,8 +216,8 @@ def test_skill_names_the_plan_sections_it_fills_and_writes_no_skeleton():
     assert f"`## {formats.PLAN_SECTION_BUDGET}`" in text and "stay as they are" in text
 
 
-def test_researcher_is_told_the_plugin_wrote_its_stub():
-    assert "already written your findings file as a stub" in prose(read(AGENT))
+def test_researcher_is_told_the_stub_stands_for_it_until_it_replies():
+    assert "the plugin's stub tells the orchestrator you did not finish" in prose(read(AGENT))
 
 
 def test_no_prompt_a_researcher_reads_offers_webfetch_for_pages():
@@ -248,8 +248,8 @@ def test_numbers_in_the_skill_match_the_limits():
 
 def test_skill_dispatches_each_researcher_by_reference():
     text = prose(read(SKILL))
-    assert f"`prompt`: `{formats.DISPATCH_BRIEF_LABEL} <brief_path>`" in text
-    assert f"`prompt`: `{formats.DISPATCH_CHECK_LABEL} <output_dir>`" in text
+    assert formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT) in text
+    assert formats.dispatch_call(formats.DISPATCH_CHECK_PROMPT) in text
     assert "Brief hash" not in text and "unchanged (the brief" not in text  # nothing long is copied
     # The hook sets the agent type and the foreground from the prompt's form
     # (test_hooks.py::test_a_brief_prompt_alone_names_a_foreground_researcher): the skill asks for neither.

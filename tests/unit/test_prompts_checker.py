@@ -43,7 +43,7 @@ def test_skill_dispatches_the_checker_by_reference_when_finish_says_so():
 
     text = prose(read(SKILL))
     assert "subagent_type" not in text  # the hook names the checker from `Check:` (test_checker_gate.py)
-    assert f"`prompt`: `{formats.DISPATCH_CHECK_LABEL} <output_dir>`" in text
+    assert formats.dispatch_call(formats.DISPATCH_CHECK_PROMPT) in text
     assert f"`{CLAIMS_CHECKED}`" in text and "claims \"<output_dir>\" --prompt" not in text
     assert "`report.claims.verdict`" in prose(read(FAILURE_MODES))
 

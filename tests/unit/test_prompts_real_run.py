@@ -48,7 +48,7 @@ def test_skill_bounds_the_fix_loop_and_says_how_to_return_unverified():
 
 def test_skill_dispatches_by_brief_path_without_reading_briefs():
     text = prose(SKILL)
-    assert f"`prompt`: `{formats.DISPATCH_BRIEF_LABEL} <brief_path>`" in text
+    assert formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT) in text
     assert "Read every brief" not in text and "`prompt` value, unchanged" not in text
 
 

@@ -28,7 +28,7 @@ def test_a_standard_run_asks_at_most_six_exact_formats_of_the_orchestrator(pc):
 
 def test_a_listed_demand_whose_text_is_gone_fails_the_count(pc, monkeypatch):
     real = pc.read_at
-    monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel).replace("`Check: <output_dir>`", ""))
+    monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel).replace('"Check: <output_dir>"', ""))
     with pytest.raises(SystemExit, match="no longer make these orchestrator demands"):
         pc.count("references", None)
 
@@ -41,3 +41,21 @@ def test_a_demand_moved_into_code_cannot_come_back_uncounted(pc, monkeypatch, ad
     monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel) + (f"\n{added}\n" if rel == pc.SKILL else ""))
     with pytest.raises(SystemExit, match="moved into code"):
         pc.count("references", None)
+
+
+def test_a_standard_researcher_reads_three_pages_in_at_most_six_turns(pc):
+    """The brief invites several searches or page reads in one message, and the reply is the
+    findings: 4 searches and 3 page reads take at most 6 turns, the reply included."""
+    turns = pc.researcher_turns(pc.example_sizes(), None)
+    assert sum(calls for what, calls, _e, _r in turns if what.endswith("fetch")) == 3
+    assert pc.count_turns(None)["researcher"]["turns"] <= 6, turns
+
+
+def test_without_the_briefs_invitation_each_call_is_a_turn_of_its_own(pc, monkeypatch):
+    real = pc.read_at
+    monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel).replace(pc.PARALLEL_ANCHOR, ""))
+    sequential = pc.count_turns(None)["researcher"]
+    monkeypatch.setattr(pc, "read_at", real)
+    together = pc.count_turns(None)["researcher"]
+    assert sequential["turns"] == 8 > together["turns"]  # 7 calls and the reply
+    assert sequential["input_tokens"] > together["input_tokens"]  # every turn re-sends the whole context

@@ -37,8 +37,7 @@ def interrupted(tmp_path: Path) -> tuple[Harness, list[dict]]:
     infos = h.render_briefs(SUBTOPICS)
     for agent_id, info in zip(("agentone", "agenttwo"), infos[:2]):
         h.start_agent(agent_id, h.prompt_for(info))
-        h.write_findings(info, "ok", writer=agent_id)
-        assert h.hook(h.subagent_stop(agent_id)).stdout == ""
+        assert h.reply(agent_id).stdout == ""
     h.write_findings(infos[2], "failed", reason='"stopped before finishing"')
     return h, infos
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from web_research import formats
 from web_research.guard import adapter
 from web_research.guard.briefs_match import Brief
 from web_research.guard.commandline import PluginCommand
@@ -74,7 +75,10 @@ def test_the_room_compares_run_folders_as_the_handler_resolved_them():
 def test_only_the_main_session_dispatches_and_only_the_plugins_agents():
     assert room.dispatch_refusal(room.ORCHESTRATOR, "web-research:researcher", PROGRAM, RUN) is None
     assert room.dispatch_refusal(room.ORCHESTRATOR, "web-research:claim-checker", PROGRAM, RUN) is None
-    assert "general-purpose is neither" in room.dispatch_refusal(room.ORCHESTRATOR, None, PROGRAM, RUN)
+    refusal = room.dispatch_refusal(room.ORCHESTRATOR, None, PROGRAM, RUN)
+    assert "so it would run general-purpose" in refusal
+    assert formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT) in refusal  # the exact form expected
+    assert formats.dispatch_call(f"{formats.DISPATCH_CHECK_LABEL} {RUN}") in refusal
     assert "only the main session dispatches" in room.dispatch_refusal(room.RESEARCHER, "web-research:researcher",
                                                                        PROGRAM, RUN)
 

@@ -196,10 +196,12 @@ def test_a_researcher_let_go_at_subagent_stop_seals_its_findings_file(tmp_path: 
     ok, failed = infos
     for agent_id, info, status in (("agentok", ok, "ok"), ("agentfail", failed, "failed")):
         h.start_agent(agent_id, h.prompt_for(info))
-        path = h.write_findings(info, status, writer=agent_id)
-        assert h.hook(h.subagent_stop(agent_id)).stdout == ""
+        reply = h.findings_reply(status, None if status == "ok" else "no source reachable")
+        assert h.reply(agent_id, reply).stdout == ""
+        path = Path(info["findings_path"])
         seal = ledger.seals(ledger_entries(h))[f"findings/{path.name}"]
         assert seal.sha256 == ledger.file_sha256(path, 1 << 20) and seal.agent_id == agent_id
+        assert seal.status == status and path.read_text(encoding="utf-8").endswith("---\n\nNothing cited.\n")
 
 
 def test_web_searches_and_page_reads_are_recorded_per_agent(run: Harness):

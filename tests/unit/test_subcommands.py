@@ -13,7 +13,7 @@ from web_research import subcommands
 from web_research.guard.rules import room
 from web_research.guard.commandline import CommandRejected, parse_plugin_command
 from web_research.guard.events import EVENTS
-from web_research.subcommands import OPENS_A_RUN, ORCHESTRATOR, RESEARCHER, SUBCOMMANDS
+from web_research.subcommands import OPENS_A_RUN, ORCHESTRATOR, PERSON, RESEARCHER, SUBCOMMANDS
 
 sys.path.insert(0, str(REPO / "tests"))
 from prompt_commands import expand  # noqa: E402
@@ -94,13 +94,19 @@ def test_every_prompt_command_is_run_by_the_role_whose_prompt_writes_it():
 
 
 def test_the_launchers_patterns_follow_the_registry():
-    """hooks/run sends every Bash call that names our program with a subcommand to Python, and
-    every spelling of the subcommand that opens a run; it knows the hook events by their
-    handler's names."""
+    """hooks/run sends every Bash call that names our program with a subcommand to Python, every
+    spelling of the subcommand that opens a run, and a person's command only in a session with a
+    run; it knows the hook events by their handler's names."""
     text = LAUNCHER.read_text(encoding="utf-8")
-    starts = re.findall(r"\*'(web[-_]research[^']*?) start'\*|\*\"(web-research') start\"\*", text)
-    assert starts and OPENS_A_RUN == "start"
-    assert re.search(r"\*'web-research '\[a-z\]\*", text)  # any lower-case subcommand name
+    branches = re.findall(r"((?:\*['\"][^\n]*?['\"]\*\s*\|\s*\\?\s*)*\*['\"][^\n]*?['\"]\*)\)\s*(is_start=1|is_ours=1)?\s*;;",
+                          text)
+    named = {}
+    for patterns, action in branches:
+        subs = set(re.findall(r"web[-_.a-z]*research(?:\\\"|')?\s([a-z]+)['\"]", patterns))
+        named.setdefault(action, set()).update(subs)
+    assert named.get("is_start=1") == {OPENS_A_RUN}
+    assert named.get("") == set(subcommands.run_by(PERSON))  # recognised, and left alone outside a run
+    assert re.search(r"\*'web-research '\[a-z\]\*", text)  # any other lower-case subcommand name
     assert all(re.fullmatch("[a-z]+", name) for name in SUBCOMMANDS)  # ... which every one is
     case = re.search(r"^\s+([a-z_|]+)\) ;;$", text, re.MULTILINE)
     assert case is not None and case.group(1).split("|") == list(EVENTS)

@@ -155,7 +155,7 @@ def test_claims_without_verdicts_fail_with_what_to_do(tmp_path: Path) -> None:
     check = failing(run_checklist(run))["report.claims.checked"]
     assert check.severity == "error" and check.path == str(run / "report.md")
     assert "have no current verdict" in check.message and f'"Check: {run}"' in check.message
-    assert formats.CHECKER_SUBAGENT_TYPE in check.message
+    assert formats.dispatch_call(f"{formats.DISPATCH_CHECK_LABEL} {run}") in check.message  # SKILL.md's one form
 
 
 def test_all_supported_passes(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ a kind (money with its currency, percent, multiplier, plain number, year,
 date, version) and, where the text gives one, a unit and a "per" unit.
 
 What is read: every number written in digits, with its sign (`-15%` is not
-`15%`), its thousands and decimal separators (`1,000,000`, `1.000.000`,
+`15%`, though "fell 15%" states what `-15%` does), its thousands and decimal separators (`1,000,000`, `1.000.000`,
 `1 000 000`, `1,5` and `1.000,50` where the reading is unambiguous), a
 power (`10^6`, which `excerpts.normalize` writes for `10⁶`), a currency
 before or after it, a magnitude (`k`, `M`, `million`), a percent, a
@@ -96,7 +96,8 @@ _NUMBER = re.compile(
     r"|\d{1,3}(?:\.\d{3})+,\d+(?![.,\d])"         # 1.000,50
     r"|\d{1,3}(?: \d{3})+(?:[.,]\d+)?(?![\d.,]\d)"  # 1 000 000
     r"|\d+,\d{1,2}(?![,.]?\d)"                   # 1,5
-    r"|\d+(?:\.\d+)?")                           # 1000, 1.5
+    r"|\d+(?:\.\d+)?"                            # 1000, 1.5
+    r"|\.\d+(?![.\d])")                            # .10 ("$.10")
 _POWER = re.compile(r"\^(-?\d{1,3})(?!\d)")
 _SIGN = "-+"
 _CURRENCY_BEFORE = re.compile(
@@ -127,6 +128,9 @@ _DIGIT = re.compile(r"\d")
 # case-insensitive regex alternation scans a claim ten times slower, and casefolding covers each
 # letter the pattern's re.I would match (the long s, U+017F, folds to "s").
 _MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_FALLING_BEFORE = re.compile(r"\b(?:fell|falls?|falling|dropped|drops?|down|decreased?|decreasing|declined?|cut|"
+                             r"reduced?|lowered|shrank|shrunk)\b(?:\s+(?:by|to|of|about|around|some|"
+                             r"nearly|almost|over|under|more than|up to))?\s*$", re.I)
 _YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|by|until|till|from|before|after|during|of|year|fy|early|late|mid)"
                           r"[\s-]*|[(,]\s*)$", re.I)
 
@@ -159,6 +163,7 @@ class Figure(NamedTuple):
     start: int = 0
     end: int = 0
     key: tuple = ()
+    falling: bool = False  # a word of decrease stands just before it ("fell 15%", "a 15% drop" not)
 
     def matches(self, other: "Figure") -> bool:
         """Whether `other` (from an excerpt or title) states this figure (from a claim).
@@ -179,8 +184,8 @@ class Figure(NamedTuple):
         if other.kind == KIND_DATE:
             return self.kind in (KIND_NUMBER, KIND_YEAR) and self.unit is None and other.value == self.value \
                 and bool(other.key) and other.key[0] is not None
-        if other.value != self.value:
-            return False
+        if other.value != self.value and not (other.value == -self.value and (self.falling or other.falling)):
+            return False  # "fell 15%" states what "-15%" does; "raised by 15%" does not
         if self.kind == KIND_MONEY and (other.kind != KIND_MONEY or other.currency != self.currency):
             return False
         if self.kind in (KIND_PERCENT, KIND_MULTIPLIER) and other.kind != self.kind:
@@ -334,6 +339,8 @@ def _read_number(text: str, start: int, end: int, value: Decimal | None) -> Figu
             value = -value
     if text[end:end + 1] == "." and text[end + 1:end + 2].isdigit():
         return None  # the head of a version string the version pattern left
+    if text[start] == "." and start and (text[start - 1].isalnum() or text[start - 1] == "."):
+        return None  # ".5" after a word or number: not a figure of its own
     raw_number = text[start:end]
     rest = text[end:end + 60]
     position = 0
@@ -397,7 +404,9 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     if (kind == KIND_NUMBER and unit is None and not scaled and raw_number.isdigit() and len(raw_number) == 4
             and _YEAR_BEFORE.search(text[max(0, left - 12):left])):
         kind = KIND_YEAR  # "in 2026", "(2026)": named for the reader; compared like a number
-    return Figure(text[left:end + position], value, kind, currency, unit, per, left, end + position)
+    falling = value > 0 and bool(_FALLING_BEFORE.search(text, max(0, left - 24), left))
+    return Figure(text[left:end + position], value, kind, currency, unit, per, left, end + position,
+                  falling=falling)
 
 
 def _read_words(text: str, m: re.Match) -> Figure | None:
@@ -453,12 +462,12 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
                 factor = _trailing_magnitude(b)
                 value = a.value * factor if factor else a.value
             out[i] = Figure(a.text, value, b.kind, b.currency if b.kind == KIND_MONEY else None,
-                            b.unit, b.per, a.start, a.end)
+                            b.unit, b.per, a.start, a.end, falling=a.falling)
     for i in range(1, len(out)):  # carry a leading currency forward
         a, b = out[i - 1], out[i]
         if (_linked(text, a, b, _RANGE) and a.kind == KIND_MONEY and b.kind in (KIND_NUMBER, KIND_YEAR)
                 and b.unit is None):
-            out[i] = Figure(b.text, b.value, KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end)
+            out[i] = Figure(b.text, b.value, KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end, falling=b.falling)
     return out
 
 

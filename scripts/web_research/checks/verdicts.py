@@ -433,8 +433,8 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
             # A warning: its claims simply have no verdict (report.claims.checked), and the file,
             # sealed as its checker left it, can be neither fixed nor removed.
             checks.append(fail("checks.verdicts", f"{f.rel}: " + "; ".join(f.problems)
-                               + ". Its claims count as unchecked: dispatch a claim-checker again with the prompt "
-                               f"\"{formats.DISPATCH_CHECK_LABEL} {run_dir}\"", Path(run_dir) / f.rel,
+                               + ". Its claims count as unchecked: dispatch a claim-checker again with "
+                               + formats.dispatch_call(f"{formats.DISPATCH_CHECK_LABEL} {run_dir}"), Path(run_dir) / f.rel,
                                severity="warning"))
     records = report_records(parsed)
     known = verdicts_by_claim(files)
@@ -470,8 +470,8 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
             listed = "; ".join(items[:MAX_LISTED]) + (f"; and {len(items) - MAX_LISTED} more"
                                                       if len(items) > MAX_LISTED else "")
             checks.append(fail("report.claims.checked", (
-                f"{len(items)} cited claim(s) {label} ({listed}). Dispatch a {formats.CHECKER_SUBAGENT_TYPE} "
-                f"agent in the foreground with the prompt \"{formats.DISPATCH_CHECK_LABEL} {run_dir}\", then run finish again; "
+                f"{len(items)} cited claim(s) {label} ({listed}). Dispatch the claim-checker with "
+                f"{formats.dispatch_call(f'{formats.DISPATCH_CHECK_LABEL} {run_dir}')}, then run finish again; "
                 "repeat while this check fails"), report, None))
     if records and not unchecked and not awaiting:
         checks.insert(0, ok("report.claims.checked",

@@ -179,9 +179,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(return_object(run_dir, failing), ensure_ascii=False))
         return EXIT_OK
     if failing == [CLAIMS_CHECKED] and record.get("checker_waits") == waits + 1:
-        print(f"Claims of report.md need a verdict. Dispatch one Agent: subagent_type "
-              f"{formats.CHECKER_SUBAGENT_TYPE}, run_in_background false, prompt \"Check: {run_dir}\". "
-              f"When it returns, run finish again.")
+        print(f"Claims of report.md need a verdict. Dispatch the claim-checker: "
+              f"{formats.dispatch_call(f'{formats.DISPATCH_CHECK_LABEL} {run_dir}')}. When it returns, run finish again.")
         return EXIT_CHECK_FAILED
     for note in notes:
         print(f"Note: {note}.")

@@ -163,44 +163,51 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
                        rule=RULE_SPREAD, span=best)
 
 
-def _bounded(part: str) -> re.Pattern:
-    """`part` where it stands at word and number boundaries: a part that starts (ends)
-    with a letter or digit is not glued to one before (after) it, and a number is not
-    the tail of a longer one (`1,000` in `11,000`, `000` in `1,000`, `10%` in `-10%`)
-    or the head of one (`$1,000` in `$1,000,000`, `10` in `10.5` or `10%`)."""
-    found = _PATTERNS.get(part)
-    if found is None:
-        head = tail = ""
-        if part[0].isalnum() or part[0] == "_":
-            head = r"(?<!\w)" + (r"(?<!\d[.,])(?<![\s(\[][-+])" if part[0].isdigit() else "")
-        if part[-1].isalnum() or part[-1] == "_":
-            tail = r"(?!\w)" + (r"(?![.,]\d)(?!\s?%)" if part[-1].isdigit() else "")
-        if len(_PATTERNS) >= 4096:
-            _PATTERNS.clear()
-        found = _PATTERNS[part] = re.compile(head + re.escape(part) + tail)
-    return found
-
-
-_PATTERNS: dict[str, re.Pattern] = {}
+def _at_bounds(page: str, part: str, at: int) -> bool:
+    """Whether `part`, found at `page[at:]`, stands at word and number boundaries: a part
+    that starts (ends) with a letter or digit is not glued to one before (after) it, and a
+    number is not the tail of a longer one (`1,000` in `11,000`, `000` in `1,000`, `10%` in
+    `-10%`) or the head of one (`$1,000` in `$1,000,000`, `10` in `10.5` or `10%`).
+    Plain character tests, not a pattern: `str.find` finds the candidates fast."""
+    first, last = part[0], part[-1]
+    if at and (first.isalnum() or first == "_"):
+        before = page[at - 1]
+        if before.isalnum() or before == "_":
+            return False
+        if first.isdigit() and at >= 2 and (
+                (before in ".," and page[at - 2].isdigit())
+                or (before in "-+" and (page[at - 2].isspace() or page[at - 2] in "(["))):
+            return False
+    end = at + len(part)
+    if end < len(page) and (last.isalnum() or last == "_"):
+        after = page[end]
+        if after.isalnum() or after == "_":
+            return False
+        if last.isdigit() and ((after in ".," and page[end + 1:end + 2].isdigit()) or after == "%"
+                               or (after.isspace() and page[end + 1:end + 2] == "%")):
+            return False
+    return True
 
 
 def _find(page: str, part: str, position: int) -> int:
-    """Where `part` first stands in `page` from `position`, at its boundaries; -1 if nowhere."""
-    if page.find(part, position) < 0:
-        return -1  # the plain search rules most failures out fast
-    found = _bounded(part).search(page, position)
-    return found.start() if found else -1
+    """Where `part` first stands in `page` from `position`, at its boundaries; -1 if nowhere
+    (or not within MAX_PLACEMENTS tries: a page of repeats)."""
+    found = page.find(part, position)
+    for _ in range(MAX_PLACEMENTS):
+        if found < 0 or _at_bounds(page, part, found):
+            return found
+        found = page.find(part, found + 1)
+    return -1
 
 
 def _rfind(page: str, part: str, end: int) -> int:
     """Where `part` last stands in `page`, at its boundaries, ending by `end`; -1 if nowhere
-    (or not within MAX_PLACEMENTS tries: a page of repeats)."""
-    pattern = _bounded(part)
-    position = page.rfind(part, 0, end)
+    (or not within MAX_PLACEMENTS tries)."""
+    found = page.rfind(part, 0, end)
     for _ in range(MAX_PLACEMENTS):
-        if position < 0 or pattern.match(page, position):
-            return position
-        position = page.rfind(part, 0, position + len(part) - 1)
+        if found < 0 or _at_bounds(page, part, found):
+            return found
+        found = page.rfind(part, 0, found + len(part) - 1)
     return -1
 
 

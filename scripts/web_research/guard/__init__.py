@@ -11,7 +11,7 @@
                     plugin's writes, metrics, the person's ending
   registry, context the session's run record (locked), and what the handlers share
   commandline, briefs_match, writescope, findings_gate, checker_gate, budgets
-                    reading our command lines and briefs, the write scope, the gates that read
+                    reading our command lines, briefs and write targets, the gates that read
                     run files, and the budgets' ledger adapter
 
 A hook imports only its own event's handler; YAML, jsonschema and the verifier load only in

@@ -101,7 +101,7 @@ def resolve_prompt(prompt: str, briefs: Sequence[Brief]) -> Brief | None:
 # `briefs/<slug>.md` or `findings/<slug>.md`, absolute, relative or bare, inside quotes or not.
 _PATH_REFERENCE = re.compile(r"(?:^|[^\w.-])(?:" + re.escape(formats.BRIEFS_DIR) + "|"
                              + re.escape(formats.FINDINGS_DIR) + r")[/\\]([^/\\\s\"'`<>()\[\]]+?)\.md\b")
-_LABEL_LINE = re.compile(r"^[\s*_`>#-]*" + re.escape(formats.DISPATCH_BRIEF_LABEL.rstrip(":"))
+_LABEL_LINE = re.compile(r"(?:^|(?<=\s))[\s*_`>#-]*" + re.escape(formats.DISPATCH_BRIEF_LABEL.rstrip(":"))
                          + r"[\s*_`]*:(.*)$", re.IGNORECASE | re.MULTILINE)
 _QUOTES = " \t\"'`*_<>()[]{}.,;:!?\u201c\u201d\u2018\u2019"
 

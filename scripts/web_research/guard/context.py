@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Iterator, Mapping
 
 from .. import formats
+from ..run.brief_prompt import split_agent_prompt
 from .briefs_match import Brief, first_user_message, load_briefs, match_prompt, subagent_transcript_path
 from .events import TOOL_EVENTS, HookEvent, in_checker, in_researcher
 from ..core.paths import cache_dir, data_dir, user_data_dir, valid_session_id
@@ -30,18 +32,27 @@ AGENT_TOOLS = ("Agent", "Task")
 WEB_TOOLS = ("WebSearch", "WebFetch")
 RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
 CHECKER = formats.CHECKER_SUBAGENT_TYPE
-_DISPATCH_FORMS = ((formats.DISPATCH_BRIEF_LABEL, RESEARCHER), (formats.DISPATCH_CHECK_LABEL, CHECKER))
+# `Brief:` or `Check:` as a word anywhere in a prompt ("Brief hash:" is not one): the first names the agent.
+_DISPATCH_FORM = re.compile(r"(?<![\w-])(" + re.escape(formats.DISPATCH_BRIEF_LABEL[:-1]) + "|"
+                            + re.escape(formats.DISPATCH_CHECK_LABEL[:-1]) + r")[\s*_`]*:", re.IGNORECASE)
 
 
 def dispatch_fields(tool_input: Mapping[str, Any]) -> dict[str, Any]:
     """An `Agent` call's input with the fields the plugin decides: the prompt's form names the
-    agent (`Brief: <path>` a researcher, `Check: <dir>` the claim-checker, whatever
-    `subagent_type` says or if it says nothing), and a researcher or checker runs in the
-    foreground (the client's default is the background). So the orchestrator writes only the
-    prompt; any other call is returned unchanged."""
+    agent (`Brief: <path>` a researcher, `Check: <dir>` the claim-checker, wherever it stands in
+    the prompt, the first one found, and whatever `subagent_type` says or if it says nothing; a
+    brief's whole text with its `Brief hash:` line is a researcher's), and a researcher or
+    checker runs in the foreground (the client's default is the background). So the
+    orchestrator writes only the prompt (formats.dispatch_call); any other call is returned
+    unchanged."""
     prompt = tool_input.get("prompt")
-    head = prompt.lstrip(" \t\r\n*_`>\"'").lower() if isinstance(prompt, str) else ""
-    agent = next((a for label, a in _DISPATCH_FORMS if head.startswith(label.lower())), None)
+    agent = None
+    if isinstance(prompt, str):
+        form = _DISPATCH_FORM.search(prompt)
+        if split_agent_prompt(prompt)[1] is not None:
+            agent = RESEARCHER
+        elif form is not None:
+            agent = RESEARCHER if form.group(1).lower() == formats.DISPATCH_BRIEF_LABEL[:-1].lower() else CHECKER
     agent = agent or tool_input.get("subagent_type")
     if agent not in (RESEARCHER, CHECKER):
         return dict(tool_input)

@@ -1,9 +1,9 @@
-"""Did a researcher leave a usable findings file? The same rules as the verifier
+"""Are a researcher's findings usable? The same rules as the verifier
 (`findings.findings_checks`, `integrity`), in two groups:
 
-- `findings_problems`: the file's existence and frontmatter. A file without a
-  valid `status` (and `reason` when it is not ok) makes a failure invisible, so
-  a researcher that stops with one is blocked once and then recorded as a
+- `findings_problems`: the document's frontmatter. Findings without a valid
+  `status` (and `reason` when it is not ok) make a failure invisible, so a
+  researcher whose reply has them is sent back once and then recorded as a
   silent failure.
 - `citation_problems`: each citation's required fields, its excerpt against
   the page snapshot (with the closest passage of the page), and, the run's
@@ -12,7 +12,10 @@
   correct its own quote; a second stop is not held against it (verify reports
   what remains).
 
-Both are pure over the run folder: they read files and write nothing.
+Both read the text given (the document the plugin is about to write from the
+researcher's reply, run/findings_reply.py) or else the file on disk, and write
+nothing. `where` says where a problem is: by default `<path>:<line>`; for a
+reply, its line in the reply.
 """
 from __future__ import annotations
 
@@ -45,14 +48,24 @@ def required_fields_text() -> str:
     return text
 
 
-def _load(brief: Brief) -> "tuple[Any, list[str]]":
-    """(parsed findings or None, problems reading it). Reads only a bounded regular
-    file inside the run (fsutil), never following a link out of it."""
+Where = Callable[[Path, "int | None"], str]
+
+
+def at_path(path: Path, line: int | None) -> str:
+    return f"{path}:{line or 1}"
+
+
+def _load(brief: Brief, text: str | None = None) -> "tuple[Any, list[str]]":
+    """(parsed findings or None, problems reading it). `text` given: that document, as the
+    findings file; else reads only a bounded regular file inside the run (fsutil), never
+    following a link out of it."""
     from ..checks.findings import load_findings  # lazy: hook start-up
     from ..formats import MAX_MARKDOWN_BYTES  # lazy: hook start-up
     from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
 
     path = Path(brief.findings_path)
+    if text is not None:
+        return load_findings(path, text), []
     try:
         text = read_run_text(path, path.parent.parent, MAX_MARKDOWN_BYTES)  # <run>/findings/<slug>.md
     except RunFileError as exc:
@@ -60,19 +73,20 @@ def _load(brief: Brief) -> "tuple[Any, list[str]]":
     return load_findings(path, text), []
 
 
-def _problems(checks, wanted: set[str], path: Path) -> list[str]:
-    return [f"{check.path or path}:{check.line or 1}: {check.message}" for check in checks
+def _problems(checks, wanted: set[str], path: Path, where: Where = at_path) -> list[str]:
+    return [f"{where(Path(check.path or path), check.line)}: {check.message}" for check in checks
             if not check.ok and check.severity == "error" and check.id in wanted]
 
 
-def _checked(brief: Brief, rules: Callable[[Brief, Any], list[str]], missing: bool) -> list[str]:
+def _checked(brief: Brief, rules: Callable[[Brief, Any], list[str]], missing: bool,
+             text: str | None = None) -> list[str]:
     """Run `rules` on the parsed file. The file is the researcher's own output, so
     anything in it that makes the check fail to complete (an exception, the hook's
     deadline) is a problem of the file: the gate holds instead of failing open.
     `missing`: whether an unreadable or absent file is reported here."""
     path = Path(brief.findings_path)
     try:
-        found, problems = _load(brief)
+        found, problems = _load(brief, text)
         if found is None:
             return problems if missing else []
         return rules(brief, found)
@@ -83,12 +97,12 @@ def _checked(brief: Brief, rules: Callable[[Brief, Any], list[str]], missing: bo
         return [f"{path}: could not be checked ({type(exc).__name__}: {str(exc)[:200]})"]
 
 
-def findings_problems(brief: Brief) -> list[str]:
-    """Each frontmatter problem as "<path>:<line>: <what is wrong>"; empty when the file is usable."""
-    return _checked(brief, _frontmatter_problems, missing=True)
+def findings_problems(brief: Brief, text: str | None = None, where: Where = at_path) -> list[str]:
+    """Each frontmatter problem as "<where>: <what is wrong>"; empty when the findings are usable."""
+    return _checked(brief, lambda b, found: _frontmatter_problems(b, found, where), missing=True, text=text)
 
 
-def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
+def _frontmatter_problems(brief: Brief, found: Any, where: Where = at_path) -> list[str]:
     from ..checks.findings import findings_checks  # lazy: hook start-up
     from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
 
@@ -100,25 +114,27 @@ def _frontmatter_problems(brief: Brief, found: Any) -> list[str]:
         pass
     scope = f"findings.{brief.slug}."
     checks = findings_checks(brief.slug, None, found, brief_bytes, Path(brief.brief_path))
-    problems = _problems(checks, {scope + name for name in FRONTMATTER_CHECKS}, found.path)
+    problems = _problems(checks, {scope + name for name in FRONTMATTER_CHECKS}, found.path, where)
     from ..formats import FINDINGS_STUB_REASON, STATUS_FAILED  # lazy: hook start-up
 
     meta = found.frontmatter or {}
     if meta.get("status") == STATUS_FAILED and meta.get("reason") == FINDINGS_STUB_REASON:
-        problems.append(f"{found.path}:1: still the stub the plugin wrote when you started: you wrote no "
-                        "findings (write them, or status: failed with your own one-line reason)")
+        problems.append(f"{where(found.path, 1)}: still the stub the plugin wrote when you started: you gave no "
+                        "findings (give them, or status: failed with your own one-line reason)")
     return problems
 
 
-def citation_problems(brief: Brief, sealed: Mapping[str, Any] | None = None) -> list[str]:
+def citation_problems(brief: Brief, sealed: Mapping[str, Any] | None = None, text: str | None = None,
+                      where: Where = at_path) -> list[str]:
     """Each citation whose required fields are invalid, whose excerpt is not in
     its page snapshot (naming the closest passage) or, with the run's seals
     (`sealed`: path relative to the run -> seal), whose page has no sealed snapshot,
     as "<path>:<line>: <what>"."""
-    return _checked(brief, lambda b, found: _citation_problems(b, found, sealed), missing=False)
+    return _checked(brief, lambda b, found: _citation_problems(b, found, sealed, where), missing=False, text=text)
 
 
-def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None) -> list[str]:
+def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None,
+                       where: Where = at_path) -> list[str]:
     if not found.citations:
         return []
     from ..checks.citation_checks import citation_checks  # lazy: hook start-up
@@ -138,4 +154,4 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
     from ..checks.text_controls import bidi_check  # lazy: hook start-up
 
     checks.append(bidi_check(scope, path, found.body, found.body_first_line))
-    return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path)
+    return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)

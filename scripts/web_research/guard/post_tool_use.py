@@ -1,13 +1,12 @@
 """PostToolUse: what a tool call that ran changes in the active run.
 
 A `start` opens the run, `briefs` records the expected briefs and fixes the
-limits, a researcher's fetch and every web call go to the ledger, a write to a
-findings file records what was written, and a returned Agent call frees its slot
-and does what its SubagentStop could not (seal a researcher's file, record a checker's answer).
+limits, a researcher's fetch and every web call go to the ledger, and a returned
+Agent call frees its slot and does what its SubagentStop could not (write a
+researcher's findings or a checker's verdicts from the reply the call returned).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -15,11 +14,13 @@ from typing import Any
 
 from .rules.decision import NOTHING, AddContext, Decision, Notice
 from .briefs_match import load_briefs, resolve_prompt
-from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, WRITE_TOOLS, Context, active_run, bind_agent,
+from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, bind_agent,
                       briefs_of, dispatch_fields, known_slug, locked_run)
 from .registry import new_run
 
 
+# A researcher's states once its findings are settled (subagent_stop.settle_researcher).
+SETTLED = ("done", "silent-failure")
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
 BACKGROUND_LAUNCH_STATUSES = ("async_launched",)
 
@@ -45,8 +46,6 @@ def post_tool_use(ctx: Context) -> Decision:
         return _post_researcher_bash(ctx)
     if tool in WEB_TOOLS:
         return _post_web_tool(ctx)
-    if tool in WRITE_TOOLS:
-        return _post_write(ctx)
     if tool == "Bash" and not ctx.in_researcher:
         return _post_bash(ctx)
     agent = dispatch_fields(ctx.tool_input).get("subagent_type") if tool in AGENT_TOOLS else None
@@ -54,38 +53,6 @@ def post_tool_use(ctx: Context) -> Decision:
         return _post_agent(ctx)
     if agent == CHECKER:
         return _post_checker_agent(ctx)
-    return NOTHING
-
-
-def _post_write(ctx: Context) -> Decision:
-    """A Write/Edit landed during a run: when it is a findings file, record the hash
-    of what the tool wrote (Write: the content it was given; an edit: the file right after it),
-    with who wrote it. The owner's SubagentStop then seals that content, and a file that differs
-    from it (changed by anything else after the write) fails. A hook that fails here records
-    nothing, and the file then fails at that stop: closed, not open."""
-    active = active_run(ctx)
-    if active is None:
-        return NOTHING
-    from .writescope import resolve_target, write_target  # lazy: hook start-up
-
-    path, ambiguous = write_target(ctx.event.tool, ctx.tool_input)
-    if path is None or ambiguous:
-        return NOTHING
-    target = resolve_target(path, ctx.event.cwd)
-    from ..evidence import ledger  # lazy: hook start-up
-    from .effects.seals import record_written  # lazy: hook start-up
-
-    content = ctx.tool_input.get("content")
-    if ctx.event.tool == "Write" and isinstance(content, str):
-
-        digest: str | None = "sha256:" + hashlib.sha256(content.encode("utf-8")).hexdigest()
-    else:
-        from ..evidence.provenance import MAX_EVIDENCE_BYTES  # lazy: hook start-up
-
-        digest = ledger.file_sha256(target, MAX_EVIDENCE_BYTES)
-    run = active[1]["run"]
-    record_written(ctx.env, run["run_dir"], target, digest, ctx.event.agent_id, known_slug(ctx, run),
-                   by=ledger.BY_AGENT)
     return NOTHING
 
 
@@ -374,11 +341,12 @@ def _post_agent(ctx: Context) -> Decision:
         if returned is not None and agent_id not in run.setdefault("agents", {}):
             bind_agent(run, agent_id, returned.slug, "returned")
     if response.get("status") == "completed":
-        from .effects.seals import seal_unsealed_findings  # lazy: hook start-up
-
-        # A foreground researcher returned and the orchestrator has not acted since: seal
-        # its findings file here if its SubagentStop could not (an unattributable stop).
+        # A foreground researcher returned and the orchestrator has not acted since: if its
+        # SubagentStop went unseen (no stop settled it), its reply is the call's result.
         brief = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run))
-        if brief is not None:
-            seal_unsealed_findings(ctx.env, run["run_dir"], brief.findings_path, agent_id, brief.slug)
+        state = (run.get("agents", {}).get(agent_id) or {}).get("state") if isinstance(agent_id, str) else None
+        if brief is not None and state not in SETTLED:
+            from .subagent_stop import settle_researcher  # lazy: hook start-up
+
+            settle_researcher(ctx, session, snapshot, brief, agent_id, _response_text(response), may_block=False)
     return NOTHING

@@ -251,7 +251,7 @@ def _pre_agent(ctx: Context, active: Active | None) -> Decision:
 def _pre_write(ctx: Context, active: Active | None) -> Decision:
     if active is None:
         return NOTHING
-    from .writescope import write_allowed, write_target  # lazy: hook start-up
+    from .writescope import write_target  # lazy: hook start-up
 
     tool = str(ctx.event.tool)
     path, ambiguous = write_target(tool, ctx.tool_input)
@@ -270,32 +270,9 @@ def _pre_write(ctx: Context, active: Active | None) -> Decision:
                     "claim-checker and the main session write files; this agent writes none.")
     if role == room.CHECKER:
         return Deny(room.CHECKER_REFUSAL)
-    if role == room.ORCHESTRATOR:
-        return _pre_orchestrator_write(ctx, active[1]["run"], tool, targets)
-    session, snapshot = active
-    run = snapshot["run"]
-    briefs = briefs_of(run)
-    transcript = subagent_transcript_path(ctx.event.transcript_path, ctx.event.agent_id)
-    brief, learned = attribute(ctx, run, briefs, transcript)
-    if learned and brief is not None:
-        learn_agent(session, snapshot, ctx.event.agent_id, brief.slug, "running")
-    from .effects.seals import sealed_ok_findings  # lazy: hook start-up
-    from .rules.dispatch import findings_rel  # lazy: a researcher's writes only
-
-    # A findings file sealed `ok` is a researcher's final result: nobody writes over it.
-    final = sealed_ok_findings(ctx.env, run["run_dir"])
-    if brief is not None:
-        candidates = [brief]
-    else:  # cannot tell which researcher this is: any brief no other researcher owns
-        owned = {a.get("slug") for a in run.get("agents", {}).values()}
-        candidates = [b for b in briefs if b.slug not in owned]
-    candidates = [b for b in candidates if findings_rel(run["run_dir"], b) not in final]
-    if not candidates:
-        return Deny((
-            f"{brief.findings_path if brief is not None else 'Every unowned findings file'} is sealed with "
-            "status ok: a researcher's final result, never written over. Reply with your status line."))
-    allowed, reason = write_allowed(path, ctx.event.cwd, run["run_dir"], candidates)
-    return Allow(reason) if allowed else Deny(reason)
+    if role == room.RESEARCHER:
+        return Deny(room.RESEARCHER_REFUSAL)
+    return _pre_orchestrator_write(ctx, active[1]["run"], tool, targets)
 
 
 def _pre_orchestrator_write(ctx: Context, run: dict[str, Any], tool: str, targets: list[str | None]) -> Decision:

@@ -1,10 +1,6 @@
-"""SubagentStop: a researcher must leave a usable findings file, a claim-checker its
-verdicts file (each blocked once otherwise); what it leaves is sealed as it is let go.
-
-The file on disk must be what its owner last wrote (the PostToolUse hook recorded the
-hash of each write, `seals.record_written`): anything else changed it in between, say a
-process left running in the background. Such a file is a problem like any other (one
-block), and the seal is the owner's last write, so the file then fails its seal."""
+"""SubagentStop: a researcher's reply is its findings, a claim-checker's its verdicts; the
+plugin writes each file from the reply and seals it at once, or sends the reasons back once
+so the agent replies again in full. No subagent writes a file of the run."""
 from __future__ import annotations
 
 
@@ -68,6 +64,13 @@ def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, 
     """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
     else the last assistant text of its transcript), and what is wrong with the reply."""
     from ..checks.verdicts import parse_answer  # lazy: start-up
+
+    return parse_answer(reply_text(ctx), keys)
+
+
+def reply_text(ctx: Context) -> str:
+    """A subagent's last reply: its SubagentStop's `last_assistant_message`, else the last
+    assistant text of its transcript."""
     from .briefs_match import last_assistant_text  # lazy: start-up
 
     text = ctx.event.last_message
@@ -75,7 +78,7 @@ def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, 
         transcript = ctx.event.agent_transcript_path or subagent_transcript_path(
             ctx.event.transcript_path, ctx.event.agent_id)
         text = last_assistant_text(transcript) if transcript else None
-    return parse_answer(text or "", keys)
+    return text or ""
 
 
 def subagent_stop(ctx: Context) -> Decision:
@@ -86,9 +89,6 @@ def subagent_stop(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .rules.dispatch import release  # lazy: hook start-up
-    from .findings_gate import citation_problems, findings_problems, required_fields_text  # lazy: hook start-up
-
     agent_id = ctx.event.agent_id
     transcript = ctx.event.agent_transcript_path or subagent_transcript_path(
         ctx.event.transcript_path, agent_id)
@@ -102,47 +102,52 @@ def subagent_stop(ctx: Context) -> Decision:
                 if run is not None and agent_id in (run.get("unattributed") or ()):
                     run["unattributed"].remove(agent_id)
         return NOTHING  # not one of this run's researchers
-    # The researcher's own file must be what its owner (the researcher, or the plugin's stub) last
-    # wrote before the plugin completes it (its frontmatter fields): completing a file something
-    # else changed would make that change the plugin's. Read and checked before the lock is taken.
-    from .effects.findings_bookkeeping import complete  # lazy: hook start-up
-    from .effects.seals import findings_status, owner_written, written_problem  # lazy: hook start-up
+    may_block = not ctx.event.stop_hook_active
+    return settle_researcher(ctx, session, snapshot, brief, agent_id, reply_text(ctx), may_block)
+
+
+def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brief: Any, agent_id: object,
+                      reply: str, may_block: bool) -> Decision:
+    """A researcher's reply is its findings (run/findings_reply.py): checked, then written as its
+    findings file and sealed at once; or, once, sent back with the reasons so that it replies again
+    in full. A reply that holds no findings leaves the plugin's stub in place: a silent failure.
+    Called at its SubagentStop, or when its Agent call returned and that stop went unseen
+    (`may_block` False: nothing can be sent back any more)."""
+    from ..run.findings_reply import reply_document  # lazy: hook start-up
+    from .effects.findings_bookkeeping import iso, subtopic_of  # lazy: hook start-up
+    from .rules.dispatch import release  # lazy: hook start-up
+    from .findings_gate import citation_problems, findings_problems  # lazy: hook start-up
 
     run_dir = snapshot["run"]["run_dir"]
-    written, on_disk = owner_written(ctx.env, run_dir, brief.findings_path, agent_id)
-    tampered = written_problem(brief.findings_path, written, on_disk)
-    if not tampered:
-        complete(ctx, snapshot["run"], brief)  # recorded as a plugin write: the owner's last write
-    problems = findings_problems(brief)
-    written, on_disk = owner_written(ctx.env, run_dir, brief.findings_path, agent_id)
-    tampered = written_problem(brief.findings_path, written, on_disk)
-    if tampered:
-        problems.append(tampered)
-    known = snapshot["run"].get("agents", {}).get(agent_id or f"unknown-{brief.slug}", {})
-    may_block = not known.get("blocks") and not ctx.event.stop_hook_active
-    if may_block:
+    started = (snapshot["run"].get("started") or {}).get(brief.slug)
+    document, unusable = reply_document(reply, subtopic_of(snapshot["run"], brief), brief.brief_hash,
+                                        iso(float(started)) if isinstance(started, (int, float)) else iso(ctx.now),
+                                        iso(ctx.now))
+    if document is None:
+        problems = [str(unusable)]
+    else:
+        def where(_path: object, line: int | None) -> str:
+            return f"line {document.reply_line(line)} of your reply"
+
+        problems = findings_problems(brief, document.text, where)
+    key = agent_id if isinstance(agent_id, str) else f"unknown-{brief.slug}"
+    known = snapshot["run"].get("agents", {}).get(key, {})
+    may_block = may_block and not known.get("blocks")
+    quotes: list[str] = []
+    if may_block and document is not None:
         from .effects.seals import seal_source  # lazy: hook start-up
 
         # In a run every page a researcher read was sealed by its fetch: a citation of a page
         # with no sealed snapshot cites a page never read, told now while it can still read it.
-        quotes = citation_problems(brief, seal_source(ctx.env, run_dir).seals)
-    else:
-        quotes = []
-    fields = required_fields_text() if may_block and (problems or quotes) else ""
+        quotes = citation_problems(brief, seal_source(ctx.env, run_dir).seals, document.text, where)
     with locked_run(session, snapshot) as run:
         if run is None:
             return NOTHING
-        agent = bind_agent(run, agent_id or f"unknown-{brief.slug}", brief.slug, "running")
-        if (problems or quotes) and fields and not agent.get("blocks"):
+        agent = bind_agent(run, key, brief.slug, "running")
+        if (problems or quotes) and may_block and not agent.get("blocks"):
             agent["blocks"] = 1
-            return Block(
-                "Your findings file is not usable yet:\n" + "\n".join(f"- {p}" for p in problems + quotes)
-                + f"\nWrite {brief.findings_path} now with the frontmatter your brief gives ({fields}), "
-                "each excerpt copied word for word from the page (the closest passage is shown above), each figure "
-                "a claim states taken from an excerpt it cites, and each claim you cannot quote removed. If you "
-                "have nothing usable, write it with status: failed and a one-line reason. Then reply with the "
-                "status line.")
-        release(run, agent_id=agent_id, slug=brief.slug)
+            return Block(block_reason(problems + quotes, brief.findings_path))
+        release(run, agent_id=agent_id if isinstance(agent_id, str) else None, slug=brief.slug)
         if problems:
             agent["state"] = "silent-failure"
             subtopic = _subtopic_of(run, brief.slug)
@@ -153,20 +158,38 @@ def subagent_stop(ctx: Context) -> Decision:
             state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
         else:
             agent["state"] = "done"
-    from .effects.seals import seal_findings  # lazy: hook start-up
+    # Written and sealed at once, outside the record's lock. A reply with no findings leaves the
+    # stub (or an earlier attempt's file), sealed as the plugin last wrote it.
+    if document is not None:
+        from .effects.plugin_writes import write_findings  # lazy: hook start-up
 
-    # Sealed as it is let go (or recorded as a silent failure), outside the record's lock: as its
-    # owner last wrote it, so a file changed by anything else since fails its seal.
-    if written:
-        seal_findings(ctx.env, run_dir, brief.findings_path, agent_id, brief.slug, sha256=written,
-                      status=findings_status(brief.findings_path, written))
+        write_findings(ctx.env, run_dir, brief.findings_path, document.text, agent_id, brief.slug)
+    else:
+        from .effects.seals import seal_unsealed_findings  # lazy: hook start-up
+
+        seal_unsealed_findings(ctx.env, run_dir, brief.findings_path, agent_id, brief.slug)
     _after_researcher(ctx, run, agent_id, brief.slug)
     if not problems:
         return NOTHING
     return Notice(
-        f'web-research: the researcher for subtopic "{subtopic}" ended without a usable findings file '
-        f"({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the report's "
-        "Gaps & Limitations must name it.")
+        f'web-research: the researcher for subtopic "{subtopic}" ended without usable findings for '
+        f"{brief.findings_path} ({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the "
+        "report's Gaps & Limitations must name it.")
+
+
+def block_reason(problems: list[str], findings_path: str) -> str:
+    """What a researcher whose reply cannot be written as its findings is told."""
+    from .findings_gate import required_fields_text  # lazy: hook start-up
+
+    from ..formats import REPLY_IS_FINDINGS  # lazy: hook start-up
+
+    return ("Your findings are not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
+            + f"\n{REPLY_IS_FINDINGS[0].upper() + REPLY_IS_FINDINGS[1:]}: reply again with all of it, as your brief "
+            f"shows: the frontmatter ({required_fields_text()}), "
+            "then every section. Copy each excerpt word for word from the page (the closest passage is shown above), "
+            "take each figure a claim states from an excerpt it cites, and leave out each claim you cannot quote. If "
+            "you have nothing usable, reply with status: failed and a one-line reason. The plugin writes your reply "
+            f"to {findings_path}; you write no file.")
 
 
 def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:

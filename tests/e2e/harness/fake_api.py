@@ -15,6 +15,7 @@ import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from .request_view import RequestView
 from .scenario import Scenario
@@ -57,6 +58,7 @@ class ApiServer:
                 input_tokens = max(1, len(raw) // 4)
                 req = server._log(body, dict(self.headers.items()), input_tokens)
                 reply = server.scenario.respond(req)
+                server._log_reply(req, reply)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Cache-Control", "no-cache")
@@ -93,6 +95,13 @@ class ApiServer:
             with self.log_path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps({**json.loads(req.to_json()), "input_tokens": input_tokens}) + "\n")
         return req
+
+    def _log_reply(self, req: RequestView, reply: Any) -> None:
+        """Log what the scripted model answered (`replies.jsonl`): a subagent's last reply reaches
+        the CLI's stream only as the Agent call's result, reworded by the client."""
+        with self._lock:
+            with self.log_path.with_name("replies.jsonl").open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"seq": req.seq, "blocks": getattr(reply, "blocks", [])}) + "\n")
 
     def start(self) -> "ApiServer":
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()

@@ -115,3 +115,39 @@ def subagent_request_spans(result: RunResult) -> dict[str, tuple[int, int]]:
         first, last = spans.get(req.agent_id, (req.seq, req.seq))
         spans[req.agent_id] = (min(first, req.seq), max(last, req.seq))
     return spans
+
+
+def researcher_messages(result: RunResult, slug: str) -> list[list[dict]]:
+    """The assistant messages of the researchers dispatched for `slug` (the main agent's Agent calls
+    whose prompt names `briefs/<slug>.md`), each message as its content blocks, in order."""
+    parents = {u["id"] for u in result.stream.tool_uses("Agent", main_only=True)
+               if f"/{slug}.md" in str(u["input"].get("prompt", ""))}
+    if not parents:
+        raise AssertionError(f"no researcher was dispatched for {slug}\n{result.describe()}")
+    messages: dict[str, list[dict]] = {}
+    for ev in result.stream.events:
+        if ev.get("type") == "assistant" and ev.get("parent_tool_use_id") in parents:
+            msg = ev.get("message") or {}
+            messages.setdefault(str(msg.get("id")), []).extend(msg.get("content") or [])
+    return list(messages.values())
+
+
+def researcher_calls(result: RunResult, slug: str) -> list[dict]:
+    """The tool calls of the researcher dispatched for `slug`, in order."""
+    return [b for m in researcher_messages(result, slug) for b in m if b.get("type") == "tool_use"]
+
+
+def researcher_replies(result: RunResult, slug: str) -> list[str]:
+    """The replies (messages with no tool call) the researchers of `slug` gave, in order, as the
+    scripted model sent them (`replies.jsonl`; the stream shows the last one only reworded, as the
+    Agent call's result). A researcher's requests are those whose brief names its findings file."""
+    seqs = {r.seq for r in result.requests if r.kind == "subagent" and "Your subtopic:" in r.first_user_text
+            and f"/{slug}.md" in r.first_user_text
+            and not any(str(t.get("type", "")).startswith("web_search") for t in r.body.get("tools") or [])}
+    out = []
+    for line in (result.workdir / "replies.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        blocks = record["blocks"]
+        if record["seq"] in seqs and not any(b.get("type") == "tool_use" for b in blocks):
+            out.append("".join(b.get("text", "") for b in blocks if b.get("type") == "text"))
+    return out

@@ -1,11 +1,11 @@
-"""The scripted researcher: searches, snapshots a page, writes its findings.
+"""The scripted researcher: searches, snapshots a page, replies with its findings.
 
 Everything it needs (findings path, run folder, fetch command, the frontmatter
-fields it writes, the `### <id> <point>` headings) is read from its brief as the
-CLI delivered it; a wrong value there breaks the run. It writes only `status` (and
-`reason`) in the frontmatter: the plugin wrote the stub at dispatch and fills in
-the rest at its stop. A "sloppy" researcher leaves the stub's reason under
-`status: ok`, as a real model that edits its stub does.
+fields it types, the `### <id> <point>` headings) is read from its brief as the
+CLI delivered it; a wrong value there breaks the run. It writes no file: its last
+reply is its findings, with only `status` (and `reason`) in the frontmatter; the
+plugin writes the reply to the findings file with the rest filled in. A "sloppy"
+researcher leaves a stale reason under `status: ok`, as a real model may.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.request_view import RequestView
 from harness.scenario import Context
-from harness.sse import Reply, call, say
+from harness.sse import Reply, call, calls, say
 from scripted.conversation import bash, hook_feedback
 from scripted.prompt_text import PromptError, brief_frontmatter_fields, brief_line, brief_list
 from scripted.topics import Subtopic, original_name
@@ -24,16 +24,17 @@ from scripted.topics import Subtopic, original_name
 from web_research import formats
 
 
-def stray_calls(run_dir: str) -> list[tuple[str, dict[str, Any]]]:
-    """What a researcher must not do: overwrite the plan, run an arbitrary command. (Not report.md:
-    the CLI itself refuses subagent writes to report*/summary*/findings*/analysis* .md files.)"""
+def stray_calls(run_dir: str, findings_path: str) -> list[tuple[str, dict[str, Any]]]:
+    """What a researcher must not do: overwrite the plan, write even its own findings file (the
+    plugin writes it from the reply), run an arbitrary command."""
     return [("Write", {"file_path": f"{run_dir}/{formats.PLAN_FILE}", "content": "# Not yours to write\n"}),
+            ("Write", {"file_path": findings_path, "content": "---\nstatus: ok\n---\n"}),
             ("Bash", {"command": f"ls {run_dir}", "description": "List the run folder"})]
 
 
 class Researcher:
-    """Writes a stub first, searches, reads the best page with the brief's fetch
-    command, then writes the findings file as the brief lays it out."""
+    """Searches, reads the best page with the brief's fetch command, then replies with its
+    findings as the brief lays them out (it writes no file: the plugin writes the reply)."""
 
     def __init__(self, ctx: Context, topics: list[Subtopic]):
         self.ctx = ctx
@@ -46,84 +47,66 @@ class Researcher:
         fields = brief_frontmatter_fields(brief)
         if fields != list(formats.FINDINGS_RESEARCHER_FIELDS):
             raise PromptError(f"the brief's frontmatter fields {fields} differ from formats.FINDINGS_RESEARCHER_FIELDS")
-        real = [c["name"] for c in req.previous_calls()]
-        done = ["Write"] + real  # the plugin wrote the stub: the first write is done
+        done = [c["name"] for c in req.previous_calls()]
         findings = functools.partial(self.findings, sloppy=topic.behaviour == "sloppy")
-        if topic.behaviour == "silent":  # dies before its first write, twice if told to go on
+        if topic.behaviour == "silent":  # never gives its findings, twice if told to go on
             return say(f"{findings_path} ok")
         if topic.behaviour in ("greedy", "repeat"):
-            return self.over_budget(req, brief, topic, findings_path, findings, done)
+            return self.over_budget(req, brief, topic, findings, done)
         if topic.behaviour == "unfetched":
-            return self.unfetched(req, brief, topic, findings_path, findings, done)
+            return self.unfetched(req, brief, topic, findings, done)
         if topic.behaviour == "stray":
-            strays = stray_calls(brief_line(brief, "Run folder:"))
-            if len(real) < len(strays):
-                return call(*strays[len(real)])
-            done = ["Write"] + real[len(strays):]  # then behave
-        if done == ["Write"]:
+            strays = stray_calls(brief_line(brief, "Run folder:"), findings_path)
+            if len(done) < len(strays):
+                return call(*strays[len(done)])
+            done = done[len(strays):]  # then behave
+        if done == []:
             return call("WebSearch", {"query": topic.name})
-        if done == ["Write", "WebSearch"]:
+        if done == ["WebSearch"]:
             urls = re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch"))
             if topic.behaviour == "failed" or not urls:
-                return call("Write", {"file_path": findings_path, "content": findings(
-                    brief, formats.STATUS_FAILED, reason="the search backend returned no usable page")})
+                return say(findings(brief, formats.STATUS_FAILED, reason="the search backend returned no usable page"))
             return bash(self.fetch_command(brief, urls[0]), "Snapshot the page")
         url = (re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch")) or [""])[0]
-        if done == ["Write", "WebSearch", "Bash"]:
-            fetched = [r for r in req.all_tool_results() if r.name == "Bash"][-1]
-            if fetched.is_error:  # agents/researcher.md: only fetched pages can be cited
-                return call("Write", {"file_path": findings_path, "content": findings(
-                    brief, formats.STATUS_FAILED, reason="the page could not be fetched")})
-            return call("Write", {"file_path": findings_path, "content": findings(
-                brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url)})
-        status = formats.STATUS_OK if len(done) >= 4 else formats.STATUS_FAILED
-        return say(f"{findings_path} {status}")
+        fetched = [r for r in req.all_tool_results() if r.name == "Bash"][-1]
+        if fetched.is_error:  # agents/researcher.md: only fetched pages can be cited
+            return say(findings(brief, formats.STATUS_FAILED, reason="the page could not be fetched"))
+        return say(findings(brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url))
 
-    # The calls a greedy or repeating researcher tries, in order, after its stub.
+    # The searches a greedy researcher sends, two to a message.
     GREEDY_QUERIES = ("", "pricing", "docs", "news")
 
-    def over_budget(self, req: RequestView, brief: str, topic: Subtopic, findings_path: str,
-                    findings: Any, done: list[str]) -> Reply:
-        """greedy: four different searches (the hooks deny the last two of a budget of 2), then fetch;
-        repeat: a search, the same words again, a fetch, the same fetch again. Both then write
-        findings from the first page they got and end ok."""
+    def over_budget(self, req: RequestView, brief: str, topic: Subtopic, findings: Any, done: list[str]) -> Reply:
+        """greedy: four different searches, two in each of two messages (the hooks deny the second
+        message's two on a budget of 2), then a fetch; repeat: a search, the same words again, a
+        fetch, the same fetch again. Both then reply with findings from the first page they got."""
         searches = done.count("WebSearch")
         if topic.behaviour == "greedy" and searches < len(self.GREEDY_QUERIES):
-            return call("WebSearch", {"query": f"{topic.name} {self.GREEDY_QUERIES[searches]}".strip()})
+            pair = self.GREEDY_QUERIES[searches:searches + 2]
+            return calls(*[("WebSearch", {"query": f"{topic.name} {q}".strip()}) for q in pair])
         if topic.behaviour == "repeat" and searches < 2:
             return call("WebSearch", {"query": topic.name if searches == 0 else f"  {topic.name.upper()} "})
         url = re.findall(r'"url":"([^"]+)"', _first_ok_text(req, "WebSearch"))[0]
-        fetches = done.count("Bash")
-        if fetches < (2 if topic.behaviour == "repeat" else 1):
+        if done.count("Bash") < (2 if topic.behaviour == "repeat" else 1):
             return bash(self.fetch_command(brief, url), "Snapshot the page")
-        if done[-1] != "Write" or done.count("Write") < 2:
-            return call("Write", {"file_path": findings_path, "content": findings(
-                brief, formats.STATUS_OK, topic=topic, page=_first_ok_text(req, "Bash"), url=url)})
-        return say(f"{findings_path} {formats.STATUS_OK}")
+        return say(findings(brief, formats.STATUS_OK, topic=topic, page=_first_ok_text(req, "Bash"), url=url))
 
-    def unfetched(self, req: RequestView, brief: str, topic: Subtopic, findings_path: str, findings: Any,
-                  done: list[str]) -> Reply:
-        """Cites the first search result without reading it (the excerpt made up from the
-        result's title); told at its stop that the page has no snapshot, it fetches the page and
-        writes its findings again from what the page says."""
-        if done == ["Write"]:  # the plugin's stub
+    def unfetched(self, req: RequestView, brief: str, topic: Subtopic, findings: Any, done: list[str]) -> Reply:
+        """A wrong reply, blocked and corrected: it cites the first search result without reading it
+        (the excerpt made up from the result's title); told at its stop that the page has no
+        snapshot, it fetches the page and replies again in full from what the page says."""
+        if done == []:
             return call("WebSearch", {"query": topic.name})
         url = re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch"))[0]
-        if done == ["Write", "WebSearch"]:
+        if done == ["WebSearch"] and not replied(req):
             invented = f"Title: {topic.name} | Example Docs\n{topic.fact()}"
-            return call("Write", {"file_path": findings_path, "content": findings(
-                brief, formats.STATUS_OK, topic=topic, page=invented, url=url)})
-        if done == ["Write", "WebSearch", "Write"]:
+            return say(findings(brief, formats.STATUS_OK, topic=topic, page=invented, url=url))
+        if done == ["WebSearch"]:
             feedback = hook_feedback(req)
-            if feedback is None:
-                return say(f"{findings_path} {formats.STATUS_OK}")
-            if "has no page snapshot" not in feedback:
-                raise PromptError(f"the stop hook did not say the cited page has no snapshot:\n{feedback[:2000]}")
+            if feedback is None or "has no page snapshot" not in feedback:
+                raise PromptError(f"the stop hook did not say the cited page has no snapshot:\n{(feedback or '')[:2000]}")
             return bash(self.fetch_command(brief, url), "Snapshot the page I cited")
-        if done == ["Write", "WebSearch", "Write", "Bash"]:
-            return call("Write", {"file_path": findings_path, "content": findings(
-                brief, formats.STATUS_OK, topic=topic, page=_result_text(req, "Bash"), url=url)})
-        return say(f"{findings_path} {formats.STATUS_OK}")
+        return say(findings(brief, formats.STATUS_OK, topic=topic, page=_result_text(req, "Bash"), url=url))
 
     def fetch_command(self, brief: str, url: str) -> str:
         line = brief_line(brief, "Page snapshots:")
@@ -132,7 +115,7 @@ class Researcher:
     def findings(self, brief: str, status: str, reason: str | None = None, topic: Subtopic | None = None,
                  page: str = "", url: str = "", sloppy: bool = False) -> str:
         if sloppy and status == formats.STATUS_OK:
-            reason = formats.FINDINGS_STUB_REASON  # left over from the stub
+            reason = formats.FINDINGS_STUB_REASON  # a stale reason under ok: the plugin drops it
         values = {"status": status, "reason": json.dumps(reason) if reason else None}
         head = ["---"] + [f"{k}: {values[k]}" for k in formats.FINDINGS_RESEARCHER_FIELDS if values.get(k)] + ["---", ""]
         if status != formats.STATUS_OK or topic is None:
@@ -178,3 +161,9 @@ def _first_ok_text(req: RequestView, name: str) -> str:
     if not results:
         raise PromptError(f"no successful {name} result in the researcher's conversation")
     return results[0].text
+
+
+def replied(req: RequestView) -> int:
+    """How many replies (assistant messages with no tool call) the researcher already gave."""
+    return sum(1 for m in req.messages if m.get("role") == "assistant" and isinstance(m.get("content"), list)
+               and not any(b.get("type") == "tool_use" for b in m["content"]))

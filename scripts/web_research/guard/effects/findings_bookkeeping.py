@@ -6,9 +6,9 @@
   lost: no file yet, or one that is still a stub or has no status. (Written at dispatch, not at
   SubagentStart: when that event fires the subagent's transcript does not exist yet, and the
   starts of one message's parallel dispatches cannot be told apart.)
-- `complete` (SubagentStop, before the findings gate): the researcher wrote its status and body;
-  the plugin fills in the subtopic, brief hash, started_at (the dispatch time) and finished_at
-  (now) and drops a reason left under `status: ok`, then the gate checks and seals the result.
+- at its stop the researcher's reply becomes the file (subagent_stop.settle_researcher): the
+  plugin fills in the subtopic, brief hash, started_at (the dispatch time, `iso`) and
+  finished_at (now), and drops a reason left under `status: ok`.
 
 Both write through plugin_writes.write_run_file (one recorded kind of write).
 """
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..context import Context
 
 
-def _iso(seconds: float) -> str:
+def iso(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
@@ -47,26 +47,8 @@ def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
         if not still_to_dispatch(run["run_dir"], brief.findings_path):
             return  # a researcher's own file (a retry): it stays until the new researcher writes
         write_run_file(ctx.env, run["run_dir"], brief.findings_path,
-                       stub_text(subtopic_of(run, brief), brief.brief_hash, _iso(ctx.now)), None, brief.slug)
+                       stub_text(subtopic_of(run, brief), brief.brief_hash, iso(ctx.now)), None, brief.slug)
     except Exception:  # bookkeeping only: the dispatch decision stands, the stop gate judges the file
         from ..failure_log import log_failure  # lazy: start-up
 
         log_failure("PreToolUse stub", ctx.env)
-
-
-def complete(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
-    """Fill in the plugin's frontmatter fields of the findings file the researcher wrote."""
-    from ...run.findings_stub import completed_text  # lazy: hook start-up
-    from ...core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
-    from .plugin_writes import write_run_file  # lazy: hook start-up
-
-    try:
-        text = read_run_text(brief.findings_path, run["run_dir"])
-    except RunFileError:
-        return  # missing or unusable: the findings gate says so
-    started = (run.get("started") or {}).get(brief.slug)
-    done = completed_text(text, subtopic_of(run, brief), brief.brief_hash,
-                          _iso(float(started)) if isinstance(started, (int, float)) else _iso(ctx.now),
-                          _iso(ctx.now))
-    if done is not None and done != text:
-        write_run_file(ctx.env, run["run_dir"], brief.findings_path, done, ctx.event.agent_id, brief.slug)

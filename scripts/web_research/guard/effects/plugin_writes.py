@@ -1,12 +1,13 @@
 """Files the plugin writes on a model's behalf, and the one record of each such write.
 
-The hooks write three kinds of run file for the models that own them: a researcher's
-findings stub (at dispatch), the frontmatter fields it does not have to copy (subtopic,
-brief hash, times: at its stop), and a claim-checker's verdicts file (from its answer by
-number). Each goes through `write_run_file`: written atomically, then recorded in the
-run ledger as a `plugin_write` entry (path relative to the run, sha256 of the bytes, the
-owning agent), so that a rule sealing "what the owner last wrote" can count the plugin's
-write as the owner's. One call, so that rule has one place to look.
+The hooks write every file a subagent's work leaves, for the model that owns it: a
+researcher's findings stub (at dispatch), its findings file (from its reply, with the
+frontmatter fields no model copies: subtopic, brief hash, times), and a claim-checker's
+verdicts file (from its answer by number). No subagent writes a file of the run. Each goes
+through `write_run_file`: written atomically, then recorded in the run ledger as a
+`plugin_write` entry (path relative to the run, sha256 of the bytes, the owning agent), so
+that a rule sealing "what the owner last wrote" can count the plugin's write as the
+owner's. One call, so that rule has one place to look.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Mapping
 from ...evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
 
 
-__all__ = ["PLUGIN_WRITE", "write_run_file", "write_verdicts"]
+__all__ = ["PLUGIN_WRITE", "write_findings", "write_run_file", "write_verdicts"]
 
 
 def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
@@ -28,6 +29,10 @@ def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, a
     from ...core.fsutil import atomic_write_text  # lazy: hook start-up
     from .seals import record  # lazy: hook start-up
 
+    from ...core.fsutil import is_within  # lazy: hook start-up
+
+    if not is_within(Path(path).parent, Path(run_dir)):  # a folder linked elsewhere: never written through
+        raise ValueError(f"{path}: its folder is not inside the run folder {run_dir}")
     digest = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
     atomic_write_text(Path(path), text)
     try:
@@ -47,3 +52,14 @@ def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: li
 
     written = write_run_file(env, run_dir, path, verdicts_json(verdicts), agent_id, None)
     seal_verdicts(env, run_dir, path, agent_id, sha256=written)
+
+
+def write_findings(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
+                   slug: object) -> None:
+    """A researcher's reply, completed with the plugin's fields (run/findings_reply.py), as its
+    findings file: written and sealed at once, with its status. This is the only way a findings
+    file other than the stub comes to be (a researcher writes no file)."""
+    from .seals import findings_status, seal_findings  # lazy: hook start-up
+
+    written = write_run_file(env, run_dir, path, text, agent_id, slug)
+    seal_findings(env, run_dir, path, agent_id, slug, sha256=written, status=findings_status(path, written))

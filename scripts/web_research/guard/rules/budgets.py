@@ -6,7 +6,8 @@ orchestrator's web calls. ../budgets.py brings what the ledger says each agent h
 - a page read (the plugin's `fetch` of a new URL: researchers read pages with nothing
   else, pre_tool_use.py denies their WebFetch) beyond `page_reads_per_researcher` is
   denied; `fetch --offset N` of a URL the researcher already read is paging, never
-  counted nor refused;
+  counted nor refused, and an `--offset N` on a URL not read yet is refused (a first read starts
+  at the top of the page);
 - a search with the same words (case and spacing ignored) as an earlier one of the
   same researcher is denied as a loop, as is a second read of a URL it already read
   (unless that read failed: it may be fetched again);
@@ -27,6 +28,7 @@ SEARCH_BUDGET = "search-budget"
 PAGE_BUDGET = "page-budget"
 SEARCH_LOOP = "search-repeated"
 PAGE_LOOP = "page-repeated"
+OFFSET_FIRST = "offset-first-read"
 ORCHESTRATOR_WEB = "orchestrator-web"
 
 
@@ -51,12 +53,12 @@ def decide_search(usage: AgentUsage, limit: int, query: str) -> Verdict:
         return Verdict(False, SEARCH_LOOP, (
             f'You already searched for "{" ".join(query.split())}" (your search {earlier}); the same words bring '
             "the same results, so it was not run again. Read the pages it found, search with different words, "
-            "or write your findings file now."))
+            "or reply with your findings now."))
     if usage.search_count >= limit:
         return Verdict(False, SEARCH_BUDGET, (
             f"Search budget spent: you have used {usage.search_count} of your {limit} web searches (the "
-            "brief's budget, held by the web-research hooks). No more searches will run. Write your findings "
-            "file now from the pages you have read; name what is still open under Not established and give "
+            "brief's budget, held by the web-research hooks). No more searches will run. Reply with your "
+            "findings now, from the pages you have read; name what is still open under Not established and give "
             '"budget spent" as the exit reason.'))
     return Verdict(True)
 
@@ -70,16 +72,21 @@ def decide_page_read(usage: AgentUsage, limit: int, url: str, offset: int = 0) -
     """A researcher's `fetch` of `url` (at `offset`)."""
     if is_paging(usage, url, offset):
         return Verdict(True, paging=True)
+    if offset > 0:  # a first read starts at the top, or the page's opening text is never seen
+        return Verdict(False, OFFSET_FIRST, (
+            f"You have not read {normalise_url(url)} yet, so --offset {offset} was refused: a first read starts "
+            "at the top of the page. Run the page-snapshot command without --offset; --offset N reads on in a "
+            "page you already read."))
     if usage.read_before(url) is not None:
         return Verdict(False, PAGE_LOOP, (
             f"You already read {normalise_url(url)}, so it was not read again. Use the text you have (read on "
-            "in its snapshot with the page-snapshot command and --offset N), read another page, or write your "
-            "findings file now."))
+            "in its snapshot with the page-snapshot command and --offset N), read another page, or reply with your "
+            "findings now."))
     if usage.page_read_count >= limit:
         return Verdict(False, PAGE_BUDGET, (
             f"Page-read budget spent: you have read {usage.page_read_count} of your {limit} pages (the "
             "brief's budget, held by the web-research hooks; reading on in a snapshot with --offset is not a "
-            "new read). No new page will be read. Write your findings file now from the pages you have read; "
+            "new read). No new page will be read. Reply with your findings now, from the pages you have read; "
             'name what is still open under Not established and give "budget spent" as the exit reason.'))
     return Verdict(True)
 

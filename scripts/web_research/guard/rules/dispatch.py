@@ -57,7 +57,7 @@ def findings_rel(run_dir: str, brief: Brief) -> str:
 
 
 def _brief_list(briefs: Sequence[Brief]) -> str:
-    return "\n".join(f"- {formats.DISPATCH_BRIEF_LABEL} {b.brief_path}" for b in briefs)
+    return "\n".join(f"- {formats.dispatch_call(f'{formats.DISPATCH_BRIEF_LABEL} {b.brief_path}')}" for b in briefs)
 
 
 def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id: str | None,
@@ -71,18 +71,18 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
     run_dir = run["run_dir"]
     if not briefs:
         return Decision("deny", "No researcher briefs exist for this run yet. Run "
-                        f'"{program}" briefs "{run_dir}" first, then dispatch each researcher with the '
-                        f'prompt "{formats.DISPATCH_BRIEF_LABEL} <brief_path>".')
+                        f'"{program}" briefs "{run_dir}" first, then dispatch each researcher with '
+                        f"{formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT)}.")
     prompt = tool_input.get("prompt")
     match = match_prompt(prompt if isinstance(prompt, str) else "", briefs)
     updated: dict[str, Any] | None = None
     brief = match.brief
     if brief is None:
         if len(match.intended) != 1:
-            return Decision("deny", f"A researcher's prompt is \"{formats.DISPATCH_BRIEF_LABEL} <brief_path>\", "
-                            "naming one of this run's briefs; this prompt names "
-                            + ("several" if match.intended else "none") + f" of them:\n{_brief_list(briefs)}\n"
-                            "Dispatch one Agent call per brief.")
+            return Decision("deny", "A researcher is dispatched with "
+                            f"{formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT)}, naming one of this run's "
+                            "briefs; this prompt names " + ("several" if match.intended else "none")
+                            + f" of them. One call per brief:\n{_brief_list(briefs)}")
         brief = match.intended[0]
         updated = dict(tool_input)
         updated["prompt"] = dispatch_prompt(brief)
