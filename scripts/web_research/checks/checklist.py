@@ -53,7 +53,15 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.tldr.bullets                   TL;DR has 3 to 5 top-level bullets
     report.gaps.nonempty                  Gaps & Limitations has content
     report.gaps.names.<slug>              Gaps names each failed, empty or missing subtopic
-    report.findings.uncited               (warning) Findings paragraphs without a footnote
+    report.tldr.uncited                   every TL;DR bullet and paragraph carries a reference
+    report.findings.uncited               every Findings paragraph, list item and table row carries one
+    report.figures.uncited                every sentence in TL;DR or Findings that states a figure
+                                          carries a reference in that sentence
+    report.headings.figures               no heading in TL;DR or Findings states a figure (but a plan
+                                          subtopic's name)
+    report.references.form                every footnote-like mark outside Sources is a reference,
+                                          [^<subtopic-slug>:<n>] or a number finish gave
+                                          (statements.py, the last five)
     report.citations.<rule>               the citation rules below, on report.md
     report.citations.provenance           each report entry is copied from a findings file
                                           (same title, URL and excerpt)
@@ -77,7 +85,8 @@ excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 (the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
 no snapshot, not verifiable; an error in a run with seals, where every citation
-needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url`, `title`, `retrieved`
+needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url` (the same URL and excerpt
+under two numbers), `title`, `retrieved`
 (warnings; `retrieved`: the Retrieved date is the day of the snapshot's fetch stamp);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
@@ -121,6 +130,7 @@ from .findings import findings_checks, load_findings
 from .integrity import citation_integrity_checks
 from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
+from .statements import statement_checks
 from .text_controls import bidi_check
 from .verdicts import verdict_checks
 
@@ -299,9 +309,11 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
                 gaps_needed.append((s.slug, s.name, found.status))
     question = parsed.plan.question if parsed.plan is not None else None
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
+    names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
             bidi_check("report", path, text)] + \
-        report_checks(path, parsed.report, question, gaps_needed, findings_citations)
+        report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
+        statement_checks(path, parsed.report, names)
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:

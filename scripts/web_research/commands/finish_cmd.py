@@ -35,10 +35,11 @@ from .. import formats
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from ..run.return_object import return_object
 from .verify_cmd import format_checks, open_run_dir
-from ..checks.checklist import parse_and_check, run_checklist
+from ..checks.checklist import parse_and_check
 from ..checks.report import gaps_text, parse_report
 from ..checks.report_gaps import gap_lines, place, without
 from ..checks.report_references import assemble, entries_of, sources_span
+from ..checks.verdicts import PARTIALS_TOLD, partial_keys
 from ..core.fsutil import RunFileError, atomic_write_text, read_run_text
 from ..core.paths import data_dir
 from ..view.html import write_view as write
@@ -135,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
     record = load_record(run_dir)
     try:
         notes, problems = assemble_report(run_dir, record)
-        checks = run_checklist(run_dir) if not problems else []
+        parsed, checks = parse_and_check(run_dir) if not problems else (None, [])
+        partial = partial_keys(run_dir, parsed) if parsed is not None else []
     except Exception as exc:  # noqa: BLE001 - a bug must not look like a verdict on the report
         print(f"web-research finish: {args.dir}: cannot finish the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
@@ -145,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
     failing = sorted({c.id for c in checks if not c.ok and c.severity == "error"})
     if problems:
         failing = [REFERENCES_CHECK]
+    if partial:  # shown below (an error the first time): a claim left as it is then stands as a warning
+        told = record.get(PARTIALS_TOLD)
+        told = [k for k in told if isinstance(k, str)] if isinstance(told, list) else []
+        record[PARTIALS_TOLD] = sorted(set(told) | set(partial))
     record["runs"] = int(record.get("runs", 0) or 0) + 1
     waits = int(record.get("checker_waits", 0) or 0)
     rounds = int(record.get("fix_rounds", 0) or 0)

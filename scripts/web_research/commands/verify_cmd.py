@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from ..core.terminal import printable
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from ..checks.checklist import run_checklist
 from ..core.result import passed
@@ -84,19 +85,20 @@ def _marks() -> dict[str, str]:
 
 def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str:
     """The people's view: the failing checks (every check, after a heading, when
-    `verbose`), then a summary line."""
+    `verbose`), then a summary line. A message quotes report and page text: its control
+    and format characters are taken out (core/terminal.py), one line per check."""
     marks = _marks()
     lines = [f"Verifying {display_path(str(run_dir)) or '.'}"] if verbose else []
     for check in checks:
         if check.ok:
             if verbose:
-                lines.append(f"{marks['pass']} {check.id}: {check.message}")
+                lines.append(f"{marks['pass']} {check.id}: {' '.join(printable(check.message).split())}")
             continue
         mark = marks["fail"] if check.severity == "error" else marks["warn"]
         where = display_path(check.path)
         if where and check.line:
             where = f"{where}:{check.line}"
-        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{check.message}")
+        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{' '.join(printable(check.message).split())}")
     passed, errors, warnings = counts(checks)
     verdict = "FAILED" if errors else "PASSED"
     lines.append(f"{verdict}: {passed} of {len(checks)} checks passed, {errors} error(s), {warnings} warning(s)")
