@@ -7,6 +7,7 @@ Nothing in this module imports anything heavy: hooks import it on their fast pat
 """
 from __future__ import annotations
 
+import importlib.resources
 from pathlib import Path
 
 # --- Files inside a run folder -------------------------------------------
@@ -242,8 +243,6 @@ def reference_file(name: str) -> Path:
     (`web_research/references/`, package data of a wheel: pip, uv tool, pipx) when the package
     has that folder, else the plugin checkout's `skills/web-research/references/` (the plugin, an editable
     install, tests). The path is returned even when missing, so that the reader names it."""
-    import importlib.resources  # lazy: only the commands that read a template need it
-
     packaged = importlib.resources.files(__package__).joinpath("references")
     if isinstance(packaged, Path) and packaged.is_dir():
         return packaged / name

@@ -20,6 +20,8 @@ when a parser is built: the hooks build one only for a Bash call of our program.
 """
 from __future__ import annotations
 
+import argparse
+import textwrap
 from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
 
 from . import __version__
@@ -197,8 +199,6 @@ def _unavailable_arguments(p: ArgumentParser) -> None:
 
 
 def _fetch_arguments(p: ArgumentParser) -> None:
-    import argparse  # lazy: loaded already by build_parser, which calls this
-
     p.add_argument("url", metavar="URL",
                    help="the page's http(s) address (a page the run already read is served from its snapshot)")
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
@@ -209,8 +209,6 @@ def _fetch_arguments(p: ArgumentParser) -> None:
 
 def footnote_numbers(raw: str) -> list[int]:
     """`--only 3,7,12` (or `[^3],[^7]`): footnote numbers, each 1 or more; a bad one is exit 2."""
-    import argparse  # lazy: loaded already by build_parser, whose parser calls this
-
     numbers = []
     for item in raw.split(","):
         item = item.strip().removeprefix("[^").removesuffix("]")
@@ -221,8 +219,6 @@ def footnote_numbers(raw: str) -> list[int]:
 
 
 def _recheck_arguments(p: ArgumentParser) -> None:
-    import argparse  # lazy: loaded already by build_parser, which calls this
-
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the recheck record as JSON")
     p.add_argument("--only", type=footnote_numbers, metavar="N,...", help="recheck only these footnotes of report.md")
@@ -275,8 +271,6 @@ def build_parser(only: str | None = None) -> ArgumentParser:
     """The command line's parser. With `only` (a subcommand's name) it has that subcommand
     alone: it parses a command line of that subcommand exactly as the whole parser does
     (same definitions, same messages), and costs a hook a ninth of the building."""
-    import argparse  # lazy: the hooks build a parser only for a Bash call of our program
-
     if only is not None and only not in SUBCOMMANDS:
         raise ValueError(f"no subcommand {only!r}; the subcommands are {', '.join(SUBCOMMANDS)}")
     parser = argparse.ArgumentParser(prog=PROGRAM, description=_top_help(),
@@ -311,9 +305,6 @@ def parser_for(argv: Sequence[str]) -> ArgumentParser:
 
 def _describe(parsers: Mapping[str, ArgumentParser]) -> None:
     """Give every subcommand's --help its description and its exit codes (a table, kept as written)."""
-    import argparse  # lazy: as in build_parser
-    import textwrap  # lazy: only for --help's layout; build_parser also runs in the hooks
-
     for name, parser in parsers.items():
         spec = SUBCOMMANDS[name]
         parser.description = textwrap.fill(spec.description, 79)

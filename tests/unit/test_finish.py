@@ -164,7 +164,7 @@ def test_an_old_format_report_is_checked_as_written(tmp_path):
 @pytest.mark.parametrize("bad, says", [
     ("[^no-such-subtopic:1]", "there is no findings/no-such-subtopic.md"),
     ("[^" + BILLING + ":9]", f"findings/{BILLING}.md has no footnote 9 (it has: 1, 2, 3, 4, 5)"),
-    ("[^12]", "[^12] is a numbered footnote that no findings entry backs"),
+    ("[^12]", "[^12] has no entry in report.md's Sources"),
 ])
 def test_a_reference_that_names_nothing_stops_finish_with_its_line(tmp_path, bad, says):
     run = copy_example(tmp_path)
@@ -177,6 +177,27 @@ def test_a_reference_that_names_nothing_stops_finish_with_its_line(tmp_path, bad
     assert f"report.references: {run / 'report.md'}:{line}: " in done.stdout and says in done.stdout
     assert "Round 1 of 3 of fixes" in done.stdout
     assert (run / "report.md").read_text(encoding="utf-8") == broken  # nothing rewritten
+
+
+def test_a_number_without_an_entry_is_never_read_through_an_earlier_numbering(tmp_path):
+    """The model rewrites a finished report with numbers of its own and no Sources: [^1] is now
+    meant for the true-up page, which the last finish numbered 7. finish refuses and says how to
+    cite, rather than pointing [^1] at the page the old numbering gave it."""
+    run = copy_example(tmp_path)
+    to_references(run)
+    assert finish(run).returncode == 0  # finish ran: its numbering is recorded
+    text = (run / "report.md").read_text(encoding="utf-8")
+    body = text[:text.index("## Sources")].rstrip() + "\n"
+    rewritten = body.replace("Lumen reconciles overage quarterly at the contracted per-GB rate, not the list "
+                             "price[^7]", "Lumen reconciles overage quarterly at the contracted per-GB rate, not "
+                             "the list price[^1]")
+    assert rewritten != body
+    (run / "report.md").write_text(rewritten, encoding="utf-8")
+    done = finish(run)
+    assert done.returncode == 1, done.stdout
+    assert "[^1] has no entry in report.md's Sources" in done.stdout
+    assert f"cite the source by reference, {SHAPE}" in done.stdout
+    assert (run / "report.md").read_text(encoding="utf-8") == rewritten  # nothing renumbered through the record
 
 
 def test_rounds_of_fixes_then_the_unverified_object(tmp_path):

@@ -2,7 +2,7 @@
 
 A cycle makes the import order matter (a module can see its partner half-built)
 and usually means a concern sits in the wrong module. An import inside a function
-(`# lazy: ...`, for start-up speed) or under `if TYPE_CHECKING:` still says that
+(`# lazy: ...`) or under `if TYPE_CHECKING:` still says that
 one module depends on the other, so it counts as an edge: a lazy import inside a
 circle hides the circle, it does not break it. Imports inside functions must say
 why they are there (`# lazy: ...` or the like).
@@ -142,8 +142,9 @@ def test_the_cycle_finder_sees_a_cycle(tmp_path):
 
 
 def test_each_import_inside_a_function_says_why():
-    """An import inside a function is there for start-up speed (or to break a
-    dependency on an optional extra); a comment on the line says which."""
+    """Modules import at their top. An import inside a function is one of the few left for a
+    reason (a light hook's module reaching the checker's side or filelock, an optional extra);
+    a comment on the line says which."""
     unexplained = []
     for path in sorted(ROOT.rglob("*.py")):
         lines = path.read_text(encoding="utf-8").splitlines()

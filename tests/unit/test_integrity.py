@@ -148,13 +148,22 @@ def test_a_page_that_redirected_to_the_home_page_is_a_warning(run: Path) -> None
     assert "redirected to the site root" in bad["report.citations.site_root"].message
 
 
-def test_one_url_under_two_numbers_is_a_warning(run: Path) -> None:
+def test_one_url_and_excerpt_under_two_numbers_is_a_warning(run: Path) -> None:
     snapshot(run)
     cited = [(report(run), cite(1)), (report(run), cite(2, url=PRICING_URL + "/", line=90))]
     bad = failing(citation_integrity_checks(run, cited))
     assert sorted(bad) == ["report.citations.repeated_url"]
     check = bad["report.citations.repeated_url"]
     assert check.severity == "warning" and check.line == 90 and "[^2]" in check.message and "[^1]" in check.message
+    assert "cite [^1] again" in check.message and "reuse" not in check.message
+
+
+def test_one_footnote_per_excerpt_two_excerpts_of_one_page_are_fine(run: Path) -> None:
+    """Each footnote carries the excerpt that backs its claim: asking to reuse the first number
+    for the same URL would lose the second excerpt, so two excerpts of one page are two footnotes."""
+    snapshot(run, text="Enterprise plans start at $20,000 per year. Overage is billed monthly.")
+    cited = [(report(run), cite(1)), (report(run), cite(2, excerpt="Overage is billed monthly.", line=90))]
+    assert failing(citation_integrity_checks(run, cited)) == {}
 
 
 def test_the_same_url_in_two_files_is_fine(run: Path) -> None:

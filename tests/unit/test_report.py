@@ -104,12 +104,6 @@ def test_a_multi_line_question_matches_a_one_line_title() -> None:
     assert _failing(_checks(GOOD, question="How do vendors\nprice logs?")) == {}
 
 
-def test_uncited_paragraphs_in_findings_are_a_warning() -> None:
-    bad = _failing(_checks(GOOD.replace("### Units\n", "### Units\n\nAn unsourced claim\nover two lines.\n")))
-    assert list(bad) == ["report.findings.uncited"]
-    assert bad["report.findings.uncited"].severity == "warning" and bad["report.findings.uncited"].line == 13
-
-
 def test_provenance_compares_with_findings_entries() -> None:
     report = parse_report(GOOD)
     from_findings = parse_report(GOOD).citations

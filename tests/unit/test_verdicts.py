@@ -220,12 +220,34 @@ def test_an_unsupported_claim_under_gaps_is_allowed(tmp_path: Path) -> None:
     assert "report.claims.verdict" not in bad and "report.claims.checked" not in bad, bad
 
 
-def test_a_partial_claim_is_a_warning(tmp_path: Path) -> None:
+def test_a_partial_claim_fails_once_with_the_reason_and_the_passage(tmp_path: Path) -> None:
     run = tiered(tmp_path)
+    buyers = key_of(run, "Buyers report committed-volume discounts")
     keys = judge_all(run, 1)
-    write_verdicts(run, 1, {k: "partial" if k == keys[0] else "supported" for k in keys}, reason="goes further")
+    write_verdicts(run, 1, {k: "partial" if k == buyers else "supported" for k in keys},
+                   reason="the excerpt gives no year")
     check = failing(run_checklist(run))["report.claims.verdict"]
-    assert check.severity == "warning" and "goes further" in check.message
+    assert check.severity == "error" and check.line == 8 and "the excerpt gives no year" in check.message
+    assert '[^9] "Every vendor started at list and came down 10 to 30 percent' in check.message  # the passage
+    assert "Narrow the claim" in check.message and "cite another passage" in check.message
+    shown = run_cli("finish", str(run))
+    assert shown.returncode == 1 and "report.claims.verdict" in shown.stdout and "the excerpt gives no year" in shown.stdout
+    # Shown once: left as it is, it stands as a warning and the run verifies.
+    again = failing(run_checklist(run))["report.claims.verdict"]
+    assert again.severity == "warning" and "shown once" in again.message
+    assert run_cli("finish", str(run)).returncode == 0
+
+
+def test_a_narrowed_partial_claim_is_the_only_one_checked_again(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    buyers = key_of(run, "Buyers report committed-volume discounts")
+    judge_all(run, 1, **{buyers: "partial"})
+    assert run_cli("finish", str(run)).returncode == 1  # shown
+    replace_once(run / "report.md", "- Buyers report committed-volume discounts of 10% to 30% off list[^9]",
+                 "- Forum buyers report discounts of 10 to 30 percent after committing for two years[^9]")
+    prompt, _ = prompt_for_run(run)
+    assert prompt is not None and len(prompt.keys) == 1 and "Forum buyers report" in prompt.text
+    assert prompt.keys[0] != buyers
 
 
 def test_a_malformed_verdicts_file_fails_naming_it(tmp_path: Path) -> None:

@@ -216,35 +216,3 @@ def test_each_page_is_read_and_normalized_once_and_each_excerpt_matched_once(tmp
     pages = [n for n in normalized if n > 2000]  # page texts are ~6 KB; titles and excerpts are short
     assert len(pages) == 100, len(pages)
     assert len(matched) == 500 and len(set(matched)) == 500
-
-
-VERIFY_PROBE = """
-import runpy, sys
-sys.path.insert(0, {scripts!r})
-sys.argv = ["web_research", "verify", {run!r}]
-try:
-    runpy.run_module("web_research", run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-print("exit", code, "loaded", *[m for m in {modules!r} if m in sys.modules])
-"""
-YAML_IMPORTS = ("yaml", "frontmatter")
-
-
-def _verify_loads(run: Path) -> tuple[str, list[str]]:
-    """(exit code, the YAML_IMPORTS that `web-research verify RUN` loaded), in one process."""
-    code = VERIFY_PROBE.format(scripts=str(SCRIPTS_DIR), run=str(run), modules=YAML_IMPORTS)
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    last = proc.stdout.strip().splitlines()[-1].split() if proc.stdout.strip() else []
-    assert last[:1] == ["exit"], proc.stdout[-2000:] + proc.stderr
-    return last[1], last[3:]
-
-
-def test_verify_loads_yaml_only_for_frontmatter(tmp_path: Path) -> None:
-    """Deterministic, unlike a timing: PyYAML with python-frontmatter load only when a
-    findings file has a frontmatter block."""
-    run = make_large_run(tmp_path, pages=100)
-    assert _verify_loads(run) == ("0", ["yaml", "frontmatter"])  # the probe sees imports
-    for path in (run / "findings").glob("*.md"):
-        path.write_text(path.read_text(encoding="utf-8").split("---\n", 2)[2], encoding="utf-8")
-    assert _verify_loads(run) == ("1", [])  # no frontmatter: a failing check, and no YAML

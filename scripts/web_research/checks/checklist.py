@@ -53,7 +53,15 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.tldr.bullets                   TL;DR has 3 to 5 top-level bullets
     report.gaps.nonempty                  Gaps & Limitations has content
     report.gaps.names.<slug>              Gaps names each failed, empty or missing subtopic
-    report.findings.uncited               (warning) Findings paragraphs without a footnote
+    report.tldr.uncited                   every TL;DR bullet and paragraph carries a reference
+    report.findings.uncited               every Findings paragraph, list item and table row carries one
+    report.figures.uncited                every sentence in TL;DR or Findings that states a figure
+                                          carries a reference in that sentence
+    report.headings.figures               no heading in TL;DR or Findings states a figure (but a plan
+                                          subtopic's name)
+    report.references.form                every footnote-like mark outside Sources is a reference,
+                                          [^<subtopic-slug>:<n>] or a number finish gave
+                                          (statements.py, the last five)
     report.citations.<rule>               the citation rules below, on report.md
     report.citations.provenance           each report entry is copied from a findings file
                                           (same title, URL and excerpt)
@@ -77,7 +85,8 @@ excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 (the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
 no snapshot, not verifiable; an error in a run with seals, where every citation
-needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url`, `title`, `retrieved`
+needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url` (the same URL and excerpt
+under two numbers), `title`, `retrieved`
 (warnings; `retrieved`: the Retrieved date is the day of the snapshot's fetch stamp);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
@@ -109,14 +118,27 @@ from typing import Any, Sequence
 
 from ..core.result import Check, fail, ok
 from .parsed_run import CheckGroup, ParsedRun
+from .. import formats
+from ..core.fsutil import RunFileError, evidence_links, read_run_file, read_run_text
+from ..evidence.provenance import load_folder_copy, provenance_checks
+from ..run.abandonment import abandoned_checks
+from ..run.choices import parse_run_plan, read_start_record
+from ..run.plan import PlanError
+from .claims import claims_checks, run_claims, tldr_sites_check
+from .coverage import coverage_checks
+from .findings import findings_checks, load_findings
+from .integrity import citation_integrity_checks
+from .report import gaps_name, parse_report, report_checks
+from .report_references import references_check
+from .statements import statement_checks
+from .text_controls import bidi_check
+from .verdicts import verdict_checks
 
 
 def _seals_of(run_dir: Path, parsed: ParsedRun) -> Any:
     """The run's seal source (provenance.SealSource), read once: the one given (the Stop gate:
     the ledger), else the folder copy (standalone verify)."""
     if parsed.seal_source is None:
-        from ..evidence.provenance import load_folder_copy  # lazy: hook start-up
-
         parsed.seal_source = load_folder_copy(run_dir)
     return parsed.seal_source
 
@@ -124,8 +146,6 @@ def _seals_of(run_dir: Path, parsed: ParsedRun) -> Any:
 def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Excerpts against page snapshots (integrity.py); Gaps acknowledge findings defects as usual.
     In a run the hooks managed (seals recorded) a citation needs a sealed snapshot."""
-    from .integrity import citation_integrity_checks  # lazy: hook start-up
-
     source = _seals_of(run_dir, parsed)
     managed = source.required or source.seals is not None
     sealed = (source.seals or {}) if managed else None
@@ -134,8 +154,6 @@ def _page_snapshot_integrity(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 
 def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Figures of cited claims against their excerpts (claims.py); Gaps acknowledge findings defects."""
-    from .claims import claims_checks, run_claims, tldr_sites_check  # lazy: hook start-up
-
     records = run_claims(parsed)
     sites = tldr_sites_check(parsed, records)
     return _acknowledge_gaps(parsed, claims_checks(records) + ([sites] if sites is not None else []))
@@ -144,15 +162,11 @@ def _claims_grounded(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 def _sealed_provenance(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Evidence files against their seals (provenance.py). Never softened by Gaps: a changed
     snapshot or findings file is not a defect to record but evidence that cannot be trusted."""
-    from ..evidence.provenance import provenance_checks  # lazy: hook start-up
-
     return provenance_checks(run_dir, _seals_of(run_dir, parsed))
 
 
 def _claim_verdicts(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """The claim-checker's verdicts on report.md's claims (verdicts.py), when the plan's tier asks."""
-    from .verdicts import verdict_checks  # lazy: start-up
-
     return verdict_checks(run_dir, parsed)
 
 
@@ -162,8 +176,6 @@ def _claim_verdicts(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
 # the callables so verify stays fast to start.
 def _plan_coverage(run_dir: Path, parsed: ParsedRun) -> "list[Check]":
     """Each bullet of the plan supported in the report or named in Gaps (coverage.py)."""
-    from .coverage import coverage_checks  # lazy: start-up
-
     return coverage_checks(run_dir, parsed)
 
 
@@ -177,8 +189,6 @@ def _read(path: Path, run_dir: Path, parsed: ParsedRun, max_bytes: int | None = 
     by `fsutil.read_run_text` (a link, a link loop, not a regular file, too large, not UTF-8),
     which is then recorded in `parsed.unreadable`. `max_bytes`: a lower size limit than
     fsutil's (Markdown files: `formats.MAX_MARKDOWN_BYTES`)."""
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
-
     try:
         return (read_run_text(path, run_dir) if max_bytes is None else read_run_text(path, run_dir, max_bytes)), None
     except RunFileError as exc:
@@ -199,8 +209,6 @@ MAX_LINKS_LISTED = 20
 def _link_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     """The run's evidence holds no symbolic link (fsutil.evidence_links: the one rule every
     reader follows; a link is never read through, and here it fails)."""
-    from ..core.fsutil import evidence_links  # lazy: hook start-up
-
     links = evidence_links(run_dir)
     if not links:
         return [ok("provenance.links", "no symbolic link among the run's evidence", run_dir)]
@@ -213,8 +221,6 @@ def _link_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from .. import formats  # lazy: hook start-up
-
     path = run_dir / formats.PLAN_FILE
     text, error = _read(path, run_dir, parsed)
     if error is not None and error.missing:
@@ -222,9 +228,6 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     if text is None:
         return _unreadable("plan", formats.PLAN_FILE, error, path)
     checks = [ok("plan.exists", f"{formats.PLAN_FILE} exists", path)]
-    from ..run.choices import parse_run_plan, read_start_record  # lazy: hook start-up
-    from ..run.plan import PlanError  # lazy: hook start-up
-
     try:  # held to start's record: the person's question and tier decide what is checked
         parsed.plan = parse_run_plan(text, path, read_start_record(run_dir))
     except PlanError as exc:
@@ -237,11 +240,6 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from .. import formats  # lazy: hook start-up
-    from .text_controls import bidi_check  # lazy: hook start-up
-    from .findings import findings_checks, load_findings  # lazy: hook start-up
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
     findings_dir = run_dir / formats.FINDINGS_DIR
     briefs_dir = run_dir / formats.BRIEFS_DIR
     on_disk = sorted(findings_dir.glob("*.md")) if findings_dir.is_dir() else []
@@ -291,10 +289,6 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
-    from .. import formats  # lazy: hook start-up
-    from .text_controls import bidi_check  # lazy: hook start-up
-    from .report import parse_report, report_checks  # lazy: hook start-up
-
     path = run_dir / formats.REPORT_FILE
     parsed.report_path = path
     text, error = _read(path, run_dir, parsed, formats.MAX_MARKDOWN_BYTES)
@@ -315,11 +309,11 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
                 gaps_needed.append((s.slug, s.name, found.status))
     question = parsed.plan.question if parsed.plan is not None else None
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
-    from .report_references import references_check  # lazy: hook start-up
-
+    names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
             bidi_check("report", path, text)] + \
-        report_checks(path, parsed.report, question, gaps_needed, findings_citations)
+        report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
+        statement_checks(path, parsed.report, names)
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
@@ -333,8 +327,6 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
     """
     if parsed.report is None or parsed.plan is None:
         return checks
-    from .report import gaps_name  # lazy: hook start-up
-
     named = {s.slug for s in parsed.plan.all_subtopics if gaps_name(parsed.report, s.name, s.slug)}
     if not named:
         return checks
@@ -351,8 +343,6 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
 
 def _abandoned(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     """An abandoned run (abandonment.py) fails: giving up is never a pass."""
-    from ..run.abandonment import abandoned_checks  # lazy: start-up
-
     return abandoned_checks(run_dir, parsed)
 
 

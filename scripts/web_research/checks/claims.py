@@ -1,12 +1,15 @@
 """Cited claims and whether their figures are grounded in the excerpts they cite.
 
 A claim is a cited sentence of report.md or of a findings file: a sentence
-(of a paragraph, list item or table row) carrying at least one `[^n]` marker.
-Uncited sentences of the same block belong to the claim they lead up to, or,
-after the block's last marker, to the last claim: a figure cannot escape the
-check by standing one sentence away from its footnote. Headings, list
-numbering, footnote markers, link targets and HTML are not part of a claim; a
-code span is (`` `$9.90` `` states a figure like $9.90 does).
+of a paragraph or list item carrying at least one `[^n]` marker, or a cited
+table row, which is one claim whose cells are read with their column's
+header ("Plan: Pro; Price: $5"), so the checker sees a statement rather than
+cells run together. Uncited sentences of the same block belong to the claim
+they lead up to, or, after the block's last marker, to the last claim: a figure
+cannot escape the check by standing one sentence away from its footnote (and
+in the report such a sentence is an error of its own: statements.py).
+Headings, list numbering, footnote markers and link targets are not part of a
+claim; a code span is (`` `$9.90` `` states a figure like $9.90 does).
 
 The rule (`grounding`): each figure the claim states (`quantities.figures_in`,
 the one reading of a figure; years and dates included) must appear in at least
@@ -30,6 +33,10 @@ from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
 from .quantities import Quantity, figures_in
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, parse_markdown
+from .. import formats
+from ..evidence.provenance import load_folder_copy
+from ..evidence.sites import host, independent_sites
+from ..evidence.snapshots import SnapshotIndex
 
 if TYPE_CHECKING:
     from .parsed_run import ParsedRun
@@ -42,6 +49,9 @@ _ID_LIST = _ID + r"(?:\s*(?:,|and|&)\s*" + _ID + r")*"
 _BULLET_ID_LABEL = re.compile(r"^\s*(?:bullets?\s+)?" + _ID_LIST + r"\s*:\s+", re.IGNORECASE)
 _BULLET_ID_MENTION = re.compile(r"\bbullets?\s+" + _ID_LIST, re.IGNORECASE)
 _URL = re.compile(r"<?https?://[^\s>)]+>?")
+# Something written as a footnote mark that the parser did not take for one (`[^a-slug: 1]`, `[^ 3]`):
+# no words of the claim (statements.py reports it), so its digits are no figure.
+FOOTNOTE_LIKE = re.compile(r"\[\^[^\]\n]{0,80}\]?")
 # Where a footnote reference stood in a block's joined text (a private-use character,
 # removed from the text itself first): its label is the next one of the block's references.
 _MARK = "\ue000"
@@ -117,8 +127,6 @@ class ClaimRecord:
 def corroboration(record: ClaimRecord) -> list[str]:
     """The distinct sites whose excerpts a claim cites, in order of first citation: its
     corroboration is their number (a vendor's own pages are one site)."""
-    from ..evidence.sites import independent_sites  # lazy: loads the public suffix list
-
     return independent_sites(url for _n, url, _excerpt in record.excerpts)
 
 
@@ -133,38 +141,68 @@ def find_claims(text: str, first_line: int = 1) -> list[Claim]:
 
 def claims_of(document: Document) -> list[Claim]:
     """Every cited claim of a parsed Markdown file: of its paragraphs (list items and
-    quotes included) and table rows; headings, code and footnote definitions make none."""
+    quotes included) and table rows; headings and footnote definitions make none."""
     claims: list[Claim] = []
+    headers: dict[int, list[str]] = {}  # a table's first line -> its header cells
     for block in document.blocks:
+        if block.kind == "row" and block.line == block.table:
+            headers[block.table] = header_cells(block)
+            continue  # a header row names columns; each cited row carries them
         if block.labels:
-            claims.extend(_claims_of_block(block))
+            claims.extend(_claims_of_sentences(sentences_of(block, headers.get(block.table))))
     return claims
+
+
+class Sentence(NamedTuple):
+    """One sentence of a block (a table row is one), as `sentences_of` reads it: its file
+    line, its joined text with each reference as `_MARK`, and its reference labels in order."""
+
+    line: int
+    raw: str
+    labels: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        """The sentence's words (see `plain_text`)."""
+        return plain_text(self.raw)
+
+
+def _cells(block: Block) -> list[list]:
+    cells: list[list] = [[]]
+    for span in block.spans:
+        if span.kind == CELL:
+            cells.append([])
+        else:
+            cells[-1].append(span)
+    return cells
+
+
+def header_cells(block: Block) -> list[str]:
+    """A table's header row as the words of each cell (references and Markdown left out)."""
+    return [" ".join("".join(s.text for s in cell if s.kind in (TEXT, CODE)).split()) for cell in _cells(block)]
+
+
+def _piece(span) -> str:  # noqa: ANN001 - a markdown_doc.Span
+    if span.kind in (TEXT, CODE):  # a code span is part of the claim: `$9.90` states a figure
+        return span.text.replace(_MARK, "") if _MARK in span.text else span.text
+    if span.kind == REF:
+        return _MARK
+    return " " if span.kind in (BREAK, CELL) else ""  # inline HTML is no part of a claim
 
 
 def _joined(block: Block) -> tuple[str, list[tuple[int, int]], list[str]]:
     """The block's prose as one line (markers as `_MARK`), with (offset, line) where each
-    source line starts, and the labels of its references in order. Code spans and HTML
-    are part of the text (a figure in one is a figure of the claim), HTML is left out;
-    table cells are joined with ' ; '."""
+    source line starts, and the labels of its references in order. HTML is left out."""
     parts: list[str] = []
     starts: list[tuple[int, int]] = [(0, block.line)]
     labels: list[str] = []
     size = 0
     for span in block.spans:
-        if span.kind == TEXT:
-            piece = span.text.replace(_MARK, "") if _MARK in span.text else span.text
-        elif span.kind == REF:
-            piece = _MARK
+        piece = _piece(span)
+        if span.kind == REF:
             labels.append(span.text)
         elif span.kind == BREAK:
-            piece = " "
             starts.append((size + 1, span.line))
-        elif span.kind == CELL:
-            piece = " ; "
-        elif span.kind == CODE:
-            piece = span.text.replace(_MARK, "")
-        else:  # HTML: no part of a claim
-            piece = ""
         parts.append(piece)
         size += len(piece)
         if size > MAX_BLOCK_CHARS:
@@ -178,47 +216,73 @@ def _joined(block: Block) -> tuple[str, list[tuple[int, int]], list[str]]:
     return joined, starts, labels
 
 
-def _claims_of_block(block: Block) -> list[Claim]:
+def _row(block: Block, header: list[str] | None) -> Sentence:
+    """A table row as one sentence: "<header>: <cell>; ..." (cells without a header as they are)."""
+    parts: list[str] = []
+    labels: list[str] = []
+    for index, cell in enumerate(_cells(block)):
+        words = "".join(_piece(span) for span in cell)[:MAX_BLOCK_CHARS]
+        labels += [span.text for span in cell if span.kind == REF]
+        if not words.replace(_MARK, "").strip():
+            if _MARK in words:
+                parts.append(words.strip())
+            continue
+        name = header[index] if header is not None and index < len(header) else ""
+        parts.append(f"{name}: {words.strip()}" if name else words.strip())
+    return Sentence(block.line, "; ".join(parts), tuple(labels))
+
+
+def sentences_of(block: Block, header: list[str] | None = None) -> list[Sentence]:
+    """The block's sentences in order, cited or not (a table row is one sentence, its cells
+    read with `header`, the table's header cells)."""
+    if block.kind == "row":
+        return [_row(block, header)]
     joined, starts, labels = _joined(block)
-    sentences: list[tuple[int, str]] = []  # (offset, text)
+    spans: list[tuple[int, str]] = []  # (offset, text)
     begin = 0
     for m in _SENTENCE_END.finditer(joined):
         head = joined[begin:m.start() + 1]
         word = _LAST_WORD.search(head)
         if word and (word.group(1).casefold() in _ABBREVIATIONS or _INITIAL.fullmatch(word.group(1))):
             continue
-        sentences.append((begin, joined[begin:m.end()]))
+        spans.append((begin, joined[begin:m.end()]))
         begin = m.end()
     if joined[begin:].strip():
-        sentences.append((begin, joined[begin:]))
-    groups: list[tuple[int, list[str]]] = []  # (offset, sentences), each closed by a cited sentence
-    pending: list[str] = []
-    pending_at: int | None = None
-    for offset, sentence in sentences:
-        if pending_at is None:
-            pending_at = offset + len(sentence) - len(sentence.lstrip())
-        pending.append(sentence)
-        if _MARK in sentence:
-            groups.append((pending_at, pending))
-            pending, pending_at = [], None
-    if pending and groups:
-        groups[-1][1].extend(pending)  # after the last marker: part of the last claim
-    claims = []
+        spans.append((begin, joined[begin:]))
+    out = []
     used = 0
-    for offset, parts in groups:
-        raw = " ".join(parts)
+    for offset, raw in spans:
+        at = offset + len(raw) - len(raw.lstrip())
         count = raw.count(_MARK)
-        mine = tuple(dict.fromkeys(labels[used:used + count]))
+        out.append(Sentence(max(number for start, number in starts if start <= at), raw,
+                            tuple(labels[used:used + count])))
         used += count
+    return out
+
+
+def _claims_of_sentences(sentences: list[Sentence]) -> list[Claim]:
+    """Cited sentences as claims; an uncited sentence joins the claim it leads up to, or,
+    after the last cited one, the last claim."""
+    groups: list[list[Sentence]] = []  # each closed by a cited sentence
+    pending: list[Sentence] = []
+    for sentence in sentences:
+        pending.append(sentence)
+        if sentence.labels:
+            groups.append(pending)
+            pending = []
+    if pending and groups:
+        groups[-1].extend(pending)  # after the last marker: part of the last claim
+    claims = []
+    for group in groups:
+        mine = tuple(dict.fromkeys(label for sentence in group for label in sentence.labels))
         footnotes = tuple(dict.fromkeys(int(label) for label in mine if label.isascii() and label.isdigit()))
-        line = max(number for start, number in starts if start <= offset)
-        claims.append(Claim(line, plain_text(raw), footnotes, mine))
+        claims.append(Claim(group[0].line, plain_text(" ".join(s.raw for s in group)), footnotes, mine))
     return claims
 
 
 def plain_text(text: str) -> str:
-    """A claim's words from its joined prose: reference marks, bullet-id mentions and
-    bare URLs dropped, whitespace collapsed. (The parser already dropped emphasis,
+    """A claim's words from its joined prose: reference marks (and marks written like one),
+    bullet-id mentions and bare URLs dropped, whitespace collapsed. (The parser already dropped emphasis,
     link targets and HTML.)"""
     # (each string test only skips a pattern that cannot match: verify runs this on every claim)
     if _MARK in text:
@@ -227,6 +291,8 @@ def plain_text(text: str) -> str:
         text = _BULLET_ID_MENTION.sub("", text)
     if "http" in text:
         text = _URL.sub("", text)
+    if "[^" in text:
+        text = FOOTNOTE_LIKE.sub("", text)
     text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
     return " ".join(text.split())
 
@@ -284,9 +350,6 @@ def sealed_page_titles(run_dir: Path, sealed: "Mapping[str, Any] | None") -> Cal
     """`url -> the titles of its page snapshot`, for `claim_records`. With `sealed` (the run's
     seals, when the hooks managed it) only a snapshot whose record a fetch sealed gives its
     titles: a title is evidence like the page's text. The snapshots are read on first use."""
-    from .. import formats  # lazy: start-up
-    from ..evidence.snapshots import SnapshotIndex  # lazy: read only when a figure needs a title
-
     index: list[Any] = []
 
     def titles(url: str) -> tuple[str, ...]:
@@ -304,8 +367,6 @@ def run_page_titles(parsed: "ParsedRun") -> Callable[[str], tuple[str, ...]]:
     """`sealed_page_titles` for a parsed run: sealed ones only when the run has seals (a run
     the hooks managed), any snapshot's in a folder with no record of seals."""
     if parsed.seal_source is None:
-        from ..evidence.provenance import load_folder_copy  # lazy: start-up
-
         parsed.seal_source = load_folder_copy(parsed.run_dir)
     source = parsed.seal_source
     sealed = (source.seals or {}) if (source.required or source.seals is not None) else None
@@ -360,8 +421,6 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
     point there should not rest on one vendor's word about itself, or on one page, when the
     run has a second source to offer. (When every source of the run is on one site, no bullet
     can do better: the check passes and says so; the view shows each claim's count anyway.)"""
-    from .. import formats  # lazy: start-up
-
     report = parsed.report
     section = report.section(formats.REPORT_SECTIONS[0]) if report is not None else None
     if section is None:
@@ -376,8 +435,6 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
         if not cited:
             continue  # an uncited bullet is another check's business
         bullets += 1
-        from ..evidence.sites import host, independent_sites  # lazy: start-up
-
         urls = [url for r in cited for _n, url, _e in r.excerpts if url]
         hosts = {host(url) for url in urls} - {None}
         if len(hosts) == 1:  # one host is one site: no need to load the suffix list
@@ -388,8 +445,6 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
     if not single:
         return Check("report.tldr.sites", True, "warning",
                      f"each of {bullets} cited TL;DR bullet(s) cites two or more independent sites", path, None)
-    from ..evidence.sites import host, independent_sites  # lazy: start-up
-
     run_urls = [cited.citation.url for cited in parsed.cited if cited.citation.url]
     if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(run_urls)) <= 1:
         return Check("report.tldr.sites", True, "warning",

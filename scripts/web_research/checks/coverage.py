@@ -29,6 +29,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable
 
 from .. import formats
+from ..core.fsutil import RunFileError, read_run_text
+from ..core.markdown_doc import CODE, TEXT
+from ..core.result import fail, ok
+from .findings import load_findings
+from .report import gaps_name, gaps_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .parsed_run import ParsedRun
@@ -100,8 +105,6 @@ def _sections(found: "Findings") -> dict[str, tuple[int, int]]:
 def evidence_in(found: "Findings", ids: Iterable[str]) -> dict[str, Evidence]:
     """Per bullet id (only `ids`): footnotes cited under its `### <id>` heading in Claims
     (markers with a Sources entry) and the Not established items naming it."""
-    from ..core.markdown_doc import CODE, TEXT  # lazy: start-up
-
     wanted = list(ids)
     out = {bullet_id: Evidence(found.path) for bullet_id in wanted}
     sections = _sections(found)
@@ -182,8 +185,6 @@ def bullet_states(plan: "Plan", findings: dict[str, "Findings"],
 
 def briefs_carry_ids(run_dir: Path, plan: "Plan") -> bool:
     """Whether this run's briefs list bullet ids (a run made before ids had none)."""
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: start-up
-
     for subtopic in plan.subtopics:
         try:
             text = read_run_text(Path(run_dir) / formats.BRIEFS_DIR / f"{subtopic.slug}.md", run_dir)
@@ -202,9 +203,6 @@ def load_findings_files(run_dir: Path, plan: "Plan") -> dict[str, "Findings"]:
 def read_findings_files(run_dir: Path, plan: "Plan") -> tuple[dict[str, "Findings"], dict[str, str]]:
     """(the findings files of every subtopic that has a readable one, why each file that is there
     could not be read), both by slug; the reasons are `fsutil.read_run_text`'s, as verify gives them."""
-    from .findings import load_findings  # lazy: start-up
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: start-up
-
     out: dict[str, "Findings"] = {}
     problems: dict[str, str] = {}
     for subtopic in plan.all_subtopics:
@@ -230,8 +228,6 @@ def gaps_names_bullet(gaps: str | None, bullet: "Bullet") -> bool:
 
 def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[BulletState, str | None]]:
     """Each bullet with how the report covers it: 'cited', 'gaps', or None (not at all)."""
-    from .report import gaps_text  # lazy: start-up
-
     used = {number for number, _line in report.markers}
     cited = {citation_key(c) for c in report.citations if c.number in used}
     gaps = gaps_text(report)
@@ -248,9 +244,6 @@ def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[B
 
 def coverage_checks(run_dir: Path, parsed: "ParsedRun") -> list["Check"]:
     """`report.coverage.<id>`: each bullet is supported by a cited source or named in Gaps."""
-    from ..core.result import fail, ok  # lazy: start-up
-    from .report import gaps_name  # lazy: start-up
-
     if parsed.plan is None or parsed.report is None or parsed.report_path is None \
             or not briefs_carry_ids(run_dir, parsed.plan):
         return []

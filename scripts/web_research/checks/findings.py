@@ -18,6 +18,10 @@ from .citation_checks import citation_checks
 from .citation_entries import Citation, citations_of, markers_of
 from ..core.markdown_doc import CODE, TEXT, Document, Section, parse_markdown
 from ..core.schema_validation import schema_errors
+from ..core.frontmatter_reader import read_frontmatter
+from ..core.fsutil import read_run_text
+from ..run.brief_prompt import brief_hash
+from .report import uncited_blocks
 
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
@@ -58,8 +62,6 @@ class Findings:
 def parse_frontmatter(text: str) -> tuple[dict[str, Any] | None, dict[str, int], int, list[Problem]]:
     """Split off the `---` block with the one safe frontmatter reader. Returns
     (mapping or None, key -> file line, first body line, problems)."""
-    from ..core.frontmatter_reader import read_frontmatter  # lazy: hook start-up
-
     found = read_frontmatter(text)
     return (found.data, found.key_lines, found.body_first_line,
             [Problem(p.line, p.message) for p in found.problems])
@@ -69,8 +71,6 @@ def load_findings(path: Path, text: str | None = None) -> Findings:
     """Parse a findings file (read from `path` unless `text` is given)."""
     path = Path(path)
     if text is None:  # a regular file inside its folder, size-bounded (raises fsutil.RunFileError)
-        from ..core.fsutil import read_run_text  # lazy: hook start-up
-
         text = read_run_text(path, path.parent, formats.MAX_MARKDOWN_BYTES)
     text = text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
     frontmatter, key_lines, body_first, problems = parse_frontmatter(text)
@@ -150,8 +150,6 @@ def findings_checks(slug: str, subtopic: str | None, found: Findings,
         declared_hash = fm.get("brief_hash")
         if brief is not None and isinstance(declared_hash, str) and not any(
                 p for p in groups["frontmatter"] if "'brief_hash'" in p.message):
-            from ..run.brief_prompt import brief_hash  # lazy: hook start-up
-
             actual = brief_hash(brief)
             if declared_hash == actual:
                 checks.append(ok(f"{scope}.brief_hash", "brief_hash matches the brief", path))
@@ -213,8 +211,6 @@ def findings_body_checks(scope: str, found: Findings) -> list[Check]:
     """Warnings about the body: its skeleton (`layout`, once it has `##` sections), its length (`length`),
     Claims without a footnote (`uncited`) and wording that betrays a claim taken
     from the model's memory (`memory`). Warnings: the findings are still usable."""
-    from .report import uncited_blocks  # lazy: hook start-up
-
     path = found.path
     sections = _body_sections(found)
     # The Sources heading (missing, repeated) is the `sources` check's business: one defect, one check.

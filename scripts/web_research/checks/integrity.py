@@ -24,7 +24,9 @@ Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
                            citation has no snapshot a researcher's fetch sealed
     site_root     warning  a bare domain or site root, or a page that
                            redirected to one
-    repeated_url  warning  the same URL under two numbers in one file
+    repeated_url  warning  the same URL and excerpt under two numbers in one file (one
+                           footnote per excerpt: two excerpts of one page are two
+                           footnotes, and asking to merge them would lose one)
     title         warning  cited title differs from the page's title
     retrieved     warning  a Retrieved date that is not the day of the snapshot's
                            fetch stamp, or one with no snapshot behind it (the
@@ -46,6 +48,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 from urllib.parse import urlsplit
+from difflib import SequenceMatcher
 
 from .. import formats
 from ..core.result import Check
@@ -199,11 +202,11 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
     if not _is_web_url(url):
         return "not_verifiable"  # the checklist's `required` rule already reports it: one defect, one check
 
-    key = url_key(url)
+    key = url_key(url) + "\n" + " ".join(normalize(excerpt).split())
     first = seen_urls.setdefault((result.path, key), number)
     if first != number:
-        result.repeated.append(_Finding(line, f"[^{number}] cites the same URL as [^{first}] ({url}); "
-                                              f"reuse [^{first}] instead of a second number"))
+        result.repeated.append(_Finding(line, f"[^{number}] repeats [^{first}]: the same page ({url}) and the "
+                                              f"same excerpt; cite [^{first}] again instead of a second entry"))
     snap = index.find(url)
     if is_site_root(url):
         result.site_roots.append(_Finding(line, f"[^{number}] cites the site root {url}; "
@@ -302,7 +305,7 @@ def _file_checks(Check: Any, result: _FileResult) -> "list[Check]":
     checks.append(_aggregate(Check, f"{prefix}.site_root", path, result.site_roots,
                              "no citation points at a bare site root"))
     checks.append(_aggregate(Check, f"{prefix}.repeated_url", path, result.repeated,
-                             "each URL is cited under one number"))
+                             "no entry repeats another's page and excerpt"))
     if result.snapshot_backed or result.titles:
         checks.append(_aggregate(Check, f"{prefix}.title", path, result.titles,
                                  "cited titles match the pages' titles"))
@@ -364,8 +367,6 @@ def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
     mine = _title_form(cited)
     if not mine:
         return True
-    from difflib import SequenceMatcher  # lazy: only a title that differs is compared
-
     for title in page_titles:
         theirs = _title_form(title)
         if not theirs:

@@ -154,19 +154,6 @@ def uncited_blocks(blocks: Sequence[Block]) -> list[int]:
     return [line for line in out if not tables.get(line, False)]
 
 
-def _uncited_check(path: Path, report: Report) -> Check | None:
-    """Warn about Findings paragraphs and list items that carry no footnote:
-    every claim there should be sourced."""
-    section = report.section(formats.REPORT_SECTIONS[1])
-    if section is None:
-        return None
-    uncited = uncited_blocks(report.blocks(section))
-    if uncited:
-        return fail("report.findings.uncited", f"{len(uncited)} paragraph(s) or item(s) in Findings carry no "
-                    f"[^n] footnote (first at line {uncited[0]}); cite every claim", path, uncited[0], "warning")
-    return ok("report.findings.uncited", "every paragraph and item in Findings carries a footnote", path, "warning")
-
-
 def gaps_text(report: Report) -> str | None:
     """The Gaps & Limitations section's words (code spans included, Markdown marks
     left out), casefolded, whitespace folded to single spaces (None when absent)."""
@@ -232,9 +219,6 @@ def report_checks(path: Path, report: Report, question: str | None,
         if maybe is not None:
             checks.append(maybe)
     checks.extend(_gaps_checks(path, report, gaps_needed))
-    uncited = _uncited_check(path, report)
-    if uncited is not None:
-        checks.append(uncited)
     sources = report.section(formats.REPORT_SECTIONS[3])
     span = (sources.line, sources.end) if sources is not None else None
     checks.extend(citation_checks("report", path, report.citations, report.markers, span))

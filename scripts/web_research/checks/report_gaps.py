@@ -21,6 +21,7 @@ import re
 from typing import TYPE_CHECKING, Sequence
 
 from .. import formats
+from .coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, gaps_names_bullet, subtopics_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from .findings import Findings
@@ -57,8 +58,6 @@ def gap_lines(plan: "Plan", findings: dict[str, "Findings"], unreadable: dict[st
     """The bullets for every recorded failure that `gaps` (Gaps & Limitations' text as
     report.gaps_text gives it, None when absent) does not name yet. `unreadable`: why
     each findings file that is there could not be read, by slug."""
-    from .coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, gaps_names_bullet, subtopics_for  # lazy
-
     states = bullet_states(plan, findings, unreadable)
     folded = gaps or ""
     lines: list[str] = []

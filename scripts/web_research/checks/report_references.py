@@ -10,9 +10,12 @@ it) and the pure half of the assembly; the command does the reading and writing.
 
 Numbered markers already in the report (`[^3]`, from an earlier `finish`) are
 traced back to their findings entry through the report's own Sources entry (its
-title, URL and excerpt) or, failing that, through the numbering `finish`
-recorded last time; so `finish` can run again after fixes and every number
-comes out right. `find_references` asks the one Markdown parse (markdown_doc)
+title, URL and excerpt), so `finish` can run again after fixes and every number
+comes out right. A number with no entry in the report is never read through the
+numbering an earlier `finish` recorded: once the report has changed (its Sources
+gone, numbers written by the model) that numbering says nothing about what the
+number means now, and reading it so pointed footnotes at another subtopic's page.
+Such a number is a problem that says how to cite by reference again. `find_references` asks the one Markdown parse (markdown_doc)
 where the prose cites: a reference in code, an HTML comment or a footnote
 definition is none.
 """
@@ -24,6 +27,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple, Sequence
 from .. import formats
 from .citation_entries import Citation, numeric_label
 from ..core.markdown_doc import parse_markdown
+from ..core.result import fail, ok
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -40,6 +44,11 @@ EXAMPLE = "[^billing-units-and-retention-tiers:2]"
 SOURCES = formats.REPORT_SECTIONS[3]
 # The first line of a findings entry, `[^n]: rest`, renumbered as it is copied into Sources.
 _ENTRY_FIRST_LINE = re.compile(r"^ {0,3}\[\^[0-9]+\]:[ \t]*(.*)$")
+
+
+def valid_label(label: str) -> bool:
+    """Whether a footnote label is a reference (`slug:n`) or a citation number (`n`)."""
+    return numeric_label(label) or REFERENCE.fullmatch(f"[^{label}]") is not None
 
 
 def reference(slug: str, number: int) -> str:
@@ -136,7 +145,8 @@ def assemble(report: str, findings: Mapping[str, Mapping[int, Entry]], recorded:
     """Number the report's references and write its Sources section.
 
     `findings`: every findings file's entries by slug, then number; `recorded`: the
-    numbering of the last `finish` (number -> key); `report_citations`: the entries
+    numbering of the last `finish` (number -> key), which only tells that finish ran on
+    this report (numbers are read through the report's own entries); `report_citations`: the entries
     of the report's current Sources section; `last_sources`: the Sources section the
     last `finish` wrote (a different one was written by hand). A report with no reference and no
     numbering recorded is an old-format report (footnotes and Sources written by the
@@ -152,7 +162,7 @@ def assemble(report: str, findings: Mapping[str, Mapping[int, Entry]], recorded:
     problems: list[Problem] = []
     resolved: list[tuple[Mark, str]] = []
     for m in marks:
-        key = _resolve(m, findings, current, recorded, problems)
+        key = _resolve(m, findings, current, problems)
         if key is not None:
             resolved.append((m, key))
     if problems:
@@ -199,7 +209,7 @@ def assemble(report: str, findings: Mapping[str, Mapping[int, Entry]], recorded:
 
 
 def _resolve(m: Mark, findings: Mapping[str, Mapping[int, Entry]], current: Mapping[int, str | None],
-             recorded: Mapping[int, str], problems: list[Problem]) -> str | None:
+             problems: list[Problem]) -> str | None:
     """The findings key a mark names, or None after recording why it cannot be traced."""
     if m.slug is not None:
         entries = findings.get(m.slug)
@@ -215,23 +225,21 @@ def _resolve(m: Mark, findings: Mapping[str, Mapping[int, Entry]], current: Mapp
                                             "claim"))
             return None
         return entries[m.number].key
-    key = current.get(m.number) or recorded.get(m.number)
-    if key is None or key.rsplit(":", 1)[0] not in findings:
+    if m.number not in current:
+        problems.append(Problem(m.line, f"[^{m.number}] has no entry in report.md's Sources, so nothing says which "
+                                        "source it stands for (finish does not guess from an earlier numbering): "
+                                        f"cite the source by reference, {SHAPE}, e.g. {EXAMPLE}; "
+                                        "`web-research gaps` and the findings files list the footnotes"))
+        return None
+    key = current[m.number]  # found by the entry's title, URL and excerpt among the findings entries
+    if key is None:
         problems.append(Problem(m.line, f"[^{m.number}] is a numbered footnote that no findings entry backs; "
                                         f"cite the source by reference instead, {SHAPE}"))
-        return None
-    slug, number = key.rsplit(":", 1)
-    if int(number) not in findings[slug]:
-        problems.append(Problem(m.line, f"[^{m.number}] stood for {reference(slug, int(number))}, which "
-                                        f"findings/{slug}.md no longer has; cite by reference, {SHAPE}"))
-        return None
     return key
 
 
 def references_check(path: "Path", text: str) -> "Check":
     """`report.references`: no reference is left for `finish` to number (verify's view)."""
-    from ..core.result import fail, ok  # lazy: hook start-up
-
     left = [m for m in find_references(text.removeprefix("\ufeff")) if m.slug is not None] \
         if REFERENCE.search(text) else []
     if not left:

@@ -13,7 +13,16 @@ claim that overstates, generalises or reverses its excerpt) is judged by a
                            when it stops (guard/checker_gate.py)
     `verify`               `verdict_checks`: every cited claim of report.md has
                            a current verdict; an unsupported one is an error
-                           unless it stands under Gaps & Limitations
+                           unless it stands under Gaps & Limitations; a partial
+                           one is an error once (below)
+
+A `partial` verdict says the claim goes further than its passage. It fails the
+check once, with the checker's reason and the passage, so the orchestrator
+narrows the claim or cites another passage: either changes the claim's check
+key, so only that claim is checked again. `finish` records the keys of the
+partial claims it has shown (`partials_told` in its record, which no model
+may write); a claim left as it was is then a warning, so a claim that cannot
+be narrowed further costs one round, not every round.
 
 A verdict names its claim by a *check key*: the first 16 hex digits of SHA-256
 over the claim's hash (its normalized text, claims.Claim.hash) and the excerpts
@@ -38,8 +47,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 from .. import formats
-from ..run.budget import VOTERS
+from ..run.budget import VOTERS, effective_budget
 from ..evidence.excerpts import normalize
+from ..core.fsutil import RunFileError, read_run_file, read_run_text
+from ..core.result import fail, ok
+from ..core.schema_validation import schema_validator
+from .claims import claim_records
 
 if TYPE_CHECKING:
     from .parsed_run import ParsedRun
@@ -90,8 +103,6 @@ def parse_verdicts(raw: bytes, rel: str) -> tuple[tuple[Verdict, ...], tuple[str
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         return (), (f"is not JSON ({exc}); expected {{\"verdicts\": [...]}} as in {SCHEMA}",)
-    from ..core.schema_validation import schema_validator  # lazy: start-up
-
     errors = sorted(schema_validator(SCHEMA).iter_errors(data), key=lambda e: list(e.path))
     if errors:
         shown = [f"{'/'.join(str(p) for p in e.path) or '(top level)'}: {e.message[:200]}" for e in errors[:5]]
@@ -102,8 +113,6 @@ def parse_verdicts(raw: bytes, rel: str) -> tuple[tuple[Verdict, ...], tuple[str
 
 def verdict_files(run_dir: Path) -> list[VerdictFile]:
     """Every `checks/verdicts-<n>.json`, in dispatch order, read as hostile input."""
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: start-up
-
     folder = Path(run_dir) / formats.CHECKS_DIR
     if not folder.is_dir() or folder.is_symlink():
         return []
@@ -177,8 +186,6 @@ def decide(verdicts: Sequence[Verdict], voting: bool) -> Decision:
 def report_records(parsed: "ParsedRun") -> list["ClaimRecord"]:
     """report.md's cited claims whose footnotes all carry an excerpt (the rest fail the
     citation rules already: one defect, one check)."""
-    from .claims import claim_records  # lazy: start-up
-
     if parsed.report is None or parsed.report_path is None:
         return []
     records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
@@ -341,8 +348,6 @@ def prompt_for_run(run_dir: Path, parsed: "ParsedRun") -> tuple[CheckerPrompt | 
     """(the next checker's prompt, or None and why none) for a run folder, given the run as
     `checklist.parse_and_check(run_dir, extra=())` read it: the caller parses, so that this
     module, a check group the checklist registers, does not import the checklist back."""
-    from ..run.budget import effective_budget  # lazy: start-up
-
     if parsed.plan is None:
         problem = parsed.unreadable.get(Path(run_dir) / formats.PLAN_FILE)
         return None, (f"{formats.PLAN_FILE} {problem.reason}" if problem is not None
@@ -365,6 +370,35 @@ def prompt_for_run(run_dir: Path, parsed: "ParsedRun") -> tuple[CheckerPrompt | 
 # The verify rule
 # --------------------------------------------------------------------------
 
+PARTIALS_TOLD = "partials_told"  # finish's record: check keys of partial claims it has shown
+
+
+def partials_told(run_dir: Path) -> set[str]:
+    """The check keys of the partial claims `finish` has already shown (its record, read as hostile)."""
+    path = Path(run_dir) / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE
+    try:
+        record = json.loads(read_run_text(path, Path(run_dir), 1024 * 1024))
+    except (RunFileError, ValueError):
+        return set()
+    keys = record.get(PARTIALS_TOLD) if isinstance(record, dict) else None
+    return {k for k in keys if isinstance(k, str)} if isinstance(keys, list) else set()
+
+
+def partial_keys(run_dir: Path, parsed: "ParsedRun") -> list[str]:
+    """The check keys of report.md's claims decided `partial` outside Gaps & Limitations."""
+    if parsed.plan is None or parsed.report is None or not effective_budget(parsed.plan).claim_check:
+        return []
+    voting = effective_budget(parsed.plan).voting
+    known = verdicts_by_claim(verdict_files(run_dir))
+    gaps = _gaps_lines(parsed)
+    return [key for key, r in unique_by_key(report_records(parsed))
+            if r.claim.line not in gaps and decide(known.get(key, []), voting).verdict == formats.VERDICT_PARTIAL]
+
+
+def _passages(record: "ClaimRecord") -> str:
+    return "; ".join(f"[^{n}] \"{_shorten(' '.join(excerpt.split()), 300)}\"" for n, _url, excerpt in record.excerpts)
+
+
 def _gaps_lines(parsed: "ParsedRun") -> range:
     section = parsed.report.section(formats.REPORT_SECTIONS[2]) if parsed.report is not None else None
     return range(section.line, section.end + 1) if section is not None else range(0)
@@ -373,10 +407,8 @@ def _gaps_lines(parsed: "ParsedRun") -> range:
 def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
     """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
     without a decided verdict) and `report.claims.verdict` (error: unsupported outside Gaps &
-    Limitations; warning: partial). Nothing when the plan's budget has no claim check."""
-    from ..run.budget import effective_budget  # lazy: start-up
-    from ..core.result import fail, ok  # lazy: start-up
-
+    Limitations, or partial there and not yet shown by finish; warning: a partial one finish
+    showed). Nothing when the plan's budget has no claim check."""
     if parsed.plan is None or parsed.report is None or parsed.report_path is None:
         return []
     budget = effective_budget(parsed.plan)
@@ -396,6 +428,7 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
     records = report_records(parsed)
     known = verdicts_by_claim(files)
     gaps = _gaps_lines(parsed)
+    told = partials_told(run_dir)
     unchecked: list[str] = []
     awaiting: list[str] = []
     for r in records:
@@ -411,10 +444,16 @@ def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
                 f"claim {key} is unsupported by the excerpts it cites: \"{_shorten(r.claim.text)}\" "
                 f"(checker: {decision.reason}). Rewrite it to say only what its excerpts say, or remove it, "
                 "or move it under Gaps & Limitations as not established; then run finish again"), report, r.claim.line))
-        elif decision.verdict == formats.VERDICT_PARTIAL and r.claim.line not in gaps:
+        elif decision.verdict == formats.VERDICT_PARTIAL and r.claim.line not in gaps and key in told:
             checks.append(fail("report.claims.verdict", (
                 f"claim {key} is only partly supported: \"{_shorten(r.claim.text)}\" (checker: {decision.reason}); "
-                "consider narrowing it to what its excerpts say"), report, r.claim.line, "warning"))
+                "it was shown once and left as it is"), report, r.claim.line, "warning"))
+        elif decision.verdict == formats.VERDICT_PARTIAL and r.claim.line not in gaps:
+            checks.append(fail("report.claims.verdict", (
+                f"claim {key} goes further than the passage it cites: \"{_shorten(r.claim.text)}\" "
+                f"(checker: {decision.reason}). Its passage: {_passages(r)}. Narrow the claim to what the passage "
+                "says, or cite another passage that states all of it; then run finish again (only changed claims "
+                "are checked again)"), report, r.claim.line))
     for label, items in (("have no current verdict", unchecked), ("await votes", awaiting)):
         if items:
             listed = "; ".join(items[:MAX_LISTED]) + (f"; and {len(items) - MAX_LISTED} more"

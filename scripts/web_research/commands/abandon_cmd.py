@@ -17,6 +17,7 @@ from .. import formats
 from ..run.abandonment import clean_reason, read_record, record_path
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
+from ..core.fsutil import atomic_write_text
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,8 +36,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     record = read_record(run_dir)
     if record is None:
-        from ..core.fsutil import atomic_write_text  # lazy: start-up
-
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         record = {"version": 1, "abandoned_at": now, "reason": reason}
         atomic_write_text(record_path(run_dir), json.dumps(record, indent=1, sort_keys=True) + "\n")

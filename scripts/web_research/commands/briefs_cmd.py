@@ -11,16 +11,14 @@ import sys
 from pathlib import Path
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
+from ..core.fsutil import RunFileError
+from ..run.briefs import TemplateError, still_to_dispatch, write_briefs
+from ..run.plan import PlanError
+from ..run.resume import record_approval
+from .verify_cmd import open_run_dir
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..run.briefs import TemplateError, still_to_dispatch, write_briefs  # lazy: start-up
-    from ..run.plan import PlanError  # lazy: start-up
-
-    from ..core.fsutil import RunFileError  # lazy: start-up
-    from ..run.resume import record_approval  # lazy: start-up
-    from .verify_cmd import open_run_dir  # lazy: start-up
-
     if open_run_dir(args.dir, "briefs") is None:
         return EXIT_USAGE
     try:

@@ -22,6 +22,9 @@ import sys
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from ..formats import PLAN_FILE, REPORT_FILE
 from .verify_cmd import display_path, open_run_dir
+from ..checks.checklist import parse_and_check
+from ..checks.claims import render_text, run_claims
+from ..checks.verdicts import check_key, prompt_for_run
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,9 +33,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if getattr(args, "prompt", False):
         return _prompt(args, run_dir)
-    from ..checks.checklist import parse_and_check  # lazy: start-up
-    from ..checks.claims import render_text, run_claims  # lazy: start-up
-
     try:
         parsed, _checks = parse_and_check(run_dir, extra=())
         if _unusable(parsed):
@@ -45,8 +45,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     shown = {r.path: display_path(str(r.path)) for r in records}
     if args.json:
-        from ..checks.verdicts import check_key  # lazy: start-up
-
         payload = {"output_dir": str(run_dir),
                    "claims": [{**r.as_dict(shown[r.path]), "check": check_key(r)} for r in records]}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
@@ -59,9 +57,6 @@ def _prompt(args: argparse.Namespace, run_dir) -> int:
     if args.json:
         print("web-research claims: --prompt prints text; drop --json", file=sys.stderr)
         return EXIT_USAGE
-    from ..checks.checklist import parse_and_check  # lazy: start-up
-    from ..checks.verdicts import prompt_for_run  # lazy: start-up
-
     try:
         parsed, _checks = parse_and_check(run_dir, extra=())
         if _unusable(parsed, only=(run_dir / PLAN_FILE, run_dir / REPORT_FILE)):  # the prompt needs no findings

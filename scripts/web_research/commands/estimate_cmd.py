@@ -13,16 +13,16 @@ import sys
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
+from ..core.paths import data_dir
+from ..formats import PLAN_FILE
+from ..metrics.pricing import load_prices
+from ..run.budget import effective_budget
+from ..run.choices import load_run_plan
+from ..run.estimate import estimate, estimate_lines, load_averages
+from ..run.plan import PlanError
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..run.budget import effective_budget  # lazy: start-up
-    from ..run.estimate import estimate, estimate_lines, load_averages  # lazy: start-up
-    from ..formats import PLAN_FILE  # lazy: start-up
-    from ..core.paths import data_dir  # lazy: start-up
-    from ..run.choices import load_run_plan  # lazy: start-up
-    from ..run.plan import PlanError  # lazy: start-up
-
     run_dir = open_run_dir(args.dir, "estimate")
     if run_dir is None:
         return EXIT_USAGE
@@ -36,8 +36,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     data = data_dir(os.environ)
     averages, skipped = load_averages(data)
-    from ..metrics.pricing import load_prices  # lazy: start-up
-
     result = estimate(effective_budget(plan), averages, load_prices(os.environ, data))
     if args.json:
         payload = {"run_dir": str(run_dir), **result.to_json(), "metrics_files_skipped": skipped}

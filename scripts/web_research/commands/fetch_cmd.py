@@ -26,12 +26,17 @@ from __future__ import annotations
 
 import os
 import sys
+import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
+from datetime import datetime, timezone
 
 from .. import formats
 from ..evidence.seal_line import seal_line
 from ..exitcodes import EXIT_OK, EXIT_USAGE
+from ..evidence.extraction import ExtractLimits, extract_page
+from ..evidence.snapshots import MAX_TEXT_CHARS, SnapshotError, find_snapshot, store_snapshot
+from ..evidence.transport import FetchError, FetchLimits, fetch_page
 
 if TYPE_CHECKING:
     import argparse
@@ -43,8 +48,6 @@ def _fail(message: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evidence.snapshots import SnapshotError, find_snapshot  # lazy: start-up
-
     run_dir = Path(args.run).expanduser()
     if not run_dir.is_dir():
         return _fail(f"{args.run}: the run folder does not exist (pass the output_dir of the run)")
@@ -91,8 +94,6 @@ def missing_extractors() -> str | None:
     install's reason is in `<environment>/fetch.failed`. They are looked up, not
     imported (importing trafilatura costs seconds; the extraction runs in a child
     process anyway), so that a refused URL is refused at once."""
-    import importlib.util  # lazy: start-up
-
     missing = [name for name in EXTRACTION_MODULES if importlib.util.find_spec(name) is None]
     if not missing:
         return None
@@ -114,8 +115,6 @@ def extractors_fix() -> str:
     environment is completed by `hooks/run --setup`; any other Python (a developer's .venv, a
     venv of the person's) gets the locked versions from the checkout, or the package's `fetch`
     extra when it was installed from a wheel."""
-    import importlib.util  # lazy: start-up
-
     prefix = Path(sys.prefix)
     setup = formats.PLUGIN_ROOT / "hooks" / "run"
     if setup.is_file() and ((prefix / "fetch.failed").exists() or prefix.name.startswith("venv-")):
@@ -144,10 +143,6 @@ _ENV_LIMITS = {
 
 def limits_from_env(env: Mapping[str, str] | None = None):
     """(FetchLimits, ExtractLimits) with the environment's overrides, clamped."""
-    from ..evidence.extraction import ExtractLimits  # lazy: start-up
-    from ..evidence.transport import FetchLimits  # lazy: start-up
-    from ..evidence.snapshots import MAX_TEXT_CHARS  # lazy: start-up
-
     env = os.environ if env is None else env
     values: dict[str, float] = {}
     for key, (name, default, low, high) in _ENV_LIMITS.items():
@@ -168,12 +163,6 @@ def limits_from_env(env: Mapping[str, str] | None = None):
 
 
 def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
-    from datetime import datetime, timezone  # lazy: start-up
-
-    from ..evidence.extraction import extract_page  # lazy: start-up
-    from ..evidence.transport import FetchError, fetch_page  # lazy: start-up
-    from ..evidence.snapshots import store_snapshot  # lazy: start-up
-
     fetch_limits, extract_limits = limits_from_env()
     try:
         page = fetch_page(url, allow_loopback=allow_loopback, limits=fetch_limits)

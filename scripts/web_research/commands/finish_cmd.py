@@ -35,6 +35,14 @@ from .. import formats
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from ..run.return_object import return_object
 from .verify_cmd import format_checks, open_run_dir
+from ..checks.checklist import parse_and_check
+from ..checks.report import gaps_text, parse_report
+from ..checks.report_gaps import gap_lines, place, without
+from ..checks.report_references import assemble, entries_of, sources_span
+from ..checks.verdicts import PARTIALS_TOLD, partial_keys
+from ..core.fsutil import RunFileError, atomic_write_text, read_run_text
+from ..core.paths import data_dir
+from ..view.html import write_view as write
 
 CLAIMS_CHECKED = "report.claims.checked"
 REFERENCES_CHECK = "report.references"
@@ -50,8 +58,6 @@ def record_path(run_dir: Path) -> Path:
 def load_record(run_dir: Path) -> dict:
     """What earlier runs of `finish` left: rounds, waits, numbering, the Sources they wrote.
     An unreadable or foreign record counts as none (rounds start again at 0)."""
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: start-up
-
     try:
         value = json.loads(read_run_text(record_path(run_dir), run_dir, 1024 * 1024))
     except (RunFileError, ValueError):
@@ -70,9 +76,6 @@ def write_view(run_dir: Path) -> None:
     """report.html (`web-research view`), so the return object's `view` exists when a caller reads
     it; the Stop hook writes it again when the session's turn ends. Best effort: a failure is a
     note, never the run's verdict."""
-    from ..core.paths import data_dir  # lazy: start-up
-    from ..view.html import write_view as write  # lazy: start-up
-
     try:
         write(run_dir, env=os.environ, data_dir=data_dir(os.environ))
     except Exception as exc:  # noqa: BLE001 - the page is for people; the report's state is decided
@@ -83,11 +86,6 @@ def write_view(run_dir: Path) -> None:
 def assemble_report(run_dir: Path, record: dict) -> tuple[list[str], list[tuple[int, str]]]:
     """Rewrite report.md from its references. (notes, problems as (line, message));
     report.md is written only when its text changes and nothing stops the assembly."""
-    from ..checks.checklist import parse_and_check  # lazy: start-up
-    from ..core.fsutil import RunFileError, atomic_write_text, read_run_text  # lazy: start-up
-    from ..checks.report import parse_report  # lazy: start-up
-    from ..checks.report_references import assemble, entries_of, sources_span  # lazy: start-up
-
     report_path = run_dir / formats.REPORT_FILE
     try:
         text = read_run_text(report_path, run_dir)
@@ -119,9 +117,6 @@ def assemble_report(run_dir: Path, record: dict) -> tuple[list[str], list[tuple[
 def with_recorded_gaps(text: str, parsed: Any, record: dict) -> str:
     """The report with the Gaps & Limitations bullets of every recorded failure (report_gaps.py):
     the ones the last finish wrote are taken out, the current ones put in; kept in the record."""
-    from ..checks.report import gaps_text, parse_report  # lazy: start-up
-    from ..checks.report_gaps import gap_lines, place, without  # lazy: start-up
-
     previous = record.get("gaps")
     previous = [line for line in previous if isinstance(line, str)] if isinstance(previous, list) else []
     rest = without(text, previous)
@@ -138,13 +133,11 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "finish")
     if run_dir is None:
         return EXIT_USAGE
-    from ..checks.checklist import run_checklist  # lazy: start-up
-    from ..core.fsutil import atomic_write_text  # lazy: start-up
-
     record = load_record(run_dir)
     try:
         notes, problems = assemble_report(run_dir, record)
-        checks = run_checklist(run_dir) if not problems else []
+        parsed, checks = parse_and_check(run_dir) if not problems else (None, [])
+        partial = partial_keys(run_dir, parsed) if parsed is not None else []
     except Exception as exc:  # noqa: BLE001 - a bug must not look like a verdict on the report
         print(f"web-research finish: {args.dir}: cannot finish the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
@@ -154,6 +147,10 @@ def run(args: argparse.Namespace) -> int:
     failing = sorted({c.id for c in checks if not c.ok and c.severity == "error"})
     if problems:
         failing = [REFERENCES_CHECK]
+    if partial:  # shown below (an error the first time): a claim left as it is then stands as a warning
+        told = record.get(PARTIALS_TOLD)
+        told = [k for k in told if isinstance(k, str)] if isinstance(told, list) else []
+        record[PARTIALS_TOLD] = sorted(set(told) | set(partial))
     record["runs"] = int(record.get("runs", 0) or 0) + 1
     waits = int(record.get("checker_waits", 0) or 0)
     rounds = int(record.get("fix_rounds", 0) or 0)

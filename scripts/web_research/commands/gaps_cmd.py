@@ -14,13 +14,12 @@ import sys
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
+from ..checks.coverage import STATE_COVERED, bullet_states, read_findings_files
+from ..run.choices import load_run_plan
+from ..run.plan import PlanError
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..checks.coverage import STATE_COVERED, bullet_states, read_findings_files  # lazy: start-up
-    from ..run.choices import load_run_plan  # lazy: start-up
-    from ..run.plan import PlanError  # lazy: start-up
-
     run_dir = open_run_dir(args.dir, "gaps")
     if run_dir is None:
         return EXIT_USAGE

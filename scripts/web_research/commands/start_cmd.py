@@ -22,8 +22,14 @@ from ..formats import (
     PLAN_FILE,
     REPORT_FILE,
     REPORT_VIEW_FILE,
+    ERROR_NOT_A_RUN,
+    ERROR_PLAN_CHANGED,
 )
 from ..run.inputs import InputError, StartInput, from_flags, from_raw
+from ..core.fsutil import atomic_write_text
+from ..run.plan import render_skeleton, start_record_path
+from ..run.resume import NotARun, PlanChanged, assess
+from ..run.runfolder import archive_prior_run, checked_run_dir, entries_to_archive, evidence_present
 
 STDIN_MARK = "-"
 
@@ -79,8 +85,6 @@ def prior_run_detail(run_dir: Path, found: Sequence[str]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..run.runfolder import archive_prior_run, checked_run_dir, entries_to_archive, evidence_present  # lazy: start-up
-
     try:
         request = read_input(args)
     except InputError as error:
@@ -127,9 +131,6 @@ def _write_skeleton(run_dir: Path, request: StartInput) -> None:
     """plan.md's skeleton (the question verbatim, the Budget lines of start's inputs, the other
     sections empty for the model to fill) and the record of start's inputs that `estimate` and
     `briefs` hold the plan's question to. Only into a folder without a plan (checked above)."""
-    from ..core.fsutil import atomic_write_text  # lazy: start-up
-    from ..run.plan import render_skeleton, start_record_path  # lazy: start-up
-
     record = {"research_question": request.question, "tier": request.tier, "deepen": request.deepen}
     atomic_write_text(start_record_path(run_dir), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
     atomic_write_text(run_dir / PLAN_FILE, render_skeleton(request.question, request.tier, request.deepen))
@@ -145,9 +146,6 @@ def _run_paths(run_dir: Path) -> dict[str, str]:
 def _resume(request: StartInput, run_dir: Path) -> int:
     """`start --resume`: reopen `run_dir` as it is (nothing is written), say what is kept and
     what is dispatched again, or refuse a folder that is no run or a plan changed after approval."""
-    from ..formats import ERROR_NOT_A_RUN, ERROR_PLAN_CHANGED  # lazy: start-up
-    from ..run.resume import NotARun, PlanChanged, assess  # lazy: start-up
-
     try:
         found = assess(run_dir, os.environ)
     except NotARun as error:

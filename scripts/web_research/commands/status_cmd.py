@@ -18,11 +18,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import hashlib
+import json
 from pathlib import Path
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
-from ..metrics.pricing import about
+from ..metrics.pricing import about, agent_model, agent_tokens, cost, cost_text, load_prices, metrics_costs
 from .verify_cmd import open_run_dir
+from .. import formats
+from ..checks.checklist import parse_and_check
+from ..checks.claims import claims_of
+from ..checks.integrity import INTEGRITY_CHECK_ID
+from ..core.fsutil import RunFileError, read_run_file
+from ..core.paths import data_dir
+from ..core.result import passed
+from ..metrics.run_metrics import read_metrics, read_run_json
+from ..recheck.record import RecheckRecordError, latest_recheck
+from ..run.abandonment import CHECK_ID
 
 
 def _table(rows: list[list[str]], right: set[int]) -> list[str]:
@@ -36,10 +48,6 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
 
 def spend(run_dir: Path) -> dict:
     """Per researcher and run totals, merged from metrics.json and the live progress file."""
-    from ..metrics.run_metrics import read_metrics  # lazy: start-up
-
-    from ..metrics.pricing import agent_model, agent_tokens, cost, cost_text, load_prices, metrics_costs  # lazy: start-up
-
     metrics = read_metrics(run_dir) or {}
     progress = _read_progress(run_dir)
     budget = (progress or {}).get("budget") or metrics.get("budget") or {}
@@ -73,15 +81,10 @@ def spend(run_dir: Path) -> dict:
 
 
 def _data_dir() -> Path:
-    from ..core.paths import data_dir  # lazy: start-up
-
     return data_dir(os.environ)
 
 
 def _read_progress(run_dir: Path) -> dict | None:
-    from .. import formats  # lazy: start-up
-    from ..metrics.run_metrics import read_run_json  # lazy: start-up
-
     return read_run_json(run_dir / formats.RUN_STATE_DIR / formats.PROGRESS_FILE, run_dir, 1024 * 1024)
 
 
@@ -123,11 +126,6 @@ def spend_lines(data: dict) -> list[str]:
 
 
 def status_data(run_dir: Path) -> dict:
-    from .. import formats  # lazy: start-up
-    from ..checks.checklist import parse_and_check  # lazy: start-up
-    from ..checks.claims import claims_of  # lazy: start-up
-    from ..core.result import passed  # lazy: start-up
-
     parsed, checks = parse_and_check(run_dir)
     expected = ([(s.name, s.slug) for s in parsed.plan.subtopics] if parsed.plan is not None
                 else [(slug, slug) for slug in sorted(parsed.findings)])
@@ -160,8 +158,6 @@ def status_data(run_dir: Path) -> dict:
 
 
 def _findings_path(parsed, slug: str) -> Path:
-    from .. import formats  # lazy: start-up
-
     return parsed.run_dir / formats.FINDINGS_DIR / f"{slug}.md"
 
 
@@ -173,19 +169,11 @@ def _missing_state(parsed, slug: str) -> str:
 
 def _abandoned(checks: list) -> str | None:
     """What the failing `run.abandoned` check says (abandonment.py), or None."""
-    from ..run.abandonment import CHECK_ID  # lazy: start-up
-
     return next((c.message for c in checks if c.id == CHECK_ID and not c.ok), None)
 
 
 def recheck_status(run_dir: Path) -> dict | None:
     """The latest recheck (`web-research recheck`) as status shows it, or None when there was none."""
-    import hashlib  # lazy: start-up
-
-    from .. import formats  # lazy: start-up
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: start-up
-    from ..recheck.record import RecheckRecordError, latest_recheck  # lazy: start-up
-
     try:
         record = latest_recheck(run_dir)
     except RecheckRecordError as exc:
@@ -216,11 +204,6 @@ def recheck_line(data: dict | None) -> str | None:
 
 
 def status_lines(run_dir: Path) -> list[str]:
-    from .. import formats  # lazy: start-up
-    from ..checks.checklist import parse_and_check  # lazy: start-up
-    from ..checks.claims import claims_of  # lazy: start-up
-    from ..core.result import passed  # lazy: start-up
-
     parsed, checks = parse_and_check(run_dir)
     lines = [f"Run: {run_dir}"]
     if parsed.plan is not None:
@@ -255,8 +238,6 @@ def status_lines(run_dir: Path) -> list[str]:
     else:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
                      f"{len(claims_of(parsed.report.doc))} claims")
-    from ..checks.integrity import INTEGRITY_CHECK_ID  # lazy: start-up
-
     lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)
     verdict = "passes" if passed(checks) else "fails"
     detail = f"{len(errors)} error(s), {len(warnings)} warning(s)"
@@ -278,8 +259,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         if getattr(args, "json", False):
-            import json  # lazy: start-up
-
             text = json.dumps(status_data(run_dir), indent=1, sort_keys=True)
         else:
             text = "\n".join(status_lines(run_dir))

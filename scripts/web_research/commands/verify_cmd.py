@@ -17,7 +17,11 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from ..core.terminal import printable
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
+from ..checks.checklist import run_checklist
+from ..core.result import passed
+from ..formats import PRIOR_RUN_MARKERS
 
 MARKS = {"pass": "\u2713", "fail": "\u2717", "warn": "!"}
 ASCII_MARKS = {"pass": "ok", "fail": "FAIL", "warn": "WARN"}
@@ -30,8 +34,6 @@ def open_run_dir(raw: str, command: str, require_run: bool = True) -> Path | Non
     (`claims`, `claims --prompt`, `gaps`, `estimate`, `briefs`, `status`: exit 2 with this
     message, verify too): a run folder holds plan.md or report.md (`formats.PRIOR_RUN_MARKERS`,
     what `start` calls a prior run). A file of a run names the folder to pass instead."""
-    from ..formats import PRIOR_RUN_MARKERS  # lazy: start-up
-
     path = Path(raw).expanduser()
     problem = None
     if not path.exists():
@@ -55,8 +57,6 @@ def open_run_dir(raw: str, command: str, require_run: bool = True) -> Path | Non
 
 def _holding(path: Path) -> str:
     """`` that holds it, <folder>`` when `path` is a file of a run folder (report.md, a findings file)."""
-    from ..formats import PRIOR_RUN_MARKERS  # lazy: start-up
-
     for folder in list(path.parents)[:3]:
         if any(os.path.lexists(folder / name) for name in PRIOR_RUN_MARKERS):
             return f" that holds it: {folder}"
@@ -85,19 +85,20 @@ def _marks() -> dict[str, str]:
 
 def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str:
     """The people's view: the failing checks (every check, after a heading, when
-    `verbose`), then a summary line."""
+    `verbose`), then a summary line. A message quotes report and page text: its control
+    and format characters are taken out (core/terminal.py), one line per check."""
     marks = _marks()
     lines = [f"Verifying {display_path(str(run_dir)) or '.'}"] if verbose else []
     for check in checks:
         if check.ok:
             if verbose:
-                lines.append(f"{marks['pass']} {check.id}: {check.message}")
+                lines.append(f"{marks['pass']} {check.id}: {' '.join(printable(check.message).split())}")
             continue
         mark = marks["fail"] if check.severity == "error" else marks["warn"]
         where = display_path(check.path)
         if where and check.line:
             where = f"{where}:{check.line}"
-        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{check.message}")
+        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{' '.join(printable(check.message).split())}")
     passed, errors, warnings = counts(checks)
     verdict = "FAILED" if errors else "PASSED"
     lines.append(f"{verdict}: {passed} of {len(checks)} checks passed, {errors} error(s), {warnings} warning(s)")
@@ -115,9 +116,6 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "verify")
     if run_dir is None:
         return EXIT_USAGE
-    from ..checks.checklist import run_checklist  # lazy: start-up
-    from ..core.result import passed  # lazy: start-up
-
     try:
         checks = run_checklist(run_dir)
     except Exception as exc:  # noqa: BLE001 - a verifier bug must not look like a failed check (exit 1)

@@ -13,15 +13,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import webbrowser
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
+from ..core.paths import data_dir
+from ..view.html import write_view
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..core.paths import data_dir  # lazy: start-up
-    from ..view.html import write_view  # lazy: start-up
-
     run_dir = open_run_dir(args.dir, "view")
     if run_dir is None:
         return EXIT_USAGE
@@ -38,8 +38,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _open_in_browser(path) -> None:
     """Hand the page to the person's browser; say so on stderr when there is none."""
-    import webbrowser  # lazy: only --open
-
     try:
         opened = webbrowser.open(path.as_uri())
     except webbrowser.Error:

@@ -23,6 +23,9 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+import yaml
+from frontmatter.default_handlers import YAMLHandler
+
 MAX_FRONTMATTER_CHARS = 16_384
 MAX_DEPTH = 16
 _OPENING = re.compile(r"[ \t]*---[ \t]*\r?")
@@ -58,8 +61,6 @@ def _handler():
     loading with the refusing loader below."""
     global _HANDLER
     if _HANDLER is None:
-        from frontmatter.default_handlers import YAMLHandler  # lazy: python-frontmatter imports PyYAML
-
         class SafeYAMLHandler(YAMLHandler):
             FM_BOUNDARY = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 
@@ -74,8 +75,6 @@ def _loader_class():
     """A safe loader (libyaml when available) that keeps timestamps as strings."""
     global _LOADER
     if _LOADER is None:
-        import yaml  # lazy: PyYAML loads only for files that need it
-
         base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
         class Loader(base):  # type: ignore[misc, valid-type]
@@ -91,8 +90,6 @@ def _loader_class():
 
 def _refuse_dangerous_events(block: str, first_line: int) -> None:
     """Raise RefusedYAML at the first anchor, alias, explicit tag or too deep nesting."""
-    import yaml  # lazy: PyYAML loads only for files that need it
-
     depth = 0
     for event in yaml.parse(block, Loader=_loader_class()):
         line = first_line + event.start_mark.line
@@ -152,8 +149,6 @@ def read_frontmatter(text: str) -> Frontmatter:
         message = (f"frontmatter is longer than {MAX_FRONTMATTER_CHARS} characters; keep it to the fields "
                    "the brief gives" if too_long else "frontmatter is not closed: expected a second '---' line")
         return Frontmatter(None, {}, 1, [FrontmatterProblem(1, message)])
-    import yaml  # lazy: PyYAML (and python-frontmatter) load only for a file that has a frontmatter block
-
     block_text = "\n".join(head_lines[:end + 1]) + "\n"
     fm, _body = _handler().split(block_text)
     fm = fm.removeprefix("\r").removeprefix("\n")

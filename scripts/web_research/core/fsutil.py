@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Callable, Iterator
 
+from .. import formats
+
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
     """Write `data` to `path` so that readers see either the old or the new file."""
@@ -245,8 +247,6 @@ def evidence_links(run_dir: str | Path, max_entries: int = 10000) -> list[str]:
     entries directly inside them, relative to the run folder, sorted. plan.md and report.md are
     left out: every verify reads both, and their readers already fail a link there by the same
     rule (one defect, one check). Bounded: at most `max_entries` entries of each folder."""
-    from .. import formats  # lazy: fsutil is imported by every hook
-
     found: list[str] = []
     for name in formats.EVIDENCE_NAMES:
         if name in (formats.PLAN_FILE, formats.REPORT_FILE):
@@ -291,7 +291,7 @@ def exclusive_lock(lock_path: Path, timeout: float) -> Iterator[None]:
     """Hold an exclusive lock on `lock_path` (created 0600, never through a symbolic link).
     Waits for the holder, but not forever: after `timeout` seconds it raises TimeoutError, so
     a stuck hook makes the next one fail (open) rather than hang."""
-    from filelock import FileLock, Timeout  # lazy: hook start-up (only hooks that write a record take a lock)
+    from filelock import FileLock, Timeout  # lazy: filelock, only where a lock is taken
 
     lock = FileLock(lock_path, mode=0o600, thread_local=False)
     try:

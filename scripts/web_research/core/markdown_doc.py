@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
+from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.footnote.index import footnote_ref
 
 # What markdown-it takes for a line break (its "normalize" step).
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -146,9 +147,6 @@ class Document(NamedTuple):
 
 @lru_cache(maxsize=1)
 def _parser() -> "MarkdownIt":
-    from markdown_it import MarkdownIt  # lazy: only the commands that read Markdown pay for it
-    from mdit_py_plugins.footnote import footnote_plugin  # lazy: as markdown_it
-
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     # always_match_refs: a `[^n]` with no definition is still a reference (the "undefined" check);
     # move_to_end off: the plugin would drop definitions nothing refers to (the "orphan" check).
@@ -160,8 +158,6 @@ def _parser() -> "MarkdownIt":
 
 def _footnote_ref_at(state, silent: bool) -> bool:  # noqa: ANN001 - markdown-it's StateInline
     """The plugin's reference rule, noting where the reference starts in the inline text."""
-    from mdit_py_plugins.footnote.index import footnote_ref  # lazy: as markdown_it
-
     start = state.pos
     if not footnote_ref(state, silent, always_match=True):
         return False

@@ -13,6 +13,8 @@ import json
 from functools import lru_cache
 from typing import Any, Mapping
 
+from jsonschema import Draft202012Validator
+
 from ..formats import SCHEMAS_DIR
 
 
@@ -25,8 +27,6 @@ def load_schema(name: str) -> dict:
 @lru_cache(maxsize=None)
 def schema_validator(name: str) -> Any:
     """A compiled validator for a schema file, checking `format` keywords too."""
-    from jsonschema import Draft202012Validator  # lazy: jsonschema costs ~0.1 s to import
-
     schema = load_schema(name)
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 

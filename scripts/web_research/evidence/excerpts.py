@@ -31,6 +31,7 @@ import re
 import unicodedata
 from collections import Counter
 from typing import NamedTuple
+from difflib import SequenceMatcher
 
 from ..core.text import strip_invisible
 from ..formats import EXCERPT_MAX_SPAN_CHARS, EXCERPT_MIN_PART_WORDS
@@ -248,8 +249,6 @@ def closest_passage(needle: str, page_text: str, *, normalized: str | None = Non
     needle; only the best few are then scored precisely with difflib. The
     passage is trimmed to `CLOSEST_MAX_CHARS`.
     """
-    from difflib import SequenceMatcher  # lazy: only a mismatch looks for the closest passage
-
     page = normalized if normalized is not None else normalize(page_text)
     target = normalize(needle)
     if not page or not target:

@@ -16,6 +16,9 @@ import os
 import re
 import subprocess
 import sys
+import io
+import logging
+import resource
 from dataclasses import dataclass
 
 from .snapshots import MAX_TEXT_CHARS
@@ -144,8 +147,6 @@ def _extract_in_child(page: FetchedPage, limits: ExtractLimits) -> PageText:
 
 def _child_main() -> int:
     """The child's side of `_extract_in_child`: limit ourselves, then extract."""
-    import resource  # lazy: start-up
-
     header = json.loads(sys.stdin.buffer.readline())
     limits = ExtractLimits(**header["limits"])
     memory = int(limits.memory_bytes)
@@ -203,8 +204,6 @@ def _first_line(text: str) -> str:
 
 
 def _extract_html(page: FetchedPage) -> PageText:
-    import logging  # lazy: start-up
-
     import trafilatura  # lazy: the fetch extra, imported by `fetch` only
 
     from . import page_blocks  # lazy: needs lxml, from the fetch extra
@@ -248,9 +247,6 @@ def _extract_html(page: FetchedPage) -> PageText:
 
 
 def _extract_pdf(page: FetchedPage, max_pages: int, max_chars: int) -> PageText:
-    import io  # lazy: start-up
-    import logging  # lazy: start-up
-
     import pypdf  # lazy: the fetch extra, imported by `fetch` only
 
     logging.getLogger("pypdf").setLevel(logging.CRITICAL)

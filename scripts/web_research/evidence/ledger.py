@@ -37,8 +37,11 @@ import hashlib
 import json
 import os
 import time
+import stat
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
+
+from ..core.fsutil import exclusive_lock
 
 
 RUNS_DIR = "runs"
@@ -100,8 +103,6 @@ def entry(kind: str, agent_id: object = None, slug: object = None, **fields: Any
 @contextlib.contextmanager
 def locked(data: Path, run_dir: str | Path, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Path]:
     """Hold the run ledger's exclusive lock (appends and the folder copy of the seals)."""
-    from ..core.fsutil import exclusive_lock  # lazy: hook start-up
-
     folder = ledger_dir(data, run_dir)
     folder.mkdir(parents=True, exist_ok=True)
     with exclusive_lock(folder / LOCK_FILE, timeout):
@@ -242,8 +243,6 @@ def counts(entries: Iterable[Mapping[str, Any]]) -> dict[str | None, dict[str, i
 def file_sha256(path: Path, max_bytes: int) -> str | None:
     """`sha256:<hex>` of a regular file's bytes (a symlink is not followed), or None when it
     is missing, not a regular file, unreadable or larger than `max_bytes`."""
-    import stat  # lazy: start-up
-
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:

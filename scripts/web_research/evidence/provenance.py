@@ -25,12 +25,14 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 
 from .. import formats
 from ..core.result import Check, fail, ok
 from .ledger import (BRIEF, FINDINGS, PLAN, REPORT, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256,
                      seals_from_copy)
+from ..core.fsutil import link_below
 from typing import Mapping, NamedTuple
 
 
@@ -64,8 +66,6 @@ def seals_copy_path(run_dir: Path) -> Path:
 def load_folder_copy(run_dir: Path) -> SealSource:
     """The seals of `<run>/.web-research/seals.json`, read as hostile input (bounded, a
     regular file, never a link)."""
-    import stat  # lazy: start-up
-
     path = seals_copy_path(run_dir)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -99,8 +99,6 @@ def evidence_files(run_dir: Path) -> list[tuple[str, str]]:
     groups = ((formats.SOURCES_DIR, "*.txt", SNAPSHOT), (formats.SOURCES_DIR, "*.json", SNAPSHOT_META),
               (formats.FINDINGS_DIR, "*.md", FINDINGS), (formats.BRIEFS_DIR, "*.md", BRIEF),
               (formats.CHECKS_DIR, formats.VERDICTS_FILE_PREFIX + "*.json", VERDICTS))
-    from ..core.fsutil import link_below  # lazy: start-up
-
     out = []
     for folder, pattern, artifact in groups:
         base = run_dir / folder

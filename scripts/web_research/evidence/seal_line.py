@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from .snapshots import text_sha256
+
 if TYPE_CHECKING:
     from .snapshots import Snapshot
 
@@ -19,8 +21,6 @@ SEAL_LINE_PREFIX = "web-research snapshot: "
 
 def seal_line(snap: Snapshot, text: str, stored_before: bool) -> str:
     """The line for the snapshot `snap`, whose text is `text`."""
-    from .snapshots import text_sha256  # lazy: the hook that parses the line needs no snapshot code
-
     return SEAL_LINE_PREFIX + json.dumps({"snapshot_id": snap.text_path.stem, "sha256": text_sha256(text),
                                           "chars": len(text), "origin": "stored" if stored_before else "fetched"},
                                          sort_keys=True)

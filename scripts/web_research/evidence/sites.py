@@ -12,17 +12,16 @@ a bare suffix such as `github.io`) is its own site. A URL without a host is no s
 """
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable
+from typing import Iterable
 
-if TYPE_CHECKING:
-    from publicsuffixlist import PublicSuffixList
+from publicsuffixlist import PublicSuffixList
+from urllib.parse import urlsplit
 
 
 @lru_cache(maxsize=1)
 def _suffixes() -> "PublicSuffixList":
-    from publicsuffixlist import PublicSuffixList  # lazy: only what counts sites pays for the list
-
     # Hosts are looked up in Unicode (`host` decodes punycode), so the list need not be
     # encoded as well: that halves the cost of loading it.
     return PublicSuffixList(accept_encoded_idn=False)
@@ -30,8 +29,6 @@ def _suffixes() -> "PublicSuffixList":
 
 def host(url: str) -> str | None:
     """The URL's host: lowercase, without a trailing dot, punycode decoded."""
-    from urllib.parse import urlsplit  # lazy: start-up
-
     try:
         name = urlsplit(url.strip()).hostname
     except ValueError:  # a malformed IPv6 literal or port
@@ -53,8 +50,6 @@ def site_of(url: str) -> str | None:
     name = host(url)
     if name is None:
         return None
-    import ipaddress  # lazy: start-up
-
     try:
         ipaddress.ip_address(name)
         return name

@@ -32,6 +32,8 @@ import ssl
 import threading
 import time
 import zlib
+import base64
+import os
 from dataclasses import dataclass
 from email.message import Message
 from email.utils import collapse_rfc2231_value
@@ -235,8 +237,6 @@ def proxy_for(scheme: str, host: str, env: Mapping[str, str]) -> Proxy | None:
         raise FetchError(f"{shown}: not a valid proxy URL (expected http://host:port)")
     authorization = None
     if parts.username is not None:
-        import base64  # lazy: only for a proxy with credentials
-
         user_pass = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
         authorization = "Basic " + base64.b64encode(user_pass.encode("utf-8")).decode("ascii")
     return Proxy(parts.hostname, port, authorization)
@@ -434,8 +434,6 @@ def fetch_page(
     headers and body together. `proxy_env`: where the proxy settings are read
     (`proxy_for`), by default the process's environment.
     """
-    import os  # lazy: only for the proxy settings
-
     deadline = time.monotonic() + limits.timeout_s
     context = ssl_context or default_ssl_context()
     with _Watchdog(limits.timeout_s) as watchdog:

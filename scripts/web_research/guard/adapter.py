@@ -24,6 +24,7 @@ from ..core.paths import valid_session_id
 from .events import (AgentStart, AgentStop, HookEvent, SessionBoundary, Stop, ToolCall,
                      ToolResult)
 from .rules.decision import AddContext, Allow, Block, Decision, Deny, Notice
+from ..core.fsutil import NotRegularFile, read_regular_prefix
 
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024
 MAX_DEPTH = 32
@@ -230,8 +231,6 @@ def read_named_file(path: str, max_bytes: int = MAX_TRANSCRIPT_PREFIX) -> bytes 
     fsutil.read_regular_prefix. None when it does not exist; `PayloadError` when it is no
     regular file (a FIFO, a device, a directory, a symbolic link) or cannot be read: the
     client names only its own transcripts, so anything else is input the hook cannot trust."""
-    from ..core.fsutil import NotRegularFile, read_regular_prefix  # lazy: start-up
-
     try:
         return read_regular_prefix(path, max_bytes)[0]
     except FileNotFoundError:

@@ -12,9 +12,14 @@ brief, so no interpretation drift between plan and researcher goes unnoticed.
 from __future__ import annotations
 
 import re
+import json
 from pathlib import Path
 
 from .. import formats
+from ..core.fsutil import RunFileError, read_run_file
+from ..core.slug import slugify
+from ..run.brief_prompt import brief_hash as core_hash, compose_agent_prompt, split_agent_prompt
+from .adapter import read_named_file
 from typing import Iterable, NamedTuple, Sequence
 
 
@@ -27,15 +32,11 @@ class Brief(NamedTuple):
 
 
 def brief_hash(data: bytes) -> str:
-    from ..run.brief_prompt import brief_hash as core_hash  # lazy: hook start-up
-
     return core_hash(data)
 
 
 def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -> list[Brief]:
     """The briefs rendered in `<run>/briefs/` (optionally only those with the given hashes)."""
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
     run = Path(run_dir)
     folder = run / formats.BRIEFS_DIR
     wanted = set(only_hashes) if only_hashes is not None else None
@@ -62,15 +63,11 @@ def load_briefs(run_dir: Path | str, only_hashes: Iterable[str] | None = None) -
 
 def dispatch_prompt(brief: Brief) -> str:
     """The exact prompt a researcher for `brief` is dispatched with (core's composition)."""
-    from ..run.brief_prompt import compose_agent_prompt  # lazy: hook start-up
-
     return compose_agent_prompt(brief.text, brief.brief_hash)
 
 
 def split_hash_line(prompt: str) -> tuple[str, str | None]:
     """(brief text, stated hash or None), undoing `dispatch_prompt` (core's split)."""
-    from ..run.brief_prompt import split_agent_prompt  # lazy: hook start-up
-
     return split_agent_prompt(prompt)
 
 
@@ -113,8 +110,6 @@ def referenced_slugs(prompt: str) -> set[str]:
     What a real model does with `Brief: <brief_path>`: it quotes it, makes it relative, adds a
     sentence, or writes the slug or the subtopic's name instead of the path. The caller decides
     whether the slugs it finds name exactly one brief."""
-    from ..core.slug import slugify  # lazy: hook start-up
-
     found = {m.group(1) for m in _PATH_REFERENCE.finditer(prompt)}
     for line in _LABEL_LINE.finditer(prompt):
         value = line.group(1).strip().strip(_QUOTES)
@@ -132,10 +127,6 @@ def first_user_message(transcript_path: str | Path, max_lines: int = 50) -> str 
     subagent's transcript starts with its prompt). The path comes from a payload: only
     a bounded prefix of a regular file is read (payload.read_named_file), never a FIFO
     or a device."""
-    import json  # lazy: start-up
-
-    from .adapter import read_named_file  # lazy: hook start-up
-
     data = read_named_file(str(transcript_path))
     if data is None:
         return None
@@ -173,8 +164,6 @@ def subagent_transcript_path(transcript_path: str | None, agent_id: str | None) 
 def last_assistant_text(transcript_path: str | Path, max_bytes: int = 512 * 1024) -> str | None:
     """The text of the last assistant message in a Claude Code JSONL transcript (its tail
     only, bounded), or None: what a subagent last replied, when its stop payload lacks it."""
-    import json  # lazy: start-up
-
     try:
         with open(transcript_path, "rb") as handle:
             handle.seek(0, 2)

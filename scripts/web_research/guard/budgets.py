@@ -16,6 +16,11 @@ from .. import formats
 from ..evidence import ledger
 from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold
 from .rules.budgets import RunLimits, Verdict, decide_page_read, decide_search, max_dispatches, orchestrator_verdict
+from ..core.fsutil import RunFileError, read_run_text
+from ..core.paths import data_dir
+from ..formats import PLAN_FILE
+from ..run.budget import budget_for, effective_budget
+from .registry import write_run_state
 from typing import Any, Mapping
 
 
@@ -24,11 +29,8 @@ from typing import Any, Mapping
 def run_limits(run_dir: str) -> RunLimits:
     """The limits of the run's plan.md; an unreadable plan gets the untiered defaults (the run
     could not have rendered briefs from it anyway) and no run-wide dispatch cap."""
-    from ..run.budget import budget_for, effective_budget  # lazy: start-up
-    from ..formats import PLAN_FILE  # lazy: start-up
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: start-up
-    from ..run.choices import parse_run_plan, read_start_record  # lazy: start-up
-    from ..run.plan import second_wave_subtopics  # lazy: start-up
+    from ..run.choices import parse_run_plan, read_start_record  # lazy: the checker's side, only in hooks that check files
+    from ..run.plan import second_wave_subtopics  # lazy: the checker's side, only in hooks that check files
 
     path = Path(run_dir) / PLAN_FILE
     try:
@@ -64,8 +66,6 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
     """Decide one web call of the active run and record it in the ledger (under its lock):
     an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry.
     `tool`: a researcher's WebSearch or `fetch`; anyone else's WebSearch or WebFetch."""
-    from ..core.paths import data_dir  # lazy: start-up
-
     if researcher and limits is None:
         limits = run_limits(run_dir)  # run files are read before the lock
     call = tool_use_id if isinstance(tool_use_id, str) else None
@@ -94,8 +94,6 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
 def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, slug: object,
            limits: RunLimits | None = None, **fields: Any) -> None:
     """Append one entry (agent_start, agent_stop, denied) and refresh the progress file."""
-    from ..core.paths import data_dir  # lazy: start-up
-
     limits = limits if limits is not None else run_limits(run_dir)
     with ledger.locked(data_dir(env), run_dir) as path:
         item = ledger.entry(kind, agent_id, slug, **fields)
@@ -107,8 +105,6 @@ def write_progress(run_dir: str, entries: list[dict[str, Any]], limits: RunLimit
     """`<run>/.web-research/progress.json`: what each agent has spent so far, for `status` during a
     run (the Bash tool that runs `status` cannot see the hooks' data directory). A display copy
     only: no check reads it."""
-    from .registry import write_run_state  # lazy: start-up
-
     folded = fold(entries)
     data: dict[str, Any] = {
         "version": 1, "updated_at": ledger.now_iso(),

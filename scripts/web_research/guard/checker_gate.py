@@ -22,14 +22,13 @@ from __future__ import annotations
 
 from .rules.dispatch import Decision
 
+import hashlib
 from typing import Any, Sequence
 
 MAX_CHECKER_DISPATCHES = 12  # a run needs 1 to 3 per round of fixes; the rest is a loop
 
 
 def prompt_hash(prompt: str) -> str:
-    import hashlib  # lazy: a checker's Write hook imports this module and hashes only an unknown checker's prompt
-
     return "sha256:" + hashlib.sha256(prompt.strip().encode("utf-8")).hexdigest()
 
 
@@ -84,7 +83,7 @@ def find_checker(run: dict[str, Any], agent_id: object, prompt: str | None) -> d
 
 def answer_block_reason(problems: Sequence[str], count: int) -> str:
     """What a checker whose reply cannot be used is told: what is wrong, and the answer format again."""
-    from ..checks.verdicts import answer_instruction  # lazy: start-up
+    from ..checks.verdicts import answer_instruction  # lazy: the checker's side, only in hooks that check files
 
     return ("Your answer is not usable yet:\n" + "\n".join(f"- {p}" for p in problems) + "\n"
             + answer_instruction(count))

@@ -23,11 +23,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import contextlib
+import io
 from pathlib import Path
 
 from typing import Any, Mapping, NamedTuple
 
-from ..subcommands import OPENS_A_RUN, SUBCOMMANDS
+from ..subcommands import OPENS_A_RUN, SUBCOMMANDS, parser_for
 
 
 HEREDOC_DELIMITER = "WEB_RESEARCH_ARGS"
@@ -107,11 +109,6 @@ def split_heredoc(command: str) -> tuple[str, str | None]:
 
 
 def _parse_args(words: list[str]) -> Any:
-    import contextlib  # lazy: start-up
-    import io  # lazy: start-up
-
-    from ..subcommands import parser_for  # lazy: argparse, for Bash calls of our program only
-
     sink = io.StringIO()
     try:
         with contextlib.redirect_stderr(sink), contextlib.redirect_stdout(sink):

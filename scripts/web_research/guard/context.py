@@ -23,6 +23,7 @@ from .briefs_match import Brief, first_user_message, load_briefs, match_prompt, 
 from .events import TOOL_EVENTS, HookEvent, in_checker, in_researcher
 from ..core.paths import cache_dir, data_dir, user_data_dir, valid_session_id
 from .registry import Session
+from .commandline import CommandRejected, parse_plugin_command
 
 if TYPE_CHECKING:
     from .commandline import PluginCommand
@@ -96,8 +97,6 @@ class Context:
 
     def parse_command(self) -> tuple[PluginCommand | None, str]:
         """(the plugin command in tool_input.command, or None and why not)."""
-        from .commandline import CommandRejected, parse_plugin_command  # lazy: only Bash hooks parse (shlex)
-
         try:
             return parse_plugin_command(self.tool_input.get("command") or "", self.plugin_root, self.env), ""
         except CommandRejected as exc:

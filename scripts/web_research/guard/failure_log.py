@@ -6,7 +6,11 @@ which imports them.
 from __future__ import annotations
 
 import os
+import traceback
 from typing import Mapping
+
+from ..core.paths import LOGS_DIR, data_dir
+from .registry import now_iso
 
 
 LOG_FILE = "hooks.log"
@@ -14,11 +18,6 @@ MAX_LOG_BYTES = 1_000_000
 
 
 def log_failure(event: str, env: Mapping[str, str]) -> None:
-    import traceback  # lazy: start-up
-
-    from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
-    from .registry import now_iso  # lazy: hook start-up
-
     try:
         folder = data_dir(env) / LOGS_DIR
         folder.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from .briefs_match import Brief
+from ..core.fsutil import RunFileError, read_run_file, read_run_text
+from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, STATUS_FAILED
+from .failure_log import log_failure
 
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
@@ -35,8 +38,7 @@ FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 def required_fields_text() -> str:
     """The frontmatter fields a researcher writes itself, read from the schema: "status, and
     reason when status is empty or failed" (the plugin fills in formats.FINDINGS_PLUGIN_FIELDS)."""
-    from ..formats import FINDINGS_PLUGIN_FIELDS  # lazy: hook start-up
-    from ..core.schema_validation import load_schema  # lazy: only SubagentStop of a researcher needs it
+    from ..core.schema_validation import load_schema  # lazy: the checker's side, only in hooks that check files
 
     schema = load_schema(FRONTMATTER_SCHEMA)
     required = [name for name in schema["required"] if name not in FINDINGS_PLUGIN_FIELDS]
@@ -59,10 +61,7 @@ def _load(brief: Brief, text: str | None = None) -> "tuple[Any, list[str]]":
     """(parsed findings or None, problems reading it). `text` given: that document, as the
     findings file; else reads only a bounded regular file inside the run (fsutil), never
     following a link out of it."""
-    from ..checks.findings import load_findings  # lazy: hook start-up
-    from ..formats import MAX_MARKDOWN_BYTES  # lazy: hook start-up
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
-
+    from ..checks.findings import load_findings  # lazy: the checker's side, only in hooks that check files
     path = Path(brief.findings_path)
     if text is not None:
         return load_findings(path, text), []
@@ -91,8 +90,6 @@ def _checked(brief: Brief, rules: Callable[[Brief, Any], list[str]], missing: bo
             return problems if missing else []
         return rules(brief, found)
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        from .failure_log import log_failure  # lazy: hook start-up
-
         log_failure(f"checking {path}", os.environ)
         return [f"{path}: could not be checked ({type(exc).__name__}: {str(exc)[:200]})"]
 
@@ -103,9 +100,7 @@ def findings_problems(brief: Brief, text: str | None = None, where: Where = at_p
 
 
 def _frontmatter_problems(brief: Brief, found: Any, where: Where = at_path) -> list[str]:
-    from ..checks.findings import findings_checks  # lazy: hook start-up
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
+    from ..checks.findings import findings_checks  # lazy: the checker's side, only in hooks that check files
     run_dir = found.path.parent.parent
     brief_bytes = None
     try:
@@ -115,8 +110,6 @@ def _frontmatter_problems(brief: Brief, found: Any, where: Where = at_path) -> l
     scope = f"findings.{brief.slug}."
     checks = findings_checks(brief.slug, None, found, brief_bytes, Path(brief.brief_path))
     problems = _problems(checks, {scope + name for name in FRONTMATTER_CHECKS}, found.path, where)
-    from ..formats import FINDINGS_STUB_REASON, STATUS_FAILED  # lazy: hook start-up
-
     meta = found.frontmatter or {}
     if meta.get("status") == STATUS_FAILED and meta.get("reason") == FINDINGS_STUB_REASON:
         problems.append(f"{where(found.path, 1)}: still the stub the plugin wrote when you started: you gave no "
@@ -137,8 +130,8 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
                        where: Where = at_path) -> list[str]:
     if not found.citations:
         return []
-    from ..checks.citation_checks import citation_checks  # lazy: hook start-up
-    from ..checks.integrity import citation_integrity_checks  # lazy: hook start-up
+    from ..checks.citation_checks import citation_checks  # lazy: the checker's side, only in hooks that check files
+    from ..checks.integrity import citation_integrity_checks  # lazy: the checker's side, only in hooks that check files
 
     path = found.path
     run_dir = path.parent.parent
@@ -147,11 +140,11 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
     checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations], sealed)
     # The figure rule, told while the researcher still holds the page: each figure a cited
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
-    from ..checks.claims import claim_records, claims_checks, sealed_page_titles  # lazy: hook start-up
+    from ..checks.claims import claim_records, claims_checks, sealed_page_titles  # lazy: the checker's side, only in hooks that check files
 
     checks += claims_checks(claim_records(path, scope, found.doc, found.citations,
                                           sealed_page_titles(run_dir, sealed)))
-    from ..checks.text_controls import bidi_check  # lazy: hook start-up
+    from ..checks.text_controls import bidi_check  # lazy: the checker's side, only in hooks that check files
 
     checks.append(bidi_check(scope, path, found.body, found.body_first_line))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)

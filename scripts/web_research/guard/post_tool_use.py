@@ -17,6 +17,17 @@ from .briefs_match import load_briefs, resolve_prompt
 from .context import (AGENT_TOOLS, CHECKER, RESEARCHER, WEB_TOOLS, Context, active_run, bind_agent,
                       briefs_of, dispatch_fields, known_slug, locked_run)
 from .registry import new_run
+from .. import formats
+from ..core.fsutil import RunFileError, is_within, read_run_file
+from ..evidence import ledger
+from ..run.resume import NotARun, PlanChanged, assess, unknown_run_refusal
+from .budgets import run_limits
+from .checker_gate import prompt_hash
+from .commandline import mentioned_subcommand, same_path
+from .effects.plugin_writes import write_verdicts
+from .effects.seals import _ledger_entries, after_fetch, after_web_tool, ledger_knows, record, seal_briefs
+from .rules.dispatch import release
+from .rules.room import PERSON_COMMANDS
 
 
 # A researcher's states once its findings are settled (subagent_stop.settle_researcher).
@@ -64,9 +75,7 @@ def _post_checker_agent(ctx: Context) -> Decision:
     response = ctx.event.response
     if active is None or not isinstance(response, dict) or response.get("status") != "completed":
         return NOTHING
-    from ..checks.verdicts import parse_answer  # lazy: start-up
-    from .checker_gate import prompt_hash  # lazy: start-up
-
+    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
     session, snapshot = active
     wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
     agent_id = response.get("agentId")
@@ -84,8 +93,6 @@ def _post_checker_agent(ctx: Context) -> Decision:
         if isinstance(agent_id, str):
             entry["agent_id"] = agent_id
     if verdicts:
-        from .effects.plugin_writes import write_verdicts  # lazy: start-up
-
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return NOTHING
 
@@ -103,7 +110,6 @@ def _response_text(response: dict[str, Any]) -> str:
 
 def _post_bash(ctx: Context) -> Decision:
     parsed, _why = ctx.parse_command()
-    from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if ctx.session is None:
         return NOTHING
     response = ctx.event.response
@@ -111,8 +117,6 @@ def _post_bash(ctx: Context) -> Decision:
         # `start` in any form the CLI accepts opens the room: the heredoc the skill writes
         # (parsed strictly), or another spelling of the program, a pip-installed
         # `web-research`, arguments on the command line (recognised loosely, by its output).
-        from .commandline import mentioned_subcommand  # lazy: Bash hooks only
-
         command = ctx.tool_input.get("command")
         mentioned = parsed.subcommand if parsed is not None else mentioned_subcommand(command)
         if mentioned == "start":
@@ -133,8 +137,6 @@ def _post_bash(ctx: Context) -> Decision:
         approved = _approved_hashes(run_dir)  # the plan's briefs, written by this `briefs` run
         printed = [b for b in briefs if b.brief_hash in approved or b.brief_hash in stdout]
         shown = _printed_briefs(stdout, run_dir)
-        from .budgets import run_limits  # lazy: start-up
-
         limits = run_limits(run_dir)  # fixed now, from the plan the briefs were rendered from
         with locked_run(session, snapshot) as run:
             if run is None:
@@ -144,8 +146,6 @@ def _post_bash(ctx: Context) -> Decision:
                               "findings_path": _shown(shown, b).get("findings_path", b.findings_path)}
                              for b in (printed or briefs)]
             run["limits"] = list(limits)
-        from .effects.seals import seal_briefs  # lazy: hook start-up
-
         seal_briefs(ctx.env, run["run_dir"], [(b["brief_path"], b["slug"]) for b in run["briefs"]])
     return NOTHING
 
@@ -166,9 +166,6 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
     resumed = result.get("resume")
     extra: list[str] = []
     if isinstance(resumed, dict):  # start --resume, in whatever form it ran: the pre-hook saw only the skill's
-        from ..run.resume import unknown_run_refusal  # lazy: start-up
-        from .effects.seals import ledger_knows  # lazy: start-up
-
         refusal = unknown_run_refusal(run["run_dir"], ledger_knows(ctx.env, run["run_dir"]))
         if refusal is not None:
             return AddContext((
@@ -178,9 +175,6 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
         run["kept"], extra = _kept_by_the_ledger(ctx, run["run_dir"], printed)
     with session.locked():
         session.open_run(run)
-    from ..evidence import ledger  # lazy: start-up
-    from .effects.seals import record  # lazy: start-up
-
     record(ctx.env, run["run_dir"], [ledger.entry(ledger.RUN_OPEN, resumed=isinstance(resumed, dict))])
     if extra:
         return AddContext((
@@ -192,8 +186,6 @@ def _open_run(ctx: Context, result: dict[str, Any] | None) -> Decision:
 
 def _unguarded_notice(ctx: Context, subcommand: str | None) -> Decision:
     """One of our run commands with no run open in this session: say plainly that nothing guards it."""
-    from .rules.room import PERSON_COMMANDS  # lazy: Bash hooks only
-
     if subcommand in (None, "start", "slug", *PERSON_COMMANDS) or active_run(ctx) is not None:
         return NOTHING
     return AddContext((
@@ -205,8 +197,6 @@ def _unguarded_notice(ctx: Context, subcommand: str | None) -> Decision:
 def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> Decision:
     """`abandon` on the open run succeeded: the room closes (outcome `abandoned`), so the Stop
     gate lets the session go; the user is told the run is not verified."""
-    from .commandline import same_path  # lazy: Bash hooks only
-
     result = _stdout_json(response)
     active = active_run(ctx)
     if active is None or not (result and result.get("abandoned") is True and run_dir
@@ -228,10 +218,6 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
     `start` ran in the Bash tool, without the hooks' data directory: it judged seals from the
     folder copy, which anything in the run could have edited. The hook judges them again
     from the ledger; only a findings file sealed there, intact and `ok`, is kept."""
-    from ..evidence import ledger  # lazy: start-up
-    from ..run.resume import NotARun, PlanChanged, assess  # lazy: start-up
-    from .effects.seals import _ledger_entries  # lazy: start-up
-
     try:
         found = assess(Path(run_dir), ctx.env, seals=ledger.seals(_ledger_entries(ctx.env, run_dir)))
     except (NotARun, PlanChanged):
@@ -243,14 +229,11 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
 def _post_researcher_bash(ctx: Context) -> Decision:
     """A researcher's fetch returned: seal the snapshot it wrote (guard/effects/seals.py)."""
     parsed, _why = ctx.parse_command()
-    from .commandline import same_path  # lazy: loaded by parse_command; other tools' hooks skip it
     if parsed is None or parsed.subcommand != "fetch":
         return NOTHING
     active = active_run(ctx)
     if active is None or not same_path(parsed.run_dir, active[1]["run"]["run_dir"]):
         return NOTHING
-    from .effects.seals import after_fetch  # lazy: hook start-up
-
     response = ctx.event.response
     stdout = response.get("stdout") if isinstance(response, dict) else response
     run = active[1]["run"]
@@ -265,8 +248,6 @@ def _post_web_tool(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .effects.seals import after_web_tool  # lazy: hook start-up
-
     run = active[1]["run"]
     after_web_tool(ctx.env, run["run_dir"], ctx.event.tool, ctx.tool_input,
                    ctx.event.agent_id, known_slug(ctx, run), tool_use_id=ctx.event.tool_use_id)
@@ -276,9 +257,6 @@ def _post_web_tool(ctx: Context) -> Decision:
 def _approved_hashes(run_dir: str) -> set[str]:
     """The brief hashes `briefs` recorded as approved (.web-research/approval.json): every brief
     of the current plan, the ones it no longer lists (done) included; none when unreadable."""
-    from .. import formats  # lazy: hook start-up
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
     path = os.path.join(run_dir, formats.RUN_STATE_DIR, formats.APPROVAL_FILE)
     try:
         data = json.loads(read_run_file(path, run_dir, 1024 * 1024).decode("utf-8"))
@@ -296,8 +274,6 @@ def _printed_briefs(stdout: str, run_dir: str) -> dict[str, dict[str, str]]:
     """brief_hash or brief_path -> {"subtopic", "findings_path"} from the JSON list `briefs`
     prints (its findings path wins over the guard's own `findings/<slug>.md`; only paths
     inside the run folder are taken)."""
-    from ..core.fsutil import is_within  # lazy: hook start-up
-
     try:
         items = json.loads(stdout)
     except (ValueError, RecursionError):
@@ -319,8 +295,6 @@ def _post_agent(ctx: Context) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .rules.dispatch import release  # lazy: hook start-up
-
     response = ctx.event.response
     response = response if isinstance(response, dict) else {}
     agent_id = response.get("agentId")
@@ -346,7 +320,7 @@ def _post_agent(ctx: Context) -> Decision:
         brief = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run))
         state = (run.get("agents", {}).get(agent_id) or {}).get("state") if isinstance(agent_id, str) else None
         if brief is not None and state not in SETTLED:
-            from .subagent_stop import settle_researcher  # lazy: hook start-up
+            from .subagent_stop import settle_researcher  # lazy: the hook entry loads only its own event's handler module
 
             settle_researcher(ctx, session, snapshot, brief, agent_id, _response_text(response), may_block=False)
     return NOTHING

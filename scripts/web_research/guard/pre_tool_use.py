@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -24,6 +25,14 @@ from .rules import room
 from .rules.after_abandon import refusal_after_abandon
 from .rules.decision import NOTHING, Allow, Decision, Deny
 from .rules.room import bash_refusal, dispatch_refusal, role_of, tool_refusal
+from ..core.fsutil import RunFileError, read_run_file
+from ..run.resume import read_approval, sha256_of, unknown_run_refusal
+from .budgets import check, limits_of, record
+from .checker_gate import decide_checker_dispatch
+from .effects.findings_bookkeeping import write_stub
+from .effects.seals import ledger_knows, sealed_ok_findings
+from .rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
+from .writescope import write_target
 
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
 Active = tuple[Session, dict[str, Any]]  # the session and its run record (context.active_run)
@@ -66,8 +75,6 @@ def _record_denial(ctx: Context, active: Active | None, tool: str) -> None:
     """A researcher's call refused by a scope rule: one `denied` entry, for its metrics."""
     if active is None:
         return
-    from .budgets import limits_of, record  # lazy: the ledger, only for a researcher's denied call
-
     run = active[1]["run"]
     record(ctx.env, run["run_dir"], "denied", ctx.event.agent_id, known_slug(ctx, run),
            limits_of(run), tool_use_id=ctx.event.tool_use_id, tool=tool, rule="scope")
@@ -92,8 +99,6 @@ def _pre_web_tool(ctx: Context, active: Active | None) -> Decision:
     """WebSearch / WebFetch during a run: a researcher's within its budgets, nobody else's."""
     if active is None:
         return NOTHING
-    from .budgets import check, limits_of  # lazy: the ledger and its fold, only for the calls they count
-
     run_dir = active[1]["run"]["run_dir"]
     tool = str(ctx.event.tool)
     researcher = ctx.in_researcher
@@ -145,8 +150,6 @@ def _pre_bash(ctx: Context, active: Active | None) -> Decision:
     if refusal is not None or parsed is None:
         return Deny(refusal or "not a command of the run")
     if role == RESEARCHER_ROLE:
-        from .budgets import check, limits_of  # lazy: the ledger and its fold, only for the calls they count
-
         verdict = check(ctx.env, run_dir, limits=limits_of(active[1]["run"]),
                         agent_id=ctx.event.agent_id,
                         slug=_researcher_slug(ctx, active), tool_use_id=ctx.event.tool_use_id,
@@ -161,10 +164,8 @@ def _pre_bash(ctx: Context, active: Active | None) -> Decision:
 def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     """The invalid-input JSON `start` would print for these arguments, or None when it
     may run: the hook approves only a start that passes start's own checks."""
-    import datetime  # lazy: start-up
-
-    from ..run.inputs import InputError  # lazy: hook start-up
-    from ..run.runfolder import check_start_args  # lazy: hook start-up
+    from ..run.inputs import InputError  # lazy: the checker's side, only in hooks that check files
+    from ..run.runfolder import check_start_args  # lazy: the checker's side, only in hooks that check files
 
     cwd = ctx.event.cwd
     try:
@@ -173,9 +174,6 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
     except InputError as error:
         return json.dumps({"error": formats.ERROR_INVALID_INPUT, "detail": str(error)}, ensure_ascii=False)
     if request.resume:
-        from ..run.resume import unknown_run_refusal  # lazy: start-up
-        from .effects.seals import ledger_knows  # lazy: start-up
-
         # Only a run the plugin's own records know is resumed: nothing is adopted.
         refusal = unknown_run_refusal(run_dir, ledger_knows(ctx.env, str(run_dir)))
         if refusal is not None:
@@ -186,10 +184,8 @@ def _start_refusal(ctx: Context, raw_args: str) -> str | None:
 def _pre_checker_agent(ctx: Context, active: Active, tool_input: dict[str, Any]) -> Decision:
     """A claim-checker gets the prompt `claims --prompt` would print now, in place of its `Check:
     <output_dir>` (checker_gate.py); `tool_input` is the call with the plugin's fields."""
-    from ..checks.checklist import parse_and_check  # lazy: start-up
-    from ..checks.verdicts import prompt_for_run  # lazy: start-up
-    from .checker_gate import decide_checker_dispatch  # lazy: start-up
-
+    from ..checks.checklist import parse_and_check  # lazy: the checker's side, only in hooks that check files
+    from ..checks.verdicts import prompt_for_run  # lazy: the checker's side, only in hooks that check files
     session, snapshot = active
     run_dir = Path(snapshot["run"]["run_dir"])
     rendered, why = prompt_for_run(run_dir, parse_and_check(run_dir, extra=())[0])  # run files, before the lock
@@ -223,10 +219,6 @@ def _pre_agent(ctx: Context, active: Active | None) -> Decision:
         return Deny(refusal)
     if tool_input.get("subagent_type") == CHECKER:
         return _pre_checker_agent(ctx, active, tool_input)
-    from .budgets import limits_of  # lazy: the ledger, only for the calls it counts
-    from .effects.seals import sealed_ok_findings  # lazy: hook start-up
-    from .rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch  # lazy: Agent calls only
-
     ttl = float(ctx.env.get(TTL_ENV) or RESERVATION_TTL_SECONDS)
     session, snapshot = active
     briefs = briefs_of(snapshot["run"])  # run files are read before the lock is taken
@@ -242,8 +234,6 @@ def _pre_agent(ctx: Context, active: Active | None) -> Decision:
         if decision.action == "allow":
             session.write(record)
     if decision.action == "allow" and decision.brief is not None:
-        from .effects.findings_bookkeeping import write_stub  # lazy: hook start-up
-
         write_stub(ctx, run, decision.brief)
     return _as_decision(decision, ctx.tool_input, tool_input)
 
@@ -251,8 +241,6 @@ def _pre_agent(ctx: Context, active: Active | None) -> Decision:
 def _pre_write(ctx: Context, active: Active | None) -> Decision:
     if active is None:
         return NOTHING
-    from .writescope import write_target  # lazy: hook start-up
-
     tool = str(ctx.event.tool)
     path, ambiguous = write_target(tool, ctx.tool_input)
     named = [v for k, v in ctx.tool_input.items() if k in ("file_path", "notebook_path") and v is not None]
@@ -295,8 +283,6 @@ def _pre_orchestrator_write(ctx: Context, run: dict[str, Any], tool: str, target
 
 def _plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str] | None:
     """(plan.md now, plan.md after this call), or None when either cannot be known."""
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
     try:
         current = read_run_file(Path(run_dir) / formats.PLAN_FILE, Path(run_dir)).decode("utf-8")
     except (RunFileError, UnicodeDecodeError):
@@ -307,9 +293,7 @@ def _plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str] | Non
 
 def _second_wave_rendered(run_dir: str, plan_text: str) -> bool:
     """plan.md holds a second wave and `briefs` rendered it (the approval record is this plan)."""
-    from ..run.plan import split_second_wave  # lazy: hook start-up (the Markdown parser)
-    from ..run.resume import read_approval, sha256_of  # lazy: hook start-up
-
+    from ..run.plan import split_second_wave  # lazy: the checker's side, only in hooks that check files
     if split_second_wave(plan_text)[1] is None:
         return False
     approval = read_approval(Path(run_dir))

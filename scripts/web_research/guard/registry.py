@@ -22,6 +22,7 @@ from typing import Any, Iterator, Mapping
 
 from .. import formats
 from ..core.paths import session_record, sessions_dir
+from ..core.fsutil import atomic_write_text as write, exclusive_lock
 
 
 RECORD_VERSION = 1
@@ -50,8 +51,6 @@ class Session:
     def locked(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator["Session"]:
         """Hold the session's exclusive lock. Waits for other hooks to release it, but
         not forever: a stuck holder makes this hook fail (open) instead of hanging."""
-        from ..core.fsutil import exclusive_lock  # lazy: hook start-up
-
         self.dir.mkdir(parents=True, exist_ok=True)
         with exclusive_lock(self.lock_path, timeout):
             yield self
@@ -151,8 +150,6 @@ def new_run(run_dir: str, start_output: Mapping[str, Any]) -> dict[str, Any]:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """fsutil's atomic write, imported on first write (read-only hooks never need it)."""
-    from ..core.fsutil import atomic_write_text as write  # lazy: hook start-up
-
     write(path, text)
 
 

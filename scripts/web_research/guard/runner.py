@@ -18,10 +18,22 @@ from __future__ import annotations
 import json
 import os
 import sys
+import importlib
+import re
+import resource
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
 
 from .failure_log import LOG_FILE, log_failure
+from . import adapter as payloads
+from .. import formats
+from ..core.paths import LOGS_DIR, any_run_open, data_dir, valid_session_id
+from .adapter import MAX_PAYLOAD_BYTES, PayloadError, event_from, serialize, session_of, to_json
+from .context import Context
+from .events import EVENTS, HANDLER_NAMES
+from .registry import Session, now_iso
+from .rules.decision import Block, Deny, NOTHING, Notice
 
 if TYPE_CHECKING:
     from .rules.decision import Decision
@@ -38,8 +50,6 @@ def main(argv: list[str]) -> int:
     """`python -m web_research.guard EVENT` (guard/__main__.py): restore the session's folder,
     then run the hook of EVENT (its snake-case name, events.EVENTS); an unknown EVENT decides
     nothing."""
-    from .events import EVENTS  # lazy: hook start-up
-
     cwd = os.environ.pop(HOOK_CWD_ENV, None)
     if cwd:
         try:
@@ -59,8 +69,6 @@ class HookDeadline(Exception):
 def hook_timeout(event: str, payload: Mapping[str, Any], config_path: Path) -> float:
     """The client's timeout for this hook: the smallest `timeout` of the hooks.json
     groups whose matcher matches the payload (tool name, or agent type)."""
-    import re  # lazy: start-up
-
     try:
         groups = json.loads(config_path.read_text(encoding="utf-8"))["hooks"].get(event, [])
     except (OSError, ValueError, KeyError, AttributeError):
@@ -90,9 +98,6 @@ def set_limits(deadline: float, alarm_only: bool = False) -> None:
     raises HookDeadline at `deadline`, a CPU-bound loop that never returns to the
     interpreter dies of SIGXCPU, and an allocation past MAX_ADDRESS_SPACE raises
     MemoryError instead of swapping the machine."""
-    import resource  # lazy: start-up
-    import signal  # lazy: start-up
-
     def expire(_signum: int, _frame: Any) -> None:
         raise HookDeadline(f"the hook ran past its own deadline of {deadline:g} s")
 
@@ -120,9 +125,6 @@ def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) ->
     """Tell the user, once per session, that the guard failed on its own bug in an event
     that decides nothing (PostToolUse, SubagentStart, SessionStart/End); later failures
     are only logged. Deciding events refuse instead (`failure_decision`)."""
-    from ..core.paths import LOGS_DIR, data_dir, valid_session_id  # lazy: hook start-up
-    from .rules.decision import NOTHING, Notice  # lazy: hook start-up
-
     session = payload.get("session_id")
     folder = data_dir(env) / LOGS_DIR
     mark = folder / INTERNAL_ERROR_MARK.format(session=session if valid_session_id(session) else "unknown")
@@ -154,8 +156,6 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
             set_limits(float(override) if override else own_deadline(hook_timeout(event, {}, _hooks_config())),
                        alarm_only=True)
         raw = _read_stdin(sys.stdin if stdin is None else stdin)
-        from . import adapter as payloads  # lazy: hook start-up
-
         parsed = payloads.parse(raw)
         if limits:
             set_limits(float(override) if override else own_deadline(hook_timeout(event, parsed, _hooks_config())))
@@ -166,18 +166,12 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
         decision = _failed(event, parsed, raw, env, exc)
     _stop_alarm()
     if decision:
-        from .adapter import serialize  # lazy: hook start-up
-
         stdout.write(serialize(decision) + "\n")
     return 0
 
 
 def handler(event: str) -> Callable[..., Decision] | None:
     """The handler of the client's `event` (e.g. "PreToolUse"), its module imported now."""
-    import importlib  # lazy: start-up
-
-    from .events import HANDLER_NAMES  # lazy: hook start-up
-
     name = HANDLER_NAMES.get(event)
     if name is None:
         return None
@@ -189,22 +183,15 @@ def handle(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> di
     run = handler(event)
     if run is None or payload.get("hook_event_name", event) != event:
         return {}
-    from .adapter import event_from, to_json  # lazy: hook start-up
-    from .context import Context  # lazy: hook start-up
-
     return to_json(event, run(Context(event_from(event, payload), env)))
 
 
 def _hooks_config() -> Path:
-    from .. import formats  # lazy: hook start-up
-
     return formats.PLUGIN_ROOT / "hooks" / "hooks.json"
 
 
 def _read_stdin(stdin: Any) -> bytes:
     """At most one byte past the payload limit (payload.parse refuses more), as bytes."""
-    from .adapter import MAX_PAYLOAD_BYTES  # lazy: hook start-up
-
     source = getattr(stdin, "buffer", None)
     if source is not None:
         return source.read(MAX_PAYLOAD_BYTES + 1)
@@ -214,14 +201,10 @@ def _read_stdin(stdin: Any) -> bytes:
 def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
             exc: BaseException) -> dict[str, Any]:
     """Log the failure, then the client's JSON of what the hook says about it (`failure_decision`)."""
-    from .adapter import PayloadError  # lazy: hook start-up
-
     if isinstance(exc, PayloadError):
         _log_line(event, env, f"refused payload: {exc}")
     else:
         log_failure(event, env)
-    from .adapter import to_json  # lazy: hook start-up
-
     try:
         return to_json(event, failure_decision(event, parsed, raw, env, exc))
     except Exception:  # noqa: BLE001 - judging the failure failed too: refuse, since a run may be open
@@ -230,9 +213,6 @@ def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[
 
 
 def _log_line(event: str, env: Mapping[str, str], text: str) -> None:
-    from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
-    from .registry import now_iso  # lazy: hook start-up
-
     try:
         folder = data_dir(env) / LOGS_DIR
         folder.mkdir(parents=True, exist_ok=True)
@@ -246,8 +226,6 @@ DECIDING_EVENTS = ("PreToolUse", "SubagentStop", "Stop")
 
 
 def _what(exc: BaseException) -> str:
-    from .adapter import PayloadError  # lazy: hook start-up
-
     if isinstance(exc, PayloadError):
         return f"the hook's input is not what Claude Code sends: {str(exc)[:300]}"
     if isinstance(exc, HookDeadline):
@@ -261,10 +239,6 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
     researching never hears of us). In a run (this session's record exists; or, when the
     payload does not say which session it is, any session's): a deciding event refuses,
     naming what went wrong and what to do, every time; the others tell the user once."""
-    from .adapter import session_of  # lazy: hook start-up
-    from ..core.paths import any_run_open, data_dir, valid_session_id  # lazy: hook start-up
-    from .registry import Session  # lazy: hook start-up
-
     sid = parsed.get("session_id") if parsed is not None else session_of(raw)
     session = Session(data_dir(env), sid) if valid_session_id(sid) else None
     if session is not None:
@@ -284,8 +258,6 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
 def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: BaseException) -> Decision:
     """No run is open, but this may have been our start command: a run that was not
     recorded has no guards, so say so rather than stay quiet."""
-    from .rules.decision import NOTHING, Notice  # lazy: hook start-up
-
     if event != "PostToolUse" or b"web-research" not in raw or b"start" not in raw:
         return NOTHING
     return Notice("web-research: a research run may have started but the guard could not record it "
@@ -293,9 +265,6 @@ def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: Ba
 
 
 def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] | None) -> Decision:
-    from ..core.paths import LOGS_DIR, data_dir  # lazy: hook start-up
-    from .rules.decision import Block, Deny, Notice  # lazy: hook start-up
-
     log = data_dir(env or os.environ) / LOGS_DIR / LOG_FILE
     program = os.path.join((env or {}).get("CLAUDE_PLUGIN_ROOT") or str(_hooks_config().parent.parent),
                            "scripts", "web-research")
@@ -323,7 +292,7 @@ def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] 
 
 
 def _report_exists(run_dir: str) -> bool:
-    from .stop import report_written  # lazy: hook start-up
+    from .stop import report_written  # lazy: the hook entry loads only its own event's handler module
 
     try:
         return report_written(run_dir)
@@ -332,7 +301,5 @@ def _report_exists(run_dir: str) -> bool:
 
 
 def _stop_alarm() -> None:
-    import signal  # lazy: start-up
-
     if signal.getitimer(signal.ITIMER_REAL)[0]:
         signal.setitimer(signal.ITIMER_REAL, 0)

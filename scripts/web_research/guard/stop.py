@@ -13,6 +13,12 @@ from .. import formats
 from .context import Context, active_run, same_run
 from .rules.decision import NOTHING, Block, Decision, Notice
 from .rules.stop_gate import block_reason, decide_stop, declares_unverified, return_reason, returns_object
+from ..evidence import ledger
+from ..evidence.provenance import MAX_EVIDENCE_BYTES
+from ..run.return_object import return_object
+from .effects.ending import end_of_run
+from .effects.seals import seal_at_pass, seal_source
+from .failure_log import log_failure
 
 
 def report_path(run_dir: str | Path) -> Path:
@@ -31,13 +37,11 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
     A check that cannot complete (an exception raised by what the run folder holds, the
     hook's deadline) is one failure: the gate holds rather than failing open.
     `seal_source` (provenance.SealSource): inside a run, the ledger's seals, all required."""
-    from ..checks.checklist import run_checklist  # lazy: hook start-up
+    from ..checks.checklist import run_checklist  # lazy: the checker's side, only in hooks that check files
 
     try:
         checks = run_checklist(Path(run_dir), seal_source)
     except Exception as exc:  # noqa: BLE001 - the run's own files broke the check: the gate holds
-        from .failure_log import log_failure  # lazy: hook start-up
-
         log_failure(f"verifying {run_dir}", os.environ)
         return [f"{run_dir}: the verifier could not check the run folder ({type(exc).__name__}: "
                 f"{str(exc)[:200]}) [verify.incomplete]"]
@@ -54,17 +58,12 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
 
 def _end_hashes(run_dir: str) -> dict[str, str | None]:
     """sha256 of report.md and plan.md (None when unreadable), taken before and after the verifier."""
-    from ..evidence import ledger  # lazy: start-up
-    from ..evidence.provenance import MAX_EVIDENCE_BYTES  # lazy: start-up
-
     return {name: ledger.file_sha256(Path(run_dir) / name, MAX_EVIDENCE_BYTES)
             for name in (formats.REPORT_FILE, formats.PLAN_FILE)}
 
 
 def _return_object(run_dir: str) -> dict[str, Any]:
     """The object `finish` prints for a verified run (companion-contract.md)."""
-    from ..run.return_object import return_object  # lazy: only when a run passes
-
     return return_object(Path(run_dir))
 
 
@@ -75,14 +74,12 @@ def stop(ctx: Context) -> Decision:
             ctx.session.free()  # the turn a run was abandoned in ends: the session is free again
         return NOTHING
     run_dir = active[1]["run"]["run_dir"]
-    from .effects.metrics import write_metrics  # lazy: start-up
+    from .effects.metrics import write_metrics  # lazy: the checker's side, only in hooks that check files
 
     write_metrics(ctx.env, active[1]["run"], ctx.event, final=True)  # before the gate may close the run
     background = ctx.event.background_tasks
     researching = bool(background) and bool(active[1]["run"].get("reservations"))
     # Verify only once the report exists and no researcher is still working in the background.
-    from .effects.seals import seal_source  # lazy: hook start-up
-
     seals = seal_source(ctx.env, run_dir)
     failures, verified = None, {}
     if report_written(run_dir) and not researching:
@@ -113,13 +110,9 @@ def stop(ctx: Context) -> Decision:
         else:
             session.write(record)
     if decision.action == "pass":
-        from .effects.seals import seal_at_pass  # lazy: hook start-up
-
         # Sealed as verified, with the rest: a later verify names either file if it changes.
         seal_at_pass(ctx.env, run_dir, {k: v for k, v in verified.items() if v})
     if decision.action in ("pass", "release"):
-        from .effects.ending import end_of_run  # lazy: only when a run ends
-
         # The person's ending: the report view written, the TL;DR, the result and the paths.
         return Notice(end_of_run(ctx.env, run_dir, seals, decision.failures, ctx.program))
     if decision.action == "block":

@@ -5,6 +5,8 @@ import time
 
 from .rules.decision import NOTHING, AddContext, Decision
 from .context import RESEARCHER, Context, active_run, locked_run, note_started
+from .budgets import limits_of, record
+from .failure_log import log_failure
 
 
 # The line a researcher reads its start time from (agents/researcher.md names it).
@@ -23,8 +25,6 @@ def subagent_start(ctx: Context) -> Decision:
     if active is None:
         return NOTHING
     try:
-        from .budgets import limits_of, record  # lazy: start-up
-
         session, snapshot = active
         agent_id = ctx.event.agent_id
         slug = None
@@ -34,8 +34,6 @@ def subagent_start(ctx: Context) -> Decision:
         run = snapshot["run"]
         record(ctx.env, run["run_dir"], "agent_start", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the clock line matters more
-        from .failure_log import log_failure  # lazy: start-up
-
         log_failure("SubagentStart", ctx.env)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ctx.now))
     return AddContext(f"{CLOCK_LABEL}{stamp}")

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 
 from .rules.decision import NOTHING, Block, Decision, Notice
-from .briefs_match import subagent_transcript_path
+from .briefs_match import subagent_transcript_path, last_assistant_text
 from .context import (CHECKER, RESEARCHER, Context, active_run, attribute, bind_agent, briefs_of, checker_prompt,
                       locked_run)
 from .registry import SILENT_FAILURES_FILE, now_iso, write_run_state
+from ..formats import REPLY_IS_FINDINGS
+from .budgets import limits_of, record
+from .checker_gate import answer_block_reason, find_checker
+from .effects.findings_bookkeeping import iso, subtopic_of
+from .effects.plugin_writes import write_findings, write_verdicts
+from .effects.seals import seal_source, seal_unsealed_findings
+from .failure_log import log_failure
+from .findings_gate import citation_problems, findings_problems, required_fields_text
+from .rules.dispatch import release
 
 from typing import Any
 
@@ -27,8 +36,6 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
     active = active_run(ctx)
     if active is None:
         return NOTHING
-    from .checker_gate import answer_block_reason, find_checker  # lazy: start-up
-
     session, snapshot = active
     agent_id = ctx.event.agent_id
     prompt = checker_prompt(ctx)
@@ -54,8 +61,6 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
             return Block(answer_block_reason(problems, len(keys)))
         current["state"] = "failed" if problems else "done"
     if verdicts:
-        from .effects.plugin_writes import write_verdicts  # lazy: start-up
-
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return NOTHING
 
@@ -63,7 +68,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
 def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
     """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
     else the last assistant text of its transcript), and what is wrong with the reply."""
-    from ..checks.verdicts import parse_answer  # lazy: start-up
+    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
 
     return parse_answer(reply_text(ctx), keys)
 
@@ -71,8 +76,6 @@ def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, 
 def reply_text(ctx: Context) -> str:
     """A subagent's last reply: its SubagentStop's `last_assistant_message`, else the last
     assistant text of its transcript."""
-    from .briefs_match import last_assistant_text  # lazy: start-up
-
     text = ctx.event.last_message
     if not isinstance(text, str) or not text.strip():
         transcript = ctx.event.agent_transcript_path or subagent_transcript_path(
@@ -113,11 +116,7 @@ def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brie
     in full. A reply that holds no findings leaves the plugin's stub in place: a silent failure.
     Called at its SubagentStop, or when its Agent call returned and that stop went unseen
     (`may_block` False: nothing can be sent back any more)."""
-    from ..run.findings_reply import reply_document  # lazy: hook start-up
-    from .effects.findings_bookkeeping import iso, subtopic_of  # lazy: hook start-up
-    from .rules.dispatch import release  # lazy: hook start-up
-    from .findings_gate import citation_problems, findings_problems  # lazy: hook start-up
-
+    from ..run.findings_reply import reply_document  # lazy: the checker's side, only in hooks that check files
     run_dir = snapshot["run"]["run_dir"]
     started = (snapshot["run"].get("started") or {}).get(brief.slug)
     document, unusable = reply_document(reply, subtopic_of(snapshot["run"], brief), brief.brief_hash,
@@ -135,8 +134,6 @@ def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brie
     may_block = may_block and not known.get("blocks")
     quotes: list[str] = []
     if may_block and document is not None:
-        from .effects.seals import seal_source  # lazy: hook start-up
-
         # In a run every page a researcher read was sealed by its fetch: a citation of a page
         # with no sealed snapshot cites a page never read, told now while it can still read it.
         quotes = citation_problems(brief, seal_source(ctx.env, run_dir).seals, document.text, where)
@@ -161,12 +158,8 @@ def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brie
     # Written and sealed at once, outside the record's lock. A reply with no findings leaves the
     # stub (or an earlier attempt's file), sealed as the plugin last wrote it.
     if document is not None:
-        from .effects.plugin_writes import write_findings  # lazy: hook start-up
-
         write_findings(ctx.env, run_dir, brief.findings_path, document.text, agent_id, brief.slug)
     else:
-        from .effects.seals import seal_unsealed_findings  # lazy: hook start-up
-
         seal_unsealed_findings(ctx.env, run_dir, brief.findings_path, agent_id, brief.slug)
     _after_researcher(ctx, run, agent_id, brief.slug)
     if not problems:
@@ -179,10 +172,6 @@ def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brie
 
 def block_reason(problems: list[str], findings_path: str) -> str:
     """What a researcher whose reply cannot be written as its findings is told."""
-    from .findings_gate import required_fields_text  # lazy: hook start-up
-
-    from ..formats import REPLY_IS_FINDINGS  # lazy: hook start-up
-
     return ("Your findings are not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
             + f"\n{REPLY_IS_FINDINGS[0].upper() + REPLY_IS_FINDINGS[1:]}: reply again with all of it, as your brief "
             f"shows: the frontmatter ({required_fields_text()}), "
@@ -194,13 +183,10 @@ def block_reason(problems: list[str], findings_path: str) -> str:
 
 def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
     """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
-    from .budgets import limits_of, record  # lazy: start-up
-    from .effects.metrics import write_metrics  # lazy: start-up
+    from .effects.metrics import write_metrics  # lazy: the checker's side, only in hooks that check files
 
     try:
         record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the findings decision above stands
-        from .failure_log import log_failure  # lazy: start-up
-
         log_failure("SubagentStop", ctx.env)
     write_metrics(ctx.env, run, ctx.event, final=False)

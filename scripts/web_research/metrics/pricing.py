@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from typing import Any, Iterable, Mapping, NamedTuple
+
+from ..core.fsutil import read_bounded
 
 
 PRICES_FILE = "prices.json"
@@ -135,8 +138,6 @@ def load_prices(env: Mapping[str, str] | None = None, data_dir: Path | None = No
     path = override_path(env, data_dir)
     if path is None:
         return base
-    from ..core.fsutil import read_bounded  # lazy: start-up
-
     try:
         read = read_bounded(str(path), MAX_PRICES_BYTES)
         if read is None:
@@ -203,8 +204,6 @@ AGENT_FILE_MODELS = {"researcher": "sonnet", "claim-checker": "haiku"}
 
 def agent_model(name: str) -> str | None:
     """The `model:` of the plugin's agents/<name>.md (AGENT_FILE_MODELS where the file is absent)."""
-    import re  # lazy: start-up
-
     path = Path(__file__).resolve().parents[3] / "agents" / f"{name}.md"
     try:
         head = path.read_text(encoding="utf-8")[:2000]

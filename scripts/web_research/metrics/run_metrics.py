@@ -20,8 +20,9 @@ import time
 from pathlib import Path
 
 from ..formats import METRICS_FILE
-from ..core.fsutil import newest_regular_files, read_bounded
+from ..core.fsutil import newest_regular_files, read_bounded, RunFileError, read_run_file
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from datetime import datetime
 from .usage import AgentUsage
 
 
@@ -35,8 +36,6 @@ def parse_time(value: object) -> float | None:
     """Seconds since the epoch of an ISO-8601 UTC stamp (`...Z`), or None."""
     if not isinstance(value, str) or not value:
         return None
-    from datetime import datetime  # lazy: the Stop hook imports this module; datetime costs it ms
-
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
@@ -213,8 +212,6 @@ def read_metrics(run_dir: Path) -> dict[str, Any] | None:
 def read_run_json(path: Path, run_dir: Path, max_bytes: int = 4 * 1024 * 1024) -> dict[str, Any] | None:
     """A JSON object from a run file (`fsutil.read_run_file`: a regular file inside the run, bounded),
     or None when it is missing, refused or not a JSON object: a display never fails on it."""
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: start-up
-
     try:
         value = json.loads(read_run_file(path, run_dir, max_bytes).decode("utf-8"))
     except (RunFileError, OSError, UnicodeDecodeError, ValueError, RecursionError):

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import formats
+from ..core.fsutil import RunFileError, read_run_file
+from ..core.result import fail, ok
 
 
 MAX_REASON_CHARS = 1000
@@ -37,8 +39,6 @@ def clean_reason(raw: str) -> str:
 def read_record(run_dir: Path) -> dict[str, Any] | None:
     """The abandonment record, or None when the run was not abandoned. A record that exists
     but cannot be read still marks the run abandoned (its presence is the fact)."""
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: start-up
-
     path = record_path(run_dir)
     try:
         data = json.loads(read_run_file(path, Path(run_dir), 64 * 1024).decode("utf-8"))
@@ -51,8 +51,6 @@ def read_record(run_dir: Path) -> dict[str, Any] | None:
 
 def abandoned_checks(run_dir: Path, _parsed: Any = None) -> list[Any]:
     """One check: fails when the run was abandoned (a check group of the checklist)."""
-    from ..core.result import fail, ok  # lazy: start-up
-
     record = read_record(run_dir)
     path = str(record_path(run_dir))
     if record is None:

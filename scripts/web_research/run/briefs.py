@@ -35,7 +35,7 @@ from ..formats import (
 from .findings_stub import still_to_dispatch  # noqa: F401 - `briefs` lists by it; the hooks import it from there
 from .brief_prompt import AGENT_PROMPT_HASH_LABEL, brief_hash, compose_agent_prompt, split_agent_prompt  # noqa: F401
 from .budget import effective_budget
-from ..core.fsutil import atomic_write_text, is_within
+from ..core.fsutil import atomic_write_text, is_within, RunFileError, read_run_file
 from .choices import load_run_plan
 from .plan import Plan, Subtopic
 
@@ -228,8 +228,6 @@ def write_briefs(run_dir: Path) -> list[BriefInfo]:
 def _current_bytes(path: Path, run_dir: Path) -> bytes | None:
     """What a brief file holds now, or None when it is missing or not a usable file
     (then it is simply written anew)."""
-    from ..core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
     try:
         return read_run_file(path, run_dir)
     except RunFileError:

@@ -27,9 +27,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .budget import CHECK_ROUNDS, Budget
+from .budget import CHECK_ROUNDS, Budget, budget_for
 from ..core.fsutil import newest_regular_files, read_bounded
 from ..core.schema_validation import schema_validator
+from ..metrics.pricing import ORCHESTRATOR_MODEL, Tokens, agent_model, cost, dollars
 
 METRICS_DIR = "metrics"
 METRICS_SCHEMA = "run-metrics.schema.json"
@@ -173,8 +174,6 @@ def estimate(budget: Budget, averages: CallAverages = DEFAULT_AVERAGES, prices: 
 
 def _dollars(low: dict[str, tuple[float, float]], high: dict[str, tuple[float, float]], prices: Any) -> Dollars:
     """The dollar range of the roles' tokens (CACHE_READ_SHARE of input as cache reads)."""
-    from ..metrics.pricing import ORCHESTRATOR_MODEL, Tokens, agent_model, cost  # lazy: start-up
-
     models = {"researcher": agent_model("researcher"), "claim-checker": agent_model("claim-checker"),
               "orchestrator": ORCHESTRATOR_MODEL}
 
@@ -281,8 +280,6 @@ def estimate_lines(run_dir: Path, result: Estimate, data: Path, skipped: int) ->
 def _cost_lines(cost: Dollars | None) -> list[str]:
     if cost is None:
         return []
-    from ..metrics.pricing import dollars  # lazy: start-up
-
     unpriced = f"; no price for {', '.join(cost.unpriced)}" if cost.unpriced else ""
     return [f"  cost            about {dollars(cost.low)} to {dollars(cost.high)} ({cost.prices}{unpriced})"]
 
@@ -293,8 +290,6 @@ TYPICAL_RUNS = (("quick", 2), ("standard", 3), ("standard", 5), ("deep", 5))
 
 def render_typical_costs(averages: CallAverages = DEFAULT_AVERAGES) -> str:
     """README's cost table: the estimate of a few typical plans, with the documented averages."""
-    from .budget import budget_for  # lazy: hook start-up
-
     lines = ["| tier | subtopics | tokens | wall clock |", "|---|---|---|---|"]
     for tier, subtopics in TYPICAL_RUNS:
         result = estimate(budget_for(tier, subtopics), averages)

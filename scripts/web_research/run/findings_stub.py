@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
+from pathlib import Path
 
 from ..formats import FINDINGS_FIELDS, FINDINGS_STUB_REASON, STATUS_FAILED, STATUS_OK, STATUSES
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from ..core.fsutil import RunFileError, read_run_text
 
 _QUOTED = ("subtopic", "reason")  # free text: written as double-quoted YAML (JSON) scalars
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9:.+_-]*")  # ok, sha256:<hex>, 2026-04-18T09:30:00Z
@@ -55,7 +54,7 @@ def completed_text(text: str, subtopic: str, brief_hash: str, started_at: str, f
     """`text` with the plugin's fields filled in (they replace whatever the researcher wrote for
     them) and the reason dropped under `status: ok`; the body is kept byte for byte. None when
     the text has no frontmatter mapping to complete (the findings checks then say what is missing)."""
-    from ..core.frontmatter_reader import read_frontmatter  # lazy: PyYAML
+    from ..core.frontmatter_reader import read_frontmatter  # lazy: the checker's side, only in hooks that check files
 
     text = text.removeprefix("\ufeff")
     front = read_frontmatter(text)
@@ -75,10 +74,6 @@ def still_to_dispatch(run_dir: Path | str, findings: Path | str) -> bool:
     no status, or still holds the plugin's stub (the researcher never finished). A file its
     researcher wrote, ok, empty or failed, is that researcher's answer: its brief is done.
     Read with plain string operations (no YAML): a dispatch hook asks it."""
-    from pathlib import Path  # lazy: start-up
-
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
-
     try:
         text = read_run_text(Path(findings), Path(run_dir))
     except RunFileError:

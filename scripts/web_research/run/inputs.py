@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -72,7 +72,7 @@ _STRICT_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 def _strict_bool_loader() -> type:
     """A safe loader whose only booleans are true/false: every other spelling stays a
     string, which the schema then rejects for a boolean field with a clear message."""
-    import yaml  # lazy: PyYAML loads only for files that need it
+    import yaml  # lazy: YAML, only where frontmatter is read
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loader = type("StrictBoolSafeLoader", (base,), {})
@@ -85,7 +85,7 @@ def _strict_bool_loader() -> type:
 
 
 def _yaml_mapping(text: str) -> dict[Any, Any] | None:
-    import yaml  # lazy: PyYAML loads only for files that need it
+    import yaml  # lazy: YAML, only where frontmatter is read
 
     try:
         data = yaml.load(text, Loader=_strict_bool_loader())  # noqa: S506 - a safe loader
@@ -230,8 +230,6 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
 
 def from_raw(text: str) -> StartInput:
     """Raw skill arguments -> validated input."""
-    from dataclasses import replace  # lazy: start-up
-
     contract = _contract_mapping(text)
     return replace(_validated_raw(text), from_contract=contract is not None)
 

@@ -43,7 +43,15 @@ import re
 from pathlib import Path
 from typing import NamedTuple, Sequence
 
-from .budget import PLAN_PAGE_READS_LINE, PLAN_TIER_LINE, TIER_NAMES, TIERS, effective_budget, tier_refusal
+from .budget import (
+    PLAN_PAGE_READS_LINE,
+    PLAN_TIER_LINE,
+    TIER_NAMES,
+    TIERS,
+    effective_budget,
+    tier_refusal,
+    tier_defaults,
+)
 from ..formats import (
     BULLET_ID_PATTERN,
     MAX_SECOND_WAVE_SUBTOPICS,
@@ -63,9 +71,12 @@ from ..formats import (
     PLAN_SECTION_SUBTOPICS,
     PLAN_SECTION_SYNTHESIS,
     PLAN_SECTIONS,
+    RUN_STATE_DIR,
+    START_RECORD_FILE,
 )
 from ..core.markdown_doc import Document, parse_markdown
 from ..core.slug import slugify
+from ..core.fsutil import RunFileError, read_run_text
 
 
 class PlanError(ValueError):
@@ -572,8 +583,6 @@ def parse_plan(text: str, path: Path | None = None, expected_question: str | Non
         errors.append(PlanError(path, budget.line, held))
     second_wave: list[Subtopic] = []
     if PLAN_SECTION_SECOND_WAVE in sections and not errors:
-        from .budget import tier_defaults  # lazy: start-up
-
         allowed = tier_defaults(budget.tier).second_wave or bool(budget.deepen)
         second_wave = attempt(_parse_second_wave, sections[PLAN_SECTION_SECOND_WAVE], outline, subtopics, allowed, path) or []
     if errors:
@@ -605,8 +614,6 @@ def load_plan(path: Path, run_dir: Path | None = None, expected_question: str | 
     """Read and parse a plan file (UTF-8), a regular file inside `run_dir`
     (default: the plan's own folder), size-bounded: see `fsutil.read_run_file`.
     `expected_question`: see `parse_plan`."""
-    from ..core.fsutil import RunFileError, read_run_text  # lazy: hook start-up
-
     path = Path(path)
     try:
         text = read_run_text(path, path.parent if run_dir is None else run_dir)
@@ -634,6 +641,4 @@ def render_skeleton(question: str, tier: str | None, deepen: bool = False) -> st
 
 
 def start_record_path(run_dir: Path) -> Path:
-    from ..formats import RUN_STATE_DIR, START_RECORD_FILE  # lazy: hook start-up
-
     return Path(run_dir) / RUN_STATE_DIR / START_RECORD_FILE

@@ -40,6 +40,9 @@ from typing import Any, Mapping
 
 from .. import formats
 from ..core.fsutil import RunFileError, atomic_write_text, read_run_file
+from ..core.paths import data_dir
+from ..evidence import ledger
+from ..evidence.provenance import load_folder_copy
 
 APPROVAL_VERSION = 1
 MAX_WHY_CHARS = 300  # a reason quoted from a findings file stays short in start's output
@@ -114,10 +117,6 @@ class Assessment:
 
 def _seals(run_dir: Path, env: Mapping[str, str]) -> Mapping[str, Any] | None:
     """The run's seals: the ledger's when this process finds it, else the folder copy's."""
-    from ..evidence import ledger  # lazy: start-up
-    from ..core.paths import data_dir  # lazy: start-up
-    from ..evidence.provenance import load_folder_copy  # lazy: start-up
-
     entries = ledger.read(ledger.ledger_path(data_dir(env), run_dir))
     folded = ledger.seals(entries)
     return folded if folded else load_folder_copy(run_dir).seals
@@ -131,8 +130,8 @@ def _brief_bytes(run_dir: Path, slug: str) -> bytes | None:
 
 
 def _plan(run_dir: Path):  # -> tuple[Plan, bytes]
-    from .choices import parse_run_plan, read_start_record  # lazy: start-up
-    from .plan import PlanError  # lazy: start-up
+    from .choices import parse_run_plan, read_start_record  # lazy: the checker's side, only in hooks that check files
+    from .plan import PlanError  # lazy: the checker's side, only in hooks that check files
 
     if not run_dir.is_dir():
         raise NotARun(f"{run_dir}: no such folder; expected the folder of an earlier run")
@@ -150,7 +149,7 @@ def _plan(run_dir: Path):  # -> tuple[Plan, bytes]
 
 def _check_approval(run_dir: Path, plan: Any, plan_bytes: bytes) -> bool:
     """True when the plan was approved as it is now; PlanChanged when it was approved otherwise."""
-    from .briefs import brief_path, render_brief  # lazy: start-up
+    from .briefs import brief_path, render_brief  # lazy: the checker's side, only in hooks that check files
 
     record = read_approval(run_dir)
     if record is not None:
@@ -180,7 +179,7 @@ def _check_approval(run_dir: Path, plan: Any, plan_bytes: bytes) -> bool:
 def _findings_verdict(run_dir: Path, slug: str, subtopic: str, brief: bytes,
                       seals: Mapping[str, Any] | None) -> tuple[bool, str]:
     """(keep it, why not) for one subtopic's findings file."""
-    from ..checks.findings import findings_checks, load_findings  # lazy: start-up
+    from ..checks.findings import findings_checks, load_findings  # lazy: the checker's side, only in hooks that check files
 
     rel = f"{formats.FINDINGS_DIR}/{slug}.md"
     path = run_dir / rel
@@ -226,7 +225,7 @@ def unknown_run_refusal(run_dir: Path | str, ledger_knows: bool) -> dict[str, st
 def assess(run_dir: Path, env: Mapping[str, str], seals: Mapping[str, Any] | None = None) -> Assessment:
     """What `start --resume` does with `run_dir` (see the module docstring). Reads only.
     `seals`: the seals to judge by (the hooks pass the ledger's); default: found from `env`."""
-    from .briefs import compose_agent_prompt  # lazy: start-up
+    from .briefs import compose_agent_prompt  # lazy: the checker's side, only in hooks that check files
 
     run_dir = Path(run_dir)
     plan, plan_bytes = _plan(run_dir)

@@ -27,6 +27,19 @@ from .. import formats
 from ..evidence.excerpts import excerpt_parts, match_excerpt, normalize
 from ..evidence.sites import site_of
 from ..recheck.record import RecheckRecordError, latest_recheck
+from ..checks.checklist import parse_and_check
+from ..checks.claims import claim_records, run_page_titles
+from ..checks.coverage import bullet_states, citation_key, report_coverage
+from ..checks.verdicts import check_key, decide, verdict_files, verdicts_by_claim
+from ..core.fsutil import RunFileError, STATE_NOT_UTF8, read_run_file
+from ..core.markdown_doc import CODE, REF, TEXT
+from ..core.result import passed
+from ..evidence.ledger import file_sha256
+from ..evidence.provenance import MAX_EVIDENCE_BYTES, load_folder_copy
+from ..evidence.snapshots import SnapshotError, SnapshotIndex
+from ..metrics.pricing import cost_text, load_prices, metrics_costs
+from ..metrics.run_metrics import read_metrics
+from ..run.budget import effective_budget
 
 if TYPE_CHECKING:
     from ..checks.parsed_run import ParsedRun
@@ -154,9 +167,6 @@ def _seal_state(run_dir: Path, snap: Snapshot | None, source: SealSource) -> dic
     if snap is None:
         return {"state": SEAL_NO_SNAPSHOT, "detail": "no snapshot of this URL in sources/: the excerpt cannot be "
                                                     "checked against the page"}
-    from ..evidence.ledger import file_sha256  # lazy: start-up
-    from ..evidence.provenance import MAX_EVIDENCE_BYTES  # lazy: start-up
-
     rel = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
     seal = (source.seals or {}).get(rel)
     if seal is None:
@@ -171,8 +181,6 @@ def _seal_state(run_dir: Path, snap: Snapshot | None, source: SealSource) -> dic
 
 def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
               pages: dict[str, str | None]) -> dict[str, Any]:
-    from ..evidence.snapshots import SnapshotError  # lazy: start-up
-
     snap = index.find(citation.url) if citation.url else None
     item: dict[str, Any] = {
         "label": str(citation.number), "line": citation.line, "title": citation.title, "url": citation.url,
@@ -208,10 +216,6 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
                         problems: Mapping[int, list[str]]) -> tuple[dict[int, list[dict[str, Any]]], list[dict[str, Any]]]:
     """Each footnote's claims in report.md, and every claim in order: the figures rule, the
     checker's verdict and the failing checks at its line (`problems`, by report.md line)."""
-    from ..run.budget import effective_budget  # lazy: start-up
-    from ..checks.claims import claim_records, run_page_titles  # lazy: start-up
-    from ..checks.verdicts import check_key, decide, verdict_files, verdicts_by_claim  # lazy: start-up
-
     if parsed.report is None or parsed.report_path is None:
         return {}, []
     records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations,
@@ -262,8 +266,6 @@ def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource,
               problems: Mapping[int, list[str]] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(each footnote with its source, page window, claims and state; every claim with its
     state). `problems`: the failing error checks' messages by report.md line."""
-    from ..evidence.snapshots import SnapshotIndex  # lazy: start-up
-
     if parsed.report is None:
         return [], []
     problems = problems or {}
@@ -335,8 +337,6 @@ def problems_by_line(run_dir: Path, checks: list) -> dict[int, list[str]]:
 
 def coverage(parsed: ParsedRun) -> list[dict[str, Any]]:
     """Each plan bullet: id, text, state, how the report covers it, and the sources behind it."""
-    from ..checks.coverage import bullet_states, citation_key, report_coverage  # lazy: start-up
-
     if parsed.plan is None:
         return []
     states = bullet_states(parsed.plan, parsed.findings)
@@ -355,10 +355,6 @@ def coverage(parsed: ParsedRun) -> list[dict[str, Any]]:
 
 def figures(run_dir: Path, parsed: ParsedRun, table: Any) -> dict[str, Any]:
     """The run's spending from metrics.json, priced: per researcher, other agents, the orchestrator, totals."""
-    from ..run.budget import effective_budget  # lazy: start-up
-    from ..metrics.run_metrics import read_metrics  # lazy: start-up
-    from ..metrics.pricing import cost_text, metrics_costs  # lazy: start-up
-
     metrics = read_metrics(run_dir)
     budget = (metrics or {}).get("budget") if isinstance((metrics or {}).get("budget"), dict) else None
     if budget is None and parsed.plan is not None:
@@ -409,8 +405,6 @@ def _num(value: object) -> float | None:
 
 
 def verification(run_dir: Path, checks: list) -> dict[str, Any]:
-    from ..core.result import passed  # lazy: start-up
-
     failing = [c for c in checks if not c.ok]
     items = []
     roots = (Path(run_dir), Path(run_dir).resolve())
@@ -433,8 +427,6 @@ def verification(run_dir: Path, checks: list) -> dict[str, Any]:
 def _text_despite_bytes(run_dir: Path, parsed: ParsedRun) -> str | None:
     """report.md's text with each byte that is not UTF-8 shown as U+FFFD, when that is all that
     keeps it from being read (verify fails it and the page says where); else None."""
-    from ..core.fsutil import STATE_NOT_UTF8, RunFileError, read_run_file  # lazy: start-up
-
     path = Path(run_dir) / formats.REPORT_FILE
     error = next((e for p, e in parsed.unreadable.items() if Path(p).name == formats.REPORT_FILE), None)
     if error is None or getattr(error, "state", None) != STATE_NOT_UTF8:
@@ -458,8 +450,6 @@ def file_problem(run_dir: Path, checks: list, name: str) -> str:
 def tldr(parsed: ParsedRun) -> list[str]:
     """The TL;DR bullets as plain text (footnote markers and Markdown dropped), bounded:
     the top-level list items of the section, from the one Markdown parse (markdown_doc)."""
-    from ..core.markdown_doc import CODE, REF, TEXT  # lazy: start-up
-
     if parsed.report is None:
         return []
     section = parsed.report.section(formats.REPORT_SECTIONS[0])
@@ -494,10 +484,6 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
            data_dir: Path | None = None) -> dict[str, Any]:
     """Everything the page shows. `seal_source`: the seals to show (default the folder copy,
     as standalone verify uses; the Stop hook passes the ledger's)."""
-    from ..checks.checklist import parse_and_check  # lazy: start-up
-    from ..metrics.pricing import load_prices  # lazy: start-up
-    from ..evidence.provenance import load_folder_copy  # lazy: start-up
-
     run_dir = Path(run_dir)
     source = seal_source if seal_source is not None else load_folder_copy(run_dir)
     parsed, checks = parse_and_check(run_dir, seal_source=seal_source)

@@ -31,7 +31,10 @@ from markdown_it.token import Token
 from markupsafe import Markup
 from mdit_py_plugins.footnote import footnote_plugin
 
-from .data import RECHECK_MARKS, STATE_MARKS, STATE_WORDS, UNCHECKED
+from .data import RECHECK_MARKS, STATE_MARKS, STATE_WORDS, UNCHECKED, gather
+from .. import formats
+from ..checks.citation_entries import parse_citations
+from ..core.fsutil import atomic_write_text
 
 ASSETS = Path(__file__).with_name("assets")
 TEMPLATE = "page.html.j2"
@@ -277,8 +280,6 @@ def page_title(view: Mapping[str, Any]) -> str:
 
 def render_page(view: dict[str, Any]) -> str:
     """The whole HTML document for `view` (view/data.gather)."""
-    from ..checks.citation_entries import parse_citations  # lazy: start-up
-
     style = (ASSETS / "view.css").read_text(encoding="utf-8")
     script = (ASSETS / "view.js").read_text(encoding="utf-8")
     notes = {f["label"]: f for f in view["footnotes"]}
@@ -310,10 +311,6 @@ def _seal_summary(notes: list[Mapping[str, Any]]) -> dict[str, int]:
 
 def write_view(run_dir: Path, seal_source: Any = None, env: Any = None, data_dir: Path | None = None) -> Path:
     """Gather, render and write `<run>/report.html` atomically; returns its path."""
-    from .. import formats  # lazy: start-up
-    from ..core.fsutil import atomic_write_text  # lazy: start-up
-    from .data import gather  # lazy: start-up
-
     path = Path(run_dir) / formats.REPORT_VIEW_FILE
     atomic_write_text(path, render_page(gather(Path(run_dir), seal_source, env, data_dir)))
     return path

@@ -40,6 +40,8 @@ GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|not-established|missing)\s+(.+)$
 
 # How far a drifted report's first figure strays from its excerpt.
 DRIFT = 6
+UNCITED = "uncited-then-cited"  # report mode: a TL;DR bullet states a figure without its reference
+UNCITED_OPENING = "In short, "
 # What `finish` prints when claims wait for a claim-checker (finish_cmd.py).
 FINISH_NEEDS_CHECKER = "need a verdict"
 # After abandon, the `abandoned` scenario's orchestrator plants a page here (beside the run folder).
@@ -204,7 +206,8 @@ class Orchestrator:
             return call("Write", {"file_path": self.run(req)["report"],
                                   "content": self.report_text(req, broken=broken,
                                                               drift=self.report_mode == "drifted-then-fixed",
-                                                              overclaim=self.report_mode == "overclaimed-then-fixed")})
+                                                              overclaim=self.report_mode == "overclaimed-then-fixed",
+                                                              uncited=True if self.report_mode == UNCITED else None)})
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE):
             return self.finish(req)
         if sub == "finish":
@@ -461,6 +464,11 @@ class Orchestrator:
             raise PromptError(f"`finish` failed on a report written to pass:\n{text[:3000]}")
         if self.report_mode == "broken-forever":
             return self.fix_round(req)
+        if self.report_mode == UNCITED:  # told at finish: give the bullet its reference, finish again
+            if "report.tldr.uncited" not in text or UNCITED_OPENING not in text:
+                raise PromptError(f"finish did not name the uncited TL;DR bullet:\n{text[:3000]}")
+            return call("Write", {"file_path": self.run(req)["report"],
+                                  "content": self.report_text(req, broken=False, uncited=False)})
         if not self.stop_feedback(req):  # ignores what finish printed: the Stop gate must hold it
             return say(self.final_json(req))
         return call("Write", {"file_path": self.run(req)["report"], "content": self.report_text(req, broken=False)})
@@ -528,13 +536,16 @@ class Orchestrator:
                   *self._budget_lines(tier), ""]
         return "\n".join(parts)
 
-    def report_text(self, req: RequestView, broken: bool, drift: bool = False, overclaim: bool = False) -> str:
+    def report_text(self, req: RequestView, broken: bool, drift: bool = False, overclaim: bool = False,
+                    uncited: bool | None = None) -> str:
         """report.md from the findings files the orchestrator read (their Read results), citing
         each source by reference, `[^<subtopic-slug>:<n>]`, as SKILL.md says; `finish` numbers
         them and writes Sources.
         broken: no Gaps & Limitations section (finish cannot add one).
         drift: the first claim's figure is raised by DRIFT, so it no longer matches its excerpt.
         overclaim: the first claim adds checker.OVERCLAIM, which its excerpt does not say.
+        uncited: the TL;DR opens with a bullet restating the first claim's figure in other words
+        (UNCITED_OPENING), without its reference (True) or with it (False).
         In the "lapsed" mode the TL;DR cites the sources in reverse order (so references are used
         out of order, and each again in Findings), and a Sources section is written by hand anyway,
         numbered the old way."""
@@ -571,8 +582,15 @@ class Orchestrator:
         gaps.append("- Independent sources confirming each vendor's own figures would sharpen the answer.")
         if self.report_mode == "lapsed":
             tldr.reverse()
+        if uncited is not None and tldr:
+            restated = UNCITED_OPENING + tldr[0][0].lower() + tldr[0][1:]
+            tldr.insert(0, re.sub(r"\[\^[^\]]+\]", "", restated) if uncited else restated)
+        # Every TL;DR bullet is a cited claim (report-template.md): with fewer claims than bullets,
+        # the cited ones are said again; with none, the bullet cannot be cited and the report fails.
+        cited_bullets = list(tldr)
         while len(tldr) < formats.TLDR_MIN_BULLETS:
-            tldr.append("The remaining subtopics could not be established; see Gaps & Limitations.")
+            tldr.append(cited_bullets[len(tldr) % len(cited_bullets)] if cited_bullets
+                        else "The remaining subtopics could not be established; see Gaps & Limitations.")
         sections = [f"{formats.REPORT_TITLE_PREFIX}{question}", "",
                     "## TL;DR", "", *[f"- {t}" for t in tldr[:formats.TLDR_MAX_BULLETS]], "",
                     "## Findings", "", "\n\n".join(findings_sections) or "No subtopic produced cited findings.", ""]

@@ -42,7 +42,8 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     instead of fixing it) | overclaimed-then-fixed (a claim says more than its excerpt; the claim
     check finds it, the Stop gate holds it, the orchestrator rewrites it) | lapsed (the report
     cites its references out of order, writes a Sources section by hand anyway, and the final
-    message wraps finish's object in prose).
+    message wraps finish's object in prose) | uncited-then-cited (a TL;DR bullet states the first
+    claim's figure without a reference; finish names it, the orchestrator cites it and finishes again).
     second_wave: the subtopics the orchestrator appends as plan.md's `## Second wave` when
     `gaps` leaves bullets uncovered and the tier allows it (their `establish` items are
     `<bullet id>: <angle>`).

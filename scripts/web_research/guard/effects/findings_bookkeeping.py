@@ -18,6 +18,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ..briefs_match import Brief
+from ...run.findings_stub import still_to_dispatch, stub_text
+from ..failure_log import log_failure
+from .plugin_writes import write_run_file
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -40,15 +43,10 @@ def subtopic_of(run: dict[str, Any], brief: Brief) -> str:
 
 def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
     """The stub of a dispatched researcher's findings file (see the module docstring)."""
-    from ...run.findings_stub import still_to_dispatch, stub_text  # lazy: hook start-up
-    from .plugin_writes import write_run_file  # lazy: hook start-up
-
     try:
         if not still_to_dispatch(run["run_dir"], brief.findings_path):
             return  # a researcher's own file (a retry): it stays until the new researcher writes
         write_run_file(ctx.env, run["run_dir"], brief.findings_path,
                        stub_text(subtopic_of(run, brief), brief.brief_hash, iso(ctx.now)), None, brief.slug)
     except Exception:  # bookkeeping only: the dispatch decision stands, the stop gate judges the file
-        from ..failure_log import log_failure  # lazy: start-up
-
         log_failure("PreToolUse stub", ctx.env)

@@ -21,6 +21,8 @@ from ..briefs_match import subagent_transcript_path
 from ..events import HookEvent
 from ...core.paths import data_dir
 from ..registry import atomic_write_text
+from ..budgets import limits_of
+from ..failure_log import log_failure
 
 
 METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls in more than a hook needs)
@@ -32,16 +34,12 @@ def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], event: HookEve
     try:
         return _write(env, run, event, final, time.time() if now is None else now)
     except Exception:  # a report, not a gate: never let it take the hook's decision down
-        from ..failure_log import log_failure  # lazy: start-up
-
         log_failure("metrics", env)
         return None
 
 
 def _write(env: Mapping[str, str], run: Mapping[str, Any], event: HookEvent, final: bool,
            now: float) -> dict[str, Any]:
-    from ..budgets import limits_of  # lazy: start-up
-
     run_dir = str(run["run_dir"])
     data = data_dir(env)
     usage = fold(ledger.read(ledger.ledger_path(data, run_dir)))

@@ -16,6 +16,9 @@ from pathlib import Path
 from typing import Mapping
 
 from ...evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
+from ...core.fsutil import atomic_write_text, is_within
+from ...evidence import ledger
+from .seals import findings_status, record, seal_findings, seal_verdicts
 
 
 __all__ = ["PLUGIN_WRITE", "write_findings", "write_run_file", "write_verdicts"]
@@ -25,12 +28,6 @@ def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, a
                    slug: object) -> str:
     """Write `text` to `path` (inside the run) atomically and record the write in the ledger;
     the `sha256:` digest of what was written, as recorded."""
-    from ...evidence import ledger  # lazy: hook start-up
-    from ...core.fsutil import atomic_write_text  # lazy: hook start-up
-    from .seals import record  # lazy: hook start-up
-
-    from ...core.fsutil import is_within  # lazy: hook start-up
-
     if not is_within(Path(path).parent, Path(run_dir)):  # a folder linked elsewhere: never written through
         raise ValueError(f"{path}: its folder is not inside the run folder {run_dir}")
     digest = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -47,9 +44,7 @@ def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: li
                    agent_id: object) -> None:
     """A claim-checker's answer, mapped to its claim keys, as its verdicts file: written and
     sealed at once. This is the only way a verdicts file comes to be (a checker writes no file)."""
-    from ...checks.verdicts import verdicts_json  # lazy: hook start-up
-    from .seals import seal_verdicts  # lazy: hook start-up
-
+    from ...checks.verdicts import verdicts_json  # lazy: the checker's side, only in hooks that check files
     written = write_run_file(env, run_dir, path, verdicts_json(verdicts), agent_id, None)
     seal_verdicts(env, run_dir, path, agent_id, sha256=written)
 
@@ -59,7 +54,5 @@ def write_findings(env: Mapping[str, str], run_dir: str, path: str, text: str, a
     """A researcher's reply, completed with the plugin's fields (run/findings_reply.py), as its
     findings file: written and sealed at once, with its status. This is the only way a findings
     file other than the stub comes to be (a researcher writes no file)."""
-    from .seals import findings_status, seal_findings  # lazy: hook start-up
-
     written = write_run_file(env, run_dir, path, text, agent_id, slug)
     seal_findings(env, run_dir, path, agent_id, slug, sha256=written, status=findings_status(path, written))

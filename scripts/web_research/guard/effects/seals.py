@@ -32,6 +32,8 @@ from ...evidence import ledger
 from ...evidence.provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
 from ...core.paths import data_dir
 from ..registry import write_run_state
+from ...core.fsutil import MAX_RUN_FILE_BYTES, RunFileError, read_bounded, read_run_file
+from ...evidence.seal_line import parse_seal_line
 
 
 _SNAPSHOT_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -77,8 +79,6 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
     means the file is not what this fetch wrote, and it stays unsealed). A snapshot served
     "stored" earlier is not sealed again: whatever sealed it then still stands, and one that
     was never sealed stays so (someone placed it there by hand before the researcher asked)."""
-    from ...evidence.seal_line import parse_seal_line  # lazy: hook start-up
-
     header = parse_seal_line(stdout)
     snapshot_id = header["snapshot_id"] if header and _SNAPSHOT_ID.match(header["snapshot_id"]) else None
     entries = [ledger.entry(ledger.PAGE_READ, agent_id, slug, tool="fetch", url=url, snapshot_id=snapshot_id,
@@ -186,9 +186,7 @@ def seal_unsealed_findings(env: Mapping[str, str], run_dir: str, findings_path: 
 def findings_status(findings_path: str, sha256: str | None = None) -> str | None:
     """The `status` of a findings file (None when unreadable, or when its bytes no longer hash
     to `sha256`): kept with its seal, so a dispatch can tell a final `ok` file without parsing."""
-    from ...checks.findings import load_findings  # lazy: YAML, only where a findings file is sealed
-    from ...core.fsutil import RunFileError, read_run_file  # lazy: hook start-up
-
+    from ...checks.findings import load_findings  # lazy: the checker's side, only in hooks that check files
     path = Path(findings_path)
     try:
         data = read_run_file(path, path.parent.parent)
@@ -217,8 +215,6 @@ def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
 
 def _small_file_sha256(path: Path) -> str:
     """`sha256:<hex>` of a findings-sized regular file (no link followed), "" when unreadable."""
-    from ...core.fsutil import MAX_RUN_FILE_BYTES, read_bounded  # lazy: hook start-up
-
     found = read_bounded(path, MAX_RUN_FILE_BYTES)
     if found is None or found[1]:
         return ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from ... import formats
 from ..briefs_match import Brief, dispatch_prompt, match_prompt
+import os
 from typing import Any, Collection, NamedTuple, Sequence
 
 
@@ -51,8 +52,6 @@ def release(run: dict[str, Any], *, slug: str | None = None, tool_use_id: str | 
 
 def findings_rel(run_dir: str, brief: Brief) -> str:
     """`findings/<name>` of a brief's findings file, as the ledger's seals name it."""
-    import os  # lazy: start-up
-
     return f"{formats.FINDINGS_DIR}/{os.path.basename(brief.findings_path)}"
 
 

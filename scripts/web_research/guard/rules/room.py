@@ -222,7 +222,7 @@ def second_wave_refusal(current: str, new: str, second_wave_rendered: bool = Fal
     section, and not at all once that section's briefs are rendered."""
     if second_wave_rendered:
         return "The second wave's briefs are rendered: plan.md is final."
-    from ...run.plan import split_second_wave  # lazy: hook start-up (the Markdown parser)
+    from ...run.plan import split_second_wave  # lazy: the checker's side, only in hooks that check files
 
     before_now, _ = split_second_wave(current)
     before_new, _ = split_second_wave(new)

@@ -1,0 +1,165 @@
+"""Every statement of report.md's TL;DR and Findings is a claim: cited, and so checked.
+
+"Verified" is read as "every statement the person reads is backed", so what the
+checks leave out must not be prose. In `## TL;DR` and `## Findings`:
+
+    report.tldr.uncited       every bullet and paragraph carries a reference
+    report.findings.uncited   every paragraph, list item and table row carries one
+                              (a table's header row names columns: each row's claim
+                              carries them, claims.py)
+    report.figures.uncited    every sentence that states a figure carries a reference
+                              in that same sentence, so the figure is checked against
+                              the passage it cites, not a neighbour's (claims.py still
+                              grounds it against the claim it joins, as a second line)
+    report.headings.figures   a heading states no figure (a heading cites nothing);
+                              a heading that is a plan subtopic's name is the plan's
+                              words, approved by the person, and passes
+and, in the whole report but Sources (which `finish` writes):
+    report.references.form    every footnote-like mark is a reference: `[^<slug>:<n>]`,
+                              or a number `finish` gave, `[^n]`; `[^lumen]` or
+                              `[^some-slug: 1]` is an error naming the mark and the form
+
+All errors, in a run the hooks manage and in standalone `verify` alike. A figure is
+what `claims.figures_in` reads (the one reading of figures, quantities.py), in the
+claim's own words (code spans included). Pure: the checklist hands in the parsed report.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .. import formats
+from .claims import FOOTNOTE_LIKE, Sentence, header_cells, plain_text, sentences_of
+from .quantities import figures_in
+from .report import Report
+from .report_references import EXAMPLE, SHAPE, valid_label
+from ..core.result import Check, fail, ok
+from ..core.markdown_doc import REF, TEXT, Block
+
+TLDR, FINDINGS, SOURCES = formats.REPORT_SECTIONS[0], formats.REPORT_SECTIONS[1], formats.REPORT_SECTIONS[3]
+MAX_LISTED = 6
+_SPACES = re.compile(r"\s+")
+_MARK_TEXT = re.compile(r"\[\^[^\]\s]*\]")
+
+
+def _quote(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return '"' + (text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026") + '"'
+
+
+def _figures(found: Iterable) -> str:
+    return ", ".join(f"'{q.text}'" for q in found)
+
+
+def _listed(check_id: str, path: Path, problems: Sequence[tuple[int, str]], passed: str, advice: str) -> Check:
+    """One check per rule: the first problem gives the line; the message lists up to MAX_LISTED."""
+    if not problems:
+        return ok(check_id, passed, path)
+    shown = "; ".join(f"line {line}: {what}" for line, what in problems[:MAX_LISTED])
+    more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
+    return fail(check_id, f"{len(problems)} found ({shown}{more}). {advice}", path, problems[0][0])
+
+
+def _cited(sentence: Sentence) -> bool:
+    return any(valid_label(label) for label in sentence.labels)
+
+
+def _block_sentences(report: Report, start: int, end: int) -> list[tuple[Block, list[Sentence]]]:
+    """The blocks of lines start..end with their sentences; header rows left out (they name columns)."""
+    out = []
+    headers: dict[int, list[str]] = {}
+    for block in report.doc.blocks:
+        if block.kind == "row" and block.line == block.table:
+            headers[block.table] = header_cells(block)
+            continue
+        if start <= block.line <= end:
+            out.append((block, sentences_of(block, headers.get(block.table))))
+    return out
+
+
+def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] = ()) -> list[Check]:
+    """The rules above for one parsed report. `subtopic_names`: the plan's subtopic names."""
+    checks: list[Check] = []
+    figure_problems: list[tuple[int, str]] = []
+    heading_problems: list[tuple[int, str]] = []
+    names = {" ".join(name.split()).casefold() for name in subtopic_names}
+    for name, check_id in ((TLDR, "report.tldr.uncited"), (FINDINGS, "report.findings.uncited")):
+        section = report.section(name)
+        if section is None:
+            continue  # report.sections.missing says so
+        uncited: list[tuple[int, str]] = []
+        for block, sentences in _block_sentences(report, section.line + 1, section.end):
+            if not any(_cited(s) for s in sentences):
+                words = " ".join(s.text for s in sentences)
+                if not words.strip():
+                    continue  # nothing to read (an empty cell row, a lone image)
+                stated = [q for s in sentences for q in figures_in(s.text)]
+                what = "row" if block.kind == "row" else "item" if block.item else "paragraph"
+                uncited.append((block.line, f"{what} {_quote(words)}" + (f" states {_figures(stated)}" if stated else "")))
+                continue
+            for sentence in sentences:
+                if not _cited(sentence):
+                    stated = figures_in(sentence.text)
+                    if stated:
+                        figure_problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
+        where = "TL;DR bullet or paragraph" if name == TLDR else "Findings paragraph, item or table row"
+        checks.append(_listed(
+            check_id, path, uncited, f"every {where} carries a reference",
+            f"Each {where} is a claim and carries the reference of the passage that backs it, "
+            f"{SHAPE}; a statement no finding backs is dropped, or named under Gaps & Limitations as "
+            "not established"))
+        for heading in report.doc.headings:
+            if section.line < heading.line <= section.end:
+                text = plain_text(_MARK_TEXT.sub("", heading.text))
+                stated = figures_in(text)
+                if stated and " ".join(text.split()).casefold() not in names:
+                    heading_problems.append((heading.line, f"{_quote(text)} states {_figures(stated)}"))
+    if report.section(TLDR) is not None or report.section(FINDINGS) is not None:
+        checks.append(_listed(
+            "report.figures.uncited", path, figure_problems,
+            "every sentence that states a figure carries its own reference",
+            "A sentence that states a figure carries, in that sentence, the reference of the passage that "
+            f"states it, {SHAPE}; or it drops the figure"))
+        checks.append(_listed(
+            "report.headings.figures", path, sorted(heading_problems), "no heading states a figure",
+            "A heading cites nothing, so it states no figure: name the topic, and put the figure in a cited "
+            "sentence below it"))
+    checks.append(_form_check(path, report))
+    return checks
+
+
+def _expected(mark: str) -> str:
+    """What to write instead of a footnote-like mark that is no reference."""
+    squeezed = _SPACES.sub("", mark)
+    if squeezed != mark and squeezed.endswith("]") and valid_label(squeezed[2:-1]):
+        return f"write {squeezed}, without spaces"
+    return f"cite by reference, {SHAPE} (e.g. {EXAMPLE}); after finish, a number it gave, [^n]"
+
+
+def _form_check(path: Path, report: Report) -> Check:
+    """`report.references.form`: every footnote-like mark outside Sources is a valid reference."""
+    sources = report.section(SOURCES)
+    skip = range(sources.line, sources.end + 1) if sources is not None else range(0)
+    problems: list[tuple[int, str]] = []
+    for block in report.doc.blocks:
+        if block.line in skip:
+            continue
+        for span in block.spans:
+            if span.kind == REF and not valid_label(span.text):
+                mark = f"[^{span.text}]"
+                problems.append((span.line, f"{mark} is no reference: {_expected(mark)}"))
+            elif span.kind == TEXT and "[^" in span.text:
+                for m in FOOTNOTE_LIKE.finditer(span.text):
+                    problems.append((span.line, f"{m.group(0)} is no reference: {_expected(m.group(0))}"))
+    for heading in report.doc.headings:
+        if heading.line not in skip and "[^" in heading.text:
+            problems += [(heading.line, f"{m.group(0)} in a heading: a heading cites nothing")
+                         for m in FOOTNOTE_LIKE.finditer(heading.text)]
+    for definition in report.doc.definitions:
+        if definition.line not in skip and not valid_label(definition.label):
+            problems.append((definition.line, f"[^{definition.label}]: is a footnote entry: finish writes every "
+                                              "entry in Sources; cite by reference instead"))
+    problems.sort()
+    return _listed("report.references.form", path, problems, "every footnote-like mark is a reference",
+                   "A mark that is no reference leaves its statement uncited and shows as plain text")

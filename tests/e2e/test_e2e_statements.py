@@ -1,0 +1,67 @@
+"""Every statement is a claim, in the real client: an uncited figure in the TL;DR is told at finish.
+
+The scripted orchestrator writes a report whose TL;DR opens with a bullet that restates the first
+claim's figure without its reference. `finish` fails on it (report.tldr.uncited, naming the
+bullet and its figure); the orchestrator gives the bullet its reference and runs `finish` again,
+which (after the tier's claim check) prints the return object, and the run ends verified with no
+Stop block.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness import outcome
+from harness.runner import RunSpec
+
+from web_research import formats
+
+QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
+
+SESSIONS = {"uncited": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}",
+                                                scenario="scripted.research:build",
+                                                scenario_args={"report": "uncited-then-cited"}))}
+
+
+@pytest.fixture(scope="module")
+def uncited(e2e_session):
+    result = e2e_session("uncited")
+    outcome.ended_cleanly(result)
+    return result
+
+
+def _tldr(text: str) -> list[str]:
+    section = text.split("## TL;DR", 1)[1].split("## Findings", 1)[0]
+    return [line for line in section.splitlines() if line.startswith("- ")]
+
+
+def test_finish_names_the_uncited_bullet_and_its_figure(uncited):
+    from scripted.orchestrator import UNCITED_OPENING
+
+    finishes = outcome.bash_runs(uncited, "finish")  # told, then (after the claim check) the object
+    use, text = finishes[0]
+    assert outcome.tool_result_is_error(uncited, use["id"]), text
+    assert "report.tldr.uncited" in text and f'"{UNCITED_OPENING}' in text and "units" in text, text
+    assert "[^<subtopic-slug>:<n>]" in text  # the form to cite with
+    assert all("report.tldr.uncited" not in later for _use, later in finishes[1:])
+    assert not outcome.tool_result_is_error(uncited, finishes[-1][0]["id"]), finishes[-1][1]
+
+
+def test_the_bullet_is_cited_and_the_run_ends_verified(uncited):
+    from scripted.orchestrator import UNCITED_OPENING
+
+    writes = [u["input"]["content"] for u in uncited.stream.tool_uses("Write")
+              if u["input"].get("file_path", "").endswith("/" + formats.REPORT_FILE)]
+    assert len(writes) == 2, uncited.describe()
+    before, after = (_tldr(w)[0] for w in writes)
+    assert before.startswith(f"- {UNCITED_OPENING}") and "[^" not in before
+    assert after.startswith(before.rstrip()) and "[^" in after  # the same words, now cited
+    answer = outcome.final_json(uncited)
+    assert set(answer) == set(formats.RETURN_PATH_KEYS), answer  # no "verified": false
+    assert answer == json.loads(outcome.bash_runs(uncited, "finish")[-1][1])
+    assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
+    assert uncited.stream.blocks("Stop") == [], uncited.describe()
+    report = Path(answer["report"]).read_text(encoding="utf-8")
+    assert _tldr(report)[0].startswith(f"- {UNCITED_OPENING}") and "[^1]" in _tldr(report)[0]
