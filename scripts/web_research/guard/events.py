@@ -34,6 +34,12 @@ HANDLER_NAMES = {event: name for name, event in EVENTS.items()}
 # hook the import of dataclasses and inspect.
 
 
+def _input_text(tool_input: Mapping[str, Any], key: str) -> str:
+    """One string field of a tool's input, for a call and its result alike."""
+    value = tool_input.get(key)
+    return value if isinstance(value, str) else ""
+
+
 class ToolCall(NamedTuple):
     """PreToolUse: a tool call about to run."""
     name: str  # the client's event name, e.g. "PreToolUse"
@@ -48,8 +54,7 @@ class ToolCall(NamedTuple):
 
     def text(self, key: str) -> str:
         """A string field of the tool's input ("" when absent or not a string)."""
-        value = self.tool_input.get(key)
-        return value if isinstance(value, str) else ""
+        return _input_text(self.tool_input, key)
 
 
 class ToolResult(NamedTuple):
@@ -66,8 +71,8 @@ class ToolResult(NamedTuple):
     response: Any = None
 
     def text(self, key: str) -> str:
-        value = self.tool_input.get(key)
-        return value if isinstance(value, str) else ""
+        """A string field of the tool's input ("" when absent or not a string)."""
+        return _input_text(self.tool_input, key)
 
     @property
     def stdout(self) -> str:
