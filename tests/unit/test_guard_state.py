@@ -97,3 +97,13 @@ def test_a_record_that_is_no_json_object_is_no_run_and_one_that_names_no_folder_
         session.record_path.write_text(text)
         with pytest.raises(RecordError, match=f"{session.record_path}: run.run_dir"):
             session.read()
+
+
+def test_an_abandoned_run_leaves_its_marker_until_the_session_is_freed(tmp_path: Path):
+    session, ctx = _context(tmp_path)
+    with session.locked():
+        session.archive(session.read(), "abandoned", closed=True)
+    marker = session.closed_marker()
+    assert session.read() is None and marker is not None
+    assert (marker.outcome, marker.run_dir) == ("abandoned", ctx.run.run_dir)
+    assert session.free() and not session.has_active_run() and session.closed_marker() is None

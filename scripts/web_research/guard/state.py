@@ -442,7 +442,11 @@ class Session:
         marker = data.get(CLOSED_KEY) if isinstance(data, dict) and not isinstance(data.get("run"), dict) else None
         if not isinstance(marker, dict):
             return None
-        return ClosedMarker(_str(marker.get("outcome")), _str(marker.get("run_dir")), _str(marker.get("at")))
+        try:
+            return ClosedMarker(_str(marker, "outcome", CLOSED_KEY), _str(marker, "run_dir", CLOSED_KEY),
+                                _str(marker, "at", CLOSED_KEY))
+        except RecordError as exc:
+            raise RecordError(f"{self.record_path}: {exc}") from None
 
     def free(self) -> bool:
         """Remove the closed marker (the turn it was left in ended); True when there was one.
