@@ -131,3 +131,22 @@ def test_nothing_found_puts_back_the_whole_body_outside_furniture():
     tree = html.document_fromstring("<html><body><nav>Menu</nav><p>Only text</p></body></html>")
     content = locate_content(tree, "Unrelated extracted text")
     assert content == whole_body(tree) and body_blocks(tree, content) == ["Only text"]
+
+
+def test_a_header_footer_or_aside_inside_an_article_is_its_own_not_the_sites():
+    # HTML's landmark rules: a header or footer is the site's banner or footer only outside
+    # article, section, aside, nav and main; an aside is complementary only outside the first four.
+    tree = html.document_fromstring(
+        "<html><body><header><p>Site name</p></header><article><header><p>Standfirst</p></header>"
+        "<p>Text</p><aside><p>About the author</p></aside></article>"
+        "<main><aside><p>Related stories</p></aside><footer><p>Filed under: tests</p></footer></main>"
+        "<footer><p>Copyright</p></footer></body></html>")
+    assert body_blocks(tree) == ["Standfirst", "Text", "About the author", "Filed under: tests"]
+    # The same when blocks are put back from the article itself (the region's parent here):
+    # the article around them counts even though the walk starts inside it.
+    page = (f'<html><body><main><article id="story"><header><p>Standfirst of the story</p></header>'
+            f'<div class="story-body"><p>One {LONG}</p><p>Two {LONG}</p></div>'
+            f'<aside><p>About the author</p></aside></article></main></body></html>')
+    text = _text(f"One {LONG}", f"Two {LONG}")
+    assert locate_content(html.document_fromstring(page), text).scope.get("id") == "story"
+    assert _added(text, page) == ["Standfirst of the story", "About the author"]

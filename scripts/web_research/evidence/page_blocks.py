@@ -20,7 +20,10 @@ Where the content is comes from where trafilatura found its text (`locate_conten
   site's rails and footers around it stay out even when no class names them;
 - never read, anywhere: scripts, styles, form controls, frames, hidden elements;
   outside the region, navigation, header, footer, aside, forms, and classes or
-  roles that name menus, sidebars, sharing, comments or ads.
+  roles that name menus, sidebars, sharing, comments or ads; but a header or
+  footer inside an article, section or main, and an aside inside an article or
+  section, are that part's own (HTML's landmark rules): an article's standfirst
+  in its header, its author box in an aside.
 The benchmark in `tests/benchmarks/extraction/` measures what this buys in coverage
 and costs in boilerplate kept.
 
@@ -45,8 +48,9 @@ BLOCK_TAGS = frozenset((
 # Never read as the page's text, wherever they stand.
 NEVER_TEXT_TAGS = frozenset((
     "script", "style", "noscript", "template", "select", "button", "head", "svg", "iframe"))
-# Site furniture when outside the content region.
+# Site furniture when outside the content region (`_furniture`).
 FURNITURE_TAGS = frozenset(("nav", "header", "footer", "aside", "form"))
+SECTIONING_TAGS = frozenset(("article", "section", "aside", "nav"))
 FURNITURE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "search", "menu", "dialog"))
 FURNITURE_CLASS = re.compile(
     r"(?:^|[-_\s])(?:nav|navbar|menu|footer|sidebar|comments?|share|sharing|social|related|advert|ads?|"
@@ -67,10 +71,23 @@ def _never_text(element: etree._Element) -> bool:
             or (element.get("aria-hidden") or "").lower() == "true")
 
 
-def _furniture(element: etree._Element) -> bool:
-    return (element.tag.lower() in FURNITURE_TAGS
-            or (element.get("role") or "").lower() in FURNITURE_ROLES
+def _marked_furniture(element: etree._Element) -> bool:
+    return ((element.get("role") or "").lower() in FURNITURE_ROLES
             or FURNITURE_CLASS.search(element.get("class") or "") is not None)
+
+
+def _furniture(element: etree._Element, sections: int = 0, mains: int = 0) -> bool:
+    """Page furniture by tag, role or class; `sections` and `mains` count the element's
+    article/section/aside/nav and main ancestors, inside which a header, footer or
+    aside is that section's own (HTML's landmark rules), not the site's."""
+    tag = element.tag.lower()
+    if (tag in ("header", "footer") and (sections or mains)) or (tag == "aside" and sections):
+        return _marked_furniture(element)
+    return tag in FURNITURE_TAGS or _marked_furniture(element)
+
+
+def _tag(element: etree._Element) -> str:
+    return element.tag.lower() if isinstance(element.tag, str) else ""
 
 
 def _body(tree: etree._Element) -> etree._Element:
@@ -200,14 +217,24 @@ def body_blocks(tree: etree._Element, content: Content | None = None) -> list[st
     blocks come as blocks of their own). Inside the content region only `_never_text`
     elements are left out; elsewhere furniture too, except the elements holding the content."""
     content = content or whole_body(tree)
-    inside = [content.scope is content.region]
+    inside = content.scope is content.region
+    around = [content.scope, *content.scope.iterancestors()]
+    sections = sum(1 for node in around if _tag(node) in SECTIONING_TAGS)
+    mains = sum(1 for node in around if _tag(node) == "main")
 
     def skip(node: etree._Element) -> bool:
-        return _never_text(node) or (not inside[0] and node not in content.holding and _furniture(node))
+        return _never_text(node) or (not inside and node not in content.holding
+                                     and _furniture(node, sections, mains))
 
     def entered(node: etree._Element, entering: bool) -> None:
+        nonlocal inside, sections, mains
+        step = 1 if entering else -1
         if node is content.region:
-            inside[0] = entering
+            inside = entering
+        if _tag(node) in SECTIONING_TAGS:
+            sections += step
+        elif _tag(node) == "main":
+            mains += step
 
     return _walk_blocks(content.scope, skip, entered)
 
