@@ -4,7 +4,8 @@ from __future__ import annotations
 from lxml import html
 
 from web_research.evidence.extraction import extract_in_process
-from web_research.evidence.page_blocks import body_blocks, locate_content, merge_missing, put_back, whole_body
+from web_research.evidence.page_blocks import (body_blocks, drop_invisible, locate_content, merge_missing, put_back,
+                                               whole_body)
 from web_research.evidence.transport import FetchedPage
 
 FILLER = "This paragraph explains the data loading options in enough words to count as real text. " * 3
@@ -150,3 +151,23 @@ def test_a_header_footer_or_aside_inside_an_article_is_its_own_not_the_sites():
     text = _text(f"One {LONG}", f"Two {LONG}")
     assert locate_content(html.document_fromstring(page), text).scope.get("id") == "story"
     assert _added(text, page) == ["Standfirst of the story", "About the author"]
+
+
+def test_a_text_holding_a_small_part_of_the_page_locates_no_content():
+    # A front page of teasers, where trafilatura kept one (5% of the body's text): the content
+    # is not located, so blocks are put back from the whole body. With three (15%) it is.
+    page = ('<html><body><div class="lead">' + "".join(f"<p>Story {n}: {LONG}</p>" for n in range(3)) + "</div>"
+            + "".join(f'<div class="teaser"><p>Story {n}: {LONG}</p></div>' for n in range(3, 20)) + "</body></html>")
+    tree = html.document_fromstring(page)
+    assert locate_content(tree, f"Story 0: {LONG}") == whole_body(tree)
+    located = locate_content(tree, _text(*(f"Story {n}: {LONG}" for n in range(3))))
+    assert located.region is not None and located.region.get("class") == "lead"
+
+
+def test_elements_a_reader_never_sees_are_removed_with_their_text_but_not_what_follows():
+    tree = html.document_fromstring(
+        '<html><body><p>As at 2017<sup style="color: grey; display : none !important">[update]</sup>, the country'
+        ' ranked fourth.</p><div hidden>Hidden panel</div><p style="visibility:hidden">Invisible</p>'
+        '<p style="display:none-ish">Odd style, shown</p></body></html>')
+    assert drop_invisible(tree) == 3
+    assert body_blocks(tree) == ["As at 2017, the country ranked fourth.", "Odd style, shown"]
