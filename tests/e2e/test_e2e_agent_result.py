@@ -7,7 +7,9 @@ PostToolUse payload, so the tests hold the pinned client to the shape that fallb
 - `returned`: a standard run; one researcher cites a page it never read, is blocked once at its
   stop and replies again in full;
 - `stop-unseen`: a standard run with a copy of the plugin that has no SubagentStop hook, so every
-  findings file, and the claim-checker's verdicts, must come from the Agent calls' results.
+  findings file, and the claim-checker's verdicts, must come from the Agent calls' results;
+- `split`: one researcher sends its findings as two text blocks of one message: the client hands
+  back only the last block, to the SubagentStop hook and in the Agent result alike.
 """
 from __future__ import annotations
 
@@ -66,7 +68,16 @@ def _stop_unseen(run):
         shutil.rmtree(plugin, ignore_errors=True)
 
 
-SESSIONS = {"returned": _returned, "stop-unseen": _stop_unseen}
+SPLIT = "Billing units"
+
+
+def _split(run):
+    subtopics = [{**s, "behaviour": "split" if s["name"] == SPLIT else "ok"} for s in DEFAULT_SUBTOPICS]
+    return run(RunSpec(prompt=f"/web-research --auto {QUESTION}", scenario="scripted.research:build",
+                       scenario_args={"subtopics": subtopics}, settings=RECORDER))
+
+
+SESSIONS = {"returned": _returned, "stop-unseen": _stop_unseen, "split": _split}
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +90,11 @@ def stop_unseen(e2e_session) -> RunResult:
     return outcome.ended_cleanly(e2e_session("stop-unseen"))
 
 
+@pytest.fixture(scope="module")
+def split(e2e_session) -> RunResult:
+    return outcome.ended_cleanly(e2e_session("split"))
+
+
 def recorded(result: RunResult, agent_type: str = formats.RESEARCHER_SUBAGENT_TYPE) -> list[dict[str, Any]]:
     """The Agent PostToolUse payloads the user hook recorded for calls to `agent_type`."""
     path = result.home / RECORD
@@ -87,14 +103,15 @@ def recorded(result: RunResult, agent_type: str = formats.RESEARCHER_SUBAGENT_TY
     return [p for p in payloads if p["tool_response"].get("agentType") == agent_type]
 
 
-def replies_sent(result: RunResult) -> dict[str, list[str]]:
-    """agent id -> the replies (messages with no tool call) the scripted model sent that agent, in order."""
+def replies_sent(result: RunResult) -> dict[str, list[list[str]]]:
+    """agent id -> the replies (messages with no tool call) the scripted model sent that agent, in
+    order, each as its text blocks."""
     agents = {r.seq: r.agent_id for r in result.requests}
-    sent: dict[str, list[str]] = {}
+    sent: dict[str, list[list[str]]] = {}
     for line in (result.workdir / "replies.jsonl").read_text(encoding="utf-8").splitlines():
         reply = json.loads(line)
         if agents.get(reply["seq"]) and all(b["type"] == "text" for b in reply["blocks"]):
-            sent.setdefault(agents[reply["seq"]], []).append("".join(b["text"] for b in reply["blocks"]))
+            sent.setdefault(agents[reply["seq"]], []).append([b["text"] for b in reply["blocks"]])
     return sent
 
 
@@ -122,7 +139,7 @@ def test_the_agent_result_holds_the_researchers_last_reply_whole(returned):
         assert all(b["type"] == "text" for b in content), content
         assert all(b["text"].startswith(NOTE_OPENING) for b in content[:notes]), content
         assert notes == 1 and tail == 0 and len(content) == 2, response  # a researcher that used a tool: one note
-        assert agent_reply(payload) == sent[response["agentId"]][-1], response
+        assert [agent_reply(payload)] == sent[response["agentId"]][-1], response
     blocked = [p for p in payloads if len(sent[p["tool_response"]["agentId"]]) == 2]
     assert len(blocked) == 1 and UNFETCHED in agent_reply(blocked[0]), returned.describe()  # its corrected reply
     assert returned.stream.blocks("SubagentStop"), returned.describe()
@@ -158,3 +175,16 @@ def test_a_stop_the_hooks_never_saw_is_settled_from_the_agent_result(stop_unseen
     answer = outcome.final_json(stop_unseen)
     assert set(answer) == set(formats.RETURN_PATH_KEYS), answer  # verified: the paths alone
     assert outcome.verify(outcome.run_dir(stop_unseen)).returncode == 0
+
+
+def test_of_a_reply_in_two_text_blocks_only_the_last_comes_back(split):
+    """The client's reply is the last text block of the last message, at SubagentStop and in the
+    Agent result alike: findings sent in two blocks lose the first, and the stop says so."""
+    sent = replies_sent(split)
+    payloads = [p for p in recorded(split) if len(sent[p["tool_response"]["agentId"]][-1]) == 2]
+    assert payloads, split.describe()
+    for payload in payloads:
+        blocks = sent[payload["tool_response"]["agentId"]][-1]
+        assert agent_reply(payload) == blocks[-1] != "".join(blocks)
+    reasons = [split.stream.decision_of(b).get("reason", "") for b in split.stream.blocks("SubagentStop")]
+    assert reasons and all("does not start with your findings" in r for r in reasons), reasons
