@@ -20,7 +20,7 @@ from .registry import new_run
 from .. import formats
 from ..core.fsutil import RunFileError, is_within, read_run_file
 from ..evidence import ledger
-from ..run.resume import NotARun, PlanChanged, assess, unknown_run_refusal
+from ..run.resume import NotARun, PlanChanged, unknown_run_refusal
 from .budgets import run_limits
 from .checker_gate import prompt_hash
 from .commandline import mentioned_subcommand, same_path
@@ -218,6 +218,8 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
     `start` ran in the Bash tool, without the hooks' data directory: it judged seals from the
     folder copy, which anything in the run could have edited. The hook judges them again
     from the ledger; only a findings file sealed there, intact and `ok`, is kept."""
+    from ..checks.resume import assess  # lazy: the checker's side, only in hooks that check files
+
     try:
         found = assess(Path(run_dir), ctx.env, seals=ledger.seals(_ledger_entries(ctx.env, run_dir)))
     except (NotARun, PlanChanged):
