@@ -19,6 +19,7 @@ LAYERS = {
     "core": 0, "formats": 0, "exitcodes": 0, "subcommands": 0, "": 0,
     "run": 1, "evidence": 1, "metrics": 1,
     "checks": 2,
+    "report": 3,  # writes into report.md and runs the claim-checker on what the checks judged
     "recheck": 3,  # judges a finished report again with the checks' rules
     "view": 4,  # shows the checks' and the rechecks' results
     "commands": 5, "guard": 5,

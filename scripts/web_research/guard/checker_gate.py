@@ -83,7 +83,7 @@ def find_checker(run: dict[str, Any], agent_id: object, prompt: str | None) -> d
 
 def answer_block_reason(problems: Sequence[str], count: int) -> str:
     """What a checker whose reply cannot be used is told: what is wrong, and the answer format again."""
-    from ..checks.verdicts import answer_instruction  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import answer_instruction  # lazy: the checker's side, only in hooks that check files
 
     return ("Your answer is not usable yet:\n" + "\n".join(f"- {p}" for p in problems) + "\n"
             + answer_instruction(count))

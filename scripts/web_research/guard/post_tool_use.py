@@ -75,7 +75,7 @@ def _post_checker_agent(ctx: Context) -> Decision:
     response = ctx.event.response
     if active is None or not isinstance(response, dict) or response.get("status") != "completed":
         return NOTHING
-    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import parse_answer  # lazy: the checker's side, only in hooks that check files
     session, snapshot = active
     wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
     agent_id = response.get("agentId")

@@ -185,7 +185,7 @@ def _pre_checker_agent(ctx: Context, active: Active, tool_input: dict[str, Any])
     """A claim-checker gets the prompt `claims --prompt` would print now, in place of its `Check:
     <output_dir>` (checker_gate.py); `tool_input` is the call with the plugin's fields."""
     from ..checks.checklist import parse_and_check  # lazy: the checker's side, only in hooks that check files
-    from ..checks.verdicts import prompt_for_run  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import prompt_for_run  # lazy: the checker's side, only in hooks that check files
     session, snapshot = active
     run_dir = Path(snapshot["run"]["run_dir"])
     rendered, why = prompt_for_run(run_dir, parse_and_check(run_dir, extra=())[0])  # run files, before the lock

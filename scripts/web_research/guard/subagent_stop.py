@@ -68,7 +68,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
 def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
     """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
     else the last assistant text of its transcript), and what is wrong with the reply."""
-    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import parse_answer  # lazy: the checker's side, only in hooks that check files
 
     return parse_answer(reply_text(ctx), keys)
 
