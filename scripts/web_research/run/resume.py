@@ -17,12 +17,21 @@ import datetime
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping, TypedDict
 
 from .. import formats
 from ..core.fsutil import RunFileError, atomic_write_text, read_run_file
 
 APPROVAL_VERSION = 1
+
+
+class Approval(TypedDict):
+    """The approval record (`read_approval` checks the two hashes' shapes; the rest is as written)."""
+
+    version: int
+    plan_sha256: str
+    briefs: dict[str, str]  # slug -> brief_hash
+    approved_at: str
 
 
 class NotARun(ValueError):
@@ -43,13 +52,13 @@ def approval_path(run_dir: Path) -> Path:
 
 # --- the approval record -------------------------------------------------------------
 
-def approval_record(plan_bytes: bytes, briefs: Mapping[str, str], now: datetime.datetime) -> dict[str, Any]:
+def approval_record(plan_bytes: bytes, briefs: Mapping[str, str], now: datetime.datetime) -> Approval:
     """What `briefs` records: the approved plan's hash and each brief's (slug -> brief_hash)."""
     return {"version": APPROVAL_VERSION, "plan_sha256": sha256_of(plan_bytes), "briefs": dict(sorted(briefs.items())),
             "approved_at": now.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
 
 
-def read_approval(run_dir: Path) -> dict[str, Any] | None:
+def read_approval(run_dir: Path) -> Approval | None:
     """The approval record, or None when there is none or it is unusable."""
     try:
         data = json.loads(read_run_file(approval_path(run_dir), Path(run_dir), 1024 * 1024).decode("utf-8"))
