@@ -22,7 +22,8 @@ from typing import Any, Iterator, Mapping
 
 from .. import formats
 from ..core.paths import session_record, sessions_dir
-from ..core.fsutil import atomic_write_text as write, exclusive_lock
+from ..core.fsutil import atomic_write_text as write
+from ..core.locks import exclusive_lock
 
 
 RECORD_VERSION = 1
