@@ -360,6 +360,7 @@ CALL_CHARS = 200  # one tool call's input as the model emits it (a query, a comm
 RETURN_FRAME_CHARS = 600  # the client's frame around a subagent's reply in the Agent result
 PARALLEL_ANCHOR = "Send several searches, or several page reads, in one message"
 REPLY_ANCHOR = "your final reply is your findings"
+RESULTS_ANCHOR = "read no findings file"  # SKILL.md: the report is written from the researchers' results
 
 # A turn: (what, calls, characters emitted, characters returned).
 Turn = tuple[str, int, int, int]
@@ -401,10 +402,13 @@ def researcher_turns(s: dict, rev: str | None) -> list[Turn]:
 
 def orchestrator_turns(deep: bool, s: dict, rev: str | None) -> list[Turn]:
     """The orchestrator's messages on the references walk: one per step, the researchers of a wave
-    in one message; what a researcher returns is a line, or its findings where they are its reply."""
+    in one message; what a researcher returns is a line, or its findings where they are its reply.
+    The findings files are read, one per message, unless SKILL.md at `rev` has the report written
+    from the researchers' results."""
     n = len(s["prompts"])
     findings = [len(f.read_text(encoding="utf-8")) for f in sorted((EXAMPLE / "findings").glob("*.md"))]
     replied = REPLY_ANCHOR in _folded(read_at(rev, REF + "subagent-brief.md"))
+    from_results = replied and RESULTS_ANCHOR in _folded(read_at(rev, "skills/web-research/SKILL.md"))
     returned = sum(findings) + n * RETURN_FRAME_CHARS if replied else n * (150 + RETURN_FRAME_CHARS)
     report = len((EXAMPLE / "report.md").read_text(encoding="utf-8"))
     out: list[Turn] = []
@@ -412,7 +416,7 @@ def orchestrator_turns(deep: bool, s: dict, rev: str | None) -> list[Turn]:
         if name.startswith("Agent researcher"):
             out.append((name, calls, CALL_CHARS * calls, returned))
         elif name.startswith("Read findings"):
-            out += [(name, 1, CALL_CHARS, size) for size in findings]
+            out += [] if from_results else [(name, 1, CALL_CHARS, size) for size in findings]
         elif name.startswith("Agent claim-checker"):
             out += [(name, 1, CALL_CHARS, 80 * s["report_claims"])] * calls
         elif name == "Write plan":

@@ -65,6 +65,19 @@ def recorded(event: str, tool_name: str | None = None, in_agent: bool | None = N
     raise LookupError((event, tool_name, in_agent))
 
 
+AGENT_RESULTS = json.loads((REPO / "tests" / "fixtures" / "agent-results.json").read_text(encoding="utf-8"))["cases"]
+
+
+def agent_result(agent_id: str, reply: str, case: str = "researcher") -> dict[str, Any]:
+    """A foreground Agent call's `tool_response` in the shape the pinned client returns (a copy of
+    the recorded `case`, tests/fixtures/agent-results.json) with `reply` as the subagent's last reply."""
+    response = copy.deepcopy(next(c for c in AGENT_RESULTS if c["case"] == case)["payload"]["tool_response"])
+    notes = response["harnessNoteCount"]
+    response["content"] = response["content"][:notes] + [{"type": "text", "text": reply}]
+    response["agentId"] = agent_id
+    return response
+
+
 def sha(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 

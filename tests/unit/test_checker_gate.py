@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hook_harness import CLI, Harness
+from hook_harness import CLI, Harness, agent_result
 from test_seals import fetch_returned, ledger_entries
 from web_research import formats
 from web_research.evidence import ledger
@@ -267,13 +267,11 @@ def test_a_verdicts_file_no_checker_left_blocks_the_stop(run: Harness):
 
 def _returned(h: Harness, reply: str) -> dict:
     """PostToolUse of the checker's foreground Agent call, its result carrying the reply as 2.1.328
-    does (a harness note first, then the subagent's last text)."""
+    returns it (tests/fixtures/agent-results.json)."""
     return h.payload("PostToolUse", tool_name="Agent", tool_use_id="toolu_check1",
                      tool_input={"description": "check", "prompt": f"Check: {h.run_dir}",
                                  "subagent_type": CHECKER, "run_in_background": False},
-                     tool_response={"status": "completed", "agentId": AGENT, "content": [
-                         {"type": "text", "text": "<tools-used-before-summary></tools-used-before-summary>\n"},
-                         {"type": "text", "text": reply}]})
+                     tool_response=agent_result(AGENT, reply, "checker"))
 
 
 def test_a_checker_whose_stop_went_unseen_is_recorded_from_its_returned_answer(run: Harness):

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 
-from hook_harness import CLI, Harness, sha
+from hook_harness import CLI, Harness, agent_result, sha
 from test_seals import fetch_returned, ledger_entries
 from web_research.evidence import ledger
 from web_research.checks.checklist import run_checklist
@@ -228,14 +228,14 @@ def test_a_stop_that_went_unseen_is_settled_from_the_returned_agent_calls_result
     and is a silent failure (nothing can be sent back any more)."""
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
-    returned = {"status": "completed", "agentId": AGENT, "content": [{"type": "text", "text": reply_text("failed")}]}
+    returned = agent_result(AGENT, reply_text("failed"))
     assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", returned)).returncode == 0
     sealed_as_written(h, path, "Nothing cited.")
     assert h.record()["run"]["agents"][AGENT]["state"] == "done"
     assert h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1")).decision == "allow"
     h.start_agent("agentB", h.prompt_for(infos[1]))
     stub = Path(infos[1]["findings_path"]).read_text(encoding="utf-8")
-    silent = {"status": "completed", "agentId": "agentB", "content": [{"type": "text", "text": "All done."}]}
+    silent = agent_result("agentB", "All done.")
     h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1", "PostToolUse", silent))
     assert Path(infos[1]["findings_path"]).read_text(encoding="utf-8") == stub
     assert [f["slug"] for f in h.record()["run"]["silent_failures"]] == [infos[1]["slug"]]

@@ -78,6 +78,19 @@ def test_paging_serves_the_stored_snapshot_without_refetching(http_server, run_d
     assert body == text[100:200]
 
 
+def test_outside_the_hooks_a_first_read_may_start_at_an_offset(http_server, run_dir, capsys) -> None:
+    """The command serves a person as well as a researcher: with no run's hooks around it, a page
+    not read yet may be read from --offset N on (it is downloaded and snapshotted whole). Inside a
+    run the hooks refuse a researcher that first read (rules/budgets.OFFSET_FIRST)."""
+    url = http_server.url("/article")
+    code, out, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback", "--offset", "100",
+                         "--max-chars", "100")
+    assert code == EXIT_OK and "fetched now" in out
+    text = (run_dir / "sources" / f"{snapshot_id(url)}.txt").read_text(encoding="utf-8")
+    body = out.split("----- BEGIN PAGE TEXT -----\n", 1)[1].split("\n----- END PAGE TEXT -----", 1)[0]
+    assert body == text[100:200]
+
+
 def test_a_tampered_snapshot_is_fetched_again(http_server, run_dir, capsys) -> None:
     url = http_server.url("/article")
     assert fetch(capsys, url, "--run", str(run_dir), "--allow-loopback")[0] == EXIT_OK

@@ -4,7 +4,7 @@ from __future__ import annotations
 from lxml import html
 
 from web_research.evidence.extraction import extract_in_process
-from web_research.evidence.page_blocks import body_blocks, merge_missing
+from web_research.evidence.page_blocks import body_blocks, locate_content, merge_missing, put_back, whole_body
 from web_research.evidence.transport import FetchedPage
 
 FILLER = "This paragraph explains the data loading options in enough words to count as real text. " * 3
@@ -47,3 +47,87 @@ def test_a_missing_block_goes_after_a_multi_line_block_not_inside_it():
     code = "x = 1\ny = 2\nprint(x + y)"
     text, added = merge_missing(f"Intro\n{code}\nOutro", ["Intro", code, "Dropped caption", "Outro"])
     assert (text, added) == (f"Intro\n{code}\nDropped caption\nOutro", 1)
+
+
+LONG = ("This paragraph of the article says enough about the subject to be its main text. " * 2).strip()
+
+
+def _text(*lines: str) -> str:
+    return "\n".join(lines)
+
+
+def _added(text: str, markup: str) -> list[str]:
+    """The lines `put_back` adds to trafilatura's `text` for the page `markup`."""
+    merged, added = put_back(text, html.document_fromstring(markup))
+    new = [line for line in merged.split("\n") if line not in text.split("\n")]
+    assert len(new) == added
+    return new
+
+
+def test_an_element_holding_the_content_is_not_furniture_whatever_its_class_says():
+    # Classes such as "feature-footer-v2" on Wikipedia's body or "has-sidebar-left" on a theme's
+    # wrapper name furniture, but the element holds the article: what it holds is put back.
+    # (The scope is widened past it here, as content spread over two columns makes it.)
+    page = (f'<html><body class="feature-footer-v2"><div class="wrap"><div class="main has-sidebar-left">'
+            f'<p>Photo: A. Person</p><div class="text"><p>A {LONG}</p><p>B {LONG}</p><p>C {LONG}</p></div></div>'
+            f'<div class="second"><p>D {LONG}</p><p>E {LONG}</p></div>'
+            f'<div class="sidebar"><p>Sidebar text</p></div></div></body></html>')
+    text = _text(*(f"{letter} {LONG}" for letter in "ABCDE"))
+    content = locate_content(html.document_fromstring(page), text)
+    assert content.scope.get("class") == "wrap" and content.region.get("class") == "text"
+    assert _added(text, page) == ["Photo: A. Person"]
+
+
+def test_inside_the_content_region_a_table_of_contents_and_a_box_are_content_but_hidden_text_is_not():
+    page = (f'<html><body><nav><ul><li>Home</li><li>Docs</li></ul></nav><div id="content"><article>'
+            f'<h1>Mozilla</h1><p>Intro {LONG}</p>'
+            f'<div class="toc" role="navigation"><h2>Contents</h2><ul><li>1 History</li><li>2 Values</li></ul></div>'
+            f'<h2>History</h2><p>Past {LONG}</p><aside class="newsletter"><p>Sign up for the newsletter</p></aside>'
+            f'<p hidden>Hidden note</p><script>var x = "script text";</script>'
+            f'<h2>Values</h2><p>Values {LONG}</p></article></div><footer><p>Copyright</p></footer></body></html>')
+    text = _text("Mozilla", f"Intro {LONG}", "History", f"Past {LONG}", "Values", f"Values {LONG}")
+    tree = html.document_fromstring(page)
+    content = locate_content(tree, text)
+    assert content.region is not None and content.region.tag == "article"
+    assert content.scope.get("id") == "content"  # the region's parent
+    assert _added(text, page) == ["Contents", "1 History", "2 Values", "Sign up for the newsletter"]
+    merged, _ = put_back(text, tree)
+    lines = merged.split("\n")
+    assert lines.index("Contents") == lines.index(f"Intro {LONG}") + 1
+    assert lines.index("Sign up for the newsletter") == lines.index(f"Past {LONG}") + 1
+
+
+def test_blocks_are_put_back_around_the_article_but_not_from_the_site_around_it():
+    # The region is the story's body; its parent holds the byline; the rail beside the story is
+    # site furniture that no class names.
+    page = (f'<html><body><div class="layout"><div class="story"><div class="meta"><p>By A. Writer</p></div>'
+            f'<div class="story-body"><p>One {LONG}</p><p>Two {LONG}</p><p>Three {LONG}</p></div></div>'
+            f'<div class="rail"><p>Most popular: an unrelated story</p></div></div></body></html>')
+    text = _text(f"One {LONG}", f"Two {LONG}", f"Three {LONG}")
+    assert _added(text, page) == ["By A. Writer"]
+
+
+def test_the_scope_widens_to_hold_most_of_the_content_when_it_is_spread_over_a_layout():
+    # The region holds 60% of what trafilatura kept, a second column 35%: blocks are put back
+    # from the element holding at least 90%, so the second column's dropped block comes back.
+    page = (f'<html><body><div class="wrap"><div class="main"><div class="text"><p>A {LONG}</p>'
+            f'<p>B {LONG}</p><p>C {LONG}</p></div></div><div class="second"><p>D {LONG}</p><p>E {LONG}</p>'
+            f'<p>Dropped cell</p></div></div><div class="other"><p>Outside the wrap</p></div></body></html>')
+    text = _text(*(f"{letter} {LONG}" for letter in "ABCDE"))
+    content = locate_content(html.document_fromstring(page), text)
+    assert content.region is not None and content.region.get("class") == "text"
+    assert content.scope.get("class") == "wrap"
+    assert _added(text, page) == ["Dropped cell"]
+
+
+def test_a_block_found_only_inside_a_longer_word_or_number_is_put_back():
+    # LWN's tables: a cell "22" is not quotable from "22,134", nor "SUSE" from "openSUSE".
+    text = "In all, 22,134 changesets came from openSUSE and others."
+    merged, added = merge_missing(text, [text, "22", "SUSE", "22,134", "others"])
+    assert (merged.split("\n")[1:], added) == (["22", "SUSE"], 2)
+
+
+def test_nothing_found_puts_back_the_whole_body_outside_furniture():
+    tree = html.document_fromstring("<html><body><nav>Menu</nav><p>Only text</p></body></html>")
+    content = locate_content(tree, "Unrelated extracted text")
+    assert content == whole_body(tree) and body_blocks(tree, content) == ["Only text"]

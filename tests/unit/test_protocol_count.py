@@ -59,3 +59,17 @@ def test_without_the_briefs_invitation_each_call_is_a_turn_of_its_own(pc, monkey
     together = pc.count_turns(None)["researcher"]
     assert sequential["turns"] == 8 > together["turns"]  # 7 calls and the reply
     assert sequential["input_tokens"] > together["input_tokens"]  # every turn re-sends the whole context
+
+
+def test_the_orchestrator_reads_the_findings_files_only_where_the_skill_says_to(pc, monkeypatch):
+    """SKILL.md has the report written from the researchers' results: no message reads the findings
+    files the results already carried; without that sentence, one message reads each."""
+    real = pc.read_at
+    assert pc.RESULTS_ANCHOR in pc._folded(real(None, pc.SKILL))
+    monkeypatch.setattr(pc, "read_at", lambda rev, rel: real(rev, rel).replace(pc.RESULTS_ANCHOR, ""))
+    reading = pc.count_turns(None)["orchestrator, standard"]
+    monkeypatch.setattr(pc, "read_at", real)
+    from_results = pc.count_turns(None)["orchestrator, standard"]
+    files = len(list((pc.EXAMPLE / "findings").glob("*.md")))
+    assert reading["turns"] == from_results["turns"] + files
+    assert reading["input_tokens"] > from_results["input_tokens"]

@@ -4,6 +4,8 @@ Snapshot a page's main text under DIR/sources/ and print a window of it for
 the researcher to quote from. A page already snapshotted in this run is
 served from its snapshot (no second download): paging with --offset is cheap,
 and every quote is taken from the very text `verify` will check it against.
+A first read may start at --offset N here, for a person at the shell; inside a
+run the hooks refuse that to a researcher (guard/rules/budgets.py, OFFSET_FIRST).
 
 The first line of stdout is a machine-readable seal line,
 `web-research snapshot: {"snapshot_id", "sha256", "chars", "origin"}` (origin

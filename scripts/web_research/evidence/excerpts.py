@@ -138,7 +138,7 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
             if part_words(part) < EXCERPT_MIN_PART_WORDS:
                 return MatchResult(ok=False, parts_total=total, parts_found=index, failed_part=part,
                                    rule=RULE_SHORT_PART)
-    start = _find(page, parts[0], 0)
+    start = find_at_bounds(page, parts[0], 0)
     best: int | None = None
     tries = 0
     while start >= 0 and tries < MAX_PLACEMENTS:
@@ -155,7 +155,7 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
         best = span if best is None else min(best, span)
         if total == 1 or best <= EXCERPT_MAX_SPAN_CHARS:
             return MatchResult(ok=True, parts_total=total, parts_found=total, span=best)
-        start = _find(page, parts[0], start + 1)
+        start = find_at_bounds(page, parts[0], start + 1)
     if best is None:
         closest, score = closest_passage(parts[0], page_text, normalized=page)
         return MatchResult(ok=False, parts_total=total, parts_found=0, failed_part=parts[0],
@@ -190,7 +190,7 @@ def _at_bounds(page: str, part: str, at: int) -> bool:
     return True
 
 
-def _find(page: str, part: str, position: int) -> int:
+def find_at_bounds(page: str, part: str, position: int) -> int:
     """Where `part` first stands in `page` from `position`, at its boundaries; -1 if nowhere
     (or not within MAX_PLACEMENTS tries: a page of repeats)."""
     found = page.find(part, position)
@@ -231,7 +231,7 @@ def _place_from(parts: list[str], page: str, start: int) -> tuple[int, int | Non
     part, None), or (0, index of the first part not found)."""
     position = start + len(parts[0])
     for index in range(1, len(parts)):
-        found = _find(page, parts[index], position)
+        found = find_at_bounds(page, parts[index], position)
         if found < 0:
             return 0, index
         position = found + len(parts[index])

@@ -234,11 +234,13 @@ def _extract_html(page: FetchedPage) -> PageText:
     else:
         tree = trafilatura.load_html(markup)
         if tree is not None:
-            text, added = page_blocks.merge_missing(text, page_blocks.body_blocks(tree))
+            text, added = page_blocks.put_back(text, tree)
             if added:
                 extractor += f" (+{added} page blocks)"
     other: tuple[str, ...] = ()
-    metadata = trafilatura.extract_metadata(markup, default_url=page.final_url)
+    # extensive=False: only the title is used, and the extensive date search loads dateparser's
+    # patterns, about 2 s in each extraction child.
+    metadata = trafilatura.extract_metadata(markup, default_url=page.final_url, extensive=False)
     if metadata is not None and metadata.title and metadata.title != title:
         other = (metadata.title,)
     if not title and other:

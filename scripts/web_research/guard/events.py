@@ -80,6 +80,27 @@ class ToolResult(NamedTuple):
         value = self.response.get("stdout") if isinstance(self.response, dict) else self.response
         return value if isinstance(value, str) else ""
 
+    @property
+    def agent_reply(self) -> str | None:
+        """What a foreground Agent call returned of its subagent: its last reply, whole (None for
+        any other result: a background launch, an error, a shape this code was not built for).
+        The shape, as Claude Code 2.1.328 returns it (tests/fixtures/agent-results.json):
+        `status` "completed", `content` a list of text blocks whose first `harnessNoteCount` are
+        the client's own notes (`<tools-used-before-summary>...`) and last `harnessTailCount` its
+        tail; the blocks between are the reply (the last text block of the subagent's last
+        message, as SubagentStop's `last_assistant_message` holds it)."""
+        response = self.response
+        if not isinstance(response, dict) or response.get("status") != "completed":
+            return None
+        content, notes, tail = response.get("content"), response.get("harnessNoteCount"), response.get("harnessTailCount")
+        if not (isinstance(content, list) and type(notes) is int and type(tail) is int
+                and 0 <= notes and 0 <= tail and notes + tail < len(content)):
+            return None
+        blocks = content[notes:len(content) - tail]
+        if not all(isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in blocks):
+            return None
+        return "\n".join(b["text"] for b in blocks)
+
 
 class AgentStart(NamedTuple):
     """SubagentStart."""

@@ -88,24 +88,13 @@ def _post_checker_agent(ctx: Context) -> Decision:
                       and c.get("state") == "running"), None)
         if entry is None:
             return NOTHING
-        verdicts, problems = parse_answer(_response_text(response), entry.get("keys", []))
+        verdicts, problems = parse_answer(ctx.event.agent_reply or "", entry.get("keys", []))
         entry["state"] = "failed" if problems else "done"
         if isinstance(agent_id, str):
             entry["agent_id"] = agent_id
     if verdicts:
         write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
     return NOTHING
-
-
-def _response_text(response: dict[str, Any]) -> str:
-    """The text blocks of an Agent call's result (the subagent's last reply), joined."""
-    content = response.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(block["text"] for block in content
-                     if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str))
 
 
 def _post_bash(ctx: Context) -> Decision:
@@ -324,5 +313,5 @@ def _post_agent(ctx: Context) -> Decision:
         if brief is not None and state not in SETTLED:
             from .subagent_stop import settle_researcher  # lazy: the hook entry loads only its own event's handler module
 
-            settle_researcher(ctx, session, snapshot, brief, agent_id, _response_text(response), may_block=False)
+            settle_researcher(ctx, session, snapshot, brief, agent_id, ctx.event.agent_reply or "", may_block=False)
     return NOTHING

@@ -47,6 +47,20 @@ def hook_feedback(req: RequestView) -> str | None:
     return None
 
 
+# How the pinned client frames a subagent's reply in the Agent call's result, as the model sees it:
+# its notes, this line, the reply with every line indented by two spaces, then `agentId: ...`.
+HAND_BACK_OPENING = "The report follows:\n"
+HAND_BACK_CLOSING = "\nagentId: "
+
+
+def handed_back(result_text: str) -> str:
+    """The subagent's reply inside an Agent call's result, unframed and unindented."""
+    if HAND_BACK_OPENING not in result_text or HAND_BACK_CLOSING not in result_text:
+        raise ValueError(f"not a subagent's hand-back as the client frames it:\n{result_text[:1500]}")
+    inside = result_text.split(HAND_BACK_OPENING, 1)[1].rsplit(HAND_BACK_CLOSING, 1)[0]
+    return "\n".join(line[2:] if line.startswith("  ") else line.lstrip(" ") for line in inside.split("\n"))
+
+
 def bash(command: str, description: str) -> Reply:
     return call("Bash", {"command": command, "description": description})
 

@@ -16,7 +16,7 @@ from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, calls, say
 from scripted.checker import OVERCLAIM
-from scripted.conversation import bash, hook_feedback, last_calls, raw_last_results, result_for, subcommand
+from scripted.conversation import bash, handed_back, hook_feedback, last_calls, raw_last_results, result_for, subcommand
 from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
 from scripted.topics import Subtopic, original_name, renamed
 
@@ -200,14 +200,9 @@ class Orchestrator:
         if sub == "gaps":
             return self.after_gaps(req)
         if name == "Bash" and last[0]["input"]["command"].startswith("python3 - <<'PY'"):
-            return calls(*[("Read", {"file_path": b["findings_path"]}) for b in self.briefs(req)])
+            return self.to_report(req)
         if name == "Read" and "/findings/" in last[0]["input"]["file_path"]:
-            broken = self.report_mode in ("broken-then-fixed", "broken-forever", "abandoned")
-            return call("Write", {"file_path": self.run(req)["report"],
-                                  "content": self.report_text(req, broken=broken,
-                                                              drift=self.report_mode == "drifted-then-fixed",
-                                                              overclaim=self.report_mode == "overclaimed-then-fixed",
-                                                              uncited=True if self.report_mode == UNCITED else None)})
+            return self.write_report(req)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE):
             return self.finish(req)
         if sub == "finish":
@@ -368,7 +363,42 @@ class Orchestrator:
             for t in wave[:formats.MAX_SECOND_WAVE_SUBTOPICS]:
                 section += [f"### {t.name}"] + [f"- {e}" for e in t.establish] + [""]
             return call("Write", {"file_path": run["plan"], "content": plan.rstrip("\n") + "\n\n" + "\n".join(section)})
-        return calls(*[("Read", {"file_path": b["findings_path"]}) for b in self.briefs(req)])
+        return self.to_report(req)
+
+    def to_report(self, req: RequestView) -> Reply:
+        """SKILL.md: the report is written from the researchers' results; a findings file is read
+        only for a subtopic with no result in this conversation (kept by `start --resume`)."""
+        if "read no findings file, except that of a subtopic with no result" not in " ".join(self.body(req).split()):
+            raise PromptError("SKILL.md no longer says to write the report from the researchers' results")
+        results = self.results(req)
+        unread = [b["findings_path"] for b in self.briefs(req) if b["findings_path"] not in results]
+        if unread:
+            return calls(*[("Read", {"file_path": path}) for path in unread])
+        return self.write_report(req)
+
+    def write_report(self, req: RequestView) -> Reply:
+        broken = self.report_mode in ("broken-then-fixed", "broken-forever", "abandoned")
+        return call("Write", {"file_path": self.run(req)["report"],
+                              "content": self.report_text(req, broken=broken,
+                                                          drift=self.report_mode == "drifted-then-fixed",
+                                                          overclaim=self.report_mode == "overclaimed-then-fixed",
+                                                          uncited=True if self.report_mode == UNCITED else None)})
+
+    def results(self, req: RequestView) -> dict[str, str]:
+        """findings path -> the findings its brief's last researcher returned (the Agent result),
+        or the findings file read for a subtopic with no such result."""
+        found = {r.input["file_path"]: read_tool_text(r.text) for r in req.all_tool_results()
+                 if r.name == "Read" and "/findings/" in r.input.get("file_path", "") and not r.is_error}
+        for brief in self.briefs(req):
+            stem = Path(brief["brief_path"]).stem if "brief_path" in brief else None
+            returned = [r for r in req.all_tool_results() if stem and r.name == "Agent" and not r.is_error
+                        and stem in str(r.input.get("prompt", ""))]
+            if returned:
+                try:
+                    found[brief["findings_path"]] = handed_back(returned[-1].text)
+                except ValueError as exc:
+                    raise PromptError(str(exc)) from exc
+        return found
 
     def after_second_wave_plan(self, req: RequestView) -> Reply:
         run = self.run(req)
@@ -538,7 +568,8 @@ class Orchestrator:
 
     def report_text(self, req: RequestView, broken: bool, drift: bool = False, overclaim: bool = False,
                     uncited: bool | None = None) -> str:
-        """report.md from the findings files the orchestrator read (their Read results), citing
+        """report.md from the findings the researchers returned (or the files read, for subtopics
+        with no result in the conversation: a resumed run's kept ones), citing
         each source by reference, `[^<subtopic-slug>:<n>]`, as SKILL.md says; `finish` numbers
         them and writes Sources.
         broken: no Gaps & Limitations section (finish cannot add one).
@@ -549,8 +580,7 @@ class Orchestrator:
         In the "lapsed" mode the TL;DR cites the sources in reverse order (so references are used
         out of order, and each again in Findings), and a Sources section is written by hand anyway,
         numbered the old way."""
-        read = {r.input["file_path"]: r for r in req.all_tool_results()
-                if r.name == "Read" and "/findings/" in r.input.get("file_path", "")}
+        results = self.results(req)
         if SHAPE not in self.body(req):
             raise PromptError(f"SKILL.md no longer shows the reference shape {SHAPE}")
         question = self.run(req)["research_question"]
@@ -559,8 +589,7 @@ class Orchestrator:
         for b in self.briefs(req):
             topic = next(t for t in self.topics + self.second_wave if t.name == original_name(b["subtopic"]))
             slug = Path(b["findings_path"]).stem
-            result = read.get(b["findings_path"])
-            text = read_tool_text(result.text) if result and not result.is_error else ""
+            text = results.get(b["findings_path"], "")
             meta, claims, entries = parse_findings(text)
             status = meta.get("status")
             if not text or status != formats.STATUS_OK:  # finish writes its Gaps bullet (SKILL.md)

@@ -16,7 +16,7 @@ from typing import Any
 
 from harness.request_view import RequestView
 from harness.scenario import Context
-from harness.sse import Reply, call, calls, say
+from harness.sse import Reply, call, calls, say, text_block
 from scripted.conversation import bash, hook_feedback
 from scripted.prompt_text import PromptError, brief_frontmatter_fields, brief_line, brief_list
 from scripted.topics import Subtopic, original_name
@@ -71,7 +71,11 @@ class Researcher:
         fetched = [r for r in req.all_tool_results() if r.name == "Bash"][-1]
         if fetched.is_error:  # agents/researcher.md: only fetched pages can be cited
             return say(findings(brief, formats.STATUS_FAILED, reason="the page could not be fetched"))
-        return say(findings(brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url))
+        reply = findings(brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url)
+        if topic.behaviour == "split":  # one message, two text blocks: the client keeps the last one
+            head, heading, tail = reply.partition(f"## {formats.FINDINGS_SOURCES_HEADING}")
+            return Reply([text_block(head), text_block(heading + tail)], "end_turn")
+        return say(reply)
 
     # The searches a greedy researcher sends, two to a message.
     GREEDY_QUERIES = ("", "pricing", "docs", "news")

@@ -12,7 +12,8 @@ class Subtopic:
     establish: list[str]
     # ok | failed | silent | stray (first tries to write and run outside its scope) | greedy (four
     # different searches, then fetch) | repeat (the same search twice, the same fetch twice) |
-    # unfetched (cites a search result it never read; fetches it once the stop hook says so)
+    # unfetched (cites a search result it never read; fetches it once the stop hook says so) |
+    # split (its findings reply comes as two text blocks of one message, Sources in the second)
     behaviour: str = "ok"
 
     @property
