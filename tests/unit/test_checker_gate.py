@@ -105,9 +105,10 @@ def test_a_checker_asked_for_in_the_background_runs_in_the_foreground(run: Harne
     assert result.decision == "allow", result.reason
     assert result.updated_input["run_in_background"] is False
     assert result.updated_input["prompt"] == rendered(run).text
-    from web_research.guard.checker_gate import decide_checker_dispatch  # noqa: PLC0415
+    from web_research.guard.rules.checker_gate import decide_checker_dispatch  # noqa: PLC0415
+    from web_research.guard.state import Run  # noqa: PLC0415
 
-    refused = decide_checker_dispatch({"run_dir": str(run.run_dir)}, {"run_in_background": True}, "t",
+    refused = decide_checker_dispatch(Run(str(run.run_dir)), {"run_in_background": True}, "t",
                                       rendered(run), "", 0.0, "wr")
     assert refused.action == "deny" and "foreground" in refused.reason
 

@@ -31,3 +31,22 @@ def test_extracting_a_page_does_not_load_the_date_parser():
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_text_the_page_hides_is_not_stored_so_the_sentence_around_it_can_be_quoted():
+    # Wikipedia marks dated claims with an "[update]" link hidden by an inline style; kept, it
+    # splits the sentence a reader sees, and the excerpt check refuses the sentence.
+    from web_research.evidence.excerpts import match_excerpt
+    from web_research.evidence.extraction import extract_in_process
+    from web_research.evidence.transport import FetchedPage
+
+    filler = "The economy of the country grew steadily over the decade, led by exports and services. " * 3
+    sentence = "As at 2017, the country was ranked fourth in the strength of its democratic institutions."
+    markup = (f"<html><head><title>Economy</title></head><body><article><h1>Economy</h1><p>{filler}</p>"
+              f'<p>As at 2017<sup class="noprint" style="display:none;">[<a href="/edit">update</a>]</sup>, the'
+              f" country was ranked fourth in the strength of its democratic institutions.</p><p>{filler}</p>"
+              f"</article></body></html>")
+    content = extract_in_process(FetchedPage("https://wiki.example/e", "https://wiki.example/e", 200, "text/html",
+                                             None, markup.encode()))
+    assert "update" not in content.text
+    assert match_excerpt(sentence, content.text).ok

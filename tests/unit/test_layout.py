@@ -79,11 +79,11 @@ def test_layers_only_point_down():
 
 
 def test_the_layer_test_sees_an_import_that_points_up():
-    graph = {"web_research.core.paths": {"web_research.guard.registry"}, "web_research.guard.registry": set(),
+    graph = {"web_research.core.paths": {"web_research.guard.state"}, "web_research.guard.state": set(),
              "web_research.commands.status_cmd": {"web_research.guard.budgets", "web_research.core.paths"},
              "web_research.run.plan": {"web_research.evidence.ledger"}}
     assert upward_imports(graph) == [("web_research.commands.status_cmd", "web_research.guard.budgets"),
-                                     ("web_research.core.paths", "web_research.guard.registry")]
+                                     ("web_research.core.paths", "web_research.guard.state")]
 
 
 def test_nothing_but_the_entry_point_imports_the_command_line():

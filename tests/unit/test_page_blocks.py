@@ -4,7 +4,8 @@ from __future__ import annotations
 from lxml import html
 
 from web_research.evidence.extraction import extract_in_process
-from web_research.evidence.page_blocks import body_blocks, locate_content, merge_missing, put_back, whole_body
+from web_research.evidence.page_blocks import (body_blocks, drop_invisible, locate_content, merge_missing, put_back,
+                                               whole_body)
 from web_research.evidence.transport import FetchedPage
 
 FILLER = "This paragraph explains the data loading options in enough words to count as real text. " * 3
@@ -131,3 +132,42 @@ def test_nothing_found_puts_back_the_whole_body_outside_furniture():
     tree = html.document_fromstring("<html><body><nav>Menu</nav><p>Only text</p></body></html>")
     content = locate_content(tree, "Unrelated extracted text")
     assert content == whole_body(tree) and body_blocks(tree, content) == ["Only text"]
+
+
+def test_a_header_footer_or_aside_inside_an_article_is_its_own_not_the_sites():
+    # HTML's landmark rules: a header or footer is the site's banner or footer only outside
+    # article, section, aside, nav and main; an aside is complementary only outside the first four.
+    tree = html.document_fromstring(
+        "<html><body><header><p>Site name</p></header><article><header><p>Standfirst</p></header>"
+        "<p>Text</p><aside><p>About the author</p></aside></article>"
+        "<main><aside><p>Related stories</p></aside><footer><p>Filed under: tests</p></footer></main>"
+        "<footer><p>Copyright</p></footer></body></html>")
+    assert body_blocks(tree) == ["Standfirst", "Text", "About the author", "Filed under: tests"]
+    # The same when blocks are put back from the article itself (the region's parent here):
+    # the article around them counts even though the walk starts inside it.
+    page = (f'<html><body><main><article id="story"><header><p>Standfirst of the story</p></header>'
+            f'<div class="story-body"><p>One {LONG}</p><p>Two {LONG}</p></div>'
+            f'<aside><p>About the author</p></aside></article></main></body></html>')
+    text = _text(f"One {LONG}", f"Two {LONG}")
+    assert locate_content(html.document_fromstring(page), text).scope.get("id") == "story"
+    assert _added(text, page) == ["Standfirst of the story", "About the author"]
+
+
+def test_a_text_holding_a_small_part_of_the_page_locates_no_content():
+    # A front page of teasers, where trafilatura kept one (5% of the body's text): the content
+    # is not located, so blocks are put back from the whole body. With three (15%) it is.
+    page = ('<html><body><div class="lead">' + "".join(f"<p>Story {n}: {LONG}</p>" for n in range(3)) + "</div>"
+            + "".join(f'<div class="teaser"><p>Story {n}: {LONG}</p></div>' for n in range(3, 20)) + "</body></html>")
+    tree = html.document_fromstring(page)
+    assert locate_content(tree, f"Story 0: {LONG}") == whole_body(tree)
+    located = locate_content(tree, _text(*(f"Story {n}: {LONG}" for n in range(3))))
+    assert located.region is not None and located.region.get("class") == "lead"
+
+
+def test_elements_a_reader_never_sees_are_removed_with_their_text_but_not_what_follows():
+    tree = html.document_fromstring(
+        '<html><body><p>As at 2017<sup style="color: grey; display : none !important">[update]</sup>, the country'
+        ' ranked fourth.</p><div hidden>Hidden panel</div><p style="visibility:hidden">Invisible</p>'
+        '<p style="display:none-ish">Odd style, shown</p></body></html>')
+    assert drop_invisible(tree) == 3
+    assert body_blocks(tree) == ["As at 2017, the country ranked fourth.", "Odd style, shown"]

@@ -11,7 +11,7 @@ report/claim_checker.py, what the verdicts add up to here):
                            verdicts file the checker writes
     the checker            writes checks/verdicts-<n>.json (schemas/verdicts.schema.json);
                            the hooks let it write only that file and seal it
-                           when it stops (guard/checker_gate.py)
+                           when it stops (guard/rules/checker_gate.py)
     `verify`               `verdict_checks`: every cited claim of report.md has
                            a current verdict; an unsupported one is an error
                            unless it stands under Gaps & Limitations; a partial

@@ -215,8 +215,12 @@ def _extract_html(page: FetchedPage) -> PageText:
         charset = declared.group(1).decode("ascii") if declared else None
     markup = _decode(page.body, charset)
     title = _html_title(markup)
+    tree = trafilatura.load_html(markup)  # parsed once; trafilatura.extract works on a copy
+    if tree is not None:
+        page_blocks.drop_invisible(tree)
+    source = tree if tree is not None else markup
     text = trafilatura.extract(
-        markup,
+        source,
         url=page.final_url,
         output_format="txt",
         include_comments=False,
@@ -229,18 +233,16 @@ def _extract_html(page: FetchedPage) -> PageText:
     )
     extractor = f"trafilatura {trafilatura.__version__}"
     if not text:
-        text = trafilatura.html2txt(markup)
+        text = trafilatura.html2txt(source)
         extractor += " (whole page)"
-    else:
-        tree = trafilatura.load_html(markup)
-        if tree is not None:
-            text, added = page_blocks.put_back(text, tree)
-            if added:
-                extractor += f" (+{added} page blocks)"
+    elif tree is not None:
+        text, added = page_blocks.put_back(text, tree)
+        if added:
+            extractor += f" (+{added} page blocks)"
     other: tuple[str, ...] = ()
-    # extensive=False: only the title is used, and the extensive date search loads dateparser's
-    # patterns, about 2 s in each extraction child.
-    metadata = trafilatura.extract_metadata(markup, default_url=page.final_url, extensive=False)
+    # Last, as it may change the tree. extensive=False: only the title is used, and the extensive
+    # date search loads dateparser's patterns, about 2 s in each extraction child.
+    metadata = trafilatura.extract_metadata(source, default_url=page.final_url, extensive=False)
     if metadata is not None and metadata.title and metadata.title != title:
         other = (metadata.title,)
     if not title and other:

@@ -10,7 +10,9 @@ and number boundaries, as `verify` reads an excerpt, so a cell "22" is not found
 inside "22,134"); each goes after the line where the block before it in the page
 was found, so the reading order holds.
 
-Where the content is comes from where trafilatura found its text (`locate_content`):
+Where the content is comes from where trafilatura found its text (`locate_content`;
+when that text is under a tenth of the body's, it is a fragment such as a front
+page's one teaser, and blocks are put back from the whole body):
 - an element holding most of it is never furniture, whatever its class says (a body
   of class "feature-footer-v2", a wrapper of class "has-sidebar", a page in a form);
 - inside the content region (the deepest such element) the page's own structure is
@@ -20,7 +22,12 @@ Where the content is comes from where trafilatura found its text (`locate_conten
   site's rails and footers around it stay out even when no class names them;
 - never read, anywhere: scripts, styles, form controls, frames, hidden elements;
   outside the region, navigation, header, footer, aside, forms, and classes or
-  roles that name menus, sidebars, sharing, comments or ads.
+  roles that name menus, sidebars, sharing, comments or ads; but a header or
+  footer inside an article, section or main, and an aside inside an article or
+  section, are that part's own (HTML's landmark rules): an article's standfirst
+  in its header, its author box in an aside.
+Before any of this, `drop_invisible` removes what a reader never sees (a `hidden`
+attribute, an inline `display: none`), so trafilatura does not store it either.
 The benchmark in `tests/benchmarks/extraction/` measures what this buys in coverage
 and costs in boilerplate kept.
 
@@ -45,8 +52,9 @@ BLOCK_TAGS = frozenset((
 # Never read as the page's text, wherever they stand.
 NEVER_TEXT_TAGS = frozenset((
     "script", "style", "noscript", "template", "select", "button", "head", "svg", "iframe"))
-# Site furniture when outside the content region.
+# Site furniture when outside the content region (`_furniture`).
 FURNITURE_TAGS = frozenset(("nav", "header", "footer", "aside", "form"))
+SECTIONING_TAGS = frozenset(("article", "section", "aside", "nav"))
 FURNITURE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "search", "menu", "dialog"))
 FURNITURE_CLASS = re.compile(
     r"(?:^|[-_\s])(?:nav|navbar|menu|footer|sidebar|comments?|share|sharing|social|related|advert|ads?|"
@@ -56,6 +64,12 @@ FURNITURE_CLASS = re.compile(
 CONTENT_SHARE = 0.5
 # Blocks are put back from an element holding at least this share of it, at the least.
 SCOPE_SHARE = 0.9
+# Below this share of the body's text, trafilatura's text is taken as a fragment the page
+# does not centre on (one teaser of a front page): the content is not located.
+LOCATED_SHARE = 0.1
+# An inline style that hides the element.
+_INVISIBLE_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!\s*important\s*)?(?:;|$)", re.IGNORECASE)
 # Bounds on the work a hostile page can cause: blocks looked at, characters added.
 MAX_BLOCKS = 20_000
 MAX_ADDED_CHARS = 500_000
@@ -67,10 +81,37 @@ def _never_text(element: etree._Element) -> bool:
             or (element.get("aria-hidden") or "").lower() == "true")
 
 
-def _furniture(element: etree._Element) -> bool:
-    return (element.tag.lower() in FURNITURE_TAGS
-            or (element.get("role") or "").lower() in FURNITURE_ROLES
+def _marked_furniture(element: etree._Element) -> bool:
+    return ((element.get("role") or "").lower() in FURNITURE_ROLES
             or FURNITURE_CLASS.search(element.get("class") or "") is not None)
+
+
+def _furniture(element: etree._Element, sections: int = 0, mains: int = 0) -> bool:
+    """Page furniture by tag, role or class; `sections` and `mains` count the element's
+    article/section/aside/nav and main ancestors, inside which a header, footer or
+    aside is that section's own (HTML's landmark rules), not the site's."""
+    tag = element.tag.lower()
+    if (tag in ("header", "footer") and (sections or mains)) or (tag == "aside" and sections):
+        return _marked_furniture(element)
+    return tag in FURNITURE_TAGS or _marked_furniture(element)
+
+
+def drop_invisible(tree: etree._Element) -> int:
+    """Remove the elements a reader never sees, keeping the text after each: those with a
+    `hidden` attribute or an inline style of `display: none` or `visibility: hidden` (as
+    Readability does). Wikipedia's hidden "[update]" mark otherwise splits a sentence in
+    the stored text, and a researcher quoting the sentence as the page shows it is refused.
+    Returns how many were removed."""
+    gone = [node for node in tree.iter() if isinstance(node.tag, str) and (
+        node.get("hidden") is not None or _INVISIBLE_STYLE.search(node.get("style") or ""))]
+    for node in gone:
+        if node.getparent() is not None:
+            node.drop_tree()  # lxml.html: the tail stays
+    return len(gone)
+
+
+def _tag(element: etree._Element) -> str:
+    return element.tag.lower() if isinstance(element.tag, str) else ""
 
 
 def _body(tree: etree._Element) -> etree._Element:
@@ -155,14 +196,15 @@ def locate_content(tree: etree._Element, text: str) -> Content:
     root = _body(tree)
     kept = normalize(text)
     blocks: list[str] = []
-    counted, found = 0, 0  # blocks looked up so far; characters of those found in `kept`
+    counted, found, every = 0, 0, 0  # blocks looked up so far; characters of those found in `kept`, of all
     start: dict[etree._Element, int] = {}
     held: dict[etree._Element, int] = {}
 
     def found_so_far() -> int:
-        nonlocal counted, found
+        nonlocal counted, found, every
         for block in blocks[counted:]:
             key = normalize(block)
+            every += len(key)
             if key and find_at_bounds(kept, key, 0) >= 0:
                 found += len(key)
         counted = len(blocks)
@@ -178,7 +220,7 @@ def locate_content(tree: etree._Element, text: str) -> Content:
 
     _walk_blocks(root, _never_text, entered, blocks)
     total = found_so_far()
-    if not total:
+    if not total or total < LOCATED_SHARE * every:
         return whole_body(tree)
     held[root] = total
     chain = [root]
@@ -200,14 +242,24 @@ def body_blocks(tree: etree._Element, content: Content | None = None) -> list[st
     blocks come as blocks of their own). Inside the content region only `_never_text`
     elements are left out; elsewhere furniture too, except the elements holding the content."""
     content = content or whole_body(tree)
-    inside = [content.scope is content.region]
+    inside = content.scope is content.region
+    around = [content.scope, *content.scope.iterancestors()]
+    sections = sum(1 for node in around if _tag(node) in SECTIONING_TAGS)
+    mains = sum(1 for node in around if _tag(node) == "main")
 
     def skip(node: etree._Element) -> bool:
-        return _never_text(node) or (not inside[0] and node not in content.holding and _furniture(node))
+        return _never_text(node) or (not inside and node not in content.holding
+                                     and _furniture(node, sections, mains))
 
     def entered(node: etree._Element, entering: bool) -> None:
+        nonlocal inside, sections, mains
+        step = 1 if entering else -1
         if node is content.region:
-            inside[0] = entering
+            inside = entering
+        if _tag(node) in SECTIONING_TAGS:
+            sections += step
+        elif _tag(node) == "main":
+            mains += step
 
     return _walk_blocks(content.scope, skip, entered)
 

@@ -73,7 +73,8 @@ def report(rows: list[dict], show_missed: bool) -> tuple[Coverage, list[str]]:
     print(f"overall {_pct(total.share())}% of {sum(total.total.values())} elements (target {100 * TARGET_OVERALL:g}%)")
     for kind in kinds:
         print(f"  {kind:11} {_pct(total.share(kind))}% of {total.total[kind]} (target {100 * TARGET_PER_KIND:g}%)")
-    pages_below = sum(1 for row in rows if (row["coverage"].share() or 1) < TARGET_OVERALL)
+    shares = [row["coverage"].share() for row in rows]
+    pages_below = sum(1 for share in shares if share is not None and share < TARGET_OVERALL)  # 0% counts too
     print(f"pages below {100 * TARGET_OVERALL:g}%: {pages_below}")
     print(f"time per page: median {statistics.median(times):.2f} s, mean {statistics.mean(times):.2f} s, "
           f"max {max(times):.2f} s")
