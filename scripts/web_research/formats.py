@@ -155,7 +155,7 @@ SOURCE_TYPES = ("official-docs", "vendor", "blog", "forum", "news", "other")
 EXCERPT_MIN_PART_WORDS = 4
 EXCERPT_MAX_SPAN_CHARS = 600
 
-# --- Dispatch by reference (guard/briefs_match.py, guard/checker_gate.py) ----
+# --- Dispatch by reference (guard/briefs_match.py, guard/rules/checker_gate.py) ----
 # The orchestrator's Agent prompt names what to run; the PreToolUse hook puts the
 # rendered prompt in its place, so no model ever copies a brief or a checker prompt.
 DISPATCH_BRIEF_LABEL = "Brief:"  # a researcher: `Brief: <brief_path>`
@@ -167,7 +167,7 @@ DISPATCH_CHECK_PROMPT = f"{DISPATCH_CHECK_LABEL} <output_dir>"
 def dispatch_call(prompt: str) -> str:
     """The one way to dispatch a researcher or the claim-checker, as SKILL.md, every refusal and
     finish give it: an Agent call of a short description and this prompt. The hook completes it
-    (the agent type and the foreground, from the prompt's form: guard/context.dispatch_fields)."""
+    (the agent type and the foreground, from the prompt's form: guard/rules/dispatch.dispatch_fields)."""
     return f'`Agent {{"description": "<a few words>", "prompt": "{prompt}"}}`'
 
 # --- Plugin names ----------------------------------------------------------

@@ -15,6 +15,7 @@ from web_research.evidence import ledger
 from web_research.guard import budgets
 from web_research.guard.rules import budgets as rules
 from web_research.guard.rules.dispatch import decide_dispatch
+from web_research.guard.state import Run
 from web_research.metrics.usage import AgentUsage, fold
 
 AGENT = "a1b2c3d4e5f6a7b8c"
@@ -148,7 +149,7 @@ def test_dispatches_beyond_the_run_cap_are_denied(tmp_path: Path):
 
     briefs = [Brief(f"s{i}", f"/b/s{i}.md", brief_hash(f"body {i}".encode()), f"/f/s{i}.md", f"body {i}")
               for i in range(3)]
-    run = {"run_dir": str(tmp_path), "dispatches": {"s0": 2, "s1": 2}, "reservations": []}
+    run = Run(str(tmp_path), dispatches={"s0": 2, "s1": 2})
     prompt = {"prompt": dispatch_prompt(briefs[2])}
     decision = decide_dispatch(run, prompt, "t1", briefs, 0.0, max_dispatches=4)
     assert decision.action == "deny" and "4" in decision.reason

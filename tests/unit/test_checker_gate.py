@@ -13,7 +13,7 @@ from web_research import formats
 from web_research.evidence import ledger
 from web_research.evidence.snapshots import load_snapshot
 from web_research.checks.checklist import parse_and_check
-from web_research.checks.verdicts import prompt_for_run
+from web_research.report.claim_checker import prompt_for_run
 
 CHECKER = formats.CHECKER_SUBAGENT_TYPE
 AGENT = "c0ffee00c0ffee00c"
@@ -105,9 +105,10 @@ def test_a_checker_asked_for_in_the_background_runs_in_the_foreground(run: Harne
     assert result.decision == "allow", result.reason
     assert result.updated_input["run_in_background"] is False
     assert result.updated_input["prompt"] == rendered(run).text
-    from web_research.guard.checker_gate import decide_checker_dispatch  # noqa: PLC0415
+    from web_research.guard.rules.checker_gate import decide_checker_dispatch  # noqa: PLC0415
+    from web_research.guard.state import Run  # noqa: PLC0415
 
-    refused = decide_checker_dispatch({"run_dir": str(run.run_dir)}, {"run_in_background": True}, "t",
+    refused = decide_checker_dispatch(Run(str(run.run_dir)), {"run_in_background": True}, "t",
                                       rendered(run), "", 0.0, "wr")
     assert refused.action == "deny" and "foreground" in refused.reason
 

@@ -294,11 +294,12 @@ def test_report_template_states_the_coverage_rule_verify_checks():
 def test_the_dispatch_guard_accepts_a_second_wave_brief_like_any_other(tmp_path):
     from web_research.guard.briefs_match import load_briefs
     from web_research.guard.rules.dispatch import decide_dispatch
+    from web_research.guard.state import Run
 
     run = copy_example(tmp_path)
     (run / formats.PLAN_FILE).write_text(deep(EXAMPLE_PLAN) + SECOND_WAVE, encoding="utf-8")
     infos = write_briefs(run)
-    record = {"run_dir": str(run), "briefs": [i.to_json() for i in infos]}
+    record = Run.from_json({"run_dir": str(run), "briefs": [i.to_json() for i in infos]})
     second = next(i for i in infos if i.wave == 2)
     decision = decide_dispatch(record, {"prompt": second.prompt}, "tool-1", load_briefs(run), now=0.0)
     assert decision.action == "allow" and second.slug in decision.reason

@@ -7,9 +7,10 @@ import pytest
 
 from web_research import formats
 from web_research.guard.briefs_match import Brief
-from web_research.guard.context import CHECKER, RESEARCHER, dispatch_fields
+from web_research.guard.rules.dispatch import CHECKER, RESEARCHER, dispatch_fields
 from web_research.guard.rules import room
 from web_research.guard.rules.dispatch import decide_dispatch
+from web_research.guard.state import Run
 
 SKILL = formats.SKILL_DIR / "SKILL.md"
 RUN = "/home/user/project/research/run"
@@ -33,9 +34,9 @@ def test_every_refusal_gives_the_form_the_skill_gives() -> None:
     assert formats.dispatch_call(f"{formats.DISPATCH_CHECK_LABEL} {RUN}") in refusal
     brief = Brief("billing-units", BRIEF, "sha256:" + "0" * 64, f"{RUN}/findings/billing-units.md", "text\n")
     for prompt, briefs in (("research everything", [brief]), ("anything", [])):
-        decision = decide_dispatch({"run_dir": RUN}, {"prompt": prompt}, "t1", briefs, 0.0)
+        decision = decide_dispatch(Run(RUN), {"prompt": prompt}, "t1", briefs, 0.0)
         assert decision.action == "deny" and formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT) in decision.reason
-    decision = decide_dispatch({"run_dir": RUN}, {"prompt": "research everything"}, "t1", [brief], 0.0)
+    decision = decide_dispatch(Run(RUN), {"prompt": "research everything"}, "t1", [brief], 0.0)
     assert formats.dispatch_call(f"{formats.DISPATCH_BRIEF_LABEL} {BRIEF}") in decision.reason  # one per brief
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from web_research.run.briefs import brief_hash, compose_agent_prompt
-from web_research.guard import context
+from web_research.guard.briefs_match import briefs_of
 from web_research.guard.rules import dispatch
 from web_research.guard.rules import stop_gate as stopgate
 from web_research.guard.briefs_match import (
@@ -21,7 +21,7 @@ from web_research.guard.briefs_match import (
     subagent_transcript_path,
 )
 from web_research.core.paths import valid_session_id
-from web_research.guard.registry import Session, new_run
+from web_research.guard.state import RenderedBrief, Run, Session, StopState, new_run
 
 
 def make_briefs(run: Path, slugs: list[str]) -> list[Brief]:
@@ -36,15 +36,20 @@ def prompt(brief: Brief) -> str:
     return compose_agent_prompt(brief.text, brief.brief_hash)
 
 
+class RunWithBriefs(Run):
+    """A run and the briefs rendered in its folder."""
+    __slots__ = ("briefs_objects",)
+
+
 @pytest.fixture
-def run(tmp_path: Path) -> dict:
-    record = new_run(str(tmp_path), {})
-    record["briefs_objects"] = make_briefs(tmp_path, ["a", "b", "c", "d"])
+def run(tmp_path: Path) -> RunWithBriefs:
+    record = RunWithBriefs(str(tmp_path))
+    record.briefs_objects = make_briefs(tmp_path, ["a", "b", "c", "d"])
     return record
 
 
-def decide(run: dict, text: str, tool_use_id: str = "t", now: float = 1000.0, ttl: float = 60.0):
-    briefs = run["briefs_objects"]
+def decide(run: RunWithBriefs, text: str, tool_use_id: str = "t", now: float = 1000.0, ttl: float = 60.0):
+    briefs = run.briefs_objects
     return dispatch.decide_dispatch(run, {"prompt": text, "subagent_type": "x"}, tool_use_id, briefs, now, ttl)
 
 
@@ -58,45 +63,45 @@ def test_load_briefs_hashes_the_file_bytes(tmp_path: Path):
 
 
 def test_match_prompt_exact_with_whitespace_slack(run):
-    brief = run["briefs_objects"][1]
-    assert match_prompt(prompt(brief), run["briefs_objects"]).brief == brief
-    assert match_prompt("\n" + prompt(brief).rstrip() + "\n\n\n", run["briefs_objects"]).brief == brief
+    brief = run.briefs_objects[1]
+    assert match_prompt(prompt(brief), run.briefs_objects).brief == brief
+    assert match_prompt("\n" + prompt(brief).rstrip() + "\n\n\n", run.briefs_objects).brief == brief
 
 
 def test_match_prompt_needs_both_text_and_hash(run):
-    brief = run["briefs_objects"][1]
-    no_hash = match_prompt(brief.text, run["briefs_objects"])
+    brief = run.briefs_objects[1]
+    no_hash = match_prompt(brief.text, run.briefs_objects)
     assert no_hash.brief is None and no_hash.intended == (brief,)  # found by its findings path
-    wrong_hash = match_prompt(compose_agent_prompt(brief.text, run["briefs_objects"][0].brief_hash),
-                              run["briefs_objects"])
+    wrong_hash = match_prompt(compose_agent_prompt(brief.text, run.briefs_objects[0].brief_hash),
+                              run.briefs_objects)
     assert wrong_hash.brief is None
-    edited = match_prompt(prompt(brief).replace("You research", "Research"), run["briefs_objects"])
+    edited = match_prompt(prompt(brief).replace("You research", "Research"), run.briefs_objects)
     assert edited.brief is None and edited.intended == (brief,)
 
 
 # --- dispatch --------------------------------------------------------------------
 
 def test_three_slots_then_deny(run):
-    briefs = run["briefs_objects"]
+    briefs = run.briefs_objects
     actions = [decide(run, prompt(b), f"t{i}").action for i, b in enumerate(briefs)]
     assert actions == ["allow", "allow", "allow", "deny"]
-    assert [r["slug"] for r in run["reservations"]] == ["a", "b", "c"]
+    assert [r.slug for r in run.reservations] == ["a", "b", "c"]
 
 
 def test_release_by_tool_use_agent_or_slug(run):
-    briefs = run["briefs_objects"]
+    briefs = run.briefs_objects
     for i, b in enumerate(briefs[:3]):
         decide(run, prompt(b), f"t{i}")
-    run["reservations"][1]["agent_id"] = "ag"
+    run.reservations[1].agent_id = "ag"
     assert dispatch.release(run, tool_use_id="t0")
     assert dispatch.release(run, agent_id="ag")
     assert dispatch.release(run, slug="c")
     assert not dispatch.release(run, slug="c")
-    assert run["reservations"] == []
+    assert run.reservations == []
 
 
 def test_slots_expire(run):
-    briefs = run["briefs_objects"]
+    briefs = run.briefs_objects
     for i, b in enumerate(briefs[:3]):
         decide(run, prompt(b), f"t{i}", now=1000.0)
     assert decide(run, prompt(briefs[3]), "t3", now=1030.0).action == "deny"
@@ -104,18 +109,18 @@ def test_slots_expire(run):
 
 
 def test_drifted_prompt_is_corrected_to_the_exact_brief(run):
-    brief = run["briefs_objects"][2]
+    brief = run.briefs_objects[2]
     decision = decide(run, prompt(brief).replace("You research", "Please research"))
     assert decision.action == "allow"
     assert decision.updated_input == {"prompt": prompt(brief), "subagent_type": "x"}
 
 
 def test_ambiguous_or_foreign_prompts_are_denied(run):
-    a, b = run["briefs_objects"][:2]
+    a, b = run.briefs_objects[:2]
     assert decide(run, "Research everything.").action == "deny"
     both = f"Do {a.findings_path} and {b.findings_path}"
     assert decide(run, both).action == "deny"
-    assert run["reservations"] == []
+    assert run.reservations == []
 
 
 def test_no_briefs_means_no_dispatch(tmp_path: Path):
@@ -127,27 +132,27 @@ def test_no_briefs_means_no_dispatch(tmp_path: Path):
 def test_expected_briefs_prefers_what_briefs_printed(tmp_path: Path):
     briefs = make_briefs(tmp_path, ["a", "b"])
     record = new_run(str(tmp_path), {})
-    assert [b.slug for b in context.briefs_of(record)] == ["a", "b"]
-    record["briefs"] = [{"brief_hash": briefs[1].brief_hash}]
-    assert [b.slug for b in context.briefs_of(record)] == ["b"]
+    assert [b.slug for b in briefs_of(record)] == ["a", "b"]
+    record.briefs = [RenderedBrief("", "", briefs[1].brief_hash, None, "")]
+    assert [b.slug for b in briefs_of(record)] == ["b"]
     # the findings path `briefs` printed is the one a researcher must write
-    record["briefs"] = [{"brief_hash": briefs[1].brief_hash, "findings_path": f"{tmp_path}/findings/02-b.md"}]
-    assert [b.findings_path for b in context.briefs_of(record)] == [f"{tmp_path}/findings/02-b.md"]
+    record.briefs = [RenderedBrief("", "", briefs[1].brief_hash, None, f"{tmp_path}/findings/02-b.md")]
+    assert [b.findings_path for b in briefs_of(record)] == [f"{tmp_path}/findings/02-b.md"]
 
 
 # --- Stop gate -----------------------------------------------------------------------
 
 def test_stop_gate_state_machine():
-    state: dict = {}
+    state = StopState()
     assert stopgate.decide_stop(state, None, False).action == "wait"
     assert stopgate.decide_stop(state, [], True).action == "pass"
     assert stopgate.decide_stop(state, ["x"], False).action == "block"
     assert stopgate.decide_stop(state, ["x"], True).action == "release"  # same failures again
-    state = {}
+    state = StopState()
     actions = [stopgate.decide_stop(state, [f"f{n}"], n > 0).action for n in range(5)]
     assert actions == ["block", "block", "block", "release", "release"]
     # a fresh user turn (stop_hook_active false) with the same failures blocks again, within the cap
-    state = {}
+    state = StopState()
     stopgate.decide_stop(state, ["x"], False)
     assert stopgate.decide_stop(state, ["x"], False).action == "block"
 
@@ -194,7 +199,7 @@ def _bump(args):
     for _ in range(n):
         with session.locked():
             record = session.read()
-            record["run"]["dispatches"]["x"] = record["run"]["dispatches"].get("x", 0) + 1
+            record.dispatches["x"] = record.dispatches.get("x", 0) + 1
             session.write(record)
 
 
@@ -204,7 +209,7 @@ def test_the_lock_serialises_concurrent_updates(tmp_path: Path):
         session.open_run(new_run(str(tmp_path / "run"), {}))
     with multiprocessing.get_context("fork").Pool(4) as pool:
         pool.map(_bump, [(str(tmp_path), 25)] * 4)
-    assert session.read()["run"]["dispatches"]["x"] == 100
+    assert session.read().dispatches["x"] == 100
 
 
 def test_a_stuck_lock_holder_makes_the_waiter_give_up(tmp_path: Path):
@@ -237,7 +242,7 @@ def test_open_run_archives_the_previous_one(tmp_path: Path):
     session = Session(tmp_path, "s1")
     session.open_run(new_run("/r1", {}))
     session.open_run(new_run("/r2", {}))
-    assert session.read()["run"]["run_dir"] == "/r2"
+    assert session.read().run_dir == "/r2"
     assert [(r["run_dir"], r["outcome"]) for r in session.history()] == [("/r1", "replaced")]
     session.archive(session.read(), "verified")
     assert not session.has_active_run() and not os.path.exists(session.record_path)
@@ -270,6 +275,6 @@ def test_only_the_return_object_with_verified_false_declares_an_unverified_stop(
     for message in ("{" + paths + "}", "{" + paths + ', "verified": true}', "verified: false", None, 3,
                     '{"verified": false}'):
         assert not stopgate.declares_unverified(message), message
-    state: dict = {}
+    state = StopState()
     assert stopgate.decide_stop(state, ["x"], False, declared_unverified=True).action == "release"
-    assert state == {}
+    assert state == StopState()

@@ -36,11 +36,11 @@ sys.stdout = real
 print(json.dumps({{"decision": out.getvalue(), "called": sorted(called)}}))
 """
 
-# The entry, the adapter, the handler, the run record, the rule (the event and the decision are
-# types: no code of theirs runs); for a Bash call, the reader of our command lines; the data
-# folder's rule; whether the event comes from a researcher.
-PATH = {"guard.runner", "guard.adapter", "guard.pre_tool_use", "guard.context", "guard.registry", "guard.rules.room",
-        "guard.commandline", "core.paths", "guard.events"}
+# The entry, the adapter, the handler, the run's state (the record read once), the rule (the event
+# and the decision are types: no code of theirs runs); for a Bash call, the reader of our command
+# lines; the data folder's rule.
+PATH = {"guard.runner", "guard.adapter", "guard.pre_tool_use", "guard.state", "guard.rules.room",
+        "guard.commandline", "core.paths"}
 
 
 def test_a_denied_command_of_the_orchestrator_passes_through_the_entry_adapter_handler_and_one_rule(tmp_path):

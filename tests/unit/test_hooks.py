@@ -665,8 +665,9 @@ def test_a_bug_in_a_hook_during_a_run_fails_closed_every_time_and_is_logged(acti
     for _ in range(2):
         result = active.hook(active.stop())
         assert result.returncode == 0 and result.decision == "block", result
-        assert "KeyError" in result.reason and "abandon" in result.reason and " finish " in result.reason
-    assert active.log().count("KeyError") >= 2
+        assert "RecordError" in result.reason and "run.run_dir is missing" in result.reason
+        assert "abandon" in result.reason and " finish " in result.reason
+    assert active.log().count("RecordError") >= 2
 
 
 def test_a_corrupt_record_counts_as_no_run(active: Harness):

@@ -17,6 +17,7 @@ from web_research.guard.events import AgentStop, Stop, ToolCall, ToolResult
 from web_research.guard.rules import budgets, dispatch, room, stop_gate
 from web_research.guard.rules.after_abandon import refusal_after_abandon
 from web_research.guard.rules.decision import NOTHING, AddContext, Allow, Block, Deny, Notice
+from web_research.guard.state import Run, StopState
 from web_research.metrics.usage import AgentUsage
 
 RULES = Path(__file__).resolve().parents[2] / "scripts" / "web_research" / "guard" / "rules"
@@ -121,27 +122,27 @@ def briefs(*slugs: str) -> list[Brief]:
 
 
 def test_a_dispatch_names_one_brief_takes_a_slot_and_the_fourth_waits():
-    run = {"run_dir": RUN, "reservations": [], "dispatches": {}}
+    run = Run(RUN)
     four = briefs("a", "b", "c", "d")
     for n, brief in enumerate(four[:3]):
         decision = dispatch.decide_dispatch(run, {"prompt": f"Brief: {brief.brief_path}"}, f"t{n}", four, 10.0)
         assert decision.action == "allow" and decision.brief == brief and decision.updated_input is not None
     decision = dispatch.decide_dispatch(run, {"prompt": f"Brief: {four[3].brief_path}"}, "t3", four, 10.0)
     assert decision.action == "deny" and "3 researchers are already running" in decision.reason
-    assert dispatch.release(run, tool_use_id="t0") and run["dispatches"] == {"a": 1, "b": 1, "c": 1}
+    assert dispatch.release(run, tool_use_id="t0") and run.dispatches == {"a": 1, "b": 1, "c": 1}
     again = dispatch.decide_dispatch(run, {"prompt": f"Brief: {four[1].brief_path}"}, "t4", four, 10.0)
     assert again.action == "deny" and "already running" in again.reason
 
 
 def test_a_dispatch_of_a_final_or_kept_file_or_past_the_runs_cap_is_denied():
     two = briefs("a", "b")
-    run = {"run_dir": RUN, "reservations": [], "dispatches": {}, "kept": ["b"]}
+    run = Run(RUN, kept=["b"])
     prompt = {"prompt": f"Brief: {two[0].brief_path}"}
     assert "sealed with status ok" in dispatch.decide_dispatch(run, prompt, "t", two, 0.0,
                                                                sealed_ok={"findings/a.md"}).reason
     assert "kept when this run was resumed" in dispatch.decide_dispatch(
         run, {"prompt": f"Brief: {two[1].brief_path}"}, "t", two, 0.0).reason
-    run = {"run_dir": RUN, "reservations": [], "dispatches": {"b": 1, "x": 1}}
+    run = Run(RUN, dispatches={"b": 1, "x": 1})
     assert "the most its plan allows (2" in dispatch.decide_dispatch(run, prompt, "t", two, 0.0,
                                                                       max_dispatches=2).reason
 
@@ -161,13 +162,13 @@ def test_searches_and_page_reads_stop_at_the_budget_and_repeats_are_loops():
 # --- the stop gate -------------------------------------------------------------------
 
 def test_the_stop_gate_waits_passes_blocks_and_never_loops():
-    state: dict = {}
+    state = StopState()
     assert stop_gate.decide_stop(state, None, False).action == "wait"
     assert stop_gate.decide_stop(state, [], False).action == "pass"
-    assert stop_gate.decide_stop(state, ["x"], False).action == "block" and state["blocks"] == 1
+    assert stop_gate.decide_stop(state, ["x"], False).action == "block" and state.blocks == 1
     assert stop_gate.decide_stop(state, ["x"], True).action == "release"  # the same failures again
-    assert stop_gate.decide_stop({}, ["x"], False, declared_unverified=True).action == "release"
-    assert stop_gate.decide_stop({"blocks": stop_gate.MAX_STOP_BLOCKS}, ["y"], False).action == "release"
+    assert stop_gate.decide_stop(StopState(), ["x"], False, declared_unverified=True).action == "release"
+    assert stop_gate.decide_stop(StopState(blocks=stop_gate.MAX_STOP_BLOCKS), ["y"], False).action == "release"
     expected = {"report": "/r/report.md", "verified": True}
     assert stop_gate.returns_object('Done:\n```json\n{"report": "/r/report.md", "verified": true}\n```', expected)
     assert not stop_gate.returns_object('{"report": "/r/other.md", "verified": true}', expected)

@@ -7,7 +7,7 @@ see skills/web-research/references/subagent-brief.md). A prompt is that brief wh
 its text (`briefs.split_agent_prompt`) hashes to the file's hash and its hash line
 states that hash; only whitespace around the two halves is forgiven. The same
 test attributes a finished subagent (its transcript's first user message) to a
-brief, so no interpretation drift between plan and researcher goes unnoticed.
+brief, so no interpretation drift between plan and researcher goes unnoticed (`attribute`).
 """
 from __future__ import annotations
 
@@ -20,7 +20,11 @@ from ..core.fsutil import RunFileError, read_run_file
 from ..core.slug import slugify
 from ..run.brief_prompt import brief_hash as core_hash, compose_agent_prompt, split_agent_prompt
 from .adapter import read_named_file
-from typing import Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
+
+if TYPE_CHECKING:
+    from .events import HookEvent
+    from .state import Run
 
 
 class Brief(NamedTuple):
@@ -186,3 +190,36 @@ def last_assistant_text(transcript_path: str | Path, max_bytes: int = 512 * 1024
         if any(t.strip() for t in texts):
             return "\n".join(texts)
     return None
+
+
+def briefs_of(run: Run) -> list[Brief]:
+    """The run's briefs: those `briefs` reported when it last succeeded (with the findings
+    path it printed), or else all in the folder."""
+    if not run.briefs:
+        return load_briefs(run.run_dir)
+    paths = {b.brief_hash: b.findings_path for b in run.briefs}
+    return [brief._replace(findings_path=paths.get(brief.brief_hash) or brief.findings_path)
+            for brief in load_briefs(run.run_dir, paths)]
+
+
+def attribute(run: Run, agent_id: str | None, briefs: list[Brief],
+              transcript: str | None) -> tuple[Brief | None, bool]:
+    """(the brief of the subagent `agent_id`, whether it was learned just now and should be
+    remembered in the run's agents): remembered there, read from the subagent's transcript,
+    or else found by elimination. Reads files: call it before taking the session lock."""
+    slug = run.slug_of(agent_id)
+    if slug is not None:
+        return next((b for b in briefs if b.slug == slug), None), False
+    prompt = first_user_message(transcript) if transcript else None
+    brief = match_prompt(prompt, briefs).brief if prompt is not None else None
+    if brief is None:
+        slug = run.by_elimination(agent_id)
+        brief = next((b for b in briefs if b.slug == slug), None) if slug else None
+    return brief, brief is not None and isinstance(agent_id, str)
+
+
+def checker_prompt(event: HookEvent) -> str | None:
+    """The prompt a claim-checker was given: the first message of its transcript."""
+    transcript = getattr(event, "agent_transcript_path", None) or subagent_transcript_path(
+        event.transcript_path, event.agent_id)
+    return first_user_message(transcript) if transcript else None

@@ -20,7 +20,7 @@ from ..core.fsutil import RunFileError, read_run_text
 from ..core.paths import data_dir
 from ..formats import PLAN_FILE
 from ..run.budget import budget_for, effective_budget
-from .registry import write_run_state
+from .state import Run, write_run_state
 from typing import Any, Mapping
 
 
@@ -45,17 +45,12 @@ def run_limits(run_dir: str) -> RunLimits:
                      max_dispatches(len(plan.subtopics), wave))
 
 
-def limits_of(run: Mapping[str, Any]) -> RunLimits:
+def limits_of(run: Run) -> RunLimits:
     """The limits recorded in the run record when `briefs` rendered the approved plan, else
     (a record from before that, a resumed run) read from plan.md now. Recorded limits keep
     hooks from parsing the plan on every call, and a plan.md edited after its briefs were
     rendered cannot raise the budget."""
-    recorded = run.get("limits")
-    if isinstance(recorded, list) and len(recorded) == 3 and all(
-            isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in recorded[:2]) \
-            and (recorded[2] is None or (isinstance(recorded[2], int) and not isinstance(recorded[2], bool))):
-        return RunLimits(*recorded)
-    return run_limits(str(run["run_dir"]))
+    return run.limits if run.limits is not None else run_limits(run.run_dir)
 
 
 # --- the hook adapter -------------------------------------------------------------

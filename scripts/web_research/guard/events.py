@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping, NamedTuple, Union
 
-from .. import formats
-
 # Snake-case name (hooks.json, hooks/run, the handler's module and function) -> Claude Code's event name.
 EVENTS = {
     "pre_tool_use": "PreToolUse",
@@ -27,6 +25,11 @@ EVENTS = {
     "session_end": "SessionEnd",
 }
 HANDLER_NAMES = {event: name for name, event in EVENTS.items()}
+
+# The client's tools the hooks have rules for, by kind.
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
+AGENT_TOOLS = ("Agent", "Task")
+WEB_TOOLS = ("WebSearch", "WebFetch")
 
 
 # Every event says whose session it is and which agent (none: the main session). The fields are
@@ -151,10 +154,3 @@ class SessionBoundary(NamedTuple):
 HookEvent = Union[ToolCall, ToolResult, AgentStart, AgentStop, Stop, SessionBoundary]
 TOOL_EVENTS = (ToolCall, ToolResult)
 
-
-def in_researcher(event: HookEvent) -> bool:
-    return event.agent_type == formats.RESEARCHER_SUBAGENT_TYPE
-
-
-def in_checker(event: HookEvent) -> bool:
-    return event.agent_type == formats.CHECKER_SUBAGENT_TYPE

@@ -6,11 +6,11 @@ which imports them.
 from __future__ import annotations
 
 import os
+import time
 import traceback
 from typing import Mapping
 
 from ..core.paths import LOGS_DIR, data_dir
-from .registry import now_iso
 
 
 LOG_FILE = "hooks.log"
@@ -25,6 +25,6 @@ def log_failure(event: str, env: Mapping[str, str]) -> None:
         if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:
             os.replace(path, path.with_suffix(".log.1"))
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(f"--- {now_iso()} {event} pid={os.getpid()}\n{traceback.format_exc()}\n")
+            handle.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} {event} pid={os.getpid()}\n{traceback.format_exc()}\n")
     except Exception:  # logging must not turn a failed-open hook into a crashing one
         pass

@@ -30,9 +30,8 @@ from . import adapter as payloads
 from .. import formats
 from ..core.paths import LOGS_DIR, any_run_open, data_dir, valid_session_id
 from .adapter import MAX_PAYLOAD_BYTES, PayloadError, event_from, serialize, session_of, to_json
-from .context import Context
 from .events import EVENTS, HANDLER_NAMES
-from .registry import Session, now_iso
+from .state import Context, RecordError, Session, now_iso
 from .rules.decision import Block, Deny, NOTHING, Notice
 
 if TYPE_CHECKING:
@@ -249,10 +248,11 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
         return _start_notice(event, parsed, raw, exc)
     if event not in DECIDING_EVENTS:
         return internal_error_notice(parsed or {}, env)
-    record = session.read() if session is not None else None
-    run_dir = (record or {}).get("run", {}).get("run_dir")
-    run_dir = run_dir if isinstance(run_dir, str) else None
-    return _refusal(event, _what(exc), run_dir, env)
+    try:
+        run = session.read() if session is not None else None
+    except RecordError:  # the record itself is what failed: the refusal names no folder
+        run = None
+    return _refusal(event, _what(exc), run.run_dir if run is not None else None, env)
 
 
 def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: BaseException) -> Decision:

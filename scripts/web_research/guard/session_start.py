@@ -3,7 +3,7 @@ from __future__ import annotations
 
 
 from .rules.decision import Decision
-from .context import Context
+from .state import Context
 from .session_end import session_end
 
 

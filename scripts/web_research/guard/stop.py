@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from .. import formats
-from .context import Context, active_run, same_run
+from .state import Context
 from .rules.decision import NOTHING, Block, Decision, Notice
 from .rules.stop_gate import block_reason, decide_stop, declares_unverified, return_reason, returns_object
 from ..evidence import ledger
@@ -56,29 +56,29 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
     return failures
 
 
-def _end_hashes(run_dir: str) -> dict[str, str | None]:
+def _end_hashes(run_dir: str) -> Mapping[str, str | None]:
     """sha256 of report.md and plan.md (None when unreadable), taken before and after the verifier."""
     return {name: ledger.file_sha256(Path(run_dir) / name, MAX_EVIDENCE_BYTES)
             for name in (formats.REPORT_FILE, formats.PLAN_FILE)}
 
 
-def _return_object(run_dir: str) -> dict[str, Any]:
+def _return_object(run_dir: str) -> Mapping[str, Any]:
     """The object `finish` prints for a verified run (companion-contract.md)."""
     return return_object(Path(run_dir))
 
 
 def stop(ctx: Context) -> Decision:
-    active = active_run(ctx)
-    if active is None:
-        if ctx.session is not None:
-            ctx.session.free()  # the turn a run was abandoned in ends: the session is free again
+    snapshot, session = ctx.run, ctx.session
+    if snapshot is None or session is None:
+        if session is not None:
+            session.free()  # the turn a run was abandoned in ends: the session is free again
         return NOTHING
-    run_dir = active[1]["run"]["run_dir"]
+    run_dir = snapshot.run_dir
     from .effects.metrics import write_metrics  # lazy: the checker's side, only in hooks that check files
 
-    write_metrics(ctx.env, active[1]["run"], ctx.event, final=True)  # before the gate may close the run
+    write_metrics(ctx.env, snapshot, ctx.event, final=True)  # before the gate may close the run
     background = ctx.event.background_tasks
-    researching = bool(background) and bool(active[1]["run"].get("reservations"))
+    researching = bool(background) and bool(snapshot.reservations)
     # Verify only once the report exists and no researcher is still working in the background.
     seals = seal_source(ctx.env, run_dir)
     failures, verified = None, {}
@@ -88,27 +88,24 @@ def stop(ctx: Context) -> Decision:
         if not failures and _end_hashes(run_dir) != verified:
             failures = [f"{run_dir}: report.md or plan.md changed while the run was being verified; "
                         "verify it again [verify.incomplete]"]
-    session, snapshot = active
     # Not locked_run: a pass or a release archives the record instead of writing it.
-    with session.locked_record() as record:
-        if not same_run(record, snapshot):
+    with session.locked_record() as run:
+        if run is None or not snapshot.same_run(run):
             return NOTHING
-        run = record["run"]
         if background == ():
-            run["reservations"] = []  # nothing runs in the background: no researcher holds a slot
+            run.reservations = []  # nothing runs in the background: no researcher holds a slot
         message = ctx.event.last_message
-        decision = decide_stop(run.setdefault("stop", {}), failures, bool(ctx.event.stop_hook_active),
-                               declares_unverified(message))
+        decision = decide_stop(run.stop, failures, bool(ctx.event.stop_hook_active), declares_unverified(message))
         expected = _return_object(run_dir) if decision.action == "pass" else None
-        if expected is not None and not run["stop"].get("return_asked") and not returns_object(message, expected):
-            run["stop"]["return_asked"] = True  # once: the next stop passes whatever the message says
-            session.write(record)
+        if expected is not None and not run.stop.return_asked and not returns_object(message, expected):
+            run.stop.return_asked = True  # once: the next stop passes whatever the message says
+            session.write(run)
             return Block(return_reason(expected), "web-research: report.md passes; asking the agent "
                          "to return finish's object.")
         if decision.action in ("pass", "release"):
-            session.archive(record, "verified" if decision.action == "pass" else "unverified")
+            session.archive(run, "verified" if decision.action == "pass" else "unverified")
         else:
-            session.write(record)
+            session.write(run)
     if decision.action == "pass":
         # Sealed as verified, with the rest: a later verify names either file if it changes.
         seal_at_pass(ctx.env, run_dir, {k: v for k, v in verified.items() if v})

@@ -4,71 +4,68 @@ so the agent replies again in full. No subagent writes a file of the run."""
 from __future__ import annotations
 
 
-from .rules.decision import NOTHING, Block, Decision, Notice
-from .briefs_match import subagent_transcript_path, last_assistant_text
-from .context import (CHECKER, RESEARCHER, Context, active_run, attribute, bind_agent, briefs_of, checker_prompt,
-                      locked_run)
-from .registry import SILENT_FAILURES_FILE, now_iso, write_run_state
+from typing import Sequence
+
 from ..formats import REPLY_IS_FINDINGS
+from .briefs_match import Brief, attribute, briefs_of, checker_prompt, last_assistant_text, subagent_transcript_path
 from .budgets import limits_of, record
-from .checker_gate import answer_block_reason, find_checker
 from .effects.findings_bookkeeping import iso, subtopic_of
 from .effects.plugin_writes import write_findings, write_verdicts
 from .effects.seals import seal_source, seal_unsealed_findings
 from .failure_log import log_failure
 from .findings_gate import citation_problems, findings_problems, required_fields_text
-from .rules.dispatch import release
-
-from typing import Any
-
-
-def _subtopic_of(run: dict[str, Any], slug: str) -> str:
-    for item in run.get("briefs") or []:
-        if item.get("slug") == slug and item.get("subtopic"):
-            return str(item["subtopic"])
-    return slug
+from .rules.checker_gate import find_checker
+from .rules.decision import NOTHING, Block, Decision, Notice
+from .rules.dispatch import CHECKER, RESEARCHER, release
+from .state import SILENT_FAILURES_FILE, Context, Run, SilentFailure, now_iso, write_run_state
 
 
 def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
     """A claim-checker stops: its reply must judge each claim of its prompt by number (blocked
     once otherwise, naming what is missing); the plugin then writes the verdicts file from the
     reply, mapping numbers to the claim keys bound to that prompt, and seals it."""
-    active = active_run(ctx)
-    if active is None:
+    snapshot = ctx.run
+    if snapshot is None:
         return NOTHING
-    session, snapshot = active
     agent_id = ctx.event.agent_id
-    prompt = checker_prompt(ctx)
+    prompt = checker_prompt(ctx.event)
     if stray and prompt is None:
         return NOTHING
-    entry = find_checker(snapshot["run"], agent_id if not stray else None, prompt)
+    entry = find_checker(snapshot, agent_id if not stray else None, prompt)
     if entry is None:
         return NOTHING
-    keys = entry.get("keys", [])
+    keys = entry.keys
     verdicts, problems = checker_answer(ctx, keys)
-    with locked_run(session, snapshot) as run:
+    with ctx.locked_run() as run:
         if run is None:
             return NOTHING
-        current = next((c for c in run.get("checkers", [])
-                        if c.get("prompt_hash") == entry.get("prompt_hash")
-                        and c.get("verdicts_path") == entry.get("verdicts_path")), None)
+        current = next((c for c in run.checkers
+                        if c.prompt_hash == entry.prompt_hash and c.verdicts_path == entry.verdicts_path), None)
         if current is None:
             return NOTHING
         if isinstance(agent_id, str):
-            current["agent_id"] = agent_id
-        if problems and not current.get("blocks") and not ctx.event.stop_hook_active:
-            current["blocks"] = 1
+            current.agent_id = agent_id
+        if problems and not current.blocks and not ctx.event.stop_hook_active:
+            current.blocks = 1
             return Block(answer_block_reason(problems, len(keys)))
-        current["state"] = "failed" if problems else "done"
+        current.state = "failed" if problems else "done"
     if verdicts:
-        write_verdicts(ctx.env, snapshot["run"]["run_dir"], entry["verdicts_path"], verdicts, agent_id)
+        write_verdicts(ctx.env, snapshot.run_dir, entry.verdicts_path, verdicts, agent_id)
     return NOTHING
+
+
+def answer_block_reason(problems: Sequence[str], count: int) -> str:
+    """What a checker whose reply cannot be used is told: what is wrong, and the answer format again."""
+    from ..report.claim_checker import answer_instruction  # lazy: the checker's side, only in hooks that check files
+
+    return ("Your answer is not usable yet:\n" + "\n".join(f"- {p}" for p in problems) + "\n"
+            + answer_instruction(count))
 
 
 def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
     """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
     else the last assistant text of its transcript), and what is wrong with the reply."""
-    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import parse_answer  # lazy: the checker's side, only in hooks that check files
 
     return parse_answer(reply_text(ctx), keys)
 
@@ -89,39 +86,39 @@ def subagent_stop(ctx: Context) -> Decision:
         return _checker_stop(ctx)
     if ctx.event.agent_type not in (RESEARCHER, "", None):
         return NOTHING
-    active = active_run(ctx)
-    if active is None:
+    snapshot = ctx.run
+    if snapshot is None:
         return NOTHING
     agent_id = ctx.event.agent_id
     transcript = ctx.event.agent_transcript_path or subagent_transcript_path(
         ctx.event.transcript_path, agent_id)
-    session, snapshot = active
-    brief, _learned = attribute(ctx, snapshot["run"], briefs_of(snapshot["run"]), transcript)
+    brief, _learned = attribute(snapshot, agent_id, briefs_of(snapshot), transcript)
     if brief is None:
-        if ctx.event.agent_type != RESEARCHER and snapshot["run"].get("checkers"):
+        if ctx.event.agent_type != RESEARCHER and snapshot.checkers:
             return _checker_stop(ctx, stray=True)  # an unnamed stop may be a claim-checker's
-        if isinstance(agent_id, str) and agent_id in (snapshot["run"].get("unattributed") or ()):
-            with locked_run(session, snapshot) as run:  # gone: no longer a candidate for elimination
-                if run is not None and agent_id in (run.get("unattributed") or ()):
-                    run["unattributed"].remove(agent_id)
+        if isinstance(agent_id, str) and agent_id in snapshot.unattributed:
+            with ctx.locked_run() as run:  # gone: no longer a candidate for elimination
+                if run is not None and agent_id in run.unattributed:
+                    run.unattributed.remove(agent_id)
         return NOTHING  # not one of this run's researchers
     may_block = not ctx.event.stop_hook_active
-    return settle_researcher(ctx, session, snapshot, brief, agent_id, reply_text(ctx), may_block)
+    return settle_researcher(ctx, brief, agent_id, reply_text(ctx), may_block)
 
 
-def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brief: Any, agent_id: object,
-                      reply: str, may_block: bool) -> Decision:
+def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: str, may_block: bool) -> Decision:
     """A researcher's reply is its findings (run/findings_reply.py): checked, then written as its
     findings file and sealed at once; or, once, sent back with the reasons so that it replies again
     in full. A reply that holds no findings leaves the plugin's stub in place: a silent failure.
     Called at its SubagentStop, or when its Agent call returned and that stop went unseen
     (`may_block` False: nothing can be sent back any more)."""
     from ..run.findings_reply import reply_document  # lazy: the checker's side, only in hooks that check files
-    run_dir = snapshot["run"]["run_dir"]
-    started = (snapshot["run"].get("started") or {}).get(brief.slug)
-    document, unusable = reply_document(reply, subtopic_of(snapshot["run"], brief), brief.brief_hash,
-                                        iso(float(started)) if isinstance(started, (int, float)) else iso(ctx.now),
-                                        iso(ctx.now))
+    snapshot = ctx.run
+    if snapshot is None:
+        return NOTHING
+    run_dir = snapshot.run_dir
+    started = snapshot.started.get(brief.slug)
+    document, unusable = reply_document(reply, subtopic_of(snapshot, brief), brief.brief_hash,
+                                        iso(started) if started is not None else iso(ctx.now), iso(ctx.now))
     if document is None:
         problems = [str(unusable)]
     else:
@@ -130,31 +127,30 @@ def settle_researcher(ctx: Context, session: Any, snapshot: dict[str, Any], brie
 
         problems = findings_problems(brief, document.text, where)
     key = agent_id if isinstance(agent_id, str) else f"unknown-{brief.slug}"
-    known = snapshot["run"].get("agents", {}).get(key, {})
-    may_block = may_block and not known.get("blocks")
+    known = snapshot.agents.get(key)
+    may_block = may_block and not (known is not None and known.blocks)
     quotes: list[str] = []
     if may_block and document is not None:
         # In a run every page a researcher read was sealed by its fetch: a citation of a page
         # with no sealed snapshot cites a page never read, told now while it can still read it.
         quotes = citation_problems(brief, seal_source(ctx.env, run_dir).seals, document.text, where)
-    with locked_run(session, snapshot) as run:
+    with ctx.locked_run() as run:
         if run is None:
             return NOTHING
-        agent = bind_agent(run, key, brief.slug, "running")
-        if (problems or quotes) and may_block and not agent.get("blocks"):
-            agent["blocks"] = 1
+        agent = run.bind_agent(key, brief.slug, "running")
+        if (problems or quotes) and may_block and not agent.blocks:
+            agent.blocks = 1
             return Block(block_reason(problems + quotes, brief.findings_path))
-        release(run, agent_id=agent_id if isinstance(agent_id, str) else None, slug=brief.slug)
+        release(run, agent_id=agent_id, slug=brief.slug)
         if problems:
-            agent["state"] = "silent-failure"
-            subtopic = _subtopic_of(run, brief.slug)
-            entry = {"slug": brief.slug, "subtopic": subtopic, "findings_path": brief.findings_path,
-                     "brief_path": brief.brief_path,
-                     "agent_id": agent_id, "problems": problems, "at": now_iso()}
-            run.setdefault("silent_failures", []).append(entry)
-            state_file = write_run_state(run["run_dir"], SILENT_FAILURES_FILE, run["silent_failures"])
+            agent.state = "silent-failure"
+            subtopic = run.subtopic_of(brief.slug) or brief.slug
+            run.silent_failures.append(SilentFailure(brief.slug, subtopic, brief.findings_path, brief.brief_path,
+                                                     agent_id, problems, now_iso()))
+            state_file = write_run_state(run.run_dir, SILENT_FAILURES_FILE,
+                                         [failure._asdict() for failure in run.silent_failures])
         else:
-            agent["state"] = "done"
+            agent.state = "done"
     # Written and sealed at once, outside the record's lock. A reply with no findings leaves the
     # stub (or an earlier attempt's file), sealed as the plugin last wrote it.
     if document is not None:
@@ -181,12 +177,12 @@ def block_reason(problems: list[str], findings_path: str) -> str:
             f"to {findings_path}; you write no file.")
 
 
-def _after_researcher(ctx: Context, run: dict[str, Any], agent_id: object, slug: str) -> None:
+def _after_researcher(ctx: Context, run: Run, agent_id: object, slug: str) -> None:
     """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
     from .effects.metrics import write_metrics  # lazy: the checker's side, only in hooks that check files
 
     try:
-        record(ctx.env, run["run_dir"], "agent_stop", agent_id, slug, limits_of(run))
+        record(ctx.env, run.run_dir, "agent_stop", agent_id, slug, limits_of(run))
     except Exception:  # bookkeeping only: the findings decision above stands
         log_failure("SubagentStop", ctx.env)
     write_metrics(ctx.env, run, ctx.event, final=False)

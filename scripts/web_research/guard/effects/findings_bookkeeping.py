@@ -15,38 +15,36 @@ Both write through plugin_writes.write_run_file (one recorded kind of write).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Mapping
 
 from ..briefs_match import Brief
 from ...run.findings_stub import still_to_dispatch, stub_text
 from ..failure_log import log_failure
+from ..state import Run
 from .plugin_writes import write_run_file
-
-if TYPE_CHECKING:
-    from ..context import Context
 
 
 def iso(seconds: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
-def subtopic_of(run: dict[str, Any], brief: Brief) -> str:
+def subtopic_of(run: Run, brief: Brief) -> str:
     """The subtopic's name: as `briefs` listed it, else the brief's own `Your subtopic:` line."""
-    for item in run.get("briefs") or []:
-        if isinstance(item, dict) and item.get("slug") == brief.slug and isinstance(item.get("subtopic"), str):
-            return item["subtopic"]
+    listed = next((b.subtopic for b in run.briefs or () if b.slug == brief.slug and b.subtopic is not None), None)
+    if listed is not None:
+        return listed
     for line in brief.text.splitlines():
         if line.startswith("Your subtopic: "):
             return line[len("Your subtopic: "):].strip()
     return brief.slug
 
 
-def write_stub(ctx: Context, run: dict[str, Any], brief: Brief) -> None:
+def write_stub(env: Mapping[str, str], run: Run, brief: Brief, now: float) -> None:
     """The stub of a dispatched researcher's findings file (see the module docstring)."""
     try:
-        if not still_to_dispatch(run["run_dir"], brief.findings_path):
+        if not still_to_dispatch(run.run_dir, brief.findings_path):
             return  # a researcher's own file (a retry): it stays until the new researcher writes
-        write_run_file(ctx.env, run["run_dir"], brief.findings_path,
-                       stub_text(subtopic_of(run, brief), brief.brief_hash, iso(ctx.now)), None, brief.slug)
+        write_run_file(env, run.run_dir, brief.findings_path,
+                       stub_text(subtopic_of(run, brief), brief.brief_hash, iso(now)), None, brief.slug)
     except Exception:  # bookkeeping only: the dispatch decision stands, the stop gate judges the file
-        log_failure("PreToolUse stub", ctx.env)
+        log_failure("PreToolUse stub", env)

@@ -20,15 +20,16 @@ from ...metrics.usage import fold
 from ..briefs_match import subagent_transcript_path
 from ..events import HookEvent
 from ...core.paths import data_dir
-from ..registry import atomic_write_text
+from ...core.fsutil import atomic_write_text
 from ..budgets import limits_of
+from ..state import Run
 from ..failure_log import log_failure
 
 
 METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls in more than a hook needs)
 
 
-def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], event: HookEvent,
+def write_metrics(env: Mapping[str, str], run: Run, event: HookEvent,
                   final: bool, now: float | None = None) -> dict[str, Any] | None:
     """Write the run's metrics; returns the document, or None when it could not be written."""
     try:
@@ -38,9 +39,9 @@ def write_metrics(env: Mapping[str, str], run: Mapping[str, Any], event: HookEve
         return None
 
 
-def _write(env: Mapping[str, str], run: Mapping[str, Any], event: HookEvent, final: bool,
+def _write(env: Mapping[str, str], run: Run, event: HookEvent, final: bool,
            now: float) -> dict[str, Any]:
-    run_dir = str(run["run_dir"])
+    run_dir = run.run_dir
     data = data_dir(env)
     usage = fold(ledger.read(ledger.ledger_path(data, run_dir)))
     main = event.transcript_path
@@ -52,14 +53,13 @@ def _write(env: Mapping[str, str], run: Mapping[str, Any], event: HookEvent, fin
             return own
         return subagent_transcript_path(main, agent_id)
 
-    agents = run.get("agents") if isinstance(run.get("agents"), dict) else {}
-    dispatches = run.get("dispatches") if isinstance(run.get("dispatches"), dict) else {}
+    agents = {agent_id: agent.to_json() for agent_id, agent in run.agents.items()}  # run_metrics reads JSON
     limits = limits_of(run)
     inputs = RunInputs(
-        run_dir=run_dir, started_at=run.get("started_at"),
+        run_dir=run_dir, started_at=run.started_at,
         researchers=researcher_list(agents, usage.values(), transcript_of), usage=usage,
         main_transcript=main, other_transcripts=subagent_transcripts(main),
-        dispatches=sum(v for v in dispatches.values() if isinstance(v, int)),
+        dispatches=sum(run.dispatches.values()),
         budget={"searches_per_researcher": limits.searches, "page_reads_per_researcher": limits.page_reads,
                 "max_dispatches": limits.max_dispatches})
     document = build(inputs, now, final)

@@ -31,7 +31,7 @@ from ... import formats
 from ...evidence import ledger
 from ...evidence.provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
 from ...core.paths import data_dir
-from ..registry import write_run_state
+from ..state import write_run_state
 from ...core.fsutil import MAX_RUN_FILE_BYTES, RunFileError, read_bounded, read_run_file
 from ...evidence.seal_line import parse_seal_line
 

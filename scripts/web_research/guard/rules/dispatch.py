@@ -12,10 +12,14 @@ crashed subagent holding a slot forever.
 from __future__ import annotations
 
 
-from ... import formats
-from ..briefs_match import Brief, dispatch_prompt, match_prompt
 import os
-from typing import Any, Collection, NamedTuple, Sequence
+import re
+from typing import Any, Collection, Mapping, NamedTuple, Sequence
+
+from ... import formats
+from ...run.brief_prompt import split_agent_prompt
+from ..briefs_match import Brief, dispatch_prompt, match_prompt
+from ..state import Reservation, Run
 
 
 MAX_DISPATCHES_PER_BRIEF = 2  # the first attempt and one retry
@@ -29,22 +33,50 @@ class Decision(NamedTuple):
     brief: Brief | None = None  # the brief an allowed researcher dispatch runs
 
 
-def expire_reservations(run: dict[str, Any], now: float, ttl: float) -> None:
-    run["reservations"] = [r for r in run.get("reservations", []) if now - float(r.get("since", 0)) < ttl]
+RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
+CHECKER = formats.CHECKER_SUBAGENT_TYPE
+# `Brief:` or `Check:` as a word anywhere in a prompt ("Brief hash:" is not one): the first names the agent.
+_DISPATCH_FORM = re.compile(r"(?<![\w-])(" + re.escape(formats.DISPATCH_BRIEF_LABEL[:-1]) + "|"
+                            + re.escape(formats.DISPATCH_CHECK_LABEL[:-1]) + r")[\s*_`]*:", re.IGNORECASE)
 
 
-def release(run: dict[str, Any], *, slug: str | None = None, tool_use_id: str | None = None,
+def dispatch_fields(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+    """An `Agent` call's input with the fields the plugin decides: the prompt's form names the
+    agent (`Brief: <path>` a researcher, `Check: <dir>` the claim-checker, wherever it stands in
+    the prompt, the first one found, and whatever `subagent_type` says or if it says nothing; a
+    brief's whole text with its `Brief hash:` line is a researcher's), and a researcher or
+    checker runs in the foreground (the client's default is the background). So the
+    orchestrator writes only the prompt (formats.dispatch_call); any other call is returned
+    unchanged."""
+    prompt = tool_input.get("prompt")
+    agent = None
+    if isinstance(prompt, str):
+        form = _DISPATCH_FORM.search(prompt)
+        if split_agent_prompt(prompt)[1] is not None:
+            agent = RESEARCHER
+        elif form is not None:
+            agent = RESEARCHER if form.group(1).lower() == formats.DISPATCH_BRIEF_LABEL[:-1].lower() else CHECKER
+    agent = agent or tool_input.get("subagent_type")
+    if agent not in (RESEARCHER, CHECKER):
+        return dict(tool_input)
+    return {**tool_input, "subagent_type": agent, "run_in_background": False}
+
+
+def expire_reservations(run: Run, now: float, ttl: float) -> None:
+    run.reservations = [r for r in run.reservations if now - r.since < ttl]
+
+
+def release(run: Run, *, slug: str | None = None, tool_use_id: str | None = None,
             agent_id: str | None = None) -> bool:
     """Free one slot, matched by tool_use_id, agent_id or (oldest) slug. True when one was freed."""
-    reservations = run.get("reservations", [])
+    reservations = run.reservations
     for index, item in enumerate(reservations):
-        if ((tool_use_id and item.get("tool_use_id") == tool_use_id)
-                or (agent_id and item.get("agent_id") == agent_id)):
+        if (tool_use_id and item.tool_use_id == tool_use_id) or (agent_id and item.agent_id == agent_id):
             del reservations[index]
             return True
     if slug:
         for index, item in enumerate(reservations):
-            if item.get("slug") == slug:
+            if item.slug == slug:
                 del reservations[index]
                 return True
     return False
@@ -59,7 +91,7 @@ def _brief_list(briefs: Sequence[Brief]) -> str:
     return "\n".join(f"- {formats.dispatch_call(f'{formats.DISPATCH_BRIEF_LABEL} {b.brief_path}')}" for b in briefs)
 
 
-def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id: str | None,
+def decide_dispatch(run: Run, tool_input: Mapping[str, Any], tool_use_id: str | None,
                     briefs: Sequence[Brief], now: float,
                     ttl: float = RESERVATION_TTL_SECONDS,
                     program: str = "<plugin root>/scripts/web-research",
@@ -67,7 +99,7 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
     """Decide one `Agent` call for a researcher; on allow, reserve its slot in `run`.
     `max_dispatches`: the run-wide cap (guard/budgets.py `max_dispatches`), None for none.
     `sealed_ok`: findings files (`findings/<name>`) sealed with status ok: their briefs are done."""
-    run_dir = run["run_dir"]
+    run_dir = run.run_dir
     if not briefs:
         return Decision("deny", "No researcher briefs exist for this run yet. Run "
                         f'"{program}" briefs "{run_dir}" first, then dispatch each researcher with '
@@ -85,7 +117,7 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
         brief = match.intended[0]
         updated = dict(tool_input)
         updated["prompt"] = dispatch_prompt(brief)
-    if brief.slug in (run.get("kept") or []):
+    if brief.slug in (run.kept or []):
         return Decision("deny", f"{brief.findings_path} was kept when this run was resumed (status ok, seal "
                         "intact); it is final. Dispatch only the subtopics start --resume listed under dispatch.")
     if findings_rel(run_dir, brief) in sealed_ok:
@@ -94,28 +126,28 @@ def decide_dispatch(run: dict[str, Any], tool_input: dict[str, Any], tool_use_id
                         "overwrite it). Do not dispatch it again; dispatch only briefs whose findings are "
                         "missing, failed or empty.")
     expire_reservations(run, now, ttl)
-    reservations = run.setdefault("reservations", [])
-    if any(r.get("slug") == brief.slug for r in reservations):
+    reservations = run.reservations
+    if any(r.slug == brief.slug for r in reservations):
         return Decision("deny", f"A researcher for {brief.brief_path} is already running; wait for it to "
                         "return instead of dispatching it again.")
     cap = formats.MAX_PARALLEL_RESEARCHERS
     if len(reservations) >= cap:
-        running = ", ".join(sorted(r.get("slug", "?") for r in reservations))
+        running = ", ".join(sorted(r.slug or "?" for r in reservations))
         return Decision("deny", f"{cap} researchers are already running ({running}); at most {cap} run at "
                         f"once. Wait until they return, then dispatch {brief.slug} in a later message.")
-    dispatched = run.setdefault("dispatches", {})
+    dispatched = run.dispatches
     if dispatched.get(brief.slug, 0) >= MAX_DISPATCHES_PER_BRIEF:
         return Decision("deny", f"The researcher for {brief.slug} was already dispatched "
                         f"{dispatched[brief.slug]} times. Do not dispatch it again: its subtopic is a gap, which "
                         "finish records under Gaps & Limitations with the reason its findings file gives.")
-    total = sum(v for v in dispatched.values() if isinstance(v, int))
+    total = sum(dispatched.values())
     if max_dispatches is not None and total >= max_dispatches:
         return Decision("deny", f"This run has dispatched {total} researchers, the most its plan allows "
                         f"({max_dispatches}: each subtopic once plus one retry). Do not dispatch more: {brief.slug} "
                         "is a gap, which finish records under Gaps & Limitations.")
-    reservations.append({"tool_use_id": tool_use_id, "slug": brief.slug, "since": now, "agent_id": None})
+    reservations.append(Reservation(tool_use_id, brief.slug, now))
     dispatched[brief.slug] = dispatched.get(brief.slug, 0) + 1
-    run.setdefault("started", {})[brief.slug] = now  # the findings file's started_at (findings_stub.py)
+    run.started[brief.slug] = now  # the findings file's started_at (findings_stub.py)
     if updated is not None:
         return Decision("allow", f"Researcher for {brief.slug}: the prompt is the text of {brief.brief_path} "
                         f"(put in place by the plugin); {len(reservations)} of {cap} slots in use.", updated, brief)

@@ -17,8 +17,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from typing import Any, Iterator, Mapping, NamedTuple, Sequence
+
 from ... import formats
-from typing import Any, Iterator, NamedTuple, Sequence
+from ..state import StopState
 
 
 MAX_STOP_BLOCKS = formats.MAX_VERIFY_ROUNDS  # one block per round of fixes SKILL.md allows
@@ -55,31 +57,31 @@ def declares_unverified(message: object) -> bool:
                for value in _objects(message))
 
 
-def returns_object(message: object, expected: dict[str, Any]) -> bool:
+def returns_object(message: object, expected: Mapping[str, Any]) -> bool:
     """True when the agent's last message holds `expected` (finish's return object), key for key."""
     return any(value == expected for value in _objects(message))
 
 
-def return_reason(expected: dict[str, Any]) -> str:
+def return_reason(expected: Mapping[str, Any]) -> str:
     return ("report.md passes verification, but your final message does not hold the object finish printed. "
             "Your final message is this object, unchanged, and nothing else:\n"
             + json.dumps(expected, ensure_ascii=False))
 
 
-def decide_stop(state: dict[str, Any], failures: Sequence[str] | None, stop_hook_active: bool,
+def decide_stop(state: StopState, failures: Sequence[str] | None, stop_hook_active: bool,
                 declared_unverified: bool = False) -> StopDecision:
-    """`failures` is None while report.md does not exist. Updates `state` (the run's "stop" entry).
+    """`failures` is None while report.md does not exist. Updates `state` (the run's Stop memory).
     `declared_unverified`: the agent returned `"verified": false` (see `declares_unverified`)."""
     if failures is None:
         return StopDecision("wait")
     if not failures:
         return StopDecision("pass")
     current = list(failures)
-    repeated = stop_hook_active and current == state.get("last_failures")
-    if declared_unverified or repeated or int(state.get("blocks", 0)) >= MAX_STOP_BLOCKS:
+    repeated = stop_hook_active and current == state.last_failures
+    if declared_unverified or repeated or state.blocks >= MAX_STOP_BLOCKS:
         return StopDecision("release", tuple(current))
-    state["blocks"] = int(state.get("blocks", 0)) + 1
-    state["last_failures"] = current
+    state.blocks += 1
+    state.last_failures = current
     return StopDecision("block", tuple(current))
 
 
