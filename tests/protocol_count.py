@@ -99,7 +99,7 @@ def example_sizes() -> dict:
 
 def checker_prompt(sizes: dict) -> str:
     """A claim-checker prompt of the example's size: one stanza per cited claim."""
-    from web_research.checks.verdicts import PROMPT_HEAD  # noqa: PLC0415
+    from web_research.report.claim_checker import PROMPT_HEAD  # noqa: PLC0415
     stanza = f"## Claim {CHECK_KEY} (report.md line 12)\nClaim: " + "x" * 160 + "\n" + \
         'Excerpt [^1] (https://docs.acme.example/logs/pricing): "' + "y" * 110 + '"\n'
     return PROMPT_HEAD + "\n" + stanza * sizes["report_claims"]

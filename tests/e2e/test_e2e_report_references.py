@@ -23,7 +23,8 @@ from harness.runner import RunSpec
 
 from web_research import formats
 from web_research.checks.citation_entries import parse_citations
-from web_research.checks.report_references import REFERENCE, identity
+from web_research.checks.report_references import REFERENCE
+from web_research.report.assembly import identity
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
 

@@ -14,7 +14,8 @@ from hook_harness import QUESTION, Harness
 from test_seals import ledger_entries
 from web_research import formats
 from web_research.run.budget import TIERS
-from web_research.run.findings_stub import completed_text, stub_text
+from web_research.run.findings_reply import completed_text
+from web_research.run.findings_stub import stub_text
 from web_research.run.plan import PlanError, parse_plan, render_skeleton
 from web_research.core.schema_validation import schema_validator
 

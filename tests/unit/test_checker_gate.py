@@ -13,7 +13,7 @@ from web_research import formats
 from web_research.evidence import ledger
 from web_research.evidence.snapshots import load_snapshot
 from web_research.checks.checklist import parse_and_check
-from web_research.checks.verdicts import prompt_for_run
+from web_research.report.claim_checker import prompt_for_run
 
 CHECKER = formats.CHECKER_SUBAGENT_TYPE
 AGENT = "c0ffee00c0ffee00c"

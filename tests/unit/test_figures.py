@@ -192,7 +192,8 @@ def test_the_claim_checker_is_shown_the_figure_in_a_code_span(tmp_path) -> None:
 
     from web_research import formats
     from web_research.checks.checklist import parse_and_check
-    from web_research.checks.verdicts import render_prompt, report_records
+    from web_research.checks.verdicts import report_records
+    from web_research.report.claim_checker import render_prompt
 
     run = copy_example(tmp_path)
     report = run / formats.REPORT_FILE

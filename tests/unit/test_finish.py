@@ -1,5 +1,5 @@
 """`web-research finish`: references numbered by first use, Sources copied from the findings,
-the checklist, the rounds of fixes and the return object (report_references.py, finish_cmd.py)."""
+the checklist, the rounds of fixes and the return object (report/assembly.py, report/finish.py)."""
 from __future__ import annotations
 
 import json
@@ -12,8 +12,8 @@ from example_run import BILLING, COMMITMENTS, EXAMPLE_DIR, copy_example, run_cli
 from web_research import formats
 from web_research.checks.citation_entries import parse_citations
 from web_research.guard.rules.stop_gate import declares_unverified
-from web_research.checks.report_references import (REFERENCE, SHAPE, assemble, find_references, identity, reference,
-                                            sources_span)
+from web_research.checks.report_references import REFERENCE, SHAPE, find_references, reference
+from web_research.report.assembly import assemble, identity, sources_span
 
 RETURN_KEYS = set(formats.RETURN_PATH_KEYS)
 
@@ -259,14 +259,14 @@ def test_assemble_keeps_the_prose_and_what_follows_sources():
 
 
 def _entry(key: str, title: str):
-    from web_research.checks.report_references import Entry
+    from web_research.report.assembly import Entry
     low = title.lower()
     lines = (f"[^{key.split(':')[1]}]: **Title**: {title}", f"      **URL**: https://{low}.example/",
              f'      **Excerpt**: "{low} {low} {low} {low}"')
     return Entry(key, lines, (title, f"https://{low}.example/", f"{low} {low} {low} {low}"))
 
 
-# --- Gaps & Limitations: the recorded failures are written by finish (report_gaps.py) -------------
+# --- Gaps & Limitations: the recorded failures are written by finish (report/gaps.py) -------------
 
 FAILED_LINE = ('- **Subtopic "Cost controls for high-volume logs"** (failed): page fetch timed out three times on '
                "docs.acme.example/logs/exclusion-filters and the remaining search results were vendor landing pages "
@@ -288,7 +288,7 @@ def test_finish_writes_the_gaps_bullet_of_a_failed_subtopic(tmp_path):
 
 
 def test_finish_writes_a_not_established_bullet_and_drops_it_once_covered(tmp_path):
-    from web_research.checks.report_gaps import bullet_line  # noqa: PLC0415
+    from web_research.report.gaps import bullet_line  # noqa: PLC0415
 
     run = copy_example(tmp_path)
     draft = to_references(run)

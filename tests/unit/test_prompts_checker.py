@@ -17,7 +17,7 @@ def test_checker_is_a_small_model_with_no_tools():
 
 
 def test_checker_answers_by_number_in_the_format_the_hook_reads():
-    from web_research.checks.verdicts import parse_answer
+    from web_research.report.claim_checker import parse_answer
 
     _meta, body = frontmatter(read(CHECKER))
     for verdict in formats.VERDICTS:
@@ -30,7 +30,7 @@ def test_checker_answers_by_number_in_the_format_the_hook_reads():
 
 
 def test_the_rendered_prompt_agrees_with_the_agent():
-    from web_research.checks.verdicts import PROMPT_HEAD, answer_instruction, parse_answer
+    from web_research.report.claim_checker import PROMPT_HEAD, answer_instruction, parse_answer
 
     _meta, body = frontmatter(read(CHECKER))
     assert "instructions" in PROMPT_HEAD and "one line per claim" in body
@@ -39,7 +39,7 @@ def test_the_rendered_prompt_agrees_with_the_agent():
 
 
 def test_skill_dispatches_the_checker_by_reference_when_finish_says_so():
-    from web_research.commands.finish_cmd import CLAIMS_CHECKED
+    from web_research.report.finish import CLAIMS_CHECKED
 
     text = prose(read(SKILL))
     assert "subagent_type" not in text  # the hook names the checker from `Check:` (test_checker_gate.py)

@@ -79,9 +79,9 @@ def test_fail_fast_is_stated_in_the_skill_only():
 
 
 def test_the_gaps_bullet_shapes_are_finishs_and_stated_once():
-    """finish writes the recorded failures' Gaps bullets (report_gaps.py); the template names its
+    """finish writes the recorded failures' Gaps bullets (report/gaps.py); the template names its
     shapes once, and no other prompt asks the model to write one."""
-    from web_research.checks.report_gaps import bullet_line, subtopic_line
+    from web_research.report.gaps import bullet_line, subtopic_line
 
     template = prose(REFS / "report-template.md")
     assert f"`{subtopic_line('<name>', '<status>', '<reason>', ['<ids>'])}`" in template
@@ -91,7 +91,7 @@ def test_the_gaps_bullet_shapes_are_finishs_and_stated_once():
 
 
 def test_the_example_and_the_scripted_model_leave_the_gaps_bullets_to_finish():
-    from web_research.checks.report_gaps import subtopic_line
+    from web_research.report.gaps import subtopic_line
 
     example = (formats.PLUGIN_ROOT / "examples" / "observability-pricing" / "report.md").read_text(encoding="utf-8")
     bullets = [b for b in example.splitlines() if b.startswith("- **Subtopic")]

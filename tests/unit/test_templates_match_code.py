@@ -41,7 +41,7 @@ def _filled_template() -> str:
 
 
 def _findings_entries():
-    from web_research.checks.report_references import entries_of
+    from web_research.report.assembly import entries_of
 
     findings = ('[^1]: **Title**: A page\n      **URL**: https://a.example/p\n      **Excerpt**: "one two three four"\n\n'
                 '[^2]: **Title**: B page\n      **URL**: https://b.example/p\n      **Excerpt**: "five six seven eight"\n')
@@ -49,7 +49,7 @@ def _findings_entries():
 
 
 def test_template_sections_and_finish_give_the_report_sections_in_order() -> None:
-    from web_research.checks.report_references import assemble
+    from web_research.report.assembly import assemble
 
     report = parse_report(_template())
     assert tuple(s.name for s in report.sections) == formats.REPORT_SECTIONS[:3]  # finish adds Sources
@@ -60,7 +60,8 @@ def test_template_sections_and_finish_give_the_report_sections_in_order() -> Non
 
 
 def test_template_references_are_the_rule_finish_reads() -> None:
-    from web_research.checks.report_references import REFERENCE, SHAPE, assemble, find_references
+    from web_research.checks.report_references import REFERENCE, SHAPE, find_references
+    from web_research.report.assembly import assemble
 
     text = _template()
     assert "[^" in text and not re.search(r"\[\^\d+\]", text)  # no numbered footnote to copy

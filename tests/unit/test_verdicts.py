@@ -11,9 +11,10 @@ from example_run import copy_example, failing, replace_once, run_cli
 from web_research import formats
 from web_research.checks.checklist import parse_and_check, run_checklist
 from web_research.core.schema_validation import schema_validator
-from web_research.checks.verdicts import (KEY_CHARS, NO_REASON, ROUND_CHECK, ROUND_VOTE, Verdict, decide, parse_answer,
-                                   parse_verdicts, verdicts_json, verdicts_path_of)
-from web_research.checks.verdicts import prompt_for_run as prompt_for_parsed_run
+from web_research.checks.verdicts import KEY_CHARS, Verdict, decide, parse_verdicts
+from web_research.report.claim_checker import (NO_REASON, ROUND_CHECK, ROUND_VOTE, parse_answer, verdicts_json,
+                                               verdicts_path_of)
+from web_research.report.claim_checker import prompt_for_run as prompt_for_parsed_run
 
 def prompt_for_run(run: Path):
     """The next checker prompt of a run, parsed as the callers parse it (the checklist's own groups)."""

@@ -1,8 +1,9 @@
-"""The model check of report.md's claims: checker prompts, verdict files and the verify rule.
+"""The model check of report.md's claims: check keys, verdict files and the verify rule.
 
 Figures are checked mechanically (claims.py); what numbers cannot settle (a
 claim that overstates, generalises or reverses its excerpt) is judged by a
-`claim-checker` agent. The flow, all of it driven from here:
+`claim-checker` agent. The flow (the checker's prompt and answer live in
+report/claim_checker.py, what the verdicts add up to here):
 
     `claims DIR --prompt`  renders the next checker's prompt (`render_prompt`):
                            the report's claims that still need a verdict, each
@@ -44,20 +45,17 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from .. import formats
 from ..run.budget import VOTERS, effective_budget
+from ..run.finish_record import read_record
 from ..evidence.excerpts import normalize
-from ..core.fsutil import RunFileError, read_run_file, read_run_text
-from ..core.result import fail, ok
+from ..core.fsutil import RunFileError, read_run_file
+from ..core.result import Check, fail, ok
 from ..core.schema_validation import schema_validator
-from .claims import claim_records
-
-if TYPE_CHECKING:
-    from .parsed_run import ParsedRun
-    from ..core.result import Check
-    from .claims import ClaimRecord
+from .claims import ClaimRecord, claim_records
+from .parsed_run import ParsedRun
 
 SCHEMA = "verdicts.schema.json"
 KEY_CHARS = 16
@@ -65,17 +63,13 @@ MAX_VERDICT_FILES = 60  # more checker dispatches than any run needs: the rest i
 MAX_VERDICT_FILE_BYTES = 1024 * 1024
 MAX_LISTED = 12
 _FILE_NAME = re.compile(r"^" + re.escape(formats.VERDICTS_FILE_PREFIX) + r"([1-9][0-9]{0,3})\.json$")
-ROUND_CHECK = "check"
-ROUND_VOTE = "vote"
-VERDICTS_LINE = "Recorded by the plugin in: "  # the checker answers in its reply; the hook writes this file
-PROMPT_HEAD = "Check each claim below against the excerpts it cites, as your instructions say."
 
 
 # --------------------------------------------------------------------------
 # Keys and verdicts
 # --------------------------------------------------------------------------
 
-def check_key(record: "ClaimRecord") -> str:
+def check_key(record: ClaimRecord) -> str:
     """The key a verdict names its claim by: claim text and cited excerpts, hashed."""
     digest = hashlib.sha256(record.claim.hash.encode("utf-8"))
     for _number, _url, excerpt in record.excerpts:
@@ -180,10 +174,10 @@ def decide(verdicts: Sequence[Verdict], voting: bool) -> Decision:
 
 
 # --------------------------------------------------------------------------
-# The checker's prompt
+# The claims a checker judges
 # --------------------------------------------------------------------------
 
-def report_records(parsed: "ParsedRun") -> list["ClaimRecord"]:
+def report_records(parsed: ParsedRun) -> list[ClaimRecord]:
     """report.md's cited claims whose footnotes all carry an excerpt (the rest fail the
     citation rules already: one defect, one check)."""
     if parsed.report is None or parsed.report_path is None:
@@ -192,199 +186,24 @@ def report_records(parsed: "ParsedRun") -> list["ClaimRecord"]:
     return [r for r in records if r.grounding.checked and r.excerpts]
 
 
-def unique_by_key(records: Iterable["ClaimRecord"]) -> list[tuple[str, "ClaimRecord"]]:
+def unique_by_key(records: Iterable[ClaimRecord]) -> list[tuple[str, ClaimRecord]]:
     """(key, first record) per check key: a TL;DR bullet repeating a finding is judged once."""
-    out: dict[str, "ClaimRecord"] = {}
+    out: dict[str, ClaimRecord] = {}
     for r in records:
         out.setdefault(check_key(r), r)
     return list(out.items())
-
-
-class CheckerPrompt(NamedTuple):
-    round: str  # ROUND_CHECK | ROUND_VOTE
-    verdicts_path: str  # absolute
-    keys: tuple[str, ...]
-    text: str
-
-    @property
-    def hash(self) -> str:
-        return "sha256:" + hashlib.sha256(self.text.strip().encode("utf-8")).hexdigest()
-
-
-def pending(records: Sequence["ClaimRecord"], files: Sequence[VerdictFile],
-            voting: bool) -> tuple[str, list[tuple[str, "ClaimRecord"]]]:
-    """(round, claims) the next checker judges: claims with no verdict yet; else, when
-    voting, those still short of votes; else none."""
-    known = verdicts_by_claim(files)
-    unique = unique_by_key(records)
-    unchecked = [(k, r) for k, r in unique if k not in known]
-    if unchecked:
-        return ROUND_CHECK, unchecked
-    short = [(k, r) for k, r in unique if decide(known[k], voting).votes_needed]
-    return ROUND_VOTE, short
-
-
-def render_prompt(run_dir: Path, records: Sequence["ClaimRecord"], files: Sequence[VerdictFile],
-                  voting: bool) -> CheckerPrompt | None:
-    """The exact prompt of the next claim-checker, or None when every claim is decided.
-
-    The claims are numbered 1..n and the checker answers by number (`parse_answer`); the
-    numbers map to `keys` in order, which the dispatch record keeps, so no model copies a key."""
-    round_, claims = pending(records, files, voting)
-    if not claims:
-        return None
-    run_dir = Path(run_dir)
-    target = run_dir / formats.CHECKS_DIR / f"{formats.VERDICTS_FILE_PREFIX}{next_file_number(files, run_dir)}.json"
-    lines = [PROMPT_HEAD, "",
-             f"Report: {run_dir / formats.REPORT_FILE}",
-             f"{VERDICTS_LINE}{target}",
-             f"Round: {round_}" + (" (other checkers found these claims partial or unsupported; judge them afresh)"
-                                   if round_ == ROUND_VOTE else ""),
-             f"Claims: {len(claims)}", ""]
-    for number, (_key, r) in enumerate(claims, start=1):
-        lines.append(f"## Claim {number} (report.md line {r.claim.line})")
-        lines.append(f"Claim: {r.claim.text}")
-        for footnote, url, excerpt in r.excerpts:
-            lines.append(f"Excerpt [^{footnote}] ({url or 'no URL'}): \"{' '.join(excerpt.split())}\"")
-        lines.append("")
-    lines.append(answer_instruction(len(claims)))
-    return CheckerPrompt(round_, str(target), tuple(k for k, _ in claims), "\n".join(lines))
-
-
-def answer_instruction(count: int) -> str:
-    """The prompt's last lines: the answer format, one line per claim number."""
-    shown = "\n".join(f"{n} {formats.VERDICT_SUPPORTED}: <one-line reason>" for n in range(1, min(count, 2) + 1))
-    return (f"Reply with one line per claim, 1 to {count}: its number, its verdict "
-            f"({' | '.join(formats.VERDICTS)}), a colon and a one-line reason. Nothing else, for example:\n{shown}")
-
-
-# One answer line: `3 partial: reason`, `Claim 3: **unsupported** - reason`, `| 3 | supported | reason |`.
-_ANSWER_LINE = re.compile(
-    r"^[\s>*_|#-]*(?:claim\s*)?#?\s*(\d{1,4})\s*[).:\-\u2013\u2014|]*\s*[*_`]*\s*(" + "|".join(formats.VERDICTS)
-    + r")\b[*_`]*\s*[:\-\u2013\u2014|,.]*\s*(.*?)[\s|]*$", re.IGNORECASE)
-NO_REASON = "no reason given"
-
-
-def parse_answer(text: str, keys: Sequence[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
-    """A checker's reply -> ([(key, verdict, reason)] in claim order, problems).
-
-    One line per claim, `<number> <verdict>: <reason>`, read leniently (bullets, bold, a
-    `Claim` word, a table row, any text around the lines); a reply that is a JSON object
-    `{"verdicts": [{"claim": <number or key>, "verdict": ..., "reason": ...}]}` is read too.
-    Quotes inside a reason are just characters. Problems: claims without a verdict, numbers
-    the prompt does not have, a claim judged twice two different ways."""
-    count = len(keys)
-    found: dict[int, tuple[str, str]] = {}
-    problems: list[str] = []
-    for number, verdict, reason in _answer_items(text, keys):
-        if not 1 <= number <= count:
-            problems.append(f"there is no claim {number}; the claims are numbered 1 to {count}")
-            continue
-        if number in found and found[number][0] != verdict:
-            problems.append(f"claim {number} is judged twice, {found[number][0]} and {verdict}; give it one verdict")
-            continue
-        found.setdefault(number, (verdict, _one_line(reason)))
-    missing = [str(n) for n in range(1, count + 1) if n not in found]
-    if missing:
-        problems.insert(0, f"no verdict for claim(s) {', '.join(missing)}")
-    return [(keys[n - 1], v, r) for n, (v, r) in sorted(found.items())], problems
-
-
-def _one_line(reason: str) -> str:
-    text = " ".join(str(reason).split()) or NO_REASON
-    limit = formats.MAX_VERDICT_REASON_CHARS
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
-
-
-def _answer_items(text: str, keys: Sequence[str]) -> list[tuple[int, str, str]]:
-    items = _json_items(text, keys)
-    if items is not None:
-        return items
-    out = []
-    for line in str(text).splitlines()[:2000]:
-        match = _ANSWER_LINE.match(line)
-        if match:
-            out.append((int(match.group(1)), match.group(2).lower(), match.group(3)))
-    return out
-
-
-def _json_items(text: str, keys: Sequence[str]) -> list[tuple[int, str, str]] | None:
-    """The items of a JSON reply, or None when the reply holds no such object."""
-    start = str(text).find("{")
-    if start < 0:
-        return None
-    try:
-        data, _end = json.JSONDecoder().raw_decode(str(text)[start:start + MAX_VERDICT_FILE_BYTES])
-    except ValueError:
-        return None
-    entries = data.get("verdicts") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        return None
-    out = []
-    for entry in entries[:2000]:
-        if not isinstance(entry, dict) or str(entry.get("verdict", "")).lower() not in formats.VERDICTS:
-            continue
-        claim = str(entry.get("claim", "")).strip().lstrip("#")
-        number = int(claim) if claim.isdigit() and len(claim) <= 4 else (keys.index(claim) + 1 if claim in keys else 0)
-        out.append((number, str(entry["verdict"]).lower(), str(entry.get("reason") or "")))
-    return out
-
-
-def verdicts_json(verdicts: Sequence[tuple[str, str, str]]) -> str:
-    """The verdicts file the plugin writes from a checker's answer (schemas/verdicts.schema.json)."""
-    return json.dumps({"verdicts": [{"claim": k, "verdict": v, "reason": r} for k, v, r in verdicts]},
-                      ensure_ascii=False, indent=1) + "\n"
-
-
-def verdicts_path_of(prompt: str) -> str | None:
-    """The verdicts file a rendered prompt names."""
-    for line in prompt.splitlines()[:8]:
-        if line.startswith(VERDICTS_LINE):
-            return line[len(VERDICTS_LINE):].strip()
-    return None
-
-
-def prompt_for_run(run_dir: Path, parsed: "ParsedRun") -> tuple[CheckerPrompt | None, str]:
-    """(the next checker's prompt, or None and why none) for a run folder, given the run as
-    `checklist.parse_and_check(run_dir, extra=())` read it: the caller parses, so that this
-    module, a check group the checklist registers, does not import the checklist back."""
-    if parsed.plan is None:
-        problem = parsed.unreadable.get(Path(run_dir) / formats.PLAN_FILE)
-        return None, (f"{formats.PLAN_FILE} {problem.reason}" if problem is not None
-                      else f"{formats.PLAN_FILE} is missing or does not parse; run verify")
-    budget = effective_budget(parsed.plan)
-    if not budget.claim_check:
-        tier = f"tier {budget.tier}" if budget.tier else "no Tier: line"
-        return None, f"this run's plan ({tier}) has no claim check"
-    if parsed.report is None:
-        problem = parsed.unreadable.get(Path(run_dir) / formats.REPORT_FILE)
-        return None, (f"{formats.REPORT_FILE} {problem.reason}" if problem is not None
-                      else f"{formats.REPORT_FILE} is missing; write it first")
-    prompt = render_prompt(Path(run_dir), report_records(parsed), verdict_files(Path(run_dir)), budget.voting)
-    if prompt is None:
-        return None, "every cited claim of report.md has a current verdict"
-    return prompt, ""
 
 
 # --------------------------------------------------------------------------
 # The verify rule
 # --------------------------------------------------------------------------
 
-PARTIALS_TOLD = "partials_told"  # finish's record: check keys of partial claims it has shown
-
-
 def partials_told(run_dir: Path) -> set[str]:
-    """The check keys of the partial claims `finish` has already shown (its record, read as hostile)."""
-    path = Path(run_dir) / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE
-    try:
-        record = json.loads(read_run_text(path, Path(run_dir), 1024 * 1024))
-    except (RunFileError, ValueError):
-        return set()
-    keys = record.get(PARTIALS_TOLD) if isinstance(record, dict) else None
-    return {k for k in keys if isinstance(k, str)} if isinstance(keys, list) else set()
+    """The check keys of the partial claims `finish` has already shown (its record)."""
+    return set(read_record(run_dir).get("partials_told", []))
 
 
-def partial_keys(run_dir: Path, parsed: "ParsedRun") -> list[str]:
+def partial_keys(run_dir: Path, parsed: ParsedRun) -> list[str]:
     """The check keys of report.md's claims decided `partial` outside Gaps & Limitations."""
     if parsed.plan is None or parsed.report is None or not effective_budget(parsed.plan).claim_check:
         return []
@@ -395,16 +214,16 @@ def partial_keys(run_dir: Path, parsed: "ParsedRun") -> list[str]:
             if r.claim.line not in gaps and decide(known.get(key, []), voting).verdict == formats.VERDICT_PARTIAL]
 
 
-def _passages(record: "ClaimRecord") -> str:
+def _passages(record: ClaimRecord) -> str:
     return "; ".join(f"[^{n}] \"{_shorten(' '.join(excerpt.split()), 300)}\"" for n, _url, excerpt in record.excerpts)
 
 
-def _gaps_lines(parsed: "ParsedRun") -> range:
+def _gaps_lines(parsed: ParsedRun) -> range:
     section = parsed.report.section(formats.REPORT_SECTIONS[2]) if parsed.report is not None else None
     return range(section.line, section.end + 1) if section is not None else range(0)
 
 
-def verdict_checks(run_dir: Path, parsed: "ParsedRun") -> "list[Check]":
+def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
     without a decided verdict) and `report.claims.verdict` (error: unsupported outside Gaps &
     Limitations, or partial there and not yet shown by finish; warning: a partial one finish

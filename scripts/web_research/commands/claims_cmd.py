@@ -6,7 +6,7 @@ text and each cited excerpt with its URL. Mechanical on purpose: it is the
 input of the claim checker.
 
 `--prompt` prints exactly the prompt of the next `claim-checker` agent
-(verdicts.render_prompt): the report's claims that still need a verdict and
+(report/claim_checker.py): the report's claims that still need a verdict and
 the one verdicts file the checker writes. The hooks accept a checker only with
 that text. When no checker is needed it prints nothing and says why on stderr.
 Exit 0 once listed (use `verify` to gate), 2 when the folder is not a run
@@ -24,7 +24,8 @@ from ..formats import PLAN_FILE, REPORT_FILE
 from .verify_cmd import display_path, open_run_dir
 from ..checks.checklist import parse_and_check
 from ..checks.claims import render_text, run_claims
-from ..checks.verdicts import check_key, prompt_for_run
+from ..checks.verdicts import check_key
+from ..report.claim_checker import prompt_for_run
 
 
 def run(args: argparse.Namespace) -> int:

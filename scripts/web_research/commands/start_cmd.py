@@ -28,7 +28,8 @@ from ..formats import (
 from ..run.inputs import InputError, StartInput, from_flags, from_raw
 from ..core.fsutil import atomic_write_text
 from ..run.plan import render_skeleton, start_record_path
-from ..run.resume import NotARun, PlanChanged, assess
+from ..checks.resume import assess
+from ..run.resume import NotARun, PlanChanged
 from ..run.runfolder import archive_prior_run, checked_run_dir, entries_to_archive, evidence_present
 
 STDIN_MARK = "-"

@@ -73,7 +73,7 @@ def spend(run_dir: Path) -> dict:
             row["state"] = "done"
     totals = metrics.get("totals")
     if isinstance(totals, dict):
-        total = metrics_costs(metrics, table)["total"]
+        total = metrics_costs(metrics, table).total
         totals = {**totals, "cost": round(total.dollars, 4), "cost_text": cost_text(total)}
     return {"budget": budget, "researchers": list(rows.values()), "totals": totals,
             "metrics_updated_at": metrics.get("updated_at"), "final": metrics.get("final"),

@@ -5,13 +5,12 @@ crash never leaves a half-written plan, brief, snapshot or run record behind.
 """
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 from .. import formats
 
@@ -284,24 +283,6 @@ def _opened_path(fd: int) -> Path | None:
         return Path(os.readlink(link))
     except OSError:
         return None
-
-
-@contextlib.contextmanager
-def exclusive_lock(lock_path: Path, timeout: float) -> Iterator[None]:
-    """Hold an exclusive lock on `lock_path` (created 0600, never through a symbolic link).
-    Waits for the holder, but not forever: after `timeout` seconds it raises TimeoutError, so
-    a stuck hook makes the next one fail (open) rather than hang."""
-    from filelock import FileLock, Timeout  # lazy: filelock, only where a lock is taken
-
-    lock = FileLock(lock_path, mode=0o600, thread_local=False)
-    try:
-        lock.acquire(timeout=timeout, poll_interval=0.01)
-    except Timeout:
-        raise TimeoutError(f"{lock_path} held for more than {timeout} s") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 class NotRegularFile(OSError):

@@ -41,7 +41,7 @@ import stat
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
-from ..core.fsutil import exclusive_lock
+from ..core.locks import exclusive_lock
 
 
 RUNS_DIR = "runs"

@@ -40,6 +40,11 @@ from email.utils import collapse_rfc2231_value
 from typing import Callable, Mapping
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
+try:
+    import certifi  # a trust store for systems that have none (default_ssl_context)
+except ImportError:  # optional: the system's store serves without it
+    certifi = None
+
 ALLOWED_SCHEMES = ("http", "https")
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
 USER_AGENT = "web-research/0.1 (+page snapshot for citation checking)"
@@ -407,10 +412,9 @@ def default_ssl_context() -> ssl.SSLContext:
     context = ssl.create_default_context()
     if not context.cert_store_stats().get("x509_ca"):
         try:
-            import certifi  # lazy: optional, and only for HTTPS
-
-            context.load_verify_locations(certifi.where())
-        except (ImportError, OSError):
+            if certifi is not None:
+                context.load_verify_locations(certifi.where())
+        except OSError:
             pass
     return context
 

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from .. import formats
 from ..core.fsutil import RunFileError, is_within, read_run_file
 from ..evidence import ledger
-from ..run.resume import NotARun, PlanChanged, assess, unknown_run_refusal
+from ..run.resume import NotARun, PlanChanged, unknown_run_refusal
 from .briefs_match import Brief, briefs_of, load_briefs, resolve_prompt
 from .budgets import run_limits
 from .commandline import mentioned_subcommand, same_path
@@ -74,7 +74,7 @@ def _post_checker_agent(ctx: Context) -> Decision:
     response = ctx.event.response
     if snapshot is None or not isinstance(response, dict) or response.get("status") != "completed":
         return NOTHING
-    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import parse_answer  # lazy: the checker's side, only in hooks that check files
     wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
     agent_id = response.get("agentId")
     with ctx.locked_run() as run:
@@ -202,6 +202,8 @@ def _kept_by_the_ledger(ctx: Context, run_dir: str, printed: list[str]) -> tuple
     `start` ran in the Bash tool, without the hooks' data directory: it judged seals from the
     folder copy, which anything in the run could have edited. The hook judges them again
     from the ledger; only a findings file sealed there, intact and `ok`, is kept."""
+    from ..checks.resume import assess  # lazy: the checker's side, only in hooks that check files
+
     try:
         found = assess(Path(run_dir), ctx.env, seals=ledger.seals(_ledger_entries(ctx.env, run_dir)))
     except (NotARun, PlanChanged):

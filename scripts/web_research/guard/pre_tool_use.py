@@ -179,7 +179,7 @@ def _pre_checker_agent(ctx: Context, session: Session, snapshot: Run, tool_input
     """A claim-checker gets the prompt `claims --prompt` would print now, in place of its `Check:
     <output_dir>` (rules/checker_gate.py); `tool_input` is the call with the plugin's fields."""
     from ..checks.checklist import parse_and_check  # lazy: the checker's side, only in hooks that check files
-    from ..checks.verdicts import prompt_for_run  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import prompt_for_run  # lazy: the checker's side, only in hooks that check files
     run_dir = Path(snapshot.run_dir)
     rendered, why = prompt_for_run(run_dir, parse_and_check(run_dir, extra=())[0])  # run files, before the lock
     # Not locked_run: only an allowed dispatch is written, whatever the decision touched.

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from .. import formats
-from ..core.fsutil import atomic_write_text, exclusive_lock
+from ..core.fsutil import atomic_write_text
+from ..core.locks import exclusive_lock
 from ..core.paths import data_dir, session_record, sessions_dir, valid_session_id
 from .commandline import CommandRejected, PluginCommand, parse_plugin_command
 from .events import TOOL_EVENTS, HookEvent

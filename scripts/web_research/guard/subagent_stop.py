@@ -61,7 +61,7 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
 
 def answer_block_reason(problems: Sequence[str], count: int) -> str:
     """What a checker whose reply cannot be used is told: what is wrong, and the answer format again."""
-    from ..checks.verdicts import answer_instruction  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import answer_instruction  # lazy: the checker's side, only in hooks that check files
 
     return ("Your answer is not usable yet:\n" + "\n".join(f"- {p}" for p in problems) + "\n"
             + answer_instruction(count))
@@ -70,7 +70,7 @@ def answer_block_reason(problems: Sequence[str], count: int) -> str:
 def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
     """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
     else the last assistant text of its transcript), and what is wrong with the reply."""
-    from ..checks.verdicts import parse_answer  # lazy: the checker's side, only in hooks that check files
+    from ..report.claim_checker import parse_answer  # lazy: the checker's side, only in hooks that check files
 
     return parse_answer(reply_text(ctx), keys)
 

@@ -213,24 +213,32 @@ def agent_model(name: str) -> str | None:
     return found.group(1) if found else None
 
 
-def metrics_costs(metrics: Mapping[str, Any], table: PriceTable) -> dict[str, Any]:
-    """What each agent of a metrics.json cost: `researchers` and `others` (lists in the file's
-    order), `orchestrator` (or None) and `total`."""
+class Costs(NamedTuple):
+    """What each agent of a metrics.json cost: researchers and other agents in the file's
+    order, the orchestrator (None when the file has none) and the total."""
+
+    researchers: list[Cost]
+    others: list[Cost]
+    orchestrator: Cost | None
+    total: Cost
+
+
+def metrics_costs(metrics: Mapping[str, Any], table: PriceTable) -> Costs:
+    """What each agent of a metrics.json (JSON as read) cost."""
     researcher, checker = agent_model("researcher"), agent_model("claim-checker")
 
     def agents(key: str) -> list:
         value = metrics.get(key)
         return [a for a in value[:100] if isinstance(a, dict)] if isinstance(value, list) else []
 
-    out: dict[str, Any] = {"researchers": [cost(agent_tokens(a, researcher), table) for a in agents("researchers")],
-                           "others": [cost(agent_tokens(a, checker), table) for a in agents("other_agents")],
-                           "orchestrator": None}
-    if isinstance(metrics.get("orchestrator"), dict):
-        out["orchestrator"] = cost(agent_tokens(metrics["orchestrator"], ORCHESTRATOR_MODEL), table)
-    every = [*out["researchers"], *out["others"], *([out["orchestrator"]] if out["orchestrator"] else [])]
-    out["total"] = Cost(sum(c.dollars for c in every), tuple(dict.fromkeys(m for c in every for m in c.unpriced)),
-                        any(c.upper_bound for c in every))
-    return out
+    researchers = [cost(agent_tokens(a, researcher), table) for a in agents("researchers")]
+    others = [cost(agent_tokens(a, checker), table) for a in agents("other_agents")]
+    orchestrator = cost(agent_tokens(metrics["orchestrator"], ORCHESTRATOR_MODEL), table) \
+        if isinstance(metrics.get("orchestrator"), dict) else None
+    every = [*researchers, *others, *([orchestrator] if orchestrator else [])]
+    total = Cost(sum(c.dollars for c in every), tuple(dict.fromkeys(m for c in every for m in c.unpriced)),
+                 any(c.upper_bound for c in every))
+    return Costs(researchers, others, orchestrator, total)
 
 
 def _count(value: object) -> int:

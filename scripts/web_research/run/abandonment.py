@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from .. import formats
 from ..core.fsutil import RunFileError, read_run_file
@@ -19,6 +19,14 @@ from ..core.result import fail, ok
 
 MAX_REASON_CHARS = 1000
 CHECK_ID = "run.abandoned"
+
+
+class Abandonment(TypedDict, total=False):
+    """The record `abandon` writes; read back as the file holds it (readers check each field's type)."""
+
+    version: int
+    abandoned_at: str
+    reason: str
 
 
 def record_path(run_dir: Path) -> Path:
@@ -36,7 +44,7 @@ def clean_reason(raw: str) -> str:
     return text
 
 
-def read_record(run_dir: Path) -> dict[str, Any] | None:
+def read_record(run_dir: Path) -> Abandonment | None:
     """The abandonment record, or None when the run was not abandoned. A record that exists
     but cannot be read still marks the run abandoned (its presence is the fact)."""
     path = record_path(run_dir)

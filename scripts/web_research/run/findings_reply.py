@@ -3,7 +3,7 @@
 A researcher writes no file. Its brief shows what its last reply holds: a frontmatter block
 with `status` (and `reason` unless ok), then the findings sections. At its stop the plugin
 takes that document from the reply, fills in the fields no model copies (subtopic, brief
-hash, times: findings_stub.completed_text), checks it and writes it, or sends the reasons
+hash, times: `completed_text`), checks it and writes it, or sends the reasons
 back so the researcher replies again in full.
 
 What a real model does around such a reply is tolerated here, and nothing more: a line of
@@ -19,13 +19,30 @@ import re
 from dataclasses import dataclass
 
 from ..core.frontmatter_reader import read_frontmatter
-from ..formats import MAX_MARKDOWN_BYTES
-from .findings_stub import completed_text
+from ..formats import MAX_MARKDOWN_BYTES, STATUS_OK
+from .findings_stub import render_frontmatter
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[\w-]*[ \t]*$")
 _STATUS_LINE = re.compile(r"^status[ \t]*:", re.IGNORECASE)
 MAX_PROSE_LINES = 5  # lines of prose a reply may hold before its frontmatter
 MAX_FRONTMATTER_LINES = 40
+
+
+def completed_text(text: str, subtopic: str, brief_hash: str, started_at: str, finished_at: str) -> str | None:
+    """`text` with the plugin's fields filled in (they replace whatever the researcher wrote for
+    them) and the reason dropped under `status: ok`; the body is kept byte for byte. None when
+    the text has no frontmatter mapping to complete (the findings checks then say what is missing)."""
+    text = text.removeprefix("\ufeff")
+    front = read_frontmatter(text)
+    if front.data is None:
+        return None
+    fields = dict(front.data)
+    fields.update({"subtopic": subtopic, "brief_hash": brief_hash, "started_at": started_at,
+                   "finished_at": finished_at})
+    if fields.get("status") == STATUS_OK:
+        fields.pop("reason", None)
+    body = "".join(text.splitlines(keepends=True)[front.body_first_line - 1:])
+    return render_frontmatter(fields) + body
 
 
 @dataclass(frozen=True, slots=True)

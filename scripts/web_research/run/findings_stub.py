@@ -6,11 +6,12 @@ fields it would otherwise copy come from code (formats.FINDINGS_PLUGIN_FIELDS):
 - at dispatch the hook writes a stub: `status: failed` with `formats.FINDINGS_STUB_REASON`,
   the subtopic, the brief's hash and the start time, so a researcher cut off early leaves a
   failure the orchestrator can see (and `briefs` lists its brief again);
-- at the researcher's stop the hook completes what it wrote (`completed_text`): subtopic and
-  brief hash from the brief, `started_at` from the dispatch, `finished_at` now, and a
-  `reason` dropped when the status is ok (a stale stub reason, or one that does not belong).
+- at the researcher's stop the hook completes what it wrote (findings_reply.completed_text):
+  subtopic and brief hash from the brief, `started_at` from the dispatch, `finished_at` now,
+  and a `reason` dropped when the status is ok (a stale stub reason, or one that does not belong).
 
-Pure functions of text; the hooks do the reading and writing (guard/effects/plugin_writes.py).
+Pure functions of text, read without YAML (the dispatch hooks load this module); the hooks do
+the reading and writing (guard/effects/plugin_writes.py).
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import re
 from typing import Any
 from pathlib import Path
 
-from ..formats import FINDINGS_FIELDS, FINDINGS_STUB_REASON, STATUS_FAILED, STATUS_OK, STATUSES
+from ..formats import FINDINGS_FIELDS, FINDINGS_STUB_REASON, STATUS_FAILED, STATUSES
 from ..core.fsutil import RunFileError, read_run_text
 
 _QUOTED = ("subtopic", "reason")  # free text: written as double-quoted YAML (JSON) scalars
@@ -48,25 +49,6 @@ def stub_text(subtopic: str, brief_hash: str, started_at: str) -> str:
     return render_frontmatter({"status": STATUS_FAILED, "subtopic": subtopic, "brief_hash": brief_hash,
                                "started_at": started_at, "finished_at": started_at,
                                "reason": FINDINGS_STUB_REASON})
-
-
-def completed_text(text: str, subtopic: str, brief_hash: str, started_at: str, finished_at: str) -> str | None:
-    """`text` with the plugin's fields filled in (they replace whatever the researcher wrote for
-    them) and the reason dropped under `status: ok`; the body is kept byte for byte. None when
-    the text has no frontmatter mapping to complete (the findings checks then say what is missing)."""
-    from ..core.frontmatter_reader import read_frontmatter  # lazy: the checker's side, only in hooks that check files
-
-    text = text.removeprefix("\ufeff")
-    front = read_frontmatter(text)
-    if front.data is None:
-        return None
-    fields = dict(front.data)
-    fields.update({"subtopic": subtopic, "brief_hash": brief_hash, "started_at": started_at,
-                   "finished_at": finished_at})
-    if fields.get("status") == STATUS_OK:
-        fields.pop("reason", None)
-    body = "".join(text.splitlines(keepends=True)[front.body_first_line - 1:])
-    return render_frontmatter(fields) + body
 
 
 def still_to_dispatch(run_dir: Path | str, findings: Path | str) -> bool:

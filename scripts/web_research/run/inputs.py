@@ -20,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Mapping
 
+import yaml
+
 from .budget import DEFAULT_TIER
 from ..core.schema_validation import load_schema, schema_validator
 
@@ -72,8 +74,6 @@ _STRICT_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 def _strict_bool_loader() -> type:
     """A safe loader whose only booleans are true/false: every other spelling stays a
     string, which the schema then rejects for a boolean field with a clear message."""
-    import yaml  # lazy: YAML, only where frontmatter is read
-
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     loader = type("StrictBoolSafeLoader", (base,), {})
     loader.yaml_implicit_resolvers = {
@@ -85,8 +85,6 @@ def _strict_bool_loader() -> type:
 
 
 def _yaml_mapping(text: str) -> dict[Any, Any] | None:
-    import yaml  # lazy: YAML, only where frontmatter is read
-
     try:
         data = yaml.load(text, Loader=_strict_bool_loader())  # noqa: S506 - a safe loader
     except yaml.YAMLError:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from .. import formats
 from ..evidence.excerpts import excerpt_parts, match_excerpt, normalize
@@ -40,12 +40,13 @@ from ..evidence.snapshots import SnapshotError, SnapshotIndex
 from ..metrics.pricing import cost_text, load_prices, metrics_costs
 from ..metrics.run_metrics import read_metrics
 from ..run.budget import effective_budget
-
-if TYPE_CHECKING:
-    from ..checks.parsed_run import ParsedRun
-    from ..checks.citation_entries import Citation
-    from ..evidence.provenance import SealSource
-    from ..evidence.snapshots import Snapshot
+from ..checks.parsed_run import ParsedRun
+from ..checks.citation_entries import Citation
+from ..evidence.provenance import SealSource
+from ..evidence.snapshots import Snapshot
+from ..metrics.pricing import Cost, PriceTable
+from .model import (Claim, Closest, CoverageRow, FailingCheck, Figures, FindingsRow, Footnote, PageWindow,
+                    Recheck, RecheckSummary, SealState, Spent, Verification, View)
 
 CONTEXT_CHARS = 1200  # page text shown on each side of the excerpt
 HEAD_CHARS = 2400  # page text shown when the excerpt is not found in it
@@ -100,7 +101,7 @@ def locate_excerpt(excerpt: str, page: str, limit: int = 64) -> list[tuple[int, 
 
 
 def page_window(page: str, spans: list[tuple[int, int]] | None,
-                differ: list[tuple[int, int]] | None = None) -> dict[str, Any]:
+                differ: list[tuple[int, int]] | None = None) -> PageWindow:
     """The stretch of `page` to show: the spans marked, with context around them.
     `segments` are [text, kind] in order, kind "" (plain), "hit" (the excerpt or the closest
     passage) or "diff" (a word of the closest passage that the excerpt writes differently)."""
@@ -120,7 +121,7 @@ def page_window(page: str, spans: list[tuple[int, int]] | None,
             cursor = y
         if b > cursor:
             cuts.append((cursor, b, "hit"))
-    segments: list[list[Any]] = []
+    segments: list[list[str]] = []
     cursor = start
     for a, b, kind in cuts:
         if a > cursor:
@@ -132,7 +133,7 @@ def page_window(page: str, spans: list[tuple[int, int]] | None,
     return {"segments": segments, "start": start, "end": end, "total": len(page)}
 
 
-def closest_in_page(excerpt: str, page: str) -> dict[str, Any] | None:
+def closest_in_page(excerpt: str, page: str) -> Closest | None:
     """Where verify's closest passage to an excerpt that is not in `page` sits, and which words
     differ: {"part": the excerpt's part not found, as [token, differs] pairs; "span": the
     passage's span in the page; "differ": spans of the page's differing tokens; "similarity"}.
@@ -163,7 +164,7 @@ def closest_in_page(excerpt: str, page: str) -> dict[str, Any] | None:
 # Footnotes
 # --------------------------------------------------------------------------
 
-def _seal_state(run_dir: Path, snap: Snapshot | None, source: SealSource) -> dict[str, Any]:
+def _seal_state(run_dir: Path, snap: Snapshot | None, source: SealSource) -> SealState:
     if snap is None:
         return {"state": SEAL_NO_SNAPSHOT, "detail": "no snapshot of this URL in sources/: the excerpt cannot be "
                                                     "checked against the page"}
@@ -180,14 +181,15 @@ def _seal_state(run_dir: Path, snap: Snapshot | None, source: SealSource) -> dic
 
 
 def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
-              pages: dict[str, str | None]) -> dict[str, Any]:
+              pages: dict[str, str | None]) -> Footnote:
     snap = index.find(citation.url) if citation.url else None
-    item: dict[str, Any] = {
+    item: Footnote = {
         "label": str(citation.number), "line": citation.line, "title": citation.title, "url": citation.url,
         "source_type": citation.source_type, "retrieved": citation.retrieved_at, "published": citation.published_at,
         "site": site_of(citation.url) if citation.url else None,
         "excerpt": citation.excerpt, "seal": _seal_state(run_dir, snap, source), "claims": [],
-        "snapshot": None, "page": None, "match": "no-snapshot" if snap is None else "no-text", "closest": None}
+        "snapshot": None, "page": None, "match": "no-snapshot" if snap is None else "no-text", "closest": None,
+        "why": [], "state": UNCHECKED, "cited_by": 0, "recheck": None}
     if snap is None:
         return item
     rel = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
@@ -213,7 +215,7 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
 
 
 def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
-                        problems: Mapping[int, list[str]]) -> tuple[dict[int, list[dict[str, Any]]], list[dict[str, Any]]]:
+                        problems: Mapping[int, list[str]]) -> tuple[dict[int, list[Claim]], list[Claim]]:
     """Each footnote's claims in report.md, and every claim in order: the figures rule, the
     checker's verdict and the failing checks at its line (`problems`, by report.md line)."""
     if parsed.report is None or parsed.report_path is None:
@@ -223,15 +225,16 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
     checked = parsed.plan is not None and effective_budget(parsed.plan).claim_check
     voting = checked and effective_budget(parsed.plan).voting
     known = verdicts_by_claim(verdict_files(run_dir)) if checked else {}
-    out: dict[int, list[dict[str, Any]]] = {}
-    ordered: list[dict[str, Any]] = []
+    out: dict[int, list[Claim]] = {}
+    ordered: list[Claim] = []
     for r in records[:MAX_FOOTNOTES]:
         g = r.grounding
-        entry: dict[str, Any] = {"line": r.claim.line, "text": r.claim.text,
+        entry: Claim = {"line": r.claim.line, "text": r.claim.text,
                                  "footnotes": [str(n) for n in r.claim.footnotes],
                                  "figures": None if not g.checked else ("grounded" if g.ok else "missing"),
                                  "missing": [q.text for q in g.missing], "verdict": None, "reason": None,
-                                 "why": list(problems.get(r.claim.line, []))[:5], "checked": bool(checked)}
+                                 "why": list(problems.get(r.claim.line, []))[:5], "checked": bool(checked),
+                                 "state": UNCHECKED}
         if checked and r.excerpts:
             decision = decide(known.get(check_key(r), []), bool(voting))
             entry["verdict"] = decision.verdict or ("awaiting votes" if decision.votes_needed else "not checked")
@@ -242,7 +245,7 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
     return out, ordered
 
 
-def claim_state(claim: Mapping[str, Any], footnote_states: Iterable[str]) -> str:
+def claim_state(claim: Claim, footnote_states: Iterable[str]) -> str:
     """A claim's state: failing when a check fails on it or on a footnote it cites; else the
     claim-checker's verdict where the tier has one (not checked until it judges); else verified
     when every excerpt it cites is in its stored page, not checked when one cannot be checked."""
@@ -254,7 +257,7 @@ def claim_state(claim: Mapping[str, Any], footnote_states: Iterable[str]) -> str
     return UNCHECKED if UNCHECKED in own else VERIFIED
 
 
-def _own_state(item: Mapping[str, Any]) -> str:
+def _own_state(item: Footnote) -> str:
     """A footnote's state from its own entry: a failing check, an excerpt not in its page or a
     page changed since sealed fails it; no readable stored page leaves it not checked."""
     if item["why"] or item["match"] == "not-found" or item["seal"]["state"] == SEAL_CHANGED:
@@ -263,7 +266,7 @@ def _own_state(item: Mapping[str, Any]) -> str:
 
 
 def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource,
-              problems: Mapping[int, list[str]] | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+              problems: Mapping[int, list[str]] | None = None) -> tuple[list[Footnote], list[Claim]]:
     """(each footnote with its source, page window, claims and state; every claim with its
     state). `problems`: the failing error checks' messages by report.md line."""
     if parsed.report is None:
@@ -300,7 +303,7 @@ def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource,
 RECHECK_MARKS = {"unchanged": "=", "changed": "\u2260", "moved": "\u2192", "gone": "\u2205", "unreachable": "\u2026"}
 
 
-def rechecks(run_dir: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
+def rechecks(run_dir: Path) -> tuple[dict[str, Recheck], RecheckSummary | None]:
     """(each footnote's state in the latest `web-research recheck`, by label; the recheck as a
     whole: date, summary, or why its record cannot be used). Nothing when never rechecked."""
     try:
@@ -311,7 +314,7 @@ def rechecks(run_dir: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Any] |
         return {}, {"problem": f"{formats.CHECKS_DIR}/: cannot be read ({exc.strerror or exc})"}
     if record is None:
         return {}, None
-    out = {}
+    out: dict[str, Recheck] = {}
     for c in record.citations[:MAX_FOOTNOTES]:
         out[str(c.number)] = {"state": c.state, "date": c.checked_at[:10], "note": c.note, "moved_to": c.moved_to,
                               "closest": c.closest, "similarity": c.similarity,
@@ -335,7 +338,7 @@ def problems_by_line(run_dir: Path, checks: list) -> dict[int, list[str]]:
 # Coverage, figures, verification
 # --------------------------------------------------------------------------
 
-def coverage(parsed: ParsedRun) -> list[dict[str, Any]]:
+def coverage(parsed: ParsedRun) -> list[CoverageRow]:
     """Each plan bullet: id, text, state, how the report covers it, and the sources behind it."""
     if parsed.plan is None:
         return []
@@ -344,7 +347,7 @@ def coverage(parsed: ParsedRun) -> list[dict[str, Any]]:
     by_key: dict[tuple, list[str]] = {}
     for c in parsed.report.citations if parsed.report is not None else []:
         by_key.setdefault(citation_key(c), []).append(str(c.number))
-    out = []
+    out: list[CoverageRow] = []
     for s in states:
         sources = [{"title": key[0], "url": key[1], "footnotes": by_key.get(key, [])}
                    for key in sorted(s.citation_keys, key=lambda k: tuple(str(x) for x in k))]
@@ -353,13 +356,13 @@ def coverage(parsed: ParsedRun) -> list[dict[str, Any]]:
     return out
 
 
-def figures(run_dir: Path, parsed: ParsedRun, table: Any) -> dict[str, Any]:
+def figures(run_dir: Path, parsed: ParsedRun, table: PriceTable) -> Figures:
     """The run's spending from metrics.json, priced: per researcher, other agents, the orchestrator, totals."""
     metrics = read_metrics(run_dir)
     budget = (metrics or {}).get("budget") if isinstance((metrics or {}).get("budget"), dict) else None
     if budget is None and parsed.plan is not None:
         budget = effective_budget(parsed.plan).to_json()
-    out: dict[str, Any] = {"recorded": metrics is not None, "budget": budget, "prices": table.describe(),
+    out: Figures = {"recorded": metrics is not None, "budget": budget, "prices": table.describe(),
                            "researchers": [], "others": [], "orchestrator": None, "totals": None,
                            "why_none": None}
     if metrics is None:
@@ -371,20 +374,20 @@ def figures(run_dir: Path, parsed: ParsedRun, table: Any) -> dict[str, Any]:
         return out
     costs = metrics_costs(metrics, table)
 
-    def spent(agent: Mapping[str, Any], c: Any) -> dict[str, Any]:
+    def spent(agent: Mapping[str, Any], c: Cost) -> Spent:
         return {"input_tokens": _int(agent.get("input_tokens")), "output_tokens": _int(agent.get("output_tokens")),
                 "wall_seconds": _num(agent.get("wall_seconds")), "cost": round(c.dollars, 4), "cost_text": cost_text(c)}
 
-    for r, c in zip(_dicts(metrics.get("researchers")), costs["researchers"]):
+    for r, c in zip(_dicts(metrics.get("researchers")), costs.researchers):
         out["researchers"].append({"slug": str(r.get("slug") or r.get("agent_id") or "?"), "state": r.get("state"),
                                    "searches": _int(r.get("searches")), "page_reads": _int(r.get("page_reads")),
                                    "denied": _int(r.get("denied")), **spent(r, c)})
-    for r, c in zip(_dicts(metrics.get("other_agents")), costs["others"]):
+    for r, c in zip(_dicts(metrics.get("other_agents")), costs.others):
         out["others"].append({"agent": str(r.get("agent_id") or "?"), **spent(r, c)})
-    if costs["orchestrator"] is not None:
-        out["orchestrator"] = spent(metrics["orchestrator"], costs["orchestrator"])
+    if costs.orchestrator is not None:
+        out["orchestrator"] = spent(metrics["orchestrator"], costs.orchestrator)
     totals = metrics.get("totals") if isinstance(metrics.get("totals"), dict) else {}
-    total = costs["total"]
+    total = costs.total
     out["totals"] = {"searches": _int(totals.get("searches")), "page_reads": _int(totals.get("page_reads")),
                      "input_tokens": _int(totals.get("input_tokens")), "output_tokens": _int(totals.get("output_tokens")),
                      "wall_seconds": _num(totals.get("wall_seconds")), "final": bool(metrics.get("final")),
@@ -404,9 +407,9 @@ def _num(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def verification(run_dir: Path, checks: list) -> dict[str, Any]:
+def verification(run_dir: Path, checks: list) -> Verification:
     failing = [c for c in checks if not c.ok]
-    items = []
+    items: list[FailingCheck] = []
     roots = (Path(run_dir), Path(run_dir).resolve())
     for c in failing[:MAX_CHECKS]:
         rel = None
@@ -481,7 +484,7 @@ def tldr(parsed: ParsedRun) -> list[str]:
 # --------------------------------------------------------------------------
 
 def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[str, str] | None = None,
-           data_dir: Path | None = None) -> dict[str, Any]:
+           data_dir: Path | None = None) -> View:
     """Everything the page shows. `seal_source`: the seals to show (default the folder copy,
     as standalone verify uses; the Stop hook passes the ledger's)."""
     run_dir = Path(run_dir)
@@ -496,7 +499,7 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
     if parsed.report is None:
         report_problem = file_problem(run_dir, checks, formats.REPORT_FILE)
         report_text = _text_despite_bytes(run_dir, parsed)
-    findings = [{"slug": slug, "status": f.status or "invalid", "reason": f.reason}
+    findings: list[FindingsRow] = [{"slug": slug, "status": f.status or "invalid", "reason": f.reason}
                 for slug, f in sorted(parsed.findings.items())]
     return {
         "run_dir": str(run_dir),

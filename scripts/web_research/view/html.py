@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markdown_it import MarkdownIt
@@ -32,9 +32,11 @@ from markupsafe import Markup
 from mdit_py_plugins.footnote import footnote_plugin
 
 from .data import RECHECK_MARKS, STATE_MARKS, STATE_WORDS, UNCHECKED, gather
+from .model import Claim, Footnote, View
 from .. import formats
 from ..checks.citation_entries import parse_citations
 from ..core.fsutil import atomic_write_text
+from ..evidence.provenance import SealSource
 
 ASSETS = Path(__file__).with_name("assets")
 TEMPLATE = "page.html.j2"
@@ -76,7 +78,7 @@ def _mark_claims(state) -> None:
     """Wrap the text each footnote reference closes (back to the previous reference or the
     sentence's start) in `<span class="claim st-…">`, with the state of the claim it belongs
     to; only at the inline level where the wrap stays balanced (never across `**`/`*`)."""
-    claims_by_line: Mapping[int, list[dict[str, Any]]] = state.env.get("claims_by_line") or {}
+    claims_by_line: Mapping[int, list[Claim]] = state.env.get("claims_by_line") or {}
     for block in state.tokens:
         if block.type != "inline" or not block.children or not block.map:
             continue
@@ -103,8 +105,7 @@ def _plain(tokens: list[Token]) -> str:
     return " ".join("".join(t.content for t in tokens if t.type in ("text", "code_inline")).split())
 
 
-def _claim_for(candidates: list[dict[str, Any]], pointer: int, label: str,
-               text: str) -> tuple[dict[str, Any] | None, int]:
+def _claim_for(candidates: list[Claim], pointer: int, label: str, text: str) -> tuple[Claim | None, int]:
     """The claim (from `pointer` on, in order) that cites `label` and holds `text`'s last words."""
     tail = " ".join(text.split()[-6:])
     for index in range(pointer, len(candidates)):
@@ -220,12 +221,12 @@ def _markdown() -> MarkdownIt:
     return md
 
 
-def render_markdown(text: str, notes: Mapping[str, Mapping[str, Any]] | None = None,
-                    claims: list[Mapping[str, Any]] | None = None) -> tuple[str, list[int]]:
+def render_markdown(text: str, notes: Mapping[str, Footnote] | None = None,
+                    claims: list[Claim] | None = None) -> tuple[str, list[int]]:
     """(HTML of the report, the source lines that start a block, ascending). `notes`: each
     footnote's data by label (view/data.footnotes); `claims`: every claim with its state."""
     md = _markdown()
-    by_line: dict[int, list[Mapping[str, Any]]] = {}
+    by_line: dict[int, list[Claim]] = {}
     for claim in claims or []:
         by_line.setdefault(int(claim["line"]), []).append(claim)
     env = {"notes": notes or {}, "claims_by_line": by_line}
@@ -268,7 +269,7 @@ def _of(used: object, limit: object) -> str:
     return f"{used} / {limit}" if isinstance(limit, int) else str(used)
 
 
-def page_title(view: Mapping[str, Any]) -> str:
+def page_title(view: View) -> str:
     """The tab's title: the report's title without its Markdown heading mark."""
     title = (view.get("title") or "").lstrip("#").strip()
     return title or view.get("question") or "web-research report"
@@ -278,7 +279,7 @@ def page_title(view: Mapping[str, Any]) -> str:
 # The page
 # --------------------------------------------------------------------------
 
-def render_page(view: dict[str, Any]) -> str:
+def render_page(view: View) -> str:
     """The whole HTML document for `view` (view/data.gather)."""
     style = (ASSETS / "view.css").read_text(encoding="utf-8")
     script = (ASSETS / "view.js").read_text(encoding="utf-8")
@@ -302,14 +303,15 @@ def render_page(view: dict[str, Any]) -> str:
         seals=_seal_summary(view["footnotes"]))
 
 
-def _seal_summary(notes: list[Mapping[str, Any]]) -> dict[str, int]:
+def _seal_summary(notes: list[Footnote]) -> dict[str, int]:
     out: dict[str, int] = {}
     for f in notes:
         out[f["seal"]["state"]] = out.get(f["seal"]["state"], 0) + 1
     return out
 
 
-def write_view(run_dir: Path, seal_source: Any = None, env: Any = None, data_dir: Path | None = None) -> Path:
+def write_view(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[str, str] | None = None,
+               data_dir: Path | None = None) -> Path:
     """Gather, render and write `<run>/report.html` atomically; returns its path."""
     path = Path(run_dir) / formats.REPORT_VIEW_FILE
     atomic_write_text(path, render_page(gather(Path(run_dir), seal_source, env, data_dir)))

@@ -42,7 +42,7 @@ GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|not-established|missing)\s+(.+)$
 DRIFT = 6
 UNCITED = "uncited-then-cited"  # report mode: a TL;DR bullet states a figure without its reference
 UNCITED_OPENING = "In short, "
-# What `finish` prints when claims wait for a claim-checker (finish_cmd.py).
+# What `finish` prints when claims wait for a claim-checker (commands/finish_cmd.py).
 FINISH_NEEDS_CHECKER = "need a verdict"
 # After abandon, the `abandoned` scenario's orchestrator plants a page here (beside the run folder).
 PLANTED_FOLDER = "planted-run"

@@ -44,7 +44,7 @@ def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: li
                    agent_id: object) -> None:
     """A claim-checker's answer, mapped to its claim keys, as its verdicts file: written and
     sealed at once. This is the only way a verdicts file comes to be (a checker writes no file)."""
-    from ...checks.verdicts import verdicts_json  # lazy: the checker's side, only in hooks that check files
+    from ...report.claim_checker import verdicts_json  # lazy: the checker's side, only in hooks that check files
     written = write_run_file(env, run_dir, path, verdicts_json(verdicts), agent_id, None)
     seal_verdicts(env, run_dir, path, agent_id, sha256=written)
 

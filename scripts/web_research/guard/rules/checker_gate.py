@@ -5,7 +5,7 @@ not be able to choose them. The hooks hold three lines:
 
 - **Dispatch** (PreToolUse `Agent`, `web-research:claim-checker`): the orchestrator
   writes `Check: <output_dir>` and the hook puts in its place the prompt that
-  `claims DIR --prompt` would print now (verdicts.prompt_for_run); whatever else
+  `claims DIR --prompt` would print now (report/claim_checker.prompt_for_run); whatever else
   the call says is replaced the same way. The dispatch is remembered in the run
   record (`checkers`: prompt hash, verdicts path, check keys in prompt order).
 - **Scope**: a checker has no tools (its agent definition) and the room denies

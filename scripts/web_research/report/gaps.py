@@ -13,19 +13,17 @@ bullet. `finish` keeps the lines it wrote in its record and takes them out again
 its next run before writing the current ones, so a bullet a later wave covers
 disappears. A reason comes from a findings file (hostile): it is folded to one
 line, bounded, and its brackets made plain so it can never become a reference.
-Pure functions; finish_cmd.py does the I/O.
+Pure functions; report/finish.py does the I/O.
 """
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from .. import formats
-from .coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, gaps_names_bullet, subtopics_for
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .findings import Findings
-    from ..run.plan import Plan
+from ..checks.coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, gaps_names_bullet, subtopics_for
+from ..checks.findings import Findings
+from ..run.plan import Plan
 
 MAX_REASON_CHARS = 300
 NO_FILE = "no findings file"
@@ -53,7 +51,7 @@ def bullet_line(bullet_id: str, reason: str | None) -> str:
     return f"- **Bullet {bullet_id}**: not established: {plain('; '.join(p for p in parts if p) or None)}."
 
 
-def gap_lines(plan: "Plan", findings: dict[str, "Findings"], unreadable: dict[str, str],
+def gap_lines(plan: Plan, findings: dict[str, Findings], unreadable: dict[str, str],
               gaps: str | None) -> list[str]:
     """The bullets for every recorded failure that `gaps` (Gaps & Limitations' text as
     report.gaps_text gives it, None when absent) does not name yet. `unreadable`: why

@@ -1,0 +1,121 @@
+"""What `finish` does to a run, apart from printing: report.md assembled, the checklist run, the round counted.
+
+1. `assemble_report`: report.md's references numbered and its Sources written
+   (assembly.py), with the Gaps & Limitations lines of every recorded failure
+   (gaps.py); report.md is rewritten atomically, only when its text changes, and
+   the text it had is kept in `<run>/.web-research/`;
+2. `check_report`: the verification checklist, and the partial claims it shows;
+3. `count_round`: a run whose checklist fails is one round of fixes, except runs
+   that only wait for a claim-checker, which are free up to `FREE_CHECKER_WAITS`.
+
+Everything is kept in finish's record (run/finish_record.py); commands/finish_cmd.py
+reads it, calls these in order, writes it back and says what to do next.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from .. import formats
+from ..checks.checklist import parse_and_check
+from ..checks.parsed_run import ParsedRun
+from ..checks.report import gaps_text, parse_report
+from ..checks.verdicts import partial_keys
+from ..core.fsutil import RunFileError, atomic_write_text, read_run_text
+from ..core.result import Check
+from ..run.finish_record import FinishRecord
+from .assembly import Problem, assemble, entries_of, sources_span
+from .gaps import gap_lines, place, without
+
+CLAIMS_CHECKED = "report.claims.checked"
+REFERENCES_CHECK = "report.references"
+# Runs that only wait for a claim-checker are free, up to this many (one check, two votes,
+# a re-check after a rewrite, with room to spare); beyond it they count as rounds of fixes.
+FREE_CHECKER_WAITS = 6
+
+
+def recorded_numbering(record: FinishRecord) -> dict[int, str]:
+    return {int(k): v for k, v in record.get("numbering", {}).items()}
+
+
+def assemble_report(run_dir: Path, record: FinishRecord) -> tuple[list[str], list[Problem]]:
+    """Rewrite report.md from its references. (notes, problems, each with its report line);
+    report.md is written only when its text changes and nothing stops the assembly."""
+    report_path = run_dir / formats.REPORT_FILE
+    try:
+        text = read_run_text(report_path, run_dir)
+    except RunFileError:
+        return [], []  # nothing to assemble: the checklist says what is wrong with report.md (report.exists)
+    parsed, _checks = parse_and_check(run_dir, extra=())
+    findings = {}
+    for slug, found in parsed.findings.items():
+        try:
+            findings[slug] = entries_of(slug, read_run_text(found.path, run_dir), found.citations)
+        except RunFileError:
+            continue
+    result = assemble(text, findings, recorded_numbering(record), parse_report(text).citations,
+                      record.get("sources"))
+    if result.problems:
+        return result.notes, result.problems
+    if result.text is not None:
+        new_text = with_recorded_gaps(result.text, parsed, record)
+        if new_text != text:
+            atomic_write_text(run_dir / formats.RUN_STATE_DIR / formats.REPORT_BEFORE_FINISH_FILE, text)
+            atomic_write_text(report_path, new_text)
+        lines = new_text.splitlines()
+        span = sources_span(lines)
+        record["numbering"] = {str(n): key for n, key in sorted(result.numbering.items())}
+        record["sources"] = "\n".join(lines[span[0]:span[1] + 1]).strip() if span else None
+    return result.notes, []
+
+
+def with_recorded_gaps(text: str, parsed: ParsedRun, record: FinishRecord) -> str:
+    """The report with the Gaps & Limitations bullets of every recorded failure (gaps.py):
+    the ones the last finish wrote are taken out, the current ones put in; kept in the record."""
+    rest = without(text, record.get("gaps", []))
+    if parsed.plan is None:
+        return rest
+    unreadable = {path.stem: getattr(error, "reason", str(error)) for path, error in parsed.unreadable.items()
+                  if path.parent.name == formats.FINDINGS_DIR}
+    lines = gap_lines(parsed.plan, parsed.findings, unreadable, gaps_text(parse_report(rest)))
+    record["gaps"] = lines
+    return place(rest, lines)
+
+
+class Checked(NamedTuple):
+    """The checklist's verdict on the report as finish left it: its checks, and the ids of
+    those that fail (`report.references` alone when the assembly stopped)."""
+
+    checks: list[Check]
+    failing: list[str]
+
+
+def check_report(run_dir: Path, record: FinishRecord, problems: list[Problem]) -> Checked:
+    """Run the checklist, unless the assembly stopped, and record the partial claims it shows
+    (shown once as an error; a claim left as it is then stands as a warning)."""
+    if problems:
+        return Checked([], [REFERENCES_CHECK])
+    parsed, checks = parse_and_check(run_dir)
+    partial = partial_keys(run_dir, parsed)
+    if partial:
+        record["partials_told"] = sorted(set(record.get("partials_told", [])) | set(partial))
+    return Checked(checks, sorted({c.id for c in checks if not c.ok and c.severity == "error"}))
+
+
+class Round(NamedTuple):
+    rounds: int  # rounds of fixes spent so far
+    first_wait: bool  # this run only waits for a claim-checker, and is free
+
+
+def count_round(record: FinishRecord, failing: list[str]) -> Round:
+    """Count this run in the record: one more run, and a free wait for a checker or a round of fixes."""
+    record["runs"] = record.get("runs", 0) + 1
+    waits = record.get("checker_waits", 0)
+    rounds = record.get("fix_rounds", 0)
+    if failing == [CLAIMS_CHECKED] and waits < FREE_CHECKER_WAITS:
+        record["checker_waits"] = waits + 1
+        return Round(rounds, True)
+    if failing:
+        rounds += 1
+        record["fix_rounds"] = rounds
+    return Round(rounds, False)
