@@ -384,7 +384,7 @@ def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
     return records
 
 
-def _footnote_list(numbers: Iterable[int]) -> str:
+def footnote_list(numbers: Iterable[int]) -> str:
     return "".join(f"[^{n}]" for n in numbers)
 
 
@@ -404,7 +404,7 @@ def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
             shown = "; ".join(f"[^{n}] \"{_shorten(e)}\"" for n, _u, e in r.excerpts)
             checks.append(Check(f"{scope}.claims.grounded", False, "error", (
                 f"claim at line {r.claim.line} states {figures}, which neither an excerpt it cites "
-                f"({_footnote_list(r.claim.footnotes)}) nor the title of a page it cites states: {shown}. "
+                f"({footnote_list(r.claim.footnotes)}) nor the title of a page it cites states: {shown}. "
                 "State the figure as the page gives it, or cite the passage that gives this one"),
                 str(path), r.claim.line))
         if checked and not failing:
@@ -458,21 +458,3 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
 def _shorten(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
-
-
-def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> str:
-    """The compact, line-oriented listing of `web-research claims` (one stanza per claim)."""
-    out = []
-    for r in records:
-        g = r.grounding
-        verdict = "unchecked" if not g.checked else ("grounded" if g.ok else "UNGROUNDED")
-        line = f"{display.get(r.path, str(r.path))}:{r.claim.line} {r.claim.hash} {_footnote_list(r.claim.footnotes)} {verdict}"
-        if g.missing:
-            line += " missing=" + "|".join(q.text for q in g.missing)
-        if r.excerpts:
-            line += f" sites={len(r.sites)}"
-        out.append(line)
-        out.append(f"  claim: {r.claim.text}")
-        for n, url, excerpt in r.excerpts:
-            out.append(f"  [^{n}] {url or '-'} \"{' '.join(excerpt.split())}\"")
-    return "\n".join(out)
