@@ -12,7 +12,7 @@ from .budgets import limits_of, record
 from .effects.findings_bookkeeping import iso, subtopic_of
 from .effects.plugin_writes import write_findings, write_verdicts
 from .effects.seals import seal_source, seal_unsealed_findings
-from .failure_log import log_failure
+from .adapter import log_failure
 from .findings_gate import citation_problems, findings_problems, required_fields_text
 from .rules.checker_gate import find_checker
 from .rules.decision import NOTHING, Block, Decision, Notice
