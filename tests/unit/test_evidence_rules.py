@@ -241,6 +241,32 @@ def test_a_stop_that_went_unseen_is_settled_from_the_returned_agent_calls_result
     assert [f["slug"] for f in h.record()["run"]["silent_failures"]] == [infos[1]["slug"]]
 
 
+def _recorded_problems(h: Harness, slug: str) -> str:
+    """What the silent failure of `slug` records (silent-failures.json: what finish and Gaps read)."""
+    recorded = json.loads((h.run_dir / ".web-research" / "silent-failures.json").read_text(encoding="utf-8"))
+    return "; ".join(p for f in recorded if f["slug"] == slug for p in f["problems"])
+
+
+def test_a_returned_result_with_no_readable_reply_says_so_not_that_the_reply_was_wrong(researcher):
+    """The Agent call returned a result this code cannot read a reply from: the stub stays, a
+    silent failure that says no reply could be read (there was none to judge), while a reply that
+    was read but holds no findings keeps its own wording."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    stub = path.read_text(encoding="utf-8")
+    unreadable = agent_result(AGENT, reply_text("ok"))
+    del unreadable["harnessNoteCount"]  # a shape this code was not built for
+    h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", unreadable))
+    assert path.read_text(encoding="utf-8") == stub
+    problems = _recorded_problems(h, infos[0]["slug"])
+    assert "no reply could be read from the Agent result" in problems and "stub" in problems, problems
+    assert "does not start with your findings" not in problems
+    assert h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1")).decision == "allow"
+    h.start_agent("agentB", h.prompt_for(infos[1]))
+    h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1", "PostToolUse", agent_result("agentB", "All done.")))
+    assert "does not start with your findings" in _recorded_problems(h, infos[1]["slug"])
+
+
 # --- one dispatch per sealed result --------------------------------------------------------------
 
 def _finished(h: Harness, infos: list, status: str) -> Path:

@@ -26,20 +26,21 @@ def profile(frame, event, arg):
     if name.startswith("web_research"):
         called.add(name)
 
-from web_research.guard import runner
+from web_research.guard import adapter
 out = io.StringIO()
 sys.stdout, real = out, sys.stdout
 sys.setprofile(profile)
-runner.main(["x", "pre_tool_use"])
+adapter.main(["x", "pre_tool_use"])
 sys.setprofile(None)
 sys.stdout = real
 print(json.dumps({{"decision": out.getvalue(), "called": sorted(called)}}))
 """
 
-# The entry, the adapter, the handler, the run's state (the record read once), the rule (the event
-# and the decision are types: no code of theirs runs); for a Bash call, the reader of our command
-# lines; the data folder's rule.
-PATH = {"guard.runner", "guard.adapter", "guard.pre_tool_use", "guard.state", "guard.rules.room",
+# The entry and adapter (payload -> typed event -> the handler -> decision -> JSON), the handler,
+# the run's state (the record read once), the rule (the event and the decision are types: no code
+# of theirs runs); for a Bash call, the reader of our command lines; the data folder's rule, which
+# lives in core/paths.py with every other path.
+PATH = {"guard.adapter", "guard.pre_tool_use", "guard.state", "guard.rules.room",
         "guard.commandline", "core.paths"}
 
 

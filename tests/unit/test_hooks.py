@@ -733,17 +733,17 @@ def test_each_event_name_leads_to_the_handler_of_that_name():
     grep for the name used in hooks.json lands on its handler, in a module of that name."""
     import importlib
 
-    from web_research.guard import events, runner
+    from web_research.guard import adapter, events
     from web_research.guard.events import EVENTS
 
     assert set(EVENTS) == set(SCRIPT_OF.values())
     for name, event in EVENTS.items():
         assert SCRIPT_OF[event] == name
         module = importlib.import_module(f"web_research.guard.{name}")
-        assert runner.handler(event) is getattr(module, name), (name, runner.handler(event).__name__)
+        assert adapter.handler(event) is getattr(module, name), (name, adapter.handler(event).__name__)
         assert module.__file__.endswith(f"guard/{name}.py")
     assert set(events.HANDLER_NAMES) == set(EVENTS.values())
-    assert runner.handler("Notification") is None
+    assert adapter.handler("Notification") is None
 
 
 # --- SubagentStop also checks the quotes while the researcher holds the page ------------------

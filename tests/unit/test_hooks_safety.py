@@ -1,7 +1,7 @@
 """A researcher's file must not open the gates: hostile run files fail their checks,
 no hook holds the session lock while it reads run files, a hook past its time
 limit takes its Python process down with it, and in a run even the plugin's own
-errors refuse rather than decide nothing (runner.failure_decision)."""
+errors refuse rather than decide nothing (adapter.failure_decision)."""
 from __future__ import annotations
 
 import os

@@ -49,7 +49,7 @@ HEAVY = ("yaml", "frontmatter", "jsonschema", "web_research.checks.checklist", "
 PROBE = """
 import io, json, os, sys
 sys.path.insert(0, {scripts!r})
-from web_research.guard.runner import run_hook
+from web_research.guard.adapter import run_hook
 out = io.StringIO()
 run_hook({event!r}, io.StringIO(sys.stdin.read()), out)
 print(json.dumps({{"decision": out.getvalue(), "loaded": [m for m in {heavy!r} if m in sys.modules]}}))
@@ -159,7 +159,7 @@ HANDLER_MODULES = tuple(f"web_research.guard.{name}" for name in (
 
 
 def test_a_hook_imports_only_its_own_events_handler_module(researching):
-    """guard/runner.py imports the module of the event it runs and no other: a PreToolUse
+    """guard/adapter.py imports the module of the event it runs and no other: a PreToolUse
     hook does not load the Stop gate's module, nor SubagentStop's."""
     h, infos = researching
     cases = _light_cases(h, infos) + [("researcher stops", h.subagent_stop("agentA"), ""),

@@ -190,11 +190,13 @@ def whole_body(tree: etree._Element) -> Content:
     return Content(frozenset((body,)), None, body)
 
 
-def locate_content(tree: etree._Element, text: str) -> Content:
+def locate_content(tree: etree._Element, text: str, absent: set[str] | None = None) -> Content:
     """Where the blocks of the page that trafilatura's `text` holds (at word and number
-    boundaries) lie, by their characters; the whole body when it holds none of them."""
+    boundaries) lie, by their characters; the whole body when it holds none of them.
+    The normalized blocks found nowhere in `text` are added to `absent` (for `merge_missing`)."""
     root = _body(tree)
     kept = normalize(text)
+    absent = set() if absent is None else absent
     blocks: list[str] = []
     counted, found, every = 0, 0, 0  # blocks looked up so far; characters of those found in `kept`, of all
     start: dict[etree._Element, int] = {}
@@ -205,8 +207,12 @@ def locate_content(tree: etree._Element, text: str) -> Content:
         for block in blocks[counted:]:
             key = normalize(block)
             every += len(key)
-            if key and find_at_bounds(kept, key, 0) >= 0:
+            if not key or key in absent:
+                continue
+            if find_at_bounds(kept, key, 0) >= 0:
                 found += len(key)
+            else:
+                absent.add(key)
         counted = len(blocks)
         return found
 
@@ -267,13 +273,16 @@ def body_blocks(tree: etree._Element, content: Content | None = None) -> list[st
 def put_back(text: str, tree: etree._Element) -> tuple[str, int]:
     """trafilatura's `text` with the blocks of the page it lacks put back in reading
     order (`locate_content`, `body_blocks`, `merge_missing`); and how many were put back."""
-    return merge_missing(text, body_blocks(tree, locate_content(tree, text)))
+    absent: set[str] = set()
+    content = locate_content(tree, text, absent)
+    return merge_missing(text, body_blocks(tree, content), absent)
 
 
-def merge_missing(text: str, blocks: list[str]) -> tuple[str, int]:
+def merge_missing(text: str, blocks: list[str], absent: set[str] | frozenset[str] = frozenset()) -> tuple[str, int]:
     """`text` with each block it does not already hold (at word and number boundaries)
     inserted after the line where the block before it ends (so never inside a
-    multi-line block such as code); and how many blocks were added."""
+    multi-line block such as code); and how many blocks were added. `absent` holds
+    normalized blocks already known to be nowhere in `text` (not searched again)."""
     lines = text.split("\n")
     kept = [(index, normalize(line)) for index, line in enumerate(lines)]
     kept = [(index, line) for index, line in kept if line]
@@ -289,11 +298,11 @@ def merge_missing(text: str, blocks: list[str]) -> tuple[str, int]:
         if not key or key in seen:
             continue
         seen.add(key)
-        at = find_at_bounds(joined, key, starts[anchor] if anchor >= 0 else 0)
+        at = -1 if key in absent else find_at_bounds(joined, key, starts[anchor] if anchor >= 0 else 0)
         if at >= 0:
             anchor = bisect.bisect_right(starts, at + len(key) - 1) - 1  # the line where it ends: never inside it
             continue
-        if find_at_bounds(joined, key, 0) >= 0:
+        if key not in absent and find_at_bounds(joined, key, 0) >= 0:
             continue  # found only before the anchor: the page repeats it
         if added_chars + len(block) > MAX_ADDED_CHARS:
             break

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from .runner import main
+from .adapter import main
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv))

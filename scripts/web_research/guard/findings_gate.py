@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping
 from .briefs_match import Brief
 from ..core.fsutil import RunFileError, read_run_file, read_run_text
 from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, STATUS_FAILED
-from .failure_log import log_failure
+from .adapter import log_failure
 
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.

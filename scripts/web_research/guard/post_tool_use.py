@@ -304,5 +304,5 @@ def _post_agent(ctx: Context) -> Decision:
         if brief is not None and (agent is None or agent.state not in SETTLED):
             from .subagent_stop import settle_researcher  # lazy: the hook entry loads only its own event's handler module
 
-            settle_researcher(ctx, brief, agent_id, ctx.event.agent_reply or "", may_block=False)
+            settle_researcher(ctx, brief, agent_id, ctx.event.agent_reply, may_block=False)
     return NOTHING

@@ -18,7 +18,7 @@ from ..evidence.provenance import MAX_EVIDENCE_BYTES
 from ..run.return_object import return_object
 from .effects.ending import end_of_run
 from .effects.seals import seal_at_pass, seal_source
-from .failure_log import log_failure
+from .adapter import log_failure
 
 
 def report_path(run_dir: str | Path) -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 
 from .budgets import limits_of, record
-from .failure_log import log_failure
+from .adapter import log_failure
 from .rules.decision import NOTHING, AddContext, Decision
 from .rules.dispatch import RESEARCHER
 from .state import Context

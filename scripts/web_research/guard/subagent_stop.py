@@ -12,12 +12,17 @@ from .budgets import limits_of, record
 from .effects.findings_bookkeeping import iso, subtopic_of
 from .effects.plugin_writes import write_findings, write_verdicts
 from .effects.seals import seal_source, seal_unsealed_findings
-from .failure_log import log_failure
+from .adapter import log_failure
 from .findings_gate import citation_problems, findings_problems, required_fields_text
 from .rules.checker_gate import find_checker
 from .rules.decision import NOTHING, Block, Decision, Notice
 from .rules.dispatch import CHECKER, RESEARCHER, release
 from .state import SILENT_FAILURES_FILE, Context, Run, SilentFailure, now_iso, write_run_state
+
+
+# Why the findings are unusable when the returned Agent call's result held no readable reply.
+NO_READABLE_REPLY = ("no reply could be read from the Agent result; the findings file stays the plugin's stub, "
+                     "marked failed")
 
 
 def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
@@ -105,20 +110,23 @@ def subagent_stop(ctx: Context) -> Decision:
     return settle_researcher(ctx, brief, agent_id, reply_text(ctx), may_block)
 
 
-def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: str, may_block: bool) -> Decision:
+def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: str | None,
+                      may_block: bool) -> Decision:
     """A researcher's reply is its findings (run/findings_reply.py): checked, then written as its
     findings file and sealed at once; or, once, sent back with the reasons so that it replies again
     in full. A reply that holds no findings leaves the plugin's stub in place: a silent failure.
     Called at its SubagentStop, or when its Agent call returned and that stop went unseen
-    (`may_block` False: nothing can be sent back any more)."""
+    (`may_block` False: nothing can be sent back any more; `reply` None: the call's result held
+    no reply this code can read, so there was nothing to judge)."""
     from ..run.findings_reply import reply_document  # lazy: the checker's side, only in hooks that check files
     snapshot = ctx.run
     if snapshot is None:
         return NOTHING
     run_dir = snapshot.run_dir
     started = snapshot.started.get(brief.slug)
-    document, unusable = reply_document(reply, subtopic_of(snapshot, brief), brief.brief_hash,
-                                        iso(started) if started is not None else iso(ctx.now), iso(ctx.now))
+    document, unusable = (None, NO_READABLE_REPLY) if reply is None else reply_document(
+        reply, subtopic_of(snapshot, brief), brief.brief_hash,
+        iso(started) if started is not None else iso(ctx.now), iso(ctx.now))
     if document is None:
         problems = [str(unusable)]
     else:

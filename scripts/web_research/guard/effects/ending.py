@@ -20,7 +20,7 @@ from ...metrics.pricing import about
 from ... import formats
 from ...core.fsutil import atomic_write_text
 from ...core.paths import data_dir
-from ..failure_log import log_failure
+from ..adapter import log_failure
 from ..rules.stop_gate import release_message
 
 

@@ -19,7 +19,7 @@ from typing import Mapping
 
 from ..briefs_match import Brief
 from ...run.findings_stub import still_to_dispatch, stub_text
-from ..failure_log import log_failure
+from ..adapter import log_failure
 from ..state import Run
 from .plugin_writes import write_run_file
 

@@ -23,7 +23,7 @@ from ...core.paths import data_dir
 from ...core.fsutil import atomic_write_text
 from ..budgets import limits_of
 from ..state import Run
-from ..failure_log import log_failure
+from ..adapter import log_failure
 
 
 METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls in more than a hook needs)
