@@ -76,6 +76,48 @@ def test_a_version_is_a_figure_compared_whole() -> None:
     assert not grounded("Fixed in 3.11.5", "fixed in 3.11.4").ok
 
 
+@pytest.mark.parametrize("text, value, kind", [
+    ("\u20ac1.000", Decimal(1000), KIND_MONEY),       # a currency amount: one dot, three digits, thousands
+    ("1.000 EUR", Decimal(1000), KIND_MONEY),
+    ("EUR 12.500", Decimal(12500), KIND_MONEY),
+    ("-\u20ac1.000", Decimal(-1000), KIND_MONEY),
+    ("1.000", Decimal(1), KIND_NUMBER),               # no currency: a decimal point, as before
+    ("\u20ac0.015 per GB", Decimal("0.015"), KIND_MONEY),  # a leading zero is never a thousands group
+    ("\u20ac1.5", Decimal("1.5"), KIND_MONEY),
+    ("\u20ac1.0001", Decimal("1.0001"), KIND_MONEY),
+    ("\u20ac1.500 million", Decimal(1_500_000), KIND_MONEY),  # a magnitude makes the dot a decimal point
+    ("$1.216 per hour", Decimal("1.216"), KIND_MONEY),  # dollars, pounds, yen: the dot is a decimal point
+    ("\u00a31.250", Decimal("1.25"), KIND_MONEY),
+    ("1.000 USD", Decimal(1), KIND_MONEY),
+])
+def test_a_currency_amount_with_a_dot_and_three_digits_is_thousands(text: str, value: Decimal, kind: str) -> None:
+    [(_, found_value, found_kind)] = read(text)
+    assert (found_value, found_kind) == (value, kind)
+
+
+def test_thousands_after_a_dot_are_read_across_a_range_and_a_version_stays_a_version() -> None:
+    assert [f.value for f in figures_in("\u20ac1.000-2.000 a month")] == [Decimal(1000), Decimal(2000)]
+    assert [f.value for f in figures_in("$1.000-2.000 a month")] == [Decimal(1), Decimal(2)]
+    assert [f.value for f in figures_in("1.000 to 2.000 EUR")] == [Decimal(1000), Decimal(2000)]
+    [version, price] = figures_in("Release 3.100.2 costs \u20ac1.000")
+    assert (version.kind, version.key, price.value) == (KIND_VERSION, (3, 100, 2), Decimal(1000))
+
+
+@pytest.mark.parametrize("claim, excerpt, grounded_", [
+    ("It costs \u20ac1.000", "It costs \u20ac1,000.", True),
+    ("It costs \u20ac1.000", "It costs 1000 euros.", True),
+    ("It costs 1.000 EUR", "It costs \u20ac1.000 a year.", True),
+    ("It costs \u20ac1,000", "It costs 1.000 \u20ac.", True),
+    ("It costs \u20ac1.000", "It costs \u20ac1.", False),
+    ("It costs \u20ac1", "It costs \u20ac1.000.", False),
+    ("It costs \u20ac1.000", "It costs \u20ac1.00.", False),
+])
+def test_a_dotted_thousands_amount_is_grounded_by_the_same_amount_only(claim: str, excerpt: str,
+                                                                       grounded_: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.checked and result.ok is grounded_, result
+
+
 @pytest.mark.parametrize("claim, excerpt", [
     ("Prices fell by -15%", "Prices were raised by 15%."),
     ("Prices were raised by 15%", "Prices changed by -15%."),

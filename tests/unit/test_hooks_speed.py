@@ -73,6 +73,14 @@ def test_python_path_without_a_run_imports_nothing_heavy(tmp_path: Path):
     assert result == {"decision": "", "loaded": []}
 
 
+def test_python_path_without_a_run_takes_no_lock_and_loads_no_lock_library(tmp_path: Path):
+    """filelock (37 modules with what it imports) is loaded where a lock is taken (core/locks.py):
+    a hook with no run open never locks, so it never loads it."""
+    h = Harness(tmp_path)
+    for event, payload in (("PreToolUse", h.bash("PreToolUse", h.core_command("verify"))), ("Stop", h.stop())):
+        assert _probe(h, event, payload, ("filelock",))["loaded"] == [], event
+
+
 def test_commands_and_dispatch_during_a_run_import_nothing_heavy(tmp_path: Path):
     h = Harness(tmp_path)
     h.start_run()

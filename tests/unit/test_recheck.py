@@ -283,6 +283,8 @@ def test_only_unreachable_pages_are_their_own_exit_code(server: PageServer, tmp_
     (lambda run: None, ["--only", "9"], "--only: no footnote [^9]"),
     (lambda run: (run / formats.REPORT_FILE).write_text("# Research: x\n", encoding="utf-8"), [],
      "cites no page"),
+    (lambda run: (run / formats.REPORT_FILE).write_bytes(b"# Research: x\n\xe9t\xe9\n"), [],
+     "report.md is not UTF-8 text: line 2, column 1"),
 ])
 def test_what_cannot_be_rechecked_is_exit_2_with_one_line(tmp_path: Path, capsys, setup, argv, words) -> None:
     run = _run(tmp_path, [(1, "http://127.0.0.1:9/", COMMITMENT)])
@@ -300,10 +302,10 @@ def test_bad_only_numbers_are_an_argument_error(tmp_path: Path, capsys) -> None:
     assert "expected footnote numbers" in capsys.readouterr().err
 
 
-def test_recheck_input_errors_name_the_report(tmp_path: Path) -> None:
+def test_recheck_input_errors_name_the_report_and_the_line(tmp_path: Path) -> None:
     run = _run(tmp_path, [(1, "http://127.0.0.1:9/", COMMITMENT)])
-    (run / formats.REPORT_FILE).write_bytes(b"\xff\xfe not text")
-    with pytest.raises(RecheckInputError, match="report.md is not valid UTF-8"):
+    (run / formats.REPORT_FILE).write_bytes(b"# Research: x\n\nBilled per GB \xff here.\n")
+    with pytest.raises(RecheckInputError, match=r"^report.md is not UTF-8 text: line 3, column 15 holds the byte 0xff"):
         recheck_run(run, LOOPBACK)
 
 

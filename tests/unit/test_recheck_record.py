@@ -118,6 +118,16 @@ def test_a_linked_or_huge_record_is_refused_without_reading_it(tmp_path: Path) -
         read_record(huge, run)
 
 
+def test_a_record_that_is_not_utf8_is_refused_naming_the_file_and_line(tmp_path: Path) -> None:
+    name = free_stamp(tmp_path, MOMENT)
+    path = write_record(tmp_path, _record(name), name)
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join([*lines[:2], b"\xff" + lines[2], *lines[3:]]))
+    with pytest.raises(RecheckRecordError) as raised:
+        latest_recheck(tmp_path)
+    assert str(raised.value).startswith(f"checks/recheck-{name}.json: is not UTF-8 text: line 3, column 1 "), raised.value
+
+
 def test_a_checks_folder_that_is_a_link_is_never_written_through(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -1,1 +1,2 @@
-"""The verification checklist and its rules: findings, report, citations, claims, coverage, integrity and the claim-checker's verdicts."""
+"""The verification checklist and its rules, which only judge: findings, report, citations, claims,
+coverage, integrity, the claim-checker's verdicts and what a resumed run keeps."""

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from ..core.result import Check
 from ..evidence.excerpts import normalize
@@ -37,10 +37,9 @@ from .. import formats
 from ..evidence.provenance import load_folder_copy
 from ..evidence.sites import host, independent_sites
 from ..evidence.snapshots import SnapshotIndex
+from .parsed_run import ParsedRun
+from .citation_entries import Citation
 
-if TYPE_CHECKING:
-    from .parsed_run import ParsedRun
-    from .citation_entries import Citation
 
 # Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading
 # `2.1:` label and "bullet(s) 2.1[, 2.2 and 2.3]" are left out of a claim's figures.
@@ -322,11 +321,11 @@ def _figures_of(text: str) -> tuple[Quantity, ...]:
     return tuple(figures_in(text))
 
 
-def claim_records(path: Path, scope: str, document: Document, citations: Iterable["Citation"],
+def claim_records(path: Path, scope: str, document: Document, citations: Iterable[Citation],
                   page_titles: Callable[[str], Iterable[str]] | None = None) -> list[ClaimRecord]:
     """The claims of one parsed file with their excerpts (from the file's own Sources) and grounding.
     `page_titles(url)`: the sealed titles of the page snapshot of `url` (none without it)."""
-    by_number: dict[int, "Citation"] = {}
+    by_number: dict[int, Citation] = {}
     for c in citations:
         by_number.setdefault(c.number, c)
     records = []
@@ -346,7 +345,7 @@ def claim_records(path: Path, scope: str, document: Document, citations: Iterabl
     return records
 
 
-def sealed_page_titles(run_dir: Path, sealed: "Mapping[str, Any] | None") -> Callable[[str], tuple[str, ...]]:
+def sealed_page_titles(run_dir: Path, sealed: Mapping[str, Any] | None) -> Callable[[str], tuple[str, ...]]:
     """`url -> the titles of its page snapshot`, for `claim_records`. With `sealed` (the run's
     seals, when the hooks managed it) only a snapshot whose record a fetch sealed gives its
     titles: a title is evidence like the page's text. The snapshots are read on first use."""
@@ -363,7 +362,7 @@ def sealed_page_titles(run_dir: Path, sealed: "Mapping[str, Any] | None") -> Cal
     return titles
 
 
-def run_page_titles(parsed: "ParsedRun") -> Callable[[str], tuple[str, ...]]:
+def run_page_titles(parsed: ParsedRun) -> Callable[[str], tuple[str, ...]]:
     """`sealed_page_titles` for a parsed run: sealed ones only when the run has seals (a run
     the hooks managed), any snapshot's in a folder with no record of seals."""
     if parsed.seal_source is None:
@@ -373,7 +372,7 @@ def run_page_titles(parsed: "ParsedRun") -> Callable[[str], tuple[str, ...]]:
     return sealed_page_titles(parsed.run_dir, sealed)
 
 
-def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
+def run_claims(parsed: ParsedRun) -> list[ClaimRecord]:
     """Every cited claim of report.md and of each findings file, in that order."""
     titles = run_page_titles(parsed)
     records: list[ClaimRecord] = []
@@ -384,11 +383,11 @@ def run_claims(parsed: "ParsedRun") -> list[ClaimRecord]:
     return records
 
 
-def _footnote_list(numbers: Iterable[int]) -> str:
+def footnote_list(numbers: Iterable[int]) -> str:
     return "".join(f"[^{n}]" for n in numbers)
 
 
-def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
+def claims_checks(records: Iterable[ClaimRecord]) -> list[Check]:
     """`<scope>.claims.grounded` (error, one failing check per ungrounded claim,
     else one passing check per file)."""
     by_file: dict[Path, list[ClaimRecord]] = {}
@@ -404,7 +403,7 @@ def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
             shown = "; ".join(f"[^{n}] \"{_shorten(e)}\"" for n, _u, e in r.excerpts)
             checks.append(Check(f"{scope}.claims.grounded", False, "error", (
                 f"claim at line {r.claim.line} states {figures}, which neither an excerpt it cites "
-                f"({_footnote_list(r.claim.footnotes)}) nor the title of a page it cites states: {shown}. "
+                f"({footnote_list(r.claim.footnotes)}) nor the title of a page it cites states: {shown}. "
                 "State the figure as the page gives it, or cite the passage that gives this one"),
                 str(path), r.claim.line))
         if checked and not failing:
@@ -415,7 +414,7 @@ def claims_checks(records: Iterable[ClaimRecord]) -> "list[Check]":
     return checks
 
 
-def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Check | None":
+def tldr_sites_check(parsed: ParsedRun, records: Iterable[ClaimRecord]) -> Check | None:
     """`report.tldr.sites` (warning): a TL;DR bullet whose cited excerpts all come from one
     site, in a run whose sources span two sites or more. The TL;DR is what a reader keeps; a
     point there should not rest on one vendor's word about itself, or on one page, when the
@@ -458,21 +457,3 @@ def tldr_sites_check(parsed: "ParsedRun", records: Iterable[ClaimRecord]) -> "Ch
 def _shorten(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
-
-
-def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> str:
-    """The compact, line-oriented listing of `web-research claims` (one stanza per claim)."""
-    out = []
-    for r in records:
-        g = r.grounding
-        verdict = "unchecked" if not g.checked else ("grounded" if g.ok else "UNGROUNDED")
-        line = f"{display.get(r.path, str(r.path))}:{r.claim.line} {r.claim.hash} {_footnote_list(r.claim.footnotes)} {verdict}"
-        if g.missing:
-            line += " missing=" + "|".join(q.text for q in g.missing)
-        if r.excerpts:
-            line += f" sites={len(r.sites)}"
-        out.append(line)
-        out.append(f"  claim: {r.claim.text}")
-        for n, url, excerpt in r.excerpts:
-            out.append(f"  [^{n}] {url or '-'} \"{' '.join(excerpt.split())}\"")
-    return "\n".join(out)

@@ -26,21 +26,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
 from .. import formats
 from ..core.fsutil import RunFileError, read_run_text
 from ..core.markdown_doc import CODE, TEXT
-from ..core.result import fail, ok
-from .findings import load_findings
-from .report import gaps_name, gaps_text
+from ..core.result import Check, fail, ok
+from ..run.plan import Bullet, Plan, Subtopic
+from .findings import Findings, load_findings
+from .parsed_run import ParsedRun
+from .report import Report, gaps_name, gaps_text
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .parsed_run import ParsedRun
-    from ..core.result import Check
-    from .findings import Findings
-    from ..run.plan import Bullet, Plan, Subtopic
-    from .report import Report
 
 STATE_COVERED = "covered"
 STATE_NOT_ESTABLISHED = "not-established"
@@ -94,7 +90,7 @@ def citation_key(citation: Any) -> tuple:
     return tuple(citation.fields.get(name) for name in formats.CITATION_REQUIRED)
 
 
-def _sections(found: "Findings") -> dict[str, tuple[int, int]]:
+def _sections(found: Findings) -> dict[str, tuple[int, int]]:
     """`## ` section name -> (heading line, last line), the first of each name."""
     out: dict[str, tuple[int, int]] = {}
     for section in found.doc.sections(2):
@@ -102,7 +98,7 @@ def _sections(found: "Findings") -> dict[str, tuple[int, int]]:
     return out
 
 
-def evidence_in(found: "Findings", ids: Iterable[str]) -> dict[str, Evidence]:
+def evidence_in(found: Findings, ids: Iterable[str]) -> dict[str, Evidence]:
     """Per bullet id (only `ids`): footnotes cited under its `### <id>` heading in Claims
     (markers with a Sources entry) and the Not established items naming it."""
     wanted = list(ids)
@@ -137,12 +133,12 @@ def _heading_id(level: int, text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def subtopics_for(plan: "Plan", bullet: "Bullet") -> list["Subtopic"]:
+def subtopics_for(plan: Plan, bullet: Bullet) -> list[Subtopic]:
     """The subtopics whose findings count for a bullet: its own, then second-wave ones targeting it."""
     return [bullet.subtopic, *(s for s in plan.second_wave if bullet.id in s.targets)]
 
 
-def bullet_states(plan: "Plan", findings: dict[str, "Findings"],
+def bullet_states(plan: Plan, findings: dict[str, Findings],
                   unreadable: "dict[str, str] | None" = None) -> list[BulletState]:
     """The state of every first-wave bullet, from the findings files parsed so far (by slug);
     `unreadable`: why each findings file that is there could not be read (by slug)."""
@@ -183,7 +179,7 @@ def bullet_states(plan: "Plan", findings: dict[str, "Findings"],
     return states
 
 
-def briefs_carry_ids(run_dir: Path, plan: "Plan") -> bool:
+def briefs_carry_ids(run_dir: Path, plan: Plan) -> bool:
     """Whether this run's briefs list bullet ids (a run made before ids had none)."""
     for subtopic in plan.subtopics:
         try:
@@ -195,15 +191,15 @@ def briefs_carry_ids(run_dir: Path, plan: "Plan") -> bool:
     return False
 
 
-def load_findings_files(run_dir: Path, plan: "Plan") -> dict[str, "Findings"]:
+def load_findings_files(run_dir: Path, plan: Plan) -> dict[str, Findings]:
     """The findings files of every subtopic that has a readable one, by slug."""
     return read_findings_files(run_dir, plan)[0]
 
 
-def read_findings_files(run_dir: Path, plan: "Plan") -> tuple[dict[str, "Findings"], dict[str, str]]:
+def read_findings_files(run_dir: Path, plan: Plan) -> tuple[dict[str, Findings], dict[str, str]]:
     """(the findings files of every subtopic that has a readable one, why each file that is there
     could not be read), both by slug; the reasons are `fsutil.read_run_text`'s, as verify gives them."""
-    out: dict[str, "Findings"] = {}
+    out: dict[str, Findings] = {}
     problems: dict[str, str] = {}
     for subtopic in plan.all_subtopics:
         path = Path(run_dir) / formats.FINDINGS_DIR / f"{subtopic.slug}.md"
@@ -219,14 +215,14 @@ def _normalized(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def gaps_names_bullet(gaps: str | None, bullet: "Bullet") -> bool:
+def gaps_names_bullet(gaps: str | None, bullet: Bullet) -> bool:
     """Whether Gaps & Limitations (its text) names the bullet by id or by its whole text."""
     if not gaps:
         return False
     return bool(id_pattern(bullet.id).search(gaps)) or _normalized(bullet.text) in _normalized(gaps)
 
 
-def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[BulletState, str | None]]:
+def report_coverage(report: Report, states: list[BulletState]) -> list[tuple[BulletState, str | None]]:
     """Each bullet with how the report covers it: 'cited', 'gaps', or None (not at all)."""
     used = {number for number, _line in report.markers}
     cited = {citation_key(c) for c in report.citations if c.number in used}
@@ -242,7 +238,7 @@ def report_coverage(report: "Report", states: list[BulletState]) -> list[tuple[B
     return out
 
 
-def coverage_checks(run_dir: Path, parsed: "ParsedRun") -> list["Check"]:
+def coverage_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     """`report.coverage.<id>`: each bullet is supported by a cited source or named in Gaps."""
     if parsed.plan is None or parsed.report is None or parsed.report_path is None \
             or not briefs_carry_ids(run_dir, parsed.plan):

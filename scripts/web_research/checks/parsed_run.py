@@ -8,21 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple
 
-
-if TYPE_CHECKING:  # the checklist imports these lazily (checklist.run_checklist)
-    from ..core.result import Check
-    from .citation_entries import Citation
-    from .findings import Findings
-    from .report import Report
+from ..core.result import Check
+from .citation_entries import Citation
+from .findings import Findings
+from .report import Report
 
 
 class Cited(NamedTuple):
     """A citation entry and the file it appears in (input of extra check groups)."""
 
     path: Path
-    citation: "Citation"
+    citation: Citation
 
 
 @dataclass(slots=True)
@@ -52,4 +50,4 @@ class ParsedRun:
         return out
 
 
-CheckGroup = Callable[[Path, ParsedRun], "list[Check]"]
+CheckGroup = Callable[[Path, ParsedRun], list[Check]]

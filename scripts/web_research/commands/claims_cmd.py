@@ -18,12 +18,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
+from typing import Iterable, Mapping
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from ..formats import PLAN_FILE, REPORT_FILE
 from .verify_cmd import display_path, open_run_dir
 from ..checks.checklist import parse_and_check
-from ..checks.claims import render_text, run_claims
+from ..checks.claims import ClaimRecord, footnote_list, run_claims
 from ..checks.verdicts import check_key
 from ..report.claim_checker import prompt_for_run
 
@@ -84,3 +86,21 @@ def _unusable(parsed, only: tuple | None = None) -> bool:
         print(f"web-research claims: {display_path(str(path))}: {error.reason}; its claims cannot be read",
               file=sys.stderr)
     return bool(found)
+
+
+def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> str:
+    """The compact, line-oriented listing of `web-research claims` (one stanza per claim)."""
+    out = []
+    for r in records:
+        g = r.grounding
+        verdict = "unchecked" if not g.checked else ("grounded" if g.ok else "UNGROUNDED")
+        line = f"{display.get(r.path, str(r.path))}:{r.claim.line} {r.claim.hash} {footnote_list(r.claim.footnotes)} {verdict}"
+        if g.missing:
+            line += " missing=" + "|".join(q.text for q in g.missing)
+        if r.excerpts:
+            line += f" sites={len(r.sites)}"
+        out.append(line)
+        out.append(f"  claim: {r.claim.text}")
+        for n, url, excerpt in r.excerpts:
+            out.append(f"  [^{n}] {url or '-'} \"{' '.join(excerpt.split())}\"")
+    return "\n".join(out)

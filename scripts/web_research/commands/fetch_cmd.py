@@ -26,11 +26,12 @@ default 2,000,000) and WEB_RESEARCH_MAX_PDF_PAGES (default 500).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import importlib.util
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 from datetime import datetime, timezone
 
 from .. import formats
@@ -39,9 +40,6 @@ from ..exitcodes import EXIT_OK, EXIT_USAGE
 from ..evidence.extraction import ExtractLimits, extract_page
 from ..evidence.snapshots import MAX_TEXT_CHARS, SnapshotError, find_snapshot, store_snapshot
 from ..evidence.transport import FetchError, FetchLimits, fetch_page
-
-if TYPE_CHECKING:
-    import argparse
 
 
 def _fail(message: str) -> int:

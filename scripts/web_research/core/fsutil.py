@@ -184,7 +184,12 @@ def read_run_file(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES
 
 def read_run_text(path: Path, run_dir: Path, max_bytes: int = MAX_RUN_FILE_BYTES) -> str:
     """`read_run_file` decoded as UTF-8; a file that is not UTF-8 is a `RunFileError` too."""
-    data = read_run_file(path, run_dir, max_bytes)
+    return decode_run_text(path, read_run_file(path, run_dir, max_bytes))
+
+
+def decode_run_text(path: Path, data: bytes) -> str:
+    """`data`, read from `path`, decoded as UTF-8; a `RunFileError` naming the line and column of
+    the first byte that is not UTF-8 otherwise (for a reader that keeps the bytes as well)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -9,12 +9,8 @@ any page text, so a page cannot forge it.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
-from .snapshots import text_sha256
-
-if TYPE_CHECKING:
-    from .snapshots import Snapshot
+from .snapshots import Snapshot, text_sha256
 
 SEAL_LINE_PREFIX = "web-research snapshot: "
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ..formats import METRICS_FILE
 from ..core.fsutil import newest_regular_files, read_bounded, RunFileError, read_run_file
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence, TypedDict
 from datetime import datetime
 from .usage import AgentUsage
 
@@ -126,6 +126,78 @@ def _by_model(usages: Mapping[str, Mapping[str, Any]], models: Mapping[str, str]
     return out
 
 
+class ResearcherSpend(TypedDict):
+    """What schemas/run-metrics.schema.json requires of a researcher's entry: all that
+    `estimate` reads of the metrics of earlier runs (run/estimate.py)."""
+
+    searches: int
+    page_reads: int
+    input_tokens: int
+    output_tokens: int
+    wall_seconds: float
+
+
+class Measured(TypedDict):
+    """What an agent's transcript tells (`transcript_usage`), as metrics.json records it."""
+
+    input_tokens: int
+    output_tokens: int
+    model_calls: int
+    tool_calls: int
+    wall_seconds: float
+    partial: bool
+    models: dict[str, dict[str, int]]  # model id -> the token counts pricing.py prices
+
+
+class AgentMetrics(Measured):
+    """One agent's entry: the ledger's counts and its transcript's measures."""
+
+    searches: int
+    page_reads: int
+    denied: int
+
+
+class ResearcherMetrics(AgentMetrics):
+    agent_id: str
+    slug: str | None
+    state: str | None
+    started_at: str | None
+    finished_at: str | None
+
+
+class OtherAgentMetrics(AgentMetrics):
+    agent_id: str
+
+
+class Totals(TypedDict):
+    researchers: int
+    dispatches: int
+    other_agents: int
+    searches: int
+    page_reads: int
+    denied: int
+    tool_calls: int
+    model_calls: int
+    input_tokens: int
+    output_tokens: int
+    wall_seconds: float
+    partial: bool
+
+
+class RunMetrics(TypedDict):
+    """The metrics document (schemas/run-metrics.schema.json) as `build` writes it."""
+
+    version: int
+    run_dir: str
+    updated_at: str | None
+    final: bool
+    budget: dict[str, Any] | None  # JSON: the plan's effective budget (budget.Budget.to_json)
+    researchers: list[ResearcherMetrics]
+    other_agents: list[OtherAgentMetrics]
+    orchestrator: AgentMetrics
+    totals: Totals
+
+
 class Researcher(NamedTuple):
     """One researcher subagent as the hooks know it."""
 
@@ -148,7 +220,7 @@ class RunInputs(NamedTuple):
     budget: Mapping[str, Any] | None = None
 
 
-def _tokens(usage: TranscriptUsage) -> dict[str, Any]:
+def _tokens(usage: TranscriptUsage) -> Measured:
     return {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens,
             "model_calls": usage.model_calls, "tool_calls": usage.tool_calls,
             "wall_seconds": usage.wall_seconds, "partial": usage.partial, "models": usage.models or {}}
@@ -158,11 +230,11 @@ def _stamp(seconds: float | None) -> str | None:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds)) if seconds is not None else None
 
 
-def build(inputs: RunInputs, now: float, final: bool, read_seconds: float = READ_SECONDS) -> dict[str, Any]:
+def build(inputs: RunInputs, now: float, final: bool, read_seconds: float = READ_SECONDS) -> RunMetrics:
     """The metrics document (schemas/run-metrics.schema.json)."""
     deadline = time.monotonic() + read_seconds
     since = parse_time(inputs.started_at)
-    researchers = []
+    researchers: list[ResearcherMetrics] = []
     seen = set()
     for item in inputs.researchers:
         seen.add(item.agent_id)
@@ -175,7 +247,7 @@ def build(inputs: RunInputs, now: float, final: bool, read_seconds: float = READ
             **_tokens(measured),
             "started_at": _stamp(measured.first_at), "finished_at": _stamp(measured.last_at),
         })
-    others = []
+    others: list[OtherAgentMetrics] = []
     for path in inputs.other_transcripts[:MAX_OTHER_AGENTS]:
         agent_id = Path(path).stem.removeprefix("agent-")
         if agent_id in seen:
@@ -188,10 +260,10 @@ def build(inputs: RunInputs, now: float, final: bool, read_seconds: float = READ
                        "denied": used.denied, **_tokens(measured)})
     main = transcript_usage(inputs.main_transcript, since=since, deadline=deadline)
     main_used = inputs.usage.get(None) or AgentUsage(None)
-    orchestrator = {"searches": main_used.search_count, "page_reads": main_used.page_read_count,
+    orchestrator: AgentMetrics = {"searches": main_used.search_count, "page_reads": main_used.page_read_count,
                     "denied": main_used.denied, **_tokens(main)}
-    everyone = [*researchers, *others, orchestrator]
-    totals = {
+    everyone: list[AgentMetrics] = [*researchers, *others, orchestrator]
+    totals: Totals = {
         "researchers": len(researchers), "dispatches": inputs.dispatches, "other_agents": len(others),
         **{key: sum(a[key] for a in everyone)
            for key in ("searches", "page_reads", "denied", "tool_calls", "model_calls", "input_tokens",

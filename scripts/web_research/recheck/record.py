@@ -8,7 +8,7 @@ record as types (`RecheckRecord`, `CitationRecheck`, `PageRecheck`) so that `sta
 report view never handle raw JSON.
 
 A record in a run folder may have been planted or edited, so reading one is bounded
-(`fsutil.read_run_file`: a regular file inside the run, at most `MAX_RECORD_BYTES`) and
+(`fsutil.read_run_text`: a regular file inside the run, at most `MAX_RECORD_BYTES`, UTF-8) and
 validated against the schema; a record that fails is a `RecheckRecordError` naming the file
 and the field, never a crash.
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import formats
-from ..core.fsutil import RunFileError, atomic_write_text, is_within, read_run_file
+from ..core.fsutil import RunFileError, atomic_write_text, is_within, read_run_text
 from ..core.schema_validation import schema_errors
 
 SCHEMA = "recheck.schema.json"
@@ -250,12 +250,12 @@ def read_record(path: Path, run_dir: Path) -> RecheckRecord:
     """One record, read as hostile input; `RecheckRecordError` when it cannot be used."""
     rel = f"{formats.CHECKS_DIR}/{Path(path).name}"
     try:
-        raw = read_run_file(Path(path), Path(run_dir), MAX_RECORD_BYTES)
+        text = read_run_text(Path(path), Path(run_dir), MAX_RECORD_BYTES)
     except RunFileError as exc:
         raise RecheckRecordError(f"{rel}: {exc.reason}") from None
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
         raise RecheckRecordError(f"{rel}: not a JSON recheck record ({str(exc)[:200]})") from None
     if not isinstance(data, dict):
         raise RecheckRecordError(f"{rel}: expected a JSON object")

@@ -16,7 +16,7 @@ from typing import Callable, Sequence
 
 from .. import __version__, formats
 from ..checks.report import parse_report
-from ..core.fsutil import RunFileError, atomic_write_text, read_run_file
+from ..core.fsutil import RunFileError, atomic_write_text, decode_run_text, read_run_file
 from ..evidence.excerpts import match_excerpt, normalize
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, snapshot_id, text_sha256, url_key
 from .judge import Baseline, LiveOutcome, judge
@@ -54,12 +54,10 @@ def report_footnotes(run_dir: Path) -> tuple[bytes, list[Footnote], list[tuple[i
     path = Path(run_dir) / formats.REPORT_FILE
     try:
         raw = read_run_file(path, run_dir, formats.MAX_MARKDOWN_BYTES)
-        text = raw.decode("utf-8")
+        text = decode_run_text(path, raw)
     except RunFileError as exc:
         raise RecheckInputError(f"{formats.REPORT_FILE} {exc.reason}"
                                 + ("; a recheck checks the report's citations" if exc.missing else "")) from None
-    except UnicodeDecodeError:
-        raise RecheckInputError(f"{formats.REPORT_FILE} is not valid UTF-8 text") from None
     footnotes, skipped = [], []
     for citation in parse_report(text).citations:
         url, excerpt = (citation.url or "").strip(), (citation.excerpt or "").strip()

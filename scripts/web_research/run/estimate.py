@@ -31,6 +31,7 @@ from .budget import CHECK_ROUNDS, Budget, budget_for
 from ..core.fsutil import newest_regular_files, read_bounded
 from ..core.schema_validation import schema_validator
 from ..metrics.pricing import ORCHESTRATOR_MODEL, Tokens, agent_model, cost, dollars
+from ..metrics.run_metrics import ResearcherSpend
 
 METRICS_DIR = "metrics"
 METRICS_SCHEMA = "run-metrics.schema.json"
@@ -188,7 +189,7 @@ def _dollars(low: dict[str, tuple[float, float]], high: dict[str, tuple[float, f
     return Dollars(a.dollars, b.dollars, prices.describe(), tuple(dict.fromkeys(a.unpriced + b.unpriced)))
 
 
-def averages_from_researchers(entries: Iterable[dict[str, Any]], runs: int) -> CallAverages:
+def averages_from_researchers(entries: Iterable[ResearcherSpend], runs: int) -> CallAverages:
     """Per-call averages of measured researchers; the defaults when none made a call."""
     calls = tokens_in = tokens_out = seconds = 0.0
     counted = 0
@@ -215,7 +216,7 @@ def metrics_files(data: Path) -> list[str]:
 
 def load_averages(data: Path) -> tuple[CallAverages, int]:
     """(per-call averages from `<data>/metrics/`, number of files skipped as unusable)."""
-    researchers: list[dict[str, Any]] = []
+    researchers: list[ResearcherSpend] = []
     runs = skipped = 0
     for path in metrics_files(data):
         read = read_bounded(path, MAX_METRICS_BYTES)
