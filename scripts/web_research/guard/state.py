@@ -17,8 +17,8 @@ Every read-modify-write happens under an exclusive lock (filelock) on `<session_
 hooks for concurrent tool calls run as concurrent processes, and the researcher cap is only real
 if they cannot both read "2 running" and both reserve the third slot.
 
-The record's classes are plain classes with `__slots__`, not dataclasses: importing
-dataclasses costs every hook the import of inspect and ast (~11 ms measured).
+The record's classes are dataclasses with slots (the hooks load dataclasses anyway, through
+metrics/usage.py) and NamedTuples for the parts no hook changes.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ import contextlib
 import json
 import os
 import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, Mapping, NamedTuple
 
@@ -97,27 +98,16 @@ def _objects(data: Mapping[str, Any], key: str, where: str) -> list[Mapping[str,
     return items
 
 
-class _Fields:
-    """Mutable typed fields whose JSON keys are their names (see the module docstring for why
-    not a dataclass)."""
-    __slots__: tuple[str, ...] = ()
+@dataclass(slots=True)
+class Reservation:
+    """A researcher slot, reserved by an allowed dispatch (rules/dispatch.py)."""
+    tool_use_id: str | None
+    slug: str
+    since: float
+    agent_id: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self.to_json() == other.to_json()  # type: ignore[attr-defined]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__slots__)})"
-
-
-class Reservation(_Fields):
-    """A researcher slot, reserved by an allowed dispatch (rules/dispatch.py)."""
-    __slots__ = ("tool_use_id", "slug", "since", "agent_id")
-
-    def __init__(self, tool_use_id: str | None, slug: str, since: float, agent_id: str | None = None):
-        self.tool_use_id, self.slug, self.since, self.agent_id = tool_use_id, slug, since, agent_id
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str) -> Reservation:
@@ -125,29 +115,37 @@ class Reservation(_Fields):
                    _str(data, "agent_id", where))
 
 
-class Agent(_Fields):
+@dataclass(slots=True)
+class Agent:
     """A researcher the run knows: its brief, whether it was sent back once, where it stands."""
-    __slots__ = ("slug", "blocks", "state")
+    slug: str
+    blocks: int = 0
+    state: str = "running"
 
-    def __init__(self, slug: str, blocks: int = 0, state: str = "running"):
-        self.slug, self.blocks, self.state = slug, blocks, state
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str) -> Agent:
         return cls(_str(data, "slug", where) or "", _int(data, "blocks", where), _str(data, "state", where) or "")
 
 
-class Checker(_Fields):
+@dataclass(slots=True)
+class Checker:
     """A claim-checker dispatch (rules/checker_gate.py): the prompt it was given, the claim keys
     in prompt order, the verdicts file the plugin writes from its answer."""
-    __slots__ = ("tool_use_id", "verdicts_path", "prompt_hash", "keys", "round", "state", "blocks", "agent_id",
-                 "since")
+    tool_use_id: str | None
+    verdicts_path: str
+    prompt_hash: str
+    keys: list[str]
+    round: str | None
+    state: str = "running"
+    blocks: int = 0
+    agent_id: str | None = None
+    since: float = 0.0
 
-    def __init__(self, tool_use_id: str | None, verdicts_path: str, prompt_hash: str, keys: list[str],
-                 round: str | None, state: str = "running", blocks: int = 0, agent_id: str | None = None,
-                 since: float = 0.0):
-        self.tool_use_id, self.verdicts_path, self.prompt_hash, self.keys = tool_use_id, verdicts_path, prompt_hash, keys
-        self.round, self.state, self.blocks, self.agent_id, self.since = round, state, blocks, agent_id, since
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str) -> Checker:
@@ -157,13 +155,13 @@ class Checker(_Fields):
                    _number(data, "since", where))
 
 
-class StopState(_Fields):
+@dataclass(slots=True)
+class StopState:
     """The Stop gate's memory (rules/stop_gate.py): blocks so far, the failures last shown, whether
     the agent was asked once to return finish's object."""
-    __slots__ = ("blocks", "last_failures", "return_asked")
-
-    def __init__(self, blocks: int = 0, last_failures: list[str] | None = None, return_asked: bool = False):
-        self.blocks, self.last_failures, self.return_asked = blocks, last_failures or [], return_asked
+    blocks: int = 0
+    last_failures: list[str] = field(default_factory=list)
+    return_asked: bool = False
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"blocks": self.blocks, "last_failures": list(self.last_failures)}
@@ -222,34 +220,24 @@ def _limits(data: Mapping[str, Any], where: str) -> RunLimits | None:
     raise RecordError(f"{where}.limits is {str(value)[:60]}, not [searches, page reads, dispatch cap or null]")
 
 
+@dataclass(slots=True)
 class Run:
     """The active run of a session, as the hooks keep it."""
-    __slots__ = ("run_dir", "started_at", "auto_proceed", "briefs", "limits", "reservations", "dispatches",
-                 "started", "agents", "unattributed", "checkers", "silent_failures", "stop", "kept",
-                 "abandon_reason")
-
-    def __init__(self, run_dir: str, started_at: str | None = None, auto_proceed: bool = False,
-                 briefs: list[RenderedBrief] | None = None, limits: RunLimits | None = None,
-                 reservations: list[Reservation] | None = None, dispatches: dict[str, int] | None = None,
-                 started: dict[str, float] | None = None, agents: dict[str, Agent] | None = None,
-                 unattributed: list[str] | None = None, checkers: list[Checker] | None = None,
-                 silent_failures: list[SilentFailure] | None = None, stop: StopState | None = None,
-                 kept: list[str] | None = None, abandon_reason: str | None = None):
-        self.run_dir = run_dir
-        self.started_at = started_at
-        self.auto_proceed = auto_proceed
-        self.briefs = briefs  # None until `briefs` succeeds (briefs_match.briefs_of)
-        self.limits = limits  # fixed when `briefs` rendered the plan (budgets.limits_of)
-        self.reservations = reservations if reservations is not None else []
-        self.dispatches = dispatches if dispatches is not None else {}  # slug -> researchers dispatched
-        self.started = started if started is not None else {}  # slug -> when its last researcher was dispatched
-        self.agents = agents if agents is not None else {}  # agent_id -> its brief and state
-        self.unattributed = unattributed if unattributed is not None else []  # started, brief not yet known
-        self.checkers = checkers if checkers is not None else []
-        self.silent_failures = silent_failures if silent_failures is not None else []
-        self.stop = stop if stop is not None else StopState()
-        self.kept = kept  # start --resume: the findings files kept (final); None for a new run
-        self.abandon_reason = abandon_reason
+    run_dir: str
+    started_at: str | None = None
+    auto_proceed: bool = False
+    briefs: list[RenderedBrief] | None = None  # None until `briefs` succeeds (briefs_match.briefs_of)
+    limits: RunLimits | None = None  # fixed when `briefs` rendered the plan (budgets.limits_of)
+    reservations: list[Reservation] = field(default_factory=list)
+    dispatches: dict[str, int] = field(default_factory=dict)  # slug -> researchers dispatched
+    started: dict[str, float] = field(default_factory=dict)  # slug -> when its last researcher was dispatched
+    agents: dict[str, Agent] = field(default_factory=dict)  # agent_id -> its brief and state
+    unattributed: list[str] = field(default_factory=list)  # started, brief not yet known
+    checkers: list[Checker] = field(default_factory=list)
+    silent_failures: list[SilentFailure] = field(default_factory=list)
+    stop: StopState = field(default_factory=StopState)
+    kept: list[str] | None = None  # start --resume: the findings files kept (final); None for a new run
+    abandon_reason: str | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "run") -> Run:
