@@ -167,7 +167,7 @@ DISPATCH_CHECK_PROMPT = f"{DISPATCH_CHECK_LABEL} <output_dir>"
 def dispatch_call(prompt: str) -> str:
     """The one way to dispatch a researcher or the claim-checker, as SKILL.md, every refusal and
     finish give it: an Agent call of a short description and this prompt. The hook completes it
-    (the agent type and the foreground, from the prompt's form: guard/rules/dispatch.dispatch_fields)."""
+    (the agent type and the foreground, from the prompt's form: guard/events.dispatch_fields)."""
     return f'`Agent {{"description": "<a few words>", "prompt": "{prompt}"}}`'
 
 # --- Plugin names ----------------------------------------------------------

@@ -12,7 +12,7 @@ import pytest
 
 from hook_harness import CLI, Harness
 from web_research.evidence import ledger
-from web_research.guard import budgets
+from web_research.guard import post_briefs
 from web_research.guard.rules import budgets as rules
 from web_research.guard.rules.dispatch import decide_dispatch
 from web_research.guard.state import Run
@@ -138,9 +138,9 @@ def test_second_wave_subtopics_widen_the_dispatch_cap(tmp_path: Path):
     from test_coverage import EXAMPLE_PLAN, SECOND_WAVE, deep
 
     (tmp_path / "plan.md").write_text(deep(EXAMPLE_PLAN) + SECOND_WAVE, encoding="utf-8")
-    assert budgets.run_limits(str(tmp_path)).max_dispatches == (3 + 2) * 2
+    assert post_briefs.run_limits(str(tmp_path)).max_dispatches == (3 + 2) * 2
     (tmp_path / "plan.md").write_text(deep(EXAMPLE_PLAN), encoding="utf-8")
-    assert budgets.run_limits(str(tmp_path)).max_dispatches == 3 * 2
+    assert post_briefs.run_limits(str(tmp_path)).max_dispatches == 3 * 2
     assert rules.max_dispatches(3, 2) == 10
 
 
@@ -240,10 +240,10 @@ def test_the_orchestrators_web_calls_are_denied_only_during_a_run(tmp_path: Path
 
 
 def test_a_run_wide_dispatch_cap_comes_from_the_plan(h: Harness):
-    limits = budgets.run_limits(str(h.run_dir))
+    limits = post_briefs.run_limits(str(h.run_dir))
     assert (limits.searches, limits.page_reads, limits.max_dispatches) == (2, 1, 4)
     (h.run_dir / "plan.md").write_text("not a plan")
-    assert budgets.run_limits(str(h.run_dir)).max_dispatches is None
+    assert post_briefs.run_limits(str(h.run_dir)).max_dispatches is None
 
 
 def test_a_researchers_call_refused_by_a_scope_rule_is_counted_as_denied(h: Harness):

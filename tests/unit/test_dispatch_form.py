@@ -4,10 +4,9 @@ the form anywhere is read."""
 from __future__ import annotations
 
 import pytest
-
 from web_research import formats
 from web_research.guard.briefs_match import Brief
-from web_research.guard.rules.dispatch import CHECKER, RESEARCHER, dispatch_fields
+from web_research.guard.events import CHECKER, RESEARCHER, dispatch_fields
 from web_research.guard.rules import room
 from web_research.guard.rules.dispatch import decide_dispatch
 from web_research.guard.state import Run

@@ -86,6 +86,9 @@ def test_a_version_is_a_figure_compared_whole() -> None:
     ("\u20ac1.5", Decimal("1.5"), KIND_MONEY),
     ("\u20ac1.0001", Decimal("1.0001"), KIND_MONEY),
     ("\u20ac1.500 million", Decimal(1_500_000), KIND_MONEY),  # a magnitude makes the dot a decimal point
+    ("$1.216 per hour", Decimal("1.216"), KIND_MONEY),  # dollars, pounds, yen: the dot is a decimal point
+    ("\u00a31.250", Decimal("1.25"), KIND_MONEY),
+    ("1.000 USD", Decimal(1), KIND_MONEY),
 ])
 def test_a_currency_amount_with_a_dot_and_three_digits_is_thousands(text: str, value: Decimal, kind: str) -> None:
     [(_, found_value, found_kind)] = read(text)
@@ -94,6 +97,7 @@ def test_a_currency_amount_with_a_dot_and_three_digits_is_thousands(text: str, v
 
 def test_thousands_after_a_dot_are_read_across_a_range_and_a_version_stays_a_version() -> None:
     assert [f.value for f in figures_in("\u20ac1.000-2.000 a month")] == [Decimal(1000), Decimal(2000)]
+    assert [f.value for f in figures_in("$1.000-2.000 a month")] == [Decimal(1), Decimal(2)]
     assert [f.value for f in figures_in("1.000 to 2.000 EUR")] == [Decimal(1000), Decimal(2000)]
     [version, price] = figures_in("Release 3.100.2 costs \u20ac1.000")
     assert (version.kind, version.key, price.value) == (KIND_VERSION, (3, 100, 2), Decimal(1000))

@@ -744,6 +744,9 @@ def test_each_event_name_leads_to_the_handler_of_that_name():
         assert module.__file__.endswith(f"guard/{name}.py")
     assert set(events.HANDLER_NAMES) == set(EVENTS.values())
     assert adapter.handler("Notification") is None
+    for (event, kind), name in events.KIND_HANDLER_NAMES.items():  # a kind of call with a handler of its own
+        module = importlib.import_module(f"web_research.guard.{name}")
+        assert event in EVENTS.values() and adapter.handler(event, kind) is getattr(module, name), (event, kind)
 
 
 # --- SubagentStop also checks the quotes while the researcher holds the page ------------------

@@ -134,7 +134,6 @@ def test_killing_the_launcher_at_its_timeout_kills_the_python_it_started(tmp_pat
 
 
 def test_a_check_broken_by_the_runs_files_fails_instead_of_opening_the_gate(monkeypatch, tmp_path: Path):
-    from web_research.checks import checklist, findings
     from web_research.guard import findings_gate
     from web_research.guard import stop as stopgate
     from web_research.guard.briefs_match import Brief
@@ -147,11 +146,11 @@ def test_a_check_broken_by_the_runs_files_fails_instead_of_opening_the_gate(monk
     def overflow(*_args, **_kwargs):
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(findings, "load_findings", overflow)
+    monkeypatch.setattr(findings_gate, "load_findings", overflow)
     brief = Brief("x", str(tmp_path / "briefs" / "x.md"), "sha256:" + "0" * 64, str(path), "")
     assert findings_gate.findings_problems(brief) == [
         f"{path}: could not be checked (RecursionError: maximum recursion depth exceeded)"]
-    monkeypatch.setattr(checklist, "run_checklist", overflow)
+    monkeypatch.setattr(stopgate, "run_checklist", overflow)
     failures = stopgate.verifier_failures(tmp_path)
     assert len(failures) == 1 and "[verify.incomplete]" in failures[0] and "RecursionError" in failures[0]
     assert "RecursionError" in (tmp_path / "data" / "logs" / "hooks.log").read_text()

@@ -155,20 +155,25 @@ def test_the_findings_gate_does_load_the_checker(researching):
 
 
 HANDLER_MODULES = tuple(f"web_research.guard.{name}" for name in (
-    "pre_tool_use", "post_tool_use", "subagent_start", "subagent_stop", "stop", "session_start", "session_end"))
+    "pre_tool_use", "post_tool_use", "subagent_start", "subagent_stop", "stop", "session_start", "session_end",
+    "pre_agent", "post_agent", "pre_checker", "pre_start", "post_start", "pre_plan", "post_briefs", "idle"))
 
 
 def test_a_hook_imports_only_its_own_events_handler_module(researching):
-    """guard/adapter.py imports the module of the event it runs and no other: a PreToolUse
-    hook does not load the Stop gate's module, nor SubagentStop's."""
+    """guard/adapter.py imports the handler module of the event it runs (of the kind of call, for
+    an Agent dispatch) and no other: a PreToolUse hook does not load the Stop gate's module, nor
+    SubagentStop's, nor the claim-checker's dispatch."""
     h, infos = researching
     cases = _light_cases(h, infos) + [("researcher stops", h.subagent_stop("agentA"), ""),
                                       ("orchestrator stops", h.stop(), "")]
     for name, payload, _expected in cases:
         own = "web_research.guard." + "".join(
             "_" + c.lower() if c.isupper() else c for c in payload["hook_event_name"]).lstrip("_")
+        expected = [own]
+        if payload.get("tool_name") in ("Agent", "Task"):  # a dispatch has a handler of its own, in its event's frame
+            expected = [own, own.replace("_tool_use", "_agent")]
         result = _probe(h, payload["hook_event_name"], payload, HANDLER_MODULES)
-        assert result["loaded"] == [own], (name, result)
+        assert result["loaded"] == expected, (name, result)
 
 
 # --- the hook entry's import time ----------------------------------------------------------

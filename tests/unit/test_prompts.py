@@ -165,7 +165,7 @@ _SUBAGENT_TYPE = re.compile(r"subagent_type[`\"']?\s*[:=]\s*[`\"']?([\w.:-]+)")
 
 
 def test_every_subagent_type_is_namespaced_and_names_an_existing_agent():
-    """The hook sets subagent_type from the prompt's form (guard/rules/dispatch.py dispatch_fields): the
+    """The hook sets subagent_type from the prompt's form (guard/events.py dispatch_fields): the
     types it sets name agents of this plugin, and no prompt asks the model for one."""
     agents = {frontmatter(read(p))[0]["name"] for p in AGENTS_DIR.glob("*.md")}
     for value in (formats.RESEARCHER_SUBAGENT_TYPE, formats.CHECKER_SUBAGENT_TYPE):

@@ -96,12 +96,11 @@ def test_tools_that_only_read_are_free_and_every_other_is_denied_with_what_is_al
 def test_the_main_session_writes_plan_and_report_and_the_plan_only_below_its_second_wave():
     assert room.orchestrator_write_refusal(f"{RUN}/report.md", RUN, True, None, PROGRAM) is None
     assert "cannot be checked" in room.orchestrator_write_refusal(f"{RUN}/plan.md", RUN, True, None, PROGRAM)
-    plan = "# Plan\n\n## Subtopics\n\n### A\n"
-    grown = plan + "\n## Second wave\n\n### B\n"
-    assert room.orchestrator_write_refusal(f"{RUN}/plan.md", RUN, True, (plan, grown), PROGRAM) is None
+    plan = "# Plan\n\n## Subtopics\n\n### A\n"  # the text above the second wave (the handler splits plan.md)
+    assert room.orchestrator_write_refusal(f"{RUN}/plan.md", RUN, True, (plan, plan + "\n"), PROGRAM) is None
     assert "change nothing above" in room.orchestrator_write_refusal(
         f"{RUN}/plan.md", RUN, True, (plan, plan.replace("### A", "### C")), PROGRAM)
-    assert "plan.md is final" in room.second_wave_refusal(grown, grown + "x", second_wave_rendered=True)
+    assert "plan.md is final" in room.second_wave_refusal(plan, plan, second_wave_rendered=True)
     assert room.edited_text("Edit", {"old_string": "### A", "new_string": "### Z"}, plan) == plan.replace("A", "Z")
     assert room.edited_text("Edit", {"old_string": "###", "new_string": "x"}, plan + "###") is None  # not once
     assert room.in_protected("/plugin/data/x", ["/plugin/data"]) and not room.in_protected("/plugin/database", ["/plugin/data"])

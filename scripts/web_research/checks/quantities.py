@@ -11,8 +11,8 @@ date, version) and, where the text gives one, a unit and a "per" unit.
 What is read: every number written in digits, with its sign (`-15%` is not
 `15%`, though "fell 15%" states what `-15%` does), its thousands and decimal separators (`1,000,000`, `1.000.000`,
 `1 000 000`, `1,5` and `1.000,50` where the reading is unambiguous, and `€1.000` or
-`1.500 EUR`: in a currency amount one dot followed by exactly three digits groups thousands,
-the European form, while a plain `1.000` stays a decimal), a
+`1.500 EUR`: in a euro amount one dot followed by exactly three digits groups thousands,
+the European form, while a plain `1.000` or `$1.216` stays a decimal), a
 power (`10^6`, which `excerpts.normalize` writes for `10⁶`), a currency
 before or after it, a magnitude (`k`, `M`, `million`), a percent, a
 multiplier (`1.6x`, `3×`, `3 times`, `3-fold`) and a unit; ranges and lists
@@ -78,6 +78,7 @@ _UNITS = {
 _CURRENCY_SYMBOLS = {"US$": "USD", "$": "USD", "C$": "CAD", "A$": "AUD", "\u20ac": "EUR", "\u00a3": "GBP",
                      "\u00a5": "JPY", "\u20b9": "INR"}
 _CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "INR", "CNY")
+_DOT_GROUPED_CURRENCIES = frozenset({"EUR"})  # written `€1.000` for a thousand
 _CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}
 _MAGNITUDE_WORDS = {"hundred": Decimal(100), "thousand": Decimal(1000), "million": Decimal(10) ** 6,
                     "billion": Decimal(10) ** 9, "trillion": Decimal(10) ** 12}
@@ -100,7 +101,7 @@ _NUMBER = re.compile(
     r"|\d+,\d{1,2}(?![,.]?\d)"                   # 1,5
     r"|\d+(?:\.\d+)?"                            # 1000, 1.5
     r"|\.\d+(?![.\d])")                            # .10 ("$.10")
-# A currency amount written the European way: one dot, then exactly three digits ("€1.000").
+# A euro amount written the European way: one dot, then exactly three digits ("€1.000").
 # Not after a leading zero ("€0.015" is a price per unit).
 _DOT_THOUSANDS = re.compile(r"[-+]?([1-9]\d{0,2}\.\d{3})(?![\d.,])")
 _POWER = re.compile(r"\^(-?\d{1,3})(?!\d)")
@@ -362,15 +363,19 @@ def _read_number(text: str, start: int, end: int, value: Decimal | None) -> Figu
         if after:
             currency, position = _currency_after(after), after.end()
     if currency is not None:
-        value = _amount(raw_number, value)
+        value = _amount(raw_number, value, currency)
     return _qualify(text, raw_number, value, currency, left, end, rest, position,
                     magnitude is not None or power is not None)
 
 
-def _amount(number_text: str, value: Decimal) -> Decimal:
-    """The value of a number read as a currency amount: `1.000` there is a thousand (`€1.000`,
+def _amount(number_text: str, value: Decimal, currency: str | None) -> Decimal:
+    """The value of a number read as a currency amount: in euros `1.000` is a thousand (`€1.000`,
     `1.000 EUR`), unless a magnitude or power already scaled it (`€1.500 million`: a decimal).
+    Only euros: of the currencies read here, only they are commonly written with a dot between
+    thousands, and a dollar or pound price per unit such as `$1.216` per hour is a decimal.
     `number_text` starts with the number as written; `value` is what it was read as."""
+    if currency not in _DOT_GROUPED_CURRENCIES:
+        return value
     m = _DOT_THOUSANDS.match(number_text)
     return value * 1000 if m and abs(value) == Decimal(m.group(1)) else value
 
@@ -477,14 +482,14 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
                 factor = _trailing_magnitude(b)
                 value = a.value * factor if factor else a.value
             if b.kind == KIND_MONEY:
-                value = _amount(a.text, value)
+                value = _amount(a.text, value, b.currency)
             out[i] = Figure(a.text, value, b.kind, b.currency if b.kind == KIND_MONEY else None,
                             b.unit, b.per, a.start, a.end, falling=a.falling)
     for i in range(1, len(out)):  # carry a leading currency forward
         a, b = out[i - 1], out[i]
         if (_linked(text, a, b, _RANGE) and a.kind == KIND_MONEY and b.kind in (KIND_NUMBER, KIND_YEAR)
                 and b.unit is None):
-            out[i] = Figure(b.text, _amount(b.text, b.value), KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end,
+            out[i] = Figure(b.text, _amount(b.text, b.value, a.currency), KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end,
                             falling=b.falling)
     return out
 

@@ -8,6 +8,10 @@
   pre_tool_use, post_tool_use, subagent_start, subagent_stop, stop, session_start, session_end
                      one handler per event, named after it: the rules for the tool (a
                      table), then the effects
+  pre_agent, pre_checker, pre_start, pre_plan, post_agent, post_start, post_briefs, idle
+                     handlers of a kind of call (state.Context.kind), so that what only those
+                     calls need (the checker, the Markdown parser, start's checks) stays out
+                     of the others
   rules/             pure rules, one module per concern (room, after_abandon, dispatch,
                      checker_gate, budgets, stop_gate) and the decisions they return: no
                      file, clock or process
@@ -17,5 +21,6 @@
                      reading our command lines; briefs and which brief a subagent works on;
                      the findings gate that reads run files; the budgets' ledger adapter
 
-A hook imports only its own event's handler (hooks/README.md).
+Imports sit at the top of every module; the entry's choice of handler is the one lazy import,
+so a hook imports only the handler it runs (hooks/README.md, docs/hooks/cost.md).
 """

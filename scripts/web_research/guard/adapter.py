@@ -45,8 +45,7 @@ from typing import Any, Callable, Mapping, TextIO
 from .. import formats
 from ..core.fsutil import NotRegularFile, read_regular_prefix
 from ..core.paths import LOGS_DIR, any_run_open, data_dir, valid_session_id
-from .events import (EVENTS, HANDLER_NAMES, AgentStart, AgentStop, HookEvent, SessionBoundary, Stop, ToolCall,
-                     ToolResult)
+from .events import EVENTS, HANDLER_NAMES, KIND_HANDLER_NAMES, AgentStart, AgentStop, HookEvent, SessionBoundary, Stop, ToolCall, ToolResult
 from .rules.decision import NOTHING, AddContext, Allow, Block, Decision, Deny, Notice
 from .state import Context, RecordError, Session, now_iso
 
@@ -192,9 +191,17 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
     return 0
 
 
-def handler(event: str) -> Callable[..., Decision] | None:
-    """The handler of the client's `event` (e.g. "PreToolUse"), its module imported now."""
-    name = HANDLER_NAMES.get(event)
+def handler_name(event: str, kind: str | None = None) -> str | None:
+    """The module and function that handle the client's `event` for a call of `kind`
+    (state.Context.kind; the tables are in events.py); None: an event that is not ours."""
+    return KIND_HANDLER_NAMES.get((event, kind or "")) or HANDLER_NAMES.get(event)
+
+
+def handler(event: str, kind: str | None = None) -> Callable[..., Decision] | None:
+    """The handler of the client's `event` (e.g. "PreToolUse") for a call of `kind`
+    (events.handler_name), its module imported now: the hook's one lazy import, so that a hook
+    loads only what it runs."""
+    name = handler_name(event, kind)
     if name is None:
         return None
     return getattr(importlib.import_module(f"{__package__}.{name}"), name)
@@ -202,10 +209,11 @@ def handler(event: str) -> Callable[..., Decision] | None:
 
 def handle(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
     """Run the handler of `event` on a checked payload: the client's JSON of its decision."""
-    run = handler(event)
-    if run is None or payload.get("hook_event_name", event) != event:
+    if payload.get("hook_event_name", event) != event:
         return {}
-    return to_json(event, run(Context(event_from(event, payload), env)))
+    ctx = Context(event_from(event, payload), env)
+    run = handler(event, ctx.kind)
+    return {} if run is None else to_json(event, run(ctx))
 
 
 def _hooks_config() -> Path:

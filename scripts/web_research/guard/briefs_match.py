@@ -11,16 +11,17 @@ brief, so no interpretation drift between plan and researcher goes unnoticed (`a
 """
 from __future__ import annotations
 
-import re
 import json
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 from .. import formats
 from ..core.fsutil import RunFileError, read_run_file
 from ..core.slug import slugify
-from ..run.brief_prompt import brief_hash as core_hash, compose_agent_prompt, split_agent_prompt
+from ..run.brief_prompt import brief_hash as core_hash
+from ..run.brief_prompt import compose_agent_prompt, split_agent_prompt
 from .adapter import read_named_file
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 if TYPE_CHECKING:
     from .events import HookEvent

@@ -6,51 +6,31 @@ of rules/budgets.py. Each decision is taken under the ledger's lock and, when it
 the call, appends the call's entry at once (`phase: "allowed"`, with its `tool_use_id`):
 parallel calls in one message are therefore counted one after the other, and
 PostToolUse's entry for the same call is not a second one. The run's limits come from
-its plan (`run_limits`), fixed in the run record when `briefs` rendered it (`limits_of`).
+its plan (post_briefs.run_limits), fixed in the run record when `briefs` rendered it (`limits_of`).
 """
 from __future__ import annotations
 
 from pathlib import Path
-
-from .. import formats
-from ..evidence import ledger
-from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold
-from .rules.budgets import RunLimits, Verdict, decide_page_read, decide_search, max_dispatches, orchestrator_verdict
-from ..core.fsutil import RunFileError, read_run_text
-from ..core.paths import data_dir
-from ..formats import PLAN_FILE
-from ..run.budget import budget_for, effective_budget
-from .state import Run, write_run_state
 from typing import Any, Mapping
 
-
-# --- reading the plan ---------------------------------------------------------------
-
-def run_limits(run_dir: str) -> RunLimits:
-    """The limits of the run's plan.md; an unreadable plan gets the untiered defaults (the run
-    could not have rendered briefs from it anyway) and no run-wide dispatch cap."""
-    from ..run.choices import parse_run_plan, read_start_record  # lazy: the checker's side, only in hooks that check files
-    from ..run.plan import second_wave_subtopics  # lazy: the checker's side, only in hooks that check files
-
-    path = Path(run_dir) / PLAN_FILE
-    try:
-        text = read_run_text(path, Path(run_dir))  # bounded, a regular file inside the run
-        plan = parse_run_plan(text, path, read_start_record(Path(run_dir)))  # the person's tier, or none
-    except (RunFileError, OSError, ValueError):  # PlanError is a ValueError
-        fallback = budget_for(None, 0)
-        return RunLimits(fallback.searches_per_researcher, fallback.page_reads_per_researcher, None)
-    budget = effective_budget(plan)
-    wave = len(second_wave_subtopics(plan)) if budget.second_wave else 0  # plan.py parses the section
-    return RunLimits(budget.searches_per_researcher, budget.page_reads_per_researcher,
-                     max_dispatches(len(plan.subtopics), wave))
-
+from .. import formats
+from ..core.paths import data_dir
+from ..evidence import ledger
+from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold
+from ..run.budget import budget_for
+from .rules.budgets import RunLimits, Verdict, decide_page_read, decide_search, orchestrator_verdict
+from .state import Run, write_run_state
 
 def limits_of(run: Run) -> RunLimits:
-    """The limits recorded in the run record when `briefs` rendered the approved plan, else
-    (a record from before that, a resumed run) read from plan.md now. Recorded limits keep
-    hooks from parsing the plan on every call, and a plan.md edited after its briefs were
-    rendered cannot raise the budget."""
-    return run.limits if run.limits is not None else run_limits(run.run_dir)
+    """The limits fixed in the run record when `briefs` rendered the approved plan, or when
+    `start --resume` reopened a run (post_briefs.run_limits): recorded limits keep hooks from
+    parsing the plan on every call, and a plan.md edited after its briefs were rendered cannot
+    raise the budget. A run without them has dispatched no researcher yet (no briefs); it gets
+    the untiered defaults and no run-wide dispatch cap, as an unreadable plan does."""
+    if run.limits is not None:
+        return run.limits
+    fallback = budget_for(None, 0)
+    return RunLimits(fallback.searches_per_researcher, fallback.page_reads_per_researcher, None)
 
 
 # --- the hook adapter -------------------------------------------------------------
@@ -62,7 +42,8 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
     an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry.
     `tool`: a researcher's WebSearch or `fetch`; anyone else's WebSearch or WebFetch."""
     if researcher and limits is None:
-        limits = run_limits(run_dir)  # run files are read before the lock
+        fallback = budget_for(None, 0)
+        limits = RunLimits(fallback.searches_per_researcher, fallback.page_reads_per_researcher, None)
     call = tool_use_id if isinstance(tool_use_id, str) else None
     with ledger.locked(data_dir(env), run_dir) as path:
         entries = ledger.read(path)
@@ -88,8 +69,8 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
 
 def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, slug: object,
            limits: RunLimits | None = None, **fields: Any) -> None:
-    """Append one entry (agent_start, agent_stop, denied) and refresh the progress file."""
-    limits = limits if limits is not None else run_limits(run_dir)
+    """Append one entry (agent_start, agent_stop, denied) and refresh the progress file
+    (`limits`: the run's, budgets.limits_of)."""
     with ledger.locked(data_dir(env), run_dir) as path:
         item = ledger.entry(kind, agent_id, slug, **fields)
         ledger.append(path, [item])

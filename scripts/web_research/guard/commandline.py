@@ -20,17 +20,15 @@ quoted heredoc, whose body the shell never expands.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import shlex
-import contextlib
-import io
 from pathlib import Path
-
 from typing import Any, Mapping, NamedTuple
 
 from ..subcommands import OPENS_A_RUN, SUBCOMMANDS, parser_for
-
 
 HEREDOC_DELIMITER = "WEB_RESEARCH_ARGS"
 PROGRAM_RELPATH = Path("scripts") / "web-research"

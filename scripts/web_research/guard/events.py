@@ -2,8 +2,8 @@
 guard/adapter.py, and the table of which handler runs each.
 
 EVENTS maps the snake-case name (hooks.json, hooks/run, the handler's module and function:
-`pre_tool_use.pre_tool_use` handles PreToolUse) to the client's event name. A hook imports
-only its own event's handler module.
+`pre_tool_use.pre_tool_use` handles PreToolUse) to the client's event name; a few kinds of
+call have their own (`handler_name`). A hook imports only its own handler module.
 
 Fields hold what the client sent after adapter.check verified its type and size: a string field
 is a string or None, never anything else. `tool_input` and `tool_response` stay JSON (they
@@ -12,7 +12,11 @@ a named property here or in the handler of that tool.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping, NamedTuple, Union
+
+from .. import formats
+from ..run.brief_prompt import split_agent_prompt
 
 # Snake-case name (hooks.json, hooks/run, the handler's module and function) -> Claude Code's event name.
 EVENTS = {
@@ -25,11 +29,52 @@ EVENTS = {
     "session_end": "SessionEnd",
 }
 HANDLER_NAMES = {event: name for name, event in EVENTS.items()}
+# Some calls have handlers of their own, by kind (state.Context.kind), so that no other call
+# loads what they need: Agent and Task dispatch and settle subagents (briefs, seals; settling a
+# reply needs the checker), the claim-checker's dispatch renders its prompt with the checker, a
+# write of the run's plan.md and our `briefs` (which fixes the plan's limits) read the plan with
+# the Markdown parser, our `start`, the one command that opens a run, checks its arguments and
+# judges a resumed run; and a Stop or SubagentStop with no run open needs none of the gates.
+KIND_HANDLER_NAMES = {
+    ("PreToolUse", "agent"): "pre_agent", ("PostToolUse", "agent"): "post_agent",
+    ("PreToolUse", "checker"): "pre_checker", ("PostToolUse", "checker"): "post_agent",
+    ("PreToolUse", "start"): "pre_start", ("PostToolUse", "start"): "post_start",
+    ("PreToolUse", "plan"): "pre_plan", ("PostToolUse", "briefs"): "post_briefs",
+    ("Stop", "idle"): "idle", ("SubagentStop", "idle"): "idle",
+}
 
 # The client's tools the hooks have rules for, by kind.
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit", "NotebookEdit")
 AGENT_TOOLS = ("Agent", "Task")
 WEB_TOOLS = ("WebSearch", "WebFetch")
+
+RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
+CHECKER = formats.CHECKER_SUBAGENT_TYPE
+# `Brief:` or `Check:` as a word anywhere in a prompt ("Brief hash:" is not one): the first names the agent.
+_DISPATCH_FORM = re.compile(r"(?<![\w-])(" + re.escape(formats.DISPATCH_BRIEF_LABEL[:-1]) + "|"
+                            + re.escape(formats.DISPATCH_CHECK_LABEL[:-1]) + r")[\s*_`]*:", re.IGNORECASE)
+
+
+def dispatch_fields(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+    """An `Agent` call's input with the fields the plugin decides: the prompt's form names the
+    agent (`Brief: <path>` a researcher, `Check: <dir>` the claim-checker, wherever it stands in
+    the prompt, the first one found, and whatever `subagent_type` says or if it says nothing; a
+    brief's whole text with its `Brief hash:` line is a researcher's), and a researcher or
+    checker runs in the foreground (the client's default is the background). So the
+    orchestrator writes only the prompt (formats.dispatch_call); any other call is returned
+    unchanged."""
+    prompt = tool_input.get("prompt")
+    agent = None
+    if isinstance(prompt, str):
+        form = _DISPATCH_FORM.search(prompt)
+        if split_agent_prompt(prompt)[1] is not None:
+            agent = RESEARCHER
+        elif form is not None:
+            agent = RESEARCHER if form.group(1).lower() == formats.DISPATCH_BRIEF_LABEL[:-1].lower() else CHECKER
+    agent = agent or tool_input.get("subagent_type")
+    if agent not in (RESEARCHER, CHECKER):
+        return dict(tool_input)
+    return {**tool_input, "subagent_type": agent, "run_in_background": False}
 
 
 # Every event says whose session it is and which agent (none: the main session). The fields are

@@ -23,11 +23,16 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from .briefs_match import Brief
+from ..checks.citation_checks import citation_checks
+from ..checks.claims import claim_records, claims_checks, sealed_page_titles
+from ..checks.findings import findings_checks, load_findings
+from ..checks.integrity import citation_integrity_checks
+from ..checks.text_controls import bidi_check
 from ..core.fsutil import RunFileError, read_run_file, read_run_text
+from ..core.schema_validation import load_schema
 from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, STATUS_FAILED
 from .adapter import log_failure
-
+from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
@@ -38,7 +43,6 @@ FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 def required_fields_text() -> str:
     """The frontmatter fields a researcher writes itself, read from the schema: "status, and
     reason when status is empty or failed" (the plugin fills in formats.FINDINGS_PLUGIN_FIELDS)."""
-    from ..core.schema_validation import load_schema  # lazy: the checker's side, only in hooks that check files
 
     schema = load_schema(FRONTMATTER_SCHEMA)
     required = [name for name in schema["required"] if name not in FINDINGS_PLUGIN_FIELDS]
@@ -61,7 +65,6 @@ def _load(brief: Brief, text: str | None = None) -> "tuple[Any, list[str]]":
     """(parsed findings or None, problems reading it). `text` given: that document, as the
     findings file; else reads only a bounded regular file inside the run (fsutil), never
     following a link out of it."""
-    from ..checks.findings import load_findings  # lazy: the checker's side, only in hooks that check files
     path = Path(brief.findings_path)
     if text is not None:
         return load_findings(path, text), []
@@ -100,7 +103,6 @@ def findings_problems(brief: Brief, text: str | None = None, where: Where = at_p
 
 
 def _frontmatter_problems(brief: Brief, found: Any, where: Where = at_path) -> list[str]:
-    from ..checks.findings import findings_checks  # lazy: the checker's side, only in hooks that check files
     run_dir = found.path.parent.parent
     brief_bytes = None
     try:
@@ -130,8 +132,6 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
                        where: Where = at_path) -> list[str]:
     if not found.citations:
         return []
-    from ..checks.citation_checks import citation_checks  # lazy: the checker's side, only in hooks that check files
-    from ..checks.integrity import citation_integrity_checks  # lazy: the checker's side, only in hooks that check files
 
     path = found.path
     run_dir = path.parent.parent
@@ -140,11 +140,9 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
     checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations], sealed)
     # The figure rule, told while the researcher still holds the page: each figure a cited
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
-    from ..checks.claims import claim_records, claims_checks, sealed_page_titles  # lazy: the checker's side, only in hooks that check files
 
     checks += claims_checks(claim_records(path, scope, found.doc, found.citations,
                                           sealed_page_titles(run_dir, sealed)))
-    from ..checks.text_controls import bidi_check  # lazy: the checker's side, only in hooks that check files
 
     checks.append(bidi_check(scope, path, found.body, found.body_first_line))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)

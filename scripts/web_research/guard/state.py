@@ -33,8 +33,9 @@ from .. import formats
 from ..core.fsutil import atomic_write_text
 from ..core.locks import exclusive_lock
 from ..core.paths import data_dir, session_record, sessions_dir, valid_session_id
-from .commandline import CommandRejected, PluginCommand, parse_plugin_command
-from .events import TOOL_EVENTS, HookEvent
+from ..subcommands import OPENS_A_RUN
+from .commandline import CommandRejected, PluginCommand, mentioned_subcommand, parse_plugin_command
+from .events import AGENT_TOOLS, CHECKER, TOOL_EVENTS, WRITE_TOOLS, HookEvent, dispatch_fields
 from .rules.budgets import RunLimits
 
 RECORD_VERSION = 1
@@ -480,6 +481,24 @@ def write_run_state(run_dir: str | Path, name: str, data: Any) -> Path:
 
 # --- one hook invocation ---------------------------------------------------------------
 
+def resolve_write(file_path: object, cwd: object) -> str | None:
+    """The real file a write lands in (symlinks and `..` resolved, the file itself too), or
+    None when the path cannot be resolved safely (not a string, NUL, relative with no cwd)."""
+    if not isinstance(file_path, str) or not file_path or "\x00" in file_path:
+        return None
+    if not os.path.isabs(file_path):
+        if cwd is None:  # no cwd in the payload: the hook runs in the session's folder (__main__)
+            cwd = os.getcwd()
+        if not isinstance(cwd, str) or not os.path.isabs(cwd) or "\x00" in cwd:
+            return None
+        file_path = os.path.join(cwd, file_path)
+    try:
+        return os.path.realpath(file_path)
+    except (OSError, ValueError):
+        return None
+
+
+
 _UNREAD: Any = object()
 
 
@@ -539,6 +558,36 @@ class Context:
             except CommandRejected as exc:
                 self._command = None, str(exc)
         return self._command
+
+    @property
+    def kind(self) -> str | None:
+        """What kind of call this is, for the entry's choice of handler (adapter.handler_name):
+        "checker" (an Agent or Task call whose prompt's form names the claim-checker), "agent"
+        (any other), "plan" (a write whose path resolves to the open run's plan.md), "start" (a
+        Bash call, not a researcher's, of our `start`, the one command that opens a run: parsed
+        strictly, or once it ran in any spelling the CLI accepts), "briefs" (of our `briefs`),
+        "idle" (a Stop or SubagentStop with no run open), or None."""
+        if not isinstance(self.event, TOOL_EVENTS):
+            return "idle" if self.event.name in ("Stop", "SubagentStop") and self.run is None else None
+        if self.event.tool in AGENT_TOOLS:
+            return "checker" if dispatch_fields(self.tool_input).get("subagent_type") == CHECKER else "agent"
+        if self.event.tool in WRITE_TOOLS:
+            return "plan" if self._names_plan() else None
+        if self.event.tool != "Bash" or self.in_researcher:
+            return None
+        parsed, _why = self.command
+        if parsed is not None:
+            return parsed.subcommand if parsed.subcommand in (OPENS_A_RUN, "briefs") else None
+        mentioned = mentioned_subcommand(self.tool_input.get("command"))
+        return "start" if self.event.name == "PostToolUse" and mentioned == OPENS_A_RUN else None
+
+    def _names_plan(self) -> bool:
+        run = self.run
+        if run is None:
+            return False
+        plan = os.path.realpath(os.path.join(run.run_dir, formats.PLAN_FILE))
+        return any(resolve_write(value, self.event.cwd) == plan for key, value in self.tool_input.items()
+                   if key in ("file_path", "notebook_path"))
 
     @contextlib.contextmanager
     def locked_run(self) -> Iterator[Run | None]:

@@ -10,15 +10,17 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import formats
-from .state import Context
-from .rules.decision import NOTHING, Block, Decision, Notice
-from .rules.stop_gate import block_reason, decide_stop, declares_unverified, return_reason, returns_object
+from ..checks.checklist import run_checklist
 from ..evidence import ledger
 from ..evidence.provenance import MAX_EVIDENCE_BYTES
 from ..run.return_object import return_object
-from .effects.ending import end_of_run
-from .effects.seals import seal_at_pass, seal_source
 from .adapter import log_failure
+from .effects.ending import end_of_run
+from .effects.metrics import write_metrics
+from .effects.seals import seal_at_pass, seal_source
+from .rules.decision import NOTHING, Block, Decision, Notice
+from .rules.stop_gate import block_reason, decide_stop, declares_unverified, return_reason, returns_object
+from .state import Context
 
 
 def report_path(run_dir: str | Path) -> Path:
@@ -37,7 +39,6 @@ def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]
     A check that cannot complete (an exception raised by what the run folder holds, the
     hook's deadline) is one failure: the gate holds rather than failing open.
     `seal_source` (provenance.SealSource): inside a run, the ledger's seals, all required."""
-    from ..checks.checklist import run_checklist  # lazy: the checker's side, only in hooks that check files
 
     try:
         checks = run_checklist(Path(run_dir), seal_source)
@@ -70,11 +71,8 @@ def _return_object(run_dir: str) -> Mapping[str, Any]:
 def stop(ctx: Context) -> Decision:
     snapshot, session = ctx.run, ctx.session
     if snapshot is None or session is None:
-        if session is not None:
-            session.free()  # the turn a run was abandoned in ends: the session is free again
-        return NOTHING
+        return NOTHING  # the entry gives a stop with no run to idle.py, which frees the session
     run_dir = snapshot.run_dir
-    from .effects.metrics import write_metrics  # lazy: the checker's side, only in hooks that check files
 
     write_metrics(ctx.env, snapshot, ctx.event, final=True)  # before the gate may close the run
     background = ctx.event.background_tasks

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import time
 
-from .budgets import limits_of, record
 from .adapter import log_failure
+from .budgets import limits_of, record
+from .events import RESEARCHER
 from .rules.decision import NOTHING, AddContext, Decision
-from .rules.dispatch import RESEARCHER
 from .state import Context
-
 
 # The line a researcher reads its start time from (agents/researcher.md names it).
 CLOCK_LABEL = "web-research clock: the current UTC time is "

@@ -3,22 +3,24 @@ plugin writes each file from the reply and seals it at once, or sends the reason
 so the agent replies again in full. No subagent writes a file of the run."""
 from __future__ import annotations
 
-
 from typing import Sequence
 
 from ..formats import REPLY_IS_FINDINGS
+from ..report.claim_checker import answer_instruction, parse_answer
+from ..run.findings_reply import reply_document
+from .adapter import log_failure
 from .briefs_match import Brief, attribute, briefs_of, checker_prompt, last_assistant_text, subagent_transcript_path
 from .budgets import limits_of, record
 from .effects.findings_bookkeeping import iso, subtopic_of
-from .effects.plugin_writes import write_findings, write_verdicts
-from .effects.seals import seal_source, seal_unsealed_findings
-from .adapter import log_failure
+from .effects.metrics import write_metrics
+from .effects.replies import seal_unsealed_findings, write_findings, write_verdicts
+from .effects.seals import seal_source
+from .events import CHECKER, RESEARCHER
 from .findings_gate import citation_problems, findings_problems, required_fields_text
 from .rules.checker_gate import find_checker
 from .rules.decision import NOTHING, Block, Decision, Notice
-from .rules.dispatch import CHECKER, RESEARCHER, release
+from .rules.dispatch import release
 from .state import SILENT_FAILURES_FILE, Context, Run, SilentFailure, now_iso, write_run_state
-
 
 # Why the findings are unusable when the returned Agent call's result held no readable reply.
 NO_READABLE_REPLY = ("no reply could be read from the Agent result; the findings file stays the plugin's stub, "
@@ -61,7 +63,6 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
 
 def answer_block_reason(problems: Sequence[str], count: int) -> str:
     """What a checker whose reply cannot be used is told: what is wrong, and the answer format again."""
-    from ..report.claim_checker import answer_instruction  # lazy: the checker's side, only in hooks that check files
 
     return ("Your answer is not usable yet:\n" + "\n".join(f"- {p}" for p in problems) + "\n"
             + answer_instruction(count))
@@ -70,7 +71,6 @@ def answer_block_reason(problems: Sequence[str], count: int) -> str:
 def checker_answer(ctx: Context, keys: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
     """The verdicts a checker's last reply gives (its SubagentStop's `last_assistant_message`,
     else the last assistant text of its transcript), and what is wrong with the reply."""
-    from ..report.claim_checker import parse_answer  # lazy: the checker's side, only in hooks that check files
 
     return parse_answer(reply_text(ctx), keys)
 
@@ -118,7 +118,6 @@ def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: s
     Called at its SubagentStop, or when its Agent call returned and that stop went unseen
     (`may_block` False: nothing can be sent back any more; `reply` None: the call's result held
     no reply this code can read, so there was nothing to judge)."""
-    from ..run.findings_reply import reply_document  # lazy: the checker's side, only in hooks that check files
     snapshot = ctx.run
     if snapshot is None:
         return NOTHING
@@ -187,7 +186,6 @@ def block_reason(problems: list[str], findings_path: str) -> str:
 
 def _after_researcher(ctx: Context, run: Run, agent_id: object, slug: str) -> None:
     """A researcher was let go: close its life in the ledger and refresh the run's metrics."""
-    from .effects.metrics import write_metrics  # lazy: the checker's side, only in hooks that check files
 
     try:
         record(ctx.env, run.run_dir, "agent_stop", agent_id, slug, limits_of(run))

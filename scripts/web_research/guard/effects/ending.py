@@ -15,14 +15,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ...core.terminal import printable
-from ...metrics.pricing import about
 from ... import formats
 from ...core.fsutil import atomic_write_text
 from ...core.paths import data_dir
+from ...core.terminal import printable
+from ...metrics.pricing import about
+from ...view.data import gather
+from ...view.html import render_page
 from ..adapter import log_failure
 from ..rules.stop_gate import release_message
-
 
 VERIFIED_LINE = "web-research: the run ended, verified: report.md passes every check."
 
@@ -78,8 +79,6 @@ def end_of_run(env: Mapping[str, str], run_dir: str, seal_source: Any, failures:
     """Write the view (best effort) and return the message for the user."""
     view = view_path = None
     try:
-        from ...view.data import gather  # lazy: the checker's side, only in hooks that check files
-        from ...view.html import render_page  # lazy: the checker's side, only in hooks that check files
         view = gather(Path(run_dir), seal_source, env, data_dir(env))
         path = Path(run_dir) / formats.REPORT_VIEW_FILE
         atomic_write_text(path, render_page(view))

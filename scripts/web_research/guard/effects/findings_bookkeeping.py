@@ -17,9 +17,9 @@ from __future__ import annotations
 import time
 from typing import Mapping
 
-from ..briefs_match import Brief
 from ...run.findings_stub import still_to_dispatch, stub_text
 from ..adapter import log_failure
+from ..briefs_match import Brief
 from ..state import Run
 from .plugin_writes import write_run_file
 

@@ -14,17 +14,16 @@ import time
 from pathlib import Path
 from typing import Any, Mapping
 
+from ...core.fsutil import atomic_write_text
+from ...core.paths import data_dir
 from ...evidence import ledger
 from ...metrics.run_metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
 from ...metrics.usage import fold
-from ..briefs_match import subagent_transcript_path
-from ..events import HookEvent
-from ...core.paths import data_dir
-from ...core.fsutil import atomic_write_text
-from ..budgets import limits_of
-from ..state import Run
 from ..adapter import log_failure
-
+from ..briefs_match import subagent_transcript_path
+from ..budgets import limits_of
+from ..events import HookEvent
+from ..state import Run
 
 METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls in more than a hook needs)
 

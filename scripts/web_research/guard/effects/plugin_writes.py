@@ -7,7 +7,8 @@ verdicts file (from its answer by number). No subagent writes a file of the run.
 through `write_run_file`: written atomically, then recorded in the run ledger as a
 `plugin_write` entry (path relative to the run, sha256 of the bytes, the owning agent), so
 that a rule sealing "what the owner last wrote" can count the plugin's write as the
-owner's. One call, so that rule has one place to look.
+owner's. One call, so that rule has one place to look. The files written from a subagent's
+reply, and sealed at once, are replies.py's.
 """
 from __future__ import annotations
 
@@ -15,13 +16,12 @@ import hashlib
 from pathlib import Path
 from typing import Mapping
 
-from ...evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
 from ...core.fsutil import atomic_write_text, is_within
 from ...evidence import ledger
-from .seals import findings_status, record, seal_findings, seal_verdicts
+from ...evidence.ledger import PLUGIN_WRITE  # the ledger's kind; ledger.last_written counts it as the owner's
+from .seals import record
 
-
-__all__ = ["PLUGIN_WRITE", "write_findings", "write_run_file", "write_verdicts"]
+__all__ = ["PLUGIN_WRITE", "write_run_file"]
 
 
 def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
@@ -38,21 +38,3 @@ def write_run_file(env: Mapping[str, str], run_dir: str, path: str, text: str, a
         rel = str(path)
     record(env, run_dir, [ledger.entry(PLUGIN_WRITE, agent_id, slug, path=rel, sha256=digest)])
     return digest
-
-
-def write_verdicts(env: Mapping[str, str], run_dir: str, path: str, verdicts: list[tuple[str, str, str]],
-                   agent_id: object) -> None:
-    """A claim-checker's answer, mapped to its claim keys, as its verdicts file: written and
-    sealed at once. This is the only way a verdicts file comes to be (a checker writes no file)."""
-    from ...report.claim_checker import verdicts_json  # lazy: the checker's side, only in hooks that check files
-    written = write_run_file(env, run_dir, path, verdicts_json(verdicts), agent_id, None)
-    seal_verdicts(env, run_dir, path, agent_id, sha256=written)
-
-
-def write_findings(env: Mapping[str, str], run_dir: str, path: str, text: str, agent_id: object,
-                   slug: object) -> None:
-    """A researcher's reply, completed with the plugin's fields (run/findings_reply.py), as its
-    findings file: written and sealed at once, with its status. This is the only way a findings
-    file other than the stub comes to be (a researcher writes no file)."""
-    written = write_run_file(env, run_dir, path, text, agent_id, slug)
-    seal_findings(env, run_dir, path, agent_id, slug, sha256=written, status=findings_status(path, written))

@@ -28,18 +28,17 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from ... import formats
+from ...core.fsutil import MAX_RUN_FILE_BYTES, read_bounded
+from ...core.paths import data_dir
 from ...evidence import ledger
 from ...evidence.provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
-from ...core.paths import data_dir
-from ..state import write_run_state
-from ...core.fsutil import MAX_RUN_FILE_BYTES, RunFileError, read_bounded, read_run_file
 from ...evidence.seal_line import parse_seal_line
-
+from ..state import write_run_state
 
 _SNAPSHOT_ID = re.compile(r"^[0-9a-f]{16}$")
 
 
-def _ledger_entries(env: Mapping[str, str], run_dir: str) -> list[dict[str, Any]]:
+def ledger_entries(env: Mapping[str, str], run_dir: str) -> list[dict[str, Any]]:
     return ledger.read(ledger.ledger_path(data_dir(env), run_dir))
 
 
@@ -58,7 +57,7 @@ def record(env: Mapping[str, str], run_dir: str, entries: Iterable[Mapping[str, 
 
 def seal_source(env: Mapping[str, str], run_dir: str) -> SealSource:
     """The seals the Stop gate checks against: the ledger's, and every file must have one."""
-    return SealSource(ledger.seals(_ledger_entries(env, run_dir)), LEDGER, required=True)
+    return SealSource(ledger.seals(ledger_entries(env, run_dir)), LEDGER, required=True)
 
 
 def _seal(run_dir: str, rel: str, artifact: str, sha256: str, agent_id: object, slug: object,
@@ -116,7 +115,7 @@ def record_written(env: Mapping[str, str], run_dir: str, path: str, sha256: str 
     own tool call (`by` agent, from the PostToolUse hook). At its owner's SubagentStop the file
     on disk must equal the last of these writes: what else changed it is not the owner's.
     `sha256` None (the file could not be hashed) records a write no content can match."""
-    rel = _relative(run_dir, path)
+    rel = relative(run_dir, path)
     if rel and rel.split("/", 1)[0] in (formats.FINDINGS_DIR, formats.CHECKS_DIR):
         record(env, run_dir, [ledger.entry(ledger.WRITTEN, agent_id, slug, path=rel, by=by,
                                            sha256=sha256 if sha256 else "unreadable")])
@@ -125,10 +124,10 @@ def record_written(env: Mapping[str, str], run_dir: str, path: str, sha256: str 
 def owner_written(env: Mapping[str, str], run_dir: str, path: str, agent_id: object) -> tuple[str | None, str | None]:
     """(the hash of the last content `agent_id` or the plugin wrote to `path`, or None when
     neither wrote it; the hash of the file on disk now, or None)."""
-    rel = _relative(run_dir, path)
+    rel = relative(run_dir, path)
     if rel is None:
         return None, None
-    written = ledger.last_written(_ledger_entries(env, run_dir), rel, agent_id)
+    written = ledger.last_written(ledger_entries(env, run_dir), rel, agent_id)
     return written, ledger.file_sha256(Path(path), MAX_EVIDENCE_BYTES)
 
 
@@ -151,7 +150,7 @@ def seal_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agen
     """A researcher is let go (or recorded as failed): seal its findings file as its owner last
     wrote it (`sha256`; a file changed since then fails its seal), or, with no hash given,
     as it is now. `status`: the file's status, kept with the seal (a file sealed `ok` is final)."""
-    rel = _relative(run_dir, findings_path)
+    rel = relative(run_dir, findings_path)
     digest = sha256 or (ledger.file_sha256(Path(findings_path), MAX_EVIDENCE_BYTES) if rel else None)
     if rel and digest:
         record(env, run_dir, [_seal(run_dir, rel, ledger.FINDINGS, digest, agent_id, slug,
@@ -162,45 +161,9 @@ def seal_verdicts(env: Mapping[str, str], run_dir: str, verdicts_path: str, agen
                   sha256: str) -> None:
     """Seal the verdicts file the plugin wrote from a checker's answer, as it wrote it (`sha256`):
     a verdict changed afterwards, by anything, fails `provenance.sealed`."""
-    rel = _relative(run_dir, verdicts_path)
+    rel = relative(run_dir, verdicts_path)
     if rel:
         record(env, run_dir, [_seal(run_dir, rel, ledger.VERDICTS, sha256, agent_id, None)])
-
-
-def seal_unsealed_findings(env: Mapping[str, str], run_dir: str, findings_path: str, agent_id: object,
-                           slug: object) -> None:
-    """`seal_findings` as `agent_id` (or the plugin) last wrote the file, unless its latest seal
-    is that very write (or nothing of the owner's is there to seal). A brief dispatched again
-    has a new stub over the earlier attempt's sealed file: that seal is not this write's."""
-    rel = _relative(run_dir, findings_path)
-    if not rel:
-        return
-    entries = _ledger_entries(env, run_dir)
-    written = ledger.last_written(entries, rel, agent_id)
-    sealed = ledger.seals(entries).get(rel)
-    if written and (sealed is None or sealed.sha256 != written):
-        seal_findings(env, run_dir, findings_path, agent_id, slug, sha256=written,
-                      status=findings_status(findings_path, written))
-
-
-def findings_status(findings_path: str, sha256: str | None = None) -> str | None:
-    """The `status` of a findings file (None when unreadable, or when its bytes no longer hash
-    to `sha256`): kept with its seal, so a dispatch can tell a final `ok` file without parsing."""
-    from ...checks.findings import load_findings  # lazy: the checker's side, only in hooks that check files
-    path = Path(findings_path)
-    try:
-        data = read_run_file(path, path.parent.parent)
-    except RunFileError:
-        return None
-    if sha256 is not None:
-        if "sha256:" + hashlib.sha256(data).hexdigest() != sha256:
-            return None
-    try:
-        found = load_findings(path, data.decode("utf-8"))
-    except Exception:  # noqa: BLE001 - a hostile file: no status
-        return None
-    status = found.frontmatter.get("status") if isinstance(found.frontmatter, dict) else None
-    return status if isinstance(status, str) else None
 
 
 def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
@@ -208,7 +171,7 @@ def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
     that still match it: a researcher's final result, never dispatched again nor written over.
     A file changed since its seal is no result at all (it fails verify): its brief may be
     researched again, and the new researcher's file is sealed anew."""
-    return {rel for rel, seal in ledger.seals(_ledger_entries(env, run_dir)).items()
+    return {rel for rel, seal in ledger.seals(ledger_entries(env, run_dir)).items()
             if seal.artifact == ledger.FINDINGS and seal.status == formats.STATUS_OK
             and seal.accepts(_small_file_sha256(Path(run_dir) / rel))}
 
@@ -223,7 +186,7 @@ def _small_file_sha256(path: Path) -> str:
 
 def ledger_knows(env: Mapping[str, str], run_dir: str) -> bool:
     """Whether the plugin's own records hold anything of this run (a run the hooks managed)."""
-    return bool(_ledger_entries(env, run_dir))
+    return bool(ledger_entries(env, run_dir))
 
 
 def seal_at_pass(env: Mapping[str, str], run_dir: str, hashes: Mapping[str, str]) -> None:
@@ -238,7 +201,7 @@ def seal_briefs(env: Mapping[str, str], run_dir: str, briefs: Iterable[tuple[str
     """`briefs` rendered these (brief_path, slug): seal each file as rendered."""
     entries = []
     for brief_path, slug in briefs:
-        rel = _relative(run_dir, brief_path)
+        rel = relative(run_dir, brief_path)
         digest = ledger.file_sha256(Path(brief_path), MAX_EVIDENCE_BYTES) if rel else None
         if rel and digest:
             entries.append(_seal(run_dir, rel, ledger.BRIEF, digest, None, slug))
@@ -263,7 +226,7 @@ def _call(tool_use_id: object) -> str | None:
     return tool_use_id if isinstance(tool_use_id, str) else None
 
 
-def _relative(run_dir: str, path: str) -> str | None:
+def relative(run_dir: str, path: str) -> str | None:
     """`<folder>/<name>` of a file directly in one of the run's evidence folders, else None."""
     real = os.path.realpath(path)
     folder, name = os.path.split(real)

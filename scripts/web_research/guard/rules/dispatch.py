@@ -11,16 +11,12 @@ crashed subagent holding a slot forever.
 """
 from __future__ import annotations
 
-
 import os
-import re
 from typing import Any, Collection, Mapping, NamedTuple, Sequence
 
 from ... import formats
-from ...run.brief_prompt import split_agent_prompt
 from ..briefs_match import Brief, dispatch_prompt, match_prompt
 from ..state import Reservation, Run
-
 
 MAX_DISPATCHES_PER_BRIEF = 2  # the first attempt and one retry
 RESERVATION_TTL_SECONDS = 3600
@@ -31,35 +27,6 @@ class Decision(NamedTuple):
     reason: str
     updated_input: dict[str, Any] | None = None
     brief: Brief | None = None  # the brief an allowed researcher dispatch runs
-
-
-RESEARCHER = formats.RESEARCHER_SUBAGENT_TYPE
-CHECKER = formats.CHECKER_SUBAGENT_TYPE
-# `Brief:` or `Check:` as a word anywhere in a prompt ("Brief hash:" is not one): the first names the agent.
-_DISPATCH_FORM = re.compile(r"(?<![\w-])(" + re.escape(formats.DISPATCH_BRIEF_LABEL[:-1]) + "|"
-                            + re.escape(formats.DISPATCH_CHECK_LABEL[:-1]) + r")[\s*_`]*:", re.IGNORECASE)
-
-
-def dispatch_fields(tool_input: Mapping[str, Any]) -> dict[str, Any]:
-    """An `Agent` call's input with the fields the plugin decides: the prompt's form names the
-    agent (`Brief: <path>` a researcher, `Check: <dir>` the claim-checker, wherever it stands in
-    the prompt, the first one found, and whatever `subagent_type` says or if it says nothing; a
-    brief's whole text with its `Brief hash:` line is a researcher's), and a researcher or
-    checker runs in the foreground (the client's default is the background). So the
-    orchestrator writes only the prompt (formats.dispatch_call); any other call is returned
-    unchanged."""
-    prompt = tool_input.get("prompt")
-    agent = None
-    if isinstance(prompt, str):
-        form = _DISPATCH_FORM.search(prompt)
-        if split_agent_prompt(prompt)[1] is not None:
-            agent = RESEARCHER
-        elif form is not None:
-            agent = RESEARCHER if form.group(1).lower() == formats.DISPATCH_BRIEF_LABEL[:-1].lower() else CHECKER
-    agent = agent or tool_input.get("subagent_type")
-    if agent not in (RESEARCHER, CHECKER):
-        return dict(tool_input)
-    return {**tool_input, "subagent_type": agent, "run_in_background": False}
 
 
 def expire_reservations(run: Run, now: float, ttl: float) -> None:

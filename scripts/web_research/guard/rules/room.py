@@ -26,13 +26,11 @@ the handler (../pre_tool_use.py) brings the run record, the files, resolved path
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ... import formats
 from ...subcommands import ORCHESTRATOR, PERSON, RESEARCHER, run_by
-
-if TYPE_CHECKING:
-    from ..commandline import PluginCommand
+from ..commandline import PluginCommand
 
 CHECKER = "claim-checker"
 OTHER = "other"
@@ -221,9 +219,10 @@ PROTECTED_REFUSAL = ("This write would land in the plugin's own folder or its da
 def orchestrator_write_refusal(target: str | None, run_dir: str, briefs_rendered: bool,
                                plan_change: tuple[str, str] | None, program: str,
                                second_wave_rendered: bool = False, real_run_dir: str | None = None) -> str | None:
-    """`target`: the resolved file (None: unresolvable). `plan_change`: (current, new) text of
-    plan.md when the target is plan.md and briefs are rendered, else None. `real_run_dir`: the
-    run folder with its links resolved, as `target` is."""
+    """`target`: the resolved file (None: unresolvable). `plan_change`: plan.md's text above its
+    `## Second wave` section now and after this call (run/plan.split_second_wave) when the target
+    is plan.md and briefs are rendered, else None. `real_run_dir`: the run folder with its links
+    resolved, as `target` is."""
     real_run = real_run_dir or run_dir
     plan, report = os.path.join(real_run, formats.PLAN_FILE), os.path.join(real_run, formats.REPORT_FILE)
     allowed = (f"While a research run is open, the main session writes only {plan} (until the briefs are "
@@ -243,15 +242,12 @@ def orchestrator_write_refusal(target: str | None, run_dir: str, briefs_rendered
     return f"{allowed} {where} is not one of them. {_way_out(program, run_dir)}"
 
 
-def second_wave_refusal(current: str, new: str, second_wave_rendered: bool = False) -> str | None:
+def second_wave_refusal(before_now: str, before_new: str, second_wave_rendered: bool = False) -> str | None:
     """An approved plan changes only by appending, revising or removing its `## Second wave`
-    section, and not at all once that section's briefs are rendered."""
+    section (`before_now`, `before_new`: the text above it now and after the change), and not at
+    all once that section's briefs are rendered."""
     if second_wave_rendered:
         return "The second wave's briefs are rendered: plan.md is final."
-    from ...run.plan import split_second_wave  # lazy: the checker's side, only in hooks that check files
-
-    before_now, _ = split_second_wave(current)
-    before_new, _ = split_second_wave(new)
     if before_now.rstrip() != before_new.rstrip():
         return (f"Its briefs are rendered from the approved plan: change nothing above "
                 f"'{PLAN_SECOND_WAVE_HEADING}', only append, revise or remove that section at the end.")

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-
 from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 from ... import formats
 from ..state import StopState
-
 
 MAX_STOP_BLOCKS = formats.MAX_VERIFY_ROUNDS  # one block per round of fixes SKILL.md allows
 
