@@ -156,7 +156,7 @@ def test_the_findings_gate_does_load_the_checker(researching):
 
 HANDLER_MODULES = tuple(f"web_research.guard.{name}" for name in (
     "pre_tool_use", "post_tool_use", "subagent_start", "subagent_stop", "stop", "session_start", "session_end",
-    "pre_agent", "post_agent", "pre_checker", "pre_start", "post_start", "pre_plan", "post_briefs", "idle"))
+    "pre_agent", "post_agent", "pre_checker", "pre_start", "post_start", "pre_plan", "post_briefs", "idle", "stop_wait"))
 
 
 def test_a_hook_imports_only_its_own_events_handler_module(researching):
@@ -172,6 +172,8 @@ def test_a_hook_imports_only_its_own_events_handler_module(researching):
         expected = [own]
         if payload.get("tool_name") in ("Agent", "Task"):  # a dispatch has a handler of its own, in its event's frame
             expected = [own, own.replace("_tool_use", "_agent")]
+        if payload["hook_event_name"] == "Stop":  # no report.md yet: the gate waits, without the verifier
+            expected = ["web_research.guard.stop_wait"]
         result = _probe(h, payload["hook_event_name"], payload, HANDLER_MODULES)
         assert result["loaded"] == expected, (name, result)
 

@@ -275,13 +275,13 @@ def test_an_oversized_report_is_a_failing_check(tmp_path: Path) -> None:
 # --- hooks' readers ---------------------------------------------------------------
 
 def test_the_stop_gate_turns_a_verifier_crash_into_a_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from web_research.checks import checklist
+    from web_research.guard import stop
     from web_research.guard.stop import verifier_failures
 
-    def crash(run_dir: Path) -> list:
+    def crash(run_dir: Path, seal_source: object = None) -> list:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(checklist, "run_checklist", crash)
+    monkeypatch.setattr(stop, "run_checklist", crash)
     failures = verifier_failures(tmp_path)
     assert len(failures) == 1 and "[verify.incomplete]" in failures[0]
 

@@ -8,7 +8,7 @@
   pre_tool_use, post_tool_use, subagent_start, subagent_stop, stop, session_start, session_end
                      one handler per event, named after it: the rules for the tool (a
                      table), then the effects
-  pre_agent, pre_checker, pre_start, pre_plan, post_agent, post_start, post_briefs, idle
+  pre_agent, pre_checker, pre_start, pre_plan, post_agent, post_start, post_briefs, idle, stop_wait
                      handlers of a kind of call (state.Context.kind), so that what only those
                      calls need (the checker, the Markdown parser, start's checks) stays out
                      of the others

@@ -47,7 +47,7 @@ from ..core.fsutil import NotRegularFile, read_regular_prefix
 from ..core.paths import LOGS_DIR, any_run_open, data_dir, valid_session_id
 from .events import EVENTS, HANDLER_NAMES, KIND_HANDLER_NAMES, AgentStart, AgentStop, HookEvent, SessionBoundary, Stop, ToolCall, ToolResult
 from .rules.decision import NOTHING, AddContext, Allow, Block, Decision, Deny, Notice
-from .state import Context, RecordError, Session, now_iso
+from .state import Context, RecordError, Session, now_iso, report_written
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000
@@ -323,9 +323,8 @@ def _refusal(event: str, what: str, run_dir: str | None, env: Mapping[str, str] 
 
 
 def _report_exists(run_dir: str) -> bool:
-    """As the Stop handler's `report_written`: anything at report.md counts."""
     try:
-        return os.path.lexists(os.path.join(run_dir, formats.REPORT_FILE))
+        return report_written(run_dir)
     except (OSError, ValueError):
         return True
 

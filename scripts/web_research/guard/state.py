@@ -36,6 +36,7 @@ from ..core.paths import data_dir, session_record, sessions_dir, valid_session_i
 from ..subcommands import OPENS_A_RUN
 from .commandline import CommandRejected, PluginCommand, mentioned_subcommand, parse_plugin_command
 from .events import AGENT_TOOLS, CHECKER, TOOL_EVENTS, WRITE_TOOLS, HookEvent, dispatch_fields
+from .events import Stop as StopEvent
 from .rules.budgets import RunLimits
 
 RECORD_VERSION = 1
@@ -481,6 +482,20 @@ def write_run_state(run_dir: str | Path, name: str, data: Any) -> Path:
 
 # --- one hook invocation ---------------------------------------------------------------
 
+def report_written(run_dir: str | Path) -> bool:
+    """Whether anything stands at report.md: a FIFO, a device or a symlink leading
+    anywhere counts too, so that the verifier (which refuses them as failing
+    checks) runs rather than the gate waiting as if no report existed yet."""
+    return os.path.lexists(Path(run_dir) / formats.REPORT_FILE)
+
+
+def waits(event: StopEvent, run: Run | None) -> bool:
+    """Does the Stop gate wait, verifying nothing? Until report.md stands, and while researchers
+    still work in the background (the client lists background tasks and the run holds slots)."""
+    return run is not None and (not report_written(run.run_dir)
+                                or (bool(event.background_tasks) and bool(run.reservations)))
+
+
 def resolve_write(file_path: object, cwd: object) -> str | None:
     """The real file a write lands in (symlinks and `..` resolved, the file itself too), or
     None when the path cannot be resolved safely (not a string, NUL, relative with no cwd)."""
@@ -566,9 +581,12 @@ class Context:
         (any other), "plan" (a write whose path resolves to the open run's plan.md), "start" (a
         Bash call, not a researcher's, of our `start`, the one command that opens a run: parsed
         strictly, or once it ran in any spelling the CLI accepts), "briefs" (of our `briefs`),
-        "idle" (a Stop or SubagentStop with no run open), or None."""
+        "idle" (a Stop or SubagentStop with no run open), "wait" (a Stop the gate waits at,
+        `waits`), or None."""
         if not isinstance(self.event, TOOL_EVENTS):
-            return "idle" if self.event.name in ("Stop", "SubagentStop") and self.run is None else None
+            if self.event.name in ("Stop", "SubagentStop") and self.run is None:
+                return "idle"
+            return "wait" if isinstance(self.event, StopEvent) and waits(self.event, self.run) else None
         if self.event.tool in AGENT_TOOLS:
             return "checker" if dispatch_fields(self.tool_input).get("subagent_type") == CHECKER else "agent"
         if self.event.tool in WRITE_TOOLS:

@@ -20,18 +20,12 @@ from .effects.metrics import write_metrics
 from .effects.seals import seal_at_pass, seal_source
 from .rules.decision import NOTHING, Block, Decision, Notice
 from .rules.stop_gate import block_reason, decide_stop, declares_unverified, return_reason, returns_object
-from .state import Context
+from .state import Context, waits
+from .stop_wait import free_slots, stop_wait
 
 
 def report_path(run_dir: str | Path) -> Path:
     return Path(run_dir) / formats.REPORT_FILE
-
-
-def report_written(run_dir: str | Path) -> bool:
-    """Whether anything stands at report.md: a FIFO, a device or a symlink leading
-    anywhere counts too, so that the verifier (which refuses them as failing
-    checks) runs rather than the gate waiting as if no report existed yet."""
-    return os.path.lexists(report_path(run_dir))
 
 
 def verifier_failures(run_dir: str | Path, seal_source: Any = None) -> list[str]:
@@ -73,25 +67,21 @@ def stop(ctx: Context) -> Decision:
     if snapshot is None or session is None:
         return NOTHING  # the entry gives a stop with no run to idle.py, which frees the session
     run_dir = snapshot.run_dir
-
-    write_metrics(ctx.env, snapshot, ctx.event, final=True)  # before the gate may close the run
     background = ctx.event.background_tasks
-    researching = bool(background) and bool(snapshot.reservations)
-    # Verify only once the report exists and no researcher is still working in the background.
+    if waits(ctx.event, snapshot):  # the entry gives such a stop to stop_wait.py
+        return stop_wait(ctx)
+    write_metrics(ctx.env, snapshot, ctx.event, final=True)  # before the gate may close the run
     seals = seal_source(ctx.env, run_dir)
-    failures, verified = None, {}
-    if report_written(run_dir) and not researching:
-        verified = _end_hashes(run_dir)
-        failures = verifier_failures(run_dir, seals)
-        if not failures and _end_hashes(run_dir) != verified:
-            failures = [f"{run_dir}: report.md or plan.md changed while the run was being verified; "
-                        "verify it again [verify.incomplete]"]
+    verified = _end_hashes(run_dir)
+    failures = verifier_failures(run_dir, seals)
+    if not failures and _end_hashes(run_dir) != verified:
+        failures = [f"{run_dir}: report.md or plan.md changed while the run was being verified; "
+                    "verify it again [verify.incomplete]"]
     # Not locked_run: a pass or a release archives the record instead of writing it.
     with session.locked_record() as run:
         if run is None or not snapshot.same_run(run):
             return NOTHING
-        if background == ():
-            run.reservations = []  # nothing runs in the background: no researcher holds a slot
+        free_slots(run, background)
         message = ctx.event.last_message
         decision = decide_stop(run.stop, failures, bool(ctx.event.stop_hook_active), declares_unverified(message))
         expected = _return_object(run_dir) if decision.action == "pass" else None

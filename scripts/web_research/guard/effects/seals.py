@@ -1,6 +1,6 @@
 """Hook side of sealed provenance and the run ledger (see ../ledger.py, ../provenance.py).
 
-The hook handlers (pre_tool_use.py, …) call in here at the moments an artifact is produced:
+The hook handlers (post_tool_use.py, subagent_stop.py, …) call in here at the moments an artifact is produced:
 
     a researcher's `fetch` returned        -> seal the snapshot (text and record), hashed
                                               from the stored files by this hook

@@ -12,7 +12,7 @@ not be able to choose them. The hooks hold three lines:
   it every write and command (room.py); nobody writes under `checks/` by hand.
 - **Stop** (SubagentStop): its reply must judge each claim of its prompt by
   number; otherwise it is blocked once with what is missing. The plugin writes
-  the verdicts file from the reply and seals it at once (plugin_writes.write_verdicts),
+  the verdicts file from the reply and seals it at once (effects/replies.write_verdicts),
   so a later Bash command that edits a verdict fails `verify`'s provenance check.
 
 Pure rules here; the hook handlers do the I/O and the locking (pre_tool_use, post_tool_use,
