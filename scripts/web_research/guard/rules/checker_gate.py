@@ -35,7 +35,7 @@ def prompt_hash(prompt: str) -> str:
 
 def decide_checker_dispatch(run: Run, tool_input: Mapping[str, Any], tool_use_id: str | None,
                             rendered: Any, why_none: str, now: float, program: str) -> Decision:
-    """Decide one claim-checker dispatch against the prompt rendered now (verdicts.CheckerPrompt
+    """Decide one claim-checker dispatch against the prompt rendered now (claim_checker.CheckerPrompt
     or None); on allow, remember it in `run.checkers`."""
     run_dir = run.run_dir
     if rendered is None:
