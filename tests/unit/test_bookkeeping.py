@@ -156,8 +156,8 @@ def test_a_dispatch_writes_the_stub_and_briefs_lists_it_again(dispatched) -> Non
     assert meta["brief_hash"] == info["brief_hash"] and meta["subtopic"] == info["subtopic"]
     listed = json.loads(h.shell(h.core_command("briefs")).stdout)
     assert info["brief_path"] in [item["brief_path"] for item in listed]  # never finished: to dispatch
-    writes = [e for e in ledger_entries(h) if e.get("kind") == "plugin_write"]
-    assert [e["path"] for e in writes] == [f"findings/{Path(info['findings_path']).name}"]
+    writes = [e for e in ledger_entries(h) if e.kind == "plugin_write"]
+    assert [e.path for e in writes] == [f"findings/{Path(info['findings_path']).name}"]
 
 
 def test_a_researcher_replies_status_and_body_and_the_plugin_writes_the_file(dispatched) -> None:
@@ -172,8 +172,8 @@ def test_a_researcher_replies_status_and_body_and_the_plugin_writes_the_file(dis
     assert meta["started_at"] <= meta["finished_at"] and meta["status"] == "empty"
     assert meta["reason"] == "no public page states it"
     assert text.endswith("---\n\n## Claims\n")
-    seals = [e for e in ledger_entries(h) if e.get("kind") == "seal" and e.get("artifact") == "findings"]
-    assert [(e["path"], e["sha256"], e.get("status")) for e in seals] == [
+    seals = [e for e in ledger_entries(h) if e.kind == "seal" and e.artifact == "findings"]
+    assert [(e.path, e.sha256, e.status) for e in seals] == [
         (f"findings/{path.name}", "sha256:" + hashlib.sha256(text.encode()).hexdigest(), "empty")]
 
 

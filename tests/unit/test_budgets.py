@@ -22,7 +22,7 @@ AGENT = "a1b2c3d4e5f6a7b8c"
 URL = "https://docs.acme.example/logs/retention"
 
 
-def entries(*items: dict) -> list[dict]:
+def entries(*items: dict) -> list[ledger.Entry]:
     return [ledger.entry(i.pop("kind"), i.pop("agent_id", AGENT), "slug", **i) for i in items]
 
 

@@ -208,8 +208,8 @@ def test_the_answer_becomes_the_verdicts_file_keyed_by_the_prompts_claims(run: H
     written = json.loads(Path(prompt.verdicts_path).read_text())["verdicts"]
     assert [v["claim"] for v in written] == list(prompt.keys)
     assert written[1] == {"claim": prompt.keys[1], "verdict": "partial", "reason": 'the excerpt says "2 GB", not "20 GB"'}
-    writes = [e for e in ledger_entries(run) if e["kind"] == "plugin_write"]
-    assert [e["path"] for e in writes] == ["checks/verdicts-1.json"] and writes[0]["agent_id"] == AGENT
+    writes = [e for e in ledger_entries(run) if e.kind == "plugin_write"]
+    assert [e.path for e in writes] == ["checks/verdicts-1.json"] and writes[0].agent_id == AGENT
     assert run.record()["run"]["checkers"][0]["state"] == "done"
 
 

@@ -57,8 +57,8 @@ def sealed_as_written(h: Harness, path: Path, body: str) -> None:
     plugin write) and sealed the file as that write, which keeps the reply's `body`."""
     on_disk = path.read_bytes()
     assert body in on_disk.decode("utf-8")
-    last = [e for e in ledger_entries(h) if e["kind"] == ledger.PLUGIN_WRITE and e["path"] == f"findings/{path.name}"][-1]
-    assert seals(h)[f"findings/{path.name}"].sha256 == last["sha256"] == sha(on_disk)
+    last = [e for e in ledger_entries(h) if e.kind == ledger.PLUGIN_WRITE and e.path == f"findings/{path.name}"][-1]
+    assert seals(h)[f"findings/{path.name}"].sha256 == last.sha256 == sha(on_disk)
 
 
 # --- written from the reply and sealed at once -------------------------------------------------
@@ -107,8 +107,10 @@ def test_with_no_record_of_any_write_a_planted_file_is_not_sealed(researcher):
     """No stub recorded (the file was there before the hooks saw anything) and no findings replied."""
     h, infos = researcher
     path = Path(infos[0]["findings_path"])
-    entries = [e for e in ledger_entries(h) if e["kind"] != ledger.PLUGIN_WRITE]
-    ledger.ledger_path(h.data, h.run_dir).write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    entries = [e for e in ledger_entries(h) if e.kind != ledger.PLUGIN_WRITE]
+    ledger_file = ledger.ledger_path(h.data, h.run_dir)
+    ledger_file.unlink()
+    ledger.append(ledger_file, entries)
     path.write_text(h.findings_text(infos[0], "ok"), encoding="utf-8")
     assert h.reply(AGENT, "done").decision == "block"
     h.reply(AGENT, "done", stop_hook_active=True)
@@ -204,8 +206,8 @@ def test_researchers_cannot_webfetch_in_a_run(researcher):
                         tool_input={"url": URL, "prompt": "quote it"})
     result = h.hook(payload)
     assert result.decision == "deny" and "fetch" in result.reason and "summary" in result.reason
-    denied = [e for e in ledger_entries(h) if e["kind"] == "denied"]
-    assert [(e["agent_id"], e["tool"]) for e in denied] == [(AGENT, "WebFetch")]
+    denied = [e for e in ledger_entries(h) if e.kind == "denied"]
+    assert [(e.agent_id, e.tool) for e in denied] == [(AGENT, "WebFetch")]
 
 
 def test_standalone_verify_errs_on_an_unsealed_citation_when_the_folder_has_seals(tmp_path: Path):

@@ -110,6 +110,26 @@ def test_the_ledger_folds_seals_latest_first_and_counts_per_agent(tmp_path: Path
     assert ledger.seals_from_copy(ledger.seals_copy("/r", folded)) == folded
 
 
+def test_a_ledger_line_is_written_as_json_with_its_fields_and_read_back_typed(tmp_path: Path):
+    path = tmp_path / "ledger.jsonl"
+    ledger.append(path, [ledger.entry("page_read", "a1", "s", tool="fetch", url="u", paging=False, offset=0,
+                                      tool_use_id="t1", phase="allowed", snapshot_id=None)])
+    line = json.loads(path.read_text(encoding="utf-8"))
+    assert sorted(line) == ["agent_id", "at", "kind", "offset", "paging", "phase", "slug", "tool", "tool_use_id",
+                            "url"]  # the common fields, then only those set
+    assert ledger.read(path) == [ledger.Entry("page_read", line["at"], "a1", "s", url="u", tool="fetch",
+                                              tool_use_id="t1", phase="allowed", paging=False, offset=0)]
+    # a line the plugin did not write: a field of the wrong type reads as absent, unknown keys are dropped
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps({"kind": "seal", "path": ["findings/x.md"], "sha256": "sha256:1",
+                                 "artifact": "findings", "agent_id": 7, "offset": True, "extra": 1}) + "\n")
+    (planted,) = ledger.read(path)
+    assert (planted.path, planted.agent_id, planted.offset, planted.sha256) == (None, None, None, "sha256:1")
+    assert ledger.seals([planted]) == {}  # no path: no seal
+    with pytest.raises(TypeError):
+        ledger.entry("seal", None, None, unknown_field="x")  # the writer only writes fields the reader knows
+
+
 def test_only_seals_written_since_the_run_opened_count(tmp_path: Path):
     """Lines from before the last opening by a new start (a previous run, or lines planted before
     the run began) seal nothing; a resumed opening continues the run."""
@@ -169,8 +189,8 @@ def test_a_researchers_fetch_seals_the_snapshot_it_wrote(run: Harness):
     text_seal = seals[f"sources/{snap.text_path.name}"]
     assert text_seal.sha256 == snap.sha256 and text_seal.url == RETENTION_URL and text_seal.agent_id == AGENT
     assert f"sources/{snap.meta_path.name}" in seals
-    reads = [e for e in ledger_entries(run) if e["kind"] == "page_read"]
-    assert {e["url"] for e in reads} >= {RETENTION_URL} and all(e["tool"] == "fetch" for e in reads)
+    reads = [e for e in ledger_entries(run) if e.kind == "page_read"]
+    assert {e.url for e in reads} >= {RETENTION_URL} and all(e.tool == "fetch" for e in reads)
     copy = json.loads((run.run_dir / ".web-research" / "seals.json").read_text())
     assert copy["seals"][f"sources/{snap.text_path.name}"]["sha256"] == snap.sha256
     assert "only as trustworthy as this folder" in copy["note"]
@@ -184,7 +204,7 @@ def test_a_snapshot_served_from_an_earlier_unsealed_file_is_not_sealed(tmp_path:
     h.copy_example_run(sealed=False)
     h.hook(fetch_returned(h, RETENTION_URL, stored_before=True))
     assert not [k for k in ledger.seals(ledger_entries(h)) if k.startswith("sources/")]
-    assert [e["paging"] for e in ledger_entries(h) if e["kind"] == "page_read"] == [False]
+    assert [e.paging for e in ledger_entries(h) if e.kind == "page_read"] == [False]
 
 
 def test_a_researcher_let_go_at_subagent_stop_seals_its_findings_file(tmp_path: Path):
@@ -211,9 +231,9 @@ def test_web_searches_and_page_reads_are_recorded_per_agent(run: Harness):
         payload["session_id"] = run.sid
         assert run.hook(payload).stdout == ""
     entries = ledger_entries(run)
-    assert [e["query"] for e in entries if e["kind"] == "search"] == [search["tool_input"]["query"]]
-    fetched = [e for e in entries if e.get("tool") == "WebFetch"]
-    assert [e["url"] for e in fetched] == [page["tool_input"]["url"]]
+    assert [e.query for e in entries if e.kind == "search"] == [search["tool_input"]["query"]]
+    fetched = [e for e in entries if e.tool == "WebFetch"]
+    assert [e.url for e in fetched] == [page["tool_input"]["url"]]
     assert ledger.counts(entries)[search["agent_id"]]["search"] == 1
 
 

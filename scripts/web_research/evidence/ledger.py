@@ -38,6 +38,7 @@ import json
 import os
 import time
 import stat
+from dataclasses import dataclass, fields as dataclass_fields
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
@@ -90,14 +91,72 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def entry(kind: str, agent_id: object = None, slug: object = None, **fields: Any) -> dict[str, Any]:
-    """One ledger line. Long strings (queries, URLs) are cut so a line stays small."""
-    out: dict[str, Any] = {"at": now_iso(), "kind": kind,
-                           "agent_id": agent_id if isinstance(agent_id, str) else None,
-                           "slug": slug if isinstance(slug, str) else None}
-    for key, value in fields.items():
-        out[key] = value[:MAX_FIELD_CHARS] if isinstance(value, str) else value
-    return out
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One ledger line, typed: the fields every line has, then those of its kind (None where a
+    kind has none). Read from the file by `read` and written to it by `append`, the only two
+    places that see the line's JSON."""
+
+    kind: str
+    at: str = ""
+    agent_id: str | None = None
+    slug: str | None = None
+    path: str | None = None  # seal, written, plugin_write: relative to the run folder
+    artifact: str | None = None  # seal
+    sha256: str | None = None  # seal, written, plugin_write
+    status: str | None = None  # a findings seal: the file's status
+    by: str | None = None  # written: BY_AGENT | BY_PLUGIN
+    url: str | None = None  # page_read, denied, a snapshot's seal
+    snapshot_id: str | None = None
+    query: str | None = None  # search, denied
+    tool: str | None = None  # page_read, denied: fetch | WebFetch | WebSearch
+    tool_use_id: str | None = None
+    phase: str | None = None  # a web call's entry written when the budgets allowed it
+    rule: str | None = None  # denied: the budget rule that denied the call
+    paging: bool | None = None
+    ok: bool | None = None
+    offset: int | None = None
+    resumed: bool | None = None  # run_open
+
+    def to_json(self) -> dict[str, Any]:
+        """The line as written: the common fields always, the others when set."""
+        out: dict[str, Any] = {"at": self.at, "kind": self.kind, "agent_id": self.agent_id, "slug": self.slug}
+        for name in _KIND_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+
+_COMMON_FIELDS = ("kind", "at", "agent_id", "slug")
+_KIND_FIELDS = tuple(f.name for f in dataclass_fields(Entry) if f.name not in _COMMON_FIELDS)
+_BOOL_FIELDS = frozenset(("paging", "ok", "resumed"))
+
+
+def _from_json(value: object) -> Entry | None:
+    """The Entry of one parsed line; None for a line that is no entry (not an object, no string
+    `kind`). A field of the wrong type reads as absent, as every fold of the ledger treats it."""
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str):
+        return None
+    typed: dict[str, Any] = {}
+    for name in _KIND_FIELDS + ("at", "agent_id", "slug"):
+        item = value.get(name)
+        if name in _BOOL_FIELDS:
+            ok = isinstance(item, bool)
+        elif name == "offset":
+            ok = isinstance(item, int) and not isinstance(item, bool)
+        else:
+            ok = isinstance(item, str)
+        if ok:
+            typed[name] = item
+    return Entry(value["kind"], **typed)
+
+
+def entry(kind: str, agent_id: object = None, slug: object = None, **fields: Any) -> Entry:
+    """One ledger entry, stamped now. Long strings (queries, URLs) are cut so a line stays small."""
+    cut = {key: value[:MAX_FIELD_CHARS] if isinstance(value, str) else value for key, value in fields.items()}
+    return Entry(kind, now_iso(), agent_id if isinstance(agent_id, str) else None,
+                 slug if isinstance(slug, str) else None, **cut)
 
 
 @contextlib.contextmanager
@@ -109,9 +168,9 @@ def locked(data: Path, run_dir: str | Path, timeout: float = LOCK_TIMEOUT_SECOND
         yield folder / LEDGER_FILE
 
 
-def append(path: Path, entries: Iterable[Mapping[str, Any]]) -> None:
+def append(path: Path, entries: Iterable[Entry]) -> None:
     """Append entries as JSON lines in one write (call under `locked`)."""
-    data = "".join(json.dumps(dict(e), ensure_ascii=False, sort_keys=True) + "\n" for e in entries)
+    data = "".join(json.dumps(e.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for e in entries)
     if not data:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,7 +181,7 @@ def append(path: Path, entries: Iterable[Mapping[str, Any]]) -> None:
         os.close(fd)
 
 
-def read(path: Path, max_bytes: int = MAX_LEDGER_BYTES) -> list[dict[str, Any]]:
+def read(path: Path, max_bytes: int = MAX_LEDGER_BYTES) -> list[Entry]:
     """Every well-formed entry of a ledger (none when it does not exist). Bounded: only
     the first `max_bytes` are read; a malformed or cut line is skipped."""
     try:
@@ -136,8 +195,9 @@ def read(path: Path, max_bytes: int = MAX_LEDGER_BYTES) -> list[dict[str, Any]]:
             value = json.loads(line)
         except ValueError:
             continue
-        if isinstance(value, dict) and isinstance(value.get("kind"), str):
-            out.append(value)
+        item = _from_json(value)
+        if item is not None:
+            out.append(item)
     return out
 
 
@@ -163,46 +223,41 @@ class Seal(NamedTuple):
                 "slug": self.slug, "url": self.url, "hashes": sorted(self.hashes), "status": self.status}
 
 
-def since_opened(entries: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def since_opened(entries: Iterable[Entry]) -> list[Entry]:
     """The entries from the last opening of the run by a new `start` on (that `run_open` line
     included); a resumed opening continues the run, so it starts nothing. A ledger without any
     `run_open` (written before the hooks recorded one) is taken whole."""
     items = list(entries)
     opened = [index for index, item in enumerate(items)
-              if item.get("kind") == RUN_OPEN and item.get("resumed") is not True]
+              if item.kind == RUN_OPEN and item.resumed is not True]
     return items[opened[-1]:] if opened else items
 
 
-def seals(entries: Iterable[Mapping[str, Any]]) -> dict[str, Seal]:
+def seals(entries: Iterable[Entry]) -> dict[str, Seal]:
     """path -> Seal, folded in ledger order (the latest seal of a path is its state). Only seals
     written since the run opened count (`since_opened`)."""
     out: dict[str, Seal] = {}
     for item in since_opened(entries):
-        if item.get("kind") != SEAL:
-            continue
-        path, sha, artifact = item.get("path"), item.get("sha256"), item.get("artifact")
-        if not (isinstance(path, str) and isinstance(sha, str) and isinstance(artifact, str)):
+        path, sha, artifact = item.path, item.sha256, item.artifact
+        if item.kind != SEAL or path is None or sha is None or artifact is None:
             continue
         previous = out.get(path)
         hashes = (previous.hashes if previous else frozenset()) | {sha}
-        out[path] = Seal(path, artifact, sha, str(item.get("at") or ""), _str(item.get("agent_id")),
-                         _str(item.get("slug")), _str(item.get("url")), hashes, _str(item.get("status")))
+        out[path] = Seal(path, artifact, sha, item.at, item.agent_id, item.slug, item.url, hashes, item.status)
     return out
 
 
-def last_written(entries: Iterable[Mapping[str, Any]], path: str, agent_id: object) -> str | None:
+def last_written(entries: Iterable[Entry], path: str, agent_id: object) -> str | None:
     """The sha256 of the last content written to `path` (relative to the run) by its owner:
     the agent `agent_id` through its own tool call, or the plugin itself. None when neither
     wrote it. A write by anyone else, or from before the run opened, is skipped."""
     found = None
     for item in since_opened(entries):
-        kind = item.get("kind")
-        if kind not in (WRITTEN, PLUGIN_WRITE) or item.get("path") != path:
+        if item.kind not in (WRITTEN, PLUGIN_WRITE) or item.path != path:
             continue
-        if kind == PLUGIN_WRITE or item.get("by") == BY_PLUGIN \
-                or (item.get("by") == BY_AGENT and item.get("agent_id") == agent_id):
-            sha = item.get("sha256")
-            found = sha if isinstance(sha, str) else ""
+        if item.kind == PLUGIN_WRITE or item.by == BY_PLUGIN \
+                or (item.by == BY_AGENT and item.agent_id == agent_id):
+            found = item.sha256 if item.sha256 is not None else ""
     return found
 
 
@@ -230,13 +285,12 @@ def seals_copy(run_dir: str | Path, folded: Mapping[str, Seal]) -> dict[str, Any
             "seals": {path: seal.as_dict() for path, seal in sorted(folded.items())}}
 
 
-def counts(entries: Iterable[Mapping[str, Any]]) -> dict[str | None, dict[str, int]]:
+def counts(entries: Iterable[Entry]) -> dict[str | None, dict[str, int]]:
     """agent_id -> {kind: number of entries} (the main agent is None)."""
     out: dict[str | None, dict[str, int]] = {}
     for item in entries:
-        per = out.setdefault(_str(item.get("agent_id")), {})
-        kind = str(item.get("kind"))
-        per[kind] = per.get(kind, 0) + 1
+        per = out.setdefault(item.agent_id, {})
+        per[item.kind] = per.get(item.kind, 0) + 1
     return out
 
 

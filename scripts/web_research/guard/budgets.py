@@ -55,10 +55,11 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
         else:
             verdict = decide_page_read(usage, limits.page_reads, url, offset)  # type: ignore[union-attr]
         if verdict.allowed:
-            kind = SEARCH if tool == "WebSearch" else PAGE_READ
-            fields: dict[str, Any] = {"query": query} if kind == SEARCH else {
-                "tool": tool, "url": url, "paging": verdict.paging, "offset": offset}
-            item = ledger.entry(kind, agent_id, slug, tool_use_id=call, phase=ALLOWED, **fields)
+            if tool == "WebSearch":
+                item = ledger.entry(SEARCH, agent_id, slug, tool_use_id=call, phase=ALLOWED, query=query)
+            else:
+                item = ledger.entry(PAGE_READ, agent_id, slug, tool_use_id=call, phase=ALLOWED, tool=tool,
+                                    url=url, paging=verdict.paging, offset=offset)
         else:
             item = ledger.entry(DENIED, agent_id, slug, tool_use_id=call, tool=tool, rule=verdict.rule,
                                 query=query or None, url=url or None)
@@ -77,7 +78,7 @@ def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, sl
         write_progress(run_dir, ledger.read(path), limits)
 
 
-def write_progress(run_dir: str, entries: list[dict[str, Any]], limits: RunLimits | None) -> None:
+def write_progress(run_dir: str, entries: list[ledger.Entry], limits: RunLimits | None) -> None:
     """`<run>/.web-research/progress.json`: what each agent has spent so far, for `status` during a
     run (the Bash tool that runs `status` cannot see the hooks' data directory). A display copy
     only: no check reads it."""

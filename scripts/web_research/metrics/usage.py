@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from urllib.parse import urldefrag
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from ..evidence.ledger import Entry
 
 
 SEARCH = "search"
@@ -102,19 +105,18 @@ class AgentUsage:
                 "started_at": self.started_at, "stopped_at": self.stopped_at, "running": self.running}
 
 
-def fold(entries: Iterable[Mapping[str, Any]]) -> dict[str | None, AgentUsage]:
+def fold(entries: Iterable[Entry]) -> dict[str | None, AgentUsage]:
     """agent_id -> AgentUsage (the main agent is None), in ledger order."""
     out: dict[str | None, AgentUsage] = {}
     attempts: dict[tuple[str | None, str, str], Attempt] = {}
     for index, item in enumerate(entries):
-        kind = item.get("kind")
-        agent_id = item.get("agent_id") if isinstance(item.get("agent_id"), str) else None
+        kind, agent_id = item.kind, item.agent_id
         if kind not in (SEARCH, PAGE_READ, DENIED, AGENT_START, AGENT_STOP):
             continue
         usage = out.setdefault(agent_id, AgentUsage(agent_id))
-        if usage.slug is None and isinstance(item.get("slug"), str):
-            usage.slug = item["slug"]
-        at = str(item.get("at") or "")
+        if usage.slug is None and item.slug is not None:
+            usage.slug = item.slug
+        at = item.at
         if kind == AGENT_START:
             usage.started_at = usage.started_at or at
             continue
@@ -123,22 +125,22 @@ def fold(entries: Iterable[Mapping[str, Any]]) -> dict[str | None, AgentUsage]:
             continue
         if kind == DENIED:
             usage.denied += 1
-            rule = str(item.get("rule") or "other")
+            rule = item.rule or "other"
             usage.denied_by_rule[rule] = usage.denied_by_rule.get(rule, 0) + 1
             continue
-        call = item.get("tool_use_id")
-        key = (agent_id, str(kind), call if isinstance(call, str) and call else f"#{index}")
+        call = item.tool_use_id
+        key = (agent_id, kind, call if call else f"#{index}")
         attempt = attempts.get(key)
         if attempt is None:
-            attempt = attempts[key] = Attempt(str(kind), at=at)
+            attempt = attempts[key] = Attempt(kind, at=at)
             (usage.searches if kind == SEARCH else usage.reads).append(attempt)
-        attempt.tool = attempt.tool or (str(item["tool"]) if item.get("tool") else None)
-        attempt.query = attempt.query or str(item.get("query") or "")
-        attempt.url = attempt.url or str(item.get("url") or "")
-        if item.get("phase") == ALLOWED:
-            attempt.paging, attempt.decided = item.get("paging") is True, True
+        attempt.tool = attempt.tool or item.tool or None
+        attempt.query = attempt.query or item.query or ""
+        attempt.url = attempt.url or item.url or ""
+        if item.phase == ALLOWED:
+            attempt.paging, attempt.decided = item.paging is True, True
         elif not attempt.decided:
-            attempt.paging = attempt.paging or item.get("paging") is True
-        if isinstance(item.get("ok"), bool):
-            attempt.ok = item["ok"]
+            attempt.paging = attempt.paging or item.paging is True
+        if item.ok is not None:
+            attempt.ok = item.ok
     return out

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from ...core.fsutil import atomic_write_text
 from ...core.paths import data_dir
 from ...evidence import ledger
-from ...metrics.run_metrics import METRICS_FILE, RunInputs, build, researcher_list, subagent_transcripts
+from ...metrics.run_metrics import METRICS_FILE, RunInputs, RunMetrics, build, researcher_list, subagent_transcripts
 from ...metrics.usage import fold
 from ..adapter import log_failure
 from ..briefs_match import subagent_transcript_path
@@ -29,7 +29,7 @@ METRICS_DIR = "metrics"  # as estimate.METRICS_DIR (not imported: estimate pulls
 
 
 def write_metrics(env: Mapping[str, str], run: Run, event: HookEvent,
-                  final: bool, now: float | None = None) -> dict[str, Any] | None:
+                  final: bool, now: float | None = None) -> RunMetrics | None:
     """Write the run's metrics; returns the document, or None when it could not be written."""
     try:
         return _write(env, run, event, final, time.time() if now is None else now)
@@ -39,7 +39,7 @@ def write_metrics(env: Mapping[str, str], run: Run, event: HookEvent,
 
 
 def _write(env: Mapping[str, str], run: Run, event: HookEvent, final: bool,
-           now: float) -> dict[str, Any]:
+           now: float) -> RunMetrics:
     run_dir = run.run_dir
     data = data_dir(env)
     usage = fold(ledger.read(ledger.ledger_path(data, run_dir)))

@@ -38,11 +38,11 @@ from ..state import write_run_state
 _SNAPSHOT_ID = re.compile(r"^[0-9a-f]{16}$")
 
 
-def ledger_entries(env: Mapping[str, str], run_dir: str) -> list[dict[str, Any]]:
+def ledger_entries(env: Mapping[str, str], run_dir: str) -> list[ledger.Entry]:
     return ledger.read(ledger.ledger_path(data_dir(env), run_dir))
 
 
-def record(env: Mapping[str, str], run_dir: str, entries: Iterable[Mapping[str, Any]]) -> None:
+def record(env: Mapping[str, str], run_dir: str, entries: Iterable[ledger.Entry]) -> None:
     """Append entries to the run's ledger; when any is a seal, refresh the folder copy."""
     entries = list(entries)
     if not entries:
@@ -50,7 +50,7 @@ def record(env: Mapping[str, str], run_dir: str, entries: Iterable[Mapping[str, 
     data = data_dir(env)
     with ledger.locked(data, run_dir) as path:
         ledger.append(path, entries)
-        if any(e.get("kind") == ledger.SEAL for e in entries):
+        if any(e.kind == ledger.SEAL for e in entries):
             folded = ledger.seals(ledger.read(path))
             write_run_state(Path(run_dir), SEALS_COPY_FILE, ledger.seals_copy(run_dir, folded))
 
@@ -61,7 +61,7 @@ def seal_source(env: Mapping[str, str], run_dir: str) -> SealSource:
 
 
 def _seal(run_dir: str, rel: str, artifact: str, sha256: str, agent_id: object, slug: object,
-          **fields: Any) -> dict[str, Any]:
+          **fields: Any) -> ledger.Entry:
     return ledger.entry(ledger.SEAL, agent_id, slug, artifact=artifact, path=rel, sha256=sha256, **fields)
 
 
@@ -96,7 +96,7 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
     record(env, run_dir, entries)
 
 
-def _snapshot_meta(path: Path) -> tuple[dict[str, Any], str] | None:
+def _snapshot_meta(path: Path) -> tuple[Mapping[str, object], str] | None:
     """(the record, its file's sha256) of a snapshot record fetch just wrote."""
     digest = ledger.file_sha256(path, MAX_EVIDENCE_BYTES)
     if digest is None:
