@@ -56,7 +56,12 @@ _DISPATCH_FORM = re.compile(r"(?<![\w-])(" + re.escape(formats.DISPATCH_BRIEF_LA
                             + re.escape(formats.DISPATCH_CHECK_LABEL[:-1]) + r")[\s*_`]*:", re.IGNORECASE)
 
 
-def dispatch_fields(tool_input: Mapping[str, Any]) -> dict[str, Any]:
+# A tool call's input: the JSON object the client sent (`tool_input`), and what the plugin hands
+# back in its place (`updatedInput`); its keys are the tool's, not the plugin's.
+ToolInput = Mapping[str, object]
+
+
+def dispatch_fields(tool_input: ToolInput) -> ToolInput:
     """An `Agent` call's input with the fields the plugin decides: the prompt's form names the
     agent (`Brief: <path>` a researcher, `Check: <dir>` the claim-checker, wherever it stands in
     the prompt, the first one found, and whatever `subagent_type` says or if it says nothing; a

@@ -12,10 +12,11 @@ crashed subagent holding a slot forever.
 from __future__ import annotations
 
 import os
-from typing import Any, Collection, Mapping, NamedTuple, Sequence
+from typing import Collection, NamedTuple, Sequence
 
 from ... import formats
 from ..briefs_match import Brief, dispatch_prompt, match_prompt
+from ..events import ToolInput
 from ..state import Reservation, Run
 
 MAX_DISPATCHES_PER_BRIEF = 2  # the first attempt and one retry
@@ -25,7 +26,7 @@ RESERVATION_TTL_SECONDS = 3600
 class Decision(NamedTuple):
     action: str  # "allow" | "deny"
     reason: str
-    updated_input: dict[str, Any] | None = None
+    updated_input: ToolInput | None = None  # the call's input with the brief's prompt put in place
     brief: Brief | None = None  # the brief an allowed researcher dispatch runs
 
 
@@ -58,7 +59,7 @@ def _brief_list(briefs: Sequence[Brief]) -> str:
     return "\n".join(f"- {formats.dispatch_call(f'{formats.DISPATCH_BRIEF_LABEL} {b.brief_path}')}" for b in briefs)
 
 
-def decide_dispatch(run: Run, tool_input: Mapping[str, Any], tool_use_id: str | None,
+def decide_dispatch(run: Run, tool_input: ToolInput, tool_use_id: str | None,
                     briefs: Sequence[Brief], now: float,
                     ttl: float = RESERVATION_TTL_SECONDS,
                     program: str = "<plugin root>/scripts/web-research",
@@ -73,7 +74,7 @@ def decide_dispatch(run: Run, tool_input: Mapping[str, Any], tool_use_id: str | 
                         f"{formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT)}.")
     prompt = tool_input.get("prompt")
     match = match_prompt(prompt if isinstance(prompt, str) else "", briefs)
-    updated: dict[str, Any] | None = None
+    updated: ToolInput | None = None
     brief = match.brief
     if brief is None:
         if len(match.intended) != 1:
@@ -82,8 +83,7 @@ def decide_dispatch(run: Run, tool_input: Mapping[str, Any], tool_use_id: str | 
                             "briefs; this prompt names " + ("several" if match.intended else "none")
                             + f" of them. One call per brief:\n{_brief_list(briefs)}")
         brief = match.intended[0]
-        updated = dict(tool_input)
-        updated["prompt"] = dispatch_prompt(brief)
+        updated = {**tool_input, "prompt": dispatch_prompt(brief)}
     if brief.slug in (run.kept or []):
         return Decision("deny", f"{brief.findings_path} was kept when this run was resumed (status ok, seal "
                         "intact); it is final. Dispatch only the subtopics start --resume listed under dispatch.")
