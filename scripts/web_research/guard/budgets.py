@@ -83,7 +83,7 @@ def write_progress(run_dir: str, entries: list[ledger.Entry], limits: RunLimits 
     run (the Bash tool that runs `status` cannot see the hooks' data directory). A display copy
     only: no check reads it."""
     folded = fold(entries)
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "version": 1, "updated_at": ledger.now_iso(),
         "agents": [u.to_json() for key, u in folded.items() if key is not None],
         "main_agent": folded[None].to_json() if None in folded else None,
