@@ -258,10 +258,12 @@ def test_a_returned_result_with_no_readable_reply_says_so_not_that_the_reply_was
     stub = path.read_text(encoding="utf-8")
     unreadable = agent_result(AGENT, reply_text("ok"))
     del unreadable["harnessNoteCount"]  # a shape this code was not built for
-    h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", unreadable))
+    shown = h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", unreadable))
     assert path.read_text(encoding="utf-8") == stub
     problems = _recorded_problems(h, infos[0]["slug"])
     assert "no reply could be read from the Agent result" in problems and "stub" in problems, problems
+    notice = (shown.json or {}).get("systemMessage", "")  # the person is told at once, as at a stop
+    assert "silent failure" in notice and "no reply could be read from the Agent result" in notice, shown.stdout
     assert "does not start with your findings" not in problems
     assert h.hook(h.agent_call(h.prompt_for(infos[1]), "toolu_1")).decision == "allow"
     h.start_agent("agentB", h.prompt_for(infos[1]))

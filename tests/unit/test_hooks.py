@@ -281,7 +281,8 @@ def test_a_returned_foreground_researcher_frees_its_slot(active: Harness):
     for i, brief in enumerate(infos[:3]):
         assert active.hook(active.agent_call(active.prompt_for(brief), f"toolu_{i}")).decision == "allow"
     response = {"status": "completed", "agentId": "agent0", "prompt": active.prompt_for(infos[0])}
-    assert active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0", "PostToolUse", response)).stdout == ""
+    returned = active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0", "PostToolUse", response))
+    assert returned.returncode == 0 and returned.decision is None  # a result with no reply: a notice, no block
     assert active.hook(active.agent_call(active.prompt_for(infos[3]), "toolu_3")).decision == "allow"
     assert active.record()["run"]["agents"]["agent0"]["slug"] == infos[0]["slug"]
 

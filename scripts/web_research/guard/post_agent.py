@@ -89,5 +89,6 @@ def _post_researcher(ctx: Context) -> Decision:
         brief = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run))
         agent = run.agents.get(agent_id) if agent_id is not None else None
         if brief is not None and (agent is None or agent.state not in SETTLED):
-            settle_researcher(ctx, brief, agent_id, ctx.event.agent_reply, may_block=False)
+            # Its notice of a silent failure reaches the person now, as the stop's would have.
+            return settle_researcher(ctx, brief, agent_id, ctx.event.agent_reply, may_block=False)
     return NOTHING
