@@ -36,12 +36,12 @@ import contextlib
 import hashlib
 import json
 import os
-import time
 import stat
 from dataclasses import dataclass, fields as dataclass_fields
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
+from ..core.clock import utc_stamp
 from ..core.locks import exclusive_lock
 
 
@@ -85,10 +85,6 @@ def ledger_dir(data: Path, run_dir: str | Path) -> Path:
 
 def ledger_path(data: Path, run_dir: str | Path) -> Path:
     return ledger_dir(data, run_dir) / LEDGER_FILE
-
-
-def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +151,7 @@ def _from_json(value: object) -> Entry | None:
 def entry(kind: str, agent_id: object = None, slug: object = None, **fields: Any) -> Entry:
     """One ledger entry, stamped now. Long strings (queries, URLs) are cut so a line stays small."""
     cut = {key: value[:MAX_FIELD_CHARS] if isinstance(value, str) else value for key, value in fields.items()}
-    return Entry(kind, now_iso(), agent_id if isinstance(agent_id, str) else None,
+    return Entry(kind, utc_stamp(), agent_id if isinstance(agent_id, str) else None,
                  slug if isinstance(slug, str) else None, **cut)
 
 

@@ -43,11 +43,12 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, TextIO
 
 from .. import formats
+from ..core.clock import utc_stamp
 from ..core.fsutil import NotRegularFile, read_regular_prefix
 from ..core.paths import LOGS_DIR, any_run_open, data_dir, valid_session_id
 from .events import EVENTS, HANDLER_NAMES, KIND_HANDLER_NAMES, AgentStart, AgentStop, HookEvent, SessionBoundary, Stop, ToolCall, ToolResult
 from .rules.decision import NOTHING, AddContext, Allow, Block, Decision, Deny, Notice
-from .state import Context, RecordError, Session, now_iso, report_written
+from .state import Context, RecordError, Session, report_written
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000
@@ -247,7 +248,7 @@ def _log_line(event: str, env: Mapping[str, str], text: str) -> None:
         folder = data_dir(env) / LOGS_DIR
         folder.mkdir(parents=True, exist_ok=True)
         with open(folder / LOG_FILE, "a", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(f"--- {now_iso()} {event} pid={os.getpid()}\n{text[:2000]}\n")
+            handle.write(f"--- {utc_stamp()} {event} pid={os.getpid()}\n{text[:2000]}\n")
     except Exception:  # noqa: BLE001 - logging never turns a judged failure into a crash
         pass
 
@@ -670,6 +671,6 @@ def log_failure(event: str, env: Mapping[str, str]) -> None:
         if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:
             os.replace(path, path.with_suffix(".log.1"))
         with open(path, "a", encoding="utf-8") as handle:
-            handle.write(f"--- {now_iso()} {event} pid={os.getpid()}\n{traceback.format_exc()}\n")
+            handle.write(f"--- {utc_stamp()} {event} pid={os.getpid()}\n{traceback.format_exc()}\n")
     except Exception:  # logging must not turn a failed-open hook into a crashing one
         pass

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import formats
+from ..core.clock import utc_stamp
 from ..core.paths import data_dir
 from ..evidence import ledger
 from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold
@@ -84,7 +85,7 @@ def write_progress(run_dir: str, entries: list[ledger.Entry], limits: RunLimits 
     only: no check reads it."""
     folded = fold(entries)
     data: dict[str, object] = {
-        "version": 1, "updated_at": ledger.now_iso(),
+        "version": 1, "updated_at": utc_stamp(),
         "agents": [u.to_json() for key, u in folded.items() if key is not None],
         "main_agent": folded[None].to_json() if None in folded else None,
     }

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from .. import formats
+from ..core.clock import utc_stamp
 from ..core.fsutil import atomic_write_text
 from ..core.locks import exclusive_lock
 from ..core.paths import data_dir, session_record, sessions_dir, valid_session_id
@@ -47,10 +48,6 @@ SILENT_FAILURES_FILE = "silent-failures.json"
 HISTORY_LIMIT = 50
 LOCK_TIMEOUT_SECONDS = 15.0
 CLOSED_KEY = "closed"  # a record with this key and no "run": a run abandoned this turn
-
-
-def now_iso() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 # --- the typed record ------------------------------------------------------------------
@@ -336,7 +333,7 @@ class Run:
 
 def new_run(run_dir: str, start_output: Mapping[str, Any]) -> Run:
     """The record of a run that `web-research start` just opened (`start_output`: what it printed)."""
-    return Run(run_dir, now_iso(), bool(start_output.get("auto_proceed")))
+    return Run(run_dir, utc_stamp(), bool(start_output.get("auto_proceed")))
 
 
 class ClosedMarker(NamedTuple):
@@ -400,7 +397,7 @@ class Session:
         self._write({"version": RECORD_VERSION, "session_id": self.session_id, "run": run.to_json()})
 
     def _write(self, record: dict[str, Any]) -> None:
-        record["updated_at"] = now_iso()
+        record["updated_at"] = utc_stamp()
         atomic_write_text(self.record_path, json.dumps(record, indent=1, sort_keys=True) + "\n")
 
     def history(self) -> list[dict[str, Any]]:
@@ -415,7 +412,7 @@ class Session:
         """Move the active run to the history list and remove the active record. `closed`: put
         a closed marker in its place instead (`closed_marker`), in one atomic write, so that
         no hook ever sees the session free in between."""
-        entry = {**run.to_json(), "outcome": outcome, "closed_at": now_iso()}
+        entry = {**run.to_json(), "outcome": outcome, "closed_at": utc_stamp()}
         history = (self.history() + [entry])[-HISTORY_LIMIT:]
         atomic_write_text(self.history_path, json.dumps(history, indent=1, sort_keys=True) + "\n")
         if closed:

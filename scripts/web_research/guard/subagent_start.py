@@ -1,8 +1,8 @@
 """SubagentStart: a researcher of the active run is told the real UTC time."""
 from __future__ import annotations
 
-import time
 
+from ..core.clock import utc_stamp
 from .adapter import log_failure
 from .budgets import limits_of, record
 from .events import RESEARCHER
@@ -33,5 +33,4 @@ def subagent_start(ctx: Context) -> Decision:
         record(ctx.env, snapshot.run_dir, "agent_start", agent_id, slug, limits_of(snapshot))
     except Exception:  # bookkeeping only: the clock line matters more
         log_failure("SubagentStart", ctx.env)
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ctx.now))
-    return AddContext(f"{CLOCK_LABEL}{stamp}")
+    return AddContext(f"{CLOCK_LABEL}{utc_stamp(ctx.now)}")

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..core.clock import utc_stamp
 from ..formats import REPLY_IS_FINDINGS
 from ..report.claim_checker import answer_instruction, parse_answer
 from ..run.findings_reply import reply_document
 from .adapter import log_failure
 from .briefs_match import Brief, attribute, briefs_of, checker_prompt, last_assistant_text, subagent_transcript_path
 from .budgets import limits_of, record
-from .effects.findings_bookkeeping import iso, subtopic_of
+from .effects.findings_bookkeeping import subtopic_of
 from .effects.metrics import write_metrics
 from .effects.replies import seal_unsealed_findings, write_findings, write_verdicts
 from .effects.seals import seal_source
@@ -20,7 +21,7 @@ from .findings_gate import citation_problems, findings_problems, required_fields
 from .rules.checker_gate import find_checker
 from .rules.decision import NOTHING, Block, Decision, Notice
 from .rules.dispatch import release
-from .state import SILENT_FAILURES_FILE, Context, Run, SilentFailure, now_iso, write_run_state
+from .state import SILENT_FAILURES_FILE, Context, Run, SilentFailure, write_run_state
 
 # Why the findings are unusable when the returned Agent call's result held no readable reply.
 NO_READABLE_REPLY = ("no reply could be read from the Agent result; the findings file stays the plugin's stub, "
@@ -125,7 +126,7 @@ def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: s
     started = snapshot.started.get(brief.slug)
     document, unusable = (None, NO_READABLE_REPLY) if reply is None else reply_document(
         reply, subtopic_of(snapshot, brief), brief.brief_hash,
-        iso(started) if started is not None else iso(ctx.now), iso(ctx.now))
+        utc_stamp(started) if started is not None else utc_stamp(ctx.now), utc_stamp(ctx.now))
     if document is None:
         problems = [str(unusable)]
     else:
@@ -153,7 +154,7 @@ def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: s
             agent.state = "silent-failure"
             subtopic = run.subtopic_of(brief.slug) or brief.slug
             run.silent_failures.append(SilentFailure(brief.slug, subtopic, brief.findings_path, brief.brief_path,
-                                                     agent_id, problems, now_iso()))
+                                                     agent_id, problems, utc_stamp()))
             state_file = write_run_state(run.run_dir, SILENT_FAILURES_FILE,
                                          [failure._asdict() for failure in run.silent_failures])
         else:

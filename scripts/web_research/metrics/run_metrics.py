@@ -19,6 +19,7 @@ import json
 import time
 from pathlib import Path
 
+from ..core.clock import utc_stamp
 from ..formats import METRICS_FILE
 from ..core.fsutil import newest_regular_files, read_bounded, RunFileError, read_run_file
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence, TypedDict
@@ -227,7 +228,7 @@ def _tokens(usage: TranscriptUsage) -> Measured:
 
 
 def _stamp(seconds: float | None) -> str | None:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds)) if seconds is not None else None
+    return utc_stamp(seconds) if seconds is not None else None
 
 
 def build(inputs: RunInputs, now: float, final: bool, read_seconds: float = READ_SECONDS) -> RunMetrics:

@@ -14,18 +14,14 @@ Both write through plugin_writes.write_run_file (one recorded kind of write).
 """
 from __future__ import annotations
 
-import time
 from typing import Mapping
 
+from ...core.clock import utc_stamp
 from ...run.findings_stub import still_to_dispatch, stub_text
 from ..adapter import log_failure
 from ..briefs_match import Brief
 from ..state import Run
 from .plugin_writes import write_run_file
-
-
-def iso(seconds: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
 def subtopic_of(run: Run, brief: Brief) -> str:
@@ -45,6 +41,6 @@ def write_stub(env: Mapping[str, str], run: Run, brief: Brief, now: float) -> No
         if not still_to_dispatch(run.run_dir, brief.findings_path):
             return  # a researcher's own file (a retry): it stays until the new researcher writes
         write_run_file(env, run.run_dir, brief.findings_path,
-                       stub_text(subtopic_of(run, brief), brief.brief_hash, iso(now)), None, brief.slug)
+                       stub_text(subtopic_of(run, brief), brief.brief_hash, utc_stamp(now)), None, brief.slug)
     except Exception:  # bookkeeping only: the dispatch decision stands, the stop gate judges the file
         log_failure("PreToolUse stub", env)
