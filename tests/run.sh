@@ -18,7 +18,8 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-test.lock
+.venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-test.lock
+.venv/bin/python -m pip check >/dev/null
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 
 prefix="${WEB_RESEARCH_CLI_PREFIX:-$HOME/.cache/web-research-cli}"
