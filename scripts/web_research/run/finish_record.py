@@ -31,6 +31,7 @@ class FinishRecord(TypedDict, total=False):
     gaps: list[str]  # the Gaps & Limitations lines finish last placed
     notes: list[str]  # shown with the next failing checks
     partials_told: list[str]  # check keys of the partial claims finish has shown
+    round_text: str  # sha256 of the report text the last counted round of fixes judged
 
 
 def record_path(run_dir: Path) -> Path:
@@ -62,6 +63,8 @@ def parse_record(value: Any) -> FinishRecord:
                                if str(k).isdigit() and isinstance(v, str) and ":" in v}
     if "sources" in value:
         record["sources"] = value["sources"] if isinstance(value["sources"], str) else None
+    if isinstance(value.get("round_text"), str):
+        record["round_text"] = value["round_text"]
     for key in ("gaps", "notes", "partials_told"):
         if key in value:
             record[key] = _strings(value[key])  # type: ignore[literal-required]
