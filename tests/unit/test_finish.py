@@ -174,7 +174,8 @@ def test_a_reference_that_names_nothing_stops_finish_with_its_line(tmp_path, bad
     done = finish(run)
     assert done.returncode == 1
     line = broken.splitlines().index("A stray claim" + bad + ".") + 1
-    assert f"report.references: {run / 'report.md'}:{line}: " in done.stdout and says in done.stdout
+    assert f"report.references: report.md:{line}: " in done.stdout and says in done.stdout
+    assert done.stdout.startswith(f"{run / 'report.md'} fails 1 check(s).")
     assert "Round 1 of 3 of fixes" in done.stdout
     assert (run / "report.md").read_text(encoding="utf-8") == broken  # nothing rewritten
 
@@ -357,7 +358,7 @@ def test_many_failures_fit_what_the_client_shows_and_the_rest_is_in_a_file(tmp_p
     assert done.returncode == 1
     assert len(done.stdout) <= MAX_TEXT, len(done.stdout)
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("report.md fails 40 check(s). Round 1 of")  # the failures first
+    assert lines[0].startswith(f"{run / 'report.md'} fails 40 check(s). Round 1 of")  # the failures first
     assert lines[1].startswith("- report.references: ") and "no-such-subtopic-0" in lines[1]
     listed = [line for line in lines if line.startswith("- ")]
     assert 0 < len(listed) <= MAX_LISTED and f"And {40 - len(listed)} more." in done.stdout

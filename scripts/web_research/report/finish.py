@@ -7,8 +7,8 @@
 2. `check_report`: the verification checklist, and the partial claims it shows;
 3. `count_round`: a run whose checklist fails is one round of fixes, except runs
    that only wait for a claim-checker, which are free up to `FREE_CHECKER_WAITS`, and a run on
-   the very report text the last counted round judged (finish run twice on one fix: by the hook
-   after report.md's Write and by hand);
+   a report.md nobody wrote since the last counted round (finish run twice on one fix: by the
+   hook after report.md's Write and by hand);
 4. `finish_run`: the three in order, the record written back, and the outcome: the return
    object, a claim-checker to dispatch, or the checks to fix (report/steps.py words each).
 
@@ -17,7 +17,7 @@ reads it, calls these in order, writes it back and says what to do next.
 """
 from __future__ import annotations
 
-import hashlib
+import os
 from pathlib import Path
 from typing import NamedTuple
 
@@ -113,21 +113,19 @@ class Round(NamedTuple):
     first_wait: bool  # this run only waits for a claim-checker, and is free
 
 
-def count_round(record: FinishRecord, failing: list[str], text_hash: str | None = None) -> Round:
+def count_round(record: FinishRecord, failing: list[str], untouched: bool = False) -> Round:
     """Count this run in the record: one more run, and a free wait for a checker or a round of fixes.
-    `text_hash`: report.md's hash as this run judged it; a failing run on the text the last counted
-    round judged counts no new round (the same fix, finished twice)."""
+    `untouched`: report.md was not written since the last counted round ended; failing again, it
+    counts no new round (the same fix, finished twice)."""
     record["runs"] = record.get("runs", 0) + 1
     waits = record.get("checker_waits", 0)
     rounds = record.get("fix_rounds", 0)
     if failing == [CLAIMS_CHECKED] and waits < FREE_CHECKER_WAITS:
         record["checker_waits"] = waits + 1
         return Round(rounds, True)
-    if failing and (text_hash is None or text_hash != record.get("round_text")):
+    if failing and not untouched:
         rounds += 1
         record["fix_rounds"] = rounds
-        if text_hash is not None:
-            record["round_text"] = text_hash
     return Round(rounds, False)
 
 
@@ -147,12 +145,14 @@ class Outcome(NamedTuple):
     rounds: int
 
 
-def report_hash(run_dir: Path) -> str | None:
+def report_stamp(run_dir: Path) -> str | None:
+    """report.md's identity as written last (inode, size, modification time): a Write of the same
+    text changes it; only finish's own runs leave it as the last one left it."""
     try:
-        text = read_run_text(Path(run_dir) / formats.REPORT_FILE, Path(run_dir))
-    except RunFileError:
+        st = os.stat(Path(run_dir) / formats.REPORT_FILE)
+    except OSError:
         return None
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def finish_run(run_dir: Path) -> Outcome:
@@ -160,11 +160,15 @@ def finish_run(run_dir: Path) -> Outcome:
     Raises what the assembly or the checks raise on a folder they cannot read (the caller
     says it could not finish: a bug must not look like a verdict on the report)."""
     record = read_record(run_dir)
+    before = report_stamp(run_dir)
     notes, problems = assemble_report(run_dir, record)
     checks, failing = check_report(run_dir, record, problems)
     if notes:  # kept with the run; shown with the next failing checks, never beside the return object
         record["notes"] = notes
-    rounds, first_wait = count_round(record, failing, report_hash(run_dir))
+    untouched = before is not None and before == record.get("round_stamp")
+    rounds, first_wait = count_round(record, failing, untouched)
+    if failing and not first_wait:
+        record["round_stamp"] = report_stamp(run_dir) or ""
     write_record(run_dir, record)
     if not failing:
         return Outcome(DONE, return_object(run_dir), checks, failing, problems, notes, rounds)

@@ -19,7 +19,7 @@ from ..core.terminal import printable
 from .finish import CHECK, DONE, REFERENCES_CHECK, Outcome
 
 MAX_LISTED = 12  # failing checks listed in the answer itself
-MAX_LINE = 300  # characters of one failing check in the answer
+MAX_LINE = 600  # characters of one failing check in the answer
 MAX_TEXT = 6_000  # characters of a whole answer: a third of the room a hook's context has
 FAILURES_FILE = "finish-failures.txt"  # in the run's state folder: every failure in full
 
@@ -37,13 +37,16 @@ def failure_lines(outcome: Outcome, run_dir: Path) -> list[str]:
     """Every failing error check (then warnings) as one line: `<id>: <file>:<line>: <message>`."""
     report = run_dir / formats.REPORT_FILE
     if outcome.problems:
-        return [_line(REFERENCES_CHECK, str(report), line, message) for line, message in outcome.problems]
+        return [_line(REFERENCES_CHECK, str(report), line, message, run_dir) for line, message in outcome.problems]
     failing = [c for c in outcome.checks if not c.ok]
     failing.sort(key=lambda c: c.severity != "error")
-    return [_line(c.id, c.path, c.line, c.message) for c in failing]
+    return [_line(c.id, c.path, c.line, c.message, run_dir) for c in failing]
 
 
-def _line(check_id: str, path: str | None, line: int | None, message: str) -> str:
+def _line(check_id: str, path: str | None, line: int | None, message: str, run_dir: Path) -> str:
+    """One failing check; a file of the run by its name in the run folder (the answer names the folder)."""
+    if path and Path(path).is_relative_to(run_dir):
+        path = str(Path(path).relative_to(run_dir))
     where = f"{path}:{line}" if path and line else (path or "")
     return f"{check_id}: {where + ': ' if where else ''}{' '.join(printable(message).split())}"
 
@@ -72,7 +75,7 @@ def finish_answer(outcome: Outcome, run_dir: Path, program: str) -> str:
     lines = failure_lines(outcome, run_dir)
     errors = [c for c in outcome.checks if not c.ok and c.severity == "error"] if not outcome.problems else lines
     full = write_failures(run_dir, lines, outcome.notes)
-    head = (f"report.md fails {len(errors)} check(s). Round {outcome.rounds} of {formats.MAX_VERIFY_ROUNDS} "
+    head = (f"{run_dir / formats.REPORT_FILE} fails {len(errors)} check(s). Round {outcome.rounds} of {formats.MAX_VERIFY_ROUNDS} "
             "of fixes:")
     tail = (f"Fix each in report.md (prose and references only), or, where the evidence is not there, remove the "
             "claim and say so under Gaps & Limitations. Make every fix and finish in ONE message: your Edits of "

@@ -31,7 +31,7 @@ class FinishRecord(TypedDict, total=False):
     gaps: list[str]  # the Gaps & Limitations lines finish last placed
     notes: list[str]  # shown with the next failing checks
     partials_told: list[str]  # check keys of the partial claims finish has shown
-    round_text: str  # sha256 of the report text the last counted round of fixes judged
+    round_stamp: str  # report.md's inode, size and mtime when the last counted round of fixes ended
 
 
 def record_path(run_dir: Path) -> Path:
@@ -63,8 +63,8 @@ def parse_record(value: Any) -> FinishRecord:
                                if str(k).isdigit() and isinstance(v, str) and ":" in v}
     if "sources" in value:
         record["sources"] = value["sources"] if isinstance(value["sources"], str) else None
-    if isinstance(value.get("round_text"), str):
-        record["round_text"] = value["round_text"]
+    if isinstance(value.get("round_stamp"), str):
+        record["round_stamp"] = value["round_stamp"]
     for key in ("gaps", "notes", "partials_told"):
         if key in value:
             record[key] = _strings(value[key])  # type: ignore[literal-required]
