@@ -36,8 +36,6 @@ class StoredPage:
     `text` is the page as stored; `normalized` is `excerpts.normalize(text)`, exactly;
     `span_of(a, b)` is the stretch of `text` that `normalized[a:b]` came from."""
 
-    __slots__ = ("text", "_normalized", "_starts", "_ends")
-
     def __init__(self, text: str, normalized: str | None = None) -> None:
         self.text = text
         self._normalized = normalized
