@@ -511,7 +511,7 @@ def test_a_developer_venv_without_the_dependencies_is_named_and_skipped(tmp_path
     env = base_env(tmp_path, tool_bin(tmp_path), WEB_RESEARCH_NO_SYSTEM_PYTHON="1", CLAUDE_PLUGIN_DATA=str(data))
     proc = find_python(root, env)
     assert proc.returncode == 1
-    assert f"{broken} cannot import the runtime dependencies" in proc.stderr and "pip install -r" in proc.stderr
+    assert f"{broken} cannot import the runtime dependencies" in proc.stderr and "pip install --no-deps --require-hashes -r" in proc.stderr
     cli = subprocess.run([str(root / "scripts" / "web-research"), "slug", "x"], capture_output=True, text=True,
                          env=base_env(tmp_path, tool_bin(tmp_path, sys.executable)), timeout=120)
     assert "Traceback" not in cli.stderr and "ModuleNotFoundError" not in cli.stderr
