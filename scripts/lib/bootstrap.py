@@ -406,26 +406,22 @@ def normalised(name: str) -> str:
 
 
 def failed_package(lines: list[str], pins: list[str]) -> str:
-    """The package an install failed on, from the installer's own words: the one `pip check`
-    found missing, else the last pinned package named on an error line; '' when none is."""
+    """The package an install failed on, from the installer's own words: the requirement a check
+    found missing (pip check, uv pip check), else the first pinned package named on the last
+    error line that names one (a requirement, a `name==version`, an index URL); '' when none is."""
+    import re  # lazy: only a failed install reads its log
+
     for line in lines:
-        words = line.replace(",", " ").split()
-        if "requires" in words and "not" in words and "installed." in words:  # pip check
-            return f"{words[words.index('requires') + 1]} (which {words[0]} requires; the lock does not pin it)"
-        if words[:1] == ["Missing"] or "missing" in words[:3]:  # uv pip check
-            for word in words:
-                if normalised(word.strip("`'\"").split("==")[0].split(">")[0]) in pins:
-                    return word.strip("`'\"")
+        missing = re.search(r"`?([\w.-]+)`?(?: [\w.]+)? requires `?([^`,\s]+)`?,? (?:but it's|which is) not installed",
+                            line)
+        if missing:
+            return f"{missing.group(2)} (which {missing.group(1)} requires)"
     for line in reversed(lines):
-        lowered = line.lower()
-        if not any(mark in lowered for mark in ("error", "fail", "cause", "because", "could not", "no matching",
-                                               "hash", "==")):
-            continue
-        for word in line.replace(",", " ").replace("(", " ").replace(")", " ").split():
-            token = word.strip("`'\":;")
-            name = token.split("==")[0].split("[")[0]
-            if name and normalised(name) in pins and ("==" in token or normalised(name) in lowered.split()):
-                return token
+        for token in re.findall(r"[^\s`'\"(),:;]+", line):
+            name = re.split(r"[\[<>=!~]", token.rstrip("/").rsplit("/simple/", 1)[-1], maxsplit=1)[0]
+            if name and normalised(name) in pins and (token != name or "/simple/" in token
+                                                      or line.lower().startswith(("error", "caused by", "cause"))):
+                return token.rsplit("/simple/", 1)[-1].rstrip("/")
     return ""
 
 
@@ -439,8 +435,8 @@ def fix_for(lowered: str, index: str, setup: Path) -> str:
         return (f"no ready-built wheel for this Python and platform, and building one failed; install a C "
                 f"compiler and the libxml2 and libxslt headers (Debian: apt-get install build-essential "
                 f"libxml2-dev libxslt1-dev), then run: {again}")
-    if "requires" in lowered and "not installed" in lowered or "missing" in lowered and "check" in lowered:
-        return f"a package the lock misses (please report it); then run: {again}"
+    if "requires" in lowered and "not installed" in lowered:
+        return f"the lock misses a package (please report it); then run: {again}"
     return f"set PIP_INDEX_URL to a package index that is reachable (uv uses it too), then run: {again}"
 
 
