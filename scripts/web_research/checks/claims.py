@@ -13,7 +13,12 @@ claim; a code span is (`` `$9.90` `` states a figure like $9.90 does).
 
 The rule (`grounding`): each figure the claim states (`quantities.figures_in`,
 the one reading of a figure; years and dates included) must appear in at least
-one excerpt cited in the same claim, or in the sealed title of a page it cites.
+one excerpt cited in the same claim (where a number in words counts too: "three
+regions" gives the 3 of "3 regions"). A page's sealed title grounds identifiers
+only (`quantities.identifiers_in`: versions, years, dates, a number in a name such
+as "Python 3.11"), and only a figure the claim states as one: never an amount,
+price, percent or count, in any tier, since a title is not the passage the claim
+cites and no checker reads it.
 
 `claim_hash` (sha256 of the normalized claim text, markers removed) is stable
 across renumbering, so a later claim checker can key its verdicts on it.
@@ -31,7 +36,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .quantities import Quantity, figures_in
+from .quantities import Quantity, figures_in, identifiers_in, is_identifier, readable
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, parse_markdown
 from .. import formats
 from ..evidence.provenance import load_folder_copy
@@ -301,24 +306,40 @@ def plain_text(text: str) -> str:
 # --------------------------------------------------------------------------
 
 def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = ()) -> Grounding:
-    """Check each figure of `claim` against the figures of `excerpts` and of `titles`
-    (the sealed titles of the pages it cites: "3.11" is grounded by a page titled
-    "What's New In Python 3.11")."""
+    """Check each figure of `claim` against the figures of `excerpts`, and each identifier it
+    states against the identifiers of `titles` (the sealed titles of the pages it cites: "3.11"
+    in "Python 3.11 adds..." is grounded by a page titled "What's New In Python 3.11"; a price
+    or a count never is)."""
     texts = [e for e in excerpts if e and e.strip()]
     if not texts:
         return Grounding(False)
     stated = _figures_of(claim.text)
     if not stated:
         return Grounding(True)
-    available = [q for text in (*texts, *titles) if text for q in _figures_of(text)]
+    available = [q for text in texts for q in _excerpt_figures(text)]
     missing = tuple(q for q in stated if not any(q.matches(other) for other in available))
+    names = [q for text in titles if text for q in _identifiers_of(text)]
+    if missing and names:
+        claim_text = readable(claim.text)
+        missing = tuple(q for q in missing
+                        if not (is_identifier(claim_text, q) and any(q.matches(other) for other in names)))
     return Grounding(True, stated, missing)
 
 
+# Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
 @lru_cache(maxsize=4096)
 def _figures_of(text: str) -> tuple[Quantity, ...]:
-    # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
     return tuple(figures_in(text))
+
+
+@lru_cache(maxsize=4096)
+def _excerpt_figures(text: str) -> tuple[Quantity, ...]:
+    return tuple(figures_in(text, bare_words=True))
+
+
+@lru_cache(maxsize=1024)
+def _identifiers_of(text: str) -> tuple[Quantity, ...]:
+    return tuple(identifiers_in(text))
 
 
 def claim_records(path: Path, scope: str, document: Document, citations: Iterable[Citation],
