@@ -53,7 +53,8 @@ from difflib import SequenceMatcher
 
 from .. import formats
 from ..core.result import Check
-from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
+from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, normalize, part_words
+from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
 from .whole_figures import cut_figures, describe
 
@@ -157,19 +158,14 @@ def _scope(run_dir: Path, path: Path) -> str:
     return path.stem
 
 
-class _Page(NamedTuple):
-    text: str
-    normalized: str
-
-
 class _PageCache:
     """Each snapshot's text, read, hash-checked and normalized once per verify."""
 
     def __init__(self) -> None:
-        self._pages: dict[Path, tuple[_Page | None, str | None]] = {}
+        self._pages: dict[Path, tuple[StoredPage | None, str | None]] = {}
         self._matches: dict[tuple[Path, str], MatchResult] = {}
 
-    def get(self, snap: Snapshot) -> tuple[_Page | None, str | None]:
+    def get(self, snap: Snapshot) -> tuple[StoredPage | None, str | None]:
         """(page, None) or (None, why the snapshot's text cannot be used)."""
         if snap.text_path not in self._pages:
             try:
@@ -178,20 +174,20 @@ class _PageCache:
                 self._pages[snap.text_path] = (None, str(exc))
             else:
                 if snap.text_is_intact(text):
-                    self._pages[snap.text_path] = (_Page(text, normalize(text)), None)
+                    self._pages[snap.text_path] = (StoredPage(text), None)
                 else:
                     self._pages[snap.text_path] = (None, (
                         f"{formats.SOURCES_DIR}/{snap.text_path.name} was changed after it was fetched "
                         "(its SHA-256 no longer matches); fetch the page again"))
         return self._pages[snap.text_path]
 
-    def match(self, snap: Snapshot, page: _Page, excerpt: str) -> MatchResult:
-        """`match_excerpt` on the normalized page, once per page and excerpt: a report
-        quotes the same excerpts as its findings files."""
+    def match(self, snap: Snapshot, page: StoredPage, excerpt: str) -> MatchResult:
+        """The one matcher's verdict (`matcher.find_excerpt`, no spans needed here), once per
+        page and excerpt: a report quotes the same excerpts as its findings files."""
         key = (snap.text_path, excerpt)
         found = self._matches.get(key)
         if found is None:
-            found = self._matches[key] = match_excerpt(excerpt, page.text, normalized=page.normalized)
+            found = self._matches[key] = find_excerpt(excerpt, page, spans=False)
         return found
 
 
