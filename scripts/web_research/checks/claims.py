@@ -59,15 +59,22 @@ FOOTNOTE_LIKE = re.compile(r"\[\^[^\]\n]{0,80}\]?")
 # Where a footnote reference stood in a block's joined text (a private-use character,
 # removed from the text itself first): its label is the next one of the block's references.
 _MARK = "\ue000"
+# Where a code span starts and ends in the joined text (private-use characters too): a claim
+# keeps its code spans verbatim, so "`.1 + .1 == .2`" is never tidied into ".1 +.1 ==.2".
+_CODE_OPEN, _CODE_CLOSE = "\ue001", "\ue002"
+_OURS = str.maketrans(dict.fromkeys(map(ord, _MARK + _CODE_OPEN + _CODE_CLOSE)))
+_CODE_PIECE = re.compile(f"({_CODE_OPEN}[^{_CODE_CLOSE}]*{_CODE_CLOSE})")
 # A sentence ends at . ! or ? (plus closing quotes/brackets and any footnote
 # references), before whitespace and a capital, digit, quote, bracket or currency.
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*" + _MARK + r"*(?=\s+[A-Z0-9\"'\u201c\u2018(\[$\u20ac\u00a3*_])")
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*" + _MARK + r"*(?=\s+" + _CODE_OPEN
+                           + r"?[A-Z0-9\"'\u201c\u2018(\[$\u20ac\u00a3*_])")
 _ABBREVIATIONS = {"e.g", "i.e", "vs", "etc", "approx", "inc", "ltd", "co", "corp", "mr", "mrs", "dr", "st", "no",
                   "u.s", "cf", "al", "fig", "ca"}
 _DIGIT = re.compile(r"\d")
 _LAST_WORD = re.compile(r"([\w.]+)\.$")  # the word a full stop ends
 _INITIAL = re.compile(r"[A-Z]")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
+_PUNCTUATION = frozenset(".,;:!?")
 MAX_BLOCK_CHARS = 50_000  # a longer paragraph is cut: bounds the work on hostile input
 
 
@@ -187,8 +194,11 @@ def header_cells(block: Block) -> list[str]:
 
 
 def _piece(span) -> str:  # noqa: ANN001 - a markdown_doc.Span
-    if span.kind in (TEXT, CODE):  # a code span is part of the claim: `$9.90` states a figure
-        return span.text.replace(_MARK, "") if _MARK in span.text else span.text
+    text = span.text.translate(_OURS) if span.kind in (TEXT, CODE) and not span.text.isascii() else span.text
+    if span.kind == CODE:  # a code span is part of the claim (`$9.90` states a figure), as written
+        return _CODE_OPEN + text + _CODE_CLOSE
+    if span.kind == TEXT:
+        return text
     if span.kind == REF:
         return _MARK
     return " " if span.kind in (BREAK, CELL) else ""  # inline HTML is no part of a claim
@@ -286,8 +296,25 @@ def _claims_of_sentences(sentences: list[Sentence]) -> list[Claim]:
 
 def plain_text(text: str) -> str:
     """A claim's words from its joined prose: reference marks (and marks written like one),
-    bullet-id mentions and bare URLs dropped, whitespace collapsed. (The parser already dropped emphasis,
-    link targets and HTML.)"""
+    bullet-id mentions and bare URLs dropped, whitespace collapsed; code spans kept verbatim,
+    with the spaces around them. (The parser already dropped emphasis, link targets and HTML.)"""
+    if _CODE_OPEN not in text:
+        return _plain_prose(text)
+    pieces = _CODE_PIECE.split(text)
+    out = []
+    for index, piece in enumerate(pieces):
+        if index % 2:  # a code span, as written
+            out.append(piece[1:-1])
+            continue
+        words = _plain_prose(piece.translate(_OURS))
+        lead = " " if index and piece[:1].isspace() and words[:1] not in _PUNCTUATION else ""
+        tail = " " if index < len(pieces) - 1 and piece[-1:].isspace() else ""
+        out.append(lead + words + tail if words else (" " if lead or tail else ""))
+    return "".join(out).strip()
+
+
+def _plain_prose(text: str) -> str:
+    """`plain_text` of prose without code spans."""
     # (each string test only skips a pattern that cannot match: verify runs this on every claim)
     if _MARK in text:
         text = text.replace(_MARK, "")
