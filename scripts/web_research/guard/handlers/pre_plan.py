@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import formats
-from ..core.fsutil import RunFileError, read_run_file
-from ..run.choices import read_start_record
-from ..run.plan import complete_plan, split_second_wave
-from ..run.resume import read_approval, sha256_of
+from ... import formats
+from ...core.fsutil import RunFileError, read_run_file
+from ...run.choices import read_start_record
+from ...run.plan import complete_plan, split_second_wave
+from ...run.resume import read_approval, sha256_of
 from .pre_tool_use import decide, write_rules
-from .rules import room
-from .rules.decision import NOTHING, Allow, Decision
-from .state import Context, Run
+from ..rules import room
+from ..rules.decision import NOTHING, Allow, Decision
+from ..state import Context, Run
 
 
 def pre_plan(ctx: Context) -> Decision:
