@@ -5,10 +5,13 @@ documentation section whose id holds "footer" (`skip_header and skip_footer`),
 an article's byline, a layout table's cells, a figure's caption, a table of
 contents. A researcher cannot cite what the stored text lacks, so `fetch` adds
 the blocks around the content that are not page furniture and that trafilatura's
-text does not already let a researcher quote (`excerpts.find_at_bounds`: at word
-and number boundaries, as `verify` reads an excerpt, so a cell "22" is not found
-inside "22,134"); each goes after the line where the block before it in the page
-was found, so the reading order holds.
+text does not hold at their place (`merge_missing`): where the text holds each block
+(`excerpts.find_at_bounds`: at word and number boundaries, as `verify` reads an
+excerpt, so a cell "22" is not found inside "22,134") is the heaviest chain of its
+places in the page's order, and each block missing from it goes right after the
+block before it, at a block boundary: the stored text reads in the page's order, and
+nothing is put inside a paragraph or between a term and its definition (issue 36:
+API signatures spliced into a sentence after a short "Note" found far ahead).
 
 Where the content is comes from where trafilatura found its text (`locate_content`;
 when that text is under a tenth of the body's, it is a fragment such as a front
@@ -304,10 +307,14 @@ def put_back(text: str, tree: etree._Element) -> tuple[str, int]:
 # where they stand apart: at a line's or table cell's start or end ("Note", a cell "22"), not
 # inside a sentence that happens to hold the same words.
 SHORT_BLOCK = 40
-# Places looked at per distinct block (a page of repeats: "Image", "Return type:").
+# Places taken and looked at per distinct block (a page of repeats: "Image", "Return type:"),
+# and in all (past this, blocks are put back at their place without looking).
 MAX_PLACES = 200
+MAX_TRIES = 1000
+MAX_ALL_PLACES = 200_000
 # Tokens that only mark a line's kind in trafilatura's text: a list item, a table's cell border.
-_MARKS = frozenset(("-", "*", "•", "+", "|"))
+_LIST_MARKS = frozenset(("-", "*", "•", "+"))
+_MARKS = _LIST_MARKS | {"|"}
 _TOKEN = re.compile(r"\S+")
 
 
@@ -315,12 +322,15 @@ _TOKEN = re.compile(r"\S+")
 class _Tokens:
     """trafilatura's text as normalized tokens: `joined` holds them separated by single
     spaces (the text `excerpts.normalize` makes of it), `starts` where each begins in it,
-    `spans` where each lies in the text itself, `line` the line each is on."""
+    `spans` where each lies in the text itself, `line` the line each is on, `words` the
+    tokens themselves, `plain` how many of the tokens before each (and in all) are not marks."""
 
     joined: str
     starts: list[int]
     spans: list[tuple[int, int]]
     line: list[int]
+    words: list[str]
+    plain: list[int]
 
     def at(self, position: int) -> int:
         """The token holding `joined[position]`."""
@@ -328,50 +338,53 @@ class _Tokens:
 
     def apart(self, first: int, last: int) -> bool:
         """Whether tokens `first` to `last` stand apart: they start or end their line or a
-        table cell (list marks before them do not count)."""
+        table cell (a list item's mark before them does not count)."""
         before = first - 1
-        while before >= 0 and self.line[before] == self.line[first] and self._token(before) in _MARKS - {"|"}:
+        if before >= 0 and self.line[before] == self.line[first] and self.words[before] in _LIST_MARKS:
             before -= 1
-        if before < 0 or self.line[before] != self.line[first] or self._token(before) == "|":
+        if before < 0 or self.line[before] != self.line[first] or self.words[before] == "|":
             return True
         after = last + 1
-        return after >= len(self.line) or self.line[after] != self.line[last] or self._token(after) == "|"
-
-    def _token(self, index: int) -> str:
-        end = self.starts[index + 1] - 1 if index + 1 < len(self.starts) else len(self.joined)
-        return self.joined[self.starts[index]:end]
+        return after >= len(self.line) or self.line[after] != self.line[last] or self.words[after] == "|"
 
     def only_marks(self, first: int, last: int) -> bool:
         """Whether tokens `first` to `last` (inclusive) are all marks (or there are none)."""
-        return all(self._token(index) in _MARKS for index in range(first, last + 1))
+        return last < first or self.plain[last + 1] == self.plain[first]
+
+    def line_bounds(self, index: int) -> tuple[int, int]:
+        """The first and last token of token `index`'s line."""
+        line = self.line[index]
+        return bisect.bisect_left(self.line, line), bisect.bisect_right(self.line, line) - 1
 
 
 def _tokens(text: str) -> _Tokens:
     """`text` as `_Tokens`. A line is normalized whole (fast) and its tokens paired with the
     text's; only when their numbers differ (a quote mark standing alone, a character that
     normalizes to two words) is each token normalized on its own."""
-    parts: list[str] = []
+    words: list[str] = []
     starts: list[int] = []
     spans: list[tuple[int, int]] = []
     lines: list[int] = []
+    plain = [0]
     offset, position = 0, 0
     for number, line in enumerate(text.split("\n")):
         raw = [(m.start() + offset, m.end() + offset) for m in _TOKEN.finditer(line)]
         if raw:
-            words = normalize(line).split(" ")
-            if len(words) == len(raw):
-                pairs = list(zip(words, raw))
+            normalized = normalize(line).split(" ")
+            if len(normalized) == len(raw):
+                pairs = list(zip(normalized, raw))
             else:
                 pairs = [(word, span) for span in raw
                          for word in normalize(text[span[0]:span[1]]).split(" ") if word]
             for word, span in pairs:
                 starts.append(position)
-                parts.append(word)
+                words.append(word)
                 spans.append(span)
                 lines.append(number)
+                plain.append(plain[-1] + (word not in _MARKS))
                 position += len(word) + 1
         offset += len(line) + 1
-    return _Tokens(" ".join(parts), starts, spans, lines)
+    return _Tokens(" ".join(words), starts, spans, lines, words, plain)
 
 
 def _places(tokens: _Tokens, key: str, absent: bool, words: dict[str, list[int]]) -> list[tuple[int, int]]:
@@ -379,15 +392,15 @@ def _places(tokens: _Tokens, key: str, absent: bool, words: dict[str, list[int]]
     boundaries; a short key only where it stands apart (`SHORT_BLOCK`). A key of one word is
     also looked up as a whole token in `words` (a table cell "d" is never found by searching:
     the letter stands inside too many words before it); `absent`: not found by searching."""
-    places = [(index, index) for index in words.get(key, ()) if tokens.apart(index, index)][:MAX_PLACES]
+    places = [(index, index) for index in words.get(key, ())[:MAX_TRIES] if tokens.apart(index, index)][:MAX_PLACES]
     if places or absent:
         return places
-    at = find_at_bounds(tokens.joined, key, 0)
-    while at >= 0 and len(places) < MAX_PLACES:
+    at, tries = find_at_bounds(tokens.joined, key, 0), 0
+    while at >= 0 and len(places) < MAX_PLACES and tries < MAX_TRIES:
         first, last = tokens.at(at), tokens.at(at + len(key) - 1)
         if len(key) >= SHORT_BLOCK or tokens.apart(first, last):
             places.append((first, last))
-        at = find_at_bounds(tokens.joined, key, at + 1)
+        at, tries = find_at_bounds(tokens.joined, key, at + 1), tries + 1
     return places
 
 
@@ -444,14 +457,15 @@ def merge_missing(text: str, blocks: list[str], absent: set[str] | frozenset[str
     keys = [normalize(block) for block in blocks]
     words: dict[str, list[int]] = {}
     if any(" " not in key for key in keys):
-        for index, word in enumerate(tokens.joined.split(" ")):
+        for index, word in enumerate(tokens.words):
             words.setdefault(word, []).append(index)
     cache: dict[str, list[tuple[int, int]]] = {}
-    candidates = []
+    candidates, total = [], 0
     for key in keys:
-        if key and key not in cache:
+        if key and key not in cache and total < MAX_ALL_PLACES:
             cache[key] = _places(tokens, key, key in absent, words)
         candidates.append(cache.get(key, []) if key else [])
+        total += len(candidates[-1])
     placed = _align(candidates, [len(key) for key in keys])
     edits: list[tuple[int, int, list[str]]] = []  # (start, end, blocks) in the text
     gap: list[str] = []
@@ -495,9 +509,7 @@ def _gap_edit(text: str, tokens: _Tokens, after: int, before: int, gap: list[str
     the text they replace (empty unless a garbled copy of them stands there)."""
     count = len(tokens.starts)
     if after >= 0:  # right after the block before; at its line's end when only marks follow on that line
-        line_end = after
-        while line_end + 1 < count and tokens.line[line_end + 1] == tokens.line[after]:
-            line_end += 1
+        line_end = tokens.line_bounds(after)[1]
         start = tokens.spans[after][1]
         if tokens.only_marks(after + 1, line_end):
             start = text.find("\n", start)
@@ -505,9 +517,7 @@ def _gap_edit(text: str, tokens: _Tokens, after: int, before: int, gap: list[str
     else:
         start = 0
     if before < count:  # right before the block after; at its line's start when only marks precede it
-        line_start = before
-        while line_start - 1 >= 0 and tokens.line[line_start - 1] == tokens.line[before]:
-            line_start -= 1
+        line_start = tokens.line_bounds(before)[0]
         end = tokens.spans[before][0]
         if tokens.only_marks(line_start, before - 1):
             end = text.rfind("\n", 0, end) + 1
