@@ -12,9 +12,8 @@ from pathlib import Path
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from ..core.fsutil import RunFileError
-from ..run.briefs import TemplateError, still_to_dispatch, write_briefs
+from ..run.briefs import TemplateError, render_and_approve
 from ..run.plan import PlanError
-from ..run.resume import record_approval
 from .verify_cmd import open_run_dir
 
 
@@ -22,9 +21,7 @@ def run(args: argparse.Namespace) -> int:
     if open_run_dir(args.dir, "briefs") is None:
         return EXIT_USAGE
     try:
-        infos = write_briefs(args.dir)
-        # Going past the review gate is what runs `briefs`: record the plan it approved.
-        record_approval(Path(os.path.abspath(args.dir)), {info.slug: info.brief_hash for info in infos})
+        listed = render_and_approve(Path(os.path.abspath(args.dir)))
     except RunFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -35,8 +32,6 @@ def run(args: argparse.Namespace) -> int:
         # The file at fault, which need not be the folder (say a file of the installation).
         print(f"error: {error.filename or args.dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
-    run_dir = Path(os.path.abspath(args.dir))
-    listed = [info.listing() for info in infos if still_to_dispatch(run_dir, info.findings_path)]
     text = json.dumps(listed, ensure_ascii=False, indent=2)
     sys.stdout.buffer.write((text + "\n").encode("utf-8"))
     return EXIT_OK

@@ -18,7 +18,7 @@ from ..formats import PLAN_FILE
 from ..metrics.pricing import load_prices
 from ..run.budget import effective_budget
 from ..run.choices import load_run_plan
-from ..run.estimate import estimate, estimate_lines, load_averages
+from ..run.estimate import estimate, estimate_text, load_averages
 from ..run.plan import PlanError
 
 
@@ -34,13 +34,13 @@ def run(args: argparse.Namespace) -> int:
     except OSError as error:
         print(f"error: {run_dir / PLAN_FILE}: {error.strerror or error}", file=sys.stderr)
         return EXIT_USAGE
-    data = data_dir(os.environ)
-    averages, skipped = load_averages(data)
-    result = estimate(effective_budget(plan), averages, load_prices(os.environ, data))
     if args.json:
+        data = data_dir(os.environ)
+        averages, skipped = load_averages(data)
+        result = estimate(effective_budget(plan), averages, load_prices(os.environ, data))
         payload = {"run_dir": str(run_dir), **result.to_json(), "metrics_files_skipped": skipped}
         text = json.dumps(payload, ensure_ascii=False, indent=2)
     else:
-        text = "\n".join(estimate_lines(run_dir, result, data, skipped))
+        text = estimate_text(run_dir, plan, os.environ)
     sys.stdout.buffer.write((text + "\n").encode("utf-8"))
     return EXIT_OK

@@ -14,7 +14,8 @@ import sys
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from .verify_cmd import open_run_dir
-from ..checks.coverage import STATE_COVERED, bullet_states, read_findings_files
+from ..checks.coverage import bullet_states, read_findings_files
+from ..report.steps import coverage_lines
 from ..run.choices import load_run_plan
 from ..run.plan import PlanError
 
@@ -33,17 +34,6 @@ def run(args: argparse.Namespace) -> int:
         payload = {"bullets": [s.to_json(run_dir) for s in states]}
         text = json.dumps(payload, ensure_ascii=False, indent=2)
     else:
-        lines = []
-        for s in states:
-            data = s.to_json(run_dir)
-            if s.state == STATE_COVERED:
-                detail = ", ".join(f"{f['findings']} " + " ".join(f"[^{n}]" for n in f["footnotes"])
-                                   for f in data["footnotes"])
-            else:
-                detail = data.get("reason") or ""
-            lines.append(f"{s.bullet.id}  {s.state:<15}  {s.bullet.text}" + (f"\n      {detail}" if detail else ""))
-        uncovered = [s.bullet.id for s in states if s.state != STATE_COVERED]
-        lines.append(f"uncovered: {', '.join(uncovered) if uncovered else 'none'}")
-        text = "\n".join(lines)
+        text = "\n".join(coverage_lines(states, run_dir))
     sys.stdout.buffer.write((text + "\n").encode("utf-8"))
     return EXIT_OK

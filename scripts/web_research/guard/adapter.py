@@ -614,7 +614,11 @@ def to_json(event: str, decision: Decision) -> dict[str, Any]:
     if isinstance(decision, Notice):
         return {"systemMessage": _clip(decision.message)}
     if isinstance(decision, AddContext):
-        return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": _clip(decision.text)}}
+        context: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": event,
+                                                          "additionalContext": _clip(decision.text)}}
+        if decision.system_message:
+            context["systemMessage"] = _clip(decision.system_message)
+        return context
     return {}
 
 

@@ -34,13 +34,15 @@ HANDLER_NAMES = {event: name for name, event in EVENTS.items()}
 # reply needs the checker), the claim-checker's dispatch renders its prompt with the checker, a
 # write of the run's plan.md and our `briefs` (which fixes the plan's limits) read the plan with
 # the Markdown parser, our `start`, the one command that opens a run, checks its arguments and
-# judges a resumed run; and a Stop or SubagentStop with no run open, or a Stop the gate waits at
+# judges a resumed run; a written plan.md or report.md runs what comes next (briefs, estimate,
+# finish: effects/next_step.py); and a Stop or SubagentStop with no run open, or a Stop the gate waits at
 # (no report.md yet), needs neither the verifier nor the report view.
 KIND_HANDLER_NAMES = {
     ("PreToolUse", "agent"): "pre_agent", ("PostToolUse", "agent"): "post_agent",
     ("PreToolUse", "checker"): "pre_checker", ("PostToolUse", "checker"): "post_agent",
     ("PreToolUse", "start"): "pre_start", ("PostToolUse", "start"): "post_start",
-    ("PreToolUse", "plan"): "pre_plan", ("PostToolUse", "briefs"): "post_briefs",
+    ("PreToolUse", "plan"): "pre_plan", ("PostToolUse", "plan"): "post_plan",
+    ("PostToolUse", "report"): "post_report", ("PostToolUse", "briefs"): "post_briefs",
     ("Stop", "idle"): "idle", ("SubagentStop", "idle"): "idle", ("Stop", "wait"): "stop_wait",
 }
 

@@ -235,6 +235,7 @@ class Run:
     stop: StopState = field(default_factory=StopState)
     kept: list[str] | None = None  # start --resume: the findings files kept (final); None for a new run
     abandon_reason: str | None = None
+    for_person: bool = False  # a person ran the skill (not a calling skill): the last message is a summary
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "run") -> Run:
@@ -262,7 +263,7 @@ class Run:
             [SilentFailure.from_json(f, f"{where}.silent_failures") for f in _objects(data, "silent_failures", where)],
             StopState.from_json(_get(data, "stop", dict, {}, where), f"{where}.stop"),
             _strings(data, "kept", where) if kept is not None else None,
-            _str(data, "abandon_reason", where))
+            _str(data, "abandon_reason", where), _get(data, "for_person", bool, False, where))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -274,7 +275,7 @@ class Run:
         optional = {"limits": list(self.limits) if self.limits is not None else None,
                     "started": dict(self.started) or None, "unattributed": self.unattributed or None,
                     "checkers": [c.to_json() for c in self.checkers] or None, "kept": self.kept,
-                    "abandon_reason": self.abandon_reason}
+                    "abandon_reason": self.abandon_reason, "for_person": self.for_person or None}
         data.update({k: v for k, v in optional.items() if v is not None})
         return data
 
@@ -333,7 +334,8 @@ class Run:
 
 def new_run(run_dir: str, start_output: Mapping[str, Any]) -> Run:
     """The record of a run that `web-research start` just opened (`start_output`: what it printed)."""
-    return Run(run_dir, utc_stamp(), bool(start_output.get("auto_proceed")))
+    return Run(run_dir, utc_stamp(), bool(start_output.get("auto_proceed")),
+               for_person=start_output.get("caller") == "person")
 
 
 class ClosedMarker(NamedTuple):
@@ -563,7 +565,8 @@ class Context:
     def kind(self) -> str | None:
         """What kind of call this is, for the entry's choice of handler (adapter.handler_name):
         "checker" (an Agent or Task call whose prompt's form names the claim-checker), "agent"
-        (any other), "plan" (a write whose path resolves to the open run's plan.md), "start" (a
+        (any other), "plan" or "report" (a write whose path resolves to the open run's plan.md or
+        report.md), "start" (a
         Bash call, not a researcher's, of our `start`, the one command that opens a run: parsed
         strictly, or once it ran in any spelling the CLI accepts), "briefs" (of our `briefs`),
         "idle" (a Stop or SubagentStop with no run open), "wait" (a Stop the gate waits at,
@@ -575,7 +578,7 @@ class Context:
         if self.event.tool in AGENT_TOOLS:
             return "checker" if dispatch_fields(self.tool_input).get("subagent_type") == CHECKER else "agent"
         if self.event.tool in WRITE_TOOLS:
-            return "plan" if self._names_plan() else None
+            return self._names_run_file()
         if self.event.tool != "Bash" or self.in_researcher:
             return None
         parsed, _why = self.command
@@ -584,13 +587,17 @@ class Context:
         mentioned = mentioned_subcommand(self.tool_input.get("command"))
         return "start" if self.event.name == "PostToolUse" and mentioned == OPENS_A_RUN else None
 
-    def _names_plan(self) -> bool:
+    def _names_run_file(self) -> str | None:
+        """"plan" or "report": the write names the open run's plan.md or report.md."""
         run = self.run
         if run is None:
-            return False
-        plan = os.path.realpath(os.path.join(run.run_dir, formats.PLAN_FILE))
-        return any(resolve_write(value, self.event.cwd) == plan for key, value in self.tool_input.items()
-                   if key in ("file_path", "notebook_path"))
+            return None
+        named = [resolve_write(value, self.event.cwd) for key, value in self.tool_input.items()
+                 if key in ("file_path", "notebook_path")]
+        for kind, name in (("plan", formats.PLAN_FILE), ("report", formats.REPORT_FILE)):
+            if os.path.realpath(os.path.join(run.run_dir, name)) in named:
+                return kind
+        return None
 
     @contextlib.contextmanager
     def locked_run(self) -> Iterator[Run | None]:

@@ -38,6 +38,7 @@ from .budget import effective_budget
 from ..core.fsutil import atomic_write_text, is_within, RunFileError, read_run_file
 from .choices import load_run_plan
 from .plan import Plan, Subtopic
+from .resume import record_approval
 
 # The fields the renderer fills; the template must use exactly these.
 PLACEHOLDERS = (
@@ -232,3 +233,15 @@ def _current_bytes(path: Path, run_dir: Path) -> bytes | None:
         return read_run_file(path, run_dir)
     except RunFileError:
         return None
+
+
+def render_and_approve(run_dir: Path) -> list[dict[str, str]]:
+    """What `briefs` does, for the command and for the hook that runs it when plan.md is written:
+    render every brief, record the plan as approved with them (going past the review gate is what
+    renders briefs), and list the briefs still to dispatch. Raises what write_briefs raises
+    (PlanError, TemplateError, RunFileError, OSError)."""
+    run_dir = Path(run_dir)
+    infos = write_briefs(run_dir)
+    record_approval(run_dir, {info.slug: info.brief_hash for info in infos})
+    return [info.listing() for info in infos if still_to_dispatch(run_dir, info.findings_path)]
+

@@ -25,12 +25,13 @@ import json
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
-from .budget import CHECK_ROUNDS, Budget, budget_for
+from .budget import CHECK_ROUNDS, Budget, budget_for, effective_budget
+from ..core.paths import data_dir
 from ..core.fsutil import newest_regular_files, read_bounded
 from ..core.schema_validation import schema_validator
-from ..metrics.pricing import ORCHESTRATOR_MODEL, Tokens, agent_model, cost, dollars
+from ..metrics.pricing import ORCHESTRATOR_MODEL, Tokens, agent_model, cost, dollars, load_prices
 from ..metrics.run_metrics import ResearcherSpend
 
 METRICS_DIR = "metrics"
@@ -297,3 +298,12 @@ def render_typical_costs(averages: CallAverages = DEFAULT_AVERAGES) -> str:
         lines.append(f"| `{tier}` | {subtopics} | {_tokens(result.tokens.low)} to {_tokens(result.tokens.high)} "
                      f"| {_minutes(result.wall_seconds.low)} to {_minutes(result.wall_seconds.high)} min |")
     return "\n".join(lines) + "\n"
+
+
+def estimate_text(run_dir: Path, plan: Any, env: Mapping[str, str]) -> str:
+    """What `estimate` prints for a parsed plan (plan.Plan; the command, and the hook at the review gate)."""
+    data = data_dir(env)
+    averages, skipped = load_averages(data)
+    result = estimate(effective_budget(plan), averages, load_prices(env, data))
+    return "\n".join(estimate_lines(run_dir, result, data, skipped))
+

@@ -24,8 +24,8 @@ def ended_cleanly(result: RunResult) -> RunResult:
 
 
 def run_dir(result: RunResult) -> Path:
-    """The run folder, from the plan path of the session's final answer."""
-    return Path(final_json(result)["plan"]).parent
+    """The run folder, from the plan path of the run's return object."""
+    return Path(return_object(result)["plan"]).parent
 
 
 def final_json(result: RunResult) -> dict[str, Any]:
@@ -37,6 +37,34 @@ def final_json(result: RunResult) -> dict[str, Any]:
         raise AssertionError(f"final answer is not one JSON object: {text[:1000]!r}\n{result.describe()}") from exc
     assert isinstance(value, dict), text
     return value
+
+
+def return_object(result: RunResult) -> dict[str, Any]:
+    """The run's return object as `finish` gave it last (in a hook's context after report.md's
+    Write or a claim-checker, or printed by the command): what a calling skill gets as the final
+    message, and what a person's summary is written from."""
+    finishes = {use["id"] for use, _text in bash_runs(result, "finish")}
+    found = None
+    for ev in result.stream.events:
+        texts: list[str] = []
+        if ev.get("type") == "system" and ev.get("subtype") == "hook_response":
+            context = (result.stream.decision_of(ev).get("hookSpecificOutput") or {}).get("additionalContext")
+            if isinstance(context, str) and "web-research ran finish" in context:
+                texts.append(context.rstrip().rsplit("\n", 1)[-1])
+        elif ev.get("type") == "user":
+            for block in (ev.get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and block.get("tool_use_id") in finishes:
+                    texts.append(result.stream.tool_result_text(block["tool_use_id"]).strip())
+        for text in texts:
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict) and "report" in value:
+                found = value
+    if found is None:
+        raise AssertionError(f"finish gave no return object\n{result.describe()}")
+    return found
 
 
 def json_of(text: str) -> Any:

@@ -134,6 +134,17 @@ class StreamLog:
                 out.append((str(ev.get("hook_name")), ev["_t"] - begin["_t"]))
         return out
 
+    def hook_contexts(self, tool: str | None = None) -> list[str]:
+        """The `additionalContext` the PostToolUse hooks gave the model (of `tool`'s calls), in order."""
+        out = []
+        for ev in self.hook_responses("PostToolUse"):
+            if tool is not None and not str(ev.get("hook_name", "")).startswith(f"PostToolUse:{tool}"):
+                continue
+            context = (self.decision_of(ev).get("hookSpecificOutput") or {}).get("additionalContext")
+            if isinstance(context, str):
+                out.append(context)
+        return out
+
     def system_messages(self) -> list[str]:
         """What hooks showed the user (`systemMessage`), as the CLI reports it."""
         return [str(e.get("content", "")) for e in self.events

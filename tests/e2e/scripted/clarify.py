@@ -13,7 +13,7 @@ from harness.request_view import RequestView
 from harness.scenario import Context, Page, Rule, Scenario, is_main, webfetch_summarizer, websearch_backend
 from harness.sse import Reply, call, say
 from scripted import checker
-from scripted.conversation import bash, hook_feedback, last_calls, result_for
+from scripted.conversation import bash, hook_feedback, last_calls
 from scripted.orchestrator import Orchestrator
 from scripted.prompt_text import PromptError, core_command
 from scripted.research import researcher_marker
@@ -40,15 +40,12 @@ class ClarifyingOrchestrator(Orchestrator):
                         "Render the researcher briefs")
         return super().step(req)
 
-    def after_estimate(self, req: RequestView) -> Reply:
-        result = result_for(req, "Bash")
-        if result is None or result.is_error:
-            return super().after_estimate(req)
+    def after_estimate(self, req: RequestView, text: str) -> Reply:
         run = self.run(req)
         with open(run["plan"], encoding="utf-8") as fh:
             plan = fh.read()
         shown = (f"The research plan is ready for review at {run['plan']}:\n\n{plan}\n"
-                 f"What it may spend:\n\n{result.text.strip()}\n\n")
+                 f"What it may spend:\n\n{text.strip()}\n\n")
         if f"## {formats.PLAN_SECTION_SCOPE_NOTES}" in plan:
             return say(shown + "Confirm it, ask for changes, or stop the run.")
         body = " ".join(self.body(req).split())

@@ -5,6 +5,7 @@ from the request alone.
 """
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timezone
 from typing import Any
@@ -79,3 +80,36 @@ def result_for(req: RequestView, name: str) -> ToolResult | None:
 
 def now() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+CONTEXT_MARK = " hook additional context: "
+
+
+def hook_contexts(req: RequestView, since_last_turn: bool = True) -> list[str]:
+    """The PostToolUse hooks' additional context the client put in the conversation (since the
+    assistant last spoke, or all of it), oldest first, each without the client's label."""
+    messages = req.messages
+    if since_last_turn:
+        last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+        messages = messages[last + 1:]
+    return [text for m in messages if m.get("role") != "assistant" for text in hook_contexts_of(m.get("content"))]
+
+
+def hook_contexts_of(content: Any) -> list[str]:
+    """The hooks' additional context in one message's content, without the client's label."""
+    blocks = [content] if isinstance(content, str) else [b for b in content or [] if isinstance(b, dict)
+                                                           and b.get("type") == "text"]
+    out = []
+    for block in blocks:
+        text = block if isinstance(block, str) else block.get("text", "")
+        if CONTEXT_MARK in text and text.lstrip().startswith("PostToolUse:"):
+            out.append(text.split(CONTEXT_MARK, 1)[1])
+    return out
+
+
+AGENT_LINE = re.compile(r"^Agent (\{.*\})$", re.M)
+
+
+def agent_calls_in(text: str) -> list[dict[str, Any]]:
+    """The Agent calls a hook's context gives, one per line `Agent {json}`, as tool inputs."""
+    return [json.loads(m.group(1)) for m in AGENT_LINE.finditer(text)]

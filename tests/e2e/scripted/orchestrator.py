@@ -16,12 +16,12 @@ from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, calls, say
 from scripted.checker import OVERCLAIM
-from scripted.conversation import bash, handed_back, hook_feedback, last_calls, result_for, subcommand
+from scripted.conversation import (agent_calls_in, bash, handed_back, hook_contexts, hook_contexts_of, hook_feedback,
+                                   last_calls, result_for, subcommand)
 from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
 from scripted.topics import Subtopic, original_name, renamed
 
 from web_research import formats
-from web_research.run.budget import PLAN_TIER_LINE
 from web_research.checks.report_references import SHAPE
 
 
@@ -34,6 +34,9 @@ USER_ASKS = re.compile(r"[Rr]esearch this question: (.+)")
 PLAN_REFUSED_NAME = re.compile(r"plan\.md:\d+: subtopic '([^']+)' would get the findings file .* rename the subtopic")
 
 
+# What the plugin's context says when the researchers have returned, and when a second wave is due.
+COVERAGE_MARK = "All researchers have returned."
+SECOND_WAVE_TOLD = "this run allows one second wave"
 # plan.md's second-wave section and a bullet line of `gaps` (text form).
 SECOND_WAVE_HEADING = f"## {formats.PLAN_SECTION_SECOND_WAVE}"
 GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|not-established|missing)\s+(.+)$", re.M)
@@ -160,7 +163,8 @@ class Orchestrator:
             return self.web_tools_checked(req)
         name = last[0]["name"]
         sub = subcommand(last[0])
-        if sub == "finish" and self.report_mode == "abandoned":
+        if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE) \
+                and self.report_mode == "abandoned":  # told what fails, the person asks to stop instead
             command = core_command(self.body(req), "abandon").replace("<their words>", "the person asked to stop")
             return bash(command.replace("<output_dir>", self.run(req)["output_dir"]), "Abandon the run")
         if sub == "abandon" or (self.report_mode == "abandoned" and self.planting(req, last[0])):
@@ -174,38 +178,41 @@ class Orchestrator:
                 and SECOND_WAVE_HEADING in last[0]["input"]["content"]:
             return self.after_second_wave_plan(req)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.PLAN_FILE):
-            refused_by = sub_was_refused_plan(req)
-            if refused_by:
-                return bash(core_command(self.body(req), refused_by, self.run(req)["output_dir"]),
-                            f"Run {refused_by} again on the fixed plan")
             return self.after_plan(req)
-        if sub == "estimate":
-            return self.after_estimate(req)
         if sub == "briefs":
             return self.after_briefs(req)
         if name == "Agent" and str(last[0]["input"].get("prompt", "")).startswith(formats.DISPATCH_CHECK_LABEL):
-            return self.finish(req)
+            return self.after_finish(req, self.told(req, "the claim-checker's return"))
         if name == "Agent" and self.redispatch \
                 and len(req.previous_calls("Agent")) == len(self.to_dispatch(req)):
             first = self.to_dispatch(req)[0]
             return call("Agent", {"description": first["subtopic"],
                                   "prompt": f"{formats.DISPATCH_BRIEF_LABEL} {first['brief_path']}"})
-        if name == "Agent":  # SKILL.md: once the researchers return, `briefs` lists any that did not finish
-            return bash(core_command(self.body(req), "briefs", self.run(req)["output_dir"]),
-                        "List the briefs still to dispatch")
+        if name == "Agent":
+            return self.after_researchers(req)
         if name == "WebSearch":
             return self.to_gaps(req)
-        if sub == "gaps":
-            return self.after_gaps(req)
         if name == "Bash" and last[0]["input"]["command"].startswith("python3 - <<'PY'"):
             return self.to_report(req)
         if name == "Read" and "/findings/" in last[0]["input"]["file_path"]:
             return self.write_report(req)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE):
-            return self.finish(req)
+            return self.after_finish(req, self.told(req, "report.md's Write"))
         if sub == "finish":
-            return self.after_finish(req)
+            result = result_for(req, "Bash")
+            if result is None:
+                raise PromptError("no `finish` result")
+            return self.after_finish(req, result.text)
         raise PromptError(f"orchestrator has no step after {name} {sub or ''}")
+
+    def told(self, req: RequestView, after: str) -> str:
+        """SKILL.md: the plugin answers this step with the next one, as context after the tool's result."""
+        if "The plugin tells you each next step" not in self.body(req):
+            raise PromptError("SKILL.md no longer says the plugin tells each next step")
+        texts = hook_contexts(req)
+        if not texts:
+            raise PromptError(f"the plugin gave no next step after {after}")
+        return "\n\n".join(texts)
 
     def intrusions(self, req: RequestView) -> list[tuple[str, dict[str, Any]]]:
         cli = core_command(self.body(req), "briefs").split('" ', 1)[0].lstrip('"')
@@ -227,23 +234,49 @@ class Orchestrator:
                 return value
         raise PromptError("no successful `start` output in the conversation")
 
+    def briefs_from(self, req: RequestView, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The briefs the plugin's Agent calls name (`Brief: <brief_path>`), as `briefs` lists them."""
+        label = formats.DISPATCH_BRIEF_LABEL
+        run = self.run(req)
+        out = []
+        for c in calls:
+            prompt = str(c.get("prompt", ""))
+            if not prompt.startswith(label):
+                raise PromptError(f"the plugin's Agent call does not dispatch a brief: {c}")
+            path = prompt[len(label):].strip()
+            out.append({"subtopic": c.get("description", ""), "brief_path": path,
+                        "findings_path": f"{run['findings_dir']}{Path(path).name}"})
+        return out
+
+    def given(self, req: RequestView) -> list[list[dict[str, Any]]]:
+        """Every list of briefs to dispatch the conversation holds, oldest first: the Agent calls the
+        plugin gave in its context, and what `briefs` printed."""
+        found = []
+        for m in req.messages:
+            content = m.get("content")
+            if m.get("role") == "assistant":
+                continue
+            for text in hook_contexts_of(content):
+                calls = agent_calls_in(text)
+                if calls:
+                    found.append(self.briefs_from(req, calls))
+        return found
+
     def briefs(self, req: RequestView) -> list[dict[str, Any]]:
-        """Every brief any `briefs` output listed (each lists only the briefs still to dispatch:
-        the first wave, then the second), in order."""
+        """Every brief the plugin gave to dispatch (the first wave, then the second), in order."""
         found: dict[str, dict[str, Any]] = {}
-        for r in req.all_tool_results():
-            if subcommand({"name": r.name, "input": r.input}) == "briefs" and not r.is_error:
-                found.update({b["brief_path"]: b for b in json_in(r.text)})
+        for listed in self.given(req):
+            found.update({b["brief_path"]: b for b in listed})
         if not found:
-            raise PromptError("no `briefs` output in the conversation")
+            raise PromptError("the plugin gave no briefs to dispatch in the conversation")
         return list(found.values())
 
     def to_dispatch(self, req: RequestView) -> list[dict[str, Any]]:
-        """What the last `briefs` listed: the briefs still to dispatch."""
-        for r in reversed(req.all_tool_results()):
-            if subcommand({"name": r.name, "input": r.input}) == "briefs":
-                return json_in(r.text)
-        raise PromptError("no `briefs` output in the conversation")
+        """The briefs the plugin last gave to dispatch."""
+        given = self.given(req)
+        if not given:
+            raise PromptError("the plugin gave no briefs to dispatch in the conversation")
+        return given[-1]
 
     # --- steps -----------------------------------------------------------------
     def web_tools_checked(self, req: RequestView) -> Reply:
@@ -286,26 +319,30 @@ class Orchestrator:
         return call("Write", {"file_path": value["plan"], "content": self.plan_text(req, value["budget"]["max_subtopics"])})
 
     def after_plan(self, req: RequestView) -> Reply:
-        run = self.run(req)
-        if not run.get("auto_proceed"):  # SKILL.md: the estimate is shown with the plan at the gate
-            return bash(core_command(self.body(req), "estimate", run["output_dir"]), "Estimate the run's cost")
-        return bash(core_command(self.body(req), "briefs", run["output_dir"]), "Render the researcher briefs")
+        """The plugin answered plan.md's Write: its mistakes (a name the client would refuse: rename
+        it and write the plan again), the review gate's estimate, or the Agent calls to make."""
+        text = self.told(req, "plan.md's Write")
+        refused = PLAN_REFUSED_NAME.search(text)
+        if refused:
+            return self.fix_refused_name(req, text)
+        if not self.run(req).get("auto_proceed"):
+            return self.after_estimate(req, text)
+        calls = agent_calls_in(text)
+        if not calls:
+            raise PromptError(f"the plugin's answer to plan.md's Write gives no Agent calls:\n{text[:2000]}")
+        return self.dispatch(req, self.briefs_from(req, calls))
 
-    def after_estimate(self, req: RequestView) -> Reply:
-        result = result_for(req, "Bash")
-        if result is not None and result.is_error and PLAN_REFUSED_NAME.search(result.text):
-            return self.fix_refused_name(req, result.text)
-        if result is None or result.is_error:
-            raise PromptError(f"`estimate` failed: {result.text if result else 'no result'}")
+    def after_estimate(self, req: RequestView, text: str) -> Reply:
+        """SKILL.md's review gate: the plan, its path and the estimate shown, and the turn ends."""
         run = self.run(req)
         with open(run["plan"], encoding="utf-8") as fh:
             plan = fh.read()
         return say(f"The research plan is ready for review at {run['plan']}:\n\n{plan}\n"
-                   f"What it may spend:\n\n{result.text.strip()}\n\n"
+                   f"What it may spend:\n\n{text.strip()}\n\n"
                    "Confirm it, ask for changes, or stop the run.")
 
     def fix_refused_name(self, req: RequestView, error_text: str) -> Reply:
-        """SKILL.md: fix the line the core names (never the question) and run it again."""
+        """SKILL.md: fix the line the plugin names (never the question) with another Write."""
         plan_path = self.run(req)["plan"]
         with open(plan_path, encoding="utf-8") as fh:
             text = fh.read()
@@ -314,26 +351,23 @@ class Orchestrator:
                               "content": text.replace(f"### {name}\n", f"### {renamed(name)}\n", 1)})
 
     def after_briefs(self, req: RequestView) -> Reply:
+        """`briefs` run by hand once the person confirmed the plan: the plugin gives the Agent calls."""
         result = result_for(req, "Bash")
         refused = PLAN_REFUSED_NAME.search(result.text) if result is not None and result.is_error else None
         if refused:
             return self.fix_refused_name(req, result.text)
         if result is None or result.is_error:
             raise PromptError(f"`briefs` failed: {result.text if result else 'no result'}")
-        # SKILL.md: a brief still listed after its researcher returned gets one more dispatch; one
-        # still listed after that is a gap.
-        again = [b for b in self.to_dispatch(req) if self.dispatched(req, b) < 2]
-        if again:
-            return self.dispatch(req, again)
-        return self.after_researchers(req)
-
-    def dispatched(self, req: RequestView, brief: dict[str, Any]) -> int:
-        """How many researchers this conversation dispatched (and the hook allowed) for a brief."""
-        stem = Path(brief["brief_path"]).stem
-        return sum(1 for r in req.all_tool_results()
-                   if r.name == "Agent" and not r.is_error and stem in str(r.input.get("prompt", "")))
+        return self.dispatch(req, self.briefs_from(req, agent_calls_in(self.told(req, "`briefs`"))))
 
     def after_researchers(self, req: RequestView) -> Reply:
+        """The last researcher returned: the plugin gives briefs to dispatch again, or the coverage."""
+        last = [r for r in req.last_tool_results() if r.name == "Agent"]
+        if last and all(r.is_error for r in last):  # a dispatch the hooks denied: on with the coverage given
+            return self.to_gaps(req)
+        calls = agent_calls_in(self.told(req, "the researchers' return"))
+        if calls:
+            return self.dispatch(req, self.briefs_from(req, calls))
         first = self.intrusions(req)[0] if self.report_mode == "forged" else None
         if first is not None and not any(u["input"] == first[1] for u in req.previous_calls(first[0])):
             return call(*first)
@@ -341,19 +375,25 @@ class Orchestrator:
             return call("WebSearch", {"query": "observability log pricing 2026"})
         return self.to_gaps(req)
 
+    def coverage(self, req: RequestView) -> str:
+        """The plugin's latest coverage of the plan's bullets (given when the researchers returned)."""
+        texts = [t for m in req.messages if m.get("role") != "assistant"
+                 for t in hook_contexts_of(m.get("content")) if COVERAGE_MARK in t]
+        if not texts:
+            raise PromptError("the plugin gave no coverage when the researchers returned")
+        return texts[-1]
+
     def to_gaps(self, req: RequestView) -> Reply:
-        return bash(core_command(self.body(req), "gaps", self.run(req)["output_dir"]),
-                    "List which plan bullets the findings cover")
+        return self.after_gaps(req)
 
     def after_gaps(self, req: RequestView) -> Reply:
-        """SKILL.md: uncovered bullets, a tier that allows it and no second wave yet: append one
-        (second-wave.md), shown for review unless auto_proceed; otherwise read the findings."""
+        """SKILL.md: uncovered bullets, a tier that allows it and no second wave yet (the plugin then
+        says so): append one (second-wave.md), shown for review unless auto_proceed; else the report."""
         run = self.run(req)
         with open(run["plan"], encoding="utf-8") as fh:
             plan = fh.read()
         uncovered = [b for b in self.gaps(req) if b["state"] != "covered"]
-        allowed = f"{PLAN_TIER_LINE}: deep" in plan or "Deepen: yes" in plan
-        if uncovered and allowed and SECOND_WAVE_HEADING not in plan and self.second_wave:
+        if SECOND_WAVE_TOLD in self.coverage(req) and uncovered and self.second_wave:
             if "references/second-wave.md" not in self.body(req):
                 raise PromptError("SKILL.md does not point to second-wave.md for uncovered bullets")
             targets = {b["id"] for b in uncovered}
@@ -405,15 +445,15 @@ class Orchestrator:
             section = last_calls(req)[0]["input"]["content"].split(SECOND_WAVE_HEADING, 1)[1]
             return say(f"The first wave left bullets uncovered. Proposed {SECOND_WAVE_HEADING} in "
                        f"{run['plan']}:\n{section}\nConfirm it, revise it, or skip the second wave.")
-        return bash(core_command(self.body(req), "briefs", run["output_dir"]), "Render the second wave's briefs")
+        calls = agent_calls_in(self.told(req, "the second wave's Write"))
+        if not calls:
+            raise PromptError("the plugin gave no Agent calls for the second wave")
+        return self.dispatch(req, self.briefs_from(req, calls))
 
     def gaps(self, req: RequestView) -> list[dict[str, str]]:
-        """The bullets of the last `gaps` output (its text form): id, state, text."""
-        for r in reversed(req.all_tool_results()):
-            if subcommand({"name": r.name, "input": r.input}) == "gaps":
-                return [{"id": m.group(1), "state": m.group(2), "text": m.group(3)}
-                        for m in GAPS_LINE.finditer(r.text)]
-        raise PromptError("no `gaps` output in the conversation")
+        """The bullets of the coverage the plugin gave: id, state, text."""
+        return [{"id": m.group(1), "state": m.group(2), "text": m.group(3)}
+                for m in GAPS_LINE.finditer(self.coverage(req))]
 
     def dispatch(self, req: RequestView, briefs: list[dict[str, Any]] | None = None) -> Reply:
         """SKILL.md: each researcher's call is a description and the prompt `Brief: <brief_path>` for
@@ -424,7 +464,7 @@ class Orchestrator:
             raise PromptError("SKILL.md no longer says to dispatch a researcher with `Brief: <brief_path>`")
         agents = []
         first = not req.previous_calls("Agent")
-        for number, b in enumerate(self.to_dispatch(req) if briefs is None else briefs):
+        for number, b in enumerate(self.to_dispatch(req) if briefs is None else briefs):  # as the plugin gave them
             fields = {"subagent_type": "general-purpose", "run_in_background": True} \
                 if self.lapses and number == 0 else {}
             agents.append(("Agent", {"description": b["subtopic"], **fields,
@@ -469,38 +509,38 @@ class Orchestrator:
             return call("Write", {"file_path": page, "content": "A page no fetch produced.\n"})
         return say("The research run was abandoned at your request; it is not verified.")
 
-    def finish(self, req: RequestView) -> Reply:
-        return bash(core_command(self.body(req), "finish", self.run(req)["output_dir"]),
-                    "Number the references, write Sources and check the run")
-
-    def after_finish(self, req: RequestView) -> Reply:
-        """SKILL.md step 5: finish prints the return object (the final message, unchanged), the
-        claim-checker to dispatch, or the failing checks to fix before running it again."""
-        result = result_for(req, "Bash")
-        if result is None:
-            raise PromptError("no `finish` result")
-        text = result.text.strip()
-        if not result.is_error and text.startswith("{"):
-            if "your final message is that object, unchanged" not in " ".join(self.body(req).split()):
-                raise PromptError("SKILL.md no longer says to return finish's object unchanged")
-            if self.report_mode == "lapsed":  # prose around the object, with a path retyped (the slash dropped)
-                slipped = {**json.loads(text), "findings_dir": json.loads(text)["findings_dir"].rstrip("/")}
-                return say(f"The research run is complete.\n\n{json.dumps(slipped)}\n\nThe report lists its gaps.")
-            return say(text)
+    def after_finish(self, req: RequestView, text: str) -> Reply:
+        """SKILL.md step 5: finish (run by the plugin, or by hand after Edits) gives the final
+        message, the claim-checker to dispatch, or the failing checks to fix."""
+        text = text.strip()
+        final = final_object(text)
+        if final is not None:
+            return say(self.final_message(req, final))
         if FINISH_NEEDS_CHECKER in text:
             return self.dispatch_checker(req)
         if self.report_mode in ("good", "lapsed"):
             raise PromptError(f"`finish` failed on a report written to pass:\n{text[:3000]}")
         if self.report_mode == "broken-forever":
             return self.fix_round(req)
-        if self.report_mode == UNCITED:  # told at finish: give the bullet its reference, finish again
+        if self.report_mode == UNCITED:  # told at finish: give the bullet its reference, with Edit, and finish
             if "report.tldr.uncited" not in text or UNCITED_OPENING not in text:
                 raise PromptError(f"finish did not name the uncited TL;DR bullet:\n{text[:3000]}")
-            return call("Write", {"file_path": self.run(req)["report"],
-                                  "content": self.report_text(req, broken=False, uncited=False)})
-        if not self.stop_feedback(req):  # ignores what finish printed: the Stop gate must hold it
-            return say(self.final_json(req))
+            if "Make every fix and run `finish` in ONE message: your Edits, then the command" \
+                    not in " ".join(self.body(req).split()):
+                raise PromptError("SKILL.md no longer says to make the Edits and finish in one message")
+            bare, cited = self.uncited_bullet(req)
+            return calls(("Edit", {"file_path": self.run(req)["report"], "old_string": f"- {bare}\n",
+                                   "new_string": f"- {cited}\n"}),
+                         ("Bash", {"command": core_command(self.body(req), "finish", self.run(req)["output_dir"]),
+                                   "description": "Finish the fixed report"}))
+        if not self.stop_feedback(req):  # ignores what finish said: the Stop gate must hold it
+            return say(self.final_message(req))
         return call("Write", {"file_path": self.run(req)["report"], "content": self.report_text(req, broken=False)})
+
+    def uncited_bullet(self, req: RequestView) -> tuple[str, str]:
+        """The TL;DR bullet the uncited mode wrote without its reference, and with it."""
+        with_ref = self.report_text(req, broken=False, uncited=False).split("## TL;DR\n\n- ", 1)[1].split("\n", 1)[0]
+        return re.sub(r"\[\^[^\]]+\]", "", with_ref), with_ref
 
     def fix_round(self, req: RequestView) -> Reply:
         """A report that stays broken: rewrite it after each failing `finish`, which counts the
@@ -541,12 +581,34 @@ class Orchestrator:
             if not isinstance(given, dict):
                 raise PromptError(f"the Stop hook's feedback gives no object to return: {feedback[:500]}")
             return say(f"Here is the result.\n\n{json.dumps(given, ensure_ascii=False)}")
-        return say(self.final_json(req))
+        return say(self.final_message(req))
 
-    def final_json(self, req: RequestView) -> str:
+    def final_message(self, req: RequestView, given: dict[str, Any] | None = None) -> str:
+        """SKILL.md's last message: for a calling skill the object finish gave, unchanged (in the
+        lapsed mode, wrapped in prose with a path retyped); for a person a short summary: whether the
+        report is verified, its TL;DR, where the report and its page are."""
         run = self.run(req)
-        return json.dumps({"plan": run["plan"], "report": run["report"], "findings_dir": run["findings_dir"],
-                           "view": run["view"]})
+        given = given or {"plan": run["plan"], "report": run["report"], "findings_dir": run["findings_dir"],
+                          "view": run["view"]}
+        body = " ".join(self.body(req).split())
+        if run.get("caller") != "person":
+            if "your final message is that object, unchanged" not in body:
+                raise PromptError("SKILL.md no longer says to return finish's object unchanged")
+            if self.report_mode == "lapsed":  # prose around the object, with a path retyped (the slash dropped)
+                slipped = {**given, "findings_dir": given["findings_dir"].rstrip("/")}
+                return f"The research run is complete.\n\n{json.dumps(slipped)}\n\nThe report lists its gaps."
+            return json.dumps(given)
+        if "For a person it is a short summary" not in body:
+            raise PromptError("SKILL.md no longer says what a person's final message is")
+        verified = given.get(formats.RETURN_VERIFIED_KEY) is not False
+        try:
+            with open(given["report"], encoding="utf-8") as fh:
+                tldr = fh.read().split("## TL;DR", 1)[1].split("\n## ", 1)[0].strip()
+        except (OSError, IndexError):
+            tldr = "- (the report could not be read)"
+        tldr = re.sub(r"\[\^[^\]]+\]", "", tldr)
+        return (f"The research report is {'verified' if verified else 'unverified'}.\n\nTL;DR:\n{tldr}\n\n"
+                f"Report: {given['report']}\nPage: {given['view']} (open it in a browser)")
 
     # --- the files it writes ------------------------------------------------------
     def plan_text(self, req: RequestView, max_subtopics: int) -> str:
@@ -625,6 +687,18 @@ class Orchestrator:
         if self.report_mode == "lapsed":
             sections += ["## Sources", "", "\n\n".join(handmade), ""]
         return "\n".join(sections).rstrip("\n") + "\n"
+
+
+def final_object(text: str) -> dict[str, Any] | None:
+    """The run's return object in what finish said: printed alone, or on the last line of the
+    plugin's context after it ran finish; None when finish said something else."""
+    candidate = text.strip() if text.strip().startswith("{") else (
+        text.rstrip().rsplit("\n", 1)[-1] if "Your final message is" in text else "")
+    try:
+        value = json.loads(candidate) if candidate else None
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) and "report" in value else None
 
 
 def parse_findings(text: str) -> tuple[dict[str, str], list[tuple[str, int]], dict[int, str]]:

@@ -1,6 +1,9 @@
 """PostToolUse of Agent and Task: a returned call frees its researcher slot, and does what the
 subagent's SubagentStop could not if that stop went unseen: a researcher's findings or a
-claim-checker's verdicts are written from the reply the call returned.
+claim-checker's verdicts are written from the reply the call returned. When the last researcher
+of a wave returns, the orchestrator is told what comes next (effects/next_step.py: briefs still
+to dispatch, or coverage and the report's template); when a claim-checker returns and no other
+is running, `finish` runs and the orchestrator is told what it said.
 
 A handler of its own (the entry picks it by the tool, events.handler_name): settling a reply
 needs the checker, which no other tool call's PostToolUse loads.
@@ -9,10 +12,11 @@ from __future__ import annotations
 
 from ...report.claim_checker import parse_answer
 from ..briefs_match import briefs_of, resolve_prompt
+from ..effects.next_step import finished, researchers_returned
 from ..effects.replies import write_verdicts
 from ..events import CHECKER, RESEARCHER, dispatch_fields
 from ..rules.checker_gate import prompt_hash
-from ..rules.decision import NOTHING, Decision
+from ..rules.decision import NOTHING, AddContext, Decision, Notice
 from ..rules.dispatch import release
 from ..state import Context
 from .subagent_stop import settle_researcher
@@ -42,6 +46,7 @@ def _post_checker(ctx: Context) -> Decision:
         return NOTHING
     wanted = prompt_hash(str(ctx.tool_input.get("prompt") or ""))
     agent_id = response.get("agentId")
+    verdicts: dict = {}
     with ctx.locked_run() as run:
         if run is None:
             return NOTHING
@@ -49,15 +54,17 @@ def _post_checker(ctx: Context) -> Decision:
         entry = next((c for c in reversed(run.checkers)
                       if (c.prompt_hash == wanted or (tool_use_id and c.tool_use_id == tool_use_id))
                       and c.state == "running"), None)
-        if entry is None:
-            return NOTHING
-        verdicts, problems = parse_answer(ctx.event.agent_reply or "", entry.keys)
-        entry.state = "failed" if problems else "done"
-        if isinstance(agent_id, str):
-            entry.agent_id = agent_id
-    if verdicts:
+        if entry is not None:
+            verdicts, problems = parse_answer(ctx.event.agent_reply or "", entry.keys)
+            entry.state = "failed" if problems else "done"
+            if isinstance(agent_id, str):
+                entry.agent_id = agent_id
+        others = any(c.state == "running" for c in run.checkers)
+    if verdicts and entry is not None:
         write_verdicts(ctx.env, snapshot.run_dir, entry.verdicts_path, verdicts, agent_id)
-    return NOTHING
+    if others:
+        return NOTHING  # finish runs when the last checker of a round returns
+    return finished(run, ctx.program, ctx.env)
 
 
 def _post_researcher(ctx: Context) -> Decision:
@@ -83,6 +90,8 @@ def _post_researcher(ctx: Context) -> Decision:
             release(run, tool_use_id=tool_use_id)
         if returned is not None and agent_id is not None and agent_id not in run.agents:
             run.bind_agent(agent_id, returned.slug, "returned")
+        last = not run.reservations  # the last researcher out of the room tells what comes next
+    decision: Decision = NOTHING
     if response.get("status") == "completed":
         # A foreground researcher returned and the orchestrator has not acted since: if its
         # SubagentStop went unseen (no stop settled it), its reply is the call's result.
@@ -90,5 +99,9 @@ def _post_researcher(ctx: Context) -> Decision:
         agent = run.agents.get(agent_id) if agent_id is not None else None
         if brief is not None and (agent is None or agent.state not in SETTLED):
             # Its notice of a silent failure reaches the person now, as the stop's would have.
-            return settle_researcher(ctx, brief, agent_id, ctx.event.agent_reply, may_block=False)
-    return NOTHING
+            decision = settle_researcher(ctx, brief, agent_id, ctx.event.agent_reply, may_block=False)
+    if not last or response.get("status") != "completed":
+        return decision
+    fresh = ctx.session.read() if ctx.session is not None else None  # as the settling above left it
+    text = researchers_returned(fresh if fresh is not None and fresh.run_dir == run.run_dir else run)
+    return AddContext(text, decision.message if isinstance(decision, Notice) else None)

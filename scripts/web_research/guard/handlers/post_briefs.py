@@ -1,6 +1,6 @@
 """PostToolUse of the plugin's `briefs`: the run record keeps the briefs it rendered (with the
 subtopic and findings path it printed) and the limits of the plan they were rendered from, and
-each brief file is sealed as rendered.
+each brief file is sealed as rendered; the orchestrator is given the Agent calls to make.
 
 A handler of its own (the entry picks it for a Bash call of our `briefs`, state.Context.kind):
 reading the plan's limits takes the Markdown parser, which no other call loads.
@@ -14,6 +14,7 @@ from typing import Mapping
 
 from ... import formats
 from ...core.fsutil import RunFileError, is_within, read_run_file, read_run_text
+from ...report.steps import dispatch_text
 from ...run.budget import budget_for, effective_budget
 from ...run.choices import parse_run_plan, read_start_record
 from ...run.plan import second_wave_subtopics
@@ -22,7 +23,7 @@ from ..commandline import same_path
 from ..effects.seals import seal_briefs
 from .post_tool_use import unguarded_notice
 from ..rules.budgets import RunLimits, max_dispatches
-from ..rules.decision import NOTHING, Decision
+from ..rules.decision import NOTHING, AddContext, Decision
 from ..state import Context, RenderedBrief
 
 
@@ -37,6 +38,28 @@ def post_briefs(ctx: Context) -> Decision:
     if not same_path(parsed.run_dir, snapshot.run_dir):
         return NOTHING
     stdout = response.get("stdout", "") if isinstance(response, dict) else str(response or "")
+    remember_briefs(ctx, stdout)
+    listed = _listed(stdout)
+    return AddContext(dispatch_text(listed)) if listed else NOTHING
+
+
+def _listed(stdout: str) -> list[dict[str, str]]:
+    """The briefs `briefs` printed to dispatch (subtopic and brief_path each), [] when none or unreadable."""
+    try:
+        items = json.loads(stdout)
+    except (ValueError, RecursionError):
+        return []
+    return [item for item in items if isinstance(item, dict) and isinstance(item.get("subtopic"), str)
+            and isinstance(item.get("brief_path"), str)] if isinstance(items, list) else []
+
+
+def remember_briefs(ctx: Context, stdout: str) -> None:
+    """The run record keeps the briefs `briefs` rendered (what it printed: `stdout`) and the limits
+    of the plan they came from; each brief is sealed as rendered. After our `briefs` command, and
+    after the hook rendered them itself when plan.md was written (effects/next_step.py)."""
+    snapshot = ctx.run
+    if snapshot is None:
+        return
     run_dir = snapshot.run_dir
     briefs = load_briefs(run_dir)
     approved = _approved_hashes(run_dir)  # the plan's briefs, written by this `briefs` run
@@ -45,13 +68,12 @@ def post_briefs(ctx: Context) -> Decision:
     limits = run_limits(run_dir)  # fixed now, from the plan the briefs were rendered from
     with ctx.locked_run() as run:
         if run is None:
-            return NOTHING
+            return
         run.briefs = [RenderedBrief(b.slug, b.brief_path, b.brief_hash, _shown(shown, b).get("subtopic"),
                                     _shown(shown, b).get("findings_path", b.findings_path))
                       for b in (printed or briefs)]
         run.limits = limits
     seal_briefs(ctx.env, run.run_dir, [(b.brief_path, b.slug) for b in run.briefs])
-    return NOTHING
 
 
 def run_limits(run_dir: str) -> RunLimits:

@@ -13,6 +13,7 @@ from ... import formats
 from ...checks.checklist import run_checklist
 from ...evidence import ledger
 from ...evidence.provenance import MAX_EVIDENCE_BYTES
+from ...run.finish_record import read_record
 from ...run.return_object import return_object
 from ..adapter import log_failure
 from ..effects.ending import end_of_run
@@ -57,6 +58,11 @@ def _end_hashes(run_dir: str) -> Mapping[str, str | None]:
             for name in (formats.REPORT_FILE, formats.PLAN_FILE)}
 
 
+def rounds_spent(run_dir: Path) -> bool:
+    """finish has spent its rounds of fixes: it gave the unverified end (for a person, in words)."""
+    return read_record(run_dir).get("fix_rounds", 0) > formats.MAX_VERIFY_ROUNDS
+
+
 def _return_object(run_dir: str) -> Mapping[str, Any]:
     """The object `finish` prints for a verified run (companion-contract.md)."""
     return return_object(Path(run_dir))
@@ -83,8 +89,10 @@ def stop(ctx: Context) -> Decision:
             return NOTHING
         free_slots(run, background)
         message = ctx.event.last_message
-        decision = decide_stop(run.stop, failures, bool(ctx.event.stop_hook_active), declares_unverified(message))
-        expected = _return_object(run_dir) if decision.action == "pass" else None
+        declared = declares_unverified(message) or (run.for_person and rounds_spent(Path(run_dir)))
+        decision = decide_stop(run.stop, failures, bool(ctx.event.stop_hook_active), declared)
+        # A calling skill parses the return object; a person reads a summary in the model's words.
+        expected = _return_object(run_dir) if decision.action == "pass" and not run.for_person else None
         if expected is not None and not run.stop.return_asked and not returns_object(message, expected):
             run.stop.return_asked = True  # once: the next stop passes whatever the message says
             session.write(run)

@@ -30,8 +30,10 @@ class Notice(NamedTuple):
 
 
 class AddContext(NamedTuple):
-    """SessionStart / SubagentStart / PostToolUse: text added to the agent's context."""
+    """SessionStart / SubagentStart / PostToolUse: text added to the agent's context; the person
+    may be told `system_message` with it."""
     text: str
+    system_message: str | None = None
 
 
 class Nothing(NamedTuple):
