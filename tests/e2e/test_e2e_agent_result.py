@@ -172,7 +172,7 @@ def test_a_stop_the_hooks_never_saw_is_settled_from_the_agent_result(stop_unseen
     assert stop_unseen.stream.hook_events("SubagentStop") == [], stop_unseen.describe()
     assert_files_are_the_replies(stop_unseen)
     assert len(recorded(stop_unseen, formats.CHECKER_SUBAGENT_TYPE)) == 1, stop_unseen.describe()
-    answer = outcome.final_json(stop_unseen)
+    answer = outcome.return_object(stop_unseen)
     assert set(answer) == set(formats.RETURN_PATH_KEYS), answer  # verified: the paths alone
     assert outcome.verify(outcome.run_dir(stop_unseen)).returncode == 0
 

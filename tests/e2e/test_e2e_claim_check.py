@@ -84,7 +84,7 @@ def test_the_unsupported_claim_blocks_the_stop_then_is_fixed(overclaimed):
     reason = str(overclaimed.stream.decision_of(blocks[0]).get("reason", ""))
     assert "report.claims.verdict" in reason and "unsupported" in reason and OVERCLAIM in reason, reason
     assert "report.claims.grounded" not in reason  # its figures are right: only the model check sees it
-    answer = outcome.final_json(overclaimed)
+    answer = outcome.return_object(overclaimed)
     assert OVERCLAIM not in Path(answer["report"]).read_text(encoding="utf-8")
     assert outcome.verify(outcome.run_dir(overclaimed)).returncode == 0
     last_stop = overclaimed.stream.hook_responses("Stop")[-1]

@@ -87,7 +87,7 @@ def test_once_confirmed_every_researcher_gets_the_answers_under_the_question(run
 
 
 def test_the_confirmed_run_ends_verified(runs):
-    answer = outcome.final_json(runs["confirmed"])
+    answer = outcome.return_object(runs["confirmed"])
     assert set(answer) == set(formats.RETURN_PATH_KEYS), answer
     assert outcome.verify(runs["plan"].parent).returncode == 0
     assert runs["confirmed"].stream.blocks("Stop") == [], runs["confirmed"].describe()

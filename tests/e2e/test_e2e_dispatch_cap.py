@@ -46,7 +46,7 @@ def test_only_three_researchers_ran(run):
 
 
 def test_run_still_completes(run):
-    answer = outcome.final_json(run)
+    answer = outcome.return_object(run)
     run_dir = Path(answer["plan"]).parent
     found = sorted(p.name for p in (run_dir / formats.FINDINGS_DIR).glob("*.md"))
     assert len(found) == 3

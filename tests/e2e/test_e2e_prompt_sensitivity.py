@@ -61,7 +61,7 @@ def test_broken_skill_md_fails_the_run(e2e_session, case):
     result = e2e_session(case)
     assert not result.timed_out, result.describe()
     try:
-        answer = outcome.final_json(result)
+        answer = outcome.return_object(result)
     except AssertionError:
         answer = {}
     assert result.errors or set(answer) != set(formats.RETURN_PATH_KEYS), (

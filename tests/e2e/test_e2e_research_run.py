@@ -37,7 +37,7 @@ def run(e2e_session):
 def answer(run):
     assert run.exit_code == 0 and not run.timed_out, run.describe()
     assert run.errors == [], run.describe()
-    return outcome.final_json(run)
+    return outcome.return_object(run)
 
 
 def test_skill_body_arrives_with_the_plugin_root_substituted(run):
@@ -50,7 +50,13 @@ def test_skill_body_arrives_with_the_plugin_root_substituted(run):
 
 
 def test_final_answer_is_the_success_shape_with_absolute_paths(run, answer):
+    """finish's object (given by the hook after the claim-checker) has the contract's shape; a
+    person ran the skill, so the final message is a short summary written from it: the verdict,
+    the TL;DR, where the report and its page are (issue 38), not the JSON."""
     assert set(answer) == set(formats.RETURN_PATH_KEYS), answer
+    final = run.stream.final_text()
+    assert final.startswith("The research report is verified.") and "TL;DR:\n- " in final, final
+    assert f"Report: {answer['report']}" in final and answer["view"] in final and "{" not in final
     run_dir = Path(answer["plan"]).parent
     assert run_dir.is_absolute() and run_dir.is_relative_to(run.cwd), run_dir
     assert run_dir.parent == run.cwd / formats.DEFAULT_ROOT
@@ -123,10 +129,13 @@ def test_each_researcher_got_its_rendered_brief_verbatim(run, answer):
 
 
 def test_report_passes_verify_in_session_and_independently(run, answer):
-    first, (use, text) = outcome.bash_runs(run, "finish")  # the first asks for the claim-checker
-    assert formats.DISPATCH_CHECK_LABEL in first[1], first[1]
-    assert not outcome.tool_result_is_error(run, use["id"]), text
-    assert json.loads(text) == answer  # the final message is finish's object, unchanged
+    """The orchestrator ran no command after `start`: the hooks ran briefs and finish (after
+    report.md's Write: the claim-checker to dispatch; after the checker: the final message)."""
+    assert [u["input"]["command"].split('" ', 1)[1].split()[0] for u in run.stream.tool_uses("Bash", main_only=True)] \
+        == ["start"]
+    first, second = [t for t in run.stream.hook_contexts() if "web-research ran finish" in t]
+    assert "need a verdict" in first and formats.DISPATCH_CHECK_LABEL in first, first
+    assert json.dumps(answer) in second and "report.md passes verification" in second, second
     done = outcome.verify(Path(answer["plan"]).parent)
     assert done.returncode == 0, done.stdout + done.stderr
     report = Path(answer["report"]).read_text()
@@ -177,10 +186,13 @@ def test_the_plugin_keeps_each_researchers_frontmatter(run, answer):
 
 def test_turns_and_tokens_per_role(run, answer, report_note):
     """What the standard run costs each role (issue 38): turns and input tokens as the fake API
-    counted them."""
+    counted them. The orchestrator takes a turn only where it decides: start, the plan, the
+    dispatch, the report, the claim-checker, the final message (at most 8; 12 before the hooks
+    ran the commands)."""
     from web_research.report.claim_checker import PROMPT_HEAD
 
     roles = outcome.turns_by_role(run, PROMPT_HEAD)
     report_note("research run, turns / input tokens per role: " + ", ".join(
         f"{role} {v['turns']} / {v['input_tokens']:,}" for role, v in sorted(roles.items())))
     assert roles["researchers"]["turns"] >= 3 and roles["claim-checkers"]["turns"] >= 1, roles
+    assert roles["orchestrator"]["turns"] <= 8, roles

@@ -58,7 +58,7 @@ def silent(e2e_session):
 
 
 def test_failed_researcher_is_named_under_gaps(partial):
-    answer = outcome.final_json(partial)
+    answer = outcome.return_object(partial)
     run_dir = Path(answer["plan"]).parent
     failed = (run_dir / formats.FINDINGS_DIR / "retention-tiers.md").read_text()
     assert "status: failed" in failed and "reason:" in failed
@@ -71,7 +71,7 @@ def test_failed_researcher_is_named_under_gaps(partial):
 
 def _written_by_finish(result, bullet: str) -> None:
     """The model's report had no such bullet (SKILL.md leaves it to finish): finish wrote it."""
-    report = Path(outcome.final_json(result)["report"])
+    report = Path(outcome.return_object(result)["report"])
     writes = [u["input"]["content"] for u in result.stream.tool_uses("Write", main_only=True)
               if u["input"]["file_path"] == str(report)]
     assert writes and not any(bullet in w for w in writes), writes
@@ -101,7 +101,7 @@ def test_silent_researcher_is_blocked_once_and_dispatched_once_more(silent):
 
 
 def test_silent_failure_is_recorded_and_announced(silent):
-    answer = outcome.final_json(silent)
+    answer = outcome.return_object(silent)
     record = Path(answer["plan"]).parent / ".web-research" / "silent-failures.json"
     assert record.is_file(), "the hooks did not record the silent failure in the run folder"
     entries = json.loads(record.read_text())
@@ -113,7 +113,7 @@ def test_silent_failure_is_recorded_and_announced(silent):
 
 
 def test_silent_failure_is_named_under_gaps(silent):
-    answer = outcome.final_json(silent)
+    answer = outcome.return_object(silent)
     run_dir = Path(answer["plan"]).parent
     # what is left is the stub the plugin wrote at its dispatch: failed, "did not finish"
     stub = (run_dir / formats.FINDINGS_DIR / "commitment-discounts.md").read_text(encoding="utf-8")

@@ -56,6 +56,6 @@ def test_out_of_scope_write_and_command_are_denied(run):
 
 
 def test_plan_is_untouched_and_the_run_completes(run):
-    answer = outcome.final_json(run)
+    answer = outcome.return_object(run)
     assert "Not yours to write" not in Path(answer["plan"]).read_text()
     assert outcome.verify(Path(answer["plan"]).parent).returncode == 0

@@ -88,7 +88,7 @@ def test_the_resumed_run_is_not_reviewed_again_and_ends_verified(runs):
     # `briefs` runs only once the resumed researcher has returned (SKILL.md step 3), and lists nothing left
     assert [json.loads(out) for _use, out in outcome.bash_runs(result, "briefs")] == [[]]
     assert not [u for u in result.stream.tool_uses("Write") if u["input"]["file_path"].endswith("/plan.md")]
-    answer = outcome.final_json(result)
+    answer = outcome.return_object(result)
     assert set(answer) == set(formats.RETURN_PATH_KEYS), answer
     assert outcome.verify(runs["run_dir"]).returncode == 0, outcome.verify(runs["run_dir"]).stdout
     third = (runs["run_dir"] / formats.FINDINGS_DIR / f"{SLUGS[2]}.md").read_text()

@@ -107,7 +107,7 @@ def test_a_tool_nobody_listed_is_denied_with_what_is_allowed(intruder, tool: str
 
 
 def test_the_intruders_run_finishes_verified(intruder):
-    answer = outcome.final_json(intruder)
+    answer = outcome.return_object(intruder)
     assert "verified" not in answer, answer
     assert intruder.stream.blocks("Stop") == [], intruder.describe()
     result = outcome.verify(Path(answer["plan"]).parent)

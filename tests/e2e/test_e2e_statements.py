@@ -58,7 +58,7 @@ def test_the_bullet_is_cited_and_the_run_ends_verified(uncited):
     before, after = (_tldr(w)[0] for w in writes)
     assert before.startswith(f"- {UNCITED_OPENING}") and "[^" not in before
     assert after.startswith(before.rstrip()) and "[^" in after  # the same words, now cited
-    answer = outcome.final_json(uncited)
+    answer = outcome.return_object(uncited)
     assert set(answer) == set(formats.RETURN_PATH_KEYS), answer  # no "verified": false
     assert answer == json.loads(outcome.bash_runs(uncited, "finish")[-1][1])
     assert outcome.verify(Path(answer["plan"]).parent).returncode == 0

@@ -69,7 +69,7 @@ def test_stop_hook_blocks_with_the_failures(fixed):
 
 
 def test_fixed_report_passes_and_the_run_returns_success(fixed):
-    answer = outcome.final_json(fixed)
+    answer = outcome.return_object(fixed)
     from web_research import formats
 
     assert set(answer) == set(formats.RETURN_PATH_KEYS)
@@ -86,7 +86,7 @@ def test_never_fixed_report_is_returned_unverified_after_the_bounded_rounds(neve
     from web_research import formats
 
     assert never_fixed.stream.blocks("Stop") == [], never_fixed.describe()
-    answer = outcome.final_json(never_fixed)
+    answer = outcome.return_object(never_fixed)
     assert answer[formats.RETURN_VERIFIED_KEY] is False, answer
     assert set(answer) == {*formats.RETURN_PATH_KEYS, formats.RETURN_VERIFIED_KEY, formats.RETURN_FAILED_CHECKS_KEY}
     assert "report.sections.missing" in answer[formats.RETURN_FAILED_CHECKS_KEY], answer
@@ -109,7 +109,7 @@ def test_a_figure_that_drifted_from_its_excerpt_is_blocked_then_fixed(drifted):
     reason = _reason(drifted, blocks[0])
     assert "report.claims.grounded" in reason and f"'{stated}" in reason and "[^1]" in reason, reason
     assert "report.sections" not in reason and "orphan" not in reason  # otherwise well-formed
-    answer = outcome.final_json(drifted)
+    answer = outcome.return_object(drifted)
     assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
     report = Path(answer["report"]).read_text(encoding="utf-8")
     assert first.fact().rstrip(".") in report and f"{first.name.lower()} figure published for 2026 is {stated}" \

@@ -46,7 +46,7 @@ def test_briefs_refuses_the_names_and_names_the_plan_line(run):
 
 
 def test_every_subtopic_gets_an_ok_findings_file(run):
-    answer = outcome.final_json(run)
+    answer = outcome.return_object(run)
     findings = Path(answer["findings_dir"])
     statuses = {p.name: ("status: ok" in p.read_text()) for p in findings.glob("*.md")}
     assert len(statuses) == 3 and all(statuses.values()), (statuses, run.describe())

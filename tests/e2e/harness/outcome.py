@@ -50,7 +50,7 @@ def return_object(result: RunResult) -> dict[str, Any]:
         if ev.get("type") == "system" and ev.get("subtype") == "hook_response":
             context = (result.stream.decision_of(ev).get("hookSpecificOutput") or {}).get("additionalContext")
             if isinstance(context, str) and "web-research ran finish" in context:
-                texts.append(context.rstrip().rsplit("\n", 1)[-1])
+                texts += [line for line in context.splitlines() if line.startswith("{")][-1:]
         elif ev.get("type") == "user":
             for block in (ev.get("message") or {}).get("content") or []:
                 if isinstance(block, dict) and block.get("tool_use_id") in finishes:

@@ -692,8 +692,8 @@ class Orchestrator:
 def final_object(text: str) -> dict[str, Any] | None:
     """The run's return object in what finish said: printed alone, or on the last line of the
     plugin's context after it ran finish; None when finish said something else."""
-    candidate = text.strip() if text.strip().startswith("{") else (
-        text.rstrip().rsplit("\n", 1)[-1] if "Your final message is" in text else "")
+    lines = [line for line in text.splitlines() if line.startswith("{")] if "Your final message is" in text else []
+    candidate = text.strip() if text.strip().startswith("{") else (lines[-1] if lines else "")
     try:
         value = json.loads(candidate) if candidate else None
     except json.JSONDecodeError:
