@@ -361,6 +361,11 @@ RETURN_FRAME_CHARS = 600  # the client's frame around a subagent's reply in the 
 PARALLEL_ANCHOR = "Send several searches, or several page reads, in one message"
 REPLY_ANCHOR = "your final reply is your findings"
 RESULTS_ANCHOR = "read no findings file"  # SKILL.md: the report is written from the researchers' results
+HOOKS_ANCHOR = "the plugin tells you each next step"  # SKILL.md: the hooks run the commands only read (issue 38)
+DEFERRED_ANCHOR = "named in the list of deferred tools"  # SKILL.md: web search availability needs no ToolSearch
+ONE_MESSAGE_FIX_ANCHOR = "make every fix and run `finish` in one message"
+# Commands whose output the hooks give as context on the turn before (HOOKS_ANCHOR): the turn is saved.
+HOOKED = ("Bash estimate", "Bash gaps", "Bash briefs (any researcher that did not finish?)")
 
 # A turn: (what, calls, characters emitted, characters returned).
 Turn = tuple[str, int, int, int]
@@ -411,8 +416,21 @@ def orchestrator_turns(deep: bool, s: dict, rev: str | None) -> list[Turn]:
     from_results = replied and RESULTS_ANCHOR in _folded(read_at(rev, "skills/web-research/SKILL.md"))
     returned = sum(findings) + n * RETURN_FRAME_CHARS if replied else n * (150 + RETURN_FRAME_CHARS)
     report = len((EXAMPLE / "report.md").read_text(encoding="utf-8"))
+    skill = _folded(read_at(rev, "skills/web-research/SKILL.md"))
+    hooked, deferred = HOOKS_ANCHOR in skill, DEFERRED_ANCHOR in skill
+    one_message_fix = ONE_MESSAGE_FIX_ANCHOR in skill
     out: list[Turn] = []
     for name, calls, _values in orchestrator_walk("references", deep, s):
+        if name == "ToolSearch" and deferred:
+            continue
+        if hooked and out and (name in HOOKED or (name == "Bash finish" and not out[-1][0].startswith("Edit"))):
+            what, n_calls, emitted, returned = out[-1]  # the hook's answer follows that turn's result
+            out[-1] = (f"{what} + {name} (hook)", n_calls, emitted, returned + BASH_RESULT_CHARS * calls)
+            continue
+        if one_message_fix and out and name == "Bash finish" and out[-1][0].startswith("Edit"):
+            what, n_calls, emitted, returned = out[-1]  # the Edits and finish in one message
+            out[-1] = (f"{what} + {name}", n_calls + 1, emitted + CALL_CHARS, returned + BASH_RESULT_CHARS)
+            continue
         if name.startswith("Agent researcher"):
             out.append((name, calls, CALL_CHARS * calls, returned))
         elif name.startswith("Read findings"):

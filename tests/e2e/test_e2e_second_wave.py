@@ -56,9 +56,9 @@ def _gaps_states(output: str) -> dict[str, str]:
 
 
 def test_the_first_wave_leaves_bullets_uncovered_and_the_second_covers_them(run):
-    runs = outcome.bash_runs(run, "gaps")
+    runs = outcome.told(run, "gaps")  # given by the plugin when each wave's last researcher returned
     assert len(runs) == 2, runs
-    first, second = (_gaps_states(output) for _call, output in runs)
+    first, second = (_gaps_states(output) for output in runs)
     assert first == {"1.1": "covered", "1.2": "not-established", "2.1": "covered", "2.2": "not-established"}
     assert second == {"1.1": "covered", "1.2": "covered", "2.1": "covered", "2.2": "covered"}
 
@@ -67,12 +67,13 @@ def test_the_second_wave_is_appended_to_the_plan_and_its_briefs_are_new(run, run
     plan = (run_dir / formats.PLAN_FILE).read_text()
     assert plan.count("## Second wave") == 1
     assert "### Overage rate cards\n- 1.2: the vendors' published rate cards" in plan
-    listings = [json.loads(out) for _call, out in outcome.bash_runs(run, "briefs")]
-    # rendered; run again once the researchers return (nothing left); with the second wave; again
-    assert len(listings) == 4 and listings[1] == listings[3] == [], listings
-    first = [Path(b["brief_path"]).stem for b in listings[0]]
-    # run again, `briefs` lists only what is still to dispatch: the second wave's new briefs
-    wave2 = [Path(b["brief_path"]).stem for b in listings[2]]
+    # the Agent calls the plugin gave: rendered from the plan's Write, then from the second wave's
+    listings = [[json.loads(m) for m in re.findall(r"^Agent (\{.*\})$", text, flags=re.M)]
+                for text in outcome.told(run, "briefs")]
+    assert len(listings) == 2, listings
+    first = [Path(b["prompt"].split(" ", 1)[1]).stem for b in listings[0]]
+    # only what is still to dispatch: the second wave's new briefs
+    wave2 = [Path(b["prompt"].split(" ", 1)[1]).stem for b in listings[1]]
     assert sorted(wave2) == ["multiyear-discount-schedules", "overage-rate-cards"] and not set(wave2) & set(first)
     seals = json.loads((run_dir / formats.RUN_STATE_DIR / "seals.json").read_text())["seals"]
     for slug in first:  # the first wave's briefs are byte for byte what was sealed when they were rendered

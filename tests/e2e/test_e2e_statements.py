@@ -40,13 +40,16 @@ def _tldr(text: str) -> list[str]:
 def test_finish_names_the_uncited_bullet_and_its_figure(uncited):
     from scripted.orchestrator import UNCITED_OPENING
 
-    finishes = outcome.bash_runs(uncited, "finish")  # told, then (after the claim check) the object
-    use, text = finishes[0]
-    assert outcome.tool_result_is_error(uncited, use["id"]), text
+    # told after report.md's Write; the fix (an Edit) and finish in one message; then the claim check
+    finishes = outcome.told(uncited, "finish")
+    text = finishes[0]
     assert "report.tldr.uncited" in text and f'"{UNCITED_OPENING}' in text and "units" in text, text
     assert "[^<subtopic-slug>:<n>]" in text  # the form to cite with
-    assert all("report.tldr.uncited" not in later for _use, later in finishes[1:])
-    assert not outcome.tool_result_is_error(uncited, finishes[-1][0]["id"]), finishes[-1][1]
+    assert all("report.tldr.uncited" not in later for later in finishes[1:])
+    (fix,) = [m for m in outcome.agent_messages_of(uncited) if [b["name"] for b in m] == ["Edit", "Bash"]]
+    (use, after_edit), = outcome.bash_runs(uncited, "finish")
+    assert use["id"] == fix[1]["id"] and not outcome.tool_result_is_error(uncited, use["id"]), after_edit
+    assert "need a verdict" in after_edit  # finish ran after the Edit: the edited claim waits for its check
 
 
 def test_the_bullet_is_cited_and_the_run_ends_verified(uncited):
@@ -54,13 +57,14 @@ def test_the_bullet_is_cited_and_the_run_ends_verified(uncited):
 
     writes = [u["input"]["content"] for u in uncited.stream.tool_uses("Write")
               if u["input"].get("file_path", "").endswith("/" + formats.REPORT_FILE)]
-    assert len(writes) == 2, uncited.describe()
-    before, after = (_tldr(w)[0] for w in writes)
-    assert before.startswith(f"- {UNCITED_OPENING}") and "[^" not in before
+    (edit,) = uncited.stream.tool_uses("Edit")
+    assert len(writes) == 1, uncited.describe()
+    before, after = _tldr(writes[0])[0], edit["input"]["new_string"].rstrip("\n")
+    assert before.startswith(f"- {UNCITED_OPENING}") and "[^" not in before and edit["input"]["old_string"] == before + "\n"
     assert after.startswith(before.rstrip()) and "[^" in after  # the same words, now cited
     answer = outcome.return_object(uncited)
     assert set(answer) == set(formats.RETURN_PATH_KEYS), answer  # no "verified": false
-    assert answer == json.loads(outcome.bash_runs(uncited, "finish")[-1][1])
+    assert json.dumps(answer, ensure_ascii=False) in outcome.told(uncited, "finish")[-1]
     assert outcome.verify(Path(answer["plan"]).parent).returncode == 0
     assert uncited.stream.blocks("Stop") == [], uncited.describe()
     report = Path(answer["report"]).read_text(encoding="utf-8")

@@ -39,7 +39,7 @@ def run(e2e_session):
 
 
 def test_briefs_refuses_the_names_and_names_the_plan_line(run):
-    refusals = [text for _, text in outcome.bash_runs(run, "briefs") if "rename the subtopic" in text]
+    refusals = [text for text in outcome.told(run, "briefs") if "rename the subtopic" in text]
     assert len(refusals) == 2, run.describe()
     for text, name in zip(refusals, ("Analysis of pricing models", "Reporting requirements")):
         assert "plan.md:" in text and f"subtopic '{name}'" in text, text

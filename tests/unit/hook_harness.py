@@ -251,7 +251,10 @@ class Harness:
         proc = self.shell(command)
         assert proc.returncode == 0, proc.stderr
         result = self.hook(self.bash("PostToolUse", command, proc.stdout))
-        assert result.returncode == 0 and result.stdout == "", result
+        # the orchestrator is given the Agent calls to make, one per brief still to dispatch
+        context = (result.json or {}).get("hookSpecificOutput", {}).get("additionalContext", "") if result.stdout else ""
+        listed = json.loads(proc.stdout)
+        assert result.returncode == 0 and context.count("\nAgent {") == min(len(listed), 3), result
         # `briefs` lists subtopic, brief_path and findings_path; the tests also want each brief's
         # slug and hash, computed here from the file as the hooks compute them.
         return [{**item, "slug": Path(item["brief_path"]).stem, "brief_hash": _hash_of(item["brief_path"])}

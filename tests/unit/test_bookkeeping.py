@@ -29,11 +29,16 @@ def _json(proc) -> dict:
 
 # --- the plan skeleton and the recorded question --------------------------------------------
 
-def test_start_writes_the_plan_skeleton_and_records_its_inputs(tmp_path: Path) -> None:
+def test_start_records_its_inputs_and_the_plans_write_is_completed_from_them(tmp_path: Path) -> None:
+    """start writes no plan.md (the model creates it: no Read first); the hook completes the model's
+    Write from start's record (run/plan.complete_plan): the question verbatim, Tier and Deepen."""
+    from web_research.run.plan import complete_plan
+
     question = 'What do "hot" and cold log tiers cost:  2026?'
     out = _json(run_cli(["start", "--question", question, "--output-dir", "run", "--tier", "deep", "--deepen"],
                         tmp_path))
-    plan = Path(out["plan"]).read_text(encoding="utf-8")
+    assert not Path(out["plan"]).exists()
+    plan = complete_plan("## Subtopics\n\n## Synthesis approach\n", question, "deep", True)
     assert plan == render_skeleton(question, "deep", True)
     assert [line for line in plan.splitlines() if line.startswith("## ")] == [
         f"## {name}" for name in formats.PLAN_SECTIONS]

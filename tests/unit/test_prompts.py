@@ -254,9 +254,9 @@ def test_numbers_in_the_skill_match_the_limits():
     assert counts and set(counts) == {str(formats.MAX_PARALLEL_RESEARCHERS)}
     assert f"at most {formats.MAX_PARALLEL_RESEARCHERS} researchers at once" in text
     assert re.findall(r"(\d+) to `budget\.max_subtopics` subtopics", text) == [str(formats.MIN_SUBTOPICS)]
-    assert re.findall(r"With (\d+) or (\d+) subtopics", text) == [
+    assert re.findall(r"[Ww]ith (\d+) or (\d+) subtopics", text) == [
         (str(formats.MAX_PARALLEL_RESEARCHERS + 1), str(formats.MAX_SUBTOPICS))]
-    assert f"send the first {formats.MAX_PARALLEL_RESEARCHERS}" in text
+    assert f"the rest are given when the first {formats.MAX_PARALLEL_RESEARCHERS} return" in text
 
 
 def test_skill_dispatches_each_researcher_by_reference():

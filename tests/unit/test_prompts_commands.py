@@ -147,8 +147,8 @@ def test_skill_runs_exactly_the_seven_orchestrator_subcommands():
 
     commands = extract_commands(SKILL.read_text(encoding="utf-8"))
     # fenced blocks first, then inline ones (abandon)
-    assert [parse_core(c).command for c in commands] == ["unavailable", "start", "estimate", "briefs", "gaps",
-                                                         "finish", "abandon"]
+    assert [parse_core(c).command for c in commands] == ["unavailable", "start", "estimate", "briefs", "finish",
+                                                         "abandon", "gaps"]
     # the sealed room lets the orchestrator run every one of these on its run (start opens it;
     # unavailable runs only when no run can start)
     assert {parse_core(c).command for c in commands} - {"start", "unavailable"} <= set(ORCHESTRATOR_COMMANDS)

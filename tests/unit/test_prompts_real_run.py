@@ -34,15 +34,15 @@ def test_skill_says_what_to_put_in_start_when_opened_without_arguments():
 
 def test_skill_bounds_the_fix_loop_and_says_how_to_return_unverified():
     text = prose(SKILL)
-    assert f'After {formats.MAX_VERIFY_ROUNDS} rounds of fixes it prints the object with ' \
-        f'`"{formats.RETURN_VERIFIED_KEY}": false`: return that.' in text
+    assert f"After {formats.MAX_VERIFY_ROUNDS} rounds of fixes the run ends unverified" in text
     assert "repeat until it passes" not in text
     from web_research.guard.rules.stop_gate import MAX_STOP_BLOCKS
 
     assert MAX_STOP_BLOCKS == formats.MAX_VERIFY_ROUNDS
     # The rule for what counts as a round is stated once, where the fixes are described.
     modes = prose(REFS / "failure-modes.md")
-    assert "Each run of `finish` that fails is one round of fixes; waiting for a claim-checker is not." in modes
+    assert ("Each run of `finish` that fails is one round of fixes; waiting for a claim-checker is not, nor is a "
+            "second run on a report.md nobody wrote since.") in modes
     assert "round" not in prose(REFS / "budget-tiers.md")
 
 

@@ -667,7 +667,8 @@ def complete_plan(text: str, question: str, tier: str | None, deepen: bool = Fal
         if name in (PLAN_SECTION_QUESTION, PLAN_SECTION_BUDGET):
             continue
         target = wave if name == PLAN_SECTION_SECOND_WAVE else middle
-        target += [f"## {name}", "", *_strip_lines(body), ""]
+        lines = _strip_lines(body)
+        target += [f"## {name}", "", *lines, ""] if lines else [f"## {name}", ""]
     out = [*head, *middle, *tail, *budget]
     if wave:
         out += ["", *wave]

@@ -39,6 +39,32 @@ def final_json(result: RunResult) -> dict[str, Any]:
     return value
 
 
+# How the plugin's context says which command it ran for the orchestrator (report/steps.py,
+# guard/effects/next_step.py).
+TOLD = {"estimate": ("web-research ran estimate",), "finish": ("web-research ran finish",),
+        "briefs": ("web-research rendered the briefs", "plan.md has mistakes", "Dispatch ",
+                   "Some briefs still need a researcher"),
+        "gaps": ("All researchers have returned",)}
+
+
+def told(result: RunResult, subcommand: str) -> list[str]:
+    """What the orchestrator was given of `web-research <subcommand>`, in order: the command's
+    output where it ran it (Bash), the hooks' context where they ran it for it."""
+    marks = TOLD.get(subcommand, ())
+    bash = {use["id"]: text for use, text in bash_runs(result, subcommand)}
+    out = []
+    for ev in result.stream.events:
+        if ev.get("type") == "system" and ev.get("subtype") == "hook_response":
+            context = (result.stream.decision_of(ev).get("hookSpecificOutput") or {}).get("additionalContext")
+            if isinstance(context, str) and any(context.startswith(m) or f"\n{m}" in context[:200] for m in marks):
+                out.append(context)
+        elif ev.get("type") == "user":
+            for block in (ev.get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and block.get("tool_use_id") in bash:
+                    out.append(bash[block["tool_use_id"]])
+    return out
+
+
 def return_object(result: RunResult) -> dict[str, Any]:
     """The run's return object as `finish` gave it last (in a hook's context after report.md's
     Write or a claim-checker, or printed by the command): what a calling skill gets as the final
@@ -119,6 +145,18 @@ def agent_messages(result: RunResult) -> list[list[dict]]:
         if uses:
             groups.setdefault(msg.get("id"), []).extend(uses)
     return list(groups.values())
+
+
+def agent_messages_of(result: RunResult) -> list[list[dict]]:
+    """The main agent's messages that call tools, each as its tool_use blocks, in order."""
+    out: dict[str, list[dict]] = {}
+    for ev in result.stream.events:
+        if ev.get("type") == "assistant" and not ev.get("parent_tool_use_id"):
+            msg = ev.get("message") or {}
+            uses = [b for b in msg.get("content") or [] if b.get("type") == "tool_use"]
+            if uses:
+                out.setdefault(str(msg.get("id")), []).extend(uses)
+    return list(out.values())
 
 
 def researcher_dispatches(result: RunResult) -> list[list[dict]]:
