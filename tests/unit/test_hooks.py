@@ -21,8 +21,10 @@ from hook_harness import (
     RESEARCHER,
     SCRIPT_OF,
     SUBTOPICS,
+    QUESTION,
     Harness,
     files_under,
+    plan_text,
     recorded,
 )
 
@@ -812,3 +814,43 @@ def test_a_declared_unverified_return_ends_the_run_without_a_block(active: Harne
     assert result.decision is None
     assert "Gaps & Limitations" in result.json["systemMessage"]
     assert active.record() is None and active.history()[-1]["outcome"] == "unverified"
+
+
+# --- the orchestrator's next step (issue 38) ----------------------------------------------------
+
+def _plan_write(active: Harness, event: str, content: str) -> dict:
+    plan = str(active.run_dir / "plan.md")
+    fields: dict = {"tool_name": "Write", "tool_input": {"file_path": plan, "content": content},
+                              "tool_use_id": "toolu_plan"}
+    if event == "PostToolUse":
+        fields["tool_response"] = {"type": "create", "filePath": plan, "content": content}
+    return active.payload(event, **fields)
+
+
+def test_the_plans_write_renders_the_briefs_and_gives_the_agent_calls(active: Harness):
+    """With auto_proceed no command is run only to read it: the Write of plan.md (completed by the
+    hook with start's question and tier) renders and records the briefs, and its PostToolUse gives
+    the exact Agent calls."""
+    written = plan_text(SUBTOPICS[:2]).split("## Subtopics", 1)[1]
+    pre = active.hook(_plan_write(active, "PreToolUse", "## Subtopics" + written))
+    content = pre.updated_input["content"]
+    assert content.startswith(f"## Research question\n\n{QUESTION}\n") and "\nTier: standard\n" in content
+    (active.run_dir / "plan.md").write_text(content, encoding="utf-8")  # what the client then writes
+    post = active.hook(_plan_write(active, "PostToolUse", content))
+    context = post.json["hookSpecificOutput"]["additionalContext"]
+    calls = [json.loads(line[len("Agent "):]) for line in context.splitlines() if line.startswith("Agent {")]
+    briefs = sorted((active.run_dir / "briefs").glob("*.md"))
+    assert [c["prompt"] for c in calls] == [f"Brief: {p}" for p in briefs] and len(briefs) == 2, context
+    assert [b["slug"] for b in active.record()["run"]["briefs"]] == [p.stem for p in briefs]
+    # written again after the briefs: nothing is rendered twice, no call given twice
+    assert active.hook(_plan_write(active, "PostToolUse", content)).stdout == ""
+
+
+def test_a_plan_with_mistakes_is_told_them_on_its_write(active: Harness):
+    content = "## Subtopics\n\n### Report card\n- what it costs\n\n## Synthesis approach\n\nBy subtopic.\n"
+    (active.run_dir / "plan.md").write_text(active.hook(_plan_write(active, "PreToolUse", content))
+                                            .updated_input["content"], encoding="utf-8")
+    post = active.hook(_plan_write(active, "PostToolUse", content))
+    context = post.json["hookSpecificOutput"]["additionalContext"]
+    assert "plan.md has mistakes" in context and "rename the subtopic" in context and "Agent {" not in context
+    assert not (active.run_dir / "briefs").exists() or not list((active.run_dir / "briefs").glob("*.md"))
