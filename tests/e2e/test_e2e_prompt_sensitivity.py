@@ -49,10 +49,14 @@ def _job(old: str, new: str):
     return job
 
 
+# The standard run's orchestrator runs one command, `start` (the hooks run the rest for it and
+# give their answers as context): the controls break that command, and the rule that the plugin
+# gives each next step.
 SESSIONS = {
-    "wrong-subcommand": _job('/scripts/web-research" briefs "<output_dir>"', '/scripts/web-research" brief "<output_dir>"'),
-    "unsubstituted-root": _job('"${CLAUDE_PLUGIN_ROOT}/scripts/web-research" finish',
-                               '"${CLAUDE_PLUGIN_HOME}/scripts/web-research" finish'),
+    "wrong-subcommand": _job('/scripts/web-research" start --args-file', '/scripts/web-research" begin --args-file'),
+    "unsubstituted-root": _job('"${CLAUDE_PLUGIN_ROOT}/scripts/web-research" start',
+                               '"${CLAUDE_PLUGIN_HOME}/scripts/web-research" start'),
+    "no-next-step": _job("**The plugin tells you each next step.**", "**Run each command yourself.**"),
 }
 
 

@@ -68,7 +68,7 @@ def runs(e2e_session):
 
 
 def test_same_question_refuses_with_prior_run_present(runs):
-    answer = outcome.return_object(runs["again"])
+    answer = outcome.final_json(runs["again"])
     assert answer.get("error") == formats.ERROR_PRIOR_RUN_PRESENT, answer
     run_dir = outcome.run_dir(runs["first"])
     assert str(run_dir) in answer.get("detail", ""), answer
@@ -109,7 +109,7 @@ def test_refresh_leaves_the_users_files_in_place(runs):
 def test_refresh_of_a_project_root_is_denied_and_moves_nothing(e2e_session):
     result = e2e_session("project-root")["result"]
     assert result.exit_code == 0 and not result.timed_out, result.describe()
-    answer = outcome.return_object(result)
+    answer = outcome.final_json(result)
     assert answer.get("error") == formats.ERROR_INVALID_INPUT and ".git" in answer.get("detail", ""), answer
     (use, text) = outcome.bash_runs(result, "start")[0]
     assert "would refuse" in text, text  # the hook denied it: start never ran

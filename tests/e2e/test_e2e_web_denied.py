@@ -29,7 +29,7 @@ def run(e2e_session):
 
 
 def test_answer_is_web_tools_unavailable(run):
-    answer = outcome.return_object(run)
+    answer = outcome.final_json(run)
     assert answer == {"error": formats.ERROR_WEB_TOOLS_UNAVAILABLE, "detail": "missing: WebSearch"}
 
 

@@ -236,6 +236,7 @@ class Run:
     kept: list[str] | None = None  # start --resume: the findings files kept (final); None for a new run
     abandon_reason: str | None = None
     for_person: bool = False  # a person ran the skill (not a calling skill): the last message is a summary
+    next_told: int = 0  # researchers dispatched when the last wave's next step was told (post_agent)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "run") -> Run:
@@ -263,7 +264,8 @@ class Run:
             [SilentFailure.from_json(f, f"{where}.silent_failures") for f in _objects(data, "silent_failures", where)],
             StopState.from_json(_get(data, "stop", dict, {}, where), f"{where}.stop"),
             _strings(data, "kept", where) if kept is not None else None,
-            _str(data, "abandon_reason", where), _get(data, "for_person", bool, False, where))
+            _str(data, "abandon_reason", where), _get(data, "for_person", bool, False, where),
+            _get(data, "next_told", int, 0, where))
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -275,7 +277,8 @@ class Run:
         optional = {"limits": list(self.limits) if self.limits is not None else None,
                     "started": dict(self.started) or None, "unattributed": self.unattributed or None,
                     "checkers": [c.to_json() for c in self.checkers] or None, "kept": self.kept,
-                    "abandon_reason": self.abandon_reason, "for_person": self.for_person or None}
+                    "abandon_reason": self.abandon_reason, "for_person": self.for_person or None,
+                    "next_told": self.next_told or None}
         data.update({k: v for k, v in optional.items() if v is not None})
         return data
 

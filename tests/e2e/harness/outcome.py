@@ -42,7 +42,7 @@ def final_json(result: RunResult) -> dict[str, Any]:
 # How the plugin's context says which command it ran for the orchestrator (report/steps.py,
 # guard/effects/next_step.py).
 TOLD = {"estimate": ("web-research ran estimate",), "finish": ("web-research ran finish",),
-        "briefs": ("web-research rendered the briefs", "plan.md has mistakes", "Dispatch ",
+        "briefs": ("web-research rendered the briefs", "web-research: plan.md has mistakes", "Dispatch ",
                    "Some briefs still need a researcher"),
         "gaps": ("All researchers have returned",)}
 

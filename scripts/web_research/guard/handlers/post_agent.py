@@ -90,7 +90,12 @@ def _post_researcher(ctx: Context) -> Decision:
             release(run, tool_use_id=tool_use_id)
         if returned is not None and agent_id is not None and agent_id not in run.agents:
             run.bind_agent(agent_id, returned.slug, "returned")
-        last = not run.reservations  # the last researcher out of the room tells what comes next
+        # The last researcher of a wave out of the room tells what comes next, once: SubagentStop may
+        # free the others' slots before their calls return, so each wave is told by one call only.
+        dispatched = sum(run.dispatches.values())
+        last = not run.reservations and run.next_told != dispatched
+        if last:
+            run.next_told = dispatched
     decision: Decision = NOTHING
     if response.get("status") == "completed":
         # A foreground researcher returned and the orchestrator has not acted since: if its
