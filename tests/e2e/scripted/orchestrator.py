@@ -164,7 +164,10 @@ class Orchestrator:
         name = last[0]["name"]
         sub = subcommand(last[0])
         if any(subcommand(c) == "finish" for c in last[1:]):  # a fix's Edits, then finish, in one message
-            name, sub = "Bash", "finish"
+            result = result_for(req, "Bash")
+            if result is None:
+                raise PromptError("no `finish` result after the fix's Edits")
+            return self.after_finish(req, result.text)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.REPORT_FILE) \
                 and self.report_mode == "abandoned":  # told what fails, the person asks to stop instead
             command = core_command(self.body(req), "abandon").replace("<their words>", "the person asked to stop")
