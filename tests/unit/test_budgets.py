@@ -175,7 +175,8 @@ def rerender(h: Harness) -> list[dict]:
     command = h.core_command("briefs")
     proc = h.shell(command)
     assert proc.returncode == 0, proc.stderr
-    assert h.hook(h.bash("PostToolUse", command, proc.stdout)).stdout == ""
+    given = h.hook(h.bash("PostToolUse", command, proc.stdout))
+    assert given.returncode == 0 and "Dispatch " in given.stdout, given  # the Agent calls to make
     return json.loads(proc.stdout)
 
 

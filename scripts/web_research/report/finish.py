@@ -7,8 +7,8 @@
 2. `check_report`: the verification checklist;
 3. `count_round`: a run whose checklist fails is one round of fixes, except runs
    that only wait for a claim-checker, which are free up to `FREE_CHECKER_WAITS`, and a run on
-   a report.md nobody wrote since the last counted round (finish run twice on one fix: by the
-   hook after report.md's Write and by hand);
+   a report.md nobody wrote since the round the hook counted after report.md's Write (one fix
+   finished twice: by the hook, then by hand);
 4. `finish_run`: the three in order, the record written back, and the outcome: the return
    object, a claim-checker to dispatch, or the checks to fix (report/steps.py words each).
 
@@ -111,8 +111,9 @@ class Round(NamedTuple):
 
 def count_round(record: FinishRecord, failing: list[str], untouched: bool = False) -> Round:
     """Count this run in the record: one more run, and a free wait for a checker or a round of fixes.
-    `untouched`: report.md was not written since the last counted round ended; failing again, it
-    counts no new round (the same fix, finished twice)."""
+    `untouched`: report.md was not written since a round the hook counted after report.md's
+    Write; failing again, it counts no new round (the same fix, finished twice: by the hook, then
+    by hand in the same message)."""
     record["runs"] = record.get("runs", 0) + 1
     waits = record.get("checker_waits", 0)
     rounds = record.get("fix_rounds", 0)
@@ -151,7 +152,7 @@ def report_stamp(run_dir: Path) -> str | None:
     return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
-def finish_run(run_dir: Path) -> Outcome:
+def finish_run(run_dir: Path, by_hook: bool = False) -> Outcome:
     """One run of `finish` on `run_dir`: assemble, check, count, record; what came of it.
     Raises what the assembly or the checks raise on a folder they cannot read (the caller
     says it could not finish: a bug must not look like a verdict on the report)."""
@@ -161,10 +162,13 @@ def finish_run(run_dir: Path) -> Outcome:
     checks, failing = check_report(run_dir, problems)
     if notes:  # kept with the run; shown with the next failing checks, never beside the return object
         record["notes"] = notes
-    untouched = before is not None and before == record.get("round_stamp")
+    # Only the run right after a hook's counts as the same fix; finish run again and again by hand
+    # on a report nobody changes still spends its rounds.
+    untouched = before is not None and before == record.get("round_stamp") and record.get("round_by_hook") is True
     rounds, first_wait = count_round(record, failing, untouched)
     if failing and not first_wait:
         record["round_stamp"] = report_stamp(run_dir) or ""
+        record["round_by_hook"] = by_hook and not untouched
     write_record(run_dir, record)
     if not failing:
         return Outcome(DONE, return_object(run_dir), checks, failing, problems, notes, rounds)

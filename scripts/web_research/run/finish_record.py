@@ -31,6 +31,7 @@ class FinishRecord(TypedDict, total=False):
     gaps: list[str]  # the Gaps & Limitations lines finish last placed
     notes: list[str]  # shown with the next failing checks
     round_stamp: str  # report.md's inode, size and mtime when the last counted round of fixes ended
+    round_by_hook: bool  # that round was counted by the hook after report.md's Write
 
 
 def record_path(run_dir: Path) -> Path:
@@ -64,6 +65,8 @@ def parse_record(value: Any) -> FinishRecord:
         record["sources"] = value["sources"] if isinstance(value["sources"], str) else None
     if isinstance(value.get("round_stamp"), str):
         record["round_stamp"] = value["round_stamp"]
+    if isinstance(value.get("round_by_hook"), bool):
+        record["round_by_hook"] = value["round_by_hook"]
     for key in ("gaps", "notes"):
         if key in value:
             record[key] = _strings(value[key])  # type: ignore[literal-required]

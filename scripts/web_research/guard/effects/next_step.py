@@ -116,7 +116,7 @@ def finished(run: Run, program: str, env: Mapping[str, str]) -> Decision:
     started = time.monotonic()
     run_dir = Path(run.run_dir)
     try:
-        outcome = finish_run(run_dir)
+        outcome = finish_run(run_dir, by_hook=True)
     except Exception as exc:  # noqa: BLE001 - a bug must not look like a verdict: the command says it again
         log_failure(f"finish in a hook on {run_dir}", env)
         return AddContext(f"web-research could not run finish ({type(exc).__name__}); run it yourself: "
