@@ -15,8 +15,9 @@ found) reads, from the page's own text around the place the one matcher finds th
   so a heading or a table row is one);
 - `term`: the term a definition describes, when the excerpt stands in a list item right
   after a short list item (how the stored text of a `<dt>`/`<dd>` pair reads);
-- `heading`: the nearest short line above that is no list item, table row or sentence (how
-  the stored text of a heading reads).
+- `heading`: the nearest short line above that is no list item, table row or sentence, and
+  starts a block that does not run on into the next line (how the stored text of a heading
+  reads; a PDF's wrapped line is none).
 
 Each piece is bounded (`MAX_PIECE_CHARS`), with invisible and control characters removed and
 whitespace collapsed: it is page text, shown to a model as data. Pure, standard library only.
@@ -201,10 +202,28 @@ def _term_and_heading(text: str, start: int) -> tuple[str | None, str | None]:
             previous = _previous_line(text, previous[0])
     while previous is not None and heading is None and previous[0] >= floor:
         line = text[slice(*previous)].strip()
-        if not _LIST_MARK.match(line) and not line.startswith("|") and _is_short(line):
+        above = _previous_line(text, previous[0])
+        if not _LIST_MARK.match(line) and not line.startswith("|") and _is_short(line) and _starts_a_block(
+                text, above, previous[0]) and not _continued(text, previous[1]):
             heading = _clean(line)
-        previous = _previous_line(text, previous[0])
+        previous = above
     return term, heading
+
+
+def _continued(text: str, end: int) -> bool:
+    """Whether the line ending at `end` runs on into the next one (which starts in lower case)."""
+    following = _next_line(text, end)
+    return following is not None and text[following[0]:following[1]].lstrip()[:1].islower()
+
+
+def _starts_a_block(text: str, above: tuple[int, int] | None, start: int) -> bool:
+    """Whether a line starting at `start` begins a block rather than continuing a wrapped one (a
+    PDF's text breaks its sentences into short lines): nothing above it, a blank line before it,
+    or a line above that ends a sentence or is short itself (a heading under a title)."""
+    if above is None or "\n\n" in text[above[1]:start + 1]:
+        return True
+    line = text[slice(*above)].strip()
+    return line[-1:] in ".!?:" or _is_short(line)
 
 
 def _is_short(line: str) -> bool:
