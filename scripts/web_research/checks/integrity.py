@@ -17,8 +17,9 @@ Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
 
     verbatim      error    one failing check per mismatched excerpt (not in the
                            page, a part between omission marks too short, parts
-                           spread beyond one passage: `excerpts` rules; or a
-                           changed snapshot); one passing check per file otherwise
+                           spread beyond one passage: `excerpts` rules; a figure
+                           of the page cut short: `whole_figures`; or a changed
+                           snapshot); one passing check per file otherwise
     snapshot      warning  citations with no snapshot (not verifiable); error, one
                            check per citation, when `sealed` is given and the
                            citation has no snapshot a researcher's fetch sealed
@@ -55,6 +56,7 @@ from ..core.result import Check
 from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, normalize, part_words
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
+from .whole_figures import cut_figures, describe
 
 INTEGRITY_CHECK_ID = "citations.integrity"
 SOURCES_CHECK_ID = "sources.records"
@@ -236,7 +238,14 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         return "mismatched"
     match = pages.match(snap, page, excerpt)
     if match.ok:
-        return "verified"
+        cuts = cut_figures(page.normalized, match.at)
+        if not cuts:
+            return "verified"
+        result.mismatches.append(_Finding(line, (
+            f"[^{number}] excerpt cuts a figure of the page {url} ({where}) short: "
+            f"{'; '.join(describe(cut) for cut in cuts[:3])}. Quote each figure whole: its sign, currency, "
+            "every digit, its magnitude and both ends of a range")))
+        return "mismatched"
     if match.rule in (RULE_SHORT_PART, RULE_SPREAD):
         result.mismatches.append(_Finding(line, _collage_message(number, url, where, match)))
         return "mismatched"

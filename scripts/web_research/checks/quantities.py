@@ -174,6 +174,14 @@ _SHARE_AFTER = re.compile(r"\s+(?:of|more|less|fewer|lower|higher|cheaper|faster
 _PERIOD_BEFORE = re.compile(r"\b(?:first|second|other|latter|former|last|next|this|back|front|top|bottom|upper|lower)"
                             r"\s+$", re.I)
 _IN_BEFORE = re.compile(r"\b(?:in|within)\s+$", re.I)  # "in a quarter": a period of time
+# Every word that may stand inside a figure or between the ends of a range: a reader that only
+# needs to know whether a place of a text may touch a figure looks a word up here first.
+FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRENCY_CODES), *_MAGNITUDE_WORDS,
+                          *_MONTH_NAMES, *_MONTHS.split("|"), *_WORD_UNITS, *_WORD_TENS,
+                          *"""k m b mn bn x times fold percent pct per cent cents pence eurocent eurocents a an of
+                          to through thru and or half halved halves halving third thirds quarter quarters double
+                          doubled doubles doubling twice triple tripled triples tripling thrice quadruple quadrupled
+                          quadruples quadrupling st nd rd th""".split()))
 _HALF_A_UNIT = re.compile(r"\s+an?\s+")
 _HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+" + _MAGNITUDE + r"\b", re.I)
 
@@ -615,6 +623,12 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
             out[i] = Figure(b.text, _amount(b.text, b.value, a.currency), KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end,
                             falling=b.falling)
     return out
+
+
+def linked_as_range(text: str, a: Figure, b: Figure) -> bool:
+    """Whether figures `a` and `b`, read from `text` in that order, are the two ends of a
+    range ("$10-15", "10% to 30%")."""
+    return _linked(text, a, b, _RANGE)
 
 
 def _linked(text: str, a: Figure, b: Figure, connector: re.Pattern | None = None) -> bool:
