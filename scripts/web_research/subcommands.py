@@ -74,7 +74,8 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                (f"{EXIT_OK:>3}  the briefs are written", _NOT_A_RUN,
                 f"{EXIT_USAGE:>3}  plan.md cannot be used (file:line: message on stderr)")),
     "verify": ("Run the verification checklist on a run folder and change nothing. Prints the failing "
-               "checks and a one-line summary; --verbose prints every check.",
+               "checks and a one-line summary; --verbose prints every check; --deep also extracts every page "
+               "again from its archived WARC and reports any whose text differs from the stored one.",
                (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
                 f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _NOT_A_RUN)),
     "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
@@ -156,6 +157,8 @@ def _verify_arguments(p: ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="print every check, not only the failing ones")
+    p.add_argument("--deep", action="store_true",
+                   help="also extract every page again from its WARC and compare with the stored text (slow)")
 
 
 def _finish_arguments(p: ArgumentParser) -> None:
@@ -230,7 +233,8 @@ _ENTRIES = (
     ("slug", "print the slug of a question", _slug_arguments, (), {}, None),
     ("start", "open a run folder (re-run protection, archiving)", _start_arguments, (), {}, None),
     ("briefs", "render one brief per subtopic of DIR/plan.md", _briefs_arguments, (ORCHESTRATOR,), {}, "dir"),
-    ("verify", "run the verification checklist on a run folder", _verify_arguments, (ORCHESTRATOR,), {}, "dir"),
+    ("verify", "run the verification checklist on a run folder", _verify_arguments, (ORCHESTRATOR,),
+     {"deep": False}, "dir"),
     ("finish", "number the report's references, write Sources, verify, answer", _finish_arguments,
      (ORCHESTRATOR,), {}, "dir"),
     ("gaps", "list every bullet of the plan with its coverage state", _gaps_arguments, (ORCHESTRATOR,), {}, "dir"),

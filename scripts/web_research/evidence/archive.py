@@ -111,7 +111,8 @@ def read_warc(path: Path, run_dir: Path, max_body_bytes: int = FetchLimits().max
     except ArchiveError:
         raise
     except Exception as exc:  # warcio raises many types on damaged input; none may become a traceback
-        raise ArchiveError(f"{path}: not a readable WARC ({type(exc).__name__}: {str(exc)[:200]})") from None
+        raise ArchiveError(f"{path}: not a readable WARC ({type(exc).__name__}: "
+                           f"{' '.join(str(exc).split())[:200]})") from None
     if response is None:
         raise ArchiveError(f"{path}: the WARC holds no response record")
     return Replayed(response[0], response[1], request_target)
