@@ -20,7 +20,6 @@ from pathlib import Path
 
 from .. import __version__
 from ..core.fsutil import RunFileError, read_run_file
-from .snapshots import ARCHIVE_SUFFIX
 from .transport import MAX_WIRE_OVERHEAD, FetchedPage, FetchLimits, parse_content_type
 
 WARC_VERSION = "1.1"

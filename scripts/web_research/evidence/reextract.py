@@ -27,6 +27,8 @@ OTHER_VERSION = "other-version"  # it is not, but this Python's extractor is ano
 NEVER_ARCHIVED = "never-archived"  # the record names no WARC (fetched before fetch kept one)
 BROKEN = "broken"  # the WARC or the text cannot be read, or the WARC is not what the record says
 
+DEFAULT_LIMITS = ExtractLimits()  # fetch's own defaults
+
 
 class Reextraction(NamedTuple):
     snapshot: Snapshot
@@ -47,7 +49,7 @@ def first_difference(stored: str, again: str) -> int:
     return min(len(stored), len(again))
 
 
-def reextract(snap: Snapshot, limits: ExtractLimits = ExtractLimits()) -> Reextraction:
+def reextract(snap: Snapshot, limits: ExtractLimits = DEFAULT_LIMITS) -> Reextraction:
     """Extract `snap`'s page again from its WARC and compare with its stored text."""
     path = snap.archive_path
     if snap.archive is None or path is None:
@@ -82,7 +84,7 @@ def reextract(snap: Snapshot, limits: ExtractLimits = ExtractLimits()) -> Reextr
     return Reextraction(snap, DIFFERS, detail)
 
 
-def reextract_run(run_dir: Path, limits: ExtractLimits = ExtractLimits()) -> tuple[list[Reextraction], list[str]]:
+def reextract_run(run_dir: Path, limits: ExtractLimits = DEFAULT_LIMITS) -> tuple[list[Reextraction], list[str]]:
     """Every snapshot of the run extracted again (in file order), and the records that cannot be read."""
     index = SnapshotIndex.build(run_dir)
     snaps = sorted({id(s): s for s in index.by_key.values()}.values(), key=lambda s: s.meta_path.name)
