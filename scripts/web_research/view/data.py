@@ -19,12 +19,15 @@ verification still gets a page.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .. import formats
 from ..evidence.excerpts import excerpt_parts, match_excerpt, normalize
+from ..evidence.matcher import StoredPage, find_excerpt
+from ..evidence.quote_links import live_link, text_fragment
 from ..evidence.sites import site_of
 from ..recheck.record import RecheckRecordError, latest_recheck
 from ..checks.checklist import parse_and_check
@@ -98,6 +101,25 @@ def locate_excerpt(excerpt: str, page: str, limit: int = 64) -> list[tuple[int, 
         spans.append((position + found.start(), position + found.end()))
         position += found.end()
     return spans or None
+
+
+@lru_cache(maxsize=64)
+def stored_page(text: str) -> StoredPage:
+    """One matcher page per stored text, for all the excerpts that cite it (a str keeps its hash)."""
+    return StoredPage(text)
+
+
+def live_url(url: str | None, excerpt: str | None, page: str) -> str | None:
+    """The live page's URL with a text fragment to the excerpt's passage, as the stored page writes
+    it (the one matcher's placement, evidence/matcher.py); None when the URL is not http(s) or
+    the excerpt is not in the page."""
+    if not url or not excerpt or not url.startswith(("https://", "http://")):
+        return None
+    found = find_excerpt(excerpt, stored_page(page))
+    if not found.ok or not found.spans:
+        return None
+    start, end = found.spans[0][0], found.spans[-1][1]
+    return live_link(url, text_fragment(page[start:end], page, start))
 
 
 def page_window(page: str, spans: list[tuple[int, int]] | None,
@@ -189,7 +211,7 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
         "site": site_of(citation.url) if citation.url else None,
         "excerpt": citation.excerpt, "seal": _seal_state(run_dir, snap, source), "claims": [],
         "snapshot": None, "page": None, "match": "no-snapshot" if snap is None else "no-text", "closest": None,
-        "why": [], "state": UNCHECKED, "cited_by": 0, "recheck": None}
+        "why": [], "state": UNCHECKED, "cited_by": 0, "recheck": None, "live_url": None}
     if snap is None:
         return item
     rel = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
@@ -205,6 +227,7 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
         return item
     spans = locate_excerpt(citation.excerpt, page) if citation.excerpt else None
     item["match"] = "found" if spans else "not-found"
+    item["live_url"] = live_url(citation.url, citation.excerpt, page)
     closest = closest_in_page(citation.excerpt, page) if citation.excerpt and not spans else None
     if closest is not None:
         item["closest"] = {"part": closest["part"], "similarity": closest["similarity"]}

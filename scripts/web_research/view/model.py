@@ -105,6 +105,7 @@ class Footnote(TypedDict):
     state: str
     cited_by: int
     recheck: Recheck | None
+    live_url: str | None  # the live page with a text fragment to the excerpt (quote_links.py), when found
 
 
 class CoverageSource(TypedDict):
