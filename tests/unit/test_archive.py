@@ -182,3 +182,35 @@ def test_a_record_naming_a_warc_elsewhere_is_refused(run_dir: Path) -> None:
     (sources / "a.json").write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(SnapshotError, match="archive.file"):
         load_snapshot(sources / "a.json")
+
+
+def test_recheck_compares_the_live_bytes_with_the_archived_ones(http_server: PageServer, run_dir: Path,
+                                                                capsys) -> None:
+    from web_research.evidence.extraction import ExtractLimits
+    from web_research.recheck.live import Transport
+    from web_research.recheck.record import BYTES_CHANGED, BYTES_SAME
+    from web_research.recheck.session import recheck_run
+
+    quote = "Enterprise customers commit to a monthly volume for each product."
+    kept = http_server.serve("/kept", f"Commitments\n\n{quote}\n")
+    edited = http_server.serve("/edited", f"Commitments\n\n{quote}\n")
+    for url in (kept, edited):
+        fetch(run_dir, url, capsys)
+    (run_dir / formats.REPORT_FILE).write_text(
+        "# Research: q\n\n## Sources\n\n" + "".join(
+            f"[^{n}]: **Title**: Page\n      **URL**: {url}\n      **Excerpt**: \"{quote}\"\n\n"
+            for n, url in ((1, kept), (2, edited))), encoding="utf-8")
+    http_server.serve("/edited", f"Commitments\n\n{quote}\n\nA line added since.\n")
+    transport = Transport(FetchLimits(timeout_s=5), ExtractLimits(timeout_s=20), allow_loopback=True)
+    record = recheck_run(run_dir, transport).record
+    assert {p.url: p.bytes for p in record.pages} == {kept: BYTES_SAME, edited: BYTES_CHANGED}
+    from web_research.commands.recheck_cmd import bytes_lines
+
+    assert bytes_lines(record) == [f"Bytes: 1 of 2 archived page(s) send the same body as their WARC; changed: {edited}"]
+
+
+def test_recheck_of_a_run_from_before_archiving_says_never_archived() -> None:
+    from recheck_example import example_output
+
+    text, _ = example_output()
+    assert "Bytes: 7 page(s) never archived (fetched before fetch kept a WARC), so no bytes to compare" in text
