@@ -214,3 +214,23 @@ def test_recheck_of_a_run_from_before_archiving_says_never_archived() -> None:
 
     text, _ = example_output()
     assert "Bytes: 7 page(s) never archived (fetched before fetch kept a WARC), so no bytes to compare" in text
+
+
+def test_the_runs_archive_figures_reach_the_page_and_the_closing_note(http_server: PageServer, run_dir: Path,
+                                                                        capsys) -> None:
+    from web_research.guard.effects.ending import summary
+    from web_research.evidence.snapshots import SnapshotIndex
+    from web_research.view.data import archive_figures
+
+    for path in ("/article", "/doc.pdf"):
+        fetch(run_dir, http_server.url(path), capsys)
+    figures = archive_figures(SnapshotIndex.build(run_dir))
+    sizes = sum(p.stat().st_size for p in (run_dir / "sources").glob("*.warc.gz"))
+    assert (figures["pages"], figures["archived"], figures["bytes"]) == (2, 2, sizes)
+    assert figures["text"].startswith(f"2 of 2 page(s) archived as fetched (WARC, {sizes / 1024:.1f} KB in all); "
+                                      "archiving added ")
+    note = summary({"archive": figures}, str(run_dir), None, [], "web-research")
+    assert f"Pages: {figures['text']}" in note
+    never = archive_figures(SnapshotIndex.build(EXAMPLE))
+    assert never["archived"] == 0 and "none of the 9 page(s) was archived" in never["text"]
+    assert "Pages:" not in summary({"archive": never}, str(EXAMPLE), None, [], "web-research")

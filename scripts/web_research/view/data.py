@@ -48,7 +48,7 @@ from ..checks.citation_entries import Citation
 from ..evidence.provenance import SealSource
 from ..evidence.snapshots import Snapshot
 from ..metrics.pricing import Cost, PriceTable
-from .model import (Claim, Closest, CoverageRow, FailingCheck, Figures, FindingsRow, Footnote, PageWindow,
+from .model import (ArchiveFigures, Claim, Closest, CoverageRow, FailingCheck, Figures, FindingsRow, Footnote, PageWindow,
                     Recheck, RecheckSummary, SealState, Spent, Verification, View)
 
 CONTEXT_CHARS = 1200  # page text shown on each side of the excerpt
@@ -538,5 +538,30 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
         "coverage": coverage(parsed),
         "findings": findings,
         "figures": figures(run_dir, parsed, load_prices(env, data_dir)),
+        "archive": archive_figures(SnapshotIndex.build(run_dir)),
         "verification": verification(run_dir, checks),
     }
+
+
+def archive_figures(index: SnapshotIndex) -> ArchiveFigures:
+    """The WARC files of the run's snapshots: their number and size, and the milliseconds archiving
+    added to each fetch (median and most), as each snapshot record states them."""
+    snaps = list({id(s): s for s in index.by_key.values()}.values())
+    archived = [s.archive for s in snaps if s.archive is not None]
+    size = sum(a.bytes for a in archived)
+    if not snaps:
+        text = "no page snapshots"
+    elif not archived:
+        text = f"none of the {len(snaps)} page(s) was archived (fetched before fetch kept a WARC)"
+    else:
+        times = sorted(a.ms for a in archived)
+        text = (f"{len(archived)} of {len(snaps)} page(s) archived as fetched (WARC, {_size(size)} in all); "
+                f"archiving added {times[len(times) // 2]} ms to a fetch (median, at most {times[-1]} ms)")
+    return {"pages": len(snaps), "archived": len(archived), "bytes": size, "text": text}
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"
