@@ -101,10 +101,19 @@ def _dechunk(data: bytes):
         stream.readline()
 
 
-def test_the_wire_is_bounded_with_the_body(http_server: PageServer) -> None:
-    """The archive holds no more than fetch accepts: the body limit holds for the bytes read."""
+def test_the_wire_is_bounded_with_the_body(http_server: PageServer, monkeypatch) -> None:
+    """The archive holds no more than fetch accepts: the body's limit, and the bytes on the wire
+    (headers and framing) at most MAX_WIRE_OVERHEAD beyond it."""
+    from web_research.evidence import transport
+
     with pytest.raises(FetchError, match="larger than the 1000-byte limit"):
         fetch_page(http_server.url("/chunked-gzip"), allow_loopback=True, limits=FetchLimits(max_bytes=1000))
+    body = len((PAGES_DIR / "article.html").read_bytes())
+    limits = FetchLimits(max_bytes=body + 10)
+    assert fetch_page(http_server.url("/article"), allow_loopback=True, limits=limits).body  # within both
+    monkeypatch.setattr(transport, "MAX_WIRE_OVERHEAD", 50)  # the status line and headers alone pass 60 bytes
+    with pytest.raises(FetchError, match=f"sent more than {body + 60} bytes"):
+        fetch_page(http_server.url("/article"), allow_loopback=True, limits=limits)
 
 
 def test_the_hook_seals_the_warc_with_the_text(http_server: PageServer, run_dir: Path, capsys, tmp_path) -> None:
