@@ -204,3 +204,14 @@ def test_each_page_is_archived_as_sent_and_extracts_again_to_its_text(run, answe
     checks = [c for c in json.loads(done.stdout)["checks"] if c["id"] == "archive.reextracted"]
     assert [c["ok"] for c in checks] == [True], checks
     assert checks[0]["message"].startswith(f"archive: {len(records)} of {len(records)} page(s) extracted again"), checks
+
+
+def test_turns_and_tokens_per_role(run, answer, report_note):
+    """What the standard run costs each role (issue 38): turns and input tokens as the fake API
+    counted them."""
+    from web_research.report.claim_checker import PROMPT_HEAD
+
+    roles = outcome.turns_by_role(run, PROMPT_HEAD)
+    report_note("research run, turns / input tokens per role: " + ", ".join(
+        f"{role} {v['turns']} / {v['input_tokens']:,}" for role, v in sorted(roles.items())))
+    assert roles["researchers"]["turns"] >= 3 and roles["claim-checkers"]["turns"] >= 1, roles

@@ -1,13 +1,18 @@
 """The rules of a recheck: one citation's state from what its page answers today.
 
 Pure: the page's outcome and text come in, a `CitationRecheck` goes out. Whether the excerpt
-is still in the page is decided by `excerpts.match_excerpt`, the very function `verify` uses,
-so a recheck and a verification can never disagree about what "the page says this" means.
+is still in the page is decided by the one matcher (`evidence.matcher.find_excerpt`, verify's
+`match_excerpt` on the page), so a recheck, a verification and the report view can never
+disagree about what "the page says this" means.
 
 When the excerpt is gone, the closest passage of the live page is shown with the words that
 differ, and the differing words that are figures (a price, a percent, a multiplier: the
 quantities `checks.quantities` reads) are named apart, since a changed figure is what a
 reader of a report most needs to know about.
+
+When the excerpt is still there, what surrounds it is compared too (`context_changes`: the
+heading, the term, the sentences before, around and after it, as the claim-checker saw them
+in the snapshot): "It is no longer true that <excerpt>" is a changed page, not an unchanged one.
 """
 from __future__ import annotations
 
@@ -16,7 +21,9 @@ from difflib import SequenceMatcher
 from urllib.parse import urlsplit
 
 from ..checks.quantities import extract_quantities
-from ..evidence.excerpts import closest_passage, match_excerpt, normalize
+from ..evidence.excerpt_context import ExcerptContext, find_context
+from ..evidence.excerpts import closest_passage, normalize
+from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import url_key
 from .record import (ANSWERED, CHANGED, GONE, MAX_NOTE_CHARS, MOVED, PAGE_GONE, UNCHANGED, UNREACHABLE, Change,
                      CitationRecheck, cut)
@@ -35,8 +42,7 @@ class LiveOutcome:
     outcome: str  # record.ANSWERED, PAGE_GONE or PAGE_UNREACHABLE
     status: int | None
     final_url: str | None
-    text: str | None  # the live page's text, when it answered
-    normalized: str | None  # normalize(text), computed once per page
+    page: StoredPage | None  # the live page's text, when it answered (normalized once)
     truncated: bool
     error: str | None
 
@@ -48,6 +54,7 @@ class Baseline:
     snapshot: str | None  # sources/<id>.txt
     final_url: str | None  # where the URL led on the day of the run
     in_snapshot: bool | None  # whether the excerpt is in the snapshot (verify's verdict)
+    context: ExcerptContext | None = None  # what surrounded the excerpt in the snapshot
 
 
 def judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Baseline,
@@ -63,11 +70,19 @@ def _judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Bas
               "final_url": live.final_url, "snapshot": baseline.snapshot, "in_snapshot": baseline.in_snapshot}
     if live.outcome == PAGE_GONE:
         return CitationRecheck(state=GONE, note=f"gone: {live.error}", **common)
-    if live.outcome != ANSWERED or live.text is None:
+    if live.outcome != ANSWERED or live.page is None:
         return CitationRecheck(state=UNREACHABLE, note=f"no verdict: {live.error}", **common)
 
     moved_to = live.final_url if moved(url, baseline.final_url, live.final_url) else None
-    match = match_excerpt(excerpt, live.text, normalized=live.normalized)
+    match = find_excerpt(excerpt, live.page, spans=False)
+    if match.ok and baseline.context is not None:
+        around = context_changes(baseline.context, find_context(excerpt, live.page))
+        if around:
+            said = "; ".join(change.text() for change in around[:3])
+            where = f"moved to {moved_to}; the excerpt is there" if moved_to else "the excerpt is still in the page"
+            return CitationRecheck(state=MOVED if moved_to else CHANGED,
+                                   note=f"{where}, but what surrounds it changed: {said}", moved_to=moved_to,
+                                   excerpt_found=True, differences=around, figures=figure_changes(around), **common)
     if match.ok:
         if moved_to:
             return CitationRecheck(state=MOVED, note=f"moved to {moved_to}; the excerpt is there",
@@ -78,7 +93,7 @@ def _judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Bas
     part = match.failed_part or excerpt
     closest, similarity = match.closest, match.similarity
     if closest is None:  # the parts are all there but spread apart: show the passage nearest the first
-        closest, similarity = closest_passage(part, live.text, normalized=live.normalized)
+        closest, similarity = closest_passage(part, live.page.text, normalized=live.page.normalized)
     differences = word_changes(part, closest) if closest and similarity >= MIN_SIMILARITY_FOR_DIFFERENCES else ()
     figures = figure_changes(differences)
     found = _what_differs(closest, similarity, differences, figures)
@@ -126,6 +141,25 @@ def _place(url: str) -> str:
     key = url_key(url)
     parts = urlsplit(key)
     return key.removeprefix(parts.scheme + "://") if parts.scheme in ("http", "https") else key
+
+
+def context_changes(was: ExcerptContext, now: ExcerptContext | None) -> tuple[Change, ...]:
+    """What the live page says otherwise around the excerpt than the snapshot did: each piece of
+    the context (`evidence.excerpt_context`: heading, term, the sentences before, around and after
+    it) compared word by word, normalized as the match is; a piece added or dropped whole counts."""
+    now = now or ExcerptContext("")
+    changes: list[Change] = []
+    for name in ExcerptContext._fields:
+        before, after = normalize(getattr(was, name) or "").split(), normalize(getattr(now, name) or "").split()
+        if before == after:
+            continue
+        label = name + ": "
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+            if tag != "equal":
+                old, new = " ".join(before[i1:i2]), " ".join(after[j1:j2])
+                changes.append(Change(_cut(label + old) if old else "", _cut(label + new) if new else ""))
+                label = ""
+    return tuple(changes[:MAX_CHANGES])
 
 
 def word_changes(excerpt: str, passage: str) -> tuple[Change, ...]:

@@ -17,7 +17,8 @@ from typing import Callable, Sequence
 from .. import __version__, formats
 from ..checks.report import parse_report
 from ..core.fsutil import RunFileError, atomic_write_text, decode_run_text, read_run_file
-from ..evidence.excerpts import match_excerpt, normalize
+from ..evidence.excerpt_context import find_context
+from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, snapshot_id, text_sha256, url_key
 from .judge import Baseline, LiveOutcome, judge
 from .live import DEFAULT_WORKERS, LivePage, Transport, fetch_each, fetch_live
@@ -117,8 +118,8 @@ def recheck_run(run_dir: Path, transport: Transport, only: Sequence[int] | None 
                                  fetched_at=live.fetched_at, seconds=live.seconds, error=live.error,
                                  live_text=live_text, sha256=digest, truncated=live.truncated,
                                  body_sha256=live.body_sha256, bytes=baselines.bytes_of(live)))
-        outcome = LiveOutcome(live.outcome, live.status, live.final_url, live.text,
-                              normalize(live.text) if live.text is not None else None, live.truncated, live.error)
+        outcome = LiveOutcome(live.outcome, live.status, live.final_url,
+                              StoredPage(live.text) if live.text is not None else None, live.truncated, live.error)
         for footnote in by_url[url_key(live.url)]:
             citations.append(judge(footnote.number, footnote.url, footnote.excerpt, outcome,
                                    baselines.of(footnote), live.fetched_at))
@@ -163,7 +164,7 @@ class _Baselines:
 
     def __init__(self, run_dir: Path) -> None:
         self._index = SnapshotIndex.build(run_dir)
-        self._texts: dict[Path, tuple[str, str] | None] = {}  # (text, normalized), None: unusable
+        self._texts: dict[Path, StoredPage | None] = {}  # None: unusable
 
     def bytes_of(self, live: LivePage) -> str | None:
         """The live body against the archived one: same, changed, never archived; None when no
@@ -185,7 +186,8 @@ class _Baselines:
             except SnapshotError:
                 text = None
             usable = text is not None and snap.text_is_intact(text)
-            self._texts[snap.text_path] = (text, normalize(text)) if usable else None
+            self._texts[snap.text_path] = StoredPage(text) if usable and text is not None else None
         page = self._texts[snap.text_path]
-        found = None if page is None else match_excerpt(footnote.excerpt, page[0], normalized=page[1]).ok
-        return Baseline(f"{formats.SOURCES_DIR}/{snap.text_path.name}", snap.final_url, found)
+        found = None if page is None else find_excerpt(footnote.excerpt, page, spans=False).ok
+        context = find_context(footnote.excerpt, page) if page is not None and found else None
+        return Baseline(f"{formats.SOURCES_DIR}/{snap.text_path.name}", snap.final_url, found, context)
