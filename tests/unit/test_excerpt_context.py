@@ -146,3 +146,19 @@ def test_recheck_says_changed_when_what_surrounds_the_excerpt_changed(server, tm
     assert checked.state == state and checked.excerpt_found is True, checked
     if state == CHANGED:
         assert "what surrounds it changed" in checked.note and checked.differences
+
+
+def test_a_wrapped_line_of_a_pdf_is_no_heading() -> None:
+    text = ("Annual report\n\nThe company said that in the year\nunder review its prices for\nlogs rose. "
+            "Acme bills per host.\n")
+    found = context("Acme bills per host", text)
+    assert found is not None and found.heading == "Annual report"
+
+
+def test_a_sentence_wrapped_over_lines_is_shown_whole() -> None:
+    text = ("Annual report\n\nPrices rose in the year. It is a myth that\nAcme charges $0.10 per GB for\n"
+            "logs in any region. Acme bills per host.\n")
+    found = context("Acme charges $0.10 per GB", text)
+    assert found is not None
+    assert found.sentence == "It is a myth that Acme charges $0.10 per GB for logs in any region."
+    assert found.before == "Prices rose in the year." and found.after == "Acme bills per host."

@@ -482,14 +482,15 @@ def claims_checks(records: Iterable[ClaimRecord]) -> list[Check]:
             figures = ", ".join(f"'{q.text}'" for q in r.grounding.missing)
             shown = "; ".join(f"[^{n}] \"{_shorten(e)}\"" for n, _u, e in r.excerpts)
             checks.append(Check(f"{scope}.claims.grounded", False, "error", (
-                f"claim at line {r.claim.line} states {figures}, which neither an excerpt it cites "
-                f"({footnote_list(r.claim.footnotes)}) nor the title of a page it cites states: {shown}. "
-                "State the figure as the page gives it, or cite the passage that gives this one"),
+                f"claim at line {r.claim.line} states {figures}, which no excerpt it cites "
+                f"({footnote_list(r.claim.footnotes)}) states: {shown} (a page's title counts only for a version, "
+                "year, date or a number in a name such as Python 3.11). State the figure as the page gives it "
+                "(in digits or words, \"10 cents\" for $0.10, \"half\" for 50%), or cite the passage that gives this one"),
                 str(path), r.claim.line))
         if checked and not failing:
             checks.append(Check(f"{scope}.claims.grounded", True, "error",
-                                f"{len(checked)} cited claim(s): every figure appears in an excerpt or page title "
-                                "they cite",
+                                f"{len(checked)} cited claim(s): every figure appears in an excerpt they cite "
+                                "(an identifier, or in a cited page's title)",
                                 str(path), None))
     return checks
 

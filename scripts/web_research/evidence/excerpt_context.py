@@ -15,8 +15,9 @@ found) reads, from the page's own text around the place the one matcher finds th
   so a heading or a table row is one);
 - `term`: the term a definition describes, when the excerpt stands in a list item right
   after a short list item (how the stored text of a `<dt>`/`<dd>` pair reads);
-- `heading`: the nearest short line above that is no list item, table row or sentence (how
-  the stored text of a heading reads).
+- `heading`: the nearest short line above that is no list item, table row or sentence, and
+  starts a block that does not run on into the next line (how the stored text of a heading
+  reads; a PDF's wrapped line is none).
 
 Each piece is bounded (`MAX_PIECE_CHARS`), with invisible and control characters removed and
 whitespace collapsed: it is page text, shown to a model as data. Pure, standard library only.
@@ -35,11 +36,14 @@ MAX_SENTENCE_EXTRA = 600  # the sentence may run this far beyond the excerpt its
 MAX_LOOKBACK_CHARS = 20_000  # how far above the excerpt a heading is looked for
 MAX_HEADING_WORDS = 12
 MAX_HEADING_CHARS = 120
+MAX_WRAPPED_LINES = 12  # how many lines one wrapped sentence is followed through
 _SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*(?=\s+[\"'\u201c\u2018(\[$\u20ac\u00a3]?[A-Z0-9])")
 _ABBREVIATIONS = frozenset({"e.g", "i.e", "vs", "etc", "approx", "inc", "ltd", "co", "corp", "mr", "mrs", "dr", "st",
                             "no", "u.s", "cf", "al", "fig", "ca"})
 _LAST_WORD = re.compile(r"([\w.]+)$")
 _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_RUNS_ON_WORDS = frozenset("""a an the that which who whose of to in on at by for from with and or but as than
+is are was were be been has have had not no its their this these those""".split())
 _LIST_MARK = re.compile(r"^(?:[-*\u2022]|\d{1,3}[.)])\s+")
 
 
@@ -123,26 +127,54 @@ def excerpt_context(page: StoredPage, spans: Sequence[tuple[int, int]]) -> Excer
 
 
 def _lines_around(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """(start, end) of the non-empty lines from the one before the excerpt's first line to the
-    one after its last, within bounds."""
+    """(start, end) of the blocks from the one before the excerpt's to the one after it: each
+    a non-empty line, or lines a wrapped sentence runs on through (a PDF's text), within bounds."""
     first = text.rfind("\n", 0, start) + 1
     last = text.find("\n", end)
     last = len(text) if last < 0 else last
+    for _ in range(MAX_WRAPPED_LINES):  # the lines the excerpt's first sentence runs on from
+        above = _previous_line(text, first)
+        if above is None or not _runs_on(text, above, first):
+            break
+        first = above[0]
+    for _ in range(MAX_WRAPPED_LINES):  # and the lines its last one runs on into
+        below = _next_line(text, last)
+        if below is None or not _runs_on(text, (first, last), below[0]):
+            break
+        last = below[1]
     out = []
     previous = _previous_line(text, first)
     if previous is not None:
         out.append(previous)
+    block = None
     position = first
     while position <= last:
         stop = text.find("\n", position)
         stop = len(text) if stop < 0 or stop > last else stop
         if text[position:stop].strip():
-            out.append((position, stop))
+            if block is not None and _runs_on(text, block, position):
+                block = (block[0], stop)
+            else:
+                if block is not None:
+                    out.append(block)
+                block = (position, stop)
         position = stop + 1
+    if block is not None:
+        out.append(block)
     following = _next_line(text, last)
     if following is not None:
         out.append(following)
     return out
+
+
+def _runs_on(text: str, line: tuple[int, int], next_start: int) -> bool:
+    """Whether a sentence runs on from `line` into the line starting at `next_start`: the line
+    ends with no sentence's end, and the next one starts in lower case or the line ends with a
+    word no sentence ends with ("that", "the", "of")."""
+    words = text[slice(*line)].split()
+    if not words or words[-1][-1:] in ".!?:":
+        return False
+    return text[next_start:next_start + 200].lstrip()[:1].islower() or words[-1].casefold() in _RUNS_ON_WORDS
 
 
 def _previous_line(text: str, line_start: int) -> tuple[int, int] | None:
@@ -201,10 +233,28 @@ def _term_and_heading(text: str, start: int) -> tuple[str | None, str | None]:
             previous = _previous_line(text, previous[0])
     while previous is not None and heading is None and previous[0] >= floor:
         line = text[slice(*previous)].strip()
-        if not _LIST_MARK.match(line) and not line.startswith("|") and _is_short(line):
+        above = _previous_line(text, previous[0])
+        if not _LIST_MARK.match(line) and not line.startswith("|") and _is_short(line) and _starts_a_block(
+                text, above, previous[0]) and not _continued(text, previous):
             heading = _clean(line)
-        previous = _previous_line(text, previous[0])
+        previous = above
     return term, heading
+
+
+def _continued(text: str, line: tuple[int, int]) -> bool:
+    """Whether a sentence runs on from `line` into the next line (`_runs_on`)."""
+    following = _next_line(text, line[1])
+    return following is not None and _runs_on(text, line, following[0])
+
+
+def _starts_a_block(text: str, above: tuple[int, int] | None, start: int) -> bool:
+    """Whether a line starting at `start` begins a block rather than continuing a wrapped one (a
+    PDF's text breaks its sentences into short lines): nothing above it, a blank line before it,
+    or a line above that ends a sentence or is short itself (a heading under a title)."""
+    if above is None or "\n\n" in text[above[1]:start + 1]:
+        return True
+    line = text[slice(*above)].strip()
+    return line[-1:] in ".!?:" or _is_short(line)
 
 
 def _is_short(line: str) -> bool:
