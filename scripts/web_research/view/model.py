@@ -105,6 +105,7 @@ class Footnote(TypedDict):
     state: str
     cited_by: int
     recheck: Recheck | None
+    live_url: str | None  # the live page with a text fragment to the excerpt (quote_links.py), when found
 
 
 class CoverageSource(TypedDict):
@@ -173,6 +174,15 @@ class Figures(TypedDict):
     why_none: str | None
 
 
+class ArchiveFigures(TypedDict):
+    """The run's WARC files (evidence/archive.py): how many pages, their size, what archiving added."""
+
+    pages: int  # page snapshots in the run
+    archived: int  # of them with a WARC
+    bytes: int  # the WARC files' size, summed
+    text: str  # the sentence the page and the closing note show
+
+
 class FailingCheck(TypedDict):
     id: str
     severity: str
@@ -205,4 +215,5 @@ class View(TypedDict):
     coverage: list[CoverageRow]
     findings: list[FindingsRow]
     figures: Figures
+    archive: ArchiveFigures
     verification: Verification
