@@ -246,17 +246,18 @@ def test_a_partial_claim_fails_with_the_reason_and_the_passage_until_it_changes(
     assert "report.claims.verdict" not in failing(run_checklist(run))
 
 
-def test_a_partial_claim_left_as_it_is_ends_the_run_unverified(tmp_path: Path) -> None:
+def test_a_partial_claim_left_as_it_is_never_ends_the_run_verified(tmp_path: Path) -> None:
     run = tiered(tmp_path)
     buyers = key_of(run, "Buyers report committed-volume discounts")
     judge_all(run, 1, **{buyers: "partial"})
-    for _ in range(formats.MAX_VERIFY_ROUNDS):
-        assert run_cli("finish", str(run)).returncode == 1
-    ended = run_cli("finish", str(run))
-    assert ended.returncode == 0
-    returned = json.loads(ended.stdout)
-    assert returned[formats.RETURN_VERIFIED_KEY] is False, returned
-    assert "report.claims.verdict" in returned[formats.RETURN_FAILED_CHECKS_KEY], returned
+    for _ in range(formats.MAX_VERIFY_ROUNDS + 2):
+        ended = run_cli("finish", str(run))
+        if ended.returncode == 0:  # the rounds are spent: the return object says it is not verified
+            returned = json.loads(ended.stdout)
+            assert returned[formats.RETURN_VERIFIED_KEY] is False, returned
+            assert "report.claims.verdict" in returned[formats.RETURN_FAILED_CHECKS_KEY], returned
+            break
+        assert ended.returncode == 1 and "report.claims.verdict" in ended.stdout, ended.stdout
 
 
 def test_a_narrowed_partial_claim_is_the_only_one_checked_again(tmp_path: Path) -> None:
