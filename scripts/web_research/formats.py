@@ -136,6 +136,23 @@ REPORT_TITLE_PREFIX = "# Research: "
 REPORT_SECTIONS = ("TL;DR", "Findings", "Gaps & Limitations", "Sources")
 TLDR_MIN_BULLETS = 3
 TLDR_MAX_BULLETS = 5
+# The Markdown a report or findings file is written in (checks/markdown_form.py refuses every
+# other form at its line; report-template.md names these, and tests hold it to them).
+MARKDOWN_MAX_DEPTH = 3  # lists and quotes around a paragraph, at most
+MARKDOWN_ALLOWED_FORMS = (
+    "paragraphs",
+    f"bullet and numbered lists (at most {MARKDOWN_MAX_DEPTH} deep, quotes counted)",
+    "tables",
+    "`>` quotes",
+    "`code spans`",
+    "*emphasis* and **bold**",
+    "links to a page the report cites",
+)
+
+
+def allowed_forms() -> str:
+    """The allowed forms as one phrase, as report-template.md and every refusal give it."""
+    return ", ".join(MARKDOWN_ALLOWED_FORMS[:-1]) + " and " + MARKDOWN_ALLOWED_FORMS[-1]
 
 # --- Citations (report and findings) --------------------------------------
 # Label as written in Markdown -> field name in citation.schema.json.

@@ -23,8 +23,14 @@ REPORT = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
 NAMES = ["Billing units and retention tiers", "Enterprise commitments and overages"]
 
 
+# The example's plan bullet ids, and the Gaps line finish writes for its failed subtopic.
+IDS = ["1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "3.1", "3.2"]
+RECORDED = {next(line for line in REPORT.splitlines() if line.startswith('- **Subtopic "'))}
+
+
 def _failing(text: str) -> dict:
-    return {c.id: c for c in statement_checks(Path("report.md"), parse_report(text), NAMES) if not c.ok}
+    return {c.id: c for c in statement_checks(Path("report.md"), parse_report(text), NAMES, IDS, RECORDED)
+            if not c.ok}
 
 
 def _with_findings(paragraph: str) -> str:

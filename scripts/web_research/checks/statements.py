@@ -14,6 +14,14 @@ checks leave out must not be prose. In `## TL;DR` and `## Findings`:
     report.headings.figures   a heading states no figure (a heading cites nothing);
                               a heading that is a plan subtopic's name is the plan's
                               words, approved by the person, and passes
+A lead-in (claims.lead_ins: one sentence, no figure, no reference, ending with a colon
+right before the list or table it introduces) is no uncited statement: it is read with
+each claim of that list or table. In `## Gaps & Limitations`:
+
+    report.gaps.figures       a sentence that states a figure carries a reference (and is
+                              then a claim, checked as any other); a plan bullet's id is
+                              no figure, and a line `finish` writes for a recorded failure
+                              quotes the findings' reason as it is (recorded_gaps.py)
 and, in the whole report but Sources (which `finish` writes):
     report.references.form    every footnote-like mark is a reference: `[^<slug>:<n>]`,
                               or a number `finish` gave, `[^n]`; `[^lumen]` or
@@ -30,14 +38,14 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import formats
-from .claims import FOOTNOTE_LIKE, Sentence, header_cells, plain_text, sentences_of
+from .claims import FOOTNOTE_LIKE, Sentence, header_cells, lead_ins, plain_text, sentences_of
 from .quantities import figures_in
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
 from ..core.markdown_doc import REF, TEXT, Block
 
-TLDR, FINDINGS, SOURCES = formats.REPORT_SECTIONS[0], formats.REPORT_SECTIONS[1], formats.REPORT_SECTIONS[3]
+TLDR, FINDINGS, GAPS, SOURCES = formats.REPORT_SECTIONS
 MAX_LISTED = 6
 _SPACES = re.compile(r"\s+")
 _MARK_TEXT = re.compile(r"\[\^[^\]\s]*\]")
@@ -78,18 +86,24 @@ def _block_sentences(report: Report, start: int, end: int) -> list[tuple[Block, 
     return out
 
 
-def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] = ()) -> list[Check]:
-    """The rules above for one parsed report. `subtopic_names`: the plan's subtopic names."""
+def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] = (),
+                     bullet_ids: Iterable[str] = (), recorded: Iterable[str] | None = None) -> list[Check]:
+    """The rules above for one parsed report. `subtopic_names`: the plan's subtopic names;
+    `bullet_ids`: its bullets' ids; `recorded`: the lines `finish` writes for the run's failures
+    (None when they cannot be known, without a usable plan: then Gaps is not checked)."""
     checks: list[Check] = []
     figure_problems: list[tuple[int, str]] = []
     heading_problems: list[tuple[int, str]] = []
     names = {" ".join(name.split()).casefold() for name in subtopic_names}
+    leads = {lead.line for lead, _words in lead_ins(report.doc)}
     for name, check_id in ((TLDR, "report.tldr.uncited"), (FINDINGS, "report.findings.uncited")):
         section = report.section(name)
         if section is None:
             continue  # report.sections.missing says so
         uncited: list[tuple[int, str]] = []
         for block, sentences in _block_sentences(report, section.line + 1, section.end):
+            if block.line in leads:
+                continue  # read with each claim it introduces
             if not any(_cited(s) for s in sentences):
                 words = " ".join(s.text for s in sentences)
                 if not words.strip():
@@ -125,8 +139,32 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
             "report.headings.figures", path, sorted(heading_problems), "no heading states a figure",
             "A heading cites nothing, so it states no figure: name the topic, and put the figure in a cited "
             "sentence below it"))
+    gaps = _gaps_check(path, report, set(bullet_ids), set(recorded)) if recorded is not None else None
+    if gaps is not None:
+        checks.append(gaps)
     checks.append(_form_check(path, report))
     return checks
+
+
+def _gaps_check(path: Path, report: Report, bullet_ids: set[str], recorded: set[str]) -> Check | None:
+    """`report.gaps.figures`: Gaps & Limitations states no figure without a reference."""
+    section = report.section(GAPS)
+    if section is None:
+        return None
+    problems: list[tuple[int, str]] = []
+    for block, sentences in _block_sentences(report, section.line + 1, section.end):
+        if block.line <= len(report.lines) and report.lines[block.line - 1].strip() in recorded:
+            continue  # finish's line: the findings' reason, quoted
+        for sentence in sentences:
+            if _cited(sentence):
+                continue
+            stated = [q for q in figures_in(sentence.text) if q.text not in bullet_ids]
+            if stated:
+                problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
+    return _listed(
+        "report.gaps.figures", path, problems, "Gaps & Limitations states no figure without a reference",
+        "Gaps & Limitations says what is not established; a figure there carries, in its sentence, the reference "
+        f"of the passage that states it, {SHAPE}, or the sentence says it without the figure")
 
 
 def _expected(mark: str) -> str:

@@ -27,7 +27,8 @@ from ..checks.citation_checks import citation_checks
 from ..checks.claims import claim_records, claims_checks, sealed_page_titles
 from ..checks.findings import findings_checks, load_findings
 from ..checks.integrity import citation_integrity_checks
-from ..checks.text_controls import bidi_check
+from ..checks.markdown_form import findings_form_check
+from ..checks.text_controls import bidi_check, control_check
 from ..core.fsutil import RunFileError, read_run_file, read_run_text
 from ..core.schema_validation import load_schema
 from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, STATUS_FAILED
@@ -36,7 +37,8 @@ from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi",
+                   "text.controls", "markdown")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
@@ -130,13 +132,16 @@ def citation_problems(brief: Brief, sealed: Mapping[str, Any] | None = None, tex
 
 def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None,
                        where: Where = at_path) -> list[str]:
-    if not found.citations:
-        return []
-
     path = found.path
-    run_dir = path.parent.parent
     scope = f"findings.{brief.slug}"
-    checks = citation_checks(scope, path, found.citations, found.markers, found.sources_span)
+    # The text as a person reads it: no control character, no Markdown form no check reads.
+    shown = [control_check(scope, path, found.body, found.body_first_line),
+             findings_form_check(scope, path, found.doc, (c.url for c in found.citations if c.url))]
+    if not found.citations:
+        return _problems(shown, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)
+
+    run_dir = path.parent.parent
+    checks = shown + citation_checks(scope, path, found.citations, found.markers, found.sources_span)
     checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations], sealed)
     # The figure rule, told while the researcher still holds the page: each figure a cited
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).

@@ -13,7 +13,8 @@ bullet. `finish` keeps the lines it wrote in its record and takes them out again
 its next run before writing the current ones, so a bullet a later wave covers
 disappears. A reason comes from a findings file (hostile): it is folded to one
 line, bounded, and its brackets made plain so it can never become a reference.
-Pure functions; report/finish.py does the I/O.
+The lines themselves are built in checks/recorded_gaps.py (verify reads them too);
+report/finish.py does the I/O.
 """
 from __future__ import annotations
 
@@ -21,64 +22,12 @@ import re
 from typing import Sequence
 
 from .. import formats
-from ..checks.coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, gaps_names_bullet, subtopics_for
-from ..checks.findings import Findings
-from ..run.plan import Plan
+from ..checks.recorded_gaps import (  # noqa: F401 - finish and tests use them from here
+    MAX_REASON_CHARS, NO_FILE, NO_FILE_REASON, bullet_line, gap_lines, plain, subtopic_line,
+)
 
-MAX_REASON_CHARS = 300
-NO_FILE = "no findings file"
-NO_FILE_REASON = "the researcher returned without writing one"
 _GAPS_HEADING = re.compile(r"^##\s+" + r"\s*".join(re.escape(w) for w in formats.REPORT_SECTIONS[2].split())
                            + r"\s*$", re.IGNORECASE)
-
-
-def plain(reason: str | None) -> str:
-    """A findings file's reason as one bounded line that no Markdown reads as structure."""
-    text = " ".join((reason or "no reason given").split()).replace("[", "(").replace("]", ")")
-    text = text.rstrip(".") or "no reason given"
-    return text if len(text) <= MAX_REASON_CHARS else text[:MAX_REASON_CHARS - 1].rstrip() + "\u2026"
-
-
-def subtopic_line(name: str, status: str, reason: str | None, ids: Sequence[str]) -> str:
-    tail = f" Not established: {', '.join(ids)}." if ids else ""
-    return f'- **Subtopic "{" ".join(name.split())}"** ({status}): {plain(reason)}.{tail}'
-
-
-def bullet_line(bullet_id: str, reason: str | None) -> str:
-    """A bullet's line; the findings' own `<id>: ` before each reason is left out."""
-    label = re.compile(r"^\s*" + re.escape(bullet_id) + r"\s*:\s*")
-    parts = [label.sub("", part) for part in (reason or "").split("; ")]
-    return f"- **Bullet {bullet_id}**: not established: {plain('; '.join(p for p in parts if p) or None)}."
-
-
-def gap_lines(plan: Plan, findings: dict[str, Findings], unreadable: dict[str, str],
-              gaps: str | None) -> list[str]:
-    """The bullets for every recorded failure that `gaps` (Gaps & Limitations' text as
-    report.gaps_text gives it, None when absent) does not name yet. `unreadable`: why
-    each findings file that is there could not be read, by slug."""
-    states = bullet_states(plan, findings, unreadable)
-    folded = gaps or ""
-    lines: list[str] = []
-    listed: set[str] = set()  # ids a subtopic line names
-    for subtopic in plan.all_subtopics:
-        found = findings.get(subtopic.slug)
-        if found is None:
-            status, reason = ("unreadable", unreadable[subtopic.slug]) if subtopic.slug in unreadable \
-                else (NO_FILE, NO_FILE_REASON)
-        elif found.status in (formats.STATUS_FAILED, formats.STATUS_EMPTY):
-            status, reason = found.status, found.reason
-        else:
-            continue
-        if " ".join(subtopic.name.split()).casefold() in folded or subtopic.slug.casefold() in folded:
-            continue
-        ids = [s.bullet.id for s in states if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet)]
-        listed.update(ids)
-        lines.append(subtopic_line(subtopic.name, status, reason, ids))
-    for state in states:
-        if state.state in (STATE_NOT_ESTABLISHED, STATE_MISSING) and state.bullet.id not in listed \
-                and not gaps_names_bullet(gaps, state.bullet):
-            lines.append(bullet_line(state.bullet.id, state.reason))
-    return lines
 
 
 def without(text: str, previous: Sequence[str]) -> str:
