@@ -145,8 +145,9 @@ MARKDOWN_ALLOWED_FORMS = (
     "tables",
     "`>` quotes",
     "`code spans`",
-    "*emphasis* and **bold**",
-    "links to a page the report cites",
+    "*emphasis*",
+    "**bold**",
+    "links to a cited page",
 )
 
 

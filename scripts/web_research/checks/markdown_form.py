@@ -99,8 +99,8 @@ def _form_problem(form: Form, cited_urls: Collection[str]) -> list[tuple[int, st
         detail = f" `{_short(form.detail)}`" if kind in (FORM_ENTITY, FORM_HTML_INLINE) and form.detail else ""
         return [_refusal(form.line, what + detail, instead)]
     if kind == FORM_CONTAINER:
-        if form.depth <= formats.MARKDOWN_MAX_DEPTH:
-            return []
+        if form.depth != formats.MARKDOWN_MAX_DEPTH + 1:
+            return []  # within the bound, or inside one past it (reported once, at its outermost)
         return [_refusal(form.line, f"a {form.detail} nested {form.depth} deep",
                          f"keep lists and quotes at most {formats.MARKDOWN_MAX_DEPTH} deep")]
     if kind == FORM_LINK:
