@@ -7,14 +7,14 @@ needs the checker, which no other tool call's PostToolUse loads.
 """
 from __future__ import annotations
 
-from ..report.claim_checker import parse_answer
-from .briefs_match import briefs_of, resolve_prompt
-from .effects.replies import write_verdicts
-from .events import CHECKER, RESEARCHER, dispatch_fields
-from .rules.checker_gate import prompt_hash
-from .rules.decision import NOTHING, Decision
-from .rules.dispatch import release
-from .state import Context
+from ...report.claim_checker import parse_answer
+from ..briefs_match import briefs_of, resolve_prompt
+from ..effects.replies import write_verdicts
+from ..events import CHECKER, RESEARCHER, dispatch_fields
+from ..rules.checker_gate import prompt_hash
+from ..rules.decision import NOTHING, Decision
+from ..rules.dispatch import release
+from ..state import Context
 from .subagent_stop import settle_researcher
 
 # A researcher's states once its findings are settled (subagent_stop.settle_researcher).
