@@ -217,7 +217,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      lambda run: replace_once(_report(run), '- **Subtopic "Cost controls for high-volume logs"** (failed)',
                               "- **A subtopic** (failed)"),
      [Expect(f"report.gaps.names.{COST}", "report.md", "## Gaps & Limitations"),
-      # no longer the line finish wrote: the reason's figure ("three times") is the model's, uncited
+      # no longer labelled as finish's line: the reason's figure ("three times") is the model's, uncited
       Expect("report.gaps.figures", "report.md", "- **A subtopic** (failed)")]),
     ("report.findings.uncited",
      lambda run: replace_once(_report(run), "### Enterprise commitments and overages\n",

@@ -49,6 +49,8 @@ TLDR, FINDINGS, GAPS, SOURCES = formats.REPORT_SECTIONS
 MAX_LISTED = 6
 _SPACES = re.compile(r"\s+")
 _MARK_TEXT = re.compile(r"\[\^[^\]\s]*\]")
+# How a line `finish` writes for a recorded failure begins, once its bold marks are read (recorded_gaps.py).
+_RECORDED_LABEL = re.compile(r'^(?:Subtopic "|Bullet \S)')
 
 
 def _quote(text: str, limit: int = 90) -> str:
@@ -147,18 +149,27 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
 
 
 def _gaps_check(path: Path, report: Report, bullet_ids: set[str], recorded: set[str]) -> Check | None:
-    """`report.gaps.figures`: Gaps & Limitations states no figure without a reference."""
+    """`report.gaps.figures`: Gaps & Limitations states no figure without a reference. A line
+    `finish` writes (`recorded`) quotes a findings file's reason as it is; a line still labelled
+    as one of them (`**Subtopic "..."**`, `**Bullet ...**`) but edited may state the figures
+    those reasons state, and no other."""
     section = report.section(GAPS)
     if section is None:
         return None
+    quoted = None  # the figures of finish's lines, read once when needed
     problems: list[tuple[int, str]] = []
     for block, sentences in _block_sentences(report, section.line + 1, section.end):
         if block.line <= len(report.lines) and report.lines[block.line - 1].strip() in recorded:
             continue  # finish's line: the findings' reason, quoted
+        labelled = _RECORDED_LABEL.match("".join(span.text for span in block.spans[:3] if span.kind == TEXT).lstrip())
         for sentence in sentences:
             if _cited(sentence):
                 continue
             stated = [q for q in figures_in(sentence.text) if q.text not in bullet_ids]
+            if stated and labelled:
+                if quoted is None:
+                    quoted = [q for line in recorded for q in figures_in(plain_text(line))]
+                stated = [q for q in stated if not any(q.matches(other) for other in quoted)]
             if stated:
                 problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
     return _listed(
