@@ -136,6 +136,7 @@ REPORT_TITLE_PREFIX = "# Research: "
 REPORT_SECTIONS = ("TL;DR", "Findings", "Gaps & Limitations", "Sources")
 TLDR_MIN_BULLETS = 3
 TLDR_MAX_BULLETS = 5
+REPORT_NO_SOURCES = "No sources are cited."  # what `finish` writes under Sources when nothing is cited
 # The Markdown a report or findings file is written in (checks/markdown_form.py refuses every
 # other form at its line; report-template.md names these, and tests hold it to them).
 MARKDOWN_MAX_DEPTH = 3  # lists and quotes around a paragraph, at most

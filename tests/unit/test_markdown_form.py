@@ -22,7 +22,6 @@ from web_research import formats
 from web_research.checks import checklist
 from web_research.checks.claims import find_claims
 from web_research.checks.findings import load_findings
-from web_research.checks.markdown_form import report_form_check
 from web_research.checks.report import parse_report
 from web_research.guard.briefs_match import Brief
 from web_research.guard.findings_gate import citation_problems
@@ -57,9 +56,15 @@ def run_copy(tmp_path_factory) -> Path:
     return target
 
 
+def _form_ok(text: str) -> bool:
+    from web_research.checks.markdown_form import report_form_check  # noqa: PLC0415 - (the test runs on old code too)
+
+    return report_form_check(Path("report.md"), parse_report(text)).ok
+
+
 def test_the_bundled_example_uses_only_allowed_forms(run_copy: Path) -> None:
     assert _errors(run_copy, REPORT) == {}
-    assert report_form_check(Path("report.md"), parse_report(REPORT)).ok
+    assert _form_ok(REPORT)
 
 
 # --- item 1: regions no check read ------------------------------------------------------------------
@@ -140,7 +145,7 @@ def test_a_statement_shown_otherwise_than_read_is_an_error(run_copy: Path, claim
 def test_a_tilde_for_about_is_no_strikethrough() -> None:
     for claim in ("Discounts run ~10% to ~30%[^9].", "Discounts run ~10%[^9]."):
         text = _at("### Enterprise commitments and overages", claim)
-        assert report_form_check(Path("report.md"), parse_report(text)).ok, claim
+        assert _form_ok(text), claim
 
 
 def test_a_link_to_a_cited_page_and_crlf_line_ends_are_allowed(run_copy: Path) -> None:
@@ -322,3 +327,9 @@ def test_a_statement_in_any_refused_form_anywhere_always_fails(run_copy: Path, t
 def test_statements_in_every_allowed_form_pass(run_copy: Path, text: str) -> None:
     errors = _errors(run_copy, text)
     assert errors == {}, (text, {k: v.message for k, v in errors.items()})
+
+
+def test_the_line_finish_writes_when_nothing_is_cited_is_allowed_in_sources() -> None:
+    text = REPORT.split("## Sources")[0] + f"## Sources\n\n{formats.REPORT_NO_SOURCES}\n"
+    assert _form_ok(text)
+    assert not _form_ok(text + "\nAcme charges $0.42 per host.\n")

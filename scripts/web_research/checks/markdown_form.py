@@ -197,8 +197,13 @@ def report_form_problems(report: Report, cited_urls: Collection[str]) -> list[tu
         out += [_refusal(b.line, "text in Sources that is no entry",
                          "Sources holds only the entries `finish` writes; write text in Findings or "
                          "Gaps & Limitations, before `## Sources`")
-                for b in doc.blocks_in(sources.line + 1, sources.end)]
+                for b in doc.blocks_in(sources.line + 1, sources.end)
+                if _words(b) != formats.REPORT_NO_SOURCES]
     return out
+
+
+def _words(block: Block) -> str:
+    return " ".join("".join(s.text for s in block.spans if s.kind == TEXT).split())
 
 
 def report_form_check(path: Path, report: Report, cited_urls: Iterable[str] = ()) -> Check:
