@@ -29,7 +29,7 @@ RECORDED = {next(line for line in REPORT.splitlines() if line.startswith('- **Su
 
 
 def _failing(text: str) -> dict:
-    return {c.id: c for c in statement_checks(Path("report.md"), parse_report(text), NAMES, IDS, RECORDED)
+    return {c.id: c for c in statement_checks(Path("report.md"), parse_report(text), NAMES, None, IDS, RECORDED)
             if not c.ok}
 
 
