@@ -156,13 +156,14 @@ def test_the_findings_gate_does_load_the_checker(researching):
 
 HANDLER_MODULES = tuple(f"web_research.guard.handlers.{name}" for name in (
     "pre_tool_use", "post_tool_use", "subagent_start", "subagent_stop", "stop", "session_start", "session_end",
-    "pre_agent", "post_agent", "pre_checker", "pre_start", "post_start", "pre_plan", "post_briefs", "idle", "stop_wait"))
+    "pre_agent", "post_agent", "pre_checker", "pre_start", "post_start", "pre_plan", "post_briefs", "idle", "stop_wait",
+    "pre_web", "post_web"))
 
 
 def test_a_hook_imports_only_its_own_events_handler_module(researching):
     """guard/adapter.py imports the handler module of the event it runs (of the kind of call, for
-    an Agent dispatch) and no other: a PreToolUse hook does not load the Stop gate's module, nor
-    SubagentStop's, nor the claim-checker's dispatch."""
+    an Agent dispatch or a web call) and no other: a PreToolUse hook does not load the Stop gate's
+    module, nor SubagentStop's, nor the claim-checker's dispatch, nor the web calls' handler."""
     h, infos = researching
     cases = _light_cases(h, infos) + [("researcher stops", h.subagent_stop("agentA"), ""),
                                       ("orchestrator stops", h.stop(), "")]
@@ -172,6 +173,11 @@ def test_a_hook_imports_only_its_own_events_handler_module(researching):
         expected = [own]
         if payload.get("tool_name") in ("Agent", "Task"):  # a dispatch has a handler of its own, in its event's frame
             expected = [own, own.replace("_tool_use", "_agent")]
+        if payload.get("tool_name") in ("WebSearch", "WebFetch") or (payload.get("tool_name") == "Bash"
+                                                                      and payload.get("agent_id")):
+            # a web call has its own handler; before the call, in PreToolUse's frame (the room's rules)
+            web = own.replace("_tool_use", "_web")
+            expected = [own, web] if payload["hook_event_name"] == "PreToolUse" else [web]
         if payload["hook_event_name"] == "Stop":  # no report.md yet: the gate waits, without the verifier
             expected = ["web_research.guard.handlers.stop_wait"]
         result = _probe(h, payload["hook_event_name"], payload, HANDLER_MODULES)

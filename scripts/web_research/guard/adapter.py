@@ -38,7 +38,6 @@ import re
 import resource
 import signal
 import sys
-import traceback
 from pathlib import Path
 from typing import Any, Callable, Mapping, TextIO
 
@@ -671,6 +670,8 @@ def log_failure(event: str, env: Mapping[str, str]) -> None:
         if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:
             os.replace(path, path.with_suffix(".log.1"))
         with open(path, "a", encoding="utf-8") as handle:
+            import traceback  # lazy: only a failure is logged with its traceback
+
             handle.write(f"--- {utc_stamp()} {event} pid={os.getpid()}\n{traceback.format_exc()}\n")
     except Exception:  # logging must not turn a failed-open hook into a crashing one
         pass

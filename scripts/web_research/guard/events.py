@@ -35,13 +35,15 @@ HANDLER_NAMES = {event: name for name, event in EVENTS.items()}
 # write of the run's plan.md and our `briefs` (which fixes the plan's limits) read the plan with
 # the Markdown parser, our `start`, the one command that opens a run, checks its arguments and
 # judges a resumed run; and a Stop or SubagentStop with no run open, or a Stop the gate waits at
-# (no report.md yet), needs neither the verifier nor the report view.
+# (no report.md yet), needs neither the verifier nor the report view; web calls (WebSearch, WebFetch,
+# a researcher's fetch) alone load the budgets' ledger and the seals.
 KIND_HANDLER_NAMES = {
     ("PreToolUse", "agent"): "pre_agent", ("PostToolUse", "agent"): "post_agent",
     ("PreToolUse", "checker"): "pre_checker", ("PostToolUse", "checker"): "post_agent",
     ("PreToolUse", "start"): "pre_start", ("PostToolUse", "start"): "post_start",
     ("PreToolUse", "plan"): "pre_plan", ("PostToolUse", "briefs"): "post_briefs",
     ("Stop", "idle"): "idle", ("SubagentStop", "idle"): "idle", ("Stop", "wait"): "stop_wait",
+    ("PreToolUse", "web"): "pre_web", ("PostToolUse", "web"): "post_web",
 }
 
 # The client's tools the hooks have rules for, by kind.

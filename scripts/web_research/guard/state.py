@@ -37,7 +37,7 @@ from ..core.locks import exclusive_lock
 from ..core.paths import data_dir, session_record, sessions_dir, valid_session_id
 from ..subcommands import OPENS_A_RUN
 from .commandline import CommandRejected, PluginCommand, mentioned_subcommand, parse_plugin_command
-from .events import AGENT_TOOLS, CHECKER, TOOL_EVENTS, WRITE_TOOLS, HookEvent, dispatch_fields
+from .events import AGENT_TOOLS, CHECKER, TOOL_EVENTS, WEB_TOOLS, WRITE_TOOLS, HookEvent, dispatch_fields
 from .events import Stop as StopEvent
 from .rules.budgets import RunLimits
 
@@ -563,11 +563,11 @@ class Context:
     def kind(self) -> str | None:
         """What kind of call this is, for the entry's choice of handler (adapter.handler_name):
         "checker" (an Agent or Task call whose prompt's form names the claim-checker), "agent"
-        (any other), "plan" (a write whose path resolves to the open run's plan.md), "start" (a
-        Bash call, not a researcher's, of our `start`, the one command that opens a run: parsed
-        strictly, or once it ran in any spelling the CLI accepts), "briefs" (of our `briefs`),
-        "idle" (a Stop or SubagentStop with no run open), "wait" (a Stop the gate waits at,
-        `waits`), or None."""
+        (any other), "web" (a WebSearch or WebFetch, or a researcher's Bash: its fetch), "plan"
+        (a write whose path resolves to the open run's plan.md), "start" (a Bash call, not a
+        researcher's, of our `start`, the one command that opens a run: parsed strictly, or once
+        it ran in any spelling the CLI accepts), "briefs" (of our `briefs`), "idle" (a Stop or
+        SubagentStop with no run open), "wait" (a Stop the gate waits at, `waits`), or None."""
         if not isinstance(self.event, TOOL_EVENTS):
             if self.event.name in ("Stop", "SubagentStop") and self.run is None:
                 return "idle"
@@ -576,7 +576,9 @@ class Context:
             return "checker" if dispatch_fields(self.tool_input).get("subagent_type") == CHECKER else "agent"
         if self.event.tool in WRITE_TOOLS:
             return "plan" if self._names_plan() else None
-        if self.event.tool != "Bash" or self.in_researcher:
+        if self.event.tool in WEB_TOOLS or (self.event.tool == "Bash" and self.in_researcher):
+            return "web"
+        if self.event.tool != "Bash":
             return None
         parsed, _why = self.command
         if parsed is not None:
