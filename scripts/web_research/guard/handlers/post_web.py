@@ -24,5 +24,5 @@ def post_web(ctx: Context) -> Decision:
         return NOTHING
     after_fetch(ctx.env, run.run_dir, parsed.args.url, int(parsed.args.offset or 0),
                 ctx.event.stdout, ctx.event.agent_id, run.slug_of(ctx.event.agent_id),
-                tool_use_id=ctx.event.tool_use_id)
+                tool_use_id=ctx.event.tool_use_id, find=parsed.args.find)
     return NOTHING

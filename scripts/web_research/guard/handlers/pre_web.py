@@ -34,14 +34,15 @@ def researcher_slug(ctx: Context, run: Run) -> str | None:
 
 def _researcher_bash(ctx: Context, run: Run | None) -> Decision:
     """A researcher's command: the room allows only `fetch` of its run (pre_tool_use.pre_bash); a
-    page read within its budget. `--find` reads the same page as the plain call: one page read."""
+    page read within its budget (`--find` is one page read however many windows it prints)."""
     decision = pre_bash(ctx, run)
     parsed, _why = ctx.command
     if run is None or not isinstance(decision, Allow) or parsed is None:
         return decision
     verdict = check(ctx.env, run.run_dir, limits=limits_of(run), agent_id=ctx.event.agent_id,
                     slug=researcher_slug(ctx, run), tool_use_id=ctx.event.tool_use_id,
-                    tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
+                    tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0),
+                    find=parsed.args.find)
     if not verdict.allowed:
         ctx.denial_recorded = True  # `check` wrote its `denied` entry
         return Deny(verdict.reason)
