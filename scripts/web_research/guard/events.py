@@ -90,7 +90,7 @@ def dispatch_fields(tool_input: ToolInput) -> ToolInput:
 # hook the import of dataclasses and inspect.
 
 
-def _input_text(tool_input: Mapping[str, Any], key: str) -> str:
+def _input_text(tool_input: ToolInput, key: str) -> str:
     """One string field of a tool's input, for a call and its result alike."""
     value = tool_input.get(key)
     return value if isinstance(value, str) else ""
@@ -105,7 +105,7 @@ class ToolCall(NamedTuple):
     agent_id: str | None = None
     agent_type: str | None = None
     tool: str | None = None
-    tool_input: Mapping[str, Any] = {}
+    tool_input: ToolInput = {}
     tool_use_id: str | None = None
 
     def text(self, key: str) -> str:
@@ -122,9 +122,9 @@ class ToolResult(NamedTuple):
     agent_id: str | None = None
     agent_type: str | None = None
     tool: str | None = None
-    tool_input: Mapping[str, Any] = {}
+    tool_input: ToolInput = {}
     tool_use_id: str | None = None
-    response: Any = None
+    response: object = None  # the tool's own JSON (tool_response)
 
     def text(self, key: str) -> str:
         """A string field of the tool's input ("" when absent or not a string)."""
