@@ -79,10 +79,11 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                 f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _NOT_A_RUN)),
     "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
                "from the findings files, run the verification checklist, and print the skill's return object "
-               "(or what to fix first). Counts the rounds of fixes; once they are spent the object says "
-               '"verified": false.',
-               (f"{EXIT_OK:>3}  the return object is printed (stdout holds it alone)",
-                f"{EXIT_CHECK_FAILED:>3}  report.md needs work first: stdout says what", _NOT_A_RUN)),
+               "(or the claim-checker to dispatch, or what to fix first). Counts the rounds of fixes; once they are "
+               'spent the object says "verified": false.',
+               (f"{EXIT_OK:>3}  the return object is printed (stdout holds it alone), or the claim-checker's "
+                "dispatch (claims need a verdict)",
+                f"{EXIT_CHECK_FAILED:>3}  report.md needs work first: stdout says what, failures first", _NOT_A_RUN)),
     "gaps": ("List every bullet of the plan by id with its coverage state: covered, not-established or "
              "missing.", (f"{EXIT_OK:>3}  the bullets are listed", _NOT_A_RUN,
                           f"{EXIT_USAGE:>3}  plan.md cannot be used")),

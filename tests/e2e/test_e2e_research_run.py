@@ -173,3 +173,14 @@ def test_the_plugin_keeps_each_researchers_frontmatter(run, answer):
         assert meta["started_at"] <= meta["finished_at"] and "reason" not in meta
         stamp = time.mktime(time.strptime(meta["finished_at"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
         assert abs(time.time() - stamp) < 3600
+
+
+def test_turns_and_tokens_per_role(run, answer, report_note):
+    """What the standard run costs each role (issue 38): turns and input tokens as the fake API
+    counted them."""
+    from web_research.report.claim_checker import PROMPT_HEAD
+
+    roles = outcome.turns_by_role(run, PROMPT_HEAD)
+    report_note("research run, turns / input tokens per role: " + ", ".join(
+        f"{role} {v['turns']} / {v['input_tokens']:,}" for role, v in sorted(roles.items())))
+    assert roles["researchers"]["turns"] >= 3 and roles["claim-checkers"]["turns"] >= 1, roles

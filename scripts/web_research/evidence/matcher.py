@@ -129,11 +129,12 @@ def _script(char: str) -> str:
     return "_" if "\u2080" <= char <= "\u208e" else "^"
 
 
-def find_excerpt(excerpt: str, page: StoredPage) -> MatchResult:
+def find_excerpt(excerpt: str, page: StoredPage, *, spans: bool = True) -> MatchResult:
     """`excerpts.match_excerpt(excerpt, page)`, verify's verdict, with `spans`: where each
     part of the excerpt (split at its omission marks) stands in `page.text`, in order, when
-    it is found (`ok`); empty otherwise."""
+    it is found (`ok`); empty otherwise. `spans=False`: the verdict only, without building
+    the page's character map (verify, which needs no place)."""
     result = match_excerpt(excerpt, page.text, normalized=page.normalized)
-    if not result.ok or not result.at:
+    if not spans or not result.ok or not result.at:
         return result
     return result._replace(spans=tuple(page.span_of(a, b) for a, b in result.at))
