@@ -9,6 +9,7 @@ budgets, templates) so that a hook matching a researcher's prompt imports none o
 """
 from __future__ import annotations
 
+import hashlib
 import re
 
 from ..formats import BRIEF_HASH_PREFIX
@@ -19,8 +20,6 @@ _HASH_LINE = re.compile(r"^" + re.escape(AGENT_PROMPT_HASH_LABEL) + r"(" + re.es
 
 def brief_hash(data: bytes) -> str:
     """`sha256:<hex>` of exactly these bytes."""
-    import hashlib  # lazy: every hook reads a dispatch's form here, few hash a brief (OpenSSL's libcrypto)
-
     return BRIEF_HASH_PREFIX + hashlib.sha256(data).hexdigest()
 
 
