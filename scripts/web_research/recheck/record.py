@@ -30,7 +30,7 @@ RECORD_VERSION = 1
 MAX_RECORD_BYTES = 8 * 1024 * 1024
 
 UNCHANGED = "unchanged"  # the excerpt is still in the live page (verify's matching rules)
-CHANGED = "changed"  # the page answers, the excerpt is not in it
+CHANGED = "changed"  # the page answers, the excerpt is not in it, or what surrounds it changed
 MOVED = "moved"  # the URL now leads elsewhere; the excerpt is judged on the new page
 GONE = "gone"  # 404 or 410, or the host no longer exists
 UNREACHABLE = "unreachable"  # no answer to judge (network error, timeout, refused, too large): no verdict

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 from .. import __version__, formats
 from ..checks.report import parse_report
 from ..core.fsutil import RunFileError, atomic_write_text, decode_run_text, read_run_file
+from ..evidence.excerpt_context import find_context
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, snapshot_id, text_sha256, url_key
 from .judge import Baseline, LiveOutcome, judge
@@ -177,4 +178,5 @@ class _Baselines:
             self._texts[snap.text_path] = StoredPage(text) if usable and text is not None else None
         page = self._texts[snap.text_path]
         found = None if page is None else find_excerpt(footnote.excerpt, page, spans=False).ok
-        return Baseline(f"{formats.SOURCES_DIR}/{snap.text_path.name}", snap.final_url, found)
+        context = find_context(footnote.excerpt, page) if page is not None and found else None
+        return Baseline(f"{formats.SOURCES_DIR}/{snap.text_path.name}", snap.final_url, found, context)
