@@ -243,3 +243,17 @@ def test_the_runs_archive_figures_reach_the_page_and_the_closing_note(http_serve
     never = archive_figures(SnapshotIndex.build(EXAMPLE))
     assert never["archived"] == 0 and "none of the 9 page(s) was archived" in never["text"]
     assert "Pages:" not in summary({"archive": never}, str(EXAMPLE), None, [], "web-research")
+
+
+def test_the_panel_names_each_pages_warc_or_says_it_was_never_archived(http_server: PageServer, run_dir: Path,
+                                                                         capsys) -> None:
+    from web_research.view.data import archive_line, gather
+
+    url = http_server.url("/article")
+    fetch(run_dir, url, capsys)
+    snap = find_snapshot(run_dir, url)
+    assert archive_line(snap) == (f"sources/{snap.archive.file} (WARC, {snap.archive.bytes / 1024:.1f} KB: the page as "
+                                  "the site sent it)")
+    notes = gather(EXAMPLE)["footnotes"]
+    assert notes and {n["snapshot"]["archive"] for n in notes if n["snapshot"]} == {
+        "never archived (fetched before fetch kept the page's WARC)"}
