@@ -1,7 +1,10 @@
 """`web-research fetch URL --run DIR [--offset N] [--max-chars N]`.
 
 Snapshot a page's main text under DIR/sources/ and print a window of it for
-the researcher to quote from. A page already snapshotted in this run is
+the researcher to quote from. The HTTP exchange that brought the page (each
+redirect's and the page's request and response, as sent and received) is kept
+beside the text as a WARC, `<id>.warc.gz` (evidence/archive.py), so the text
+can be extracted again from what was fetched (`verify --deep`). A page already snapshotted in this run is
 served from its snapshot (no second download): paging with --offset is cheap,
 and every quote is taken from the very text `verify` will check it against.
 A first read may start at --offset N here, for a person at the shell; inside a
