@@ -1,7 +1,7 @@
 """The subtopics a scripted run plans, and the page each one's fact lives on."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from web_research.core.slug import slugify
 
@@ -18,6 +18,10 @@ class Subtopic:
     # (the same page, looked into with --find) | sources-list (ends its reply with the client's
     # "Sources:" list of links, as the WebSearch tool tells every agent to)
     behaviour: str = "ok"
+    # Sentences its page also states, as real pages write them (typographic apostrophes and
+    # quotes), each with the claim a report makes of it: [page sentence, claim (code spans and all)].
+    # The researcher quotes each as a model retypes it (straight apostrophes and quotes).
+    quotes: list[list[str]] = field(default_factory=list)
 
     @property
     def slug(self) -> str:
@@ -31,10 +35,10 @@ class Subtopic:
         return f"{self.name.lower()} figure"
 
     def page_text(self) -> str:
-        """The text of its page: the fact, or for a long page the fact after some 20,000 characters of
-        other notes (three windows of the fetch command in), then more."""
+        """The text of its page: the fact and its quotes, or for a long page the fact after some
+        20,000 characters of other notes (three windows of the fetch command in), then more."""
         if not self.behaviour.startswith("long"):
-            return f"{self.fact()}\n\nThis page is maintained by the example vendor."
+            return "\n\n".join([self.fact(), *(q[0] for q in self.quotes), "This page is maintained by the example vendor."])
         items = ("ingestion", "storage", "queries", "alerts", "seats", "support", "exports", "archives")
         notes = [f"Section {i}: the notes on {items[i % 8]} for plan {i // 8} describe how the console groups "
                  f"{items[(i * 3) % 8]} by team and by region." for i in range(240)]
