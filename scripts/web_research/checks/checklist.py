@@ -135,13 +135,12 @@ from ..run.choices import parse_run_plan, read_start_record
 from ..run.finish_record import read_record
 from ..run.plan import PlanError
 from .claims import claims_checks, run_claims, tldr_sites_check
-from .coverage import coverage_checks
+from .coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, coverage_checks
 from .findings import findings_checks, load_findings
 from .integrity import citation_integrity_checks
 from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
 from .markdown_form import findings_form_check, report_form_check
-from .recorded_gaps import recorded_lines
 from .statements import statement_checks
 from .text_controls import bidi_check, control_check
 from .verdicts import verdict_checks
@@ -326,16 +325,20 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
     ids = [b.id for b in parsed.plan.bullets] if parsed.plan is not None else []
-    recorded: set[str] | None = None  # finish's lines for recorded failures (unknown without a plan)
+    recorded: set[str] | None = None  # the Gaps lines finish last wrote (None without a plan: not known)
+    reasons: list[str] = []  # why each recorded failure failed, as the findings say
     if parsed.plan is not None:
+        recorded = set(read_record(run_dir).get("gaps", []))
         unreadable = {p.stem: getattr(e, "reason", str(e)) for p, e in parsed.unreadable.items()
                       if p.parent.name == formats.FINDINGS_DIR}
-        # ... and the ones it last wrote (kept in its record), which stand until it runs again
-        recorded = recorded_lines(parsed.plan, parsed.findings, unreadable) | set(read_record(run_dir).get("gaps", []))
+        reasons = [f.reason for f in parsed.findings.values()
+                   if f.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED) and f.reason]
+        reasons += [s.reason for s in bullet_states(parsed.plan, parsed.findings, unreadable)
+                    if s.state in (STATE_NOT_ESTABLISHED, STATE_MISSING) and s.reason]
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
             bidi_check("report", path, text), control_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
-        statement_checks(path, parsed.report, names, question, ids, recorded) + \
+        statement_checks(path, parsed.report, names, question, ids, recorded, reasons) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
 
 
