@@ -469,3 +469,19 @@ def test_the_launcher_passes_every_start_form_to_python(h: Harness):
         assert done.returncode == 0
         assert h.record() is not None, command
         h.record_path.unlink()
+
+
+def test_the_threat_model_is_stated_once_in_the_readme_with_what_lies_outside_a_run():
+    """The README states the threat model (the person reads it there), including what a model
+    outside a run can do and what that means for a resumed run's kept findings; hooks/README.md
+    and the room's rules point to it instead of saying it again."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## What enforces the contract", 1)[1].split("\n## ", 1)[0]
+    model = section.split("**Threat model.**", 1)[1].split("\n\n", 1)[0]
+    for needed in ("hostile", "trusted", "Outside a run", "full powers", "run ledger", "resumed run's kept findings",
+                   "`status`", "the view", "`--refresh`"):
+        assert needed in model, needed
+    hooks = (REPO / "hooks" / "README.md").read_text(encoding="utf-8")
+    assert "../README.md#what-enforces-the-contract" in hooks
+    assert "session before `start` are trusted" not in hooks  # linked, not restated
+    assert "README.md, What enforces the contract" in (room.__doc__ or "")

@@ -1,6 +1,6 @@
 """The sealed room: while a run is open, each role may make only the run's own moves.
 
-Threat model (hooks/README.md; every rule in docs/hooks/room.md): everything a run reads (pages,
+Threat model (README.md, What enforces the contract; every rule in docs/hooks/room.md): everything a run reads (pages,
 search results, findings, tool output) is hostile and may take over any model in the run; the person
 and the session before `start` are trusted; no model in the run may make the gate pass on
 evidence the plugin did not fetch and seal, or switch a guard off. A list of what is forbidden
