@@ -8,7 +8,7 @@
 #    (settings in .shellcheckrc) on every shell script; a finding fails the run
 #  - the pinned Claude Code CLI from npm (for the end-to-end tests), cached
 #    under ~/.cache/web-research-cli unless WEB_RESEARCH_CLI_PREFIX says otherwise
-# Extra arguments go to pytest.
+# Extra arguments go to pytest; `--setup-only` stops after the set-up (the venv and the CLI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,8 +18,9 @@ PY="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
     "$PY" -m venv .venv
 fi
+# A lock is installed as the complete set it is (see scripts/lib/bootstrap.py, Builder.install).
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r requirements-test.lock
-.venv/bin/python -m pip check >/dev/null
+.venv/bin/python -m pip check --disable-pip-version-check >/dev/null
 .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
 
 prefix="${WEB_RESEARCH_CLI_PREFIX:-$HOME/.cache/web-research-cli}"
@@ -36,6 +37,8 @@ if [ -z "${WEB_RESEARCH_CLAUDE_BIN:-}" ]; then
     fi
     if [ -x "$bin" ]; then export WEB_RESEARCH_CLAUDE_BIN="$bin"; fi
 fi
+
+if [ "${1:-}" = "--setup-only" ]; then exit 0; fi
 
 .venv/bin/ruff check --quiet scripts tests
 .venv/bin/shellcheck -x hooks/run scripts/web-research .ci/* tests/run.sh

@@ -47,6 +47,8 @@ EVERYTHING = CORE + ", trafilatura, pypdf"
 CORE_NAMES = "PyYAML, python-frontmatter, jsonschema, markdown-it-py, filelock"
 FETCH_NAMES = "trafilatura, lxml, lxml_html_clean, pypdf"
 FETCH_RETRY_SECONDS = 600
+# How a lock is installed, by pip and by uv alike: its pins as they are (see Builder.install).
+LOCK_INSTALL = ("--no-deps", "--require-hashes", "-r")
 
 
 def which(name: str, path: str | None) -> str | None:
@@ -162,7 +164,7 @@ class Finder:
             if first_line(self.pointer(self.dirs[0])) == self.dev or imports(self.dev, CORE):
                 return self.remember(self.dev)
             say(f"{self.dev} cannot import the runtime dependencies ({CORE_NAMES}); not using it. Fix it with: "
-                f"\"{self.dev}\" -m pip install -r \"{self.root / 'requirements.lock'}\"")
+                f"\"{self.dev}\" -m pip install --no-deps --require-hashes -r \"{self.root / 'requirements.lock'}\"")
         for folder in self.dirs:
             remembered = first_line(self.pointer(folder))
             if remembered and os.access(remembered, os.X_OK) and self.trusted(remembered):
@@ -254,19 +256,26 @@ class Builder:
             return done is not None and done.returncode == 0
 
     def install(self, python: str, lock: Path, index: str, log: Path) -> bool:
-        """Install a hash-pinned lock. uv is given pip's index and trusts what pip trusts: the
-        system's certificates and PIP_CERT."""
+        """Install a lock as the complete resolution it is: exactly its pins, each checked against
+        its hashes, and nothing resolved again (--no-deps); then a check that every installed
+        package has what it requires (`pip check`, `uv pip check`), which catches a lock with a
+        hole. Resolving again made the outcome depend on the installer's version and on what the
+        index published since the lock was made: pip before 24 read justext's `lxml[html_clean]`
+        as a new, unpinned requirement once lxml 6.2.0 was out, and refused the whole lock.
+        uv is given pip's index and trusts what pip trusts: the system's certificates and PIP_CERT."""
         if self.uv:
             env = {**self.env, "UV_INDEX_URL": index, "UV_PYTHON_DOWNLOADS": "never"}
             if not (env.get("UV_NATIVE_TLS") or env.get("UV_SYSTEM_CERTS")):
                 env.update(UV_NATIVE_TLS="1", UV_SYSTEM_CERTS="1")
             if not env.get("SSL_CERT_FILE") and env.get("PIP_CERT"):
                 env["SSL_CERT_FILE"] = env["PIP_CERT"]
-            return self.logged([self.uv, "pip", "install", "--quiet", "--python", python, "--require-hashes",
-                             "-r", str(lock)], log, env)
+            return (self.logged([self.uv, "pip", "install", "--quiet", "--python", python, *LOCK_INSTALL, str(lock)],
+                                log, env)
+                    and self.logged([self.uv, "pip", "check", "--quiet", "--python", python], log, env))
         # --no-compile, as uv does: Python compiles what it imports, once.
-        return self.logged([python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet",
-                         "--no-compile", "--require-hashes", "-r", str(lock)], log)
+        quiet = ["--disable-pip-version-check", "--no-input", "--quiet"]
+        return (self.logged([python, "-m", "pip", "install", *quiet, "--no-compile", *LOCK_INSTALL, str(lock)], log)
+                and self.logged([python, "-m", "pip", "check", "--disable-pip-version-check"], log))
 
     def core(self) -> str | None:
         """Build venv-<key> with the core lock; its python, or None (the reason on stderr and
@@ -313,10 +322,10 @@ class Builder:
                 say(f"Python environment ready in {time.monotonic() - began:.0f} s: {final}")
                 return str(python)
             shutil.rmtree(temporary, ignore_errors=True)
-            return self.fail(f"could not prepare the plugin's Python environment from the package index {index}: "
-                             f"{log_reason(log)} (full log: {log}). Fix: set PIP_INDEX_URL to a package index that "
-                             "is reachable (uv uses it too), or set WEB_RESEARCH_PYTHON to a Python 3.10+ that has "
-                             "PyYAML, python-frontmatter and jsonschema")
+            return self.fail(f"could not prepare the plugin's Python environment: "
+                             f"{install_failure(log, finder.root / 'requirements.lock', index, finder.root)}. "
+                             "Or set WEB_RESEARCH_PYTHON to a Python 3.10+ that has PyYAML, python-frontmatter "
+                             "and jsonschema")
         finally:
             os.close(fd)
 
@@ -357,8 +366,8 @@ class Builder:
                 ready.touch()
                 say(f"fetch's libraries installed in {time.monotonic() - began:.0f} s")
                 return True
-            reason = (f"could not install the libraries of web-research fetch ({FETCH_NAMES}) from the package "
-                      f"index {index}: {log_reason(log)} (full log: {log})")
+            reason = (f"could not install the libraries of web-research fetch ({FETCH_NAMES}): "
+                      f"{install_failure(log, lock, index, self.finder.root)}")
             write_atomic(failed, reason + "\n")
             say(f"the hooks and verify work, but fetch will not: {reason}")
             return False
@@ -380,6 +389,68 @@ def log_reason(log: Path) -> str:
     if errors and errors[-1] != last:
         last = f"{errors[-1]} ({last})"
     return (last or "no output")[:400]
+
+
+def pinned_names(lock: Path) -> list[str]:
+    """The package names a lock pins, normalised (PEP 503)."""
+    try:
+        text = lock.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    names = (line.split("==", 1)[0].strip() for line in text.splitlines() if "==" in line and line[:1].isalnum())
+    return list(dict.fromkeys(normalised(name) for name in names))
+
+
+def normalised(name: str) -> str:
+    return "-".join(name.replace("_", "-").replace(".", "-").lower().split("-"))
+
+
+def failed_package(lines: list[str], pins: list[str]) -> str:
+    """The package an install failed on, from the installer's own words: the requirement a check
+    found missing (pip check, uv pip check), else the first pinned package named on the last
+    error line that names one (a requirement, a `name==version`, an index URL); '' when none is."""
+    import re  # lazy: only a failed install reads its log
+
+    for line in lines:
+        missing = re.search(r"`?([\w.-]+)`?(?: [\w.]+)? requires `?([^`,\s]+)`?,? (?:but it's|which is) not installed",
+                            line)
+        if missing:
+            return f"{missing.group(2)} (which {missing.group(1)} requires)"
+    for line in reversed(lines):
+        for token in re.findall(r"[^\s`'\"(),:;]+", line):
+            name = re.split(r"[\[<>=!~]", token.rstrip("/").rsplit("/simple/", 1)[-1], maxsplit=1)[0]
+            if name and normalised(name) in pins and (token != name or "/simple/" in token
+                                                      or line.lower().startswith(("error", "caused by", "cause"))):
+                return token.rsplit("/simple/", 1)[-1].rstrip("/")
+    return ""
+
+
+def fix_for(lowered: str, index: str, setup: Path) -> str:
+    """The one command that fixes the cause found in the log (lower case)."""
+    again = f'"{setup}" --setup'
+    if any(mark in lowered for mark in ("do not match the hashes", "hash mismatch", "hash of")):
+        return f"the index served files other than the locked ones; use PyPI: PIP_INDEX_URL=https://pypi.org/simple {again}"
+    if any(mark in lowered for mark in ("failed to build", "failed building wheel", "subprocess-exited-with-error",
+                                        "error: command", "build backend")):
+        return (f"no ready-built wheel for this Python and platform, and building one failed; install a C "
+                f"compiler and the libxml2 and libxslt headers (Debian: apt-get install build-essential "
+                f"libxml2-dev libxslt1-dev), then run: {again}")
+    if "requires" in lowered and "not installed" in lowered:
+        return f"the lock misses a package (please report it); then run: {again}"
+    return f"set PIP_INDEX_URL to a package index that is reachable (uv uses it too), then run: {again}"
+
+
+def install_failure(log: Path, lock: Path, index: str, root: Path) -> str:
+    """Why installing `lock` failed, for a person: the package, the installer's cause in one line,
+    and the one command that fixes it."""
+    try:
+        lines = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines()]
+    except OSError:
+        lines = []
+    package = failed_package([line for line in lines if line], pinned_names(lock))
+    lowered = "\n".join(lines).lower()
+    what = f"{package} from the package index {index}" if package else f"from the package index {index}"
+    return f"{what}: {log_reason(log)} (full log: {log}). Fix: {fix_for(lowered, index, root / 'hooks' / 'run')}"
 
 
 def run_module(python: str, module: str, args: list[str]) -> None:

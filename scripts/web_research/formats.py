@@ -229,10 +229,12 @@ REFERENCES_DIR = SKILL_DIR / "references"
 FIGURE_RULE = (
     "A figure is any number written in digits: an amount or price, a percentage, a multiplier such as "
     "3x, a count, a range, a version such as 3.11, a year or a date; a number in words with a unit, "
-    "currency, percent or magnitude (\"seven days\", \"one million dollars\"); and a number inside "
-    "`code`. Each figure a claim states appears, with the same value, sign, unit and currency, in an "
-    "excerpt the claim cites or in the title of the page it cites; the plugin checks this. Identifiers "
-    "such as S3, p99 or HTTP/2 are not figures.")
+    "currency, percent or magnitude (\"seven days\", \"one million dollars\"); a share or multiple in "
+    "words (\"half\", \"a third\", \"doubled\"); and a number inside `code`. Each figure a claim states "
+    "appears, with the same value, sign, unit and currency, in an excerpt the claim cites (there a "
+    "number in words counts too, and 10 cents is $0.10); a version, year or date, or a number in a name "
+    "(Python 3.11), may instead be in the title of the page it cites, an amount or count never. "
+    "The plugin checks this. Identifiers such as S3, p99 or HTTP/2 are not figures.")
 BRIEF_TEMPLATE = REFERENCES_DIR / "subagent-brief.md"
 REPORT_TEMPLATE = REFERENCES_DIR / "report-template.md"
 CITATION_SCHEMA_DOC = REFERENCES_DIR / "citation-schema.md"

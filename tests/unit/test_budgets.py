@@ -12,7 +12,7 @@ import pytest
 
 from hook_harness import CLI, Harness
 from web_research.evidence import ledger
-from web_research.guard import post_briefs
+from web_research.guard.handlers import post_briefs
 from web_research.guard.rules import budgets as rules
 from web_research.guard.rules.dispatch import decide_dispatch
 from web_research.guard.state import Run

@@ -70,7 +70,7 @@ def test_verify_holds_the_claim_check_the_person_asked_for(tmp_path: Path):
 
 
 def test_the_hooks_budgets_follow_the_record(tmp_path: Path):
-    from web_research.guard.post_briefs import run_limits
+    from web_research.guard.handlers.post_briefs import run_limits
 
     run = _started(tmp_path, "--tier", "standard")
     (run / "plan.md").write_text(PLAN.replace("Tier: standard", "Tier: deep"), encoding="utf-8")

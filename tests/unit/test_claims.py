@@ -194,3 +194,47 @@ def test_a_month_written_with_a_long_s_is_still_a_date() -> None:
     """re.I matches the long s (U+017F) for "s"; casefolding the text keeps that."""
     assert [q.kind for q in extract_quantities("Due 5 \u017fep 2026")] == \
         [q.kind for q in extract_quantities("Due 5 Sep 2026")] == ["date"]
+
+
+# --- the claim as the report has it: code spans verbatim, spaces kept (issue 36) ---
+
+CODE_REPORT = """\
+So `.1 + .1 + .1 == .3` is false in binary floating point [^1].
+Python writes an up-to-date `.pyc` next to the module [^2].
+The call `asyncio.timeout(delay)` returns a context manager; `when()` gives its deadline [^3].
+Set `search_path` with `SET search_path TO myschema, public;` before `CREATE TABLE` [^1].
+- Cells `a  b` keep their spaces, and `x`, `y` and `z` stay apart [^2].
+- Run `pip install -U "pkg>=1.0"` then `pkg --help` [^3].
+
+| Call | Returns |
+| --- | --- |
+| `len(x) - 1` | the last index [^1] |
+"""
+
+
+def _tokens_in_source(claim_text: str, source: str) -> list[str]:
+    """The claim's whitespace-separated tokens that are not in `source` as written (markup,
+    footnote marks and trailing punctuation aside): a token made by gluing two of the
+    source's words together ("so.1", "up-to-date.pyc") is not there."""
+    plain = re.sub(r"\[\^[^\]]*\]|[`*|]", " ", source)
+    words = set(plain.split())
+    return [t for t in claim_text.split() if t not in words and t.rstrip(".,;:!?") not in words
+            and not any(t.rstrip(".,;:!?") in w for w in words)]
+
+
+@pytest.mark.parametrize("source", [CODE_REPORT, (EXAMPLE / formats.REPORT_FILE).read_text(encoding="utf-8")]
+                         + [p.read_text(encoding="utf-8") for p in sorted((EXAMPLE / "findings").glob("*.md"))],
+                         ids=["code-spans", "example-report"] + [f"example-{p.stem}" for p in sorted((EXAMPLE / "findings").glob("*.md"))])
+def test_every_claim_keeps_the_report_s_words_and_code_spans_verbatim(source: str) -> None:
+    claims = find_claims(source)
+    assert claims or "status: failed" in source
+    for claim in claims:
+        assert not _tokens_in_source(claim.text, source), (claim.text, _tokens_in_source(claim.text, source))
+    codes = re.findall(r"(?<=\s)`([^`]+)`", CODE_REPORT)
+    if source is CODE_REPORT:
+        texts = " | ".join(c.text for c in claims)
+        for code in codes:  # each code span verbatim, with a space before it as in the report
+            assert f" {code}" in texts, code
+        assert "So .1 + .1 + .1 == .3 is false" in texts
+        assert "an up-to-date .pyc next to" in texts
+        assert "Cells a  b keep their spaces, and x, y and z stay apart." in texts

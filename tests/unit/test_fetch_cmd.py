@@ -254,7 +254,7 @@ def test_missing_libraries_name_the_fix_for_the_environment_in_use(tmp_path, mon
     if kind == "plugin-env":
         assert f'"{ROOT / "hooks" / "run"}" --setup' in message and "could not install lxml" in message
     elif kind == "developer-venv":
-        assert f'"{sys.executable}" -m pip install --require-hashes -r "{lock}"' in message
+        assert f'"{sys.executable}" -m pip install --no-deps --require-hashes -r "{lock}"' in message
         assert "hooks/run" not in message
     else:
-        assert f'uv pip install --python "{sys.executable}" --require-hashes -r "{lock}"' in message
+        assert f'uv pip install --python "{sys.executable}" --no-deps --require-hashes -r "{lock}"' in message

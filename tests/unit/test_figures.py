@@ -246,3 +246,127 @@ def test_the_claim_checker_is_shown_the_figure_in_a_code_span(tmp_path) -> None:
     assert prompt is not None
     [claim_line] = [line for line in prompt.text.splitlines() if "throttles ingestion" in line]
     assert "above 150% of the committed daily volume" in claim_line
+
+
+# --- issue 37: more figure forms, honest forms, titles ground identifiers only ----------------------
+
+@pytest.mark.parametrize("text, value, kind", [
+    ("prices were cut by half", Decimal(50), KIND_PERCENT),
+    ("halved", Decimal(50), KIND_PERCENT),
+    ("a third of hosts", Decimal(100) / 3, KIND_PERCENT),
+    ("two-thirds of users", Decimal(200) / 3, KIND_PERCENT),
+    ("cut by a quarter.", Decimal(25), KIND_PERCENT),
+    ("three quarters of spend", Decimal(75), KIND_PERCENT),
+    ("doubled in Q3", Decimal(2), KIND_MULTIPLIER),
+    ("twice as fast", Decimal(2), KIND_MULTIPLIER),
+    ("tripled", Decimal(3), KIND_MULTIPLIER),
+    ("a triple discount", Decimal(3), KIND_MULTIPLIER),
+    ("quadrupled", Decimal(4), KIND_MULTIPLIER),
+    ("1e6 events", Decimal(10**6), KIND_NUMBER),
+    ("1.5E9 bytes", Decimal("1.5e9"), KIND_NUMBER),
+    ("1.2k hosts", Decimal(1200), KIND_NUMBER),
+    ("$1.2bn", Decimal(1_200_000_000), KIND_MONEY),
+    ("10 cents", Decimal("0.10"), KIND_MONEY),
+    ("ten cents", Decimal("0.10"), KIND_MONEY),
+    ("10\u00a2", Decimal("0.10"), KIND_MONEY),
+    ("50 euro cents", Decimal("0.50"), KIND_MONEY),
+    ("5 pence", Decimal("0.05"), KIND_MONEY),
+    ("is 1,600, further limited", Decimal(1600), KIND_NUMBER),  # a thousands group, then a comma
+    ("costs \u20ac1.000.000.", Decimal(10**6), KIND_MONEY),       # dotted thousands ending a sentence
+    ("half a day", Decimal("0.5"), KIND_NUMBER),
+])
+def test_shares_multiples_notations_and_minor_units_are_read(text: str, value: Decimal, kind: str) -> None:
+    [(_, found_value, found_kind)] = read(text)
+    assert (found_value, found_kind) == (value, kind)
+
+
+def test_a_month_and_year_is_a_date() -> None:
+    [date] = figures_in("since March 2024")
+    assert date.kind == "date" and date.key == (2024, 3, None)
+
+
+@pytest.mark.parametrize("text", ["the first half of the year", "a half-day outage", "double-check the bill",
+                                  "a third vendor", "a third-party tool", "in a quarter", "each quarter",
+                                  "billed quarterly", "two vendors"])
+def test_ordinals_periods_and_hyphenated_words_are_no_share(text: str) -> None:
+    assert figures_in(text) == []
+
+
+@pytest.mark.parametrize("claim, excerpt", [
+    ("Prices were cut by half", "Prices were cut for everyone."),
+    ("Ingestion doubled in Q3 2025", "Ingestion rose in Q3 2025."),
+    ("It holds 1e6 events", "It holds 1 event per host."),        # 1e6 was read as 1
+    ("A third of hosts are idle", "A quarter of hosts are idle."),
+    ("It costs $0.10 per GB", "It costs 10 euro cents per GB."),
+    ("It costs $0.10 per GB", "It costs 1 cent per GB."),
+    ("The cap is 1,600", "The cap is 1, 600 further limited."),
+    ("Acme has 3 regions", "Acme has two regions."),
+])
+def test_a_new_form_misquoted_is_not_grounded(claim: str, excerpt: str) -> None:
+    result = grounded(claim, excerpt)
+    assert result.checked and not result.ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt", [
+    ("Prices were cut by half", "Prices: -50%."),
+    ("Prices were cut in half", "Prices were halved."),
+    ("Half of the hosts are idle", "50% of the hosts are idle."),
+    ("Ingestion doubled", "Ingestion grew 2x."),
+    ("Ingestion grew 2x", "Ingestion doubled."),
+    ("It holds 1e6 events", "It holds 1,000,000 events."),
+    ("It holds 1,000,000 events", "It holds one million events."),
+    ("Acme has 3 regions", "Acme has three regions."),            # a number word grounds its digits
+    ("Acme has three regions", "Acme has 3 regions."),            # and the reverse (no figure to ground)
+    ("It costs $0.10 per GB", "It costs 10 cents per GB."),       # a minor unit grounds the major
+    ("It costs 10 cents per GB", "It costs $0.10 per GB."),
+    ("The cap is 1,600", "The cap is 1,600, further limited by the plan."),
+    ("Released in March 2024", "Released 2024-03-12."),
+])
+def test_an_honest_restatement_is_grounded(claim: str, excerpt: str) -> None:
+    result = grounded(claim, excerpt)
+    assert result.checked and result.ok, result
+
+
+@pytest.mark.parametrize("claim, title", [
+    ("The Pro plan lists at $15 per host", "Acme Pro: $15/host"),            # a price
+    ("Acme lists 10 tools", "Top 10 Tools for Logs"),                          # a count
+    ("Acme serves 500 hosts", "Over 500 Hosts Served"),
+    ("Acme cut prices by 20%", "Acme cuts prices 20%"),
+    ("Acme has 11 regions", "Windows 11 release notes"),                      # a name's number is no count
+])
+def test_a_title_never_grounds_an_amount_price_percent_or_count(claim: str, title: str) -> None:
+    result = grounded(claim, "There is no list price.", titles=(title,))
+    assert result.checked and not result.ok, result
+
+
+@pytest.mark.parametrize("claim, title", [
+    ("Python 3.11 adds exception groups", "What's New In Python 3.11"),
+    ("Windows 11 ships it", "Windows 11 release notes"),
+    ("Since 2026 it bills per GB", "Acme pricing 2026 | Acme"),
+    ("Fixed in v1.2.3", "Release v1.2.3"),
+    ("Changed in March 2024", "March 2024 update"),
+])
+def test_a_title_grounds_a_version_year_date_or_name(claim: str, title: str) -> None:
+    result = grounded(claim, "It changed.", titles=(title,))
+    assert result.checked and result.ok, result
+
+
+def test_a_heading_may_state_a_year_the_question_names_and_nothing_else() -> None:
+    from pathlib import Path
+
+    from web_research.checks.report import parse_report
+    from web_research.checks.statements import statement_checks
+
+    text = ("# R\n\n## TL;DR\n\n- Acme bills per GB[^1].\n\n## Findings\n\n### 2026 list prices\n\n"
+            "Acme bills per GB[^1].\n\n### 2027 outlook\n\nAcme bills per GB[^1].\n\n### $5 plans\n\n"
+            "Acme bills per GB[^1].\n\n## Gaps & Limitations\n\n- None.\n\n## Sources\n\n"
+            "[^1]: **Title**: T\n      **URL**: https://acme.example/\n      **Excerpt**: \"Acme bills per GB.\"\n")
+
+    def heading_problems(question: str | None) -> str:
+        [check] = [c for c in statement_checks(Path("report.md"), parse_report(text), (), question)
+                   if c.id == "report.headings.figures"]
+        return "" if check.ok else check.message
+
+    assert "2026" in heading_problems(None)
+    asked = heading_problems("What are Acme's 2026 list prices, in $5 steps?")
+    assert "2026" not in asked and "2027" in asked and "$5" in asked  # a year, never an amount

@@ -15,7 +15,8 @@ from example_run import EXAMPLE_DIR
 from web_research import formats
 from web_research.checks.checklist import run_checklist
 from web_research.checks.citation_entries import parse_citations
-from web_research.checks.quantities import figures_in
+from web_research.checks.claims import Claim, grounding
+from web_research.checks.quantities import figures_in, identifiers_in
 from web_research.evidence.snapshots import SnapshotIndex
 
 _WORDS = "two three four five six seven eight nine eleven twelve thirteen fourteen".split()
@@ -53,6 +54,15 @@ _FIGURES = st.one_of(
     st.tuples(st.integers(2, 9), st.integers(0, 20), st.integers(1, 9)).map(lambda r: f"version {r[0]}.{r[1]}.{r[2]}"),
     _n.map(lambda v: f"`${v}`"),
     st.integers(7, 30).map(lambda v: f"10{str(v).translate(_SUPERSCRIPT)} events"),
+    # issue 37: shares, multiples, notations, minor units, dates
+    st.sampled_from(["cut by half", "halved", "a third of it", "two-thirds of it", "a quarter of it",
+                     "three quarters of it", "doubled", "tripled", "twice as much", "quadrupled"]),
+    st.tuples(st.integers(2, 9), st.integers(7, 12)).map(lambda r: f"{r[0]}e{r[1]} events"),
+    st.tuples(st.integers(2, 99), st.integers(1, 9)).map(lambda r: f"{r[0]}.{r[1]}k hosts"),
+    st.tuples(st.integers(2, 99), st.integers(1, 9)).map(lambda r: f"${r[0]}.{r[1]}bn"),
+    st.integers(11, 99).map(lambda v: f"{v} cents"),
+    st.tuples(st.sampled_from(_MONTHS), st.integers(2027, 2040)).map(lambda r: f"in {r[0]} {r[1]}"),
+    _n.map(lambda v: f"{v * 1000:,}, at most"),
 )
 # A figure the report states, changed the way a slip changes it (sign, value, unit).
 _SLIPS = st.sampled_from([
@@ -71,9 +81,10 @@ def _statements() -> tuple[str, tuple[int, ...], tuple]:
     body_end = text.index("## Gaps & Limitations")
     markers = tuple(m.start() for m in re.finditer(r"\[\^\d+\]", text) if body_start < m.start() < body_end)
     index = SnapshotIndex.build(EXAMPLE_DIR)
-    texts = [c.excerpt or "" for c in parse_citations(text)]
-    texts += [t for snap in index.by_key.values() for t in snap.titles]
-    available = tuple(f for t in texts for f in figures_in(t))
+    excerpts = [c.excerpt or "" for c in parse_citations(text)]
+    titles = [t for snap in index.by_key.values() for t in snap.titles]
+    available = tuple(f for t in excerpts for f in figures_in(t, bare_words=True)) + \
+        tuple(f for t in titles for f in identifiers_in(t))
     return text, markers, available
 
 
@@ -110,3 +121,42 @@ def test_a_figure_changed_in_place_always_fails_verification(slip: tuple[str, st
 def test_the_unchanged_example_passes() -> None:
     text, _markers, _available = _statements()
     assert _fails(text) == []
+
+
+# --- issue 37: honest restatements are grounded both ways; a title grounds no amount -----------------
+
+def _honest_pairs(n: int) -> list[tuple[str, str]]:
+    """(one form, another form) of the same figure built from `n`."""
+    words = _WORDS[n % len(_WORDS)]
+    value = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "eleven": 11,
+             "twelve": 12, "thirteen": 13, "fourteen": 14}[words]
+    return [
+        (f"{value} regions", f"{words} regions"),
+        (f"${n // 100}.{n % 100:02d} per GB", f"{n} cents per GB"),
+        (f"{n}e6 events", f"{n * 10**6:,} events"),
+        (f"{n:,}", f"{n:,}, further limited"),
+        ("doubled", "2x"), ("tripled", "3x"), ("half", "50%"), ("a quarter of it", "25% of it"),
+    ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(101, 99_999), which=st.integers(0, 7), reverse=st.booleans())
+def test_a_figure_restated_in_another_form_is_grounded(n: int, which: int, reverse: bool) -> None:
+    one, other = _honest_pairs(n)[which]
+    claim, excerpt = (other, one) if reverse and which else (one, other)  # a claim's bare word states nothing
+    result = grounding(Claim(1, f"Acme: {claim}", (1,)), [f"Acme: {excerpt}."])
+    assert result.checked and result.ok, (claim, excerpt, result)
+
+
+_AMOUNTS = st.one_of(
+    _n.map(lambda v: f"${v:,}"), st.integers(11, 99).map(lambda v: f"{v}%"),
+    _n.map(lambda v: f"{v:,} hosts"), st.integers(4, 99).map(lambda v: f"{v}x"),
+    _n.map(lambda v: f"{v} million events"), st.integers(11, 99).map(lambda v: f"{v} cents"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(figure=_AMOUNTS, head=st.sampled_from(["Acme Pricing: ", "Top ", "Acme Pro ", "", "Over "]))
+def test_a_title_never_grounds_an_amount_or_count(figure: str, head: str) -> None:
+    result = grounding(Claim(1, f"Acme lists {figure}", (1,)), ["There is no list price."],
+                       [f"{head}{figure} | Acme"])
+    assert result.checked and not result.ok, (figure, head)

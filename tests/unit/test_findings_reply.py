@@ -13,7 +13,7 @@ from web_research.core.frontmatter_reader import read_frontmatter
 from web_research.guard.rules import room
 from web_research.guard.briefs_match import Brief
 from web_research.guard.findings_gate import findings_problems
-from web_research.guard.subagent_stop import block_reason
+from web_research.guard.handlers.subagent_stop import block_reason
 from web_research.run.briefs import load_template
 from web_research.run.findings_reply import ReplyDocument, reply_document
 

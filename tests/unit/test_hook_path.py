@@ -40,7 +40,7 @@ print(json.dumps({{"decision": out.getvalue(), "called": sorted(called)}}))
 # the run's state (the record read once), the rule (the event and the decision are types: no code
 # of theirs runs); for a Bash call, the reader of our command lines; the data folder's rule, which
 # lives in core/paths.py with every other path.
-PATH = {"guard.adapter", "guard.pre_tool_use", "guard.state", "guard.rules.room",
+PATH = {"guard.adapter", "guard.handlers.pre_tool_use", "guard.state", "guard.rules.room",
         "guard.commandline", "core.paths"}
 
 

@@ -452,7 +452,7 @@ def _subagent_start(h: Harness, agent_type: str = "web-research:researcher") -> 
 def test_a_researcher_of_the_active_run_is_told_the_utc_time(researcher):
     import time
 
-    from web_research.guard.subagent_start import CLOCK_LABEL
+    from web_research.guard.handlers.subagent_start import CLOCK_LABEL
 
     h, _ = researcher
     out = h.hook(_subagent_start(h)).json["hookSpecificOutput"]
@@ -730,7 +730,7 @@ def test_modules_in_the_project_folder_cannot_stand_in_for_the_hooks_own(researc
 
 
 def test_each_event_name_leads_to_the_handler_of_that_name():
-    """`hooks/run EVENT` -> `python -m web_research.guard EVENT` -> guard/EVENT.py's EVENT: a
+    """`hooks/run EVENT` -> `python -m web_research.guard EVENT` -> guard/handlers/EVENT.py's EVENT: a
     grep for the name used in hooks.json lands on its handler, in a module of that name."""
     import importlib
 
@@ -740,13 +740,13 @@ def test_each_event_name_leads_to_the_handler_of_that_name():
     assert set(EVENTS) == set(SCRIPT_OF.values())
     for name, event in EVENTS.items():
         assert SCRIPT_OF[event] == name
-        module = importlib.import_module(f"web_research.guard.{name}")
+        module = importlib.import_module(f"web_research.guard.handlers.{name}")
         assert adapter.handler(event) is getattr(module, name), (name, adapter.handler(event).__name__)
-        assert module.__file__.endswith(f"guard/{name}.py")
+        assert module.__file__.endswith(f"guard/handlers/{name}.py")
     assert set(events.HANDLER_NAMES) == set(EVENTS.values())
     assert adapter.handler("Notification") is None
     for (event, kind), name in events.KIND_HANDLER_NAMES.items():  # a kind of call with a handler of its own
-        module = importlib.import_module(f"web_research.guard.{name}")
+        module = importlib.import_module(f"web_research.guard.handlers.{name}")
         assert event in EVENTS.values() and adapter.handler(event, kind) is getattr(module, name), (event, kind)
 
 

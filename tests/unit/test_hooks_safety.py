@@ -135,7 +135,7 @@ def test_killing_the_launcher_at_its_timeout_kills_the_python_it_started(tmp_pat
 
 def test_a_check_broken_by_the_runs_files_fails_instead_of_opening_the_gate(monkeypatch, tmp_path: Path):
     from web_research.guard import findings_gate
-    from web_research.guard import stop as stopgate
+    from web_research.guard.handlers import stop as stopgate
     from web_research.guard.briefs_match import Brief
 
     monkeypatch.setenv("CLAUDE_PLUGIN_DATA", str(tmp_path / "data"))

@@ -154,7 +154,7 @@ def test_the_findings_gate_does_load_the_checker(researching):
     assert "web_research.checks.findings" in result["loaded"] and "yaml" in result["loaded"], result
 
 
-HANDLER_MODULES = tuple(f"web_research.guard.{name}" for name in (
+HANDLER_MODULES = tuple(f"web_research.guard.handlers.{name}" for name in (
     "pre_tool_use", "post_tool_use", "subagent_start", "subagent_stop", "stop", "session_start", "session_end",
     "pre_agent", "post_agent", "pre_checker", "pre_start", "post_start", "pre_plan", "post_briefs", "idle", "stop_wait"))
 
@@ -167,13 +167,13 @@ def test_a_hook_imports_only_its_own_events_handler_module(researching):
     cases = _light_cases(h, infos) + [("researcher stops", h.subagent_stop("agentA"), ""),
                                       ("orchestrator stops", h.stop(), "")]
     for name, payload, _expected in cases:
-        own = "web_research.guard." + "".join(
+        own = "web_research.guard.handlers." + "".join(
             "_" + c.lower() if c.isupper() else c for c in payload["hook_event_name"]).lstrip("_")
         expected = [own]
         if payload.get("tool_name") in ("Agent", "Task"):  # a dispatch has a handler of its own, in its event's frame
             expected = [own, own.replace("_tool_use", "_agent")]
         if payload["hook_event_name"] == "Stop":  # no report.md yet: the gate waits, without the verifier
-            expected = ["web_research.guard.stop_wait"]
+            expected = ["web_research.guard.handlers.stop_wait"]
         result = _probe(h, payload["hook_event_name"], payload, HANDLER_MODULES)
         assert result["loaded"] == expected, (name, result)
 

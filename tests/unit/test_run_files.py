@@ -275,8 +275,8 @@ def test_an_oversized_report_is_a_failing_check(tmp_path: Path) -> None:
 # --- hooks' readers ---------------------------------------------------------------
 
 def test_the_stop_gate_turns_a_verifier_crash_into_a_failure(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from web_research.guard import stop
-    from web_research.guard.stop import verifier_failures
+    from web_research.guard.handlers import stop
+    from web_research.guard.handlers.stop import verifier_failures
 
     def crash(run_dir: Path, seal_source: object = None) -> list:
         raise RecursionError("maximum recursion depth exceeded")

@@ -221,7 +221,7 @@ def test_an_unsupported_claim_under_gaps_is_allowed(tmp_path: Path) -> None:
     assert "report.claims.verdict" not in bad and "report.claims.checked" not in bad, bad
 
 
-def test_a_partial_claim_fails_once_with_the_reason_and_the_passage(tmp_path: Path) -> None:
+def test_a_partial_claim_fails_with_the_reason_and_the_passage_until_it_changes(tmp_path: Path) -> None:
     run = tiered(tmp_path)
     buyers = key_of(run, "Buyers report committed-volume discounts")
     keys = judge_all(run, 1)
@@ -233,10 +233,30 @@ def test_a_partial_claim_fails_once_with_the_reason_and_the_passage(tmp_path: Pa
     assert "Narrow the claim" in check.message and "cite another passage" in check.message
     shown = run_cli("finish", str(run))
     assert shown.returncode == 1 and "report.claims.verdict" in shown.stdout and "the excerpt gives no year" in shown.stdout
-    # Shown once: left as it is, it stands as a warning and the run verifies.
+    # Left as it is, it still fails (issue 37: it once became a warning and the run verified).
     again = failing(run_checklist(run))["report.claims.verdict"]
-    assert again.severity == "warning" and "shown once" in again.message
-    assert run_cli("finish", str(run)).returncode == 0
+    assert again.severity == "error" and "the excerpt gives no year" in again.message
+    assert run_cli("finish", str(run)).returncode == 1
+    # Narrowed and judged supported, it passes.
+    replace_once(run / "report.md", "- Buyers report committed-volume discounts of 10% to 30% off list[^9]",
+                 "- Forum buyers report discounts of 10 to 30 percent after committing for two years[^9]")
+    prompt, _ = prompt_for_run(run)
+    assert prompt is not None and len(prompt.keys) == 1
+    write_verdicts(run, 2, {prompt.keys[0]: "supported"})
+    assert "report.claims.verdict" not in failing(run_checklist(run))
+
+
+def test_a_partial_claim_left_as_it_is_ends_the_run_unverified(tmp_path: Path) -> None:
+    run = tiered(tmp_path)
+    buyers = key_of(run, "Buyers report committed-volume discounts")
+    judge_all(run, 1, **{buyers: "partial"})
+    for _ in range(formats.MAX_VERIFY_ROUNDS):
+        assert run_cli("finish", str(run)).returncode == 1
+    ended = run_cli("finish", str(run))
+    assert ended.returncode == 0
+    returned = json.loads(ended.stdout)
+    assert returned[formats.RETURN_VERIFIED_KEY] is False, returned
+    assert "report.claims.verdict" in returned[formats.RETURN_FAILED_CHECKS_KEY], returned
 
 
 def test_a_narrowed_partial_claim_is_the_only_one_checked_again(tmp_path: Path) -> None:

@@ -192,25 +192,25 @@ def test_each_markdown_file_is_scanned_once(tmp_path: Path) -> None:
 def test_each_page_is_read_and_normalized_once_and_each_excerpt_matched_once(tmp_path: Path, monkeypatch) -> None:
     """1000 citations (the report repeats its findings' 500) against 100 pages: each page's
     text is normalized once, and an excerpt the report repeats is not matched again."""
-    from web_research.evidence import excerpts
+    from web_research.evidence import matcher
     from web_research.checks import integrity
     from web_research.checks.checklist import run_checklist
 
     run = make_large_run(tmp_path, pages=100)
     normalized: list[int] = []
     matched: list[str] = []
-    real_normalize, real_match = excerpts.normalize, integrity.match_excerpt
+    real_normalize, real_find = matcher.normalize, integrity.find_excerpt
 
     def counting_normalize(text: str) -> str:
         normalized.append(len(text))
         return real_normalize(text)
 
-    def counting_match(excerpt: str, page_text: str, **kwargs):
+    def counting_find(excerpt: str, page, **kwargs):
         matched.append(excerpt)
-        return real_match(excerpt, page_text, **kwargs)
+        return real_find(excerpt, page, **kwargs)
 
-    monkeypatch.setattr(integrity, "normalize", counting_normalize)
-    monkeypatch.setattr(integrity, "match_excerpt", counting_match)
+    monkeypatch.setattr(matcher, "normalize", counting_normalize)
+    monkeypatch.setattr(integrity, "find_excerpt", counting_find)
     checks = run_checklist(run)
     assert any(c.id == "report.citations.verbatim" and c.ok and "all 500" in c.message for c in checks)
     pages = [n for n in normalized if n > 2000]  # page texts are ~6 KB; titles and excerpts are short

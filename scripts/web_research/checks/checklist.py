@@ -94,7 +94,7 @@ citations.integrity (the summary line, always passes). Then `provenance.sealed`
 Claim-check rules (`verdicts.py`, the last group; only when the plan's tier has a
 claim check): `report.claims.checked` (every cited claim of report.md has a
 current verdict, voted when the tier votes), `report.claims.verdict` (an
-unsupported claim outside Gaps & Limitations; warning: a partial one) and
+unsupported or partial claim outside Gaps & Limitations) and
 `checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema).
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
 `<scope>.claims.grounded` (each figure a cited sentence states, years and dates
@@ -313,7 +313,7 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
             bidi_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
-        statement_checks(path, parsed.report, names)
+        statement_checks(path, parsed.report, names, question)
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:

@@ -13,7 +13,12 @@ claim; a code span is (`` `$9.90` `` states a figure like $9.90 does).
 
 The rule (`grounding`): each figure the claim states (`quantities.figures_in`,
 the one reading of a figure; years and dates included) must appear in at least
-one excerpt cited in the same claim, or in the sealed title of a page it cites.
+one excerpt cited in the same claim (where a number in words counts too: "three
+regions" gives the 3 of "3 regions"). A page's sealed title grounds identifiers
+only (`quantities.identifiers_in`: versions, years, dates, a number in a name such
+as "Python 3.11"), and only a figure the claim states as one: never an amount,
+price, percent or count, in any tier, since a title is not the passage the claim
+cites and no checker reads it.
 
 `claim_hash` (sha256 of the normalized claim text, markers removed) is stable
 across renumbering, so a later claim checker can key its verdicts on it.
@@ -31,7 +36,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .quantities import Quantity, figures_in
+from .quantities import Quantity, figures_in, identifiers_in, is_identifier, readable
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, parse_markdown
 from .. import formats
 from ..evidence.provenance import load_folder_copy
@@ -54,15 +59,22 @@ FOOTNOTE_LIKE = re.compile(r"\[\^[^\]\n]{0,80}\]?")
 # Where a footnote reference stood in a block's joined text (a private-use character,
 # removed from the text itself first): its label is the next one of the block's references.
 _MARK = "\ue000"
+# Where a code span starts and ends in the joined text (private-use characters too): a claim
+# keeps its code spans verbatim, so "`.1 + .1 == .2`" is never tidied into ".1 +.1 ==.2".
+_CODE_OPEN, _CODE_CLOSE = "\ue001", "\ue002"
+_OURS = str.maketrans(dict.fromkeys(map(ord, _MARK + _CODE_OPEN + _CODE_CLOSE)))
+_CODE_PIECE = re.compile(f"({_CODE_OPEN}[^{_CODE_CLOSE}]*{_CODE_CLOSE})")
 # A sentence ends at . ! or ? (plus closing quotes/brackets and any footnote
 # references), before whitespace and a capital, digit, quote, bracket or currency.
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*" + _MARK + r"*(?=\s+[A-Z0-9\"'\u201c\u2018(\[$\u20ac\u00a3*_])")
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*" + _MARK + r"*(?=\s+" + _CODE_OPEN
+                           + r"?[A-Z0-9\"'\u201c\u2018(\[$\u20ac\u00a3*_])")
 _ABBREVIATIONS = {"e.g", "i.e", "vs", "etc", "approx", "inc", "ltd", "co", "corp", "mr", "mrs", "dr", "st", "no",
                   "u.s", "cf", "al", "fig", "ca"}
 _DIGIT = re.compile(r"\d")
 _LAST_WORD = re.compile(r"([\w.]+)\.$")  # the word a full stop ends
 _INITIAL = re.compile(r"[A-Z]")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
+_PUNCTUATION = frozenset(".,;:!?")
 MAX_BLOCK_CHARS = 50_000  # a longer paragraph is cut: bounds the work on hostile input
 
 
@@ -182,8 +194,11 @@ def header_cells(block: Block) -> list[str]:
 
 
 def _piece(span) -> str:  # noqa: ANN001 - a markdown_doc.Span
-    if span.kind in (TEXT, CODE):  # a code span is part of the claim: `$9.90` states a figure
-        return span.text.replace(_MARK, "") if _MARK in span.text else span.text
+    text = span.text.translate(_OURS) if span.kind in (TEXT, CODE) and not span.text.isascii() else span.text
+    if span.kind == CODE:  # a code span is part of the claim (`$9.90` states a figure), as written
+        return _CODE_OPEN + text + _CODE_CLOSE
+    if span.kind == TEXT:
+        return text
     if span.kind == REF:
         return _MARK
     return " " if span.kind in (BREAK, CELL) else ""  # inline HTML is no part of a claim
@@ -281,8 +296,25 @@ def _claims_of_sentences(sentences: list[Sentence]) -> list[Claim]:
 
 def plain_text(text: str) -> str:
     """A claim's words from its joined prose: reference marks (and marks written like one),
-    bullet-id mentions and bare URLs dropped, whitespace collapsed. (The parser already dropped emphasis,
-    link targets and HTML.)"""
+    bullet-id mentions and bare URLs dropped, whitespace collapsed; code spans kept verbatim,
+    with the spaces around them. (The parser already dropped emphasis, link targets and HTML.)"""
+    if _CODE_OPEN not in text:
+        return _plain_prose(text)
+    pieces = _CODE_PIECE.split(text)
+    out = []
+    for index, piece in enumerate(pieces):
+        if index % 2:  # a code span, as written
+            out.append(piece[1:-1])
+            continue
+        words = _plain_prose(piece.translate(_OURS))
+        lead = " " if index and piece[:1].isspace() and words[:1] not in _PUNCTUATION else ""
+        tail = " " if index < len(pieces) - 1 and piece[-1:].isspace() else ""
+        out.append(lead + words + tail if words else (" " if lead or tail else ""))
+    return "".join(out).strip()
+
+
+def _plain_prose(text: str) -> str:
+    """`plain_text` of prose without code spans."""
     # (each string test only skips a pattern that cannot match: verify runs this on every claim)
     if _MARK in text:
         text = text.replace(_MARK, "")
@@ -301,24 +333,40 @@ def plain_text(text: str) -> str:
 # --------------------------------------------------------------------------
 
 def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = ()) -> Grounding:
-    """Check each figure of `claim` against the figures of `excerpts` and of `titles`
-    (the sealed titles of the pages it cites: "3.11" is grounded by a page titled
-    "What's New In Python 3.11")."""
+    """Check each figure of `claim` against the figures of `excerpts`, and each identifier it
+    states against the identifiers of `titles` (the sealed titles of the pages it cites: "3.11"
+    in "Python 3.11 adds..." is grounded by a page titled "What's New In Python 3.11"; a price
+    or a count never is)."""
     texts = [e for e in excerpts if e and e.strip()]
     if not texts:
         return Grounding(False)
     stated = _figures_of(claim.text)
     if not stated:
         return Grounding(True)
-    available = [q for text in (*texts, *titles) if text for q in _figures_of(text)]
+    available = [q for text in texts for q in _excerpt_figures(text)]
     missing = tuple(q for q in stated if not any(q.matches(other) for other in available))
+    names = [q for text in titles if text for q in _identifiers_of(text)]
+    if missing and names:
+        claim_text = readable(claim.text)
+        missing = tuple(q for q in missing
+                        if not (is_identifier(claim_text, q) and any(q.matches(other) for other in names)))
     return Grounding(True, stated, missing)
 
 
+# Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
 @lru_cache(maxsize=4096)
 def _figures_of(text: str) -> tuple[Quantity, ...]:
-    # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
     return tuple(figures_in(text))
+
+
+@lru_cache(maxsize=4096)
+def _excerpt_figures(text: str) -> tuple[Quantity, ...]:
+    return tuple(figures_in(text, bare_words=True))
+
+
+@lru_cache(maxsize=1024)
+def _identifiers_of(text: str) -> tuple[Quantity, ...]:
+    return tuple(identifiers_in(text))
 
 
 def claim_records(path: Path, scope: str, document: Document, citations: Iterable[Citation],

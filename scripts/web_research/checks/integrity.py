@@ -17,8 +17,9 @@ Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
 
     verbatim      error    one failing check per mismatched excerpt (not in the
                            page, a part between omission marks too short, parts
-                           spread beyond one passage: `excerpts` rules; or a
-                           changed snapshot); one passing check per file otherwise
+                           spread beyond one passage: `excerpts` rules; a figure
+                           of the page cut short: `whole_figures`; or a changed
+                           snapshot); one passing check per file otherwise
     snapshot      warning  citations with no snapshot (not verifiable); error, one
                            check per citation, when `sealed` is given and the
                            citation has no snapshot a researcher's fetch sealed
@@ -52,8 +53,10 @@ from difflib import SequenceMatcher
 
 from .. import formats
 from ..core.result import Check
-from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, match_excerpt, normalize, part_words
+from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, normalize, part_words
+from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
+from .whole_figures import cut_figures, describe
 
 INTEGRITY_CHECK_ID = "citations.integrity"
 SOURCES_CHECK_ID = "sources.records"
@@ -155,19 +158,14 @@ def _scope(run_dir: Path, path: Path) -> str:
     return path.stem
 
 
-class _Page(NamedTuple):
-    text: str
-    normalized: str
-
-
 class _PageCache:
     """Each snapshot's text, read, hash-checked and normalized once per verify."""
 
     def __init__(self) -> None:
-        self._pages: dict[Path, tuple[_Page | None, str | None]] = {}
+        self._pages: dict[Path, tuple[StoredPage | None, str | None]] = {}
         self._matches: dict[tuple[Path, str], MatchResult] = {}
 
-    def get(self, snap: Snapshot) -> tuple[_Page | None, str | None]:
+    def get(self, snap: Snapshot) -> tuple[StoredPage | None, str | None]:
         """(page, None) or (None, why the snapshot's text cannot be used)."""
         if snap.text_path not in self._pages:
             try:
@@ -176,20 +174,20 @@ class _PageCache:
                 self._pages[snap.text_path] = (None, str(exc))
             else:
                 if snap.text_is_intact(text):
-                    self._pages[snap.text_path] = (_Page(text, normalize(text)), None)
+                    self._pages[snap.text_path] = (StoredPage(text), None)
                 else:
                     self._pages[snap.text_path] = (None, (
                         f"{formats.SOURCES_DIR}/{snap.text_path.name} was changed after it was fetched "
                         "(its SHA-256 no longer matches); fetch the page again"))
         return self._pages[snap.text_path]
 
-    def match(self, snap: Snapshot, page: _Page, excerpt: str) -> MatchResult:
-        """`match_excerpt` on the normalized page, once per page and excerpt: a report
-        quotes the same excerpts as its findings files."""
+    def match(self, snap: Snapshot, page: StoredPage, excerpt: str) -> MatchResult:
+        """The one matcher's verdict (`matcher.find_excerpt`, no spans needed here), once per
+        page and excerpt: a report quotes the same excerpts as its findings files."""
         key = (snap.text_path, excerpt)
         found = self._matches.get(key)
         if found is None:
-            found = self._matches[key] = match_excerpt(excerpt, page.text, normalized=page.normalized)
+            found = self._matches[key] = find_excerpt(excerpt, page, spans=False)
         return found
 
 
@@ -240,7 +238,14 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         return "mismatched"
     match = pages.match(snap, page, excerpt)
     if match.ok:
-        return "verified"
+        cuts = cut_figures(page.normalized, match.at)
+        if not cuts:
+            return "verified"
+        result.mismatches.append(_Finding(line, (
+            f"[^{number}] excerpt cuts a figure of the page {url} ({where}) short: "
+            f"{'; '.join(describe(cut) for cut in cuts[:3])}. Quote each figure whole: its sign, currency, "
+            "every digit, its magnitude and both ends of a range")))
+        return "mismatched"
     if match.rule in (RULE_SHORT_PART, RULE_SPREAD):
         result.mismatches.append(_Finding(line, _collage_message(number, url, where, match)))
         return "mismatched"

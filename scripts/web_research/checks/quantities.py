@@ -94,17 +94,18 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
 # decimals, dots group thousands only twice or more (`1.000.000`) or before a decimal comma
 # (`1.000,50`), spaces group only after one to three digits (`1 000 000`).
 _NUMBER = re.compile(
-    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![,\d])"      # 1,000,000.50
-    r"|\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?(?![.\d])"  # 1.000.000,50
-    r"|\d{1,3}(?:\.\d{3})+,\d+(?![.,\d])"         # 1.000,50
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!,?\d)"      # 1,000,000.50 (and "1,600, further": a comma after it)
+    r"|\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?(?!\.?\d)"  # 1.000.000,50 (and "1.000.000." ending a sentence)
+    r"|\d{1,3}(?:\.\d{3})+,\d+(?![.,]?\d)"         # 1.000,50
     r"|\d{1,3}(?: \d{3})+(?:[.,]\d+)?(?![\d.,]\d)"  # 1 000 000
     r"|\d+,\d{1,2}(?![,.]?\d)"                   # 1,5
     r"|\d+(?:\.\d+)?"                            # 1000, 1.5
-    r"|\.\d+(?![.\d])")                            # .10 ("$.10")
+    r"|\.\d+(?!\.?\d)")                            # .10 ("$.10")
 # A euro amount written the European way: one dot, then exactly three digits ("€1.000").
 # Not after a leading zero ("€0.015" is a price per unit).
 _DOT_THOUSANDS = re.compile(r"[-+]?([1-9]\d{0,2}\.\d{3})(?![\d.,])")
 _POWER = re.compile(r"\^(-?\d{1,3})(?!\d)")
+_E_NOTATION = re.compile(r"[eE]([-+]?\d{1,2})(?![\w.])")  # 1e6, 1.5E9: a power of ten
 _SIGN = "-+"
 _CURRENCY_BEFORE = re.compile(
     r"(?:(US\$|C\$|A\$|[$\u20ac\u00a3\u00a5\u20b9])|\b(" + "|".join(_CURRENCY_CODES) + r")\s?)$")
@@ -113,6 +114,10 @@ _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per\s?cent\b|pct\b)", re.I)
 _MULTIPLIER_AFTER = re.compile(r"(?:[x\u00d7](?![A-Za-z0-9])|\s?times\b|-?fold\b)")
 _CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|(dollars?|euros?)\b"
                              r"|([\u20ac\u00a3\u00a5\u20b9]))")
+# A currency's minor unit: "10 cents" is $0.10, "50 euro cents" is EUR 0.50, "5 pence" is GBP 0.05.
+_MINOR_AFTER = re.compile(r"\s?(?:(euro[\s-]?cents?|eurocents?)\b|(cents?)\b|(\u00a2)|(pence)\b)", re.I)
+_MINOR_CURRENCIES = ("EUR", "USD", "USD", "GBP")  # by group of _MINOR_AFTER
+_HUNDRED = Decimal(100)
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
 _UNIT_AFTER = re.compile(r"(?:-|\s)?([A-Za-z]+)\b")
 _PER_AFTER = re.compile(r"\s?(?:/|\bper\s+(?:a\s+|an\s+|each\s+|one\s+)?)\s?([A-Za-z]+)\b")
@@ -128,14 +133,14 @@ _MONTH_DATE = re.compile(
     r"\b(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTHS + r")\.?(?:,?\s+(\d{4}))?"
     r"|(" + _MONTHS + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?(?![\d,.]\d)"
     r"|(" + _MONTHS + r")\.?\s+(\d{4}))\b", re.I)
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.])")
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w]|\.\w)")
 _DIGIT = re.compile(r"\d")
 # Every month name starts with one of these. Looked for in the casefolded text with `in`: a
 # case-insensitive regex alternation scans a claim ten times slower, and casefolding covers each
 # letter the pattern's re.I would match (the long s, U+017F, folds to "s").
 _MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _FALLING_BEFORE = re.compile(r"\b(?:fell|falls?|falling|dropped|drops?|down|decreased?|decreasing|declined?|cut|"
-                             r"reduced?|lowered|shrank|shrunk)\b(?:\s+(?:by|to|of|about|around|some|"
+                             r"reduced?|lowered|shrank|shrunk)\b(?:\s+(?:by|to|of|in|about|around|some|"
                              r"nearly|almost|over|under|more than|up to))?\s*$", re.I)
 _YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|by|until|till|from|before|after|during|of|year|fy|early|late|mid)"
                           r"[\s-]*|[(,]\s*)$", re.I)
@@ -152,6 +157,33 @@ _NUMBER_WORD = "|".join(sorted((*_WORD_UNITS, *_WORD_TENS), key=len, reverse=Tru
 _WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+" + _MAGNITUDE + r"|(?:" + _NUMBER_WORD + r"))"
                     r"(?:[\s-]+(?:" + _NUMBER_WORD + r"))*\b", re.I)
 _WORD_HINT = re.compile(r"\b(?:" + _NUMBER_WORD + r")\b", re.I)
+
+# Shares and multiples in words. A share is read as the percent it is ("half" states what "50%"
+# does, "a third" 100/3 %), a multiple as a multiplier ("doubled" states what "2x" does). "third"
+# and "quarter" alone are ordinals or periods ("a third vendor", "each quarter"), so a singular one
+# is a share only where a share reads: "a third of", "by a quarter", "a third cheaper", or
+# closing its clause; "half" after "first", "second"... is a period, and a hyphenated word
+# ("half-day", "double-check", "third-party") is no figure.
+_SHARES = re.compile(
+    r"\b(?:(half|halved|halves|halving)|(a|one|two)[\s-]+(thirds?)|(a|one|three)[\s-]+(quarters?)"
+    r"|(doubled|doubles|doubling|double|twice)|(tripled|triples|tripling|triple|thrice)"
+    r"|(quadrupled|quadruples|quadrupling|quadruple))\b(?!-[A-Za-z])", re.I)
+_SHARE_HINTS = ("half", "halv", "third", "quarter", "doubl", "twice", "tripl", "thrice", "quadrupl")
+_SHARE_AFTER = re.compile(r"\s+(?:of|more|less|fewer|lower|higher|cheaper|faster|slower|smaller|larger|bigger)\b"
+                          r"|\s*(?:[.,;:)]|$)", re.I)
+_PERIOD_BEFORE = re.compile(r"\b(?:first|second|other|latter|former|last|next|this|back|front|top|bottom|upper|lower)"
+                            r"\s+$", re.I)
+_IN_BEFORE = re.compile(r"\b(?:in|within)\s+$", re.I)  # "in a quarter": a period of time
+# Every word that may stand inside a figure or between the ends of a range: a reader that only
+# needs to know whether a place of a text may touch a figure looks a word up here first.
+FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRENCY_CODES), *_MAGNITUDE_WORDS,
+                          *_MONTH_NAMES, *_MONTHS.split("|"), *_WORD_UNITS, *_WORD_TENS,
+                          *"""k m b mn bn x times fold percent pct per cent cents pence eurocent eurocents a an of
+                          to through thru and or half halved halves halving third thirds quarter quarters double
+                          doubled doubles doubling twice triple tripled triples tripling thrice quadruple quadrupled
+                          quadruples quadrupling st nd rd th""".split()))
+_HALF_A_UNIT = re.compile(r"\s+an?\s+")
+_HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+" + _MAGNITUDE + r"\b", re.I)
 
 
 class Figure(NamedTuple):
@@ -208,13 +240,56 @@ class Figure(NamedTuple):
 Quantity = Figure  # the older name, kept for callers
 
 
-def figures_in(text: str) -> list[Figure]:
+def figures_in(text: str, bare_words: bool = False) -> list[Figure]:
     """Every figure `text` states, in order: the one reading of a figure that the
     checks, the claim text and the prompts' figure rule share. Normalizes first
-    (`excerpts.normalize`), so any text can be passed as written."""
-    if "\u2014" in text or "\u2015" in text:  # an em dash is punctuation, never a minus sign
+    (`excerpts.normalize`), so any text can be passed as written.
+
+    `bare_words`: also a number in words with nothing to qualify it ("three regions"). A
+    claim's "two vendors" states no figure, but an excerpt's "three regions" gives the 3
+    that a claim's "3 regions" states: what grounds a figure reads them (claims.grounding)."""
+    return extract_quantities(readable(text), bare_words)
+
+
+def readable(text: str) -> str:
+    """`text` as the figure reader reads it: normalized, an em dash set apart (an em dash is
+    punctuation, never a minus sign). Figure positions are positions in this text."""
+    if "\u2014" in text or "\u2015" in text:
         text = text.replace("\u2014", " \u2014 ").replace("\u2015", " \u2015 ")
-    return extract_quantities(normalize(text))
+    return normalize(text)
+
+
+# Words that stand before a count, not a name: "Top 10", "Over 500", "Save 20".
+_NOT_NAMES = frozenset("""top best worst over under only about around nearly almost up to from for with at by of in on
+and or the a an all first last next every per save get just more than less fewer now since until after before within
+plus""".split())
+_NAME_BEFORE = re.compile(r"(?<![\w'\u2019.$\u20ac\u00a3])([A-Za-z][\w+#]*)\s$")
+_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_WORD_AFTER = re.compile(r"\s+[A-Za-z]")
+
+
+def identifiers_in(text: str) -> list[Figure]:
+    """The figures of `text` that name rather than measure: versions, years and dates, a
+    plain number written right after a name with a capital ("Python 3.11", "Windows 11",
+    "Pricing 2026"; not "Top 10"), and a year standing alone ("Acme pricing 2026 | Acme").
+    Never an amount, a percent, a multiplier or a count ("500 hosts", "$15/host")."""
+    text = readable(text)
+    return [f for f in extract_quantities(text) if is_identifier(text, f, standalone_year=True)]
+
+
+def is_identifier(text: str, figure: Figure, standalone_year: bool = False) -> bool:
+    """Whether `figure` (read from `text`, as `readable` gives it) names rather than measures
+    (see `identifiers_in`). A bare four-digit number from 1900 to 2100 is a year when
+    `standalone_year` says so only where no word follows it ("2050 customers" is a count)."""
+    if figure.kind in (KIND_VERSION, KIND_DATE, KIND_YEAR):
+        return True
+    if figure.kind != KIND_NUMBER or figure.unit or figure.per or not _PLAIN_NUMBER.fullmatch(figure.text):
+        return False
+    if len(figure.text) == 4 and figure.text.isdigit() and 1900 <= figure.value <= 2100:
+        if not standalone_year or not _WORD_AFTER.match(text, figure.end):
+            return True
+    name = _NAME_BEFORE.search(text, max(0, figure.start - 40), figure.start)
+    return bool(name) and any(c.isupper() for c in name.group(1)) and name.group(1).casefold() not in _NOT_NAMES
 
 
 def states_a_figure(text: str) -> bool:
@@ -222,11 +297,14 @@ def states_a_figure(text: str) -> bool:
     return bool(figures_in(text))
 
 
-def extract_quantities(text: str) -> list[Figure]:
-    """Every figure in already-normalized `text`, in order (see the module docstring)."""
+def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
+    """Every figure in already-normalized `text`, in order (see the module docstring and
+    `figures_in` for `bare_words`)."""
     text = text[:MAX_TEXT_CHARS]
     has_digit = bool(_DIGIT.search(text))
-    if not has_digit and not _WORD_HINT.search(text):
+    folded = text.casefold()
+    has_share = any(hint in folded for hint in _SHARE_HINTS)
+    if not has_digit and not has_share and not _WORD_HINT.search(text):
         return []
     found: list[Figure] = []
     taken: list[tuple[int, int]] = []
@@ -244,9 +322,11 @@ def extract_quantities(text: str) -> list[Figure]:
             if figure is not None:
                 found.append(figure)
                 taken.append((figure.start, figure.end))
+    if has_share:
+        _read_shares(text, found, taken)
     for m in _WORDS.finditer(text):
         if not _overlaps(taken, m.start(), m.end()):
-            figure = _read_words(text, m)
+            figure = _read_words(text, m, bare_words)
             if figure is not None:
                 found.append(figure)
     found.sort(key=lambda q: q.start)
@@ -353,15 +433,15 @@ def _read_number(text: str, start: int, end: int, value: Decimal | None) -> Figu
     power = _POWER.match(rest)
     if power and abs(int(power.group(1))) <= MAX_EXPONENT:
         value, position = value ** int(power.group(1)), power.end()
+    elif (power := _E_NOTATION.match(rest)) is not None:
+        value, position = value.scaleb(int(power.group(1))), power.end()
     magnitude = _MAGNITUDE_AFTER.match(rest, position)
     if magnitude:
         factor = _MAGNITUDE_LETTERS.get(magnitude.group(1) or "") or _MAGNITUDE_WORDS[magnitude.group(2).lower()]
         value *= factor
         position = magnitude.end()
     if currency is None:
-        after = _CURRENCY_AFTER.match(rest, position)
-        if after:
-            currency, position = _currency_after(after), after.end()
+        currency, position, value = _currency_following(rest, position, value)
     if currency is not None:
         value = _amount(raw_number, value, currency)
     return _qualify(text, raw_number, value, currency, left, end, rest, position,
@@ -378,6 +458,19 @@ def _amount(number_text: str, value: Decimal, currency: str | None) -> Decimal:
         return value
     m = _DOT_THOUSANDS.match(number_text)
     return value * 1000 if m and abs(value) == Decimal(m.group(1)) else value
+
+
+def _currency_following(rest: str, position: int, value: Decimal) -> tuple[str | None, int, Decimal]:
+    """(currency, position after it, value in its major unit) of a currency written after a number
+    at rest[position:]: a code, a word or a symbol, or a minor unit ("10 cents" is 0.10 dollars)."""
+    minor = _MINOR_AFTER.match(rest, position)
+    if minor:
+        group = next(i for i, g in enumerate(minor.groups()) if g)
+        return _MINOR_CURRENCIES[group], minor.end(), value / _HUNDRED
+    after = _CURRENCY_AFTER.match(rest, position)
+    if after:
+        return _currency_after(after), after.end(), value
+    return None, position, value
 
 
 def _currency_after(m: re.Match) -> str:
@@ -429,19 +522,57 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
                   falling=falling)
 
 
-def _read_words(text: str, m: re.Match) -> Figure | None:
-    """A number in words, when a magnitude, currency, percent, multiplier or unit goes with it."""
+def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
+    """A number in words, when a magnitude, currency, percent, multiplier or unit goes with it
+    (or, with `bare`, any number in words)."""
     value = _words_value(re.split(r"[\s-]+", m.group(0).lower()))
     start, end = m.start(), m.end()
     has_magnitude = re.search(r"(?:thousand|million|billion|trillion)$", m.group(0), re.I) is not None
     rest = text[end:end + 60]
-    after = _CURRENCY_AFTER.match(rest)
-    currency, position = (_currency_after(after), after.end()) if after else (None, 0)
+    currency, position, value = _currency_following(rest, 0, value)
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
     qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and value > 1)
-    if not (has_magnitude or qualified):
+    if not (has_magnitude or qualified or bare):
         return None  # "two vendors", "one of them", "one day", "zero-day": no figure
     return figure
+
+
+def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    """Shares ("half", "a third", "three quarters") and multiples ("doubled", "twice", "triple")
+    in words; see `_SHARES`."""
+    for m in _SHARES.finditer(text):
+        start, end = m.start(), m.end()
+        if _overlaps(taken, start, end) or _PERIOD_BEFORE.search(text, max(0, start - 12), start):
+            continue
+        half, third_count, _thirds, quarter_count, _quarters, double, triple, quadruple = m.groups()
+        rest = text[end:end + 60]
+        falling = bool(_FALLING_BEFORE.search(text, max(0, start - 24), start))
+        if half:
+            if _HALF_OF_MAGNITUDE.match(rest):
+                continue  # "half a million": a number in words
+            a_unit = _HALF_A_UNIT.match(rest)
+            unit = _UNIT_AFTER.match(rest, a_unit.end() - 1) if a_unit else None
+            if unit and unit.group(1).lower() in _UNITS:  # "half a day"
+                figure = Figure(text[start:end + unit.end()], Decimal("0.5"), KIND_NUMBER,
+                                unit=_UNITS[unit.group(1).lower()], start=start, end=end + unit.end())
+            else:
+                figure = Figure(m.group(0), Decimal(50), KIND_PERCENT, start=start, end=end,
+                                falling=falling or half.lower() != "half")  # "halved" says the decrease
+        elif third_count or quarter_count:
+            plural = m.group(0).lower().endswith("s")
+            if not plural and not (_SHARE_AFTER.match(rest) or re.search(r"\bby\s+$", text[max(0, start - 4):start])):
+                continue  # "a third vendor", "a quarter later": an ordinal or a period
+            if quarter_count and _IN_BEFORE.search(text, max(0, start - 8), start):
+                continue
+            count = 2 if third_count and third_count.lower() == "two" else \
+                3 if quarter_count and quarter_count.lower() == "three" else 1
+            value = Decimal(100 * count) / (3 if third_count else 4)  # "two thirds" is 200/3 %
+            figure = Figure(m.group(0), value, KIND_PERCENT, start=start, end=end, falling=falling)
+        else:
+            value = Decimal(2 if double else 3 if triple else 4 if quadruple else 0)
+            figure = Figure(m.group(0), value, KIND_MULTIPLIER, start=start, end=end)
+        found.append(figure)
+        taken.append((figure.start, figure.end))
 
 
 def _words_value(words: list[str]) -> Decimal:
@@ -492,6 +623,12 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
             out[i] = Figure(b.text, _amount(b.text, b.value, a.currency), KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end,
                             falling=b.falling)
     return out
+
+
+def linked_as_range(text: str, a: Figure, b: Figure) -> bool:
+    """Whether figures `a` and `b`, read from `text` in that order, are the two ends of a
+    range ("$10-15", "10% to 30%")."""
+    return _linked(text, a, b, _RANGE)
 
 
 def _linked(text: str, a: Figure, b: Figure, connector: re.Pattern | None = None) -> bool:

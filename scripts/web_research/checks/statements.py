@@ -13,7 +13,10 @@ checks leave out must not be prose. In `## TL;DR` and `## Findings`:
                               grounds it against the claim it joins, as a second line)
     report.headings.figures   a heading states no figure (a heading cites nothing);
                               a heading that is a plan subtopic's name is the plan's
-                              words, approved by the person, and passes
+                              words, approved by the person, and passes, and so does
+                              an identifier the research question states ("### 2026
+                              list prices" for a question about 2026: a year, date,
+                              version or name, never an amount or count)
 and, in the whole report but Sources (which `finish` writes):
     report.references.form    every footnote-like mark is a reference: `[^<slug>:<n>]`,
                               or a number `finish` gave, `[^n]`; `[^lumen]` or
@@ -31,7 +34,7 @@ from typing import Iterable, Sequence
 
 from .. import formats
 from .claims import FOOTNOTE_LIKE, Sentence, header_cells, plain_text, sentences_of
-from .quantities import figures_in
+from .quantities import Figure, figures_in, is_identifier, readable
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
@@ -78,8 +81,18 @@ def _block_sentences(report: Report, start: int, end: int) -> list[tuple[Block, 
     return out
 
 
-def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] = ()) -> list[Check]:
-    """The rules above for one parsed report. `subtopic_names`: the plan's subtopic names."""
+def _heading_figures(text: str, asked: Sequence[Figure]) -> list[Figure]:
+    """The figures a heading states that the question does not name (see the module docstring)."""
+    seen = readable(text)
+    return [q for q in figures_in(text)
+            if not (is_identifier(seen, q) and any(q.matches(other) for other in asked))]
+
+
+def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] = (),
+                     question: str | None = None) -> list[Check]:
+    """The rules above for one parsed report. `subtopic_names`: the plan's subtopic names;
+    `question`: the plan's research question."""
+    asked = figures_in(question) if question else []
     checks: list[Check] = []
     figure_problems: list[tuple[int, str]] = []
     heading_problems: list[tuple[int, str]] = []
@@ -112,7 +125,7 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
         for heading in report.doc.headings:
             if section.line < heading.line <= section.end:
                 text = plain_text(_MARK_TEXT.sub("", heading.text))
-                stated = figures_in(text)
+                stated = _heading_figures(text, asked)
                 if stated and " ".join(text.split()).casefold() not in names:
                     heading_problems.append((heading.line, f"{_quote(text)} states {_figures(stated)}"))
     if report.section(TLDR) is not None or report.section(FINDINGS) is not None:

@@ -16,17 +16,16 @@ report/claim_checker.py, what the verdicts add up to here):
                            checker stops (guard/rules/checker_gate.py); the
                            checker writes no file
     `verify`               `verdict_checks`: every cited claim of report.md has
-                           a current verdict; an unsupported one is an error
-                           unless it stands under Gaps & Limitations; a partial
-                           one is an error once (below)
+                           a current verdict; an unsupported or partial one
+                           is an error unless it stands under Gaps & Limitations
 
 A `partial` verdict says the claim goes further than its passage. It fails the
-check once, with the checker's reason and the passage, so the orchestrator
-narrows the claim or cites another passage: either changes the claim's check
-key, so only that claim is checked again. `finish` records the keys of the
-partial claims it has shown (`partials_told` in its record, which no model
-may write); a claim left as it was is then a warning, so a claim that cannot
-be narrowed further costs one round, not every round.
+check, with the checker's reason and the passage, until the claim is narrowed
+or cited to another passage (either changes its check key, so only that claim
+is checked again, and it passes once judged supported), dropped, or moved under
+Gaps & Limitations. A claim left as it is fails every round, and a run that ends
+with it ends unverified: a claim the checker doubts is not one the person may
+read as verified. (It once became a warning after `finish` had shown it.)
 
 A verdict names its claim by a *check key*: the first 16 hex digits of SHA-256
 over the claim's hash (its normalized text, claims.Claim.hash) and the excerpts
@@ -52,7 +51,6 @@ from typing import Iterable, NamedTuple, Sequence
 
 from .. import formats
 from ..run.budget import VOTERS, effective_budget
-from ..run.finish_record import read_record
 from ..evidence.excerpts import normalize
 from ..core.fsutil import RunFileError, read_run_file
 from ..core.result import Check, fail, ok
@@ -201,22 +199,6 @@ def unique_by_key(records: Iterable[ClaimRecord]) -> list[tuple[str, ClaimRecord
 # The verify rule
 # --------------------------------------------------------------------------
 
-def partials_told(run_dir: Path) -> set[str]:
-    """The check keys of the partial claims `finish` has already shown (its record)."""
-    return set(read_record(run_dir).get("partials_told", []))
-
-
-def partial_keys(run_dir: Path, parsed: ParsedRun) -> list[str]:
-    """The check keys of report.md's claims decided `partial` outside Gaps & Limitations."""
-    if parsed.plan is None or parsed.report is None or not effective_budget(parsed.plan).claim_check:
-        return []
-    voting = effective_budget(parsed.plan).voting
-    known = verdicts_by_claim(verdict_files(run_dir))
-    gaps = _gaps_lines(parsed)
-    return [key for key, r in unique_by_key(report_records(parsed))
-            if r.claim.line not in gaps and decide(known.get(key, []), voting).verdict == formats.VERDICT_PARTIAL]
-
-
 def _passages(record: ClaimRecord) -> str:
     return "; ".join(f"[^{n}] \"{_shorten(' '.join(excerpt.split()), 300)}\"" for n, _url, excerpt in record.excerpts)
 
@@ -228,9 +210,8 @@ def _gaps_lines(parsed: ParsedRun) -> range:
 
 def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
-    without a decided verdict) and `report.claims.verdict` (error: unsupported outside Gaps &
-    Limitations, or partial there and not yet shown by finish; warning: a partial one finish
-    showed). Nothing when the plan's budget has no claim check."""
+    without a decided verdict) and `report.claims.verdict` (error: unsupported or partial outside
+    Gaps & Limitations). Nothing when the plan's budget has no claim check."""
     if parsed.plan is None or parsed.report is None or parsed.report_path is None:
         return []
     budget = effective_budget(parsed.plan)
@@ -250,7 +231,6 @@ def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     records = report_records(parsed)
     known = verdicts_by_claim(files)
     gaps = _gaps_lines(parsed)
-    told = partials_told(run_dir)
     unchecked: list[str] = []
     awaiting: list[str] = []
     for r in records:
@@ -266,10 +246,6 @@ def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
                 f"claim {key} is unsupported by the excerpts it cites: \"{_shorten(r.claim.text)}\" "
                 f"(checker: {decision.reason}). Rewrite it to say only what its excerpts say, or remove it, "
                 "or move it under Gaps & Limitations as not established; then run finish again"), report, r.claim.line))
-        elif decision.verdict == formats.VERDICT_PARTIAL and r.claim.line not in gaps and key in told:
-            checks.append(fail("report.claims.verdict", (
-                f"claim {key} is only partly supported: \"{_shorten(r.claim.text)}\" (checker: {decision.reason}); "
-                "it was shown once and left as it is"), report, r.claim.line, "warning"))
         elif decision.verdict == formats.VERDICT_PARTIAL and r.claim.line not in gaps:
             checks.append(fail("report.claims.verdict", (
                 f"claim {key} goes further than the passage it cites: \"{_shorten(r.claim.text)}\" "

@@ -120,7 +120,7 @@ def extractors_fix() -> str:
     if setup.is_file() and ((prefix / "fetch.failed").exists() or prefix.name.startswith("venv-")):
         return f'run "{setup}" --setup to install them (set PIP_INDEX_URL first if the package index is unreachable)'
     lock = formats.PLUGIN_ROOT / "requirements-fetch.lock"
-    what = f'--require-hashes -r "{lock}"' if lock.is_file() else "'web-research[fetch]'"
+    what = f'--no-deps --require-hashes -r "{lock}"' if lock.is_file() else "'web-research[fetch]'"
     if importlib.util.find_spec("pip") is None:  # a venv made by uv has no pip
         return f'uv pip install --python "{sys.executable}" {what}'
     return f'"{sys.executable}" -m pip install {what}'

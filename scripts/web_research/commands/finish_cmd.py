@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     record = read_record(run_dir)
     try:
         notes, problems = assemble_report(run_dir, record)
-        checks, failing = check_report(run_dir, record, problems)
+        checks, failing = check_report(run_dir, problems)
     except Exception as exc:  # noqa: BLE001 - a bug must not look like a verdict on the report
         print(f"web-research finish: {args.dir}: cannot finish the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)

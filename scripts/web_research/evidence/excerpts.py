@@ -49,7 +49,7 @@ _TRANSLATION = {
 # Superscripts and subscripts (digits, signs, brackets): NFKC would make `10⁶` read `106`.
 _SUPERSCRIPT = re.compile("[\u00b2\u00b3\u00b9\u2070\u2074-\u207e]+")
 _SUBSCRIPT = re.compile("[\u2080-\u208e]+")
-_SCRIPT_CHARS = frozenset("\u00b2\u00b3\u00b9\u2070" + "".join(map(chr, range(0x2074, 0x207F)))
+SCRIPT_CHARS = frozenset("\u00b2\u00b3\u00b9\u2070" + "".join(map(chr, range(0x2074, 0x207F)))
                           + "".join(map(chr, range(0x2080, 0x208F))))
 # An omission marker: "...", "…" (NFKC turns it into "..."), optionally in brackets.
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
@@ -73,18 +73,24 @@ def normalize(text: str) -> str:
     Invisible format characters removed, superscripts and subscripts marked (`10^6`,
     `H_2O`), Unicode NFKC (ligatures, full-width forms, non-breaking spaces, `…`), quote
     marks removed, every dash to `-`, runs of whitespace to one space, ends trimmed.
-    Case and wording still count.
+    Case and wording still count. `fold` is all of it but the whitespace: `matcher.PageText`
+    folds a page piece by piece with it to know where each normalized character came from.
     """
+    # Splitting on str.isspace() whitespace is exactly `\s+` collapsed and trimmed, several times faster.
+    return " ".join(fold(text).split())
+
+
+def fold(text: str) -> str:
+    """`normalize` without collapsing whitespace: format characters removed, scripts
+    marked, NFKC, quote marks removed, dashes to `-`."""
     if not text.isascii():
         chars = set(text)
         text = strip_invisible(text, chars)
-        if not chars.isdisjoint(_SCRIPT_CHARS):
+        if not chars.isdisjoint(SCRIPT_CHARS):
             text = _SUPERSCRIPT.sub(lambda m: "^" + unicodedata.normalize("NFKC", m.group(0)), text)
             text = _SUBSCRIPT.sub(lambda m: "_" + unicodedata.normalize("NFKC", m.group(0)), text)
         text = unicodedata.normalize("NFKC", text)
-    text = text.translate(_TRANSLATION)
-    # Splitting on str.isspace() whitespace is exactly `\s+` collapsed and trimmed, several times faster.
-    return " ".join(text.split())
+    return text.translate(_TRANSLATION)
 
 
 def excerpt_parts(excerpt: str) -> list[str]:
@@ -110,6 +116,9 @@ class MatchResult(NamedTuple):
     `not_found` `closest` is the page passage most similar to it, with
     `similarity` in [0, 1]. `span` is the shortest stretch of the page, in
     normalized characters, that holds every part (None when not all were found).
+    When `ok`, `at` is where each part stands in the normalized page, in order (the
+    placement `span` measures), and `spans` the same places in the page's own characters
+    when the match was made by `matcher.find_excerpt` (empty from `match_excerpt`).
     """
 
     ok: bool
@@ -120,6 +129,8 @@ class MatchResult(NamedTuple):
     similarity: float = 0.0
     rule: str | None = None
     span: int | None = None
+    at: tuple[tuple[int, int], ...] = ()
+    spans: tuple[tuple[int, int], ...] = ()
 
 
 def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None) -> MatchResult:
@@ -143,18 +154,20 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
     tries = 0
     while start >= 0 and tries < MAX_PLACEMENTS:
         tries += 1
-        end, missing = _place_from(parts, page, start)
-        if missing is not None:
+        placed, missing = _place_from(parts, page, start)
+        if placed is None or missing is not None:
+            missing = missing or 0
             if best is not None:
                 break  # later starts only find fewer parts; an earlier placement exists
             closest, score = closest_passage(parts[missing], page_text, normalized=page)
             return MatchResult(ok=False, parts_total=total, parts_found=missing, failed_part=parts[missing],
                                closest=closest, similarity=score, rule=RULE_NOT_FOUND)
-        start = _place_back(parts, page, end, start)  # the tightest placement ending there
+        placed = _place_back(parts, page, placed)  # the tightest placement ending there
+        start, end = placed[0][0], placed[-1][1]
         span = end - start
         best = span if best is None else min(best, span)
         if total == 1 or best <= EXCERPT_MAX_SPAN_CHARS:
-            return MatchResult(ok=True, parts_total=total, parts_found=total, span=best)
+            return MatchResult(ok=True, parts_total=total, parts_found=total, span=best, at=placed)
         start = find_at_bounds(page, parts[0], start + 1)
     if best is None:
         closest, score = closest_passage(parts[0], page_text, normalized=page)
@@ -212,30 +225,33 @@ def _rfind(page: str, part: str, end: int) -> int:
     return -1
 
 
-def _place_back(parts: list[str], page: str, end: int, start: int) -> int:
-    """Place the parts in order, the last ending at `end`, each as late as
-    possible; return where the first part starts. Called only where a forward
-    placement from `start` ending at `end` exists; that start is kept when the
-    tighter placement cannot be found within bounds."""
-    position = end
+def _place_back(parts: list[str], page: str,
+                placed: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """Place the parts in order, the last ending where it does in `placed` (a forward
+    placement), each as late as possible: the tightest placement ending there. `placed` is
+    kept when that one cannot be found within bounds."""
+    position = placed[-1][1]
+    out: list[tuple[int, int]] = []
     for part in reversed(parts):
         position = _rfind(page, part, position)
         if position < 0:
-            return start
-    return max(position, start)
+            return placed
+        out.append((position, position + len(part)))
+    return tuple(reversed(out)) if out[-1][0] >= placed[0][0] else placed
 
 
-def _place_from(parts: list[str], page: str, start: int) -> tuple[int, int | None]:
+def _place_from(parts: list[str], page: str,
+                start: int) -> tuple[tuple[tuple[int, int], ...] | None, int | None]:
     """Place the parts in order, the first at `start`, each as early as possible
-    (which gives the shortest span for that start). Returns (end of the last
-    part, None), or (0, index of the first part not found)."""
-    position = start + len(parts[0])
+    (which gives the shortest span for that start). Returns (where each part stands,
+    None), or (None, index of the first part not found)."""
+    out = [(start, start + len(parts[0]))]
     for index in range(1, len(parts)):
-        found = find_at_bounds(page, parts[index], position)
+        found = find_at_bounds(page, parts[index], out[-1][1])
         if found < 0:
-            return 0, index
-        position = found + len(parts[index])
-    return position, None
+            return None, index
+        out.append((found, found + len(parts[index])))
+    return tuple(out), None
 
 
 def closest_passage(needle: str, page_text: str, *, normalized: str | None = None) -> tuple[str | None, float]:

@@ -5,13 +5,12 @@
                      every failure judged and logged
   state              the run's state: the session's record read once into typed values, its
                      file and lock, and the invocation (Context) the handlers receive
-  pre_tool_use, post_tool_use, subagent_start, subagent_stop, stop, session_start, session_end
-                     one handler per event, named after it: the rules for the tool (a
-                     table), then the effects
-  pre_agent, pre_checker, pre_start, pre_plan, post_agent, post_start, post_briefs, idle, stop_wait
-                     handlers of a kind of call (state.Context.kind), so that what only those
-                     calls need (the checker, the Markdown parser, start's checks) stays out
-                     of the others
+  handlers/          one handler per event, named after it (pre_tool_use, post_tool_use,
+                     subagent_start, subagent_stop, stop, session_start, session_end): the rules
+                     for the tool (a table), then the effects; and handlers of a kind of call
+                     (state.Context.kind: pre_agent, pre_checker, pre_start, pre_plan, post_agent,
+                     post_start, post_briefs, idle, stop_wait), so that what only those calls need
+                     (the checker, the Markdown parser, start's checks) stays out of the others
   rules/             pure rules, one module per concern (room, after_abandon, dispatch,
                      checker_gate, budgets, stop_gate) and the decisions they return: no
                      file, clock or process

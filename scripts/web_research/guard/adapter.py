@@ -27,7 +27,7 @@ Errors caused by the run's own files mostly never get here: the checks turn them
 failures with their own messages (findings_gate, rules/stop_gate).
 
 The handler of an event is imported when its event runs (`handler`): a hook loads only its
-own event's module.
+own event's module, from handlers/.
 """
 from __future__ import annotations
 
@@ -205,7 +205,7 @@ def handler(event: str, kind: str | None = None) -> Callable[..., Decision] | No
     name = handler_name(event, kind)
     if name is None:
         return None
-    return getattr(importlib.import_module(f"{__package__}.{name}"), name)
+    return getattr(importlib.import_module(f"{__package__}.handlers.{name}"), name)
 
 
 def handle(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:

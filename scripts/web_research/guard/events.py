@@ -2,7 +2,7 @@
 guard/adapter.py, and the table of which handler runs each.
 
 EVENTS maps the snake-case name (hooks.json, hooks/run, the handler's module and function:
-`pre_tool_use.pre_tool_use` handles PreToolUse) to the client's event name; a few kinds of
+`handlers/pre_tool_use.pre_tool_use` handles PreToolUse) to the client's event name; a few kinds of
 call have their own (`handler_name`). A hook imports only its own handler module.
 
 Fields hold what the client sent after adapter.check verified its type and size: a string field

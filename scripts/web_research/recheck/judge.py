@@ -1,8 +1,9 @@
 """The rules of a recheck: one citation's state from what its page answers today.
 
 Pure: the page's outcome and text come in, a `CitationRecheck` goes out. Whether the excerpt
-is still in the page is decided by `excerpts.match_excerpt`, the very function `verify` uses,
-so a recheck and a verification can never disagree about what "the page says this" means.
+is still in the page is decided by the one matcher (`evidence.matcher.find_excerpt`, verify's
+`match_excerpt` on the page), so a recheck, a verification and the report view can never
+disagree about what "the page says this" means.
 
 When the excerpt is gone, the closest passage of the live page is shown with the words that
 differ, and the differing words that are figures (a price, a percent, a multiplier: the
@@ -16,7 +17,8 @@ from difflib import SequenceMatcher
 from urllib.parse import urlsplit
 
 from ..checks.quantities import extract_quantities
-from ..evidence.excerpts import closest_passage, match_excerpt, normalize
+from ..evidence.excerpts import closest_passage, normalize
+from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import url_key
 from .record import (ANSWERED, CHANGED, GONE, MAX_NOTE_CHARS, MOVED, PAGE_GONE, UNCHANGED, UNREACHABLE, Change,
                      CitationRecheck, cut)
@@ -35,8 +37,7 @@ class LiveOutcome:
     outcome: str  # record.ANSWERED, PAGE_GONE or PAGE_UNREACHABLE
     status: int | None
     final_url: str | None
-    text: str | None  # the live page's text, when it answered
-    normalized: str | None  # normalize(text), computed once per page
+    page: StoredPage | None  # the live page's text, when it answered (normalized once)
     truncated: bool
     error: str | None
 
@@ -63,11 +64,11 @@ def _judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Bas
               "final_url": live.final_url, "snapshot": baseline.snapshot, "in_snapshot": baseline.in_snapshot}
     if live.outcome == PAGE_GONE:
         return CitationRecheck(state=GONE, note=f"gone: {live.error}", **common)
-    if live.outcome != ANSWERED or live.text is None:
+    if live.outcome != ANSWERED or live.page is None:
         return CitationRecheck(state=UNREACHABLE, note=f"no verdict: {live.error}", **common)
 
     moved_to = live.final_url if moved(url, baseline.final_url, live.final_url) else None
-    match = match_excerpt(excerpt, live.text, normalized=live.normalized)
+    match = find_excerpt(excerpt, live.page, spans=False)
     if match.ok:
         if moved_to:
             return CitationRecheck(state=MOVED, note=f"moved to {moved_to}; the excerpt is there",
@@ -78,7 +79,7 @@ def _judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Bas
     part = match.failed_part or excerpt
     closest, similarity = match.closest, match.similarity
     if closest is None:  # the parts are all there but spread apart: show the passage nearest the first
-        closest, similarity = closest_passage(part, live.text, normalized=live.normalized)
+        closest, similarity = closest_passage(part, live.page.text, normalized=live.page.normalized)
     differences = word_changes(part, closest) if closest and similarity >= MIN_SIMILARITY_FOR_DIFFERENCES else ()
     figures = figure_changes(differences)
     found = _what_differs(closest, similarity, differences, figures)

@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 from .. import __version__, formats
 from ..checks.report import parse_report
 from ..core.fsutil import RunFileError, atomic_write_text, decode_run_text, read_run_file
-from ..evidence.excerpts import match_excerpt, normalize
+from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, snapshot_id, text_sha256, url_key
 from .judge import Baseline, LiveOutcome, judge
 from .live import DEFAULT_WORKERS, LivePage, Transport, fetch_each, fetch_live
@@ -116,8 +116,8 @@ def recheck_run(run_dir: Path, transport: Transport, only: Sequence[int] | None 
         pages.append(PageRecheck(url=live.url, outcome=live.outcome, status=live.status, final_url=live.final_url,
                                  fetched_at=live.fetched_at, seconds=live.seconds, error=live.error,
                                  live_text=live_text, sha256=digest, truncated=live.truncated))
-        outcome = LiveOutcome(live.outcome, live.status, live.final_url, live.text,
-                              normalize(live.text) if live.text is not None else None, live.truncated, live.error)
+        outcome = LiveOutcome(live.outcome, live.status, live.final_url,
+                              StoredPage(live.text) if live.text is not None else None, live.truncated, live.error)
         for footnote in by_url[url_key(live.url)]:
             citations.append(judge(footnote.number, footnote.url, footnote.excerpt, outcome,
                                    baselines.of(footnote), live.fetched_at))
@@ -162,7 +162,7 @@ class _Baselines:
 
     def __init__(self, run_dir: Path) -> None:
         self._index = SnapshotIndex.build(run_dir)
-        self._texts: dict[Path, tuple[str, str] | None] = {}  # (text, normalized), None: unusable
+        self._texts: dict[Path, StoredPage | None] = {}  # None: unusable
 
     def of(self, footnote: Footnote) -> Baseline:
         snap = self._index.find(footnote.url)
@@ -174,7 +174,7 @@ class _Baselines:
             except SnapshotError:
                 text = None
             usable = text is not None and snap.text_is_intact(text)
-            self._texts[snap.text_path] = (text, normalize(text)) if usable else None
+            self._texts[snap.text_path] = StoredPage(text) if usable and text is not None else None
         page = self._texts[snap.text_path]
-        found = None if page is None else match_excerpt(footnote.excerpt, page[0], normalized=page[1]).ok
+        found = None if page is None else find_excerpt(footnote.excerpt, page, spans=False).ok
         return Baseline(f"{formats.SOURCES_DIR}/{snap.text_path.name}", snap.final_url, found)

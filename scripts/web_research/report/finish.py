@@ -4,7 +4,7 @@
    (assembly.py), with the Gaps & Limitations lines of every recorded failure
    (gaps.py); report.md is rewritten atomically, only when its text changes, and
    the text it had is kept in `<run>/.web-research/`;
-2. `check_report`: the verification checklist, and the partial claims it shows;
+2. `check_report`: the verification checklist;
 3. `count_round`: a run whose checklist fails is one round of fixes, except runs
    that only wait for a claim-checker, which are free up to `FREE_CHECKER_WAITS`.
 
@@ -20,7 +20,6 @@ from .. import formats
 from ..checks.checklist import parse_and_check
 from ..checks.parsed_run import ParsedRun
 from ..checks.report import gaps_text, parse_report
-from ..checks.verdicts import partial_keys
 from ..core.fsutil import RunFileError, atomic_write_text, read_run_text
 from ..core.result import Check
 from ..run.finish_record import FinishRecord
@@ -90,15 +89,12 @@ class Checked(NamedTuple):
     failing: list[str]
 
 
-def check_report(run_dir: Path, record: FinishRecord, problems: list[Problem]) -> Checked:
-    """Run the checklist, unless the assembly stopped, and record the partial claims it shows
-    (shown once as an error; a claim left as it is then stands as a warning)."""
+def check_report(run_dir: Path, problems: list[Problem]) -> Checked:
+    """Run the checklist, unless the assembly stopped. (A partial claim fails every round until it
+    is narrowed, moved or dropped: verdicts.py.)"""
     if problems:
         return Checked([], [REFERENCES_CHECK])
-    parsed, checks = parse_and_check(run_dir)
-    partial = partial_keys(run_dir, parsed)
-    if partial:
-        record["partials_told"] = sorted(set(record.get("partials_told", [])) | set(partial))
+    _parsed, checks = parse_and_check(run_dir)
     return Checked(checks, sorted({c.id for c in checks if not c.ok and c.severity == "error"}))
 
 

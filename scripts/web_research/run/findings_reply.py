@@ -11,7 +11,7 @@ prose before the frontmatter, and one code fence around the whole document. Prob
 in the written text are told by the line of the reply they came from (`reply_line`), since
 the researcher never sees the file.
 
-Pure functions of text; the hooks read the reply and write the file (guard/subagent_stop.py).
+Pure functions of text; the hooks read the reply and write the file (guard/handlers/subagent_stop.py).
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 Its rounds of fixes and its waits for a claim-checker (report/finish.py counts them),
 the numbering and the Sources section it last wrote (so a hand-written Sources is told
 apart), the Gaps & Limitations lines it placed (taken out again before the current ones
-go in), its notes, and the check keys of the partial claims it has shown (the verify
-rule of the verdicts reads those: a partial claim shown once is then a warning).
+go in), and its notes. (A `partials_told` list an older version kept is no longer read:
+a partial claim now fails until it is narrowed or dropped.)
 
 Only `finish` writes the file, in the plugin's state folder that no model may write;
 it is still read as hostile: a field of the wrong type counts as absent, and a record
@@ -30,7 +30,6 @@ class FinishRecord(TypedDict, total=False):
     sources: str | None  # the Sources section finish last wrote
     gaps: list[str]  # the Gaps & Limitations lines finish last placed
     notes: list[str]  # shown with the next failing checks
-    partials_told: list[str]  # check keys of the partial claims finish has shown
 
 
 def record_path(run_dir: Path) -> Path:
@@ -62,7 +61,7 @@ def parse_record(value: Any) -> FinishRecord:
                                if str(k).isdigit() and isinstance(v, str) and ":" in v}
     if "sources" in value:
         record["sources"] = value["sources"] if isinstance(value["sources"], str) else None
-    for key in ("gaps", "notes", "partials_told"):
+    for key in ("gaps", "notes"):
         if key in value:
             record[key] = _strings(value[key])  # type: ignore[literal-required]
     return record

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .. import formats
-from ..evidence.excerpts import excerpt_parts, match_excerpt, normalize
+from ..evidence.excerpts import normalize
+from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.sites import site_of
 from ..recheck.record import RecheckRecordError, latest_recheck
 from ..checks.checklist import parse_and_check
@@ -57,7 +58,6 @@ SEAL_SEALED = "sealed"  # sealed at fetch and unchanged
 SEAL_CHANGED = "changed"  # changed (or unreadable) since sealed
 SEAL_UNSEALED = "unsealed"  # a snapshot with no seal on record (a run before seals, a copy)
 SEAL_NO_SNAPSHOT = "no-snapshot"
-_WORD = re.compile(r"\w+")
 _TOKEN = re.compile(r"\S+")
 
 # A claim's or footnote's state, worst first: the page marks each one in the text.
@@ -79,25 +79,12 @@ def worst(states: Iterable[str]) -> str:
 # Where an excerpt sits in its page
 # --------------------------------------------------------------------------
 
-def locate_excerpt(excerpt: str, page: str, limit: int = 64) -> list[tuple[int, int]] | None:
-    """Spans of `page` (its own characters) holding each part of `excerpt`, in order, or None.
-
-    The parts are the excerpt's parts as verify splits them (excerpts.excerpt_parts); each is
-    found as its words in order with only non-word characters between them, so quote marks,
-    dashes and line breaks the page writes differently do not hide it. `verify` decides whether
-    the excerpt is verbatim; this only shows where it is."""
-    spans: list[tuple[int, int]] = []
-    position = 0
-    for part in excerpt_parts(excerpt)[:limit]:
-        words = _WORD.findall(part)[:400]
-        if not words:
-            continue
-        found = re.search(r"\W*".join(map(re.escape, words)), page[position:])
-        if found is None:
-            return None
-        spans.append((position + found.start(), position + found.end()))
-        position += found.end()
-    return spans or None
+def locate_excerpt(excerpt: str, page: str | StoredPage) -> list[tuple[int, int]] | None:
+    """Spans of `page` (its own characters) holding each part of `excerpt`, in order, or None
+    when verify would not find it: the one matcher (`evidence.matcher.find_excerpt`), so the
+    view shows an excerpt exactly where verify found it, and only where verify found it."""
+    stored = page if isinstance(page, StoredPage) else StoredPage(page)
+    return list(find_excerpt(excerpt, stored).spans) or None
 
 
 def page_window(page: str, spans: list[tuple[int, int]] | None,
@@ -133,18 +120,21 @@ def page_window(page: str, spans: list[tuple[int, int]] | None,
     return {"segments": segments, "start": start, "end": end, "total": len(page)}
 
 
-def closest_in_page(excerpt: str, page: str) -> Closest | None:
+def closest_in_page(excerpt: str, page: str | StoredPage) -> Closest | None:
     """Where verify's closest passage to an excerpt that is not in `page` sits, and which words
     differ: {"part": the excerpt's part not found, as [token, differs] pairs; "span": the
     passage's span in the page; "differ": spans of the page's differing tokens; "similarity"}.
     None when the excerpt is in the page or nothing in it comes close."""
-    result = match_excerpt(excerpt, page)
+    stored = page if isinstance(page, StoredPage) else StoredPage(page)
+    result = find_excerpt(excerpt, stored)
     if result.ok or not result.closest or result.failed_part is None:
         return None
-    spans = locate_excerpt(result.closest.rstrip("\u2026"), page)
-    if not spans:
+    passage = normalize(result.closest.rstrip("\u2026"))
+    at = stored.normalized.find(passage) if passage else -1
+    if at < 0:
         return None
-    a, b = spans[0][0], spans[-1][1]
+    a, b = stored.span_of(at, at + len(passage))
+    page = stored.text
     theirs = [(m.start(), m.end()) for m in _TOKEN.finditer(page, a, b)]
     mine = _TOKEN.findall(result.failed_part)
     key = lambda token: normalize(token).strip(".,;:!?()[]")  # noqa: E731 - one use, read in place
@@ -181,7 +171,7 @@ def _seal_state(run_dir: Path, snap: Snapshot | None, source: SealSource) -> Sea
 
 
 def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
-              pages: dict[str, str | None]) -> Footnote:
+              pages: dict[str, StoredPage | None]) -> Footnote:
     snap = index.find(citation.url) if citation.url else None
     item: Footnote = {
         "label": str(citation.number), "line": citation.line, "title": citation.title, "url": citation.url,
@@ -197,20 +187,20 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
                         "retrieved_at": snap.retrieved_at, "chars": snap.chars, "truncated": snap.truncated}
     if rel not in pages:
         try:
-            pages[rel] = snap.text()
+            pages[rel] = StoredPage(snap.text())
         except SnapshotError:
             pages[rel] = None
-    page = pages[rel]
-    if page is None:
+    stored = pages[rel]
+    if stored is None:
         return item
-    spans = locate_excerpt(citation.excerpt, page) if citation.excerpt else None
+    spans = locate_excerpt(citation.excerpt, stored) if citation.excerpt else None
     item["match"] = "found" if spans else "not-found"
-    closest = closest_in_page(citation.excerpt, page) if citation.excerpt and not spans else None
+    closest = closest_in_page(citation.excerpt, stored) if citation.excerpt and not spans else None
     if closest is not None:
         item["closest"] = {"part": closest["part"], "similarity": closest["similarity"]}
-        item["page"] = page_window(page, [tuple(closest["span"])], [tuple(s) for s in closest["differ"]])
+        item["page"] = page_window(stored.text, [tuple(closest["span"])], [tuple(s) for s in closest["differ"]])
     else:
-        item["page"] = page_window(page, spans)
+        item["page"] = page_window(stored.text, spans)
     return item
 
 
@@ -246,35 +236,46 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
 
 
 def claim_state(claim: Claim, footnote_states: Iterable[str]) -> str:
-    """A claim's state: failing when a check fails on it or on a footnote it cites; else the
+    """A claim's state: failing when one of verify's checks fails on it or on a footnote it
+    cites (`why` names it: a figure no excerpt states is the `claims.grounded` check); else the
     claim-checker's verdict where the tier has one (not checked until it judges); else verified
     when every excerpt it cites is in its stored page, not checked when one cannot be checked."""
     own = list(footnote_states)
-    if claim["why"] or claim["figures"] == "missing" or FAILING in own:
+    if claim["why"] or FAILING in own:
         return FAILING
     if claim["checked"]:
         return _BY_VERDICT.get(claim["verdict"] or "", UNCHECKED)
     return UNCHECKED if UNCHECKED in own else VERIFIED
 
 
-def _own_state(item: Footnote) -> str:
-    """A footnote's state from its own entry: a failing check, an excerpt not in its page or a
-    page changed since sealed fails it; no readable stored page leaves it not checked."""
-    if item["why"] or item["match"] == "not-found" or item["seal"]["state"] == SEAL_CHANGED:
+def _own_state(item: Footnote, verify_failed: bool) -> str:
+    """A footnote's state from its own entry: a check of verify failing at its lines fails it;
+    so does an excerpt not in its page or a page changed since sealed, when verify fails (the
+    check that says so may sit elsewhere: the seals, the snapshot). Where verify passes, nothing
+    is marked failing: an excerpt the view cannot place is shown as not checked, with why.
+    No readable stored page leaves it not checked."""
+    troubled = item["match"] == "not-found" or item["seal"]["state"] == SEAL_CHANGED
+    if item["why"] and (verify_failed or not troubled):
         return FAILING
+    if troubled:
+        return FAILING if verify_failed else UNCHECKED
     return VERIFIED if item["match"] == "found" else UNCHECKED
 
 
 def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource,
-              problems: Mapping[int, list[str]] | None = None) -> tuple[list[Footnote], list[Claim]]:
+              problems: Mapping[int, list[str]] | None = None,
+              verify_failed: bool | None = None) -> tuple[list[Footnote], list[Claim]]:
     """(each footnote with its source, page window, claims and state; every claim with its
-    state). `problems`: the failing error checks' messages by report.md line."""
+    state). `problems`: the failing error checks' messages by report.md line; `verify_failed`:
+    whether verify fails the run (by default, whether any problem is given)."""
     if parsed.report is None:
         return [], []
     problems = problems or {}
+    if verify_failed is None:
+        verify_failed = bool(problems)
     index = SnapshotIndex.build(run_dir)
     claims, ordered = _claims_by_footnote(run_dir, parsed, problems)
-    pages: dict[str, str | None] = {}
+    pages: dict[str, StoredPage | None] = {}
     out = []
     seen: set[int] = set()
     for citation in parsed.report.citations[:MAX_FOOTNOTES]:
@@ -285,10 +286,11 @@ def footnotes(run_dir: Path, parsed: ParsedRun, source: SealSource,
         item["why"] = [m for line in range(citation.line, max(citation.line, citation.end_line) + 1)
                        for m in problems.get(line, [])][:5]
         if item["match"] == "not-found" and not item["why"]:
-            item["why"] = ["the excerpt is not in the stored page text"]
+            item["why"] = ["the excerpt is not in the stored page text" if verify_failed else
+                           "the view cannot place the excerpt in the stored page text, although verify finds it"]
         if item["seal"]["state"] == SEAL_CHANGED:
             item["why"].append(item["seal"]["detail"])
-        item["state"] = _own_state(item)
+        item["state"] = _own_state(item, verify_failed)
         item["cited_by"] = len(claims.get(citation.number, []))
         item["claims"] = claims.get(citation.number, [])[:20]
         out.append(item)
@@ -325,12 +327,13 @@ def rechecks(run_dir: Path) -> tuple[dict[str, Recheck], RecheckSummary | None]:
 
 
 def problems_by_line(run_dir: Path, checks: list) -> dict[int, list[str]]:
-    """The failing error checks on report.md, their messages by line."""
+    """The failing error checks on report.md by line, each as "<check id>: <message>" so a
+    failing mark names the check that fails."""
     report = {str(Path(run_dir) / formats.REPORT_FILE), str((Path(run_dir) / formats.REPORT_FILE).resolve())}
     out: dict[int, list[str]] = {}
     for c in checks:
         if not c.ok and c.severity == "error" and c.line and c.path and str(c.path) in report:
-            out.setdefault(c.line, []).append(c.message)
+            out.setdefault(c.line, []).append(f"{c.id}: {c.message}")
     return out
 
 
@@ -490,7 +493,8 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
     run_dir = Path(run_dir)
     source = seal_source if seal_source is not None else load_folder_copy(run_dir)
     parsed, checks = parse_and_check(run_dir, seal_source=seal_source)
-    notes, claims = footnotes(run_dir, parsed, source, problems_by_line(run_dir, checks))
+    notes, claims = footnotes(run_dir, parsed, source, problems_by_line(run_dir, checks),
+                              verify_failed=not passed(checks))
     live, recheck = rechecks(run_dir)
     for note in notes:
         note["recheck"] = live.get(note["label"])

@@ -22,6 +22,7 @@ import base64
 import hashlib
 import json
 import re
+from html import escape
 from pathlib import Path
 from typing import Mapping
 
@@ -31,7 +32,7 @@ from markdown_it.token import Token
 from markupsafe import Markup
 from mdit_py_plugins.footnote import footnote_plugin
 
-from .data import RECHECK_MARKS, STATE_MARKS, STATE_WORDS, UNCHECKED, gather
+from .data import FAILING, RECHECK_MARKS, STATE_MARKS, STATE_WORDS, UNCHECKED, gather
 from .model import Claim, Footnote, View
 from .. import formats
 from ..checks.citation_entries import parse_citations
@@ -94,7 +95,8 @@ def _mark_claims(state) -> None:
             label = str(token.meta.get("label", ""))
             claim, pointer = _claim_for(candidates, pointer, label, _plain(pending))
             token.meta["claim_state"] = claim["state"] if claim else None
-            children.extend(_wrapped(pending, claim["state"] if claim else None))
+            children.extend(_wrapped(pending, claim["state"] if claim else None,
+                                     _failing_title(claim) if claim else ""))
             pending = []
             children.append(token)
         children.extend(pending)
@@ -118,7 +120,15 @@ def _claim_for(candidates: list[Claim], pointer: int, label: str, text: str) -> 
     return None, pointer
 
 
-def _wrapped(tokens: list[Token], claim_state: str | None) -> list[Token]:
+def _failing_title(claim: Claim) -> str:
+    """What a failing claim's mark says when pointed at: the check that fails it."""
+    if claim["state"] != FAILING:
+        return ""
+    why = claim["why"][0] if claim["why"] else "a source it cites fails a check"
+    return f"{STATE_WORDS[FAILING]}: {why}"
+
+
+def _wrapped(tokens: list[Token], claim_state: str | None, title: str = "") -> list[Token]:
     """`tokens` with the stretch from the last sentence start at the top level wrapped."""
     if claim_state is None or not tokens:
         return tokens
@@ -155,7 +165,8 @@ def _wrapped(tokens: list[Token], claim_state: str | None) -> list[Token]:
         if lead and lead.end() < len(inner[0].content):
             out.append(Token("text", "", 0, content=lead.group()))
             inner[0] = Token("text", "", 0, content=inner[0].content[lead.end():])
-    opening = Token("html_inline", "", 0, content=f'<span class="claim st-{claim_state}">')
+    named = f' title="{escape(title, quote=True)}"' if title else ""
+    opening = Token("html_inline", "", 0, content=f'<span class="claim st-{claim_state}"{named}>')
     closing = Token("html_inline", "", 0, content="</span>")
     return out + [opening, *inner, closing]
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import formats
-from ..core.fsutil import RunFileError, read_run_file
-from ..run.plan import split_second_wave
-from ..run.resume import read_approval, sha256_of
+from ... import formats
+from ...core.fsutil import RunFileError, read_run_file
+from ...run.plan import split_second_wave
+from ...run.resume import read_approval, sha256_of
 from .pre_tool_use import decide, write_rules
-from .rules import room
-from .rules.decision import Decision
-from .state import Context, Run
+from ..rules import room
+from ..rules.decision import Decision
+from ..state import Context, Run
 
 
 def pre_plan(ctx: Context) -> Decision:

@@ -7,9 +7,9 @@ and the report view, which the gate loads (stop.py), are not needed to wait.
 """
 from __future__ import annotations
 
-from .effects.metrics import write_metrics
-from .rules.decision import NOTHING, Decision
-from .state import Context, Run
+from ..effects.metrics import write_metrics
+from ..rules.decision import NOTHING, Decision
+from ..state import Context, Run
 
 
 def stop_wait(ctx: Context) -> Decision:

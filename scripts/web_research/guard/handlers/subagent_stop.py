@@ -5,23 +5,23 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..core.clock import utc_stamp
-from ..formats import REPLY_IS_FINDINGS
-from ..report.claim_checker import answer_instruction, parse_answer
-from ..run.findings_reply import reply_document
-from .adapter import log_failure
-from .briefs_match import Brief, attribute, briefs_of, checker_prompt, last_assistant_text, subagent_transcript_path
-from .budgets import limits_of, record
-from .effects.findings_bookkeeping import subtopic_of
-from .effects.metrics import write_metrics
-from .effects.replies import seal_unsealed_findings, write_findings, write_verdicts
-from .effects.seals import seal_source, sealed_ok_findings
-from .events import CHECKER, RESEARCHER
-from .findings_gate import citation_problems, findings_problems, required_fields_text, unread_citations
-from .rules.checker_gate import find_checker
-from .rules.decision import NOTHING, Block, Decision, Notice
-from .rules.dispatch import findings_rel, release
-from .state import SILENT_FAILURES_FILE, Agent, Context, Run, SilentFailure, write_run_state
+from ...core.clock import utc_stamp
+from ...formats import REPLY_IS_FINDINGS
+from ...report.claim_checker import answer_instruction, parse_answer
+from ...run.findings_reply import reply_document
+from ..adapter import log_failure
+from ..briefs_match import Brief, attribute, briefs_of, checker_prompt, last_assistant_text, subagent_transcript_path
+from ..budgets import limits_of, record
+from ..effects.findings_bookkeeping import subtopic_of
+from ..effects.metrics import write_metrics
+from ..effects.replies import seal_unsealed_findings, write_findings, write_verdicts
+from ..effects.seals import seal_source, sealed_ok_findings
+from ..events import CHECKER, RESEARCHER
+from ..findings_gate import citation_problems, findings_problems, required_fields_text, unread_citations
+from ..rules.checker_gate import find_checker
+from ..rules.decision import NOTHING, Block, Decision, Notice
+from ..rules.dispatch import findings_rel, release
+from ..state import SILENT_FAILURES_FILE, Agent, Context, Run, SilentFailure, write_run_state
 
 # Why the findings are unusable when the returned Agent call's result held no readable reply.
 NO_READABLE_REPLY = ("no reply could be read from the Agent result; the findings file stays the plugin's stub, "

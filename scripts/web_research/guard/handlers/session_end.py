@@ -1,8 +1,8 @@
 """SessionEnd: no researcher slot outlives its session."""
 from __future__ import annotations
 
-from .rules.decision import NOTHING, Decision
-from .state import Context
+from ..rules.decision import NOTHING, Decision
+from ..state import Context
 
 
 def session_end(ctx: Context) -> Decision:

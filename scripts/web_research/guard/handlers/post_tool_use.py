@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from .commandline import mentioned_subcommand, same_path
-from .effects.seals import after_fetch, after_web_tool
-from .events import WEB_TOOLS
-from .rules.decision import NOTHING, AddContext, Decision, Notice
-from .rules.room import PERSON_COMMANDS
-from .state import Context
+from ..commandline import mentioned_subcommand, same_path
+from ..effects.seals import after_fetch, after_web_tool
+from ..events import WEB_TOOLS
+from ..rules.decision import NOTHING, AddContext, Decision, Notice
+from ..rules.room import PERSON_COMMANDS
+from ..state import Context
 
 
 def stdout_json(response: Any) -> Mapping[str, Any] | None:

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from .briefs_match import briefs_of
-from .budgets import limits_of
-from .effects.findings_bookkeeping import write_stub
-from .effects.seals import sealed_ok_findings
-from .events import CHECKER, dispatch_fields
+from ..briefs_match import briefs_of
+from ..budgets import limits_of
+from ..effects.findings_bookkeeping import write_stub
+from ..effects.seals import sealed_ok_findings
+from ..events import CHECKER, dispatch_fields
 from .pre_tool_use import decide
-from .rules.decision import NOTHING, Allow, Decision, Deny
-from .rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
-from .rules.dispatch import Decision as DispatchDecision
-from .rules.room import dispatch_fields_refusal, dispatch_refusal, role_of
-from .state import Context, Run
+from ..rules.decision import NOTHING, Allow, Decision, Deny
+from ..rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
+from ..rules.dispatch import Decision as DispatchDecision
+from ..rules.room import dispatch_fields_refusal, dispatch_refusal, role_of
+from ..state import Context, Run
 
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
 

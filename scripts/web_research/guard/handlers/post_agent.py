@@ -7,14 +7,14 @@ needs the checker, which no other tool call's PostToolUse loads.
 """
 from __future__ import annotations
 
-from ..report.claim_checker import parse_answer
-from .briefs_match import briefs_of, resolve_prompt
-from .effects.replies import write_verdicts
-from .events import CHECKER, RESEARCHER, dispatch_fields
-from .rules.checker_gate import prompt_hash
-from .rules.decision import NOTHING, Decision
-from .rules.dispatch import release
-from .state import Context
+from ...report.claim_checker import parse_answer
+from ..briefs_match import briefs_of, resolve_prompt
+from ..effects.replies import write_verdicts
+from ..events import CHECKER, RESEARCHER, dispatch_fields
+from ..rules.checker_gate import prompt_hash
+from ..rules.decision import NOTHING, Decision
+from ..rules.dispatch import release
+from ..state import Context
 from .subagent_stop import settle_researcher
 
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).

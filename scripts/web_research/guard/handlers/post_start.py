@@ -13,14 +13,14 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..checks.resume import assess
-from ..evidence import ledger
-from ..run.resume import NotARun, PlanChanged, unknown_run_refusal
-from .effects.seals import ledger_entries, ledger_knows, record
+from ...checks.resume import assess
+from ...evidence import ledger
+from ...run.resume import NotARun, PlanChanged, unknown_run_refusal
+from ..effects.seals import ledger_entries, ledger_knows, record
 from .post_briefs import run_limits
 from .post_tool_use import stdout_json
-from .rules.decision import NOTHING, AddContext, Decision
-from .state import Context, new_run
+from ..rules.decision import NOTHING, AddContext, Decision
+from ..state import Context, new_run
 
 
 def post_start(ctx: Context) -> Decision:

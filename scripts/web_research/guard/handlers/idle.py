@@ -7,8 +7,8 @@ that is not researching never needs.
 """
 from __future__ import annotations
 
-from .rules.decision import NOTHING, Decision
-from .state import Context
+from ..rules.decision import NOTHING, Decision
+from ..state import Context
 
 
 def idle(ctx: Context) -> Decision:

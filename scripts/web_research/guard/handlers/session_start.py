@@ -1,9 +1,9 @@
 """SessionStart: a session that comes back frees the slots it left."""
 from __future__ import annotations
 
-from .rules.decision import Decision
+from ..rules.decision import Decision
 from .session_end import session_end
-from .state import Context
+from ..state import Context
 
 
 def session_start(ctx: Context) -> Decision:

@@ -9,18 +9,18 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from .. import formats
-from ..checks.checklist import run_checklist
-from ..evidence import ledger
-from ..evidence.provenance import MAX_EVIDENCE_BYTES
-from ..run.return_object import return_object
-from .adapter import log_failure
-from .effects.ending import end_of_run
-from .effects.metrics import write_metrics
-from .effects.seals import seal_at_pass, seal_source
-from .rules.decision import NOTHING, Block, Decision, Notice
-from .rules.stop_gate import block_reason, decide_stop, declares_unverified, return_reason, returns_object
-from .state import Context, waits
+from ... import formats
+from ...checks.checklist import run_checklist
+from ...evidence import ledger
+from ...evidence.provenance import MAX_EVIDENCE_BYTES
+from ...run.return_object import return_object
+from ..adapter import log_failure
+from ..effects.ending import end_of_run
+from ..effects.metrics import write_metrics
+from ..effects.seals import seal_at_pass, seal_source
+from ..rules.decision import NOTHING, Block, Decision, Notice
+from ..rules.stop_gate import block_reason, decide_stop, declares_unverified, return_reason, returns_object
+from ..state import Context, waits
 from .stop_wait import free_slots, stop_wait
 
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..checks.checklist import parse_and_check
-from ..report.claim_checker import prompt_for_run
-from .events import CHECKER, dispatch_fields
+from ...checks.checklist import parse_and_check
+from ...report.claim_checker import prompt_for_run
+from ..events import CHECKER, dispatch_fields
 from .pre_agent import as_decision
 from .pre_tool_use import decide
-from .rules.checker_gate import decide_checker_dispatch
-from .rules.decision import NOTHING, Decision, Deny
-from .rules.room import dispatch_fields_refusal, dispatch_refusal, role_of
-from .state import Context, Run, Session
+from ..rules.checker_gate import decide_checker_dispatch
+from ..rules.decision import NOTHING, Decision, Deny
+from ..rules.room import dispatch_fields_refusal, dispatch_refusal, role_of
+from ..state import Context, Run, Session
 
 
 def pre_checker(ctx: Context) -> Decision:

@@ -12,18 +12,18 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from .. import formats
-from ..core.fsutil import RunFileError, is_within, read_run_file, read_run_text
-from ..run.budget import budget_for, effective_budget
-from ..run.choices import parse_run_plan, read_start_record
-from ..run.plan import second_wave_subtopics
-from .briefs_match import Brief, load_briefs
-from .commandline import same_path
-from .effects.seals import seal_briefs
+from ... import formats
+from ...core.fsutil import RunFileError, is_within, read_run_file, read_run_text
+from ...run.budget import budget_for, effective_budget
+from ...run.choices import parse_run_plan, read_start_record
+from ...run.plan import second_wave_subtopics
+from ..briefs_match import Brief, load_briefs
+from ..commandline import same_path
+from ..effects.seals import seal_briefs
 from .post_tool_use import unguarded_notice
-from .rules.budgets import RunLimits, max_dispatches
-from .rules.decision import NOTHING, Decision
-from .state import Context, RenderedBrief
+from ..rules.budgets import RunLimits, max_dispatches
+from ..rules.decision import NOTHING, Decision
+from ..state import Context, RenderedBrief
 
 
 def post_briefs(ctx: Context) -> Decision:

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 
-from ..core.clock import utc_stamp
-from .adapter import log_failure
-from .budgets import limits_of, record
-from .events import RESEARCHER
-from .rules.decision import NOTHING, AddContext, Decision
-from .state import Context
+from ...core.clock import utc_stamp
+from ..adapter import log_failure
+from ..budgets import limits_of, record
+from ..events import RESEARCHER
+from ..rules.decision import NOTHING, AddContext, Decision
+from ..state import Context
 
 # The line a researcher reads its start time from (agents/researcher.md names it).
 CLOCK_LABEL = "web-research clock: the current UTC time is "

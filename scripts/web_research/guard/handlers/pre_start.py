@@ -12,15 +12,15 @@ import json
 import os
 from pathlib import Path
 
-from .. import formats
-from ..run.inputs import InputError
-from ..run.resume import unknown_run_refusal
-from ..run.runfolder import check_start_args
-from .effects.seals import ledger_knows
+from ... import formats
+from ...run.inputs import InputError
+from ...run.resume import unknown_run_refusal
+from ...run.runfolder import check_start_args
+from ..effects.seals import ledger_knows
 from .pre_tool_use import decide, pre_bash, unsandboxed
-from .rules.decision import Allow, Decision, Deny
-from .rules.room import UNSANDBOXED_REFUSAL
-from .state import Context, Run
+from ..rules.decision import Allow, Decision, Deny
+from ..rules.room import UNSANDBOXED_REFUSAL
+from ..state import Context, Run
 
 
 def pre_start(ctx: Context) -> Decision:

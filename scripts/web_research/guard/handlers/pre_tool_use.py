@@ -11,17 +11,17 @@ from __future__ import annotations
 import os
 from typing import Callable, Mapping
 
-from .. import formats
-from ..core.paths import cache_dir, data_dir, user_data_dir
-from ..subcommands import RESEARCHER as RESEARCHER_ROLE
-from .briefs_match import attribute, briefs_of, subagent_transcript_path
-from .budgets import check, limits_of, record
-from .events import WEB_TOOLS, WRITE_TOOLS
-from .rules import room
-from .rules.after_abandon import refusal_after_abandon
-from .rules.decision import NOTHING, Allow, Decision, Deny
-from .rules.room import bash_refusal, role_of, tool_refusal, write_target
-from .state import Context, Run, resolve_write
+from ... import formats
+from ...core.paths import cache_dir, data_dir, user_data_dir
+from ...subcommands import RESEARCHER as RESEARCHER_ROLE
+from ..briefs_match import attribute, briefs_of, subagent_transcript_path
+from ..budgets import check, limits_of, record
+from ..events import WEB_TOOLS, WRITE_TOOLS
+from ..rules import room
+from ..rules.after_abandon import refusal_after_abandon
+from ..rules.decision import NOTHING, Allow, Decision, Deny
+from ..rules.room import bash_refusal, role_of, tool_refusal, write_target
+from ..state import Context, Run, resolve_write
 
 
 # Reads an orchestrator's edit of an approved plan.md: (the text above its second wave now, after

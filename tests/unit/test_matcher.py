@@ -1,0 +1,73 @@
+"""The one matcher (`evidence.matcher`): verify's verdict, with the excerpt's place in the page's own characters."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from web_research.evidence.excerpts import excerpt_parts, match_excerpt, normalize
+from web_research.evidence.matcher import StoredPage, find_excerpt
+
+PAGE = ("He said \u201cit won\u2019t\u201d \u2014 the \ufb01nal 10\u2076 items\u00a0are e\u0301te\u0301 costs.\n\n"
+        "Next   line it's here. The table's rows \u2014 all of\u00adthem \u2014 stay.")
+
+
+@pytest.mark.parametrize("excerpt, expected", [
+    ("it won't - the final 10^6 items", ["it won\u2019t\u201d \u2014 the \ufb01nal 10\u2076 items"]),
+    ("won\u2019t", ["won\u2019t"]),
+    ("final 10\u2076 items are \u00e9t\u00e9 costs. Next line it's here.",
+     ["\ufb01nal 10\u2076 items\u00a0are e\u0301te\u0301 costs.\n\nNext   line it's here."]),
+    ("He said it won't ... Next line it's here", ["He said \u201cit won\u2019t", "Next   line it's here"]),
+    ("The table\u2019s rows - all ofthem - stay.", ["The table's rows \u2014 all of\u00adthem \u2014 stay."]),
+])
+def test_spans_are_the_page_own_characters(excerpt: str, expected: list[str] | None) -> None:
+    page = StoredPage(PAGE)
+    result = find_excerpt(excerpt, page)
+    assert result.ok == match_excerpt(excerpt, PAGE).ok
+    if expected is None:
+        return
+    assert result.ok, result
+    assert [PAGE[a:b] for a, b in result.spans] == expected
+
+
+def test_a_missing_excerpt_has_no_spans_and_verify_s_reason() -> None:
+    result = find_excerpt("it will not", StoredPage(PAGE))
+    assert not result.ok and result.spans == () and result.rule == "not_found"
+
+
+_TEXT = st.lists(st.sampled_from(
+    list("ab c.,'\"`\n\t") + ["\u2019", "\u201c", "\u2014", "\u00a0", "\u2009", "\u00ad", "\u200b", "\ufb01",
+                               "\u2076", "\u2082", "\u0301", "e\u0301", "\u00e9", "\u2026", "\uff21", "\u1100\u1161",
+                               "\u00a8", "\u3000", "\u1161"]), max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_the_mapped_text_is_exactly_normalize(text: str) -> None:
+    page = StoredPage(text)
+    if not page.normalized:
+        return
+    page.span_of(0, 1)  # builds the map, which checks its text against normalize's
+    assert page.normalized == normalize(text)
+    for index in range(len(page.normalized)):
+        a, b = page.span_of(index, index + 1)
+        assert 0 <= a <= b <= len(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, st.data())
+def test_any_stretch_of_a_page_is_found_where_it_stands(text: str, data: st.DataObject) -> None:
+    page = StoredPage(text)
+    a = data.draw(st.integers(0, len(text)))
+    b = data.draw(st.integers(a, len(text)))
+    piece = normalize(text[a:b])
+    result = find_excerpt(text[a:b], page)
+    if not piece or not result.ok:
+        return
+    parts = excerpt_parts(text[a:b])
+    assert len(result.spans) == len(parts)
+    for part, (start, end) in zip(parts, result.spans):
+        # the part, and nothing more but the rest of a cluster taken whole (a letter and its
+        # accent, a Hangul syllable written as its letters)
+        shown = normalize(text[start:end])
+        assert shown == part or (part in shown and any(c in text for c in "\u0301\u1161"))
