@@ -5,7 +5,7 @@ from lxml import html
 
 from web_research.evidence.extraction import extract_in_process
 from web_research.evidence.page_blocks import (body_blocks, drop_invisible, locate_content, merge_missing, put_back,
-                                               whole_body)
+                                               tidy_rows, whole_body)
 from web_research.evidence.transport import FetchedPage
 
 FILLER = "This paragraph explains the data loading options in enough words to count as real text. " * 3
@@ -38,9 +38,10 @@ def test_body_blocks_skip_navigation_hidden_elements_and_sharing_classes():
     assert body_blocks(tree) == ["first item", "nested", "Last line"]
 
 
-def test_merge_adds_only_what_is_missing_once_after_the_block_before_it():
+def test_merge_adds_what_is_missing_at_each_of_its_places_after_the_block_before_it():
+    # The page has "Beta" twice; the stored text reads as the page does, so it has it twice.
     text, added = merge_missing("Alpha\nGamma", ["Alpha", "Beta", "Gamma", "Beta", "Delta"])
-    assert (text, added) == ("Alpha\nBeta\nGamma\nDelta", 2)
+    assert (text, added) == ("Alpha\nBeta\nGamma\nBeta\nDelta", 3)
     assert merge_missing("Alpha\nGamma", ["“Alpha”", "Gamma"]) == ("Alpha\nGamma", 0)  # found after normalization
 
 
@@ -124,8 +125,93 @@ def test_the_scope_widens_to_hold_most_of_the_content_when_it_is_spread_over_a_l
 def test_a_block_found_only_inside_a_longer_word_or_number_is_put_back():
     # LWN's tables: a cell "22" is not quotable from "22,134", nor "SUSE" from "openSUSE".
     text = "In all, 22,134 changesets came from openSUSE and others."
-    merged, added = merge_missing(text, [text, "22", "SUSE", "22,134", "others"])
+    merged, added = merge_missing(text, [text, "22", "SUSE"])
     assert (merged.split("\n")[1:], added) == (["22", "SUSE"], 2)
+
+
+def test_a_block_whose_words_stand_only_inside_another_block_is_put_back_at_its_place():
+    # The page's blocks do not overlap: "others" as a block of its own is not the word at the end
+    # of the paragraph before it.
+    text = "In all, 22,134 changesets came from openSUSE and others.\nTotals"
+    merged, added = merge_missing(text, ["In all, 22,134 changesets came from openSUSE and others.", "others", "Totals"])
+    assert (merged.split("\n"), added) == (["In all, 22,134 changesets came from openSUSE and others.", "others",
+                                            "Totals"], 1)
+
+
+# Issue 36: on an API reference page, signatures trafilatura dropped went after a short block
+# ("New in version 3.11.", "Note") found far ahead, or after a line that ends inside a paragraph.
+PARAGRAPH = "This method is used by the internals and is not expected to be\nused by end-user code."
+
+
+def test_a_short_block_found_far_ahead_does_not_take_the_blocks_after_it_there():
+    text = _text("A first paragraph of the reference page.", PARAGRAPH, "Note", "A last paragraph of the page.")
+    blocks = ["A first paragraph of the reference page.", "Note", "when() → float | None¶",
+              " ".join(PARAGRAPH.split()), "Note", "A last paragraph of the page."]
+    merged, added = merge_missing(text, blocks)
+    assert merged == _text("A first paragraph of the reference page.", "Note", "when() → float | None¶", PARAGRAPH,
+                           "Note", "A last paragraph of the page.")
+    assert added == 2
+
+
+def test_blocks_go_at_a_block_boundary_splitting_a_line_never_inside_a_paragraph():
+    # trafilatura wrote the end of one block and the start of a paragraph on one line, and the
+    # paragraph goes on over the next: the signature goes between them, not after the line.
+    text = "New in version 3.11. " + PARAGRAPH
+    merged, added = merge_missing(text, ["New in version 3.11.", "get_coro()¶", " ".join(PARAGRAPH.split())])
+    assert (merged, added) == (_text("New in version 3.11.", "get_coro()¶", PARAGRAPH), 1)
+
+
+def test_a_short_block_is_placed_only_where_it_stands_apart_not_inside_a_sentence():
+    # "Note" inside trafilatura's line of other text is not the block "Note": taken there, the
+    # signature after it would split that sentence.
+    text = _text(f"Intro {LONG}", "A line of other text where Note stands inside a sentence.", f"End {LONG}")
+    merged, added = merge_missing(text, [f"Intro {LONG}", "Note", "signature()¶", f"End {LONG}"])
+    assert merged == _text(f"Intro {LONG}", "Note", "signature()¶",
+                           "A line of other text where Note stands inside a sentence.", f"End {LONG}")
+    assert added == 2
+
+
+def test_a_garbled_copy_of_the_blocks_put_back_is_replaced_by_them():
+    # PostgreSQL's SET page: trafilatura reorders a definition's inline code and emphasis.
+    garbled = "- SET SCHEMA ' is an alias for value'SET search_path TO .  Only one\n   schema can be named. value"
+    block = "SET SCHEMA 'value' is an alias for SET search_path TO value. Only one schema can be named."
+    merged, added = merge_missing(_text("- SCHEMA", garbled, "- NAMES"), ["SCHEMA", block, "NAMES"])
+    assert (merged, added) == (_text("- SCHEMA", block, "- NAMES"), 1)
+    # Text with letters of its own between the same blocks is kept, the block put back before it.
+    other = "- A line trafilatura found elsewhere, quite unlike it."
+    merged, added = merge_missing(_text("- SCHEMA", other, "- NAMES"), ["SCHEMA", block, "NAMES"])
+    assert (merged, added) == (_text("- SCHEMA", block, other, "- NAMES"), 1)
+
+
+def test_a_one_word_block_is_found_as_a_word_where_searching_for_it_gives_up():
+    # A table cell "'d'" after hundreds of words holding the letter: found as the cell it is,
+    # so nothing is put back (and the row is not taken for a garbled copy of it).
+    text = _text("add " * 600, "| Conversion | Meaning |", "| 'd' | Signed integer decimal. |")
+    merged, added = merge_missing(text, ["add " * 600, "Conversion", "Meaning", "'d'", "Signed integer decimal."])
+    assert (merged, added) == (text, 0)
+
+
+def test_docbook_navigation_is_furniture():
+    tree = html.document_fromstring(
+        '<html><body><div class="navheader"><table><tr><td>Prev</td><td>Up</td></tr></table></div>'
+        '<div class="refentry"><p>Text</p></div><div class="navfooter"><p>Next</p></div></body></html>')
+    assert body_blocks(tree) == ["Text"]
+
+
+def test_a_code_block_put_back_keeps_its_lines():
+    tree = html.document_fromstring("<html><body><p>Text</p><pre>\nSELECT 1\n  FROM t;  <br>-- done\n</pre></body></html>")
+    assert body_blocks(tree) == ["Text", "SELECT 1\n  FROM t;\n-- done"]
+
+
+def test_runs_of_spaces_in_table_rows_are_made_one_and_other_lines_keep_theirs():
+    text = "|     lower ( text )         → text | Converts   it |\n    indented code   line\n| x |"
+    assert tidy_rows(text) == "| lower ( text ) → text | Converts it |\n    indented code   line\n| x |"
+    page = FetchedPage("https://docs.example/f", "https://docs.example/f", 200, "text/html", None, (
+        f"<html><body><article><p>{FILLER}</p><table><tr><th>Function</th></tr><tr><td><p>\n        <code>lower</code> "
+        "( <code>text</code> )\n        → <code>text</code>\n       </p>\n       <p>\n        Converts the string to lower"
+        f" case.\n       </p></td></tr></table><p>{FILLER}</p></article></body></html>").encode("utf-8"))
+    stored = extract_in_process(page).text
+    assert "| lower ( text ) → text Converts the string to lower case. |" in stored.split("\n"), stored
 
 
 def test_nothing_found_puts_back_the_whole_body_outside_furniture():

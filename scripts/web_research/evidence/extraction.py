@@ -236,7 +236,7 @@ def _extract_html(page: FetchedPage) -> PageText:
         text = trafilatura.html2txt(source)
         extractor += " (whole page)"
     elif tree is not None:
-        text, added = page_blocks.put_back(text, tree)
+        text, added = page_blocks.put_back(page_blocks.tidy_rows(text), tree)
         if added:
             extractor += f" (+{added} page blocks)"
     other: tuple[str, ...] = ()

@@ -5,10 +5,13 @@ documentation section whose id holds "footer" (`skip_header and skip_footer`),
 an article's byline, a layout table's cells, a figure's caption, a table of
 contents. A researcher cannot cite what the stored text lacks, so `fetch` adds
 the blocks around the content that are not page furniture and that trafilatura's
-text does not already let a researcher quote (`excerpts.find_at_bounds`: at word
-and number boundaries, as `verify` reads an excerpt, so a cell "22" is not found
-inside "22,134"); each goes after the line where the block before it in the page
-was found, so the reading order holds.
+text does not hold at their place (`merge_missing`): where the text holds each block
+(`excerpts.find_at_bounds`: at word and number boundaries, as `verify` reads an
+excerpt, so a cell "22" is not found inside "22,134") is the heaviest chain of its
+places in the page's order, and each block missing from it goes right after the
+block before it, at a block boundary: the stored text reads in the page's order, and
+nothing is put inside a paragraph or between a term and its definition (issue 36:
+API signatures spliced into a sentence after a short "Note" found far ahead).
 
 Where the content is comes from where trafilatura found its text (`locate_content`;
 when that text is under a tenth of the body's, it is a fragment such as a front
@@ -37,6 +40,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -57,7 +61,7 @@ FURNITURE_TAGS = frozenset(("nav", "header", "footer", "aside", "form"))
 SECTIONING_TAGS = frozenset(("article", "section", "aside", "nav"))
 FURNITURE_ROLES = frozenset(("navigation", "banner", "contentinfo", "complementary", "search", "menu", "dialog"))
 FURNITURE_CLASS = re.compile(
-    r"(?:^|[-_\s])(?:nav|navbar|menu|footer|sidebar|comments?|share|sharing|social|related|advert|ads?|"
+    r"(?:^|[-_\s])(?:nav|navbar|navheader|navfooter|menu|footer|sidebar|comments?|share|sharing|social|related|advert|ads?|"
     r"cookies?|newsletter|subscribe|promo|breadcrumbs?|masthead|banner)(?:[-_\s]|$)", re.IGNORECASE)
 # An element "holds the content" when more than this share of the characters of
 # trafilatura's text found in the page's blocks lies within it.
@@ -123,29 +127,38 @@ def _walk_blocks(root: etree._Element, skip: Callable[[etree._Element], bool],
                  entered: Callable[[etree._Element, bool], None] | None = None,
                  blocks: list[str] | None = None) -> list[str]:
     """The own text of each block under `root` (nested blocks come as blocks of their
-    own), in page order, appended to `blocks`, leaving out the elements `skip` names.
+    own; a `pre` block keeps its lines, as code is read), in page order, appended to `blocks`, leaving out the elements `skip` names.
     `entered(node, True)` and `entered(node, False)` are called around each element
     walked, once the text before that point has been taken as a block where a block
     starts or ends (so `blocks` then holds exactly the blocks before it, or before its end)."""
     blocks = [] if blocks is None else blocks
     current: list[str] = []
+    preformatted = 0  # pre elements the walk is in: their lines are kept
 
     def flush() -> None:
-        text = " ".join("".join(current).split())
+        raw = "".join(current)
+        if preformatted:
+            lines = [line.rstrip() for line in raw.split("\n")]
+            text = "\n".join(lines).strip("\n") if any(line.strip() for line in lines) else ""
+        else:
+            text = " ".join(raw.split())
         current.clear()
         if text and len(blocks) < MAX_BLOCKS:
             blocks.append(text)
 
     def walk(node: etree._Element) -> None:
+        nonlocal preformatted
         if not isinstance(node.tag, str) or skip(node):
             return
-        block = node.tag.lower() in BLOCK_TAGS
+        tag = node.tag.lower()
+        block = tag in BLOCK_TAGS
         if block:
             flush()
-        elif node.tag.lower() == "br":
-            current.append(" ")
+        elif tag == "br":
+            current.append("\n" if preformatted else " ")
         if entered is not None:
             entered(node, True)
+        preformatted += tag == "pre"
         current.append(node.text or "")
         for child in node:
             if len(blocks) >= MAX_BLOCKS:
@@ -154,6 +167,7 @@ def _walk_blocks(root: etree._Element, skip: Callable[[etree._Element], bool],
             current.append(child.tail or "")
         if block:
             flush()
+        preformatted -= tag == "pre"
         if entered is not None:
             entered(node, False)
 
@@ -270,6 +284,17 @@ def body_blocks(tree: etree._Element, content: Content | None = None) -> list[st
     return _walk_blocks(content.scope, skip, entered)
 
 
+_ROW = re.compile(r"^\|[ \t].*$", re.MULTILINE)
+_SPACES = re.compile(r"[ \t]{2,}")
+
+
+def tidy_rows(text: str) -> str:
+    """trafilatura's table rows ("| cell | cell |") with each run of spaces made one: a cell's
+    text keeps the HTML source's line breaks and indentation as runs of spaces ("|     lower (
+    text )         → text", on PostgreSQL's function tables), which the page never shows."""
+    return _ROW.sub(lambda row: _SPACES.sub(" ", row.group(0)), text)
+
+
 def put_back(text: str, tree: etree._Element) -> tuple[str, int]:
     """trafilatura's `text` with the blocks of the page it lacks put back in reading
     order (`locate_content`, `body_blocks`, `merge_missing`); and how many were put back."""
@@ -278,41 +303,231 @@ def put_back(text: str, tree: etree._Element) -> tuple[str, int]:
     return merge_missing(text, body_blocks(tree, content), absent)
 
 
+# Blocks this short (normalized characters) are taken where trafilatura's text has them only
+# where they stand apart: at a line's or table cell's start or end ("Note", a cell "22"), not
+# inside a sentence that happens to hold the same words.
+SHORT_BLOCK = 40
+# Places taken and looked at per distinct block (a page of repeats: "Image", "Return type:"),
+# and in all (past this, blocks are put back at their place without looking).
+MAX_PLACES = 200
+MAX_TRIES = 1000
+MAX_ALL_PLACES = 200_000
+# Tokens that only mark a line's kind in trafilatura's text: a list item, a table's cell border.
+_LIST_MARKS = frozenset(("-", "*", "•", "+"))
+_MARKS = _LIST_MARKS | {"|"}
+_TOKEN = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class _Tokens:
+    """trafilatura's text as normalized tokens: `joined` holds them separated by single
+    spaces (the text `excerpts.normalize` makes of it), `starts` where each begins in it,
+    `spans` where each lies in the text itself, `line` the line each is on, `words` the
+    tokens themselves, `plain` how many of the tokens before each (and in all) are not marks."""
+
+    joined: str
+    starts: list[int]
+    spans: list[tuple[int, int]]
+    line: list[int]
+    words: list[str]
+    plain: list[int]
+
+    def at(self, position: int) -> int:
+        """The token holding `joined[position]`."""
+        return bisect.bisect_right(self.starts, position) - 1
+
+    def apart(self, first: int, last: int) -> bool:
+        """Whether tokens `first` to `last` stand apart: they start or end their line or a
+        table cell (a list item's mark before them does not count)."""
+        before = first - 1
+        if before >= 0 and self.line[before] == self.line[first] and self.words[before] in _LIST_MARKS:
+            before -= 1
+        if before < 0 or self.line[before] != self.line[first] or self.words[before] == "|":
+            return True
+        after = last + 1
+        return after >= len(self.line) or self.line[after] != self.line[last] or self.words[after] == "|"
+
+    def only_marks(self, first: int, last: int) -> bool:
+        """Whether tokens `first` to `last` (inclusive) are all marks (or there are none)."""
+        return last < first or self.plain[last + 1] == self.plain[first]
+
+    def line_bounds(self, index: int) -> tuple[int, int]:
+        """The first and last token of token `index`'s line."""
+        line = self.line[index]
+        return bisect.bisect_left(self.line, line), bisect.bisect_right(self.line, line) - 1
+
+
+def _tokens(text: str) -> _Tokens:
+    """`text` as `_Tokens`. A line is normalized whole (fast) and its tokens paired with the
+    text's; only when their numbers differ (a quote mark standing alone, a character that
+    normalizes to two words) is each token normalized on its own."""
+    words: list[str] = []
+    starts: list[int] = []
+    spans: list[tuple[int, int]] = []
+    lines: list[int] = []
+    plain = [0]
+    offset, position = 0, 0
+    for number, line in enumerate(text.split("\n")):
+        raw = [(m.start() + offset, m.end() + offset) for m in _TOKEN.finditer(line)]
+        if raw:
+            normalized = normalize(line).split(" ")
+            if len(normalized) == len(raw):
+                pairs = list(zip(normalized, raw))
+            else:
+                pairs = [(word, span) for span in raw
+                         for word in normalize(text[span[0]:span[1]]).split(" ") if word]
+            for word, span in pairs:
+                starts.append(position)
+                words.append(word)
+                spans.append(span)
+                lines.append(number)
+                plain.append(plain[-1] + (word not in _MARKS))
+                position += len(word) + 1
+        offset += len(line) + 1
+    return _Tokens(" ".join(words), starts, spans, lines, words, plain)
+
+
+def _places(tokens: _Tokens, key: str, absent: bool, words: dict[str, list[int]]) -> list[tuple[int, int]]:
+    """Where `key` stands in the text, as (first token, last token), at word and number
+    boundaries; a short key only where it stands apart (`SHORT_BLOCK`). A key of one word is
+    also looked up as a whole token in `words` (a table cell "d" is never found by searching:
+    the letter stands inside too many words before it); `absent`: not found by searching."""
+    places = [(index, index) for index in words.get(key, ())[:MAX_TRIES] if tokens.apart(index, index)][:MAX_PLACES]
+    if places or absent:
+        return places
+    at, tries = find_at_bounds(tokens.joined, key, 0), 0
+    while at >= 0 and len(places) < MAX_PLACES and tries < MAX_TRIES:
+        first, last = tokens.at(at), tokens.at(at + len(key) - 1)
+        if len(key) >= SHORT_BLOCK or tokens.apart(first, last):
+            places.append((first, last))
+        at, tries = find_at_bounds(tokens.joined, key, at + 1), tries + 1
+    return places
+
+
+def _align(candidates: list[list[tuple[int, int]]], weights: list[int]) -> list[tuple[int, int] | None]:
+    """For each block, the place (first token, last token) it takes in the heaviest chain of
+    places in the page's order (each block at most once, each place after the one before, a
+    block weighing its characters), or None: where trafilatura's text has each block."""
+    ends = sorted({last for places in candidates for _, last in places})
+    tree = [(0, -1)] * (len(ends) + 1)  # a Fenwick tree of (weight of the best chain, its node), by last token
+    nodes: list[tuple[int, int, int, int]] = []  # (block, first, last, previous node)
+
+    def best(upto: int) -> tuple[int, int]:
+        result = (0, -1)
+        while upto > 0:
+            result = max(result, tree[upto])
+            upto -= upto & -upto
+        return result
+
+    for block, places in enumerate(candidates):
+        chains = [(best(bisect.bisect_left(ends, first)), first, last) for first, last in places]
+        for (weight, previous), first, last in chains:  # all looked up first: one place per block
+            nodes.append((block, first, last, previous))
+            at = bisect.bisect_left(ends, last) + 1
+            value = (weight + weights[block], len(nodes) - 1)
+            while at < len(tree):
+                tree[at] = max(tree[at], value)
+                at += at & -at
+    placed: list[tuple[int, int] | None] = [None] * len(candidates)
+    node = best(len(ends))[1]
+    while node >= 0:
+        block, first, last, node = nodes[node]
+        placed[block] = (first, last)
+    return placed
+
+
+def _letters(text: str) -> Counter[str]:
+    return Counter(char for char in text if char.isalnum())
+
+
 def merge_missing(text: str, blocks: list[str], absent: set[str] | frozenset[str] = frozenset()) -> tuple[str, int]:
-    """`text` with each block it does not already hold (at word and number boundaries)
-    inserted after the line where the block before it ends (so never inside a
-    multi-line block such as code); and how many blocks were added. `absent` holds
-    normalized blocks already known to be nowhere in `text` (not searched again)."""
-    lines = text.split("\n")
-    kept = [(index, normalize(line)) for index, line in enumerate(lines)]
-    kept = [(index, line) for index, line in kept if line]
-    starts, position = [], 0
-    for _, line in kept:
-        starts.append(position)
-        position += len(line) + 1
-    joined = " ".join(line for _, line in kept)
-    after: dict[int, list[str]] = {}
-    anchor, added, added_chars, seen = -1, 0, 0, set()  # anchor: the index in `kept` of the last block found
-    for block in blocks:
-        key = normalize(block)
-        if not key or key in seen:
+    """`text` with each of the page's `blocks` (in page order) that it does not hold at its
+    place put there; and how many blocks were put.
+
+    Where the text holds each block is the heaviest chain of its places in page order
+    (`_align`): a short block found far ahead ("Note", "New in version 3.11.") no longer
+    drags the blocks after it there. The blocks between two placed ones go right after the
+    first, at a block boundary of the page, split from the rest of its line if need be (a
+    line of trafilatura's text may hold two blocks, or part of a paragraph: never put inside
+    one). trafilatura's text between the two that is made only of those blocks' letters is
+    a garbled copy of them (inline code and emphasis reordered, words dropped, as on
+    PostgreSQL's reference pages) and is replaced by them. `absent` holds normalized blocks
+    already known to be nowhere in `text` (not searched again)."""
+    tokens = _tokens(text)
+    keys = [normalize(block) for block in blocks]
+    words: dict[str, list[int]] = {}
+    if any(" " not in key for key in keys):
+        for index, word in enumerate(tokens.words):
+            words.setdefault(word, []).append(index)
+    cache: dict[str, list[tuple[int, int]]] = {}
+    candidates, total = [], 0
+    for key in keys:
+        if key and key not in cache and total < MAX_ALL_PLACES:
+            cache[key] = _places(tokens, key, key in absent, words)
+        candidates.append(cache.get(key, []) if key else [])
+        total += len(candidates[-1])
+    placed = _align(candidates, [len(key) for key in keys])
+    edits: list[tuple[int, int, list[str]]] = []  # (start, end, blocks) in the text
+    gap: list[str] = []
+    after = -1  # the last token of the last placed block
+    added, added_chars = 0, 0
+    for index in range(len(blocks) + 1):
+        place = placed[index] if index < len(blocks) else (len(tokens.starts), len(tokens.starts))
+        if place is None:
+            if keys[index] and added_chars + len(blocks[index]) <= MAX_ADDED_CHARS:
+                gap.append(blocks[index])
+                added_chars += len(blocks[index])
             continue
-        seen.add(key)
-        at = -1 if key in absent else find_at_bounds(joined, key, starts[anchor] if anchor >= 0 else 0)
-        if at >= 0:
-            anchor = bisect.bisect_right(starts, at + len(key) - 1) - 1  # the line where it ends: never inside it
-            continue
-        if key not in absent and find_at_bounds(joined, key, 0) >= 0:
-            continue  # found only before the anchor: the page repeats it
-        if added_chars + len(block) > MAX_ADDED_CHARS:
-            break
-        after.setdefault(kept[anchor][0] if anchor >= 0 else -1, []).append(block)
-        added += 1
-        added_chars += len(block)
-    if not added:
+        if gap:
+            edits.append(_gap_edit(text, tokens, after, place[0], gap))
+            added += len(gap)
+            gap = []
+        after = place[1]
+    if not edits:
         return text, 0
-    out = list(after.get(-1, ()))
-    for index, line in enumerate(lines):
-        out.append(line)
-        out.extend(after.get(index, ()))
-    return "\n".join(out), added
+    out, position = [], 0
+    for start, end, lines in edits:
+        before = text[position:start].rstrip(" \t")
+        out.append(before)
+        if before and not before.endswith("\n"):
+            out.append("\n")
+        out.append("\n".join(lines) + "\n")
+        position = end
+        if end < len(text) and end > 0 and text[end - 1] != "\n":  # split inside a line: the rest starts a line
+            while position < len(text) and text[position] in " \t":
+                position += 1
+        if text[position:position + 1] == "\n":
+            position += 1
+    out.append(text[position:])
+    merged = "".join(out)
+    return (merged if text.endswith("\n") else merged.rstrip("\n")), added
+
+
+def _gap_edit(text: str, tokens: _Tokens, after: int, before: int, gap: list[str]) -> tuple[int, int, list[str]]:
+    """Where the blocks of `gap` go, between the placed tokens `after` and `before` (-1: the
+    text's start; `len(tokens.starts)`: its end): (start, end, blocks), `start` to `end` being
+    the text they replace (empty unless a garbled copy of them stands there)."""
+    count = len(tokens.starts)
+    if after >= 0:  # right after the block before; at its line's end when only marks follow on that line
+        line_end = tokens.line_bounds(after)[1]
+        start = tokens.spans[after][1]
+        if tokens.only_marks(after + 1, line_end):
+            start = text.find("\n", start)
+            start = len(text) if start < 0 else start
+    else:
+        start = 0
+    if before < count:  # right before the block after; at its line's start when only marks precede it
+        line_start = tokens.line_bounds(before)[0]
+        end = tokens.spans[before][0]
+        if tokens.only_marks(line_start, before - 1):
+            end = text.rfind("\n", 0, end) + 1
+    else:
+        end = len(text)
+    stop = tokens.starts[before] if before < count else len(tokens.joined)
+    between = tokens.joined[tokens.starts[after + 1]:stop] if after + 1 < before else ""
+    letters = _letters(between)
+    if letters and start <= end and not letters - _letters(" ".join(gap)):
+        return start, end, gap  # a garbled copy of the gap's blocks: replaced by them
+    if after < 0:
+        return end, end, gap  # nothing placed before: right before the first placed block
+    return start, start, gap
