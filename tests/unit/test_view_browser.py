@@ -213,7 +213,9 @@ def test_sources_are_cards_with_what_a_reader_weighs(browser, tmp_path):
     four = page.locator("#sources li.card#fn-4")
     title = four.locator("a.card-title")
     assert title.inner_text() == "Retention periods and archives | Acme Observability Docs"
-    assert title.get_attribute("href") == "https://docs.acme.example/logs/retention"
+    # The live page, with a text fragment to the excerpt's passage (evidence/quote_links.py)
+    assert title.get_attribute("href") == ("https://docs.acme.example/logs/retention#:~:text=Indexed%20retention"
+                                           "%20defaults%20to,3x%20the%2015%2Dday%20rate.")
     meta = four.locator(".card-meta").inner_text()
     for text in ("acme.example", "official-docs", "retrieved 2026-04-18", "not sealed", "verified",
                  "cited by 2 claims"):

@@ -72,6 +72,11 @@ class Change:
         return f"{self.was} -> {self.now}"
 
 
+BYTES_SAME = "same"
+BYTES_CHANGED = "changed"
+NEVER_ARCHIVED = "never-archived"
+
+
 @dataclass(frozen=True, slots=True)
 class PageRecheck:
     """What fetching one cited URL gave."""
@@ -86,6 +91,10 @@ class PageRecheck:
     live_text: str | None  # rechecks/<stamp>/<id>.txt, relative to the run folder
     sha256: str | None
     truncated: bool
+    # The page's bytes against its archived WARC: its body's SHA-256 now, and BYTES_SAME,
+    # BYTES_CHANGED or NEVER_ARCHIVED (None: no body was read, or the run holds no snapshot of it).
+    body_sha256: str | None = None
+    bytes: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
