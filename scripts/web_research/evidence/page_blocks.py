@@ -483,6 +483,8 @@ def merge_missing(text: str, blocks: list[str], absent: set[str] | frozenset[str
             added += len(gap)
             gap = []
         after = place[1]
+        if index < len(blocks) and "\n" in blocks[index]:
+            edits.extend(_code_edit(text, tokens, place, keys[index], blocks[index]))
     if not edits:
         return text, 0
     out, position = [], 0
@@ -501,6 +503,21 @@ def merge_missing(text: str, blocks: list[str], absent: set[str] | frozenset[str
     out.append(text[position:])
     merged = "".join(out)
     return (merged if text.endswith("\n") else merged.rstrip("\n")), added
+
+
+def _code_edit(text: str, tokens: _Tokens, place: tuple[int, int], key: str,
+               block: str) -> list[tuple[int, int, list[str]]]:
+    """A code block (a block of several lines: `body_blocks` keeps only a `pre`'s lines) that
+    trafilatura's text holds run together, on one line with the sentence before it ("Example:
+    async def main(): try: …"): its place replaced by the block's lines. Nothing when the text
+    keeps its lines, or when its tokens there hold more than the block."""
+    first, last = place
+    start, end = tokens.spans[first][0], tokens.spans[last][1]
+    if tokens.joined[tokens.starts[first]:tokens.starts[last] + len(tokens.words[last])] != key:
+        return []
+    if text.count("\n", start, end) >= block.count("\n"):
+        return []
+    return [(start, end, [block])]
 
 
 def _gap_edit(text: str, tokens: _Tokens, after: int, before: int, gap: list[str]) -> tuple[int, int, list[str]]:
