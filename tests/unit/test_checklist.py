@@ -163,7 +163,8 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      [Expect(f"findings.{COMMITMENTS}.citations.none", f"findings/{COMMITMENTS}.md", "status: ok", "warning"),
       Expect("report.citations.provenance", "report.md", "[^6]: **Title**"),
       # ... and the report's claims for that subtopic's bullets no longer rest on its findings
-      *(Expect(f"report.coverage.2.{n}", "report.md", "## Gaps & Limitations") for n in (1, 2, 3))]),
+      # (2.3, established only in part, is named in Gaps by finish's line)
+      *(Expect(f"report.coverage.2.{n}", "report.md", "## Gaps & Limitations") for n in (1, 2))]),
     ("findings.unexpected",
      lambda run: (run / "findings" / "notes.md").write_text("scratch\n", encoding="utf-8"),
      [Expect("findings.unexpected", "findings/notes.md", None, "warning")]),

@@ -55,7 +55,14 @@ def test_start_success_default_folder(tmp_path: Path) -> None:
     assert out["auto_proceed"] is False
     assert out["research_question"] == "What is X?"
     assert (folder / "findings").is_dir()
-    assert sorted(os.listdir(folder)) == [".web-research", "findings", "plan.md"]  # the plan's skeleton
+    # plan.md is the model's to create (its first Write then overwrites nothing and needs no Read)
+    assert sorted(os.listdir(folder)) == [".web-research", "findings"]
+    # what the plan needs, so that no reference file is read: the tier's caps; and who reads the end
+    assert out["budget"] == {"max_subtopics": 5, "searches_per_researcher": 5, "page_reads_per_researcher": 8,
+                             "claim_check": True, "second_wave": False}
+    assert out["caller"] == "person"
+    quick = _json(run_cli(["start", "--args", 'research_question: "What is Y?"\ntier: quick', ], tmp_path))
+    assert quick["caller"] == "skill" and quick["budget"]["max_subtopics"] == 2
 
 
 def test_start_with_launcher_and_project_env(tmp_path: Path) -> None:
@@ -168,8 +175,7 @@ def test_refresh_archives_then_starts_fresh(tmp_path: Path, how: str) -> None:
     out = _json(result)
     archive = Path(out["archived_to"])
     assert archive.parent == folder and archive.name.startswith(".archive-")
-    assert sorted(os.listdir(folder)) == sorted([".archive-20250101-000000", archive.name, ".web-research", "findings",
-                                                 "plan.md"])
+    assert sorted(os.listdir(folder)) == sorted([".archive-20250101-000000", archive.name, ".web-research", "findings"])
     assert os.listdir(folder / "findings") == []
     moved = {k: v for k, v in before.items() if not k.startswith(".archive-20250101-000000")}
     assert snapshot_tree(archive) == moved
@@ -180,7 +186,7 @@ def test_refresh_archives_then_starts_fresh(tmp_path: Path, how: str) -> None:
 def test_refresh_on_a_missing_folder_just_starts(tmp_path: Path) -> None:
     folder = tmp_path / "new"
     out = _json(run_cli(["start", "--question", "Q", "--output-dir", str(folder), "--refresh"], tmp_path))
-    assert out["archived_to"] is None and sorted(os.listdir(folder)) == [".web-research", "findings", "plan.md"]
+    assert out["archived_to"] is None and sorted(os.listdir(folder)) == [".web-research", "findings"]
 
 
 # --- start: invalid input -------------------------------------------------------

@@ -174,7 +174,8 @@ def test_a_reference_that_names_nothing_stops_finish_with_its_line(tmp_path, bad
     done = finish(run)
     assert done.returncode == 1
     line = broken.splitlines().index("A stray claim" + bad + ".") + 1
-    assert f"report.references: {run / 'report.md'}:{line}: " in done.stdout and says in done.stdout
+    assert f"report.references: report.md:{line}: " in done.stdout and says in done.stdout
+    assert done.stdout.startswith(f"{run / 'report.md'} fails 1 check(s).")
     assert "Round 1 of 3 of fixes" in done.stdout
     assert (run / "report.md").read_text(encoding="utf-8") == broken  # nothing rewritten
 
@@ -203,11 +204,18 @@ def test_a_number_without_an_entry_is_never_read_through_an_earlier_numbering(tm
 def test_rounds_of_fixes_then_the_unverified_object(tmp_path):
     run = copy_example(tmp_path)
     draft = to_references(run)
-    (run / "report.md").write_text(draft.replace("# Research: How do", "# Research: Why do", 1), encoding="utf-8")
+    broken = draft.replace("# Research: How do", "# Research: Why do", 1)
+    (run / "report.md").write_text(broken, encoding="utf-8")
     for round_ in range(1, formats.MAX_VERIFY_ROUNDS + 1):
         done = finish(run)
         assert done.returncode == 1 and f"Round {round_} of {formats.MAX_VERIFY_ROUNDS} of fixes" in done.stdout
         assert "report.title" in done.stdout
+        # finish run again on the same text (by the hook after a Write, then by hand) is the same round
+        again = finish(run)
+        assert again.returncode == 1 and f"Round {round_} of {formats.MAX_VERIFY_ROUNDS} of fixes" in again.stdout
+        text = (run / "report.md").read_text(encoding="utf-8")  # a fix that fixes nothing: the next round
+        (run / "report.md").write_text(text.replace("## TL;DR\n", f"## TL;DR\n\n<!-- try {round_} -->\n", 1),
+                                       encoding="utf-8")
     done = finish(run)
     assert done.returncode == 0
     answer = json.loads(done.stdout)
@@ -224,7 +232,7 @@ def test_waiting_for_a_claim_checker_is_no_round_of_fixes(tmp_path):
     to_references(run)
     for _ in range(formats.MAX_VERIFY_ROUNDS + 1):
         done = finish(run)
-        assert done.returncode == 1, done.stdout + done.stderr
+        assert done.returncode == 0, done.stdout + done.stderr  # a step of the run, not an error
         assert done.stdout.startswith("Claims of report.md need a verdict")
         assert formats.dispatch_call(f"{formats.DISPATCH_CHECK_LABEL} {run}") in done.stdout  # SKILL.md's one form
     record = json.loads((run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).read_text(encoding="utf-8"))
@@ -270,7 +278,9 @@ def _entry(key: str, title: str):
 
 FAILED_LINE = ('- **Subtopic "Cost controls for high-volume logs"** (failed): page fetch timed out three times on '
                "docs.acme.example/logs/exclusion-filters and the remaining search results were vendor landing pages "
-               "without quotable detail. Not established: 3.1, 3.2.")
+               'without quotable detail. Not established: "Which built-in controls vendors document for reducing '
+               'billable log volume (sampling, filtering, exclusion rules)"; "Whether archived logs can be rehydrated '
+               'and what that costs".')
 
 
 def test_finish_writes_the_gaps_bullet_of_a_failed_subtopic(tmp_path):
@@ -303,8 +313,9 @@ def test_finish_writes_a_not_established_bullet_and_drops_it_once_covered(tmp_pa
     findings.write_text(cut, encoding="utf-8")
     assert finish(run).returncode == 0
     report = (run / "report.md").read_text(encoding="utf-8")
-    line = "- **Bullet 1.3**: not established: no page (states) it at all."
-    assert bullet_line("1.3", "1.3: no page [states] it at all.") == line
+    line = "- **Whether indexing and ingestion are priced separately**: not established: no page (states) it at all."
+    assert bullet_line("Whether indexing and ingestion are priced separately", "1.3: no page [states] it at all.",
+                       "1.3") == line
     assert line in report
     assert report.index("## Gaps & Limitations") < report.index(line) < report.index("## Sources")
     findings.write_text(text, encoding="utf-8")  # a later wave establishes it: the bullet goes
@@ -333,4 +344,28 @@ def test_a_failure_the_model_named_gets_no_second_bullet(tmp_path):
     assert finish(run).returncode == 0
     report = (run / "report.md").read_text(encoding="utf-8")
     assert "Subtopic \"Cost controls" not in report and "could not read the pages" in report
-    assert "- **Bullet 3.1**: not established: subtopic \"Cost controls for high-volume logs\" failed: page" in report
+    assert ("- **Which built-in controls vendors document for reducing billable log volume (sampling, filtering, "
+            "exclusion rules)**: not established: subtopic \"Cost controls for high-volume logs\" failed: page") in report
+
+
+def test_many_failures_fit_what_the_client_shows_and_the_rest_is_in_a_file(tmp_path):
+    """Issue 38: run C's finish printed 20 failing claims with their passages and the client cut
+    the output. The answer lists the failures first, short and bounded; all of them are in a file."""
+    from web_research.report.steps import FAILURES_FILE, MAX_LISTED, MAX_TEXT
+
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    strays = "".join(f"Stray claim {i} " + "with many words " * 40 + f"[^no-such-subtopic-{i}:1].\n\n"
+                     for i in range(40))
+    (run / "report.md").write_text(draft.replace("## Findings\n", "## Findings\n\n" + strays, 1), encoding="utf-8")
+    done = finish(run)
+    assert done.returncode == 1
+    assert len(done.stdout) <= MAX_TEXT, len(done.stdout)
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"{run / 'report.md'} fails 40 check(s). Round 1 of")  # the failures first
+    assert lines[1].startswith("- report.references: ") and "no-such-subtopic-0" in lines[1]
+    listed = [line for line in lines if line.startswith("- ")]
+    assert 0 < len(listed) <= MAX_LISTED and f"And {40 - len(listed)} more." in done.stdout
+    full = run / formats.RUN_STATE_DIR / FAILURES_FILE
+    assert str(full) in done.stdout
+    assert all(f"no-such-subtopic-{i}.md" in full.read_text(encoding="utf-8") for i in range(40))

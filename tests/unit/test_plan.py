@@ -305,3 +305,22 @@ def test_the_second_wave_section_is_found_as_the_plan_parser_finds_it() -> None:
     assert before == VALID_PLAN and section == wave
     fenced = VALID_PLAN + "\n```\n## Second wave\n```\n"
     assert split_second_wave(fenced) == (fenced, None)
+
+
+def test_the_plans_write_is_completed_with_the_persons_question_and_tier():
+    """Issue 38: the model writes what it decides (subtopics, synthesis, its own budget lines); the
+    question and the Tier and Deepen lines come from start's record, whatever it wrote there."""
+    from web_research.run.plan import complete_plan
+
+    written = ("# Research plan\n\n## Research question\n\nA question retyped, shortened\n\n## Subtopics\n\n"
+               "### Billing units\n- list price of the entry tier, with its date\n\n## Synthesis approach\n\n"
+               "By subtopic.\n\n## Budget\n\nTier: deep\n- Searches per subagent: 2\n")
+    done = complete_plan(written, "How do vendors price logs in 2026?", "standard")
+    assert done == ("## Research question\n\nHow do vendors price logs in 2026?\n\n## Subtopics\n\n"
+                    "### Billing units\n- list price of the entry tier, with its date\n\n## Synthesis approach\n\n"
+                    "By subtopic.\n\n## Budget\n\nTier: standard\n- Searches per subagent: 2\n")
+    plan = parse_plan(done, expected_question="How do vendors price logs in 2026?", expected_tier="standard")
+    assert plan.searches_per_subagent == 2 and [s.name for s in plan.subtopics] == ["Billing units"]
+    bare = complete_plan("## Subtopics\n\n### A\n- b\n\n## Synthesis approach\n\nx\n", "Q?", "quick", deepen=True)
+    assert bare.endswith("## Budget\n\nTier: quick\nDeepen: yes\n") and bare.startswith("## Research question\n\nQ?\n")
+    assert complete_plan(done, "How do vendors price logs in 2026?", "standard") == done  # stable

@@ -156,7 +156,7 @@ def test_every_relative_link_resolves(path):
 
 def test_skill_links_its_references():
     targets = {file_part for file_part, _ in relative_links(SKILL)}
-    for name in ("failure-modes.md", "companion-contract.md", "report-template.md", "budget-tiers.md",
+    for name in ("failure-modes.md", "companion-contract.md", "report-template.md",
                  "second-wave.md", "resume.md", "clarifying-questions.md"):
         assert f"references/{name}" in targets, name
 
@@ -207,13 +207,27 @@ def test_skill_names_the_report_sections_in_order():
 
 
 def test_skill_names_the_plan_sections_it_fills_and_writes_no_skeleton():
-    """`start` writes plan.md's skeleton (the question, the Budget); the skill names the sections
-    the model fills, and the Budget lines it may add, and shows no plan of its own to copy."""
+    """The model creates plan.md with the sections it decides (no Read first: start wrote no
+    skeleton); the hook adds the question and the tier (run/plan.complete_plan). The skill names
+    those sections and the Budget lines it may add, and shows no plan of its own to copy."""
     text = read(SKILL)
-    assert not fenced_blocks(text, "markdown"), "SKILL.md shows no plan skeleton: start writes it"
+    assert not fenced_blocks(text, "markdown"), "SKILL.md shows no plan skeleton"
     for section in formats.PLAN_SECTIONS[1:3]:
         assert f"`## {section}`" in text, section
-    assert f"`## {formats.PLAN_SECTION_BUDGET}`" in text and "stay as they are" in text
+    assert f"`## {formats.PLAN_SECTION_BUDGET}`" in text and "the plugin adds the question and the tier" in prose(text)
+    assert f"`## {formats.PLAN_SECTION_QUESTION}`" not in text  # never the model's to write
+
+
+def test_skill_reads_the_tiers_caps_from_starts_output():
+    """Issue 38: no reference file is read to write the plan: `start` prints the tier's caps under
+    `budget`, and the skill names the keys it prints."""
+    from web_research.commands.start_cmd import _budget
+
+    text = prose(read(SKILL))
+    printed = _budget("standard", False)
+    named = set(re.findall(r"`budget\.(\w+)`", text)) | set(re.findall(r"`(max_subtopics)`", text))
+    assert named and named <= set(printed), named
+    assert "`caller`" in text and "`budget`" in text
 
 
 def test_researcher_is_told_the_stub_stands_for_it_until_it_replies():
@@ -239,8 +253,7 @@ def test_numbers_in_the_skill_match_the_limits():
     counts = re.findall(r"(\d+) researchers", text)
     assert counts and set(counts) == {str(formats.MAX_PARALLEL_RESEARCHERS)}
     assert f"at most {formats.MAX_PARALLEL_RESEARCHERS} researchers at once" in text
-    assert re.findall(r"(\d+) to (\d+) subtopics", text) == [
-        (str(formats.MIN_SUBTOPICS), str(formats.MAX_SUBTOPICS))]
+    assert re.findall(r"(\d+) to `budget\.max_subtopics` subtopics", text) == [str(formats.MIN_SUBTOPICS)]
     assert re.findall(r"With (\d+) or (\d+) subtopics", text) == [
         (str(formats.MAX_PARALLEL_RESEARCHERS + 1), str(formats.MAX_SUBTOPICS))]
     assert f"send the first {formats.MAX_PARALLEL_RESEARCHERS}" in text

@@ -130,7 +130,10 @@ def test_checkers_and_other_agents_run_no_command(active: Harness, agent_type: s
 def test_the_orchestrator_writes_the_plan_until_briefs_then_only_the_second_wave(active: Harness):
     plan = active.run_dir / "plan.md"
     text = plan_text(SUBTOPICS[:2])
-    assert active.hook(_write(active, plan, text)).stdout == ""  # before briefs: the plan is free
+    first = active.hook(_write(active, plan, text))  # before briefs: the plan is free, completed from start
+    assert first.decision == "allow", first.stdout
+    assert first.json["hookSpecificOutput"]["updatedInput"]["content"].startswith(
+        "## Research question\n\n" + QUESTION + "\n\n## Subtopics\n")
     active.render_briefs(SUBTOPICS[:2])
     current = plan.read_text()
     second = current.rstrip("\n") + "\n\n## Second wave\n\n### Another angle\n- 1.1: other sources\n"

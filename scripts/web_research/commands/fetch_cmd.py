@@ -1,7 +1,10 @@
 """`web-research fetch URL --run DIR [--offset N] [--max-chars N]`.
 
 Snapshot a page's main text under DIR/sources/ and print a window of it for
-the researcher to quote from. A page already snapshotted in this run is
+the researcher to quote from. The HTTP exchange that brought the page (each
+redirect's and the page's request and response, as sent and received) is kept
+beside the text as a WARC, `<id>.warc.gz` (evidence/archive.py), so the text
+can be extracted again from what was fetched (`verify --deep`). A page already snapshotted in this run is
 served from its snapshot (no second download): paging with --offset is cheap,
 and every quote is taken from the very text `verify` will check it against.
 A first read may start at --offset N here, for a person at the shell; inside a
@@ -29,6 +32,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 import importlib.util
 from pathlib import Path
 from typing import Mapping
@@ -38,7 +42,9 @@ from .. import formats
 from ..evidence.seal_line import seal_line
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from ..evidence.extraction import ExtractLimits, extract_page
-from ..evidence.snapshots import MAX_TEXT_CHARS, SnapshotError, find_snapshot, store_snapshot
+from ..evidence.archive import ArchiveError, body_sha256, build_warc
+from ..evidence.snapshots import (ARCHIVE_SUFFIX, MAX_TEXT_CHARS, SnapshotError, find_snapshot, snapshot_id,
+                                  store_snapshot)
 from ..evidence.transport import FetchError, FetchLimits, fetch_page
 
 
@@ -82,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-EXTRACTION_MODULES = ("trafilatura", "lxml", "lxml_html_clean", "pypdf")
+EXTRACTION_MODULES = ("trafilatura", "lxml", "lxml_html_clean", "pypdf", "warcio")
 
 
 def missing_extractors() -> str | None:
@@ -105,7 +111,7 @@ def missing_extractors() -> str | None:
                 reason = " " + handle.read(1000).strip()
     except OSError:
         pass
-    return (f"the page-extraction libraries (trafilatura, lxml, lxml_html_clean, pypdf) are missing from the "
+    return (f"the page-extraction libraries (trafilatura, lxml, lxml_html_clean, pypdf, warcio) are missing from the "
             f"Python at {sys.executable} (no module {', '.join(missing)}).{reason} Fix: {extractors_fix()}, or "
             f"set WEB_RESEARCH_PYTHON to a Python that has them")
 
@@ -176,6 +182,13 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
         raise _Refused(str(exc)) from exc
     except Exception as exc:  # an extraction library failing on odd input must not become a traceback
         raise _Refused(f"{page.final_url}: cannot extract the page's text ({type(exc).__name__}: {exc})") from exc
+    retrieved_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started = time.monotonic()
+    try:
+        warc = build_warc(page, retrieved_at, f"{snapshot_id(url)}{ARCHIVE_SUFFIX}")
+    except ArchiveError as exc:
+        raise _Refused(str(exc)) from exc
+    archive_ms = round((time.monotonic() - started) * 1000)
     snap = store_snapshot(
         run_dir,
         requested_url=url,
@@ -184,10 +197,13 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
         other_titles=content.other_titles,
         status=page.status,
         content_type=page.content_type,
-        retrieved_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        retrieved_at=retrieved_at,
         text=content.text,
         extractor=content.extractor,
         truncated=content.truncated,
+        warc=warc,
+        body_sha256=body_sha256(page.body),
+        archive_ms=archive_ms,
     )
     return snap, content.text
 

@@ -20,14 +20,14 @@ written the old way (numbered footnotes and a hand-written Sources section, no
 reference) is checked as written.
 
 Exit 0 when it printed the return object (stdout holds that object alone, and
-nothing goes to stderr: a model reads both as one result), 1 when the report needs
-work (stdout says what, after any note such as a hand-written Sources section
-replaced), 2 when the folder cannot be used. Notes are also kept in the record.
+nothing goes to stderr: a model reads both as one result) or the claim-checker to
+dispatch (a step of the run, not an error), 1 when the report needs work (stdout says
+what, failures first; report/steps.py words every answer), 2 when the folder cannot be
+used. Notes are also kept in the record.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -35,11 +35,12 @@ from pathlib import Path
 from .. import formats
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from ..core.paths import data_dir
-from ..report.finish import REFERENCES_CHECK, assemble_report, check_report, count_round
-from ..run.finish_record import read_record, write_record
-from ..run.return_object import return_object
+from ..report.finish import DONE, FIX, finish_run
+from ..report.steps import finish_answer
 from ..view.html import write_view as write
-from .verify_cmd import format_checks, open_run_dir
+from .verify_cmd import open_run_dir
+
+PROGRAM = str(formats.PLUGIN_ROOT / "scripts" / "web-research")
 
 
 def write_view(run_dir: Path) -> None:
@@ -57,39 +58,13 @@ def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "finish")
     if run_dir is None:
         return EXIT_USAGE
-    record = read_record(run_dir)
     try:
-        notes, problems = assemble_report(run_dir, record)
-        checks, failing = check_report(run_dir, problems)
+        outcome = finish_run(run_dir)
     except Exception as exc:  # noqa: BLE001 - a bug must not look like a verdict on the report
         print(f"web-research finish: {args.dir}: cannot finish the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
         return EXIT_USAGE
-    if notes:  # kept with the run; shown with the next failing checks, never beside the return object
-        record["notes"] = notes
-    rounds, first_wait = count_round(record, failing)
-    write_record(run_dir, record)
-
-    if not failing:
+    if outcome.kind == DONE:
         write_view(run_dir)
-        print(json.dumps(return_object(run_dir), ensure_ascii=False))
-        return EXIT_OK
-    if rounds > formats.MAX_VERIFY_ROUNDS:
-        write_view(run_dir)
-        print(json.dumps(return_object(run_dir, failing), ensure_ascii=False))
-        return EXIT_OK
-    if first_wait:
-        print(f"Claims of report.md need a verdict. Dispatch the claim-checker: "
-              f"{formats.dispatch_call(f'{formats.DISPATCH_CHECK_LABEL} {run_dir}')}. When it returns, run finish again.")
-        return EXIT_CHECK_FAILED
-    for note in notes:
-        print(f"Note: {note}.")
-    if problems:
-        report = run_dir / formats.REPORT_FILE
-        for line, message in problems:
-            print(f"\u2717 {REFERENCES_CHECK}: {report}{':' + str(line) if line else ''}: {message}")
-    else:
-        print(format_checks(checks, run_dir))
-    print(f"Round {rounds} of {formats.MAX_VERIFY_ROUNDS} of fixes: fix each error above in report.md "
-          "(prose and references only), then run finish again.")
-    return EXIT_CHECK_FAILED
+    print(finish_answer(outcome, run_dir, PROGRAM))
+    return EXIT_CHECK_FAILED if outcome.kind == FIX else EXIT_OK

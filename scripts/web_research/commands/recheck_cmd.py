@@ -18,7 +18,8 @@ import sys
 
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
 from ..recheck.live import Transport
-from ..recheck.record import CHANGED, GONE, MOVED, UNCHANGED, UNREACHABLE, RecheckRecord, RecheckRecordError
+from ..recheck.record import (BYTES_CHANGED, BYTES_SAME, CHANGED, GONE, MOVED, NEVER_ARCHIVED, UNCHANGED, UNREACHABLE,
+                              RecheckRecord, RecheckRecordError)
 from ..recheck.session import RecheckInputError, recheck_run
 from .fetch_cmd import limits_from_env, missing_extractors
 from .verify_cmd import display_path, open_run_dir
@@ -50,6 +51,7 @@ def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int
             lines.append(f"        closest live passage: \"{citation.closest}\"")
     for number, why in skipped:
         lines.append(f"  [^{number}] skipped: {why}, nothing to recheck")
+    lines.extend(bytes_lines(record))
     counts = record.summary()
     lines.append(f"Summary: {record.summary_line()}")
     if counts[UNREACHABLE]:
@@ -57,6 +59,26 @@ def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int
     lines.append(f"Record: {shown_dir}/{record.path.parent.name}/{record.path.name}" if record.path else "")
     lines.append(f"Live texts: {shown_dir}/{record.live_dir}/ (the run's sources/ and report are unchanged)")
     return [line for line in lines if line]
+
+
+def bytes_lines(record: RecheckRecord) -> list[str]:
+    """One line on the pages' bytes against their archived WARCs: how many are byte for byte
+    what was fetched, which changed, how many were never archived."""
+    pages = [p for p in record.pages if p.bytes is not None]
+    if not pages:
+        return []
+    same = sum(1 for p in pages if p.bytes == BYTES_SAME)
+    changed = [p.url for p in pages if p.bytes == BYTES_CHANGED]
+    never = sum(1 for p in pages if p.bytes == NEVER_ARCHIVED)
+    never_text = f"{never} page(s) never archived (fetched before fetch kept a WARC)"
+    if same + len(changed) == 0:
+        return [f"Bytes: {never_text}, so no bytes to compare"]
+    line = f"Bytes: {same} of {same + len(changed)} archived page(s) send the same body as their WARC"
+    if changed:
+        line += f"; changed: {', '.join(changed[:5])}{' ...' if len(changed) > 5 else ''}"
+    if never:
+        line += f"; {never_text}"
+    return [line]
 
 
 def _progress(done: int, total: int) -> None:

@@ -27,7 +27,8 @@ from ..formats import (
 )
 from ..run.inputs import InputError, StartInput, from_flags, from_raw
 from ..core.fsutil import atomic_write_text
-from ..run.plan import render_skeleton, start_record_path
+from ..run.budget import budget_for
+from ..run.plan import start_record_path
 from ..checks.resume import assess
 from ..run.resume import NotARun, PlanChanged
 from ..run.runfolder import archive_prior_run, checked_run_dir, entries_to_archive, evidence_present
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         if request.refresh and entries_to_archive(run_dir):
             archived = archive_prior_run(run_dir, datetime.datetime.now(datetime.timezone.utc))
         (run_dir / FINDINGS_DIR).mkdir(parents=True, exist_ok=True)
-        _write_skeleton(run_dir, request)
+        _write_record(run_dir, request)
     except OSError as error:
         return _fail(ERROR_INVALID_INPUT, f"output_dir: cannot prepare {run_dir}: {error.strerror or error}", EXIT_USAGE)
 
@@ -124,17 +125,32 @@ def run(args: argparse.Namespace) -> int:
         "deepen": request.deepen,
         "archived_to": str(archived) if archived else None,
         "clarify": request.may_clarify,
+        "caller": _caller(request),
+        "budget": _budget(request.tier, request.deepen),
     })
     return EXIT_OK
 
 
-def _write_skeleton(run_dir: Path, request: StartInput) -> None:
-    """plan.md's skeleton (the question verbatim, the Budget lines of start's inputs, the other
-    sections empty for the model to fill) and the record of start's inputs that `estimate` and
-    `briefs` hold the plan's question to. Only into a folder without a plan (checked above)."""
+def _caller(request: StartInput) -> str:
+    """Who reads the run's last message: another skill (the companion contract's mapping: it
+    parses the return object) or a person (a short summary)."""
+    return "skill" if request.from_contract else "person"
+
+
+def _budget(tier: str | None, deepen: bool) -> dict[str, Any]:
+    """What the tier allows, so that the plan is written without reading budget-tiers.md."""
+    budget = budget_for(tier, 0, deepen=deepen)
+    return {"max_subtopics": budget.max_subtopics, "searches_per_researcher": budget.searches_per_researcher,
+            "page_reads_per_researcher": budget.page_reads_per_researcher, "claim_check": budget.claim_check,
+            "second_wave": budget.second_wave}
+
+
+def _write_record(run_dir: Path, request: StartInput) -> None:
+    """The record of start's inputs that the plan is completed from and held to (run/choices.py).
+    plan.md is the model's to create, so its first Write overwrites nothing (the client's Write
+    tool tells the model an unread file cannot be overwritten: it would Read first, a turn)."""
     record = {"research_question": request.question, "tier": request.tier, "deepen": request.deepen}
     atomic_write_text(start_record_path(run_dir), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
-    atomic_write_text(run_dir / PLAN_FILE, render_skeleton(request.question, request.tier, request.deepen))
 
 
 def _run_paths(run_dir: Path) -> dict[str, str]:
@@ -160,6 +176,8 @@ def _resume(request: StartInput, run_dir: Path) -> int:
         "tier": found.tier,
         "archived_to": None,
         "clarify": False,
+        "caller": _caller(request),
+        "budget": _budget(found.tier, False),
         "resume": found.to_json(),
         # As `briefs` lists them: each is dispatched with the prompt `Brief: <brief_path>`.
         "briefs": [{key: b[key] for key in ("subtopic", "brief_path", "findings_path")}

@@ -6,13 +6,18 @@
    the text it had is kept in `<run>/.web-research/`;
 2. `check_report`: the verification checklist;
 3. `count_round`: a run whose checklist fails is one round of fixes, except runs
-   that only wait for a claim-checker, which are free up to `FREE_CHECKER_WAITS`.
+   that only wait for a claim-checker, which are free up to `FREE_CHECKER_WAITS`, and a run on
+   a report.md nobody wrote since the last counted round (finish run twice on one fix: by the
+   hook after report.md's Write and by hand);
+4. `finish_run`: the three in order, the record written back, and the outcome: the return
+   object, a claim-checker to dispatch, or the checks to fix (report/steps.py words each).
 
 Everything is kept in finish's record (run/finish_record.py); commands/finish_cmd.py
 reads it, calls these in order, writes it back and says what to do next.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,7 +27,8 @@ from ..checks.parsed_run import ParsedRun
 from ..checks.report import gaps_text, parse_report
 from ..core.fsutil import RunFileError, atomic_write_text, read_run_text
 from ..core.result import Check
-from ..run.finish_record import FinishRecord
+from ..run.finish_record import FinishRecord, read_record, write_record
+from ..run.return_object import return_object
 from .assembly import Problem, assemble, entries_of, sources_span
 from .gaps import gap_lines, place, without
 
@@ -103,15 +109,65 @@ class Round(NamedTuple):
     first_wait: bool  # this run only waits for a claim-checker, and is free
 
 
-def count_round(record: FinishRecord, failing: list[str]) -> Round:
-    """Count this run in the record: one more run, and a free wait for a checker or a round of fixes."""
+def count_round(record: FinishRecord, failing: list[str], untouched: bool = False) -> Round:
+    """Count this run in the record: one more run, and a free wait for a checker or a round of fixes.
+    `untouched`: report.md was not written since the last counted round ended; failing again, it
+    counts no new round (the same fix, finished twice)."""
     record["runs"] = record.get("runs", 0) + 1
     waits = record.get("checker_waits", 0)
     rounds = record.get("fix_rounds", 0)
     if failing == [CLAIMS_CHECKED] and waits < FREE_CHECKER_WAITS:
         record["checker_waits"] = waits + 1
         return Round(rounds, True)
-    if failing:
+    if failing and not untouched:
         rounds += 1
         record["fix_rounds"] = rounds
     return Round(rounds, False)
+
+
+# What a finish run came to (Outcome.kind).
+DONE = "done"  # the return object: verified, or unverified once the rounds of fixes are spent
+CHECK = "check"  # claims wait for a verdict: dispatch the claim-checker
+FIX = "fix"  # checks fail: fix report.md
+
+
+class Outcome(NamedTuple):
+    kind: str
+    answer: dict | None  # the return object (kind DONE)
+    checks: list[Check]
+    failing: list[str]
+    problems: list[Problem]
+    notes: list[str]
+    rounds: int
+
+
+def report_stamp(run_dir: Path) -> str | None:
+    """report.md's identity as written last (inode, size, modification time): a Write of the same
+    text changes it; only finish's own runs leave it as the last one left it."""
+    try:
+        st = os.stat(Path(run_dir) / formats.REPORT_FILE)
+    except OSError:
+        return None
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def finish_run(run_dir: Path) -> Outcome:
+    """One run of `finish` on `run_dir`: assemble, check, count, record; what came of it.
+    Raises what the assembly or the checks raise on a folder they cannot read (the caller
+    says it could not finish: a bug must not look like a verdict on the report)."""
+    record = read_record(run_dir)
+    before = report_stamp(run_dir)
+    notes, problems = assemble_report(run_dir, record)
+    checks, failing = check_report(run_dir, problems)
+    if notes:  # kept with the run; shown with the next failing checks, never beside the return object
+        record["notes"] = notes
+    untouched = before is not None and before == record.get("round_stamp")
+    rounds, first_wait = count_round(record, failing, untouched)
+    if failing and not first_wait:
+        record["round_stamp"] = report_stamp(run_dir) or ""
+    write_record(run_dir, record)
+    if not failing:
+        return Outcome(DONE, return_object(run_dir), checks, failing, problems, notes, rounds)
+    if rounds > formats.MAX_VERIFY_ROUNDS:
+        return Outcome(DONE, return_object(run_dir, failing), checks, failing, problems, notes, rounds)
+    return Outcome(CHECK if first_wait else FIX, None, checks, failing, problems, notes, rounds)

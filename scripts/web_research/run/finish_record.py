@@ -30,6 +30,7 @@ class FinishRecord(TypedDict, total=False):
     sources: str | None  # the Sources section finish last wrote
     gaps: list[str]  # the Gaps & Limitations lines finish last placed
     notes: list[str]  # shown with the next failing checks
+    round_stamp: str  # report.md's inode, size and mtime when the last counted round of fixes ended
 
 
 def record_path(run_dir: Path) -> Path:
@@ -61,6 +62,8 @@ def parse_record(value: Any) -> FinishRecord:
                                if str(k).isdigit() and isinstance(v, str) and ":" in v}
     if "sources" in value:
         record["sources"] = value["sources"] if isinstance(value["sources"], str) else None
+    if isinstance(value.get("round_stamp"), str):
+        record["round_stamp"] = value["round_stamp"]
     for key in ("gaps", "notes"):
         if key in value:
             record[key] = _strings(value[key])  # type: ignore[literal-required]

@@ -640,5 +640,49 @@ def render_skeleton(question: str, tier: str | None, deepen: bool = False) -> st
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
+def complete_plan(text: str, question: str, tier: str | None, deepen: bool = False) -> str:
+    """plan.md as the model's Write gives it, completed with what the person chose at `start`:
+    the question verbatim as its first section and the Budget's `Tier:` (and `Deepen: yes`) line.
+    So the model writes only what it decides (Subtopics, Synthesis approach, any other Budget
+    line) and never copies the question. A Question section or a Tier or Deepen line of its own is
+    replaced; text above its first `## ` heading (a title) is dropped; every other section stays,
+    in its order, Budget after them and a Second wave last."""
+    sections: list[tuple[str | None, list[str]]] = []
+    for line in text.splitlines():
+        heading = line[3:].strip() if line.startswith("## ") else None
+        if heading is not None:
+            sections.append((_SECTION_BY_KEY.get(heading.casefold(), heading), []))
+        elif sections:
+            sections[-1][1].append(line)
+    budget = [line for name, body in sections if name == PLAN_SECTION_BUDGET for line in body
+              if _plain_budget_line(line).split(":", 1)[0].strip().casefold()
+              not in (PLAN_TIER_LINE.casefold(), PLAN_DEEPEN_LINE.casefold())]
+    budget = _strip_lines(budget)
+    skeleton = render_skeleton(question, tier, deepen).rstrip("\n").split("\n")
+    head = skeleton[:skeleton.index(f"## {PLAN_SECTION_SUBTOPICS}")]
+    tail = skeleton[skeleton.index(f"## {PLAN_SECTION_BUDGET}"):]
+    middle: list[str] = []
+    wave: list[str] = []
+    for name, body in sections:
+        if name in (PLAN_SECTION_QUESTION, PLAN_SECTION_BUDGET):
+            continue
+        target = wave if name == PLAN_SECTION_SECOND_WAVE else middle
+        target += [f"## {name}", "", *_strip_lines(body), ""]
+    out = [*head, *middle, *tail, *budget]
+    if wave:
+        out += ["", *wave]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _strip_lines(lines: list[str]) -> list[str]:
+    """`lines` without blank lines at either end."""
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    return lines[start:end]
+
+
 def start_record_path(run_dir: Path) -> Path:
     return Path(run_dir) / RUN_STATE_DIR / START_RECORD_FILE

@@ -151,3 +151,33 @@ def researcher_replies(result: RunResult, slug: str) -> list[str]:
         if record["seq"] in seqs and not any(b.get("type") == "tool_use" for b in blocks):
             out.append("".join(b.get("text", "") for b in blocks if b.get("type") == "text"))
     return out
+
+
+def turns_by_role(result: RunResult, checker_head: str) -> dict[str, dict[str, int]]:
+    """Model turns (requests answered) and input tokens (as the fake API counted them: a fourth of
+    the request's bytes) per role: the orchestrator (the main session), the researchers and the
+    claim-checkers (each summed over its agents), and the client's own helper calls (the WebSearch
+    backend, the WebFetch summarizer). A subagent's role is read from its first user message: a
+    researcher's ends with its brief's hash, a checker's opens with `checker_head` (the plugin's
+    claim_checker.PROMPT_HEAD: the harness imports nothing of the plugin)."""
+    tokens = {}
+    path = result.workdir / "requests.jsonl"
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        record = json.loads(line)
+        tokens[record["seq"]] = int(record.get("input_tokens") or 0)
+    out: dict[str, dict[str, int]] = {}
+    for req in result.requests:
+        if req.kind == "main":
+            role = "orchestrator"
+        elif req.kind in ("websearch", "webfetch"):
+            role = "client helpers"
+        elif "Brief hash: " in req.first_user_text:
+            role = "researchers"
+        elif req.first_user_text.lstrip().startswith(checker_head):
+            role = "claim-checkers"
+        else:
+            role = "other subagents"
+        entry = out.setdefault(role, {"turns": 0, "input_tokens": 0})
+        entry["turns"] += 1
+        entry["input_tokens"] += tokens.get(req.seq, 0)
+    return out

@@ -16,12 +16,12 @@ from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, calls, say
 from scripted.checker import OVERCLAIM
-from scripted.conversation import bash, handed_back, hook_feedback, last_calls, raw_last_results, result_for, subcommand
+from scripted.conversation import bash, handed_back, hook_feedback, last_calls, result_for, subcommand
 from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
 from scripted.topics import Subtopic, original_name, renamed
 
 from web_research import formats
-from web_research.run.budget import PLAN_TIER_LINE, tier_defaults
+from web_research.run.budget import PLAN_TIER_LINE
 from web_research.checks.report_references import SHAPE
 
 
@@ -157,7 +157,7 @@ class Orchestrator:
             if done:
                 return self.to_gaps(req)
         if not last or last[0]["name"] == "Skill":
-            return call("ToolSearch", {"query": "select:WebSearch,WebFetch", "max_results": 5})
+            return self.web_tools_checked(req)
         name = last[0]["name"]
         sub = subcommand(last[0])
         if sub == "finish" and self.report_mode == "abandoned":
@@ -168,8 +168,6 @@ class Orchestrator:
         if sub == "unavailable":
             result = result_for(req, "Bash")
             return say(json.dumps(json_in(result.text)) if result is not None else "no result")
-        if name == "ToolSearch":
-            return self.after_tool_search(req)
         if sub == "start":
             return self.after_start(req)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.PLAN_FILE) \
@@ -248,12 +246,14 @@ class Orchestrator:
         raise PromptError("no `briefs` output in the conversation")
 
     # --- steps -----------------------------------------------------------------
-    def after_tool_search(self, req: RequestView) -> Reply:
-        raw = raw_last_results(req)
-        found = {b.get("tool_name") for r in raw for b in (r.get("content") or [])
-                 if isinstance(b, dict) and b.get("type") == "tool_reference"}
-        direct = set(req.tool_names)
-        missing = [t for t in ("WebSearch", "WebFetch") if t not in found | direct]
+    def web_tools_checked(self, req: RequestView) -> Reply:
+        """SKILL.md's first step: WebSearch is available when it is among the tools or named in the
+        client's list of deferred tools (read from the request, as the model reads it)."""
+        if "named in the list of deferred tools" not in " ".join(self.body(req).split()):
+            raise PromptError("SKILL.md no longer says how to tell whether WebSearch is available")
+        listed = req.all_text()
+        missing = [t for t in ("WebSearch", "WebFetch")
+                   if t not in req.tool_names and f"\n{t}\n" not in listed and not listed.endswith(f"\n{t}")]
         if "WebSearch" in missing:  # SKILL.md: run `unavailable` with the absent tools, return what it prints
             command = core_command(self.body(req), "unavailable")
             if not command.endswith(" unavailable WebSearch"):
@@ -283,8 +283,7 @@ class Orchestrator:
         value = json_in(result.text) if result else {}
         if "error" in value:
             return say(json.dumps(value))
-        return call("Write", {"file_path": value["plan"],
-                              "content": self.plan_text(value["research_question"], value["tier"])})
+        return call("Write", {"file_path": value["plan"], "content": self.plan_text(req, value["budget"]["max_subtopics"])})
 
     def after_plan(self, req: RequestView) -> Reply:
         run = self.run(req)
@@ -550,20 +549,18 @@ class Orchestrator:
                            "view": run["view"]})
 
     # --- the files it writes ------------------------------------------------------
-    def _budget_lines(self, tier: str) -> list[str]:
-        """The Budget section as SKILL.md says: start's `Tier:` line stays (the person's tier, held
-        by code), with the scenario's lines added."""
-        return [f"{PLAN_TIER_LINE}: {tier}", *self.budget_lines]
-
-    def plan_text(self, question: str, tier: str) -> str:
-        parts = ["# Research plan", "", f"## {formats.PLAN_SECTION_QUESTION}", "", question, "",
-                 f"## {formats.PLAN_SECTION_SUBTOPICS}", ""]
-        for t in self.topics[:tier_defaults(tier).max_subtopics]:  # SKILL.md: no more than the tier allows
+    def plan_text(self, req: RequestView, max_subtopics: int) -> str:
+        """The sections SKILL.md asks for (the plugin adds the question and the tier): no more
+        subtopics than start's `budget` allows, and a Budget section only for the scenario's lines."""
+        if "the plugin adds the question and the tier" not in " ".join(self.body(req).split()):
+            raise PromptError("SKILL.md no longer says the plugin adds the question and the tier")
+        parts = [f"## {formats.PLAN_SECTION_SUBTOPICS}", ""]
+        for t in self.topics[:max_subtopics]:
             parts += [f"### {t.name}"] + [f"- {e}" for e in t.establish] + [""]
         parts += [f"## {formats.PLAN_SECTION_SYNTHESIS}", "",
-                  "Compare the subtopics' findings side by side, grouped by subtopic.", "",
-                  f"## {formats.PLAN_SECTION_BUDGET}", "",
-                  *self._budget_lines(tier), ""]
+                  "Compare the subtopics' findings side by side, grouped by subtopic.", ""]
+        if self.budget_lines:
+            parts += [f"## {formats.PLAN_SECTION_BUDGET}", "", *self.budget_lines, ""]
         return "\n".join(parts)
 
     def report_text(self, req: RequestView, broken: bool, drift: bool = False, overclaim: bool = False,

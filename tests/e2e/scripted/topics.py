@@ -1,7 +1,7 @@
 """The subtopics a scripted run plans, and the page each one's fact lives on."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from web_research.core.slug import slugify
 
@@ -15,6 +15,10 @@ class Subtopic:
     # unfetched (cites a search result it never read; fetches it once the stop hook says so) |
     # split (its findings reply comes as two text blocks of one message, Sources in the second)
     behaviour: str = "ok"
+    # Sentences its page also states, as real pages write them (typographic apostrophes and
+    # quotes), each with the claim a report makes of it: [page sentence, claim (code spans and all)].
+    # The researcher quotes each as a model retypes it (straight apostrophes and quotes).
+    quotes: list[list[str]] = field(default_factory=list)
 
     @property
     def slug(self) -> str:

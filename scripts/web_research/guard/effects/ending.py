@@ -66,6 +66,9 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
         if totals:
             lines.append(f"Spent: {totals.get('searches')} searches, {totals.get('page_reads')} page reads, "
                          f"{about(str(totals.get('cost_text')))}")
+        archive = view.get("archive") or {}
+        if archive.get("archived"):
+            lines.append(f"Pages: {one_line(archive.get('text'))}")
     lines.append(f"Report: {Path(run_dir) / formats.REPORT_FILE}")
     if view_path is not None:
         lines.append(f"View:   {view_path} (open it in a browser: each footnote shows its source)")

@@ -2,7 +2,7 @@
 
 The hook handlers (post_tool_use.py, subagent_stop.py, …) call in here at the moments an artifact is produced:
 
-    a researcher's `fetch` returned        -> seal the snapshot (text and record), hashed
+    a researcher's `fetch` returned        -> seal the snapshot (text, record and WARC), hashed
                                               from the stored files by this hook
     a findings file written                -> a `written` entry: the hash of what its owner
                                               (or the plugin, `record_written`) wrote
@@ -33,6 +33,7 @@ from ...core.paths import data_dir
 from ...evidence import ledger
 from ...evidence.provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
 from ...evidence.seal_line import parse_seal_line
+from ...evidence.snapshots import ARCHIVE_SUFFIX
 from ..state import write_run_state
 
 _SNAPSHOT_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -93,6 +94,13 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
                                  url=url, snapshot_id=snapshot_id))
             entries.append(_seal(run_dir, meta_rel, ledger.SNAPSHOT_META, meta[1], agent_id, slug,
                                  url=url, snapshot_id=snapshot_id))
+            archive = meta[0].get("archive")
+            name = f"{snapshot_id}{ARCHIVE_SUFFIX}"
+            if isinstance(archive, dict) and archive.get("file") == name:
+                digest = ledger.file_sha256(sources / name, MAX_EVIDENCE_BYTES)
+                if digest is not None and digest == archive.get("sha256"):
+                    entries.append(_seal(run_dir, f"{formats.SOURCES_DIR}/{name}", ledger.ARCHIVE, digest,
+                                         agent_id, slug, url=url, snapshot_id=snapshot_id))
     record(env, run_dir, entries)
 
 

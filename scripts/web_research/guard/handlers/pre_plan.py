@@ -12,11 +12,12 @@ from pathlib import Path
 
 from ... import formats
 from ...core.fsutil import RunFileError, read_run_file
-from ...run.plan import split_second_wave
+from ...run.choices import read_start_record
+from ...run.plan import complete_plan, split_second_wave
 from ...run.resume import read_approval, sha256_of
 from .pre_tool_use import decide, write_rules
 from ..rules import room
-from ..rules.decision import Decision
+from ..rules.decision import NOTHING, Allow, Decision
 from ..state import Context, Run
 
 
@@ -25,7 +26,25 @@ def pre_plan(ctx: Context) -> Decision:
 
 
 def _write(ctx: Context, run: Run | None) -> Decision:
-    return write_rules(ctx, run, plan_change)
+    decision = write_rules(ctx, run, plan_change)
+    if decision != NOTHING or run is None or ctx.event.tool != "Write" or run.briefs \
+            or read_approval(Path(run.run_dir)) is not None:
+        return decision
+    return _completed(ctx, Path(run.run_dir))
+
+
+def _completed(ctx: Context, run_dir: Path) -> Decision:
+    """The plan's Write, its content completed from start's record (nothing when there is none:
+    a run made before the record, whose plan holds its own question)."""
+    record = read_start_record(run_dir)
+    content = ctx.tool_input.get("content")
+    if record.question is None or not isinstance(content, str):
+        return NOTHING
+    completed = complete_plan(content, record.question, record.tier, bool(record.deepen))
+    if completed == content:
+        return NOTHING
+    return Allow("web-research: plan.md gets the question and the tier the person gave at start.",
+                 {**ctx.tool_input, "content": completed})
 
 
 def plan_change(ctx: Context, run_dir: str, tool: str) -> tuple[str, str, bool] | None:
