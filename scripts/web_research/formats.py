@@ -7,7 +7,6 @@ Nothing in this module imports anything heavy: hooks import it on their fast pat
 """
 from __future__ import annotations
 
-import importlib.resources
 from pathlib import Path
 
 # --- Files inside a run folder -------------------------------------------
@@ -245,6 +244,8 @@ def reference_file(name: str) -> Path:
     (`web_research/references/`, package data of a wheel: pip, uv tool, pipx) when the package
     has that folder, else the plugin checkout's `skills/web-research/references/` (the plugin, an editable
     install, tests). The path is returned even when missing, so that the reader names it."""
+    import importlib.resources  # lazy: every hook imports formats, none reads a reference file
+
     packaged = importlib.resources.files(__package__).joinpath("references")
     if isinstance(packaged, Path) and packaged.is_dir():
         return packaged / name

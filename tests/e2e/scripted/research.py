@@ -27,9 +27,7 @@ def researcher_marker(plugin_root: str) -> str:
 
 def topic_pages(topics: list[Subtopic]) -> list[Page]:
     """The fake web of a scripted run: one page per subtopic, stating its fact."""
-    return [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
-                 "\n\n".join([t.fact(), *(q[0] for q in t.quotes), "This page is maintained by the example vendor."]))
-            for t in topics]
+    return [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs", t.page_text()) for t in topics]
 
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
