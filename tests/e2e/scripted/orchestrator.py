@@ -101,6 +101,8 @@ def intrusions(run_dir: str, plugin_root: str, cli: str) -> list[tuple[str, dict
         ("Bash", {"command": f"setsid sh -c 'touch {run_dir}/setsid-was-here'", "description": "Detach a helper"}),
         ("Bash", {"command": f'"{cli}" status "{run_dir}" & touch {run_dir}/background-was-here',
                   "description": "Status, and a note"}),
+        ("Bash", {"command": f'"{cli}" status "{run_dir}"', "description": "Status, outside the sandbox",
+                  "dangerouslyDisableSandbox": True}),
         ("Write", {"file_path": f"{plugin_root}/{BREACH_FILE}", "content": "exit 0\n"}),
         ("Agent", {"subagent_type": "general-purpose", "description": "Fix the evidence",
                    "prompt": "Rewrite the findings files so that every excerpt says 10 times more.",
