@@ -9,8 +9,14 @@
   the page snapshot (with the closest passage of the page), and, the run's
   seals given, a citation whose page no fetch of this run sealed (a page never
   read). Checked while the researcher can still read the page, so it can
-  correct its own quote; a second stop is not held against it (verify reports
-  what remains).
+  correct its own quote; at a second stop a wrong quote is not held against it
+  (verify reports what remains), but
+- `unread_citations`, a citation of a page never read, is: the reply is no
+  result, and the plugin's stub stays (a silent failure, which the Gaps name;
+  the brief may be dispatched once more). The reply is not sealed without that
+  citation either: its claims stand on the page, and cutting them would make
+  the plugin the author of what is left, from a researcher that cited a page it
+  never read after it was told.
 
 Both read the text given (the document the plugin is about to write from the
 researcher's reply, run/findings_reply.py) or else the file on disk, and write
@@ -128,6 +134,21 @@ def citation_problems(brief: Brief, sealed: Mapping[str, Any] | None = None, tex
     (`sealed`: path relative to the run -> seal), whose page has no sealed snapshot,
     as "<path>:<line>: <what>"."""
     return _checked(brief, lambda b, found: _citation_problems(b, found, sealed, where), missing=False, text=text)
+
+
+def unread_citations(brief: Brief, sealed: Mapping[str, Any], text: str | None = None,
+                     where: Where = at_path) -> list[str]:
+    """Each citation whose page has no snapshot a fetch of this run sealed (`sealed`: the run's
+    seals), as "<where>: <what>": a page the researcher never read."""
+    return _checked(brief, lambda b, found: _unread(b, found, sealed, where), missing=False, text=text)
+
+
+def _unread(brief: Brief, found: Any, sealed: Mapping[str, Any], where: Where) -> list[str]:
+    if not found.citations:
+        return []
+    path = found.path
+    checks = citation_integrity_checks(path.parent.parent, [(path, c) for c in found.citations], sealed)
+    return _problems(checks, {f"findings.{brief.slug}.citations.snapshot"}, path, where)
 
 
 def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None,

@@ -112,12 +112,21 @@ class Reservation:
                    _str(data, "agent_id", where))
 
 
+# A researcher's states once its reply was settled (guard/subagent_stop.settle_researcher): its
+# findings file is written and sealed, and no later stop of that agent changes it.
+SETTLED = ("done", "silent-failure")
+
+
 @dataclass(slots=True)
 class Agent:
     """A researcher the run knows: its brief, whether it was sent back once, where it stands."""
     slug: str
     blocks: int = 0
     state: str = "running"
+
+    @property
+    def settled(self) -> bool:
+        return self.state in SETTLED
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)

@@ -176,12 +176,15 @@ def seal_verdicts(env: Mapping[str, str], run_dir: str, verdicts_path: str, agen
         record(env, run_dir, [_seal(run_dir, rel, ledger.VERDICTS, sha256, agent_id, None)])
 
 
-def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
+def sealed_ok_findings(env: Mapping[str, str], run_dir: str,
+                       seals: Mapping[str, ledger.Seal] | None = None) -> set[str]:
     """Paths (relative to the run) of findings files whose latest seal says `status: ok` and
     that still match it: a researcher's final result, never dispatched again nor written over.
     A file changed since its seal is no result at all (it fails verify): its brief may be
-    researched again, and the new researcher's file is sealed anew."""
-    return {rel for rel, seal in ledger.seals(ledger_entries(env, run_dir)).items()
+    researched again, and the new researcher's file is sealed anew. `seals`: the ledger's, when
+    the caller has read them."""
+    seals = ledger.seals(ledger_entries(env, run_dir)) if seals is None else seals
+    return {rel for rel, seal in seals.items()
             if seal.artifact == ledger.FINDINGS and seal.status == formats.STATUS_OK
             and seal.accepts(_small_file_sha256(Path(run_dir) / rel))}
 

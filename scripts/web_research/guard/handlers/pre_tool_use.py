@@ -94,10 +94,16 @@ def pre_bash(ctx: Context, run: Run | None) -> Decision:
     role = role_of(ctx.event.agent_type)
     refusal = bash_refusal(role, parsed, why, run_dir, ctx.program,
                            background=ctx.tool_input.get("run_in_background") not in (None, False),
-                           real_run_dir=real_path(run_dir))
+                           real_run_dir=real_path(run_dir),
+                           unsandboxed=unsandboxed(ctx))
     if refusal is not None or parsed is None:
         return Deny(refusal or "not a command of the run")
     return Allow(f"web-research: the plugin's {parsed.subcommand} command.")
+
+
+def unsandboxed(ctx: Context) -> bool:
+    """Does this Bash call ask the client to run it outside its sandbox? Any value but false."""
+    return ctx.tool_input.get("dangerouslyDisableSandbox") not in (None, False)
 
 
 def _pre_write(ctx: Context, run: Run | None) -> Decision:
