@@ -214,6 +214,8 @@ def _fetch_arguments(p: ArgumentParser) -> None:
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
     p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
     p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
+    p.add_argument("--find", metavar="WORDS", default=None,
+                   help="print the windows of the page around these words instead (at most 5, best first)")
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
 
 

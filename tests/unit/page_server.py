@@ -140,6 +140,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._redirect("/loop")
         elif path == "/redirect-to":
             self._redirect(query["url"][0], int(query.get("status", ["302"])[0]))
+        elif path == "/redirect-held-open":  # no length: its body runs to a close that comes 5 s later
+            self.send_response(302)
+            self.send_header("Location", "/article")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(5)
+            self.close_connection = True
         elif path == "/no-location":
             self._send(302, b"")
         elif path.startswith("/status/"):

@@ -243,3 +243,41 @@ def test_the_runs_archive_figures_reach_the_page_and_the_closing_note(http_serve
     never = archive_figures(SnapshotIndex.build(EXAMPLE))
     assert never["archived"] == 0 and "none of the 9 page(s) was archived" in never["text"]
     assert "Pages:" not in summary({"archive": never}, str(EXAMPLE), None, [], "web-research")
+
+
+def test_the_panel_names_each_pages_warc_or_says_it_was_never_archived(http_server: PageServer, run_dir: Path,
+                                                                         capsys) -> None:
+    from web_research.view.data import archive_line, gather
+
+    url = http_server.url("/article")
+    fetch(run_dir, url, capsys)
+    snap = find_snapshot(run_dir, url)
+    assert archive_line(snap) == (f"sources/{snap.archive.file} (WARC, {snap.archive.bytes / 1024:.1f} KB: the page as "
+                                  "the site sent it)")
+    notes = gather(EXAMPLE)["footnotes"]
+    assert notes and {n["snapshot"]["archive"] for n in notes if n["snapshot"]} == {
+        "never archived (fetched before fetch kept the page's WARC)"}
+
+
+def test_each_redirect_is_archived_before_the_page(http_server: PageServer, run_dir: Path, capsys) -> None:
+    url = http_server.url("/redirect/2")
+    fetch(run_dir, url, capsys)
+    snap = find_snapshot(run_dir, url)
+    got = [(kind, headers.get_header("WARC-Target-URI"), http.get_statuscode() if kind == "response" else None)
+           for kind, headers, http, _ in records(snap.archive_path)]
+    hops = [http_server.url(p) for p in ("/redirect/2", "/redirect/1", "/redirect/0", "/article")]
+    assert got == [("warcinfo", None, None)] + [item for hop, status in zip(hops, ("302", "302", "302", "200"))
+                                                for item in (("request", hop, None), ("response", hop, status))]
+    assert read_warc(snap.archive_path, run_dir).page.final_url == hops[-1]  # the page is the last response
+    results, _ = reextract_run(run_dir)
+    assert [r.state for r in results] == [SAME]
+
+
+def test_a_redirect_whose_body_runs_to_a_held_close_is_not_waited_for(http_server: PageServer) -> None:
+    import time
+
+    started = time.monotonic()
+    page = fetch_page(http_server.url("/redirect-held-open"), allow_loopback=True, limits=FetchLimits(timeout_s=4))
+    assert page.final_url == http_server.url("/article") and time.monotonic() - started < 3
+    [(hop, exchange)] = page.redirect_exchanges
+    assert hop == http_server.url("/redirect-held-open") and exchange.response.startswith(b"HTTP/1.1 302")

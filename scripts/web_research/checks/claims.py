@@ -9,7 +9,11 @@ they lead up to, or, after the block's last marker, to the last claim: a figure
 cannot escape the check by standing one sentence away from its footnote (and
 in the report such a sentence is an error of its own: statements.py).
 Headings, list numbering, footnote markers and link targets are not part of a
-claim; a code span is (`` `$9.90` `` states a figure like $9.90 does).
+claim; a code span is (`` `$9.90` `` states a figure like $9.90 does). A lead-in
+(`lead_ins`: a one-sentence paragraph, citing nothing and stating no figure, that ends
+with a colon right before a list or table) is no claim of its own: it is read at the
+head of each claim of the list or table it introduces, as a header names its row's
+cells, so "It is a myth that:" cannot turn the cited items after it around unseen.
 
 The rule (`grounding`): each figure the claim states (`quantities.figures_in`,
 the one reading of a figure; years and dates included) must appear in at least
@@ -37,7 +41,7 @@ from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
 from .quantities import Quantity, figures_in, identifiers_in, is_identifier, readable
-from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, parse_markdown
+from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
 from .. import formats
 from ..evidence.provenance import load_folder_copy
 from ..evidence.sites import host, independent_sites
@@ -157,13 +161,43 @@ def claims_of(document: Document) -> list[Claim]:
     quotes included) and table rows; headings and footnote definitions make none."""
     claims: list[Claim] = []
     headers: dict[int, list[str]] = {}  # a table's first line -> its header cells
+    leads = lead_ins(document)
     for block in document.blocks:
         if block.kind == "row" and block.line == block.table:
             headers[block.table] = header_cells(block)
             continue  # a header row names columns; each cited row carries them
         if block.labels:
-            claims.extend(_claims_of_sentences(sentences_of(block, headers.get(block.table))))
+            found = _claims_of_sentences(sentences_of(block, headers.get(block.table)))
+            lead = lead_for(leads, block.line)
+            if lead is not None:
+                found = [c._replace(text=f"{lead} {c.text}") for c in found]
+            claims.extend(found)
     return claims
+
+
+def lead_ins(document: Document) -> list[tuple[Lead, str]]:
+    """The lead-ins of a parsed file with their words: a paragraph of one sentence that cites
+    nothing, states no figure and ends with a colon, right before the list or table it
+    introduces ("The limits table gives these upper limits:")."""
+    leads = []
+    if not document.leads:
+        return leads
+    by_line = {b.line: b for b in document.blocks if b.kind == "paragraph"}
+    for lead in document.leads:
+        block = by_line.get(lead.line)
+        if block is None or block.labels:
+            continue
+        sentences = sentences_of(block)
+        words = sentences[0].text if len(sentences) == 1 else ""
+        if words.endswith(":") and not _figures_of(words):
+            leads.append((lead, words))
+    return leads
+
+
+def lead_for(leads: list[tuple[Lead, str]], line: int) -> str | None:
+    """The words of the innermost lead-in whose list or table holds `line`, if any."""
+    inside = [(lead.start, words) for lead, words in leads if lead.start <= line <= lead.stop]
+    return max(inside)[1] if inside else None
 
 
 class Sentence(NamedTuple):

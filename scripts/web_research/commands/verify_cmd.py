@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..core.terminal import printable
+from ..core.terminal import one_line
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from ..checks.checklist import run_checklist
 from ..core.result import passed
@@ -94,13 +94,13 @@ def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str
     for check in checks:
         if check.ok:
             if verbose:
-                lines.append(f"{marks['pass']} {check.id}: {' '.join(printable(check.message).split())}")
+                lines.append(f"{marks['pass']} {check.id}: {one_line(check.message)}")
             continue
         mark = marks["fail"] if check.severity == "error" else marks["warn"]
         where = display_path(check.path)
         if where and check.line:
             where = f"{where}:{check.line}"
-        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{' '.join(printable(check.message).split())}")
+        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{one_line(check.message)}")
     passed, errors, warnings = counts(checks)
     verdict = "FAILED" if errors else "PASSED"
     lines.append(f"{verdict}: {passed} of {len(checks)} checks passed, {errors} error(s), {warnings} warning(s)")

@@ -23,9 +23,10 @@ from ..core.fsutil import RunFileError, read_run_file
 from .transport import MAX_WIRE_OVERHEAD, FetchedPage, FetchLimits, parse_content_type
 
 WARC_VERSION = "1.1"
-# A WARC holds one response within fetch's limits plus its request and the warcinfo: a file past
-# this was not written by fetch.
-MAX_ARCHIVE_BYTES = FetchLimits().max_bytes + 2 * MAX_WIRE_OVERHEAD
+# A WARC holds the page's response and each redirect's, every one within fetch's limits, their requests
+# and the warcinfo: a file past this was not written by fetch.
+_HOPS = FetchLimits().max_redirects + 1
+MAX_ARCHIVE_BYTES = _HOPS * (FetchLimits().max_bytes + MAX_WIRE_OVERHEAD) + MAX_WIRE_OVERHEAD
 
 
 class ArchiveError(Exception):
@@ -54,17 +55,18 @@ def build_warc(page: FetchedPage, retrieved_at: str, filename: str) -> bytes:
         "description": f"the page web-research fetch snapshotted at {retrieved_at}; requested as {page.requested_url}",
     })
     writer.write_record(info)
-    common = {"WARC-IP-Address": exchange.address.split("%", 1)[0], "WARC-Warcinfo-ID": info.rec_headers.get_header(
-        "WARC-Record-ID")}
-    response = writer.create_warc_record(page.final_url, "response", payload=io.BytesIO(exchange.response),
-                                         length=len(exchange.response), warc_headers_dict=dict(common))
-    request = writer.create_warc_record(
-        page.final_url, "request", payload=io.BytesIO(exchange.request), length=len(exchange.request),
-        warc_headers_dict={**common, "WARC-Concurrent-To": response.rec_headers.get_header("WARC-Record-ID")})
-    # Both records carry the one capture time, the response's.
-    request.rec_headers.replace_header("WARC-Date", response.rec_headers.get_header("WARC-Date"))
-    writer.write_record(request)
-    writer.write_record(response)
+    warcinfo_id = info.rec_headers.get_header("WARC-Record-ID")
+    for url, hop in (*page.redirect_exchanges, (page.final_url, exchange)):  # each redirect, then the page
+        common = {"WARC-IP-Address": hop.address.split("%", 1)[0], "WARC-Warcinfo-ID": warcinfo_id}
+        response = writer.create_warc_record(url, "response", payload=io.BytesIO(hop.response),
+                                             length=len(hop.response), warc_headers_dict=dict(common))
+        request = writer.create_warc_record(
+            url, "request", payload=io.BytesIO(hop.request), length=len(hop.request),
+            warc_headers_dict={**common, "WARC-Concurrent-To": response.rec_headers.get_header("WARC-Record-ID")})
+        # Both records carry the one capture time, the response's.
+        request.rec_headers.replace_header("WARC-Date", response.rec_headers.get_header("WARC-Date"))
+        writer.write_record(request)
+        writer.write_record(response)
     return out.getvalue()
 
 
@@ -79,8 +81,9 @@ class Replayed:
 
 def read_warc(path: Path, run_dir: Path, max_body_bytes: int = FetchLimits().max_bytes) -> Replayed:
     """Read `path` (a regular file inside `run_dir`, bounded) with warcio, checking its digests,
-    and return the response it holds. Everything in a run folder is hostile: any malformed
-    record, wrong digest or oversized body is an ArchiveError naming the file."""
+    and return the page's response: the last one, any before it being the redirects that led
+    there. Everything in a run folder is hostile: any malformed record, wrong digest or
+    oversized body is an ArchiveError naming the file."""
     from warcio.archiveiterator import ArchiveIterator  # lazy: the fetch extra
 
     try:
@@ -91,9 +94,9 @@ def read_warc(path: Path, run_dir: Path, max_body_bytes: int = FetchLimits().max
     request_target = ""
     try:
         for record in ArchiveIterator(io.BytesIO(data), check_digests="raise"):
-            if record.rec_type == "request" and not request_target:
+            if record.rec_type == "request":
                 request_target = record.rec_headers.get_header("WARC-Target-URI") or ""
-            if record.rec_type != "response" or response is not None:
+            if record.rec_type != "response":
                 continue
             headers = record.http_headers
             if headers is None:

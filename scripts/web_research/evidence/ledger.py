@@ -113,6 +113,7 @@ class Entry:
     paging: bool | None = None
     ok: bool | None = None
     offset: int | None = None
+    find: str | None = None  # page_read: the words of `fetch --find` (the windows around them were read)
     resumed: bool | None = None  # run_open
 
     def to_json(self) -> dict[str, Any]:

@@ -97,6 +97,8 @@ class FetchedPage:
     # The last hop's HTTP exchange as it went over the wire, for the page's WARC (archive.py);
     # None for a page that was not fetched by `fetch_page` (a test's, the extraction child's).
     exchange: "Exchange | None" = None
+    # The redirects' exchanges before it, in order: (the URL asked, the exchange).
+    redirect_exchanges: "tuple[tuple[str, Exchange], ...]" = ()
 
 
 @dataclass(frozen=True)
@@ -545,6 +547,7 @@ def fetch_page(
 def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: bool, resolver: Resolver,
                 context: ssl.SSLContext, watchdog: _Watchdog, proxy_env: Mapping[str, str]) -> FetchedPage:
     current, redirects = url, []
+    hops: list[tuple[str, Exchange]] = []
     resolver = _within_deadline(resolver, deadline, url, limits)
     while True:
         try:
@@ -556,6 +559,7 @@ def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: 
         proxy = proxy_for(target.scheme, target.host, proxy_env)  # after the policy passed the target
         status, headers, body, exchange = _request(target, current, deadline, limits, context, watchdog, proxy)
         if status in REDIRECT_STATUSES:
+            hops.append((current, exchange))
             location = headers.get("location")
             if not location:
                 raise FetchError(f"{current} answered HTTP {status} without a Location header")
@@ -568,7 +572,7 @@ def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: 
             raise HTTPStatusError(f"{current} answered HTTP {status}", status, current)
         media_type, charset = parse_content_type(headers.get("content-type", ""))
         body = _decode_transfer(body, headers.get("content-encoding", ""), limits.max_bytes, current)
-        return FetchedPage(url, current, status, media_type, charset, body, tuple(redirects), exchange)
+        return FetchedPage(url, current, status, media_type, charset, body, tuple(redirects), exchange, tuple(hops))
 
 
 def _within_deadline(resolver: Resolver, deadline: float, url: str, limits: FetchLimits) -> Resolver:
@@ -631,12 +635,17 @@ def _request(target: Target, url: str, deadline: float, limits: FetchLimits, con
                 conn.endheaders()
                 response = conn.getresponse()
                 headers = {k.lower(): v for k, v in response.getheaders()}
-                if response.status in REDIRECT_STATUSES:
-                    return response.status, headers, b"", None
-                body = _read_body(conn, response, deadline, url, limits)
+                # A redirect's body too (within the same bounds): the archive keeps each hop as received;
+                # but not one that runs to the connection's close, which a server may hold open.
+                if response.status in REDIRECT_STATUSES and response.length is None and not response.chunked:
+                    body = b""
+                else:
+                    body = _read_body(conn, response, deadline, url, limits)
                 if watchdog.expired:  # the shutdown looks like the end of the body
                     raise _timed_out(url, limits)
                 exchange = Exchange(bytes(conn.recorder.sent), bytes(conn.recorder.received), address)
+                if response.status in REDIRECT_STATUSES:
+                    return response.status, headers, b"", exchange
                 return response.status, headers, body, exchange
             except (OSError, http.client.HTTPException) as exc:
                 if watchdog.expired:

@@ -19,8 +19,8 @@ from .. import formats
 from ..checks.claims import ClaimRecord, run_excerpt_contexts
 from ..evidence.excerpt_context import ExcerptContext
 from ..checks.parsed_run import ParsedRun
-from ..checks.verdicts import (MAX_VERDICT_FILE_BYTES, VerdictFile, decide, next_file_number, report_records,
-                               unique_by_key, verdict_files, verdicts_by_claim)
+from ..checks.verdicts import (VerdictFile, decide, next_file_number, report_records, unique_by_key, verdict_files,
+                               verdicts_by_claim)
 from ..run.budget import effective_budget
 
 ROUND_CHECK = "check"
@@ -119,14 +119,15 @@ def parse_answer(text: str, keys: Sequence[str]) -> tuple[list[tuple[str, str, s
     """A checker's reply -> ([(key, verdict, reason)] in claim order, problems).
 
     One line per claim, `<number> <verdict>: <reason>`, read leniently (bullets, bold, a
-    `Claim` word, a table row, any text around the lines); a reply that is a JSON object
-    `{"verdicts": [{"claim": <number or key>, "verdict": ..., "reason": ...}]}` is read too.
-    Quotes inside a reason are just characters. Problems: claims without a verdict, numbers
-    the prompt does not have, a claim judged twice two different ways."""
+    `Claim` word, a table row, any text around the lines), and in no other form: the reply is
+    hostile (it read the pages' excerpts), so nothing in it, a JSON object of verdicts quoted in
+    a reason least of all, stands in for its numbered lines. Quotes inside a reason are just
+    characters. Problems: claims without a verdict, numbers the prompt does not have, a claim
+    judged twice two different ways."""
     count = len(keys)
     found: dict[int, tuple[str, str]] = {}
     problems: list[str] = []
-    for number, verdict, reason in _answer_items(text, keys):
+    for number, verdict, reason in _answer_items(text):
         if not 1 <= number <= count:
             problems.append(f"there is no claim {number}; the claims are numbered 1 to {count}")
             continue
@@ -146,37 +147,12 @@ def _one_line(reason: str) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
-def _answer_items(text: str, keys: Sequence[str]) -> list[tuple[int, str, str]]:
-    items = _json_items(text, keys)
-    if items is not None:
-        return items
+def _answer_items(text: str) -> list[tuple[int, str, str]]:
     out = []
     for line in str(text).splitlines()[:2000]:
         match = _ANSWER_LINE.match(line)
         if match:
             out.append((int(match.group(1)), match.group(2).lower(), match.group(3)))
-    return out
-
-
-def _json_items(text: str, keys: Sequence[str]) -> list[tuple[int, str, str]] | None:
-    """The items of a JSON reply, or None when the reply holds no such object."""
-    start = str(text).find("{")
-    if start < 0:
-        return None
-    try:
-        data, _end = json.JSONDecoder().raw_decode(str(text)[start:start + MAX_VERDICT_FILE_BYTES])
-    except ValueError:
-        return None
-    entries = data.get("verdicts") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        return None
-    out = []
-    for entry in entries[:2000]:
-        if not isinstance(entry, dict) or str(entry.get("verdict", "")).lower() not in formats.VERDICTS:
-            continue
-        claim = str(entry.get("claim", "")).strip().lstrip("#")
-        number = int(claim) if claim.isdigit() and len(claim) <= 4 else (keys.index(claim) + 1 if claim in keys else 0)
-        out.append((number, str(entry["verdict"]).lower(), str(entry.get("reason") or "")))
     return out
 
 

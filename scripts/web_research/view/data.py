@@ -195,7 +195,8 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
         return item
     rel = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
     item["snapshot"] = {"file": rel, "title": snap.title, "final_url": snap.final_url,
-                        "retrieved_at": snap.retrieved_at, "chars": snap.chars, "truncated": snap.truncated}
+                        "retrieved_at": snap.retrieved_at, "chars": snap.chars, "truncated": snap.truncated,
+                        "archive": archive_line(snap)}
     if rel not in pages:
         try:
             pages[rel] = StoredPage(snap.text())
@@ -534,6 +535,14 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
         "archive": archive_figures(SnapshotIndex.build(run_dir)),
         "verification": verification(run_dir, checks),
     }
+
+
+def archive_line(snap: Snapshot) -> str:
+    """What the panel says of a page's WARC: its file and size, or that it was never archived."""
+    if snap.archive is None:
+        return "never archived (fetched before fetch kept the page's WARC)"
+    return (f"{formats.SOURCES_DIR}/{snap.archive.file} (WARC, {_size(snap.archive.bytes)}: the page as the site "
+            "sent it)")
 
 
 def archive_figures(index: SnapshotIndex) -> ArchiveFigures:

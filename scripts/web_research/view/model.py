@@ -21,6 +21,7 @@ class SnapshotInfo(TypedDict):
     retrieved_at: str | None
     chars: int | None
     truncated: bool | None
+    archive: str  # the page's WARC and its size, or "never archived" (view/data.archive_line)
 
 
 class PageWindow(TypedDict):

@@ -66,12 +66,19 @@ class Researcher:
             urls = re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch"))
             if topic.behaviour == "failed" or not urls:
                 return say(findings(brief, formats.STATUS_FAILED, reason="the search backend returned no usable page"))
+            if topic.behaviour == "long-find":  # agents/researcher.md: look inside a long page with --find
+                return bash(f'{self.fetch_command(brief, urls[0])} --find "{topic.find_words()}"', "Find it in the page")
             return bash(self.fetch_command(brief, urls[0]), "Snapshot the page")
         url = (re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch")) or [""])[0]
         fetched = [r for r in req.all_tool_results() if r.name == "Bash"][-1]
         if fetched.is_error:  # agents/researcher.md: only fetched pages can be cited
             return say(findings(brief, formats.STATUS_FAILED, reason="the page could not be fetched"))
+        more = re.search(r"continue with --offset (\d+)", fetched.text)
+        if topic.behaviour == "long" and topic.fact() not in fetched.text and more:  # read on, window by window
+            return bash(f"{self.fetch_command(brief, url)} --offset {more.group(1)}", "Read on in the page")
         reply = findings(brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url)
+        if topic.behaviour == "sources-list":  # the WebSearch tool's reminder, obeyed after the findings
+            reply = reply.rstrip("\n") + f"\n\nSources:\n- [{topic.name} | Example Docs]({url})\n"
         if topic.behaviour == "split":  # one message, two text blocks: the client keeps the last one
             head, heading, tail = reply.partition(f"## {formats.FINDINGS_SOURCES_HEADING}")
             return Reply([text_block(head), text_block(heading + tail)], "end_turn")

@@ -144,6 +144,7 @@
     seal.appendChild(document.createTextNode(" " + f.seal.detail));
     row(dl, "Seal", seal);
     if (f.snapshot) { row(dl, "Stored page", f.snapshot.file + (f.snapshot.truncated ? " (page cut at fetch)" : "")); }
+    if (f.snapshot) { row(dl, "Archived", f.snapshot.archive); }
     body.appendChild(dl);
     (f.claims || []).forEach(function (c) {
       var p = el("div", "claim-entry");
