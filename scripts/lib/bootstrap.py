@@ -43,9 +43,9 @@ from web_research.core.paths import data_dir, env_dir, user_env_dir  # noqa: E40
 
 PYTHONS = ("python3", "python3.13", "python3.12", "python3.11", "python3.10")
 CORE = "import yaml, frontmatter, jsonschema, markdown_it, filelock"
-EVERYTHING = CORE + ", trafilatura, pypdf"
+EVERYTHING = CORE + ", trafilatura, pypdf, warcio"
 CORE_NAMES = "PyYAML, python-frontmatter, jsonschema, markdown-it-py, filelock"
-FETCH_NAMES = "trafilatura, lxml, lxml_html_clean, pypdf"
+FETCH_NAMES = "trafilatura, lxml, lxml_html_clean, pypdf, warcio"
 FETCH_RETRY_SECONDS = 600
 # How a lock is installed, by pip and by uv alike: its pins as they are (see Builder.install).
 LOCK_INSTALL = ("--no-deps", "--require-hashes", "-r")

@@ -16,6 +16,7 @@ Module map (one concern each):
   checklist    the verification checklist (pure: files in, checks out)
   transport / extraction   `fetch`: a page fetched safely, then its text extracted
   snapshots / excerpts     page snapshots and verbatim-excerpt checks
+  matcher      where an excerpt stands in its page (verify, the view and recheck)
   guard        the hooks' core: run registry and decisions
   commands/    thin CLI adapters, one per subcommand
 """

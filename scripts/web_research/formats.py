@@ -7,7 +7,6 @@ Nothing in this module imports anything heavy: hooks import it on their fast pat
 """
 from __future__ import annotations
 
-import importlib.resources
 from pathlib import Path
 
 # --- Files inside a run folder -------------------------------------------
@@ -136,6 +135,25 @@ REPORT_TITLE_PREFIX = "# Research: "
 REPORT_SECTIONS = ("TL;DR", "Findings", "Gaps & Limitations", "Sources")
 TLDR_MIN_BULLETS = 3
 TLDR_MAX_BULLETS = 5
+REPORT_NO_SOURCES = "No sources are cited."  # what `finish` writes under Sources when nothing is cited
+# The Markdown a report or findings file is written in (checks/markdown_form.py refuses every
+# other form at its line; report-template.md names these, and tests hold it to them).
+MARKDOWN_MAX_DEPTH = 3  # lists and quotes around a paragraph, at most
+MARKDOWN_ALLOWED_FORMS = (
+    "paragraphs",
+    f"bullet and numbered lists (at most {MARKDOWN_MAX_DEPTH} deep, quotes counted)",
+    "tables",
+    "`>` quotes",
+    "`code spans`",
+    "*emphasis*",
+    "**bold**",
+    "links to a cited page",
+)
+
+
+def allowed_forms() -> str:
+    """The allowed forms as one phrase, as report-template.md and every refusal give it."""
+    return ", ".join(MARKDOWN_ALLOWED_FORMS[:-1]) + " and " + MARKDOWN_ALLOWED_FORMS[-1]
 
 # --- Citations (report and findings) --------------------------------------
 # Label as written in Markdown -> field name in citation.schema.json.
@@ -245,6 +263,8 @@ def reference_file(name: str) -> Path:
     (`web_research/references/`, package data of a wheel: pip, uv tool, pipx) when the package
     has that folder, else the plugin checkout's `skills/web-research/references/` (the plugin, an editable
     install, tests). The path is returned even when missing, so that the reader names it."""
+    import importlib.resources  # lazy: every hook imports formats, none reads a reference file
+
     packaged = importlib.resources.files(__package__).joinpath("references")
     if isinstance(packaged, Path) and packaged.is_dir():
         return packaged / name

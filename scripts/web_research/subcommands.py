@@ -74,7 +74,8 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                (f"{EXIT_OK:>3}  the briefs are written", _NOT_A_RUN,
                 f"{EXIT_USAGE:>3}  plan.md cannot be used (file:line: message on stderr)")),
     "verify": ("Run the verification checklist on a run folder and change nothing. Prints the failing "
-               "checks and a one-line summary; --verbose prints every check.",
+               "checks and a one-line summary; --verbose prints every check; --deep also extracts every page "
+               "again from its archived WARC and reports any whose text differs from the stored one.",
                (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
                 f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _NOT_A_RUN)),
     "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
@@ -122,6 +123,12 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                  "nothing, or the fetch extra is missing",
                  f"{EXIT_NO_VERDICT:>3}  no verdict: nothing changed, moved or is gone, but some pages could not be "
                  "reached (network error, timeout, refused address, too large); run it again later")),
+    "export": ("Write the report's sources as CSL-JSON (--format csl-json: title, URL, accessed date, site, "
+               "published date when known), which reference managers import, or one W3C Web Annotation per "
+               "claim and excerpt (--format annotations: the claim on the page's passage, by a TextQuoteSelector "
+               "from the stored text). Prints JSON, or writes --output FILE; changes nothing in the run.",
+               (f"{EXIT_OK:>3}  the JSON is printed or written", _NOT_A_RUN,
+                f"{EXIT_USAGE:>3}  report.md is missing or cannot be read, or --output cannot be written")),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
               (f"{EXIT_OK:>3}  the text is printed", f"{EXIT_USAGE:>3}  the URL is refused, the page cannot be "
@@ -157,6 +164,8 @@ def _verify_arguments(p: ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.add_argument("--verbose", "-v", action="store_true", help="print every check, not only the failing ones")
+    p.add_argument("--deep", action="store_true",
+                   help="also extract every page again from its WARC and compare with the stored text (slow)")
 
 
 def _finish_arguments(p: ArgumentParser) -> None:
@@ -205,7 +214,16 @@ def _fetch_arguments(p: ArgumentParser) -> None:
     p.add_argument("--run", required=True, metavar="DIR", help="the run folder")
     p.add_argument("--offset", type=int, default=0, metavar="N", help="first character to print")
     p.add_argument("--max-chars", type=int, default=8000, metavar="N", help="characters to print")
+    p.add_argument("--find", metavar="WORDS", default=None,
+                   help="print the windows of the page around these words instead (at most 5, best first)")
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
+
+
+def _export_arguments(p: ArgumentParser) -> None:
+    p.add_argument("dir", metavar="DIR", help="the run folder")
+    p.add_argument("--format", required=True, choices=("csl-json", "annotations"),
+                   help="csl-json: the sources, for a reference manager; annotations: W3C Web Annotations")
+    p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of printing")
 
 
 def footnote_numbers(raw: str) -> list[int]:
@@ -231,7 +249,8 @@ _ENTRIES = (
     ("slug", "print the slug of a question", _slug_arguments, (), {}, None),
     ("start", "open a run folder (re-run protection, archiving)", _start_arguments, (), {}, None),
     ("briefs", "render one brief per subtopic of DIR/plan.md", _briefs_arguments, (ORCHESTRATOR,), {}, "dir"),
-    ("verify", "run the verification checklist on a run folder", _verify_arguments, (ORCHESTRATOR,), {}, "dir"),
+    ("verify", "run the verification checklist on a run folder", _verify_arguments, (ORCHESTRATOR,),
+     {"deep": False}, "dir"),
     ("finish", "number the report's references, write Sources, verify, answer", _finish_arguments,
      (ORCHESTRATOR,), {}, "dir"),
     ("gaps", "list every bullet of the plan with its coverage state", _gaps_arguments, (ORCHESTRATOR,), {}, "dir"),
@@ -249,6 +268,7 @@ _ENTRIES = (
     ("unavailable", "print the answer when web search is absent", _unavailable_arguments, (), {}, None),
     ("recheck", "are the report's citations still on the live pages?", _recheck_arguments, (PERSON,),
      {"allow_loopback": False}, "dir"),
+    ("export", "the report's sources as CSL-JSON, its claims as Web Annotations", _export_arguments, (), {}, "dir"),
 )
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -260,7 +280,7 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 
 # The commands a person runs on a run folder (the top-level --help lists them first); the rest
 # are run by the skill and its agents.
-FOR_PEOPLE = ("status", "view", "verify", "recheck", "claims", "estimate", "gaps")
+FOR_PEOPLE = ("status", "view", "verify", "recheck", "export", "claims", "estimate", "gaps")
 
 
 def run_by(role: str) -> tuple[str, ...]:

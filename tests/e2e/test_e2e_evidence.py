@@ -5,7 +5,9 @@ excerpt made up from what it expects the page to say). Its SubagentStop blocks i
 that has no page snapshot; it then reads the page with the fetch command and replies with its
 findings again, in full, from the page, and is let go. Only that corrected reply is written. After
 the researchers return, the orchestrator dispatches the first brief again, whose findings file is
-sealed `ok`: the PreToolUse hook denies it. The run ends verified, every findings file sealed as
+sealed `ok`: the PreToolUse hook denies it. It then tries to re-enter that brief's researcher,
+which has returned: an Agent call with `resume` and its agent id, then SendMessage to it; both are
+refused, and the researcher never runs again. The run ends verified, every findings file sealed as
 the plugin wrote it from its researcher's reply.
 """
 from __future__ import annotations
@@ -25,9 +27,16 @@ QUESTION = "How do enterprise observability vendors price their logs tier in 202
 UNFETCHED = "Billing units"
 SUBTOPICS = [{**s, "behaviour": "unfetched" if s["name"] == UNFETCHED else "ok"} for s in DEFAULT_SUBTOPICS]
 
+RECORD = "agent-pre-tool-use.jsonl"
+# A user hook (not the plugin's): appends each Agent PreToolUse payload, as the client sent it, to $HOME/RECORD.
+RECORDER = {"hooks": {"PreToolUse": [{"matcher": "Agent", "hooks": [{"type": "command", "command": (
+    "python3 -c 'import os, sys; open(os.environ[\"HOME\"] + \"/" + RECORD + "\", \"a\")"
+    ".write(sys.stdin.read().strip() + chr(10))'")}]}]}}
+
 SESSIONS = {"evidence": lambda run: run(RunSpec(prompt=f"/web-research --auto {QUESTION}",
                                                  scenario="scripted.research:build",
-                                                 scenario_args={"subtopics": SUBTOPICS, "redispatch": True}))}
+                                                 scenario_args={"subtopics": SUBTOPICS, "redispatch": True,
+                                                                "reenter": True}, settings=RECORDER))}
 
 
 @pytest.fixture(scope="module")
@@ -67,11 +76,34 @@ def test_it_then_fetched_the_page_and_its_corrected_reply_is_the_file(run):
 
 def test_a_redispatch_over_a_sealed_ok_file_is_denied(run):
     groups = outcome.researcher_dispatches(run)
-    assert [len(g) for g in groups] == [len(DEFAULT_SUBTOPICS), 1], groups
+    assert [len(g) for g in groups] == [len(DEFAULT_SUBTOPICS), 1, 1], groups  # the last: the resume
     again = groups[1][0]
     assert outcome.tool_result_is_error(run, again["id"]), run.describe()
     assert "sealed with status ok" in run.stream.tool_result_text(again["id"])
     assert len(outcome.researcher_spans(run)) == len(DEFAULT_SUBTOPICS)  # no fourth researcher ran
+
+
+def test_a_returned_researcher_is_never_re_entered(run):
+    """Neither `resume` on an Agent call nor SendMessage reaches the researcher that returned: both
+    calls are refused, no request of any researcher carries the message, and its findings file is
+    the one sealed at its stop."""
+    (resumed,) = [u for u in run.stream.tool_uses("Agent") if "resume" in u["input"]]
+    assert outcome.tool_result_is_error(run, resumed["id"]), run.describe()
+    # The pinned client has no `resume` in its Agent tool: it drops the field before any hook, and
+    # the call is a fresh dispatch of a brief sealed ok, refused as one (the room refuses `resume`
+    # itself for a client that passes it on: tests/unit/test_room.py).
+    seen = [json.loads(line) for line in (run.home / RECORD).read_text().splitlines() if line.strip()]
+    (hooked,) = [p for p in seen if p.get("tool_use_id") == resumed["id"]]
+    assert "resume" not in hooked["tool_input"], hooked
+    assert "sealed with status ok" in run.stream.tool_result_text(resumed["id"])
+    (sent,) = run.stream.tool_uses("SendMessage")
+    assert outcome.tool_result_is_error(run, sent["id"]), run.describe()
+    assert "SendMessage is denied" in run.stream.tool_result_text(sent["id"])
+    assert not any("10 times larger" in req.all_text(("user",)) for req in run.requests if req.kind == "subagent")
+    run_dir = outcome.run_dir(run)
+    copy = json.loads((run_dir / formats.RUN_STATE_DIR / "seals.json").read_text())["seals"]
+    for path in (run_dir / formats.FINDINGS_DIR).glob("*.md"):
+        assert copy[f"{formats.FINDINGS_DIR}/{path.name}"]["sha256"] == outcome.sha256(path)
 
 
 def test_the_run_ends_verified(run):

@@ -9,8 +9,10 @@ lines of SKILL.md as the CLI delivered them, so this also proves the
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import statistics
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -182,6 +184,35 @@ def test_the_plugin_keeps_each_researchers_frontmatter(run, answer):
         assert meta["started_at"] <= meta["finished_at"] and "reason" not in meta
         stamp = time.mktime(time.strptime(meta["finished_at"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
         assert abs(time.time() - stamp) < 3600
+
+
+def test_each_page_is_archived_as_sent_and_extracts_again_to_its_text(run, answer):
+    """The WARC of every snapshot replays the bytes the page server sent (read back with warcio,
+    digests checked), and `verify --deep` extracts each page again to its stored text."""
+    from urllib.parse import urlsplit
+
+    from warcio.archiveiterator import ArchiveIterator
+
+    run_dir = Path(answer["plan"]).parent
+    sent = {(urlsplit(hit["path"]).path, hit["sha256"]) for hit in run.page_hits if hit["found"]}
+    records = sorted((run_dir / formats.SOURCES_DIR).glob("*.json"))
+    assert records
+    for record in records:
+        meta = json.loads(record.read_text(encoding="utf-8"))
+        warc = run_dir / formats.SOURCES_DIR / meta["archive"]["file"]
+        assert outcome.sha256(warc) == meta["archive"]["sha256"]
+        with warc.open("rb") as handle:
+            [response] = [(r.rec_headers.get_header("WARC-Target-URI"), r.content_stream().read())
+                          for r in ArchiveIterator(handle, check_digests="raise") if r.rec_type == "response"]
+        target, body = response
+        digest = hashlib.sha256(body).hexdigest()
+        assert target == meta["final_url"] and (urlsplit(target).path, digest) in sent, (target, sent)
+        assert meta["archive"]["body_sha256"] == f"sha256:{digest}"
+    done = subprocess.run([str(outcome.CORE), "verify", str(run_dir), "--deep", "--json"], capture_output=True,
+                          text=True, timeout=300)
+    checks = [c for c in json.loads(done.stdout)["checks"] if c["id"] == "archive.reextracted"]
+    assert [c["ok"] for c in checks] == [True], checks
+    assert checks[0]["message"].startswith(f"archive: {len(records)} of {len(records)} page(s) extracted again"), checks
 
 
 def test_turns_and_tokens_per_role(run, answer, report_note):

@@ -93,6 +93,14 @@ def test_every_intrusion_is_denied_with_what_is_allowed(intruder):
     assert not (REPO_ROOT / BREACH_FILE).exists()
 
 
+def test_the_sandbox_is_never_lifted_for_the_plugins_commands(intruder):
+    """The client hands the hook `dangerouslyDisableSandbox`; with it even the plugin's own command
+    is refused (the hooks approve those without a prompt)."""
+    (use,) = [u for u in intruder.stream.tool_uses("Bash", main_only=True) if u["input"].get("dangerouslyDisableSandbox")]
+    reason = _denied_reason(intruder, use)
+    assert "dangerouslyDisableSandbox is refused" in reason and "abandon" in reason, reason
+
+
 @pytest.mark.parametrize("tool", ["Skill", "CronCreate", "mcp__notes__note"])
 def test_a_tool_nobody_listed_is_denied_with_what_is_allowed(intruder, tool: str):
     """hooks.json's PreToolUse matches every tool: one no rule names is denied in a run, and the

@@ -3,7 +3,7 @@
 Standard library only. Serves the fixtures under tests/fixtures/pages/ plus
 generated cases: redirect chains and loops, redirects to private addresses,
 huge, slow and stalled pages, HTTP errors, a gzip body sent despite
-`Accept-Encoding: identity`, a tiny PDF, `/host` which echoes the Host
+`Accept-Encoding: identity` (also chunked), a tiny PDF, `/host` which echoes the Host
 header (to prove a pinned connection still sends the right name), and any page
 a test puts at a path with `serve` (the live web a recheck meets).
 
@@ -140,6 +140,13 @@ class _Handler(BaseHTTPRequestHandler):
             self._redirect("/loop")
         elif path == "/redirect-to":
             self._redirect(query["url"][0], int(query.get("status", ["302"])[0]))
+        elif path == "/redirect-held-open":  # no length: its body runs to a close that comes 5 s later
+            self.send_response(302)
+            self.send_header("Location", "/article")
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(5)
+            self.close_connection = True
         elif path == "/no-location":
             self._send(302, b"")
         elif path.startswith("/status/"):
@@ -149,6 +156,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/gzip":
             self._send(200, gzip.compress((PAGES_DIR / "article.html").read_bytes()),
                        headers={"Content-Encoding": "gzip"})
+        elif path == "/chunked-gzip":  # HTTP/1.1 chunked framing over a gzip body: the wire is not the page
+            self._chunked(gzip.compress((PAGES_DIR / "article.html").read_bytes()), {"Content-Encoding": "gzip"})
         elif path == "/host":
             host = self.headers.get("Host", "")
             self._send(200, f"<html><head><title>Host echo</title></head><body><article><p>The request"
@@ -185,6 +194,18 @@ class _Handler(BaseHTTPRequestHandler):
             piece = block[: size - sent]
             self.wfile.write(piece)
             sent += len(piece)
+
+    def _chunked(self, body: bytes, headers: dict[str, str]) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Transfer-Encoding", "chunked")
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for start in range(0, len(body), 700):
+            piece = body[start:start + 700]
+            self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+        self.wfile.write(b"0\r\n\r\n")
 
     def _drip(self) -> None:
         """Headers at once, then one byte every 0.2 s for 20 s (each read is quick, the whole is not)."""

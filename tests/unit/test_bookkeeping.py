@@ -206,4 +206,4 @@ def test_a_figure_no_excerpt_states_blocks_the_researchers_stop(dispatched) -> N
     stop = h.reply("agentA", '---\nstatus: ok\n---\n\n## Claims\n\n### 1.1 x\n\n- Acme bills $9 per GB[^1].\n\n'
                    '## Sources\n\n[^1]: **Title**: Acme\n      **URL**: https://a.example/p\n'
                    '      **Excerpt**: "Acme bills $5 per GB ingested."\n')
-    assert stop.decision == "block" and "'$9 per GB'" in stop.reason and "neither an excerpt it cites" in stop.reason, stop.reason
+    assert stop.decision == "block" and "'$9 per GB'" in stop.reason and "which no excerpt it cites" in stop.reason, stop.reason

@@ -122,12 +122,30 @@ def test_a_second_read_of_the_same_url_is_denied_as_done():
     assert "--offset" in verdict.reason and "WebFetch" not in verdict.reason
 
 
+def test_find_is_one_page_read_of_a_new_url_then_paging_and_the_top_stays_readable():
+    """`fetch --find` of a URL not read yet is one page read (within the budget), however many
+    windows it prints; on a URL already read it is paging; and a page read only with --find may
+    still be read from the top (paging: its top was never shown)."""
+    first = rules.decide_page_read(AgentUsage(AGENT), 1, URL, find=True)
+    assert first.allowed and not first.paging
+    spent = usage_of(read("https://a.example/1", "t1", ok=True))
+    assert rules.decide_page_read(spent, 1, URL, find=True).rule == rules.PAGE_BUDGET
+    found = usage_of({**read(URL, "t1"), "find": "retention tiers"}, read(URL, "t1", ok=True))
+    assert found.page_read_count == 1 and found.reads[0].find == "retention tiers"
+    for again in (dict(find=True), dict(offset=4000), {}):
+        verdict = rules.decide_page_read(found, 1, URL, **again)
+        assert verdict.allowed and verdict.paging, again
+    plain = usage_of(read(URL, "t1"), read(URL, "t1", ok=True))
+    assert rules.decide_page_read(plain, 1, URL, find=True).paging
+    assert rules.decide_page_read(plain, 5, URL).rule == rules.PAGE_LOOP  # a plain read again: done
+
+
 def test_a_failed_fetch_may_be_tried_again_but_not_one_still_pending():
     """Researchers read pages only with `fetch` (their WebFetch is denied), so the page rule knows
     one tool: a read that failed may be fetched again, one whose result is unknown may not."""
     import inspect
 
-    assert list(inspect.signature(rules.decide_page_read).parameters) == ["usage", "limit", "url", "offset"]
+    assert list(inspect.signature(rules.decide_page_read).parameters) == ["usage", "limit", "url", "offset", "find"]
     assert rules.decide_page_read(usage_of(read(URL, "t1"), read(URL, "t1", ok=False)), 5, URL).allowed
     assert not rules.decide_page_read(usage_of(read(URL, "t1")), 5, URL).allowed
 

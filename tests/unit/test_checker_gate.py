@@ -213,6 +213,19 @@ def test_the_answer_becomes_the_verdicts_file_keyed_by_the_prompts_claims(run: H
     assert run.record()["run"]["checkers"][0]["state"] == "done"
 
 
+def test_a_checker_that_stops_again_changes_no_verdict(run: Harness):
+    """Re-entered after its answer was written and sealed, a checker stops again with other
+    verdicts: its answer is final, nothing is written or sealed anew."""
+    path = run_checker(run)
+    before, entries = path.read_bytes(), len(ledger_entries(run))
+    keys = [v["claim"] for v in json.loads(before)["verdicts"]]
+    again = answer(keys, lambda key: "unsupported")
+    assert run.hook(run.subagent_stop(AGENT, agent_type=CHECKER, message=again)).stdout == ""
+    assert run.hook(run.subagent_stop(AGENT, agent_type=CHECKER, message="nothing")).stdout == ""  # not sent back
+    assert path.read_bytes() == before and len(ledger_entries(run)) == entries
+    assert run.record()["run"]["checkers"][0]["state"] == "done"
+
+
 def test_verdicts_are_sealed_and_a_supported_report_passes_the_stop(run: Harness):
     blocked = run.hook(run.stop())
     assert blocked.decision == "block" and "report.claims.checked" in blocked.reason

@@ -163,7 +163,8 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      [Expect(f"findings.{COMMITMENTS}.citations.none", f"findings/{COMMITMENTS}.md", "status: ok", "warning"),
       Expect("report.citations.provenance", "report.md", "[^6]: **Title**"),
       # ... and the report's claims for that subtopic's bullets no longer rest on its findings
-      *(Expect(f"report.coverage.2.{n}", "report.md", "## Gaps & Limitations") for n in (1, 2, 3))]),
+      # (2.3, established only in part, is named in Gaps by finish's line)
+      *(Expect(f"report.coverage.2.{n}", "report.md", "## Gaps & Limitations") for n in (1, 2))]),
     ("findings.unexpected",
      lambda run: (run / "findings" / "notes.md").write_text("scratch\n", encoding="utf-8"),
      [Expect("findings.unexpected", "findings/notes.md", None, "warning")]),
@@ -179,7 +180,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
     ("report.sections.missing",
      lambda run: replace_once(_report(run), "## Gaps & Limitations", "## Gaps"),
      [Expect("report.sections.missing", "report.md", None),
-      Expect("report.sections.extra", "report.md", "## Gaps", "warning")]),
+      Expect("report.sections.extra", "report.md", "## Gaps")]),
     ("report.sections.duplicate",
      lambda run: _append(_report(run), "\n## TL;DR\n\n- again\n"),
      [Expect("report.sections.duplicate", "report.md", "## TL;DR", "error", 2)]),
@@ -187,7 +188,7 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
      [Expect("report.sections.order", "report.md", "## Gaps & Limitations")]),
     ("report.sections.extra",
      lambda run: replace_once(_report(run), "## Sources", "## Method\n\nThree researchers.\n\n## Sources"),
-     [Expect("report.sections.extra", "report.md", "## Method", "warning")]),
+     [Expect("report.sections.extra", "report.md", "## Method")]),
     ("report.tldr.bullets",
      lambda run: replace_once(_report(run), "## Findings\n", "- one more[^1][^2]\n- and another[^1][^2]\n\n## Findings\n"),
      [Expect("report.tldr.bullets", "report.md", "- and another")]),

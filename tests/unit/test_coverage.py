@@ -20,6 +20,9 @@ from web_research.run.inputs import from_raw
 from web_research.run.plan import PlanError, load_plan, parse_plan, second_wave_subtopics
 
 EXAMPLE_PLAN = (EXAMPLE_DIR / formats.PLAN_FILE).read_text(encoding="utf-8")
+# What finish wrote for the failed subtopic's open bullets, by their words
+OPEN_BULLETS = (' Not established: "Which built-in controls vendors document for reducing billable log volume '
+                '(sampling, filtering, exclusion rules)"; "Whether archived logs can be rehydrated and what that costs".')
 SECOND_WAVE = """
 ## Second wave
 
@@ -131,15 +134,19 @@ def test_gaps_json_lists_every_bullet_with_its_state():
     result = run_cli("gaps", str(EXAMPLE_DIR), "--json")
     assert result.returncode == 0, result.stderr
     bullets = json.loads(result.stdout)["bullets"]
+    # 1.2 and 2.3 are established only in part: their findings cite sources under them and name
+    # the rest under Not established
     assert [(b["id"], b["state"]) for b in bullets] == [
-        ("1.1", "covered"), ("1.2", "covered"), ("1.3", "covered"),
-        ("2.1", "covered"), ("2.2", "covered"), ("2.3", "covered"), ("3.1", "missing"), ("3.2", "missing")]
+        ("1.1", "covered"), ("1.2", "not-established"), ("1.3", "covered"),
+        ("2.1", "covered"), ("2.2", "covered"), ("2.3", "not-established"), ("3.1", "missing"), ("3.2", "missing")]
+    assert [b["id"] for b in bullets if b.get("partly")] == ["1.2", "2.3"]
+    assert "Northwind's retention prices" in bullets[1]["reason"] and bullets[1]["footnotes"]
     assert bullets[0]["subtopic"] == "Billing units and retention tiers"
     assert bullets[0]["footnotes"] == [{"findings": "findings/billing-units-and-retention-tiers.md",
                                         "footnotes": [1, 2, 3]}]
     assert "page fetch timed out" in bullets[6]["reason"]
     text = run_cli("gaps", str(EXAMPLE_DIR))
-    assert text.returncode == 0 and text.stdout.rstrip().endswith("uncovered: 3.1, 3.2")
+    assert text.returncode == 0 and text.stdout.rstrip().endswith("uncovered: 1.2, 2.3, 3.1, 3.2")
 
 
 def test_a_bullet_with_no_cited_claim_is_not_established_with_its_reason(tmp_path):
@@ -195,7 +202,7 @@ def test_the_example_covers_every_bullet():
 
 def test_verify_fails_on_a_bullet_neither_cited_nor_named_in_gaps(tmp_path):
     run = copy_example(tmp_path)
-    replace_once(run / formats.REPORT_FILE, " Not established: 3.1, 3.2.", "")
+    replace_once(run / formats.REPORT_FILE, OPEN_BULLETS, "")
     bad = failing(run_checklist(run))
     assert set(bad) == {"report.coverage.3.1", "report.coverage.3.2"}
     assert "bullet 3.1" in bad["report.coverage.3.1"].message and "Gaps & Limitations" in bad["report.coverage.3.1"].message
@@ -205,7 +212,7 @@ def test_verify_fails_on_a_bullet_neither_cited_nor_named_in_gaps(tmp_path):
 
 def test_a_bullet_named_by_its_text_in_gaps_passes(tmp_path):
     run = copy_example(tmp_path)
-    replace_once(run / formats.REPORT_FILE, " Not established: 3.1, 3.2.", "")
+    replace_once(run / formats.REPORT_FILE, OPEN_BULLETS, "")
     replace_once(run / formats.REPORT_FILE, "once the documentation is reachable.",
                  "once the documentation is reachable.\n"
                  "- Not established: which built-in controls vendors document for reducing billable log volume "
@@ -218,6 +225,9 @@ def test_a_bullet_its_findings_no_longer_support_fails_until_gaps_names_it(tmp_p
     # 2.3 rests on one findings claim; without it, no source the report cites stands under 2.3
     replace_once(findings_path(run, "enterprise-commitments-and-overages"),
                  "- Lumen Logs publishes up to 30% off for multi-year terms[^2].\n", "")
+    report = (run / formats.REPORT_FILE).read_text(encoding="utf-8")
+    (run / formats.REPORT_FILE).write_text("\n".join(line for line in report.split("\n") if not line.startswith(
+        "- **What discounts are published for committed volume**")), encoding="utf-8")
     bad = failing(run_checklist(run))
     assert set(bad) == {"report.coverage.2.3"}
     assert "its state is not-established" in bad["report.coverage.2.3"].message
@@ -229,7 +239,7 @@ def test_a_bullet_its_findings_no_longer_support_fails_until_gaps_names_it(tmp_p
 
 def test_runs_whose_briefs_carry_no_ids_verify_as_before(tmp_path):
     run = copy_example(tmp_path)
-    replace_once(run / formats.REPORT_FILE, " Not established: 3.1, 3.2.", "")
+    replace_once(run / formats.REPORT_FILE, OPEN_BULLETS, "")
     for brief in (run / formats.BRIEFS_DIR).glob("*.md"):
         brief.write_text(re.sub(r"^- \d\.\d ", "- ", brief.read_text(encoding="utf-8"), flags=re.M),
                          encoding="utf-8")
@@ -306,3 +316,22 @@ def test_the_dispatch_guard_accepts_a_second_wave_brief_like_any_other(tmp_path)
     forged = decide_dispatch(record, {"prompt": second.prompt.replace("3.2", "3.1", 1)}, "tool-2",
                              load_briefs(run), now=0.0)
     assert forged.updated_input is None or forged.updated_input["prompt"] == second.prompt
+
+
+def test_a_bullet_named_in_part_under_not_established_is_no_covered_bullet(tmp_path):
+    """The researcher's Not established names a bullet it cites sources for, by id or by its words:
+    gaps does not count it covered, and finish writes it into Gaps by its words (issue 36)."""
+    run = copy_example(tmp_path)
+    path = findings_path(run, "enterprise-commitments-and-overages")
+    plan = load_plan(run / formats.PLAN_FILE)
+    state = {s.bullet.id: s for s in bullet_states(plan, load_findings_files(run, plan))}
+    assert state["2.3"].state == STATE_NOT_ESTABLISHED and state["2.3"].partly
+    replace_once(path, "- 2.3: Discounts published by Acme or Northwind:",
+                 "- Part of what discounts are published for committed volume: those of Acme or Northwind;")
+    state = {s.bullet.id: s for s in bullet_states(plan, load_findings_files(run, plan))}
+    assert state["2.3"].state == STATE_NOT_ESTABLISHED and state["2.3"].partly  # named by its words
+    assert state["2.2"].state == STATE_COVERED
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text[:text.index("## Not established")] + text[text.index("## Contradictions"):], encoding="utf-8")
+    state = {s.bullet.id: s for s in bullet_states(plan, load_findings_files(run, plan))}
+    assert state["2.3"].state == STATE_COVERED  # the researcher no longer says any of it is open

@@ -51,15 +51,16 @@ def test_printable_keeps_text_and_line_breaks_and_drops_controls() -> None:
     assert printable("plain €1,000 — ok") == "plain €1,000 — ok"
 
 
-def test_the_stop_message_of_a_real_run_strips_what_the_report_holds(active: Harness) -> None:
+def test_terminal_escapes_in_a_real_runs_report_fail_it_and_reach_no_message(active: Harness) -> None:
     active.copy_example_run()
     report = active.run_dir / "report.md"
     text = report.read_text(encoding="utf-8")
     # (a bidi control in the report fails report.text.bidi: this run has only terminal escapes)
     escapes = ESCAPES.replace("\u202e", "")
     report.write_text(text.replace("- Vendors bill logs", f"- Vendors{escapes} bill logs", 1), encoding="utf-8")
-    message = active.hook(active.stop()).json["systemMessage"]
-    assert active.history()[-1]["outcome"] == "verified"
-    # (a carriage return is a line break in Markdown: the bullet's two lines are joined by a space)
-    assert "  - Vendors[K [AK bill logs" in message, message
-    assert not any(c in message for c in "\x1b\r\x9b\u202e"), repr(message)
+    out = active.hook(active.stop()).json
+    # A terminal acts on them, so `cat report.md` shows other words than the checks read: refused
+    # (report.text.controls); the ending's own stripping of report text is tested above.
+    assert out["decision"] == "block" and "[report.text.controls]" in out["reason"], out
+    for message in (out["reason"], out["systemMessage"]):
+        assert not any(c in message for c in "\x1b\r\x9b\u202e"), repr(message)

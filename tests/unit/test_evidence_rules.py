@@ -194,6 +194,35 @@ def test_a_researcher_citing_a_page_it_never_fetched_is_told_at_its_stop(researc
     assert h.reply(AGENT, reply_text(cite=URL), stop_hook_active=True).stdout == ""
 
 
+def test_a_reply_still_citing_a_page_never_read_at_its_second_stop_is_no_result(researcher):
+    """Told once, it replies again with the same citation: the reply is not written (the stub
+    stays, sealed as the plugin wrote it) and it is a silent failure naming the page, never
+    findings sealed ok with a citation of a page nobody read."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    stub = path.read_bytes()
+    assert h.reply(AGENT, reply_text(cite=URL)).decision == "block"
+    second = h.reply(AGENT, reply_text(cite=URL), stop_hook_active=True)
+    assert path.read_bytes() == stub
+    assert seals(h)[f"findings/{path.name}"].sha256 == sha(stub)
+    assert seals(h)[f"findings/{path.name}"].status == "failed"
+    assert f"{URL} has no page snapshot" in _recorded_problems(h, infos[0]["slug"])
+    assert "silent failure" in (second.json or {}).get("systemMessage", ""), second.stdout
+    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_retry")).decision == "allow"  # a retry may fix it
+
+
+def test_a_returned_reply_citing_a_page_never_read_is_no_result(researcher):
+    """The stop went unseen, so nothing could be sent back: a reply citing a page never read is
+    not written either."""
+    h, infos = researcher
+    path = Path(infos[0]["findings_path"])
+    stub = path.read_bytes()
+    returned = agent_result(AGENT, reply_text(cite=URL))
+    h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0", "PostToolUse", returned))
+    assert path.read_bytes() == stub
+    assert f"{URL} has no page snapshot" in _recorded_problems(h, infos[0]["slug"])
+
+
 def test_a_hand_made_snapshot_backs_no_citation_in_a_run(researcher):
     h, infos = researcher
     store_snapshot(h.run_dir, requested_url=URL, final_url=URL, title="Pricing | Acme", status=200,
@@ -347,6 +376,31 @@ def test_the_returned_agent_call_seals_a_retry_stub_its_stop_left_unsealed(resea
     h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_retry", "PostToolUse",
                         {"status": "completed", "agentId": "agentGone"}))
     assert seals(h)[f"findings/{path.name}"].sha256 == stub
+
+
+def test_a_settled_researcher_that_stops_again_changes_nothing(researcher):
+    """Re-entered after its reply was written and sealed (a client's `resume`, a message), a
+    researcher stops again: its findings are final, so the new reply is neither judged nor
+    written, and nothing is sealed anew, whatever it holds."""
+    h, infos = researcher
+    path = _finished(h, infos, "ok")
+    before, entries = path.read_bytes(), len(ledger_entries(h))
+    for again in (reply_text("ok").replace("Nothing cited.", "Rewritten."), "not findings at all"):
+        result = h.reply(AGENT, again)
+        assert result.stdout == "", result.stdout  # not sent back either
+        assert path.read_bytes() == before and len(ledger_entries(h)) == entries
+    assert h.record()["run"]["agents"][AGENT]["state"] == "done"
+
+
+def test_a_stop_of_another_agent_on_a_brief_sealed_ok_changes_nothing(researcher):
+    """An agent the run has not bound yet whose transcript names a brief sealed ok (one the
+    dispatch rule would refuse) writes nothing over that file."""
+    h, infos = researcher
+    path = _finished(h, infos, "ok")
+    before, entries = path.read_bytes(), len(ledger_entries(h))
+    h.start_agent("agentLate", h.prompt_for(infos[0]))
+    assert h.reply("agentLate", reply_text("ok").replace("Nothing cited.", "Rewritten.")).stdout == ""
+    assert path.read_bytes() == before and len(ledger_entries(h)) == entries
 
 
 def test_a_researcher_never_writes_over_a_file_sealed_ok(researcher):

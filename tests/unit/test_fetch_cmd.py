@@ -258,3 +258,34 @@ def test_missing_libraries_name_the_fix_for_the_environment_in_use(tmp_path, mon
         assert "hooks/run" not in message
     else:
         assert f'uv pip install --python "{sys.executable}" --no-deps --require-hashes -r "{lock}"' in message
+
+
+LONG_PAGE = "\n\n".join(f"Section {i}: the vendor's notes on item {i} say nothing in particular." for i in range(600))
+FACT = "The retention tiers figure published for 2026 is 45 units per month."
+
+
+def test_find_prints_the_windows_around_the_words_from_the_stored_text(http_server, run_dir, capsys) -> None:
+    url = http_server.serve("/long", LONG_PAGE + "\n\n" + FACT + "\n\n" + LONG_PAGE)
+    code, out, err = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback", "--find", "retention tiers figure")
+    assert (code, err) == (EXIT_OK, "")
+    lines = out.splitlines()
+    assert lines[0].startswith("web-research snapshot: ") and '"origin": "fetched"' in lines[0]
+    assert 'Found "retention tiers figure": 1 window(s), best first' in out
+    text = (run_dir / "sources" / f"{snapshot_id(url)}.txt").read_text(encoding="utf-8")
+    position = next(line for line in lines if line.startswith("Window 1: characters "))
+    start, end = map(int, position.split("characters ", 1)[1].split(" of", 1)[0].split("-"))
+    body = out.split("----- BEGIN PAGE TEXT -----\n", 1)[1].split("\n----- END PAGE TEXT -----", 1)[0]
+    assert body == text[start:end] and FACT in body and len(body) < 2000 < len(text)
+
+    code, again, _ = fetch(capsys, url, "--run", str(run_dir), "--allow-loopback", "--find", "kubernetes")
+    assert code == EXIT_OK and "stored earlier in this run" in again
+    assert 'No match for "kubernetes"' in again and "BEGIN PAGE TEXT" not in again
+
+
+@pytest.mark.parametrize("extra,words", [
+    (["--find", "x", "--offset", "10"], "--find and --offset read different windows"),
+    (["--find", "  "], "--find needs the words"),
+])
+def test_find_with_an_offset_or_without_words_is_a_usage_error(http_server, run_dir, capsys, extra, words) -> None:
+    code, _, err = fetch(capsys, http_server.url("/article"), "--run", str(run_dir), "--allow-loopback", *extra)
+    assert code == EXIT_USAGE and words in err

@@ -160,3 +160,23 @@ def test_a_title_never_grounds_an_amount_or_count(figure: str, head: str) -> Non
     result = grounding(Claim(1, f"Acme lists {figure}", (1,)), ["There is no list price."],
                        [f"{head}{figure} | Acme"])
     assert result.checked and not result.ok, (figure, head)
+
+
+# A figure of the report restated in another form its excerpt grounds (issue 37's honest forms).
+_RESTATED = st.sampled_from([
+    ("1.6x and 3x its 15-day rate", "1.6x and triple its 15-day rate"),
+    ("1.6x and 3x the 15-day rate", "1.6 times and three times the 15-day rate"),
+    ("above 150% of", "above 150 percent of"),
+    ("10% to 30% off list", "10 to 30 percent off list"),
+    ("defaults to 15 days", "defaults to fifteen days"),
+])
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(restated=_RESTATED)
+def test_a_figure_restated_in_an_honest_form_still_verifies(restated: tuple[str, str]) -> None:
+    text, _markers, _available = _statements()
+    old, new = restated
+    body, gaps, rest = text.partition("## Gaps & Limitations")
+    assert old in body
+    assert _fails(body.replace(old, new, 1) + gaps + rest) == []

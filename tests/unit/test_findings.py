@@ -58,6 +58,9 @@ def test_a_valid_failed_file_passes_its_checks(tmp_path: Path) -> None:
     (("reason: \"timeout\"\n", ""), "reason", 1, "required when status is failed"),
     (("reason: \"timeout\"\n", "reason: \"\"\n"), "reason", 7, "one non-empty line"),
     (("status: failed\n", "status: empty\n", "reason: \"timeout\"\n", "reason:\n"), "reason", 7, "one non-empty"),
+    (("reason: \"timeout\"\n", "reason: \"time\\e[2Jout\"\n"), "reason", 7, "without control characters"),
+    (("reason: \"timeout\"\n", "reason: \"time\\u202eout\"\n"), "reason", 7, "without control characters"),
+    (("reason: \"timeout\"\n", "reason: \"time\\x9bout\"\n"), "reason", 7, "without control characters"),
     ((f"brief_hash: {HASH}", "brief_hash: abc"), "frontmatter", 4, "64 lowercase hex"),
     (("finished_at: 2026-04-18T09:05:00+02:00\n", ""), "frontmatter", 1, "'finished_at' is missing"),
     (("subtopic: \"Pricing\"\n", "subtopic: 42\n"), "frontmatter", 3, "subtopic name"),
@@ -74,6 +77,22 @@ def test_each_frontmatter_defect_is_one_check(tmp_path: Path, edit: tuple, check
     assert list(bad) == [f"findings.x.{check_id}"]
     assert bad[f"findings.x.{check_id}"].line == line
     assert needle in bad[f"findings.x.{check_id}"].message
+
+
+def test_a_reason_refuses_every_control_the_terminal_rule_drops_and_every_bidi_control() -> None:
+    """The schema's reason pattern holds the same line as core/terminal.printable for control
+    characters (Cc, the line separators) and as core/text for the bidi controls: a reason is shown
+    to the person (status, Gaps, the ending)."""
+    import re
+    import unicodedata
+
+    from web_research.core.text import bidi_controls
+    pattern = re.compile(load_schema("findings-frontmatter.schema.json")["properties"]["reason"]["pattern"])
+    refused = [chr(c) for c in range(0x3000) if unicodedata.category(chr(c)) in ("Cc", "Zl", "Zp")
+               or bidi_controls(chr(c))]
+    assert len(refused) > 70 and "\u202e" in refused and "\x1b" in refused
+    assert [c for c in refused if pattern.search(f"page {c} gone")] == []
+    assert pattern.search("page gone: HTTP 503 \u2013 «indisponible», café") is not None
 
 
 @pytest.mark.parametrize("text,line,needle", [

@@ -94,3 +94,38 @@ def test_every_researcher_prompt_refusal_and_block_says_the_reply_is_the_finding
     for text in said[:2]:  # and no researcher prompt asks for a file write
         assert not re.search(r"\b(write|overwrite|rewrite) (the|your|its) (findings )?file\b", _folded(text)), text
 
+
+
+def _example_reply() -> str:
+    name = sorted(p.name for p in (EXAMPLE / formats.FINDINGS_DIR).glob("*.md"))[0]
+    return _reply_of((EXAMPLE / formats.FINDINGS_DIR / name).read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("label,items", [
+    ("Sources:", ["- [Pricing | Acme Docs](https://docs.acme.example/pricing)", "- https://b.example/page"]),
+    ("**Sources:**", ["1. [A page](https://a.example/x)", "", "2. <https://a.example/y>"]),
+])
+def test_the_clients_trailing_sources_list_of_links_is_dropped_and_nothing_else(label: str, items: list[str]) -> None:
+    """The client's WebSearch tool tells every agent to end with a "Sources:" list of links; the
+    brief's reply shape wins, and a reply that adds the list anyway is written as if it had not."""
+    reply = _example_reply()
+    plain, why = reply_document(reply, "S", HASH, *TIMES)
+    assert why is None and plain is not None
+    document, why = reply_document(reply.rstrip("\n") + "\n\n" + "\n".join([label, *items]) + "\n", "S", HASH, *TIMES)
+    assert why is None and document is not None
+    assert document.text == plain.text and "https://b.example" not in document.text and "a.example/x" not in document.text
+
+
+@pytest.mark.parametrize("tail", [
+    "Sources:\n- [A page](https://a.example/x) says the price rose in 2026.",  # a claim, not a bare link
+    "Sources:\n\nThe pages above.",
+    "- [A page](https://a.example/x)",  # no label: part of the last section
+])
+def test_a_trailing_block_that_is_not_only_a_list_of_links_is_kept(tail: str) -> None:
+    reply = _example_reply().rstrip("\n") + "\n\n" + tail + "\n"
+    document, why = reply_document(reply, "S", HASH, *TIMES)
+    assert why is None and document is not None and document.text.rstrip("\n").endswith(tail)
+
+
+def test_the_brief_says_its_reply_shape_wins_over_a_tools_formatting_reminder() -> None:
+    assert "wins over any tool's own formatting reminder" in _folded(load_template())

@@ -272,7 +272,9 @@ def _entry(key: str, title: str):
 
 FAILED_LINE = ('- **Subtopic "Cost controls for high-volume logs"** (failed): page fetch timed out three times on '
                "docs.acme.example/logs/exclusion-filters and the remaining search results were vendor landing pages "
-               "without quotable detail. Not established: 3.1, 3.2.")
+               'without quotable detail. Not established: "Which built-in controls vendors document for reducing '
+               'billable log volume (sampling, filtering, exclusion rules)"; "Whether archived logs can be rehydrated '
+               'and what that costs".')
 
 
 def test_finish_writes_the_gaps_bullet_of_a_failed_subtopic(tmp_path):
@@ -305,8 +307,9 @@ def test_finish_writes_a_not_established_bullet_and_drops_it_once_covered(tmp_pa
     findings.write_text(cut, encoding="utf-8")
     assert finish(run).returncode == 0
     report = (run / "report.md").read_text(encoding="utf-8")
-    line = "- **Bullet 1.3**: not established: no page (states) it at all."
-    assert bullet_line("1.3", "1.3: no page [states] it at all.") == line
+    line = "- **Whether indexing and ingestion are priced separately**: not established: no page (states) it at all."
+    assert bullet_line("Whether indexing and ingestion are priced separately", "1.3: no page [states] it at all.",
+                       "1.3") == line
     assert line in report
     assert report.index("## Gaps & Limitations") < report.index(line) < report.index("## Sources")
     findings.write_text(text, encoding="utf-8")  # a later wave establishes it: the bullet goes
@@ -335,7 +338,8 @@ def test_a_failure_the_model_named_gets_no_second_bullet(tmp_path):
     assert finish(run).returncode == 0
     report = (run / "report.md").read_text(encoding="utf-8")
     assert "Subtopic \"Cost controls" not in report and "could not read the pages" in report
-    assert "- **Bullet 3.1**: not established: subtopic \"Cost controls for high-volume logs\" failed: page" in report
+    assert ("- **Which built-in controls vendors document for reducing billable log volume (sampling, filtering, "
+            "exclusion rules)**: not established: subtopic \"Cost controls for high-volume logs\" failed: page") in report
 
 
 def test_many_failures_fit_what_the_client_shows_and_the_rest_is_in_a_file(tmp_path):

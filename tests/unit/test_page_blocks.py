@@ -257,3 +257,13 @@ def test_elements_a_reader_never_sees_are_removed_with_their_text_but_not_what_f
         '<p style="display:none-ish">Odd style, shown</p></body></html>')
     assert drop_invisible(tree) == 3
     assert body_blocks(tree) == ["As at 2017, the country ranked fourth.", "Odd style, shown"]
+
+
+def test_a_code_block_trafilatura_ran_together_gets_its_lines_back():
+    # trafilatura writes a definition's example on the line of the sentence before it.
+    text = _text("Example: async def main(): async with timeout(10): await task()", "After the example.")
+    code = "async def main():\n    async with timeout(10):\n        await task()"
+    merged, added = merge_missing(text, ["Example:", code, "After the example."])
+    assert (merged, added) == (_text("Example:", code, "After the example."), 0)
+    kept = _text("Example:", code, "After the example.")
+    assert merge_missing(kept, ["Example:", code, "After the example."]) == (kept, 0)  # lines kept: unchanged

@@ -84,21 +84,23 @@ def test_the_gaps_bullet_shapes_are_finishs_and_stated_once():
     from web_research.report.gaps import bullet_line, subtopic_line
 
     template = prose(REFS / "report-template.md")
-    assert f"`{subtopic_line('<name>', '<status>', '<reason>', ['<ids>'])}`" in template
-    assert f"`{bullet_line('<id>', '<reason>')}`" in template
+    assert f"`{subtopic_line('<name>', '<status>', '<reason>', ['<bullet>'])}`" in template
+    assert f"`{bullet_line('<bullet>', '<reason>')}`" in template
     for path in (SKILL, REFS / "failure-modes.md", REFS / "second-wave.md"):
         assert "**Subtopic" not in path.read_text(encoding="utf-8") and "**Bullet" not in path.read_text(encoding="utf-8")
 
 
 def test_the_example_and_the_scripted_model_leave_the_gaps_bullets_to_finish():
     from web_research.report.gaps import subtopic_line
+    from web_research.run.plan import load_plan
 
-    example = (formats.PLUGIN_ROOT / "examples" / "observability-pricing" / "report.md").read_text(encoding="utf-8")
-    bullets = [b for b in example.splitlines() if b.startswith("- **Subtopic")]
+    example = formats.PLUGIN_ROOT / "examples" / "observability-pricing" / "report.md"
+    bullets = [b for b in example.read_text(encoding="utf-8").splitlines() if b.startswith("- **Subtopic")]
     assert bullets == [subtopic_line("Cost controls for high-volume logs", "failed",
                                      "page fetch timed out three times on docs.acme.example/logs/exclusion-filters "
                                      "and the remaining search results were vendor landing pages without quotable "
-                                     "detail", ["3.1", "3.2"])]
+                                     "detail", [b.text for b in load_plan(example.parent / "plan.md").bullets
+                                                if b.id in ("3.1", "3.2")])]
     scripted = (formats.PLUGIN_ROOT / "tests" / "e2e" / "scripted" / "orchestrator.py").read_text(encoding="utf-8")
     assert "**Subtopic" not in scripted and "**Bullet" not in scripted
 

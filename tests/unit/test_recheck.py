@@ -266,6 +266,23 @@ def test_the_command_prints_each_footnote_and_exits_by_the_worst_state(server: P
     assert Path(data["record"]).is_file()
 
 
+def test_live_page_text_reaches_the_terminal_without_control_characters(server: PageServer, tmp_path: Path,
+                                                                          capsys) -> None:
+    """The live page is hostile: a bidi override that shows 15 as 51, an escape sequence that
+    clears the line. recheck shows the closest passage without them (as the run's ending does),
+    and --json keeps them as escapes, the same text for a program."""
+    live = RETENTION.replace("15 days", "\u202e15\u202c days\x1b[2K\x9b2J").replace("1.6x", "1.8x")
+    url = server.serve("/retention", PAGE_BEFORE.format(quote=live))
+    run = _run(tmp_path, [(1, url, RETENTION)])
+    code, out, _ = _recheck(capsys, str(run), "--allow-loopback")
+    assert code == EXIT_CHECK_FAILED and "closest live passage" in out, out
+    assert 'closest live passage: "Indexed retention defaults to 15 days[2K2J.' in out, out
+    assert not any(ch in out for ch in "\u202e\u202c\x1b\x9b")
+    code, out, _ = _recheck(capsys, str(run), "--allow-loopback", "--json")
+    assert not any(ch in out for ch in "\u202e\u202c\x1b\x9b") and "\\u202e" in out, out
+    assert "\u202e15\u202c" in json.loads(out)["citations"][0]["closest"]
+
+
 def test_only_unreachable_pages_are_their_own_exit_code(server: PageServer, tmp_path: Path, capsys,
                                                         monkeypatch) -> None:
     same = server.serve("/same", COMMITMENT)

@@ -222,6 +222,44 @@ def test_only_the_main_session_dispatches_and_only_the_plugins_agents(active: Ha
     assert result.decision == "deny" and "web-research:claim-checker" in result.reason
 
 
+@pytest.mark.parametrize("field, value", [("resume", "agentA"), ("isolation", "remote"), ("name", "scout"),
+                                          ("cwd", "/tmp"), ("team_name", "t"), ("continue_agent", True)])
+def test_an_agent_call_only_starts_an_agent(active: Harness, field: str, value: object):
+    """An Agent call carries only the fields that start a new agent: `resume` (re-entering a
+    researcher whose reply was already written and sealed), isolation, a name, a folder, and any
+    field a later client adds are refused, for a researcher and a claim-checker alike."""
+    infos = active.render_briefs(SUBTOPICS[:2])
+    call = active.agent_call(active.prompt_for(infos[1]), "toolu_r")
+    call["tool_input"][field] = value
+    result = active.hook(call)
+    assert result.decision == "deny" and field in result.reason, result.stdout
+    assert active.record()["run"]["dispatches"] == {}
+    check = active.agent_call(f"Check: {active.run_dir}", "toolu_c")
+    check["tool_input"].update({"subagent_type": CHECKER, field: value})
+    assert active.hook(check).decision == "deny"
+    del call["tool_input"][field]
+    assert active.hook(call).decision == "allow"  # the same call without it
+
+
+def test_the_sandbox_is_never_lifted_for_the_plugins_commands(h: Harness):
+    """The hooks approve our command lines without asking the person, so a call that also asks to
+    run outside the client's sandbox is refused: start, the orchestrator's commands, a fetch."""
+    start = h.bash("PreToolUse", h.start_command())
+    start["tool_input"]["dangerouslyDisableSandbox"] = True
+    result = h.hook(start)
+    assert result.decision == "deny" and "dangerouslyDisableSandbox" in result.reason
+    h.start_run()
+    infos = h.render_briefs(SUBTOPICS[:1])
+    status = h.bash("PreToolUse", h.core_command("status"))
+    fetch = h.bash("PreToolUse", f'"{CLI}" fetch "https://x.example/" --run "{h.run_dir}"', agent_id="agentA")
+    h.start_agent("agentA", h.prompt_for(infos[0]))
+    for call in (status, fetch):
+        assert h.hook(call).decision == "allow"
+        call["tool_input"]["dangerouslyDisableSandbox"] = True
+        result = h.hook(call)
+        assert result.decision == "deny" and "dangerouslyDisableSandbox" in result.reason, result.stdout
+
+
 # Every tool without a rule of its own: the built-ins of client 2.1.328 that do more than read
 # (Skill and SlashCommand, stopping a task, messaging or scheduling agents, worktrees, monitors,
 # workflows, plan mode) and a tool a later client might add.
@@ -434,3 +472,19 @@ def test_the_launcher_passes_every_start_form_to_python(h: Harness):
         assert done.returncode == 0
         assert h.record() is not None, command
         h.record_path.unlink()
+
+
+def test_the_threat_model_is_stated_once_in_the_readme_with_what_lies_outside_a_run():
+    """The README states the threat model (the person reads it there), including what a model
+    outside a run can do and what that means for a resumed run's kept findings; hooks/README.md
+    and the room's rules point to it instead of saying it again."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## What enforces the contract", 1)[1].split("\n## ", 1)[0]
+    model = section.split("**Threat model.**", 1)[1].split("\n\n", 1)[0]
+    for needed in ("hostile", "trusted", "Outside a run", "full powers", "run ledger", "resumed run's kept findings",
+                   "`status`", "the view", "`--refresh`"):
+        assert needed in model, needed
+    hooks = (REPO / "hooks" / "README.md").read_text(encoding="utf-8")
+    assert "../README.md#what-enforces-the-contract" in hooks
+    assert "session before `start` are trusted" not in hooks  # linked, not restated
+    assert "README.md, What enforces the contract" in (room.__doc__ or "")

@@ -18,13 +18,20 @@ from web_research.checks import checklist
 from web_research.checks.claims import find_claims
 from web_research.checks.report import parse_report
 from web_research.checks.statements import statement_checks
+from web_research.run.finish_record import read_record
 
 REPORT = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
 NAMES = ["Billing units and retention tiers", "Enterprise commitments and overages"]
 
 
+# The example's plan bullet ids, and the Gaps lines finish wrote for its recorded failures.
+IDS = ["1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "3.1", "3.2"]
+RECORDED = set(read_record(EXAMPLE_DIR)["gaps"])
+
+
 def _failing(text: str) -> dict:
-    return {c.id: c for c in statement_checks(Path("report.md"), parse_report(text), NAMES) if not c.ok}
+    return {c.id: c for c in statement_checks(Path("report.md"), parse_report(text), NAMES, None, IDS, RECORDED)
+            if not c.ok}
 
 
 def _with_findings(paragraph: str) -> str:

@@ -98,14 +98,14 @@ def test_the_launchers_patterns_follow_the_registry():
     spelling of the subcommand that opens a run, and a person's command only in a session with a
     run; it knows the hook events by their handler's names."""
     text = LAUNCHER.read_text(encoding="utf-8")
-    branches = re.findall(r"((?:\*['\"][^\n]*?['\"]\*\s*\|\s*\\?\s*)*\*['\"][^\n]*?['\"]\*)\)\s*(is_start=1|is_ours=1)?\s*;;",
+    branches = re.findall(r"((?:\*['\"][^\n]*?['\"]\*\s*\|\s*\\?\s*)*\*['\"][^\n]*?['\"]\*)\)\s*(is_start=1|is_ours=1|recheck=1)?\s*;;",
                           text)
     named = {}
     for patterns, action in branches:
         subs = set(re.findall(r"web[-_.a-z]*research(?:\\\"|')?\s([a-z]+)['\"]", patterns))
         named.setdefault(action, set()).update(subs)
     assert named.get("is_start=1") == {OPENS_A_RUN}
-    assert named.get("") == set(subcommands.run_by(PERSON))  # recognised, and left alone outside a run
+    assert named.get("recheck=1") == set(subcommands.run_by(PERSON))  # recognised, and left alone outside a run
     assert re.search(r"\*'web-research '\[a-z\]\*", text)  # any other lower-case subcommand name
     assert all(re.fullmatch("[a-z]+", name) for name in SUBCOMMANDS)  # ... which every one is
     case = re.search(r"^\s+([a-z_|]+)\) ;;$", text, re.MULTILINE)

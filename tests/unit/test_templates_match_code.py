@@ -83,6 +83,24 @@ def test_template_states_the_rules_verify_enforces() -> None:
         assert rule in text, rule
 
 
+def test_template_names_the_allowed_forms_the_refusals_give() -> None:
+    from web_research.checks.markdown_form import _REFUSED
+
+    text = " ".join(formats.REPORT_TEMPLATE.read_text(encoding="utf-8").split())
+    assert f"write only {formats.allowed_forms()}." in text
+    assert f"at most {formats.MARKDOWN_MAX_DEPTH} deep" in formats.allowed_forms()
+    # each refused kind is named in the template's list
+    named = {"html_block": "HTML", "html_inline": "HTML", "fence": "code blocks", "code_block": "code blocks",
+             "hr": "thematic breaks", "setext": "underlined with", "nested_heading": None, "image": "images",
+             "strikethrough": "strikethrough", "entity": "character references", "empty_table": None}
+    assert set(named) == set(_REFUSED)
+    for kind, words in named.items():
+        assert words is None or words in text, kind
+    for shape in ("a second `# ` line", "`####` headings", "`###` outside Findings", "text before `## TL;DR`",
+                  "any other `##` section", "text after the Sources entries", "control characters"):
+        assert shape in text, shape
+
+
 def test_schema_doc_lists_the_labels_and_which_are_required() -> None:
     rows = re.findall(r"^\| `\*\*(.+?)\*\*` \| (yes|no) \|", _schema_doc(), flags=re.M)
     assert [label for label, _ in rows] == list(formats.CITATION_LABELS)

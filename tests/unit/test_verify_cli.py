@@ -83,7 +83,8 @@ def test_json_has_the_documented_shape(tmp_path: Path) -> None:
 def test_json_counts_errors_and_warnings_as_the_summary_line_does(tmp_path: Path) -> None:
     run = copy_example(tmp_path)
     replace_once(run / "report.md", "off list[^9],", "off list[^9][^11],")  # an error
-    replace_once(run / "report.md", "## Sources", "## Method\n\nThree researchers.\n\n## Sources")  # a warning
+    replace_once(run / "findings" / "billing-units-and-retention-tiers.md", "\nNone.\n",
+                 "\nNone, as far as I know.\n")  # a warning (findings.<slug>.memory)
     (run / "findings" / "notes.md").write_text("scratch\n", encoding="utf-8")  # another warning
     payload = json.loads(run_cli("verify", str(run), "--json").stdout)
     checks = payload["checks"]

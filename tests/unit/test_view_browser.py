@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import real_page_run
 import view_runs
 from example_run import SCRIPTS_DIR
 
@@ -212,7 +213,9 @@ def test_sources_are_cards_with_what_a_reader_weighs(browser, tmp_path):
     four = page.locator("#sources li.card#fn-4")
     title = four.locator("a.card-title")
     assert title.inner_text() == "Retention periods and archives | Acme Observability Docs"
-    assert title.get_attribute("href") == "https://docs.acme.example/logs/retention"
+    # The live page, with a text fragment to the excerpt's passage (evidence/quote_links.py)
+    assert title.get_attribute("href") == ("https://docs.acme.example/logs/retention#:~:text=Indexed%20retention"
+                                           "%20defaults%20to,3x%20the%2015%2Dday%20rate.")
     meta = four.locator(".card-meta").inner_text()
     for text in ("acme.example", "official-docs", "retrieved 2026-04-18", "not sealed", "verified",
                  "cited by 2 claims"):
@@ -318,3 +321,27 @@ def test_a_run_that_fails_verification_links_each_check_to_its_place(browser, tm
     panel = click_footnote(page, "4")
     assert "not in the stored page text" in panel.inner_text()
     assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+def test_real_pages_quoted_with_typographic_apostrophes_show_every_claim_verified(browser, tmp_path, width):
+    """Issue 36: excerpts of real manual pages whose apostrophes and quotes the model typed straight
+    ("isn't" for the page's "isn’t"): verify passes, and the page marks every claim verified."""
+    run, built = real_page_run.build(tmp_path)
+    page = open_view(browser, run, width)
+    assert page.locator("#verify-result").inner_text().startswith("Verification passed")
+    assert page.locator(".claim.st-failing").count() == 0 and page.locator("sup.fn-ref.st-failing").count() == 0
+    assert page.locator(".claim.st-verified").count() >= built["claims"]
+    assert page.locator("sup.fn-ref:not(.st-verified)").count() == 0
+    from web_research.checks.citation_entries import parse_citations
+
+    report = (run / formats.REPORT_FILE).read_text(encoding="utf-8")
+    label = next(str(c.number) for c in parse_citations(report) if "isn't referenced" in (c.excerpt or ""))
+    panel = click_footnote(page, label)
+    assert panel.locator(".state-line").inner_text().endswith("verified")
+    mark = panel.locator("pre.page mark.excerpt-hit").first
+    assert "isn\u2019t referenced elsewhere" in mark.inner_text()  # the page's own apostrophe, marked in place
+    assert_on_screen(page, mark)
+    assert sideways_scroll(page) == 0
+    save_screenshot(page, tmp_path, f"view-real-pages-{width}")
+    assert page.errors == [] and page.dialogs == []

@@ -32,6 +32,9 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     findings.<slug>.citations.none        (warning) status ok but nothing cited
     findings.<slug>.text.bidi             no bidirectional control character (text.py: it makes the
                                           text display other than the checks read it)
+    findings.<slug>.text.controls         no C0/C1 control character but tab, line feed and CRLF
+                                          (a terminal acts on them: text_controls.py)
+    findings.<slug>.markdown              the body holds only the allowed Markdown forms (markdown_form.py)
     findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
                                           or the title of a page it cites
     findings.<slug>.layout                (warning) a body with sections follows the brief's skeleton
@@ -44,12 +47,13 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.readable                       ... and can be read (listed only when it cannot)
     report.references                     no [^<subtopic-slug>:<n>] reference is left for `finish` to number
     report.text.bidi                      no bidirectional control character, as in findings files
+    report.text.controls                  no control character, as in findings files
     report.title                          first line is "# Research: <question verbatim>"
     report.sections.missing               each of TL;DR, Findings, Gaps & Limitations, Sources
                                           appears as a "##" heading
     report.sections.duplicate             ... and only once
     report.sections.order                 ... in that order
-    report.sections.extra                 (warning) other "##" headings
+    report.sections.extra                 no other "##" headings
     report.tldr.bullets                   TL;DR has 3 to 5 top-level bullets
     report.gaps.nonempty                  Gaps & Limitations has content
     report.gaps.names.<slug>              Gaps names each failed, empty or missing subtopic
@@ -59,9 +63,14 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           carries a reference in that sentence
     report.headings.figures               no heading in TL;DR or Findings states a figure (but a plan
                                           subtopic's name)
+    report.gaps.figures                   a sentence in Gaps & Limitations that states a figure carries
+                                          a reference (finish's lines for recorded failures excepted)
     report.references.form                every footnote-like mark outside Sources is a reference,
                                           [^<subtopic-slug>:<n>] or a number finish gave
-                                          (statements.py, the last five)
+                                          (statements.py, the last six)
+    report.markdown                       only the allowed Markdown forms, in the template's shape:
+                                          one title, nothing before TL;DR, ### only in Findings,
+                                          nothing in Sources but its entries (markdown_form.py)
     report.citations.<rule>               the citation rules below, on report.md
     report.citations.provenance           each report entry is copied from a findings file
                                           (same title, URL and excerpt)
@@ -123,15 +132,17 @@ from ..core.fsutil import RunFileError, evidence_links, read_run_file, read_run_
 from ..evidence.provenance import load_folder_copy, provenance_checks
 from ..run.abandonment import abandoned_checks
 from ..run.choices import parse_run_plan, read_start_record
+from ..run.finish_record import read_record
 from ..run.plan import PlanError
 from .claims import claims_checks, run_claims, tldr_sites_check
-from .coverage import coverage_checks
+from .coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, coverage_checks
 from .findings import findings_checks, load_findings
 from .integrity import citation_integrity_checks
 from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
+from .markdown_form import findings_form_check, report_form_check
 from .statements import statement_checks
-from .text_controls import bidi_check
+from .text_controls import bidi_check, control_check
 from .verdicts import verdict_checks
 
 
@@ -263,8 +274,11 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
             continue
         checks.append(ok(check_id, f"findings/{slug}.md exists", path))
         checks.append(bidi_check(f"findings.{slug}", path, text))
+        checks.append(control_check(f"findings.{slug}", path, text))
         found = load_findings(path, text)
         parsed.findings[slug] = found
+        checks.append(findings_form_check(f"findings.{slug}", path, found.doc,
+                                          (c.url for c in found.citations if c.url)))
         brief_path = briefs_dir / f"{slug}.md"
         brief = None
         try:
@@ -310,10 +324,22 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     question = parsed.plan.question if parsed.plan is not None else None
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
+    ids = [b.id for b in parsed.plan.bullets] if parsed.plan is not None else []
+    recorded: set[str] | None = None  # the Gaps lines finish last wrote (None without a plan: not known)
+    reasons: list[str] = []  # why each recorded failure failed, as the findings say
+    if parsed.plan is not None:
+        recorded = set(read_record(run_dir).get("gaps", []))
+        unreadable = {p.stem: getattr(e, "reason", str(e)) for p, e in parsed.unreadable.items()
+                      if p.parent.name == formats.FINDINGS_DIR}
+        reasons = [f.reason for f in parsed.findings.values()
+                   if f.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED) and f.reason]
+        reasons += [s.reason for s in bullet_states(parsed.plan, parsed.findings, unreadable)
+                    if s.state in (STATE_NOT_ESTABLISHED, STATE_MISSING) and s.reason]
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
-            bidi_check("report", path, text)] + \
+            bidi_check("report", path, text), control_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
-        statement_checks(path, parsed.report, names, question)
+        statement_checks(path, parsed.report, names, question, ids, recorded, reasons) + \
+        [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:

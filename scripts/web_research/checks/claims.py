@@ -9,7 +9,11 @@ they lead up to, or, after the block's last marker, to the last claim: a figure
 cannot escape the check by standing one sentence away from its footnote (and
 in the report such a sentence is an error of its own: statements.py).
 Headings, list numbering, footnote markers and link targets are not part of a
-claim; a code span is (`` `$9.90` `` states a figure like $9.90 does).
+claim; a code span is (`` `$9.90` `` states a figure like $9.90 does). A lead-in
+(`lead_ins`: a one-sentence paragraph, citing nothing and stating no figure, that ends
+with a colon right before a list or table) is no claim of its own: it is read at the
+head of each claim of the list or table it introduces, as a header names its row's
+cells, so "It is a myth that:" cannot turn the cited items after it around unseen.
 
 The rule (`grounding`): each figure the claim states (`quantities.figures_in`,
 the one reading of a figure; years and dates included) must appear in at least
@@ -37,11 +41,13 @@ from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
 from .quantities import Quantity, figures_in, identifiers_in, is_identifier, readable
-from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, parse_markdown
+from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
 from .. import formats
 from ..evidence.provenance import load_folder_copy
 from ..evidence.sites import host, independent_sites
-from ..evidence.snapshots import SnapshotIndex
+from ..evidence.excerpt_context import ExcerptContext, find_context
+from ..evidence.matcher import StoredPage
+from ..evidence.snapshots import SnapshotError, SnapshotIndex
 from .parsed_run import ParsedRun
 from .citation_entries import Citation
 
@@ -155,13 +161,43 @@ def claims_of(document: Document) -> list[Claim]:
     quotes included) and table rows; headings and footnote definitions make none."""
     claims: list[Claim] = []
     headers: dict[int, list[str]] = {}  # a table's first line -> its header cells
+    leads = lead_ins(document)
     for block in document.blocks:
         if block.kind == "row" and block.line == block.table:
             headers[block.table] = header_cells(block)
             continue  # a header row names columns; each cited row carries them
         if block.labels:
-            claims.extend(_claims_of_sentences(sentences_of(block, headers.get(block.table))))
+            found = _claims_of_sentences(sentences_of(block, headers.get(block.table)))
+            lead = lead_for(leads, block.line)
+            if lead is not None:
+                found = [c._replace(text=f"{lead} {c.text}") for c in found]
+            claims.extend(found)
     return claims
+
+
+def lead_ins(document: Document) -> list[tuple[Lead, str]]:
+    """The lead-ins of a parsed file with their words: a paragraph of one sentence that cites
+    nothing, states no figure and ends with a colon, right before the list or table it
+    introduces ("The limits table gives these upper limits:")."""
+    leads = []
+    if not document.leads:
+        return leads
+    by_line = {b.line: b for b in document.blocks if b.kind == "paragraph"}
+    for lead in document.leads:
+        block = by_line.get(lead.line)
+        if block is None or block.labels:
+            continue
+        sentences = sentences_of(block)
+        words = sentences[0].text if len(sentences) == 1 else ""
+        if words.endswith(":") and not _figures_of(words):
+            leads.append((lead, words))
+    return leads
+
+
+def lead_for(leads: list[tuple[Lead, str]], line: int) -> str | None:
+    """The words of the innermost lead-in whose list or table holds `line`, if any."""
+    inside = [(lead.start, words) for lead, words in leads if lead.start <= line <= lead.stop]
+    return max(inside)[1] if inside else None
 
 
 class Sentence(NamedTuple):
@@ -410,14 +446,44 @@ def sealed_page_titles(run_dir: Path, sealed: Mapping[str, Any] | None) -> Calla
     return titles
 
 
-def run_page_titles(parsed: ParsedRun) -> Callable[[str], tuple[str, ...]]:
-    """`sealed_page_titles` for a parsed run: sealed ones only when the run has seals (a run
-    the hooks managed), any snapshot's in a folder with no record of seals."""
+def _run_seals(parsed: ParsedRun) -> Mapping[str, Any] | None:
+    """The run's seals when it has a record of them (a run the hooks managed), else None."""
     if parsed.seal_source is None:
         parsed.seal_source = load_folder_copy(parsed.run_dir)
     source = parsed.seal_source
-    sealed = (source.seals or {}) if (source.required or source.seals is not None) else None
-    return sealed_page_titles(parsed.run_dir, sealed)
+    return (source.seals or {}) if (source.required or source.seals is not None) else None
+
+
+def run_page_titles(parsed: ParsedRun) -> Callable[[str], tuple[str, ...]]:
+    """`sealed_page_titles` for a parsed run: sealed ones only when the run has seals (a run
+    the hooks managed), any snapshot's in a folder with no record of seals."""
+    return sealed_page_titles(parsed.run_dir, _run_seals(parsed))
+
+
+def run_excerpt_contexts(parsed: ParsedRun) -> Callable[[str, str], ExcerptContext | None]:
+    """`(url, excerpt) -> the excerpt's context in the page snapshot of url` (evidence/excerpt_context.py),
+    or None when the run keeps no intact snapshot of the page (a sealed one, in a run with seals) or
+    the excerpt is not in it. Each snapshot is read once, on first use."""
+    sealed = _run_seals(parsed)
+    index: list[SnapshotIndex] = []
+    pages: dict[Path, StoredPage | None] = {}
+
+    def context(url: str, excerpt: str) -> ExcerptContext | None:
+        if not index:
+            index.append(SnapshotIndex.build(parsed.run_dir))
+        snap = index[0].find(url)
+        if snap is None or (sealed is not None and f"{formats.SOURCES_DIR}/{snap.text_path.name}" not in sealed):
+            return None
+        if snap.text_path not in pages:
+            try:
+                text = snap.text()
+            except SnapshotError:
+                text = None
+            pages[snap.text_path] = StoredPage(text) if text is not None and snap.text_is_intact(text) else None
+        page = pages[snap.text_path]
+        return find_context(excerpt, page) if page is not None else None
+
+    return context
 
 
 def run_claims(parsed: ParsedRun) -> list[ClaimRecord]:
@@ -450,14 +516,15 @@ def claims_checks(records: Iterable[ClaimRecord]) -> list[Check]:
             figures = ", ".join(f"'{q.text}'" for q in r.grounding.missing)
             shown = "; ".join(f"[^{n}] \"{_shorten(e)}\"" for n, _u, e in r.excerpts)
             checks.append(Check(f"{scope}.claims.grounded", False, "error", (
-                f"claim at line {r.claim.line} states {figures}, which neither an excerpt it cites "
-                f"({footnote_list(r.claim.footnotes)}) nor the title of a page it cites states: {shown}. "
-                "State the figure as the page gives it, or cite the passage that gives this one"),
+                f"claim at line {r.claim.line} states {figures}, which no excerpt it cites "
+                f"({footnote_list(r.claim.footnotes)}) states: {shown} (a page's title counts only for a version, "
+                "year, date or a number in a name such as Python 3.11). State the figure as the page gives it "
+                "(in digits or words, \"10 cents\" for $0.10, \"half\" for 50%), or cite the passage that gives this one"),
                 str(path), r.claim.line))
         if checked and not failing:
             checks.append(Check(f"{scope}.claims.grounded", True, "error",
-                                f"{len(checked)} cited claim(s): every figure appears in an excerpt or page title "
-                                "they cite",
+                                f"{len(checked)} cited claim(s): every figure appears in an excerpt they cite "
+                                "(an identifier, or in a cited page's title)",
                                 str(path), None))
     return checks
 

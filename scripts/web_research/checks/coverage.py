@@ -7,9 +7,14 @@ could not establish gets a `- <id>: <why>` item under `## Not established`.
 A second-wave subtopic's findings count for the ids it targets.
 
 The state of a bullet (`web-research gaps`):
-- `covered`: some findings file of its subtopics cites at least one source under its heading;
+- `covered`: some findings file of its subtopics cites at least one source under its heading
+  and names no part of it under `## Not established`;
 - `missing`: none of those files exists with status ok or empty (no file, or only failed ones);
-- `not-established`: otherwise, with the reason its findings give.
+- `not-established`: otherwise, with the reason its findings give. A bullet the researcher
+  established only in part (sources under its heading, and the rest named under Not
+  established, by id or by its words) is one: what the researcher says it could not
+  establish is a gap, and `finish` writes it into Gaps & Limitations; the sources it did
+  cite still count for the report.
 
 The report covers a bullet (`verify`, check `report.coverage.<id>`) when a
 footnote used in the report points at a source that a findings file cites
@@ -30,7 +35,7 @@ from typing import Any, Iterable
 
 from .. import formats
 from ..core.fsutil import RunFileError, read_run_text
-from ..core.markdown_doc import CODE, TEXT
+from ..core.markdown_doc import CODE, REF, TEXT
 from ..core.result import Check, fail, ok
 from ..run.plan import Bullet, Plan, Subtopic
 from .findings import Findings, load_findings
@@ -68,12 +73,19 @@ class BulletState:
     reason: str | None = None
     citation_keys: set[tuple] = field(default_factory=set)  # (title, url, excerpt) cited under it
 
+    @property
+    def partly(self) -> bool:
+        """Established only in part: sources cited under it, the rest named under Not established."""
+        return self.state == STATE_NOT_ESTABLISHED and any(e.footnotes for e in self.evidence)
+
     def to_json(self, run_dir: Path) -> dict[str, Any]:
         data: dict[str, Any] = {"subtopic": self.bullet.subtopic.name, "id": self.bullet.id,
                                 "text": self.bullet.text, "state": self.state}
-        if self.state == STATE_COVERED:
+        if any(e.footnotes for e in self.evidence):
             data["footnotes"] = [{"findings": _relative(e.findings, run_dir), "footnotes": e.footnotes}
                                  for e in self.evidence if e.footnotes]
+        if self.partly:
+            data["partly"] = True
         if self.reason:
             data["reason"] = self.reason
         return data
@@ -98,9 +110,11 @@ def _sections(found: Findings) -> dict[str, tuple[int, int]]:
     return out
 
 
-def evidence_in(found: Findings, ids: Iterable[str]) -> dict[str, Evidence]:
+def evidence_in(found: Findings, ids: Iterable[str],
+                bullet_texts: "dict[str, str] | None" = None) -> dict[str, Evidence]:
     """Per bullet id (only `ids`): footnotes cited under its `### <id>` heading in Claims
-    (markers with a Sources entry) and the Not established items naming it."""
+    (markers with a Sources entry) and the Not established items naming it, by id or by its
+    words (`bullet_texts`: each id's bullet text)."""
     wanted = list(ids)
     out = {bullet_id: Evidence(found.path) for bullet_id in wanted}
     sections = _sections(found)
@@ -119,12 +133,25 @@ def evidence_in(found: Findings, ids: Iterable[str]) -> dict[str, Evidence]:
                 out[current].footnotes.append(footnote)
     if formats.FINDINGS_SECTION_NOT_ESTABLISHED in sections:
         start, end = sections[formats.FINDINGS_SECTION_NOT_ESTABLISHED]
+        words = {bullet_id: words_key(text) for bullet_id, text in (bullet_texts or {}).items()}
         for block in found.doc.blocks_in(start + 1, end):
-            text = " ".join("".join(s.text if s.kind in (TEXT, CODE) else " " for s in block.spans).split())
+            text = " ".join("".join(s.text if s.kind in (TEXT, CODE) else "" if s.kind == REF else " "
+                                    for s in block.spans).split())
             for bullet_id in wanted:
-                if text and id_pattern(bullet_id).search(text):
+                named = words.get(bullet_id)
+                if text and (id_pattern(bullet_id).search(text) or (named and named in words_key(text))):
                     out[bullet_id].not_established.append(text)
     return out
+
+
+def words_key(text: str) -> str:
+    """Text as compared when a bullet is named by its words: case, whitespace and the
+    Markdown marks a writer or the parser may add or drop (`*`, `_`, backticks, brackets
+    written as parentheses) aside."""
+    return " ".join(text.replace("[", "(").replace("]", ")").translate(_MARKUP).split()).casefold()
+
+
+_MARKUP = str.maketrans(dict.fromkeys(map(ord, "*_`")))
 
 
 def _heading_id(level: int, text: str) -> str | None:
@@ -142,7 +169,8 @@ def bullet_states(plan: Plan, findings: dict[str, Findings],
                   unreadable: "dict[str, str] | None" = None) -> list[BulletState]:
     """The state of every first-wave bullet, from the findings files parsed so far (by slug);
     `unreadable`: why each findings file that is there could not be read (by slug)."""
-    per_file = {slug: evidence_in(found, next((s.bullet_ids for s in plan.all_subtopics if s.slug == slug), ()))
+    texts = {b.id: b.text for b in plan.bullets}
+    per_file = {slug: evidence_in(found, next((s.bullet_ids for s in plan.all_subtopics if s.slug == slug), ()), texts)
                 for slug, found in findings.items()}
     by_number = {slug: {c.number: c for c in found.citations} for slug, found in findings.items()}
     states: list[BulletState] = []
@@ -168,8 +196,14 @@ def bullet_states(plan: Plan, findings: dict[str, Findings],
             else:
                 failures.append(f'subtopic "{subtopic.name}" {found.status or "has no valid status"}'
                                 + (f": {found.reason}" if found.reason else ""))
-        if any(e.footnotes for e in evidence):
+        # Covered when a findings file cites sources under it and names no part of it as not
+        # established (a later wave may answer what an earlier one left open); established only
+        # in part when every file citing sources under it names the rest under Not established.
+        partly = [text for e in evidence if e.footnotes for text in e.not_established]
+        if any(e.footnotes and not e.not_established for e in evidence):
             states.append(BulletState(bullet, STATE_COVERED, evidence, None, keys))
+        elif partly:
+            states.append(BulletState(bullet, STATE_NOT_ESTABLISHED, evidence, "; ".join(partly), keys))
         elif not usable:
             states.append(BulletState(bullet, STATE_MISSING, evidence, "; ".join(failures) or None))
         else:
@@ -211,15 +245,11 @@ def read_findings_files(run_dir: Path, plan: Plan) -> tuple[dict[str, Findings],
     return out, problems
 
 
-def _normalized(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
 def gaps_names_bullet(gaps: str | None, bullet: Bullet) -> bool:
     """Whether Gaps & Limitations (its text) names the bullet by id or by its whole text."""
     if not gaps:
         return False
-    return bool(id_pattern(bullet.id).search(gaps)) or _normalized(bullet.text) in _normalized(gaps)
+    return bool(id_pattern(bullet.id).search(gaps)) or words_key(bullet.text) in words_key(gaps)
 
 
 def report_coverage(report: Report, states: list[BulletState]) -> list[tuple[BulletState, str | None]]:

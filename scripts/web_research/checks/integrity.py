@@ -56,7 +56,7 @@ from ..core.result import Check
 from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, normalize, part_words
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
-from .whole_figures import cut_figures, describe
+from .whole_figures import CutFigure, cut_figures, describe
 
 INTEGRITY_CHECK_ID = "citations.integrity"
 SOURCES_CHECK_ID = "sources.records"
@@ -164,6 +164,7 @@ class _PageCache:
     def __init__(self) -> None:
         self._pages: dict[Path, tuple[StoredPage | None, str | None]] = {}
         self._matches: dict[tuple[Path, str], MatchResult] = {}
+        self._cuts: dict[tuple[Path, str], list[CutFigure]] = {}
 
     def get(self, snap: Snapshot) -> tuple[StoredPage | None, str | None]:
         """(page, None) or (None, why the snapshot's text cannot be used)."""
@@ -188,6 +189,14 @@ class _PageCache:
         found = self._matches.get(key)
         if found is None:
             found = self._matches[key] = find_excerpt(excerpt, page, spans=False)
+        return found
+
+    def cuts(self, snap: Snapshot, page: StoredPage, excerpt: str, match: MatchResult) -> list[CutFigure]:
+        """The page's figures a matched excerpt cuts short (`whole_figures`), once per page and excerpt."""
+        key = (snap.text_path, excerpt)
+        found = self._cuts.get(key)
+        if found is None:
+            found = self._cuts[key] = cut_figures(page.normalized, match.at)
         return found
 
 
@@ -238,7 +247,7 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         return "mismatched"
     match = pages.match(snap, page, excerpt)
     if match.ok:
-        cuts = cut_figures(page.normalized, match.at)
+        cuts = pages.cuts(snap, page, excerpt, match)
         if not cuts:
             return "verified"
         result.mismatches.append(_Finding(line, (

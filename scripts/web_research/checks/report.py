@@ -95,10 +95,12 @@ def _section_checks(path: Path, report: Report) -> list[Check]:
         checks.append(ok("report.sections.order", "sections in order: " + " -> ".join(wanted), path))
     extra = [s for s in report.sections if s.name not in wanted]
     if extra:
-        checks.append(fail("report.sections.extra", f"unexpected section '## {extra[0].name}'; use '###' "
-                           "headings inside Findings instead", path, extra[0].line, "warning"))
+        checks.append(fail("report.sections.extra", f"unexpected section '## {extra[0].name}': no check reads "
+                           "it; the report has only " + ", ".join(f"'## {w}'" for w in wanted)
+                           + ": use a '### ' heading inside Findings, or write it under Gaps & Limitations",
+                           path, extra[0].line))
     else:
-        checks.append(ok("report.sections.extra", "no other '##' sections", path, "warning"))
+        checks.append(ok("report.sections.extra", "no other '##' sections", path))
     return checks
 
 

@@ -17,6 +17,16 @@ checks leave out must not be prose. In `## TL;DR` and `## Findings`:
                               an identifier the research question states ("### 2026
                               list prices" for a question about 2026: a year, date,
                               version or name, never an amount or count)
+A lead-in (claims.lead_ins: one sentence, no figure, no reference, ending with a colon
+right before the list or table it introduces) is no uncited statement: it is read with
+each claim of that list or table. In `## Gaps & Limitations`:
+
+    report.gaps.figures       a sentence that states a figure carries a reference (and is
+                              then a claim, checked as any other); a plan bullet's id is
+                              no figure; a line `finish` wrote for a recorded failure
+                              (report/gaps.py, kept in its record) quotes the findings'
+                              reason as it is, and a line in its shape (a bold label
+                              first) may state the figures those reasons state
 and, in the whole report but Sources (which `finish` writes):
     report.references.form    every footnote-like mark is a reference: `[^<slug>:<n>]`,
                               or a number `finish` gave, `[^n]`; `[^lumen]` or
@@ -33,17 +43,19 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import formats
-from .claims import FOOTNOTE_LIKE, Sentence, header_cells, plain_text, sentences_of
+from .claims import FOOTNOTE_LIKE, Sentence, header_cells, lead_ins, plain_text, sentences_of
 from .quantities import Figure, figures_in, is_identifier, readable
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
 from ..core.markdown_doc import REF, TEXT, Block
 
-TLDR, FINDINGS, SOURCES = formats.REPORT_SECTIONS[0], formats.REPORT_SECTIONS[1], formats.REPORT_SECTIONS[3]
+TLDR, FINDINGS, GAPS, SOURCES = formats.REPORT_SECTIONS
 MAX_LISTED = 6
 _SPACES = re.compile(r"\s+")
 _MARK_TEXT = re.compile(r"\[\^[^\]\s]*\]")
+# How a line `finish` writes for a recorded failure begins: a list mark and a bold label (report/gaps.py).
+_RECORDED_LABEL = re.compile(r"^\s*[-*+]\s+\*\*\S")
 
 
 def _quote(text: str, limit: int = 90) -> str:
@@ -89,20 +101,26 @@ def _heading_figures(text: str, asked: Sequence[Figure]) -> list[Figure]:
 
 
 def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] = (),
-                     question: str | None = None) -> list[Check]:
+                     question: str | None = None, bullet_ids: Iterable[str] = (),
+                     recorded: Iterable[str] | None = None, reasons: Iterable[str] = ()) -> list[Check]:
     """The rules above for one parsed report. `subtopic_names`: the plan's subtopic names;
-    `question`: the plan's research question."""
+    `question`: the plan's research question; `bullet_ids`: its bullets' ids; `recorded`: the
+    Gaps lines `finish` last wrote (None when they cannot be known, without a usable plan: then
+    Gaps is not checked); `reasons`: why each failure the run records failed, as the findings say."""
     asked = figures_in(question) if question else []
     checks: list[Check] = []
     figure_problems: list[tuple[int, str]] = []
     heading_problems: list[tuple[int, str]] = []
     names = {" ".join(name.split()).casefold() for name in subtopic_names}
+    leads = {lead.line for lead, _words in lead_ins(report.doc)}
     for name, check_id in ((TLDR, "report.tldr.uncited"), (FINDINGS, "report.findings.uncited")):
         section = report.section(name)
         if section is None:
             continue  # report.sections.missing says so
         uncited: list[tuple[int, str]] = []
         for block, sentences in _block_sentences(report, section.line + 1, section.end):
+            if block.line in leads:
+                continue  # read with each claim it introduces
             if not any(_cited(s) for s in sentences):
                 words = " ".join(s.text for s in sentences)
                 if not words.strip():
@@ -138,8 +156,43 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
             "report.headings.figures", path, sorted(heading_problems), "no heading states a figure",
             "A heading cites nothing, so it states no figure: name the topic, and put the figure in a cited "
             "sentence below it"))
+    gaps = _gaps_check(path, report, set(bullet_ids), set(recorded), list(reasons)) if recorded is not None else None
+    if gaps is not None:
+        checks.append(gaps)
     checks.append(_form_check(path, report))
     return checks
+
+
+def _gaps_check(path: Path, report: Report, bullet_ids: set[str], recorded: set[str],
+                reasons: list[str]) -> Check | None:
+    """`report.gaps.figures`: Gaps & Limitations states no figure without a reference. A line
+    `finish` wrote (`recorded`) quotes a findings file's reason as it is; a line in its shape
+    (`- **label**...`), edited or written by hand, may state the figures those `reasons` state,
+    and no other."""
+    section = report.section(GAPS)
+    if section is None:
+        return None
+    quoted = None  # the figures of the recorded reasons, read once when needed
+    problems: list[tuple[int, str]] = []
+    for block, sentences in _block_sentences(report, section.line + 1, section.end):
+        source = report.lines[block.line - 1] if block.line <= len(report.lines) else ""
+        if source.strip() in recorded:
+            continue  # finish's line: the findings' reason, quoted
+        labelled = _RECORDED_LABEL.match(source)
+        for sentence in sentences:
+            if _cited(sentence):
+                continue
+            stated = [q for q in figures_in(sentence.text) if q.text not in bullet_ids]
+            if stated and labelled:
+                if quoted is None:
+                    quoted = [q for reason in reasons for q in figures_in(reason)]
+                stated = [q for q in stated if not any(q.matches(other) for other in quoted)]
+            if stated:
+                problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
+    return _listed(
+        "report.gaps.figures", path, problems, "Gaps & Limitations states no figure without a reference",
+        "Gaps & Limitations says what is not established; a figure there carries, in its sentence, the reference "
+        f"of the passage that states it, {SHAPE}, or the sentence says it without the figure")
 
 
 def _expected(mark: str) -> str:

@@ -1,16 +1,19 @@
-"""`<scope>.text.bidi`: a report or findings file holds no bidirectional control.
+"""`<scope>.text.bidi` and `<scope>.text.controls`: a report or findings file holds no
+bidirectional control, and no C0 or C1 control character (but tab, line feed, CRLF).
 
 An embedding, override or isolate control (`core.text.bidi_controls`) makes a person's
 screen show a text other than the one the checks read: `$\u202e15\u202c` displays as "$51"
 while every check, through `normalize`, reads 15. Claims, excerpts and titles all live in
 these two kinds of file, so one check over the whole text refuses the trick wherever it is.
+A control character does the same in a terminal: backspaces after "not" make `cat report.md`
+show "does charge" where every check reads "does not charge".
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..core.result import Check, fail, ok
-from ..core.text import bidi_controls
+from ..core.text import bidi_controls, control_chars
 
 MAX_LISTED = 6
 
@@ -32,3 +35,18 @@ def bidi_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
         f"holds bidirectional control characters ({'; '.join(places)}{more}), which make the text display "
         "other than the checks read it; delete them (a figure or quote copied from a right-to-left page "
         "keeps its words without them)"), path, line)
+
+
+def control_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
+    """One check per file: the lines and code points of its control characters, if any."""
+    found = control_chars(text)
+    check_id = f"{scope}.text.controls"
+    if not found:
+        return ok(check_id, "no control characters", path)
+    places = [f"line {text.count(chr(10), 0, offset) + first_line}: {code}" for offset, code in found[:MAX_LISTED]]
+    more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
+    line = text.count("\n", 0, found[0][0]) + first_line
+    return fail(check_id, (
+        f"holds control characters ({'; '.join(places)}{more}), which a terminal or viewer shows otherwise "
+        "than the checks read them (a backspace erases the word before it on screen); delete them: the "
+        "text is plain words, tabs and line breaks"), path, line)

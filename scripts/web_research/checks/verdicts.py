@@ -9,9 +9,12 @@ report/claim_checker.py, what the verdicts add up to here):
                            the report's claims that still need a verdict, each
                            with its check key and its excerpts, and the one
                            verdicts file the checker writes
-    the checker            writes checks/verdicts-<n>.json (schemas/verdicts.schema.json);
-                           the hooks let it write only that file and seal it
-                           when it stops (guard/rules/checker_gate.py)
+    the checker            answers in its reply, one numbered line per claim and in
+                           no other form (claim_checker.parse_answer); the plugin
+                           writes that answer as checks/verdicts-<n>.json
+                           (schemas/verdicts.schema.json) and seals it when the
+                           checker stops (guard/rules/checker_gate.py); the
+                           checker writes no file
     `verify`               `verdict_checks`: every cited claim of report.md has
                            a current verdict; an unsupported or partial one
                            is an error unless it stands under Gaps & Limitations

@@ -16,9 +16,11 @@ import argparse
 import json
 import sys
 
+from ..core.terminal import escaped_json, one_line
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
 from ..recheck.live import Transport
-from ..recheck.record import CHANGED, GONE, MOVED, UNCHANGED, UNREACHABLE, RecheckRecord, RecheckRecordError
+from ..recheck.record import (BYTES_CHANGED, BYTES_SAME, CHANGED, GONE, MOVED, NEVER_ARCHIVED, UNCHANGED, UNREACHABLE,
+                              RecheckRecord, RecheckRecordError)
 from ..recheck.session import RecheckInputError, recheck_run
 from .fetch_cmd import limits_from_env, missing_extractors
 from .verify_cmd import display_path, open_run_dir
@@ -38,18 +40,20 @@ def exit_code(record: RecheckRecord) -> int:
 
 def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int, str], ...] = ()) -> list[str]:
     """The people's view: one line per footnote, what differs under each that is not unchanged,
-    then the summary and where the record and the live texts are."""
+    then the summary and where the record and the live texts are. Report and live page text is
+    shown without control or format characters, as the run's ending shows it."""
     lines = [f"Recheck of {shown_dir}/report.md against the live pages, {record.started_at.replace('T', ' ')[:16]} "
              f"UTC ({len(record.pages)} page{'s' if len(record.pages) != 1 else ''} fetched)"]
-    for citation in record.citations:
-        lines.append(f"  [^{citation.number}] {citation.state:<{_LABEL_WIDTH}}  {citation.url}")
+    for citation in record.citations:  # report and page text: one printable line each (core/terminal.py)
+        lines.append(f"  [^{citation.number}] {citation.state:<{_LABEL_WIDTH}}  {one_line(citation.url)}")
         if citation.state == UNCHANGED:
             continue
-        lines.append(f"        {citation.note}")
+        lines.append(f"        {one_line(citation.note)}")
         if citation.closest and citation.excerpt_found is False:
-            lines.append(f"        closest live passage: \"{citation.closest}\"")
+            lines.append(f"        closest live passage: \"{one_line(citation.closest)}\"")
     for number, why in skipped:
-        lines.append(f"  [^{number}] skipped: {why}, nothing to recheck")
+        lines.append(f"  [^{number}] skipped: {one_line(why)}, nothing to recheck")
+    lines.extend(bytes_lines(record))
     counts = record.summary()
     lines.append(f"Summary: {record.summary_line()}")
     if counts[UNREACHABLE]:
@@ -57,6 +61,26 @@ def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int
     lines.append(f"Record: {shown_dir}/{record.path.parent.name}/{record.path.name}" if record.path else "")
     lines.append(f"Live texts: {shown_dir}/{record.live_dir}/ (the run's sources/ and report are unchanged)")
     return [line for line in lines if line]
+
+
+def bytes_lines(record: RecheckRecord) -> list[str]:
+    """One line on the pages' bytes against their archived WARCs: how many are byte for byte
+    what was fetched, which changed, how many were never archived."""
+    pages = [p for p in record.pages if p.bytes is not None]
+    if not pages:
+        return []
+    same = sum(1 for p in pages if p.bytes == BYTES_SAME)
+    changed = [p.url for p in pages if p.bytes == BYTES_CHANGED]
+    never = sum(1 for p in pages if p.bytes == NEVER_ARCHIVED)
+    never_text = f"{never} page(s) never archived (fetched before fetch kept a WARC)"
+    if same + len(changed) == 0:
+        return [f"Bytes: {never_text}, so no bytes to compare"]
+    line = f"Bytes: {same} of {same + len(changed)} archived page(s) send the same body as their WARC"
+    if changed:
+        line += f"; changed: {', '.join(one_line(url) for url in changed[:5])}{' ...' if len(changed) > 5 else ''}"
+    if never:
+        line += f"; {never_text}"
+    return [line]
 
 
 def _progress(done: int, total: int) -> None:
@@ -78,12 +102,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = recheck_run(run_dir, transport, only=args.only, progress=_progress)
     except (RecheckInputError, RecheckRecordError, OSError) as exc:
-        print(f"web-research recheck: {args.dir}: {' '.join(str(exc).split())}", file=sys.stderr)
+        print(f"web-research recheck: {args.dir}: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        print(json.dumps({**result.record.to_json(), "record": str(result.path),
-                          "skipped": [{"number": n, "why": why} for n, why in result.skipped]},
-                         ensure_ascii=False, indent=1))
+        print(escaped_json(json.dumps({**result.record.to_json(), "record": str(result.path),
+                                       "skipped": [{"number": n, "why": why} for n, why in result.skipped]},
+                                      ensure_ascii=False, indent=1)))
     else:
         print("\n".join(report_lines(result.record, display_path(str(run_dir)), result.skipped)))
     return exit_code(result.record)

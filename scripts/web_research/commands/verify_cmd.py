@@ -1,9 +1,11 @@
-"""`web-research verify DIR [--json] [--verbose]`: run the checklist, change nothing.
+"""`web-research verify DIR [--json] [--verbose] [--deep]`: run the checklist, change nothing.
 
 By default it prints the failing checks (errors and warnings) and a one-line
 summary, which is what a person or a model needs to act on; `--verbose` adds a
 heading and every passing check; `--json` gives every check and the counts the
 summary line states (`passed`, `errors`, `warnings`: failing checks of each severity).
+`--deep` also extracts every page again from its WARC and compares the text with the stored one
+(checks/archives.py; seconds a page, and it needs the fetch extra).
 
 Exit 0 when no error-severity check fails (warnings allowed), 1 when one
 does, 2 when the folder cannot be checked at all or holds no run (one line on stderr).
@@ -17,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from ..core.terminal import printable
+from ..core.terminal import one_line
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from ..checks.checklist import run_checklist
 from ..core.result import passed
@@ -92,13 +94,13 @@ def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str
     for check in checks:
         if check.ok:
             if verbose:
-                lines.append(f"{marks['pass']} {check.id}: {' '.join(printable(check.message).split())}")
+                lines.append(f"{marks['pass']} {check.id}: {one_line(check.message)}")
             continue
         mark = marks["fail"] if check.severity == "error" else marks["warn"]
         where = display_path(check.path)
         if where and check.line:
             where = f"{where}:{check.line}"
-        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{' '.join(printable(check.message).split())}")
+        lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{one_line(check.message)}")
     passed, errors, warnings = counts(checks)
     verdict = "FAILED" if errors else "PASSED"
     lines.append(f"{verdict}: {passed} of {len(checks)} checks passed, {errors} error(s), {warnings} warning(s)")
@@ -112,12 +114,29 @@ def counts(checks: Sequence) -> tuple[int, int, int]:
     return sum(1 for c in checks if c.ok), errors, warnings
 
 
+def _deep_needs() -> str | None:
+    """Why this Python cannot extract pages again (the fetch extra is missing), or None."""
+    import importlib.util  # lazy: only --deep asks
+
+    missing = [name for name in ("warcio", "trafilatura", "pypdf") if importlib.util.find_spec(name) is None]
+    return (f"needs the page-extraction libraries of fetch; this Python ({sys.executable}) lacks "
+            f"{', '.join(missing)}") if missing else None
+
+
 def run(args: argparse.Namespace) -> int:
     run_dir = open_run_dir(args.dir, "verify")
     if run_dir is None:
         return EXIT_USAGE
     try:
         checks = run_checklist(run_dir)
+        if getattr(args, "deep", False):
+            missing = _deep_needs()
+            if missing:
+                print(f"web-research verify: --deep {missing}", file=sys.stderr)
+                return EXIT_USAGE
+            from ..checks.archives import archive_checks  # lazy: imports the extraction code
+
+            checks = [*checks, *archive_checks(run_dir)]
     except Exception as exc:  # noqa: BLE001 - a verifier bug must not look like a failed check (exit 1)
         print(f"web-research verify: {args.dir}: cannot check the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Callable
 
@@ -21,6 +20,8 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # Beside `path` (a rename within one folder is atomic), created by this call, owner-only
     # while it is written; it then takes the mode any new file of the user's gets (umask).
+    import tempfile  # lazy: a hook that only reads (most of a run's) never writes a file
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

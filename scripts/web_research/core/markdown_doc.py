@@ -15,6 +15,14 @@ prose blocks (paragraphs, table rows) as inline spans of text, code, HTML,
 line breaks and references (`blocks`). Line numbers are file lines
 (`first_line` is the file line of the text's first line).
 
+It also lists every other form the parser found (`forms`: HTML, code blocks,
+images, strikethrough, character references, links, setext headings, headings
+in a list or quote, thematic breaks, nesting, a table without rows, and lines the
+parser turned into nothing at all, such as a link reference definition or text past
+its nesting limit), so that checks/markdown_form.py can refuse what no check reads.
+A list or table that a paragraph introduces (the paragraph closes and the list or
+table opens next, at the same depth) is noted in `leads`.
+
 Footnote definitions keep their place in the document (the plugin's
 "move to end" step is off) and their inline content is not parsed: a definition
 is read field by field from its source lines, which must stay verbatim (an
@@ -42,6 +50,24 @@ HTML = "html"  # an inline HTML tag or comment
 BREAK = "break"  # a line break inside the block
 CELL = "cell"  # the boundary between two table cells
 REF = "ref"  # a footnote reference: `text` is its label
+
+# Form kinds (`Form.kind`): what the parser made of a part of the text that is no paragraph,
+# table row, heading or footnote definition, or an inline form other than text, code spans,
+# emphasis, line breaks and references.
+FORM_HTML_BLOCK = "html_block"
+FORM_HTML_INLINE = "html_inline"
+FORM_FENCE = "fence"
+FORM_CODE_BLOCK = "code_block"
+FORM_HR = "hr"
+FORM_SETEXT = "setext"  # a heading underlined with `===` or `---`
+FORM_NESTED_HEADING = "nested_heading"  # a heading inside a list, quote or definition
+FORM_IMAGE = "image"
+FORM_STRIKETHROUGH = "strikethrough"
+FORM_ENTITY = "entity"  # a character reference (`&amp;`, `&#36;`): detail is how it is written
+FORM_LINK = "link"  # detail: its target
+FORM_CONTAINER = "container"  # a list or quote ("list" or "quote"); depth: lists, quotes and definitions around it
+FORM_EMPTY_TABLE = "empty_table"  # a table with a header and no row
+FORM_UNREAD = "unread"  # a line the parser turned into nothing: detail is the line
 
 
 class Span(NamedTuple):
@@ -110,6 +136,26 @@ class ListItem(NamedTuple):
     depth: int  # 0: an item of a list that sits in no other list or quote
 
 
+class Form(NamedTuple):
+    """A form the parser found (one of the FORM_ kinds) at file line `line`; `depth`: how many
+    lists, quotes and definitions hold it."""
+
+    kind: str
+    line: int
+    detail: str = ""
+    depth: int = 0
+
+
+class Lead(NamedTuple):
+    """A paragraph at `line` (through `end`) right before a list or a table at the same depth,
+    which runs over lines `start`..`stop`."""
+
+    line: int
+    end: int
+    start: int
+    stop: int
+
+
 class Section(NamedTuple):
     """A heading at `line`; its body runs to `end` (inclusive)."""
 
@@ -126,6 +172,8 @@ class Document(NamedTuple):
     items: tuple[ListItem, ...]
     first_line: int
     last_line: int  # the file line of the text's last line (first_line - 1 when empty)
+    forms: tuple[Form, ...] = ()
+    leads: tuple[Lead, ...] = ()
 
     def sections(self, level: int) -> list[Section]:
         """The sections opened by headings of `level`, each running to the line before
@@ -178,6 +226,14 @@ def _inline_outside_definitions(state) -> None:  # noqa: ANN001 - markdown-it's 
             depth -= 1
         elif kind == "inline" and not depth:
             md.inline.parse(token.content, md, state.env, token.children)
+            # A character reference is joined to the text around it later (text_join): note it
+            # now, with the index of its line in the inline text.
+            line = 0
+            for child in token.children:
+                if child.type in ("softbreak", "hardbreak"):
+                    line += 1
+                elif child.type == "text_special" and child.info == "entity":
+                    token.meta.setdefault("entities", []).append((line, child.markup))
 
 
 @lru_cache(maxsize=16)
@@ -193,28 +249,41 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
     definitions: list[Definition] = []
     blocks: list[Block] = []
     items: list[ListItem] = []
+    forms: list[Form] = []
+    leads: list[Lead] = []
+    covered: set[int] = set()  # 0-based lines some block holds
     containers: list[str] = []  # open list/quote/definition tokens
     definition: list | None = None  # [label, line, end, lines] of the open definition
     row: list[Span] | None = None
-    row_line = table_line = 0
+    row_line = table_line = rows = 0
     item_paragraph = False
+    paragraph: tuple[int, int, int] | None = None  # (level, first, last) of a paragraph that just closed
     index = 0
     while index < len(tokens):
         token = tokens[index]
         kind = token.type
         index += 1
+        before, paragraph = paragraph, None
+        if kind in _LEAF_BLOCKS and token.map:
+            covered.update(range(token.map[0], token.map[1]))
         if kind == "heading_open":
             inline = tokens[index]
             line = token.map[0] + offset
+            if token.markup in ("=", "-"):
+                forms.append(Form(FORM_SETEXT, line, inline.content.strip(), len(containers)))
             if token.level == 0:  # a heading in a list, quote or definition opens no section
                 headings.append(Heading(int(token.tag[1:]), inline.content.strip(), line))
+            else:
+                forms.append(Form(FORM_NESTED_HEADING, line, inline.content.strip(), len(containers)))
             if definition is None:
                 spans = _spans(inline.children or [], line, inline.content, lines, token.map[0])
                 references.extend(Reference(s.text, s.line, s.column) for s in spans if s.kind == REF)
+                forms.extend(_inline_forms(inline, line, len(containers)))
             index += 2
         elif kind == "footnote_reference_open":
             definition = [token.meta["label"], token.map[0] + offset, token.map[0] + offset, []]
             containers.append(kind)
+            covered.add(token.map[0])
         elif kind == "footnote_reference_close":
             label, line, end, found = definition
             definitions.append(Definition(label, line, end, tuple(found)))
@@ -222,13 +291,14 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
             containers.pop()
         elif kind in ("bullet_list_open", "ordered_list_open", "blockquote_open"):
             containers.append(kind)
+            forms.append(Form(FORM_CONTAINER, token.map[0] + offset, "quote" if kind == "blockquote_open" else "list",
+                              len(containers)))
+            if kind != "blockquote_open" and before is not None and before[0] == token.level:
+                leads.append(Lead(before[1], before[2], token.map[0] + offset, _last_line(token, lines) + offset))
         elif kind in ("bullet_list_close", "ordered_list_close", "blockquote_close"):
             containers.pop()
         elif kind == "list_item_open" and definition is None:
-            last = token.map[1] - 1
-            while last > token.map[0] and last < len(lines) and not lines[last].strip():
-                last -= 1  # the map of a list's last item takes in the blank line after it
-            items.append(ListItem(token.map[0] + offset, last + offset, len(containers) - 1))
+            items.append(ListItem(token.map[0] + offset, _last_line(token, lines) + offset, len(containers) - 1))
             item_paragraph = True
         elif kind == "paragraph_open":
             inline = tokens[index]
@@ -243,12 +313,19 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
                 spans = _spans(inline.children or [], first, inline.content, lines, token.map[0])
                 blocks.append(Block("paragraph", first, last, spans, item=item_paragraph))
                 references.extend(Reference(s.text, s.line, s.column) for s in spans if s.kind == REF)
+                forms.extend(_inline_forms(inline, first, len(containers)))
+                paragraph = (token.level, first, last)
             item_paragraph = False
             index += 2
         elif kind == "table_open":
-            table_line = token.map[0] + offset
+            table_line, rows = token.map[0] + offset, 0
+            if before is not None and before[0] == token.level:
+                leads.append(Lead(before[1], before[2], table_line, _last_line(token, lines) + offset))
+        elif kind == "table_close" and rows < 2:
+            forms.append(Form(FORM_EMPTY_TABLE, table_line, "", len(containers)))
         elif kind == "tr_open":
             row, row_line, cursor = [], token.map[0] + offset, 0
+            rows += 1
         elif kind == "inline" and row is not None:
             if row:
                 row.append(Span(CELL, "", row_line))
@@ -256,15 +333,58 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
             at = raw.find(token.content, cursor) if token.content else -1
             cursor = at + len(token.content) if at >= 0 else cursor
             row.extend(_spans(token.children or [], row_line, token.content, lines, row_line - offset, at))
+            if definition is None:
+                forms.extend(_inline_forms(token, row_line, len(containers)))
         elif kind == "tr_close" and row is not None:
             if definition is None:
                 blocks.append(Block("row", row_line, row_line, tuple(row), table=table_line))
                 references.extend(Reference(s.text, s.line, s.column) for s in row if s.kind == REF)
             row = None
+        elif kind in _BLOCK_FORMS:
+            forms.append(Form(_BLOCK_FORMS[kind], token.map[0] + offset, token.content[:80], len(containers)))
         if kind not in ("list_item_open", "paragraph_open") and kind.endswith("_open"):
             item_paragraph = False
+    for number, raw in enumerate(lines):
+        if number not in covered and raw.strip() and not _MARKS_ONLY.match(raw):
+            forms.append(Form(FORM_UNREAD, number + offset, raw.strip()[:80]))
+    forms.sort(key=lambda f: f.line)
     return Document(tuple(headings), tuple(references), tuple(definitions), tuple(blocks), tuple(items),
-                    first_line, first_line + len(lines) - 1)
+                    first_line, first_line + len(lines) - 1, tuple(forms), tuple(leads))
+
+
+# Blocks that hold text of their own: a line none of them holds is read by nothing.
+_LEAF_BLOCKS = frozenset({"paragraph_open", "heading_open", "table_open", "fence", "code_block", "html_block",
+                          "hr"})
+_BLOCK_FORMS = {"html_block": FORM_HTML_BLOCK, "fence": FORM_FENCE, "code_block": FORM_CODE_BLOCK, "hr": FORM_HR}
+# A line of nothing but list and quote marks (an empty item, a blank line inside a quote).
+_MARKS_ONLY = re.compile(r"^[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t>]+|$))*[ \t>]*$")
+
+
+def _last_line(token, lines: list[str]) -> int:  # noqa: ANN001 - a markdown-it Token
+    """The 0-based last line of a list, item or table: its map, less blank lines at the end."""
+    last = token.map[1] - 1
+    while last > token.map[0] and last < len(lines) and not lines[last].strip():
+        last -= 1  # the map of a list's last item takes in the blank line after it
+    return last
+
+
+def _inline_forms(inline, line: int, depth: int) -> list[Form]:  # noqa: ANN001 - a markdown-it Token
+    """The inline forms of an inline token whose first line is file line `line`."""
+    out = [Form(FORM_ENTITY, line + at, markup, depth) for at, markup in inline.meta.get("entities", ())]
+    for child in inline.children or ():
+        kind = child.type
+        if kind in ("softbreak", "hardbreak"):
+            line += 1
+        elif kind == "image":
+            out.append(Form(FORM_IMAGE, line, child.content, depth))
+        elif kind == "html_inline":
+            out.append(Form(FORM_HTML_INLINE, line, child.content[:80], depth))
+            line += child.content.count("\n")
+        elif kind == "s_open":
+            out.append(Form(FORM_STRIKETHROUGH, line, "", depth))
+        elif kind == "link_open":
+            out.append(Form(FORM_LINK, line, str(child.attrGet("href") or ""), depth))
+    return out
 
 
 def _spans(children: list, line: int, content: str, lines: list[str], index: int,

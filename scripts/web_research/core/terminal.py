@@ -28,3 +28,27 @@ def printable(text: str) -> str:
             out.append(" ")
         # Cc, Cf, Co, Cs, Cn: dropped
     return "".join(out)
+
+
+def one_line(text: object) -> str:
+    """`text` as one printable line: `printable`, with every run of whitespace a single space."""
+    return " ".join(printable(str(text)).split())
+
+
+def escaped_json(text: str) -> str:
+    """JSON text (`json.dumps` with `ensure_ascii=False`) with each character `printable` would
+    drop written as its `\\uXXXX` escape: the same data for a program, nothing that moves a
+    terminal's cursor or reorders its line. Such characters lie only inside JSON strings (the
+    structure is ASCII, its line breaks and indent printable), where an escape means the same."""
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char == "\n" or char.isprintable():
+            out.append(char)
+        elif ord(char) > 0xFFFF:  # outside the basic plane: a surrogate pair, as JSON spells it
+            code = ord(char) - 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{ord(char):04x}")
+    return "".join(out)

@@ -40,6 +40,21 @@ def strip_invisible(text: str, chars: "set[str] | frozenset[str] | None" = None)
     return text.translate(_DELETE)
 
 
+# C0 and C1 control characters but the tab, the line feed and a carriage return before one; and
+# the line and paragraph separators. A terminal acts on them (a backspace deletes the word before
+# it on screen, a lone carriage return writes over the line), and Python's `splitlines` breaks a
+# line at them where a Markdown viewer does not: what `cat` or a viewer shows is not what is checked.
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]|\r(?!\n)")
+
+
+def control_chars(text: str) -> list[tuple[int, str]]:
+    """(offset, `U+XXXX`) of each control character of `text` a person's screen would act on
+    or show otherwise than the checks read it (see `_CONTROLS`)."""
+    if text.isprintable():
+        return []
+    return [(m.start(), f"U+{ord(m.group(0)):04X}") for m in _CONTROLS.finditer(text)]
+
+
 def bidi_controls(text: str) -> list[tuple[int, str]]:
     """(offset, `U+XXXX`) of each bidirectional control in `text` that reorders what is shown."""
     return [(m.start(), f"U+{ord(m.group(0)):04X}") for m in _BIDI.finditer(text)]

@@ -11,7 +11,7 @@ be kept where the guards forbid them to write.
 Every entry is `{"at", "kind", "agent_id", "slug", ...}`. Kinds:
 
     seal       an artifact as it was produced: path (relative to the run folder),
-               artifact (snapshot | snapshot_meta | findings | brief | verdicts), sha256,
+               artifact (snapshot | snapshot_meta | archive | findings | brief | verdicts), sha256,
                and for snapshots url and snapshot_id
                (findings seals also carry the file's status: ok | empty | failed)
     written    a findings or verdicts file written: path, sha256 of the content written,
@@ -63,6 +63,7 @@ RUN_OPEN = "run_open"  # the hooks opened the room on this folder (`resumed`: a 
 # What a seal covers (the `artifact` field).
 SNAPSHOT = "snapshot"
 SNAPSHOT_META = "snapshot_meta"
+ARCHIVE = "archive"  # the page's WARC (sources/<id>.warc.gz), sealed with its text
 FINDINGS = "findings"
 BRIEF = "brief"
 VERDICTS = "verdicts"
@@ -112,6 +113,7 @@ class Entry:
     paging: bool | None = None
     ok: bool | None = None
     offset: int | None = None
+    find: str | None = None  # page_read: the words of `fetch --find` (the windows around them were read)
     resumed: bool | None = None  # run_open
 
     def to_json(self) -> dict[str, Any]:

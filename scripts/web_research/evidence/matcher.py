@@ -57,7 +57,7 @@ class StoredPage:
 
     def _build(self) -> None:
         folded, starts, ends = _fold_mapped(self.text)
-        out_starts, out_ends = array("q"), array("q")
+        out_starts, out_ends = array("i"), array("i")
         pieces: list[str] = []
         previous = -1
         for token in _TOKEN.finditer(folded):
@@ -82,7 +82,7 @@ class StoredPage:
 def _fold_mapped(text: str) -> tuple[str, array, array]:
     """`excerpts.fold(text)`, and for each of its characters the span of `text` it came from."""
     pieces: list[str] = []
-    starts, ends = array("q"), array("q")
+    starts, ends = array("i"), array("i")
     cursor = 0
     for special in _SPECIAL.finditer(text):
         a, b = special.span()

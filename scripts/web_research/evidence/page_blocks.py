@@ -39,8 +39,9 @@ Imported only by the extraction child (`extraction.py`), with the fetch extra's 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -315,26 +316,36 @@ MAX_ALL_PLACES = 200_000
 # Tokens that only mark a line's kind in trafilatura's text: a list item, a table's cell border.
 _LIST_MARKS = frozenset(("-", "*", "•", "+"))
 _MARKS = _LIST_MARKS | {"|"}
-_TOKEN = re.compile(r"\S+")
+_TOKEN = re.compile(r"\S+")  # a piece of a line, as str.split() makes them
 
 
 @dataclass(frozen=True)
 class _Tokens:
     """trafilatura's text as normalized tokens: `joined` holds them separated by single
     spaces (the text `excerpts.normalize` makes of it), `starts` where each begins in it,
-    `spans` where each lies in the text itself, `line` the line each is on, `words` the
-    tokens themselves, `plain` how many of the tokens before each (and in all) are not marks."""
+    `words` the tokens themselves, `line` the line each is on and `raw` which of that line's
+    whitespace-separated pieces it comes from, `plain` how many of the tokens before each (and
+    in all) are not marks; `offsets` where each line starts in the text."""
 
     joined: str
     starts: list[int]
-    spans: list[tuple[int, int]]
-    line: list[int]
     words: list[str]
+    line: list[int]
+    raw: list[int]
     plain: list[int]
+    text: str
+    offsets: list[int]
 
     def at(self, position: int) -> int:
         """The token holding `joined[position]`."""
         return bisect.bisect_right(self.starts, position) - 1
+
+    def span(self, index: int) -> tuple[int, int]:
+        """Where token `index` lies in the text (found again in its line: needed for a few only)."""
+        line = self.line[index]
+        end = self.offsets[line + 1] - 1 if line + 1 < len(self.offsets) else len(self.text)
+        piece = next(itertools.islice(_TOKEN.finditer(self.text, self.offsets[line], end), self.raw[index], None), None)
+        return (piece.start(), piece.end()) if piece is not None else (end, end)
 
     def apart(self, first: int, last: int) -> bool:
         """Whether tokens `first` to `last` stand apart: they start or end their line or a
@@ -358,42 +369,56 @@ class _Tokens:
 
 
 def _tokens(text: str) -> _Tokens:
-    """`text` as `_Tokens`. A line is normalized whole (fast) and its tokens paired with the
-    text's; only when their numbers differ (a quote mark standing alone, a character that
-    normalizes to two words) is each token normalized on its own."""
+    """`text` as `_Tokens`. A line is normalized whole (fast) and its words paired with the
+    text's pieces; only when their numbers differ (a quote mark standing alone, a character
+    that normalizes to two words) is each piece normalized on its own."""
     words: list[str] = []
-    starts: list[int] = []
-    spans: list[tuple[int, int]] = []
     lines: list[int] = []
-    plain = [0]
-    offset, position = 0, 0
+    raw: list[int] = []
+    offsets: list[int] = []
+    offset = 0
     for number, line in enumerate(text.split("\n")):
-        raw = [(m.start() + offset, m.end() + offset) for m in _TOKEN.finditer(line)]
-        if raw:
-            normalized = normalize(line).split(" ")
-            if len(normalized) == len(raw):
-                pairs = list(zip(normalized, raw))
-            else:
-                pairs = [(word, span) for span in raw
-                         for word in normalize(text[span[0]:span[1]]).split(" ") if word]
-            for word, span in pairs:
-                starts.append(position)
-                words.append(word)
-                spans.append(span)
-                lines.append(number)
-                plain.append(plain[-1] + (word not in _MARKS))
-                position += len(word) + 1
+        offsets.append(offset)
         offset += len(line) + 1
-    return _Tokens(" ".join(words), starts, spans, lines, words, plain)
+        pieces = line.split()
+        if not pieces:
+            continue
+        normalized = normalize(line).split(" ")
+        if len(normalized) == len(pieces):
+            words.extend(normalized)
+            raw.extend(range(len(pieces)))
+            lines.extend([number] * len(pieces))
+            continue
+        for place, piece in enumerate(pieces):
+            for word in normalize(piece).split(" "):
+                if word:
+                    words.append(word)
+                    raw.append(place)
+                    lines.append(number)
+    starts = list(itertools.accumulate((len(word) + 1 for word in words[:-1]), initial=0)) if words else []
+    plain = list(itertools.accumulate((word not in _MARKS for word in words), initial=0))
+    return _Tokens(" ".join(words), starts, words, lines, raw, plain, text, offsets)
 
 
 def _places(tokens: _Tokens, key: str, absent: bool, words: dict[str, list[int]]) -> list[tuple[int, int]]:
     """Where `key` stands in the text, as (first token, last token), at word and number
-    boundaries; a short key only where it stands apart (`SHORT_BLOCK`). A key of one word is
-    also looked up as a whole token in `words` (a table cell "d" is never found by searching:
-    the letter stands inside too many words before it); `absent`: not found by searching."""
-    places = [(index, index) for index in words.get(key, ())[:MAX_TRIES] if tokens.apart(index, index)][:MAX_PLACES]
-    if places or absent:
+    boundaries; a short key only where it stands apart (`SHORT_BLOCK`). Looked for where the
+    tokens are the key's first two words, or its one word (`words`: fast, where searching the
+    whole text for each block is not), and
+    searched for only when it stands nowhere so (a key starting inside a token: "(" before it).
+    A key of one word is never searched for: a table cell "d" stands inside too many words
+    before it; `absent`: not found by searching already."""
+    head = " ".join(key.split(" ", 2)[:2])
+    places = []
+    for index in words.get(head, ())[:MAX_TRIES]:
+        at = tokens.starts[index]
+        if tokens.joined.startswith(key, at) and find_at_bounds(tokens.joined, key, at) == at:
+            last = tokens.at(at + len(key) - 1)
+            if len(key) >= SHORT_BLOCK or tokens.apart(index, last):
+                places.append((index, last))
+                if len(places) >= MAX_PLACES:
+                    break
+    if places or absent or head == key:
         return places
     at, tries = find_at_bounds(tokens.joined, key, 0), 0
     while at >= 0 and len(places) < MAX_PLACES and tries < MAX_TRIES:
@@ -455,10 +480,11 @@ def merge_missing(text: str, blocks: list[str], absent: set[str] | frozenset[str
     already known to be nowhere in `text` (not searched again)."""
     tokens = _tokens(text)
     keys = [normalize(block) for block in blocks]
-    words: dict[str, list[int]] = {}
-    if any(" " not in key for key in keys):
-        for index, word in enumerate(tokens.words):
-            words.setdefault(word, []).append(index)
+    words: defaultdict[str, list[int]] = defaultdict(list)  # where each word, and each pair of words, starts
+    for index, word in enumerate(tokens.words):
+        words[word].append(index)
+    for index, pair in enumerate(map(" ".join, zip(tokens.words, tokens.words[1:]))):
+        words[pair].append(index)
     cache: dict[str, list[tuple[int, int]]] = {}
     candidates, total = [], 0
     for key in keys:
@@ -483,6 +509,8 @@ def merge_missing(text: str, blocks: list[str], absent: set[str] | frozenset[str
             added += len(gap)
             gap = []
         after = place[1]
+        if index < len(blocks) and "\n" in blocks[index]:
+            edits.extend(_code_edit(text, tokens, place, keys[index], blocks[index]))
     if not edits:
         return text, 0
     out, position = [], 0
@@ -503,6 +531,21 @@ def merge_missing(text: str, blocks: list[str], absent: set[str] | frozenset[str
     return (merged if text.endswith("\n") else merged.rstrip("\n")), added
 
 
+def _code_edit(text: str, tokens: _Tokens, place: tuple[int, int], key: str,
+               block: str) -> list[tuple[int, int, list[str]]]:
+    """A code block (a block of several lines: `body_blocks` keeps only a `pre`'s lines) that
+    trafilatura's text holds run together, on one line with the sentence before it ("Example:
+    async def main(): try: …"): its place replaced by the block's lines. Nothing when the text
+    keeps its lines, or when its tokens there hold more than the block."""
+    first, last = place
+    start, end = tokens.span(first)[0], tokens.span(last)[1]
+    if tokens.joined[tokens.starts[first]:tokens.starts[last] + len(tokens.words[last])] != key:
+        return []
+    if text.count("\n", start, end) >= block.count("\n"):
+        return []
+    return [(start, end, [block])]
+
+
 def _gap_edit(text: str, tokens: _Tokens, after: int, before: int, gap: list[str]) -> tuple[int, int, list[str]]:
     """Where the blocks of `gap` go, between the placed tokens `after` and `before` (-1: the
     text's start; `len(tokens.starts)`: its end): (start, end, blocks), `start` to `end` being
@@ -510,7 +553,7 @@ def _gap_edit(text: str, tokens: _Tokens, after: int, before: int, gap: list[str
     count = len(tokens.starts)
     if after >= 0:  # right after the block before; at its line's end when only marks follow on that line
         line_end = tokens.line_bounds(after)[1]
-        start = tokens.spans[after][1]
+        start = tokens.span(after)[1]
         if tokens.only_marks(after + 1, line_end):
             start = text.find("\n", start)
             start = len(text) if start < 0 else start
@@ -518,7 +561,7 @@ def _gap_edit(text: str, tokens: _Tokens, after: int, before: int, gap: list[str
         start = 0
     if before < count:  # right before the block after; at its line's start when only marks precede it
         line_start = tokens.line_bounds(before)[0]
-        end = tokens.spans[before][0]
+        end = tokens.span(before)[0]
         if tokens.only_marks(line_start, before - 1):
             end = text.rfind("\n", 0, end) + 1
     else:

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from .. import formats
 from ..core.result import Check, fail, ok
-from .ledger import (BRIEF, FINDINGS, PLAN, REPORT, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal, file_sha256,
-                     seals_from_copy)
+from .ledger import (ARCHIVE, BRIEF, FINDINGS, PLAN, REPORT, SNAPSHOT, SNAPSHOT_META, VERDICTS, Seal,
+                     file_sha256, seals_from_copy)
 from ..core.fsutil import link_below
 from typing import Mapping, NamedTuple
 
@@ -97,6 +97,7 @@ def evidence_files(run_dir: Path) -> list[tuple[str, str]]:
     """(path relative to the run folder, artifact) of every file a seal should cover."""
     run_dir = Path(run_dir)
     groups = ((formats.SOURCES_DIR, "*.txt", SNAPSHOT), (formats.SOURCES_DIR, "*.json", SNAPSHOT_META),
+              (formats.SOURCES_DIR, "*.warc.gz", ARCHIVE),
               (formats.FINDINGS_DIR, "*.md", FINDINGS), (formats.BRIEFS_DIR, "*.md", BRIEF),
               (formats.CHECKS_DIR, formats.VERDICTS_FILE_PREFIX + "*.json", VERDICTS))
     out = []
@@ -109,12 +110,14 @@ def evidence_files(run_dir: Path) -> list[tuple[str, str]]:
     return out
 
 
-_WHAT = {SNAPSHOT: "page snapshot", SNAPSHOT_META: "page snapshot record", FINDINGS: "findings file",
+_WHAT = {SNAPSHOT: "page snapshot", SNAPSHOT_META: "page snapshot record", ARCHIVE: "page archive (WARC)",
+         FINDINGS: "findings file",
          BRIEF: "brief", VERDICTS: "claim-checker verdicts file", REPORT: "report", PLAN: "plan"}
 # Sealed only at the end (the Stop gate passed): checked when sealed, never required before.
 _SEALED_AT_PASS = {formats.REPORT_FILE: REPORT, formats.PLAN_FILE: PLAN}
 _PRODUCER = {SNAPSHOT: "no researcher's fetch in this run produced it",
              SNAPSHOT_META: "no researcher's fetch in this run produced it",
+             ARCHIVE: "no researcher's fetch in this run produced it",
              FINDINGS: "no researcher of this run left it when it stopped",
              BRIEF: "the briefs command of this run did not render it",
              VERDICTS: "no claim-checker of this run left it when it stopped"}

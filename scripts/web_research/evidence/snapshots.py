@@ -15,6 +15,7 @@ import hashlib
 import json
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -22,13 +23,14 @@ from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
 from ..formats import SOURCES_DIR
-from ..core.fsutil import RunFileError, atomic_write_text, is_within, read_run_file, read_run_text
+from ..core.fsutil import RunFileError, atomic_write_bytes, atomic_write_text, is_within, read_run_file, read_run_text
 
 SNAPSHOT_VERSION = 1
 ID_LENGTH = 16
 # `fetch` stores at most this many characters of a page's text (and says so in
 # the record's `truncated` field); readers refuse anything larger than it can be.
 MAX_TEXT_CHARS = 2_000_000
+ARCHIVE_SUFFIX = ".warc.gz"  # the page's WARC beside its text (archive.py)
 MAX_TEXT_BYTES = 4 * MAX_TEXT_CHARS  # UTF-8: at most 4 bytes a character
 # A record holds a few URLs and titles: anything near this bound was not written by fetch.
 MAX_RECORD_BYTES = 256 * 1024
@@ -92,6 +94,13 @@ class Snapshot(NamedTuple):
     text_path: Path
     other_titles: tuple[str, ...] = ()
     truncated: bool = False  # the page had more text than MAX_TEXT_CHARS; only its start is stored
+    # The page's WARC (`archive` in the record): None for a page never archived (fetched before
+    # fetch kept the exchange).
+    archive: "ArchiveRef | None" = None
+
+    @property
+    def archive_path(self) -> Path | None:
+        return self.meta_path.parent / self.archive.file if self.archive is not None else None
 
     @property
     def titles(self) -> tuple[str, ...]:
@@ -114,6 +123,16 @@ class Snapshot(NamedTuple):
         return text_sha256(text) == self.sha256
 
 
+class ArchiveRef(NamedTuple):
+    """The record's `archive` object: the WARC beside it (archive.py writes it)."""
+
+    file: str
+    sha256: str
+    bytes: int
+    body_sha256: str
+    ms: int
+
+
 def sources_dir(run_dir: Path) -> Path:
     return Path(run_dir) / SOURCES_DIR
 
@@ -131,11 +150,15 @@ def store_snapshot(
     extractor: str,
     other_titles: tuple[str, ...] = (),
     truncated: bool = False,
+    warc: bytes | None = None,
+    body_sha256: str = "",
+    archive_ms: int = 0,
 ) -> Snapshot:
-    """Write `text` and its metadata under `run_dir/sources/`, atomically.
+    """Write `text` and its metadata under `run_dir/sources/`, atomically, and `warc` (the
+    page's WARC, archive.py; `body_sha256`: of the body it holds decoded) beside them.
 
-    The text is written first, so a metadata file never points at a missing or
-    older text. Refuses a `sources` folder that leads outside the run folder.
+    The WARC and the text are written first, so a metadata file never points at a missing or
+    older file. Refuses a `sources` folder that leads outside the run folder.
     """
     folder = sources_dir(run_dir)
     if folder.exists() and not is_within(folder, run_dir):
@@ -157,6 +180,17 @@ def store_snapshot(
         "truncated": truncated,
         "text_file": text_path.name,
     }
+    if warc is not None:
+        warc_path = folder / f"{stem}{ARCHIVE_SUFFIX}"
+        started = time.monotonic()
+        atomic_write_bytes(warc_path, warc)
+        archive_ms += round((time.monotonic() - started) * 1000)
+        meta["archive"] = {"file": warc_path.name, "sha256": "sha256:" + hashlib.sha256(warc).hexdigest(),
+                           "bytes": len(warc), "body_sha256": body_sha256, "ms": archive_ms}
+    else:  # a page fetched again without an exchange: no older WARC may pass for this one
+        stale = folder / f"{stem}{ARCHIVE_SUFFIX}"
+        if stale.is_file() and not stale.is_symlink():
+            stale.unlink()
     atomic_write_text(text_path, text)
     atomic_write_text(meta_path, json.dumps(meta, ensure_ascii=False, indent=2) + "\n")
     return _from_meta(meta, meta_path)
@@ -217,12 +251,8 @@ def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
     truncated = meta.get("truncated", False)  # absent in records written before the field existed
     if not isinstance(truncated, bool):
         raise SnapshotError(f"{meta_path}: field 'truncated' must be true or false")
-    name = meta["text_file"]
-    if not name or name in (".", "..") or "/" in name or "\\" in name or "\x00" in name:
-        raise SnapshotError(f"{meta_path}: field 'text_file' must name a file beside it")
-    text_path = meta_path.parent / name
-    if text_path.parent != meta_path.parent or not _stays_beside(text_path):
-        raise SnapshotError(f"{meta_path}: field 'text_file' must name a file beside it")
+    text_path = _beside(meta_path, meta["text_file"], "text_file")
+    archive = _archive_ref(meta_path, meta.get("archive"))
     return Snapshot(
         requested_url=meta["requested_url"],
         final_url=meta["final_url"],
@@ -237,7 +267,36 @@ def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
         meta_path=meta_path,
         text_path=text_path,
         truncated=truncated,
+        archive=archive,
     )
+
+
+def _beside(meta_path: Path, name: str, field_name: str) -> Path:
+    """The file `name` in the record's folder; a name that leads elsewhere is refused."""
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\x00" in name:
+        raise SnapshotError(f"{meta_path}: field '{field_name}' must name a file beside it")
+    path = meta_path.parent / name
+    if path.parent != meta_path.parent or not _stays_beside(path):
+        raise SnapshotError(f"{meta_path}: field '{field_name}' must name a file beside it")
+    return path
+
+
+def _archive_ref(meta_path: Path, value: object) -> ArchiveRef | None:
+    """The record's `archive` object, checked; None when absent (a page never archived)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise SnapshotError(f"{meta_path}: field 'archive' must be an object")
+    for name in ("file", "sha256", "body_sha256"):
+        if not isinstance(value.get(name), str):
+            raise SnapshotError(f"{meta_path}: field 'archive.{name}' must be a string")
+    for name in ("bytes", "ms"):
+        if not _is_int(value.get(name)):
+            raise SnapshotError(f"{meta_path}: field 'archive.{name}' must be an integer")
+    if not value["file"].endswith(ARCHIVE_SUFFIX):
+        raise SnapshotError(f"{meta_path}: field 'archive.file' must name a {ARCHIVE_SUFFIX} file")
+    _beside(meta_path, value["file"], "archive.file")
+    return ArchiveRef(value["file"], value["sha256"], value["bytes"], value["body_sha256"], value["ms"])
 
 
 @dataclass(slots=True)
@@ -298,4 +357,5 @@ def snapshot_as_dict(snap: Snapshot) -> dict:
     data = snap._asdict()
     data["meta_path"], data["text_path"] = str(snap.meta_path), str(snap.text_path)
     data["other_titles"] = list(snap.other_titles)
+    data["archive"] = snap.archive._asdict() if snap.archive is not None else None
     return data

@@ -33,6 +33,7 @@ import threading
 import time
 import zlib
 import base64
+import functools
 import os
 from dataclasses import dataclass
 from email.message import Message
@@ -93,6 +94,28 @@ class FetchedPage:
     charset: str | None
     body: bytes
     redirects: tuple[str, ...] = ()
+    # The last hop's HTTP exchange as it went over the wire, for the page's WARC (archive.py);
+    # None for a page that was not fetched by `fetch_page` (a test's, the extraction child's).
+    exchange: "Exchange | None" = None
+    # The redirects' exchanges before it, in order: (the URL asked, the exchange).
+    redirect_exchanges: "tuple[tuple[str, Exchange], ...]" = ()
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """The bytes of one HTTP request and its response, as sent and as received: the request
+    line and headers; the status line, headers and body with any chunked framing and content
+    encoding still on it (what a WARC's request and response records hold). `address`: the
+    checked address the connection went to."""
+
+    request: bytes
+    response: bytes
+    address: str
+
+
+# What a response may add to its body on the wire (status line, headers, chunked framing) before
+# the recording refuses it: the bytes read stay within the body's limit plus this.
+MAX_WIRE_OVERHEAD = 1024 * 1024
 
 
 # --- Address policy ----------------------------------------------------------
@@ -362,6 +385,80 @@ def _shutdown(sock: socket.socket) -> None:
         pass
 
 
+# --- Recording the exchange ----------------------------------------------------------
+
+class _Recorder:
+    """The bytes one connection sent and received, the received ones bounded by `limit`."""
+
+    def __init__(self, limit: int, url: str) -> None:
+        self.sent = bytearray()
+        self.received = bytearray()
+        self.limit = limit
+        self.url = url
+
+    def take(self, data: bytes | bytearray | memoryview) -> None:
+        self.received += data
+        if len(self.received) > self.limit:
+            raise FetchError(f"{self.url} sent more than {self.limit} bytes (body, headers and framing)")
+
+
+class _TeeReader:
+    """The response's buffered socket file, recording every byte http.client consumes from it
+    (a peek consumes nothing, so records nothing: the later read does)."""
+
+    def __init__(self, raw, recorder: _Recorder) -> None:
+        self._raw = raw
+        self._recorder = recorder
+
+    def read(self, *args):
+        data = self._raw.read(*args)
+        self._recorder.take(data)
+        return data
+
+    def read1(self, *args):
+        data = self._raw.read1(*args)
+        self._recorder.take(data)
+        return data
+
+    def readline(self, *args):
+        data = self._raw.readline(*args)
+        self._recorder.take(data)
+        return data
+
+    def readinto(self, buffer):
+        count = self._raw.readinto(buffer)
+        if count:
+            self._recorder.take(memoryview(buffer)[:count])
+        return count
+
+    def peek(self, *args):
+        return self._raw.peek(*args)
+
+    def __getattr__(self, name: str):  # close, flush, fileno, closed
+        return getattr(self._raw, name)
+
+
+class _RecordingResponse(http.client.HTTPResponse):
+    def __init__(self, sock, *args, recorder: _Recorder, **kwargs) -> None:
+        super().__init__(sock, *args, **kwargs)
+        self.fp = _TeeReader(self.fp, recorder)  # type: ignore[assignment]
+
+
+class _Recording:
+    """Mixin of the pinned connections: keeps what was sent and received in `recorder`."""
+
+    recorder: _Recorder
+
+    def _start_recording(self, limit: int, url: str) -> None:
+        self.recorder = _Recorder(limit, url)
+        self.response_class = functools.partial(_RecordingResponse, recorder=self.recorder)  # type: ignore
+
+    def send(self, data) -> None:  # every byte of the request goes through here
+        if isinstance(data, (bytes, bytearray)):
+            self.recorder.sent += data
+        super().send(data)  # type: ignore[misc]
+
+
 # --- Connections pinned to a checked address ----------------------------------
 
 def _dial(address: str, port: int, timeout: float, watchdog: _Watchdog, proxy: Proxy | None) -> socket.socket:
@@ -373,12 +470,13 @@ def _dial(address: str, port: int, timeout: float, watchdog: _Watchdog, proxy: P
     return sock
 
 
-class _PinnedHTTPConnection(http.client.HTTPConnection):
+class _PinnedHTTPConnection(_Recording, http.client.HTTPConnection):
     """HTTP connection to a fixed address; `host` stays the name for the Host header."""
 
     def __init__(self, host: str, port: int, address: str, timeout: float, watchdog: _Watchdog,
-                 proxy: Proxy | None = None) -> None:
+                 proxy: Proxy | None = None, limit: int = 0, url: str = "") -> None:
         super().__init__(host, port, timeout=timeout)
+        self._start_recording(limit, url)
         self._address = address
         self._watchdog = watchdog
         self._proxy = proxy
@@ -387,12 +485,13 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
         self.sock = _dial(self._address, self.port, self.timeout, self._watchdog, self._proxy)
 
 
-class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+class _PinnedHTTPSConnection(_Recording, http.client.HTTPSConnection):
     """HTTPS to a fixed address; SNI and certificate checks use the host name."""
 
     def __init__(self, host: str, port: int, address: str, timeout: float, context: ssl.SSLContext,
-                 watchdog: _Watchdog, proxy: Proxy | None = None) -> None:
+                 watchdog: _Watchdog, proxy: Proxy | None = None, limit: int = 0, url: str = "") -> None:
         super().__init__(host, port, timeout=timeout, context=context)
+        self._start_recording(limit, url)
         self._address = address
         self._pinned_context = context
         self._watchdog = watchdog
@@ -448,6 +547,7 @@ def fetch_page(
 def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: bool, resolver: Resolver,
                 context: ssl.SSLContext, watchdog: _Watchdog, proxy_env: Mapping[str, str]) -> FetchedPage:
     current, redirects = url, []
+    hops: list[tuple[str, Exchange]] = []
     resolver = _within_deadline(resolver, deadline, url, limits)
     while True:
         try:
@@ -457,8 +557,9 @@ def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: 
                 raise RefusedURL(f"{exc} (reached by a redirect from {url})") from exc
             raise
         proxy = proxy_for(target.scheme, target.host, proxy_env)  # after the policy passed the target
-        status, headers, body = _request(target, current, deadline, limits, context, watchdog, proxy)
+        status, headers, body, exchange = _request(target, current, deadline, limits, context, watchdog, proxy)
         if status in REDIRECT_STATUSES:
+            hops.append((current, exchange))
             location = headers.get("location")
             if not location:
                 raise FetchError(f"{current} answered HTTP {status} without a Location header")
@@ -471,7 +572,7 @@ def _fetch_hops(url: str, deadline: float, limits: FetchLimits, allow_loopback: 
             raise HTTPStatusError(f"{current} answered HTTP {status}", status, current)
         media_type, charset = parse_content_type(headers.get("content-type", ""))
         body = _decode_transfer(body, headers.get("content-encoding", ""), limits.max_bytes, current)
-        return FetchedPage(url, current, status, media_type, charset, body, tuple(redirects))
+        return FetchedPage(url, current, status, media_type, charset, body, tuple(redirects), exchange, tuple(hops))
 
 
 def _within_deadline(resolver: Resolver, deadline: float, url: str, limits: FetchLimits) -> Resolver:
@@ -500,15 +601,18 @@ def _within_deadline(resolver: Resolver, deadline: float, url: str, limits: Fetc
 def _request(target: Target, url: str, deadline: float, limits: FetchLimits, context: ssl.SSLContext,
              watchdog: _Watchdog, proxy: Proxy | None = None):
     """One GET to the first reachable checked address (through `proxy`'s tunnel when one is
-    configured); returns (status, headers, body)."""
+    configured); returns (status, headers, body, the exchange as it went over the wire)."""
     last_error: Exception | None = None
     for address in target.addresses:
         remaining = _remaining(deadline, url, limits)
+        wire_limit = limits.max_bytes + MAX_WIRE_OVERHEAD
+        conn: _PinnedHTTPConnection | _PinnedHTTPSConnection
         if target.scheme == "https":
-            conn: http.client.HTTPConnection = _PinnedHTTPSConnection(
-                target.host, target.port, address, remaining, context, watchdog, proxy)
+            conn = _PinnedHTTPSConnection(target.host, target.port, address, remaining, context, watchdog, proxy,
+                                          wire_limit, url)
         else:
-            conn = _PinnedHTTPConnection(target.host, target.port, address, remaining, watchdog, proxy)
+            conn = _PinnedHTTPConnection(target.host, target.port, address, remaining, watchdog, proxy,
+                                         wire_limit, url)
         try:
             try:
                 conn.connect()
@@ -531,12 +635,18 @@ def _request(target: Target, url: str, deadline: float, limits: FetchLimits, con
                 conn.endheaders()
                 response = conn.getresponse()
                 headers = {k.lower(): v for k, v in response.getheaders()}
-                if response.status in REDIRECT_STATUSES:
-                    return response.status, headers, b""
-                body = _read_body(conn, response, deadline, url, limits)
+                # A redirect's body too (within the same bounds): the archive keeps each hop as received;
+                # but not one that runs to the connection's close, which a server may hold open.
+                if response.status in REDIRECT_STATUSES and response.length is None and not response.chunked:
+                    body = b""
+                else:
+                    body = _read_body(conn, response, deadline, url, limits)
                 if watchdog.expired:  # the shutdown looks like the end of the body
                     raise _timed_out(url, limits)
-                return response.status, headers, body
+                exchange = Exchange(bytes(conn.recorder.sent), bytes(conn.recorder.received), address)
+                if response.status in REDIRECT_STATUSES:
+                    return response.status, headers, b"", exchange
+                return response.status, headers, body, exchange
             except (OSError, http.client.HTTPException) as exc:
                 if watchdog.expired:
                     raise _timed_out(url, limits) from exc

@@ -38,7 +38,6 @@ import re
 import resource
 import signal
 import sys
-import traceback
 from pathlib import Path
 from typing import Any, Callable, Mapping, TextIO
 
@@ -49,6 +48,11 @@ from ..core.paths import LOGS_DIR, any_run_open, data_dir, valid_session_id
 from .events import EVENTS, HANDLER_NAMES, KIND_HANDLER_NAMES, AgentStart, AgentStop, HookEvent, SessionBoundary, Stop, ToolCall, ToolResult
 from .rules.decision import NOTHING, AddContext, Allow, Block, Decision, Deny, Notice
 from .state import Context, RecordError, Session, report_written
+
+# The payload as read from stdin: the client's JSON object, before `check` and `event_from` turn it
+# into a typed event (events.py); nothing past this module sees it. And the object printed back.
+Payload = dict[str, Any]
+ClientJSON = dict[str, object]
 
 LOG_FILE = "hooks.log"
 MAX_LOG_BYTES = 1_000_000
@@ -169,7 +173,7 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
     one."""
     env = os.environ if env is None else env
     stdout = sys.stdout if stdout is None else stdout
-    parsed: dict[str, Any] | None = None
+    parsed: Payload | None = None
     raw = b""
     try:
         override = env.get(DEADLINE_ENV)
@@ -208,7 +212,7 @@ def handler(event: str, kind: str | None = None) -> Callable[..., Decision] | No
     return getattr(importlib.import_module(f"{__package__}.handlers.{name}"), name)
 
 
-def handle(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+def handle(event: str, payload: Mapping[str, Any], env: Mapping[str, str]) -> ClientJSON:
     """Run the handler of `event` on a checked payload: the client's JSON of its decision."""
     if payload.get("hook_event_name", event) != event:
         return {}
@@ -229,8 +233,8 @@ def _read_stdin(stdin: Any) -> bytes:
     return stdin.read(MAX_PAYLOAD_BYTES + 1).encode("utf-8", "surrogatepass")
 
 
-def _failed(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
-            exc: BaseException) -> dict[str, Any]:
+def _failed(event: str, parsed: Payload | None, raw: bytes, env: Mapping[str, str],
+            exc: BaseException) -> ClientJSON:
     """Log the failure, then the client's JSON of what the hook says about it (`failure_decision`)."""
     if isinstance(exc, PayloadError):
         _log_line(event, env, f"refused payload: {exc}")
@@ -264,7 +268,7 @@ def _what(exc: BaseException) -> str:
     return f"an internal error, {type(exc).__name__}: {str(exc)[:200]}"
 
 
-def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env: Mapping[str, str],
+def failure_decision(event: str, parsed: Payload | None, raw: bytes, env: Mapping[str, str],
                      exc: BaseException) -> Decision:
     """What a hook that failed says. Outside a run: nothing (a session that is not
     researching never hears of us). In a run (this session's record exists; or, when the
@@ -287,7 +291,7 @@ def failure_decision(event: str, parsed: dict[str, Any] | None, raw: bytes, env:
     return _refusal(event, _what(exc), run.run_dir if run is not None else None, env)
 
 
-def _start_notice(event: str, parsed: dict[str, Any] | None, raw: bytes, exc: BaseException) -> Decision:
+def _start_notice(event: str, parsed: Payload | None, raw: bytes, exc: BaseException) -> Decision:
     """No run is open, but this may have been our start command: a run that was not
     recorded has no guards, so say so rather than stay quiet."""
     if event != "PostToolUse" or b"web-research" not in raw or b"start" not in raw:
@@ -364,14 +368,14 @@ class PayloadError(ValueError):
     """The payload is not what the client sends; the message says which field and why."""
 
 
-def load(raw: bytes, event: str) -> dict[str, Any]:
+def load(raw: bytes, event: str) -> Payload:
     """The payload of one `event` hook, parsed and checked (`PayloadError` otherwise)."""
     payload = parse(raw)
     check(payload, event)
     return payload
 
 
-def parse(raw: bytes) -> dict[str, Any]:
+def parse(raw: bytes) -> Payload:
     """Exactly one JSON object, in UTF-8, with no duplicate keys and bounded nesting."""
     if len(raw) > MAX_PAYLOAD_BYTES:
         raise PayloadError(f"the payload is {len(raw)} bytes, over the {MAX_PAYLOAD_BYTES}-byte limit")
@@ -393,7 +397,7 @@ def parse(raw: bytes) -> dict[str, Any]:
     return value
 
 
-def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique_keys(pairs: list[tuple[str, Any]]) -> Payload:
     result = dict(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
@@ -439,7 +443,7 @@ def _surrogate(text: str) -> int:
     return next(i for i, char in enumerate(text) if 0xD800 <= ord(char) <= 0xDFFF)
 
 
-def check(payload: dict[str, Any], event: str) -> None:
+def check(payload: Payload, event: str) -> None:
     """Each field a handler reads has its type and size (absent is fine, except session_id)."""
     if not valid_session_id(payload.get("session_id")):
         raise PayloadError(f"session_id is {_show(payload.get('session_id'))}, not a session id")
@@ -482,7 +486,7 @@ def _show(value: Any) -> str:
         type(value), f"a {type(value).__name__}")
 
 
-def _string(mapping: dict[str, Any], key: str, where: str) -> str | None:
+def _string(mapping: Payload, key: str, where: str) -> str | None:
     """`mapping[key]` when present (None when absent); anything but a string is refused."""
     if key not in mapping:
         return None
@@ -492,7 +496,7 @@ def _string(mapping: dict[str, Any], key: str, where: str) -> str | None:
     return value
 
 
-def _name(mapping: dict[str, Any], key: str, where: str) -> None:
+def _name(mapping: Payload, key: str, where: str) -> None:
     value = _string(mapping, key, where)
     if value is None:
         return
@@ -501,7 +505,7 @@ def _name(mapping: dict[str, Any], key: str, where: str) -> None:
                            "ASCII characters)")
 
 
-def _path(mapping: dict[str, Any], key: str, where: str) -> None:
+def _path(mapping: Payload, key: str, where: str) -> None:
     value = _string(mapping, key, where)
     if value is None:
         return
@@ -512,7 +516,7 @@ def _path(mapping: dict[str, Any], key: str, where: str) -> None:
                            f"{MAX_PATH_BYTES}-byte limit of a path")
 
 
-def _text(mapping: dict[str, Any], key: str, where: str) -> None:
+def _text(mapping: Payload, key: str, where: str) -> None:
     value = _string(mapping, key, where)
     if value is None:
         return
@@ -520,7 +524,7 @@ def _text(mapping: dict[str, Any], key: str, where: str) -> None:
         raise PayloadError(f"{where} is {len(value)} characters, over the {MAX_MESSAGE_CHARS} limit")
 
 
-def _bool(mapping: dict[str, Any], key: str, where: str) -> None:
+def _bool(mapping: Payload, key: str, where: str) -> None:
     if key in mapping and not isinstance(mapping[key], bool):
         raise PayloadError(f"{where} is {_show(mapping[key])}, not true or false")
 
@@ -566,7 +570,7 @@ def _str(payload: Mapping[str, Any], key: str) -> str | None:
 
 def event_from(name: str, payload: Mapping[str, Any]) -> HookEvent:
     """The typed event of a payload payload.check() accepted for the client's event `name`."""
-    common: dict[str, Any] = {
+    common: Payload = {
         "name": name, "session_id": payload["session_id"], "cwd": _str(payload, "cwd"),
         "transcript_path": _str(payload, "transcript_path"), "agent_id": _str(payload, "agent_id"),
         "agent_type": _str(payload, "agent_type")}
@@ -597,17 +601,17 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT - 20] + "\n[... truncated]"
 
 
-def to_json(event: str, decision: Decision) -> dict[str, Any]:
+def to_json(event: str, decision: Decision) -> ClientJSON:
     """The object the client reads for `decision` in `event` ({} prints nothing)."""
     if isinstance(decision, (Allow, Deny)):
-        specific: dict[str, Any] = {"hookEventName": "PreToolUse",
+        specific: ClientJSON = {"hookEventName": "PreToolUse",
                                     "permissionDecision": "allow" if isinstance(decision, Allow) else "deny",
                                     "permissionDecisionReason": _clip(decision.reason)}
         if isinstance(decision, Allow) and decision.updated_input is not None:
             specific["updatedInput"] = dict(decision.updated_input)
         return {"hookSpecificOutput": specific}
     if isinstance(decision, Block):
-        out: dict[str, Any] = {"decision": "block", "reason": _clip(decision.reason)}
+        out: ClientJSON = {"decision": "block", "reason": _clip(decision.reason)}
         if decision.system_message:
             out["systemMessage"] = _clip(decision.system_message)
         return out
@@ -622,7 +626,7 @@ def to_json(event: str, decision: Decision) -> dict[str, Any]:
     return {}
 
 
-def serialize(decision: dict[str, Any]) -> str:
+def serialize(decision: ClientJSON) -> str:
     """The JSON line to print: at most MAX_OUTPUT characters once escaped (a non-ASCII
     character is six), so the client never cuts a decision; the longest texts are
     shortened by their escaped size and say so."""
@@ -636,12 +640,12 @@ def serialize(decision: dict[str, Any]) -> str:
         holder, key = max(_texts(decision), key=lambda hk: len(json.dumps(hk[0][hk[1]])), default=(None, ""))
         if holder is None:
             break
-        holder[key] = _shorten(holder[key], len(json.dumps(holder[key])) - (len(line) - MAX_OUTPUT))
+        holder[key] = _shorten(str(holder[key]), len(json.dumps(holder[key])) - (len(line) - MAX_OUTPUT))
         line = json.dumps(decision)
     return line
 
 
-def _texts(decision: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
+def _texts(decision: ClientJSON) -> list[tuple[ClientJSON, str]]:
     found = [(decision, k) for k in TEXT_KEYS if isinstance(decision.get(k), str)]
     specific = decision.get("hookSpecificOutput")
     if isinstance(specific, dict):
@@ -675,6 +679,8 @@ def log_failure(event: str, env: Mapping[str, str]) -> None:
         if path.is_file() and path.stat().st_size > MAX_LOG_BYTES:
             os.replace(path, path.with_suffix(".log.1"))
         with open(path, "a", encoding="utf-8") as handle:
+            import traceback  # lazy: only a failure is logged with its traceback
+
             handle.write(f"--- {utc_stamp()} {event} pid={os.getpid()}\n{traceback.format_exc()}\n")
     except Exception:  # logging must not turn a failed-open hook into a crashing one
         pass

@@ -37,11 +37,12 @@ def limits_of(run: Run) -> RunLimits:
 # --- the hook adapter -------------------------------------------------------------
 
 def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: object, tool_use_id: object,
-          tool: str, query: str = "", url: str = "", offset: int = 0, researcher: bool = True,
-          limits: RunLimits | None = None) -> Verdict:
+          tool: str, query: str = "", url: str = "", offset: int = 0, find: str | None = None,
+          researcher: bool = True, limits: RunLimits | None = None) -> Verdict:
     """Decide one web call of the active run and record it in the ledger (under its lock):
     an allowed call as its `search`/`page_read` entry, a denied one as a `denied` entry.
-    `tool`: a researcher's WebSearch or `fetch`; anyone else's WebSearch or WebFetch."""
+    `tool`: a researcher's WebSearch or `fetch` (`find`: its --find words); anyone else's WebSearch or
+    WebFetch."""
     if researcher and limits is None:
         fallback = budget_for(None, 0)
         limits = RunLimits(fallback.searches_per_researcher, fallback.page_reads_per_researcher, None)
@@ -54,13 +55,14 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
         elif tool == "WebSearch":
             verdict = decide_search(usage, limits.searches, query)  # type: ignore[union-attr]
         else:
-            verdict = decide_page_read(usage, limits.page_reads, url, offset)  # type: ignore[union-attr]
+            verdict = decide_page_read(usage, limits.page_reads, url, offset,  # type: ignore[union-attr]
+                                       find=find is not None)
         if verdict.allowed:
             if tool == "WebSearch":
                 item = ledger.entry(SEARCH, agent_id, slug, tool_use_id=call, phase=ALLOWED, query=query)
             else:
                 item = ledger.entry(PAGE_READ, agent_id, slug, tool_use_id=call, phase=ALLOWED, tool=tool,
-                                    url=url, paging=verdict.paging, offset=offset)
+                                    url=url, paging=verdict.paging, offset=offset, find=find)
         else:
             item = ledger.entry(DENIED, agent_id, slug, tool_use_id=call, tool=tool, rule=verdict.rule,
                                 query=query or None, url=url or None)

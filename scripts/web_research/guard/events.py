@@ -35,8 +35,9 @@ HANDLER_NAMES = {event: name for name, event in EVENTS.items()}
 # write of the run's plan.md and our `briefs` (which fixes the plan's limits) read the plan with
 # the Markdown parser, our `start`, the one command that opens a run, checks its arguments and
 # judges a resumed run; a written plan.md or report.md runs what comes next (briefs, estimate,
-# finish: effects/next_step.py); and a Stop or SubagentStop with no run open, or a Stop the gate waits at
-# (no report.md yet), needs neither the verifier nor the report view.
+# finish: effects/next_step.py); a Stop or SubagentStop with no run open, or a Stop the gate waits
+# at (no report.md yet), needs neither the verifier nor the report view; web calls (WebSearch,
+# WebFetch, a researcher's fetch) alone load the budgets' ledger and the seals.
 KIND_HANDLER_NAMES = {
     ("PreToolUse", "agent"): "pre_agent", ("PostToolUse", "agent"): "post_agent",
     ("PreToolUse", "checker"): "pre_checker", ("PostToolUse", "checker"): "post_agent",
@@ -44,6 +45,7 @@ KIND_HANDLER_NAMES = {
     ("PreToolUse", "plan"): "pre_plan", ("PostToolUse", "plan"): "post_plan",
     ("PostToolUse", "report"): "post_report", ("PostToolUse", "briefs"): "post_briefs",
     ("Stop", "idle"): "idle", ("SubagentStop", "idle"): "idle", ("Stop", "wait"): "stop_wait",
+    ("PreToolUse", "web"): "pre_web", ("PostToolUse", "web"): "post_web",
 }
 
 # The client's tools the hooks have rules for, by kind.
@@ -90,7 +92,7 @@ def dispatch_fields(tool_input: ToolInput) -> ToolInput:
 # hook the import of dataclasses and inspect.
 
 
-def _input_text(tool_input: Mapping[str, Any], key: str) -> str:
+def _input_text(tool_input: ToolInput, key: str) -> str:
     """One string field of a tool's input, for a call and its result alike."""
     value = tool_input.get(key)
     return value if isinstance(value, str) else ""
@@ -105,7 +107,7 @@ class ToolCall(NamedTuple):
     agent_id: str | None = None
     agent_type: str | None = None
     tool: str | None = None
-    tool_input: Mapping[str, Any] = {}
+    tool_input: ToolInput = {}
     tool_use_id: str | None = None
 
     def text(self, key: str) -> str:
@@ -122,9 +124,9 @@ class ToolResult(NamedTuple):
     agent_id: str | None = None
     agent_type: str | None = None
     tool: str | None = None
-    tool_input: Mapping[str, Any] = {}
+    tool_input: ToolInput = {}
     tool_use_id: str | None = None
-    response: Any = None
+    response: object = None  # the tool's own JSON (tool_response)
 
     def text(self, key: str) -> str:
         """A string field of the tool's input ("" when absent or not a string)."""

@@ -9,8 +9,14 @@
   the page snapshot (with the closest passage of the page), and, the run's
   seals given, a citation whose page no fetch of this run sealed (a page never
   read). Checked while the researcher can still read the page, so it can
-  correct its own quote; a second stop is not held against it (verify reports
-  what remains).
+  correct its own quote; at a second stop a wrong quote is not held against it
+  (verify reports what remains), but
+- `unread_citations`, a citation of a page never read, is: the reply is no
+  result, and the plugin's stub stays (a silent failure, which the Gaps name;
+  the brief may be dispatched once more). The reply is not sealed without that
+  citation either: its claims stand on the page, and cutting them would make
+  the plugin the author of what is left, from a researcher that cited a page it
+  never read after it was told.
 
 Both read the text given (the document the plugin is about to write from the
 researcher's reply, run/findings_reply.py) or else the file on disk, and write
@@ -27,7 +33,8 @@ from ..checks.citation_checks import citation_checks
 from ..checks.claims import claim_records, claims_checks, sealed_page_titles
 from ..checks.findings import findings_checks, load_findings
 from ..checks.integrity import citation_integrity_checks
-from ..checks.text_controls import bidi_check
+from ..checks.markdown_form import findings_form_check
+from ..checks.text_controls import bidi_check, control_check
 from ..core.fsutil import RunFileError, read_run_file, read_run_text
 from ..core.schema_validation import load_schema
 from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, STATUS_FAILED
@@ -36,7 +43,8 @@ from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi",
+                   "text.controls", "markdown")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
@@ -128,15 +136,33 @@ def citation_problems(brief: Brief, sealed: Mapping[str, Any] | None = None, tex
     return _checked(brief, lambda b, found: _citation_problems(b, found, sealed, where), missing=False, text=text)
 
 
-def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None,
-                       where: Where = at_path) -> list[str]:
+def unread_citations(brief: Brief, sealed: Mapping[str, Any], text: str | None = None,
+                     where: Where = at_path) -> list[str]:
+    """Each citation whose page has no snapshot a fetch of this run sealed (`sealed`: the run's
+    seals), as "<where>: <what>": a page the researcher never read."""
+    return _checked(brief, lambda b, found: _unread(b, found, sealed, where), missing=False, text=text)
+
+
+def _unread(brief: Brief, found: Any, sealed: Mapping[str, Any], where: Where) -> list[str]:
     if not found.citations:
         return []
-
     path = found.path
-    run_dir = path.parent.parent
+    checks = citation_integrity_checks(path.parent.parent, [(path, c) for c in found.citations], sealed)
+    return _problems(checks, {f"findings.{brief.slug}.citations.snapshot"}, path, where)
+
+
+def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None,
+                       where: Where = at_path) -> list[str]:
+    path = found.path
     scope = f"findings.{brief.slug}"
-    checks = citation_checks(scope, path, found.citations, found.markers, found.sources_span)
+    # The text as a person reads it: no control character, no Markdown form no check reads.
+    shown = [control_check(scope, path, found.body, found.body_first_line),
+             findings_form_check(scope, path, found.doc, (c.url for c in found.citations if c.url))]
+    if not found.citations:
+        return _problems(shown, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)
+
+    run_dir = path.parent.parent
+    checks = shown + citation_checks(scope, path, found.citations, found.markers, found.sources_span)
     checks += citation_integrity_checks(run_dir, [(path, c) for c in found.citations], sealed)
     # The figure rule, told while the researcher still holds the page: each figure a cited
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).

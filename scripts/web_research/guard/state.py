@@ -37,7 +37,7 @@ from ..core.locks import exclusive_lock
 from ..core.paths import data_dir, session_record, sessions_dir, valid_session_id
 from ..subcommands import OPENS_A_RUN
 from .commandline import CommandRejected, PluginCommand, mentioned_subcommand, parse_plugin_command
-from .events import AGENT_TOOLS, CHECKER, TOOL_EVENTS, WRITE_TOOLS, HookEvent, dispatch_fields
+from .events import AGENT_TOOLS, CHECKER, TOOL_EVENTS, WEB_TOOLS, WRITE_TOOLS, HookEvent, ToolInput, dispatch_fields
 from .events import Stop as StopEvent
 from .rules.budgets import RunLimits
 
@@ -103,13 +103,18 @@ class Reservation:
     since: float
     agent_id: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str) -> Reservation:
         return cls(_str(data, "tool_use_id", where), _str(data, "slug", where) or "", _number(data, "since", where),
                    _str(data, "agent_id", where))
+
+
+# A researcher's states once its reply was settled (guard/subagent_stop.settle_researcher): its
+# findings file is written and sealed, and no later stop of that agent changes it.
+SETTLED = ("done", "silent-failure")
 
 
 @dataclass(slots=True)
@@ -119,7 +124,11 @@ class Agent:
     blocks: int = 0
     state: str = "running"
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def settled(self) -> bool:
+        return self.state in SETTLED
+
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
@@ -141,7 +150,7 @@ class Checker:
     agent_id: str | None = None
     since: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod
@@ -160,8 +169,8 @@ class StopState:
     last_failures: list[str] = field(default_factory=list)
     return_asked: bool = False
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"blocks": self.blocks, "last_failures": list(self.last_failures)}
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"blocks": self.blocks, "last_failures": list(self.last_failures)}
         if self.return_asked:
             data["return_asked"] = True
         return data
@@ -267,8 +276,8 @@ class Run:
             _str(data, "abandon_reason", where), _get(data, "for_person", bool, False, where),
             _get(data, "next_told", int, 0, where))
 
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = {
             "run_dir": self.run_dir, "started_at": self.started_at, "auto_proceed": self.auto_proceed,
             "briefs": [b._asdict() for b in self.briefs] if self.briefs is not None else None,
             "reservations": [r.to_json() for r in self.reservations], "dispatches": dict(self.dispatches),
@@ -401,11 +410,11 @@ class Session:
     def write(self, run: Run) -> None:
         self._write({"version": RECORD_VERSION, "session_id": self.session_id, "run": run.to_json()})
 
-    def _write(self, record: dict[str, Any]) -> None:
+    def _write(self, record: dict[str, object]) -> None:
         record["updated_at"] = utc_stamp()
         atomic_write_text(self.record_path, json.dumps(record, indent=1, sort_keys=True) + "\n")
 
-    def history(self) -> list[dict[str, Any]]:
+    def history(self) -> list[dict[str, object]]:
         """The closed runs, as written (JSON: nothing in the hooks reads them back)."""
         try:
             data = json.loads(self.history_path.read_text(encoding="utf-8"))
@@ -542,7 +551,7 @@ class Context:
         return os.path.join(self.plugin_root, "scripts", "web-research")
 
     @property
-    def tool_input(self) -> Mapping[str, Any]:
+    def tool_input(self) -> ToolInput:
         return self.event.tool_input if isinstance(self.event, TOOL_EVENTS) else {}
 
     @property
@@ -568,8 +577,8 @@ class Context:
     def kind(self) -> str | None:
         """What kind of call this is, for the entry's choice of handler (adapter.handler_name):
         "checker" (an Agent or Task call whose prompt's form names the claim-checker), "agent"
-        (any other), "plan" or "report" (a write whose path resolves to the open run's plan.md or
-        report.md), "start" (a
+        (any other), "web" (a WebSearch or WebFetch, or a researcher's Bash: its fetch), "plan" or
+        "report" (a write whose path resolves to the open run's plan.md or report.md), "start" (a
         Bash call, not a researcher's, of our `start`, the one command that opens a run: parsed
         strictly, or once it ran in any spelling the CLI accepts), "briefs" (of our `briefs`),
         "idle" (a Stop or SubagentStop with no run open), "wait" (a Stop the gate waits at,
@@ -582,7 +591,9 @@ class Context:
             return "checker" if dispatch_fields(self.tool_input).get("subagent_type") == CHECKER else "agent"
         if self.event.tool in WRITE_TOOLS:
             return self._names_run_file()
-        if self.event.tool != "Bash" or self.in_researcher:
+        if self.event.tool in WEB_TOOLS or (self.event.tool == "Bash" and self.in_researcher):
+            return "web"
+        if self.event.tool != "Bash":
             return None
         parsed, _why = self.command
         if parsed is not None:

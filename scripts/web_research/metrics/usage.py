@@ -55,6 +55,7 @@ class Attempt:
     ok: bool | None = None  # None: no result recorded yet
     at: str = ""
     decided: bool = False  # the PreToolUse hook's entry was seen, so its `paging` is authoritative
+    find: str = ""  # a page read by `fetch --find`: the words looked for
 
 
 @dataclass(slots=True)
@@ -137,6 +138,7 @@ def fold(entries: Iterable[Entry]) -> dict[str | None, AgentUsage]:
         attempt.tool = attempt.tool or item.tool or None
         attempt.query = attempt.query or item.query or ""
         attempt.url = attempt.url or item.url or ""
+        attempt.find = attempt.find or item.find or ""
         if item.phase == ALLOWED:
             attempt.paging, attempt.decided = item.paging is True, True
         elif not attempt.decided:

@@ -9,6 +9,10 @@ When the excerpt is gone, the closest passage of the live page is shown with the
 differ, and the differing words that are figures (a price, a percent, a multiplier: the
 quantities `checks.quantities` reads) are named apart, since a changed figure is what a
 reader of a report most needs to know about.
+
+When the excerpt is still there, what surrounds it is compared too (`context_changes`: the
+heading, the term, the sentences before, around and after it, as the claim-checker saw them
+in the snapshot): "It is no longer true that <excerpt>" is a changed page, not an unchanged one.
 """
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from difflib import SequenceMatcher
 from urllib.parse import urlsplit
 
 from ..checks.quantities import extract_quantities
+from ..evidence.excerpt_context import ExcerptContext, find_context
 from ..evidence.excerpts import closest_passage, normalize
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import url_key
@@ -49,6 +54,7 @@ class Baseline:
     snapshot: str | None  # sources/<id>.txt
     final_url: str | None  # where the URL led on the day of the run
     in_snapshot: bool | None  # whether the excerpt is in the snapshot (verify's verdict)
+    context: ExcerptContext | None = None  # what surrounded the excerpt in the snapshot
 
 
 def judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Baseline,
@@ -69,6 +75,14 @@ def _judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Bas
 
     moved_to = live.final_url if moved(url, baseline.final_url, live.final_url) else None
     match = find_excerpt(excerpt, live.page, spans=False)
+    if match.ok and baseline.context is not None:
+        around = context_changes(baseline.context, find_context(excerpt, live.page))
+        if around:
+            said = "; ".join(change.text() for change in around[:3])
+            where = f"moved to {moved_to}; the excerpt is there" if moved_to else "the excerpt is still in the page"
+            return CitationRecheck(state=MOVED if moved_to else CHANGED,
+                                   note=f"{where}, but what surrounds it changed: {said}", moved_to=moved_to,
+                                   excerpt_found=True, differences=around, figures=figure_changes(around), **common)
     if match.ok:
         if moved_to:
             return CitationRecheck(state=MOVED, note=f"moved to {moved_to}; the excerpt is there",
@@ -127,6 +141,25 @@ def _place(url: str) -> str:
     key = url_key(url)
     parts = urlsplit(key)
     return key.removeprefix(parts.scheme + "://") if parts.scheme in ("http", "https") else key
+
+
+def context_changes(was: ExcerptContext, now: ExcerptContext | None) -> tuple[Change, ...]:
+    """What the live page says otherwise around the excerpt than the snapshot did: each piece of
+    the context (`evidence.excerpt_context`: heading, term, the sentences before, around and after
+    it) compared word by word, normalized as the match is; a piece added or dropped whole counts."""
+    now = now or ExcerptContext("")
+    changes: list[Change] = []
+    for name in ExcerptContext._fields:
+        before, after = normalize(getattr(was, name) or "").split(), normalize(getattr(now, name) or "").split()
+        if before == after:
+            continue
+        label = name + ": "
+        for tag, i1, i2, j1, j2 in SequenceMatcher(None, before, after, autojunk=False).get_opcodes():
+            if tag != "equal":
+                old, new = " ".join(before[i1:i2]), " ".join(after[j1:j2])
+                changes.append(Change(_cut(label + old) if old else "", _cut(label + new) if new else ""))
+                label = ""
+    return tuple(changes[:MAX_CHANGES])
 
 
 def word_changes(excerpt: str, passage: str) -> tuple[Change, ...]:

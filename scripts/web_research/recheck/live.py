@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
+from ..evidence.archive import body_sha256
 from ..evidence.extraction import ExtractLimits, extract_page
 from ..evidence.transport import (FetchError, FetchLimits, HostNotFound, HTTPStatusError, Resolver,
                                   system_resolver, fetch_page)
@@ -56,6 +57,7 @@ class LivePage:
     error: str | None
     fetched_at: str
     seconds: float
+    body_sha256: str | None = None  # of the body as the extractor reads it, to compare with the archived one
 
 
 def fetch_live(url: str, transport: Transport) -> LivePage:
@@ -63,11 +65,13 @@ def fetch_live(url: str, transport: Transport) -> LivePage:
     fetched_at = utc_text(utc_now())
     began = time.monotonic()
 
+    body: list[str] = []
+
     def done(outcome: str, status: int | None = None, final_url: str | None = None, text: str | None = None,
              truncated: bool = False, error: str | None = None) -> LivePage:
         return LivePage(url, outcome, status, final_url and cut(final_url, MAX_URL_CHARS), text, truncated,
                         error and cut(" ".join(error.split()), MAX_ERROR_CHARS), fetched_at,
-                        round(time.monotonic() - began, 3))
+                        round(time.monotonic() - began, 3), body[0] if body else None)
 
     try:
         page = fetch_page(url, limits=transport.fetch_limits, allow_loopback=transport.allow_loopback,
@@ -82,6 +86,7 @@ def fetch_live(url: str, transport: Transport) -> LivePage:
         return done(PAGE_UNREACHABLE, error=str(exc))
     except (ValueError, OSError) as exc:
         return done(PAGE_UNREACHABLE, error=f"cannot fetch {url}: {type(exc).__name__}: {exc}")
+    body.append(body_sha256(page.body))
     try:
         content = extract_page(page, transport.extract_limits)
     except FetchError as exc:

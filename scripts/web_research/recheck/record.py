@@ -30,7 +30,7 @@ RECORD_VERSION = 1
 MAX_RECORD_BYTES = 8 * 1024 * 1024
 
 UNCHANGED = "unchanged"  # the excerpt is still in the live page (verify's matching rules)
-CHANGED = "changed"  # the page answers, the excerpt is not in it
+CHANGED = "changed"  # the page answers, the excerpt is not in it, or what surrounds it changed
 MOVED = "moved"  # the URL now leads elsewhere; the excerpt is judged on the new page
 GONE = "gone"  # 404 or 410, or the host no longer exists
 UNREACHABLE = "unreachable"  # no answer to judge (network error, timeout, refused, too large): no verdict
@@ -72,6 +72,11 @@ class Change:
         return f"{self.was} -> {self.now}"
 
 
+BYTES_SAME = "same"
+BYTES_CHANGED = "changed"
+NEVER_ARCHIVED = "never-archived"
+
+
 @dataclass(frozen=True, slots=True)
 class PageRecheck:
     """What fetching one cited URL gave."""
@@ -86,6 +91,10 @@ class PageRecheck:
     live_text: str | None  # rechecks/<stamp>/<id>.txt, relative to the run folder
     sha256: str | None
     truncated: bool
+    # The page's bytes against its archived WARC: its body's SHA-256 now, and BYTES_SAME,
+    # BYTES_CHANGED or NEVER_ARCHIVED (None: no body was read, or the run holds no snapshot of it).
+    body_sha256: str | None = None
+    bytes: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

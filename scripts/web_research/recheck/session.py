@@ -17,12 +17,13 @@ from typing import Callable, Sequence
 from .. import __version__, formats
 from ..checks.report import parse_report
 from ..core.fsutil import RunFileError, atomic_write_text, decode_run_text, read_run_file
+from ..evidence.excerpt_context import find_context
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, snapshot_id, text_sha256, url_key
 from .judge import Baseline, LiveOutcome, judge
 from .live import DEFAULT_WORKERS, LivePage, Transport, fetch_each, fetch_live
-from .record import (MAX_URL_CHARS, CitationRecheck, PageRecheck, RecheckRecord, RecheckRecordError, free_stamp, safe_folder,
-                     utc_now, utc_text, write_record)
+from .record import (BYTES_CHANGED, BYTES_SAME, MAX_URL_CHARS, NEVER_ARCHIVED, CitationRecheck, PageRecheck,
+                     RecheckRecord, RecheckRecordError, free_stamp, safe_folder, utc_now, utc_text, write_record)
 
 # The record holds at most this many footnotes and pages (its schema's bound); a larger
 # report is rechecked in parts with --only.
@@ -115,7 +116,8 @@ def recheck_run(run_dir: Path, transport: Transport, only: Sequence[int] | None 
         live_text, digest = _store_text(run_dir, live_dir, live)
         pages.append(PageRecheck(url=live.url, outcome=live.outcome, status=live.status, final_url=live.final_url,
                                  fetched_at=live.fetched_at, seconds=live.seconds, error=live.error,
-                                 live_text=live_text, sha256=digest, truncated=live.truncated))
+                                 live_text=live_text, sha256=digest, truncated=live.truncated,
+                                 body_sha256=live.body_sha256, bytes=baselines.bytes_of(live)))
         outcome = LiveOutcome(live.outcome, live.status, live.final_url,
                               StoredPage(live.text) if live.text is not None else None, live.truncated, live.error)
         for footnote in by_url[url_key(live.url)]:
@@ -164,6 +166,16 @@ class _Baselines:
         self._index = SnapshotIndex.build(run_dir)
         self._texts: dict[Path, StoredPage | None] = {}  # None: unusable
 
+    def bytes_of(self, live: LivePage) -> str | None:
+        """The live body against the archived one: same, changed, never archived; None when no
+        body was read or the run holds no snapshot of the page."""
+        snap = self._index.find(live.url)
+        if live.body_sha256 is None or snap is None:
+            return None
+        if snap.archive is None:
+            return NEVER_ARCHIVED
+        return BYTES_SAME if snap.archive.body_sha256 == live.body_sha256 else BYTES_CHANGED
+
     def of(self, footnote: Footnote) -> Baseline:
         snap = self._index.find(footnote.url)
         if snap is None:
@@ -177,4 +189,5 @@ class _Baselines:
             self._texts[snap.text_path] = StoredPage(text) if usable and text is not None else None
         page = self._texts[snap.text_path]
         found = None if page is None else find_excerpt(footnote.excerpt, page, spans=False).ok
-        return Baseline(f"{formats.SOURCES_DIR}/{snap.text_path.name}", snap.final_url, found)
+        context = find_context(footnote.excerpt, page) if page is not None and found else None
+        return Baseline(f"{formats.SOURCES_DIR}/{snap.text_path.name}", snap.final_url, found, context)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, NamedTuple, Sequence
 
+from .. import formats
 from ..checks.citation_entries import Citation
 from ..checks.report_references import EXAMPLE, SHAPE, SOURCES, Mark, find_references, reference
 from ..core.markdown_doc import parse_markdown
@@ -131,7 +132,7 @@ def assemble(report: str, findings: Mapping[str, Mapping[int, Entry]], recorded:
         first = f"[^{n}]: {definition.group(1)}" if definition else entry.lines[0]
         sources += [first, *entry.lines[1:], ""]
     if not numbering:
-        sources += ["No sources are cited.", ""]
+        sources += [formats.REPORT_NO_SOURCES, ""]
     if span is None:
         body, tail = new_lines, []
         while body and not body[-1].strip():

@@ -2,8 +2,8 @@
 
 What the checker judges and how verdicts add up is the verify rule's (checks/verdicts.py).
 This module is what runs the checker: `claims DIR --prompt` prints `render_prompt`'s text
-(the report's claims that still need a verdict, numbered, each with its excerpts, and the
-one verdicts file the plugin will write), the PreToolUse hook accepts a checker dispatch
+(the report's claims that still need a verdict, numbered, each with its excerpts and each
+excerpt's context in its stored page, and the one verdicts file the plugin will write), the PreToolUse hook accepts a checker dispatch
 only with that text, and when the checker stops the hooks read its reply (`parse_answer`)
 and write the verdicts file (`verdicts_json`), which only the plugin writes.
 """
@@ -13,13 +13,14 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from .. import formats
-from ..checks.claims import ClaimRecord
+from ..checks.claims import ClaimRecord, run_excerpt_contexts
+from ..evidence.excerpt_context import ExcerptContext
 from ..checks.parsed_run import ParsedRun
-from ..checks.verdicts import (MAX_VERDICT_FILE_BYTES, VerdictFile, decide, next_file_number, report_records,
-                               unique_by_key, verdict_files, verdicts_by_claim)
+from ..checks.verdicts import (VerdictFile, decide, next_file_number, report_records, unique_by_key, verdict_files,
+                               verdicts_by_claim)
 from ..run.budget import effective_budget
 
 ROUND_CHECK = "check"
@@ -53,11 +54,14 @@ def pending(records: Sequence[ClaimRecord], files: Sequence[VerdictFile],
 
 
 def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence[VerdictFile],
-                  voting: bool) -> CheckerPrompt | None:
+                  voting: bool, contexts: Callable[[str, str], ExcerptContext | None] | None = None
+                  ) -> CheckerPrompt | None:
     """The exact prompt of the next claim-checker, or None when every claim is decided.
 
     The claims are numbered 1..n and the checker answers by number (`parse_answer`); the
-    numbers map to `keys` in order, which the dispatch record keeps, so no model copies a key."""
+    numbers map to `keys` in order, which the dispatch record keeps, so no model copies a key.
+    `contexts(url, excerpt)`: each excerpt's context in its stored page (claims.run_excerpt_contexts),
+    shown under it, so the checker judges the excerpt as its page says it."""
     round_, claims = pending(records, files, voting)
     if not claims:
         return None
@@ -74,9 +78,27 @@ def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence
         lines.append(f"Claim: {r.claim.text}")
         for footnote, url, excerpt in r.excerpts:
             lines.append(f"Excerpt [^{footnote}] ({url or 'no URL'}): \"{' '.join(excerpt.split())}\"")
+            if contexts is not None:
+                lines += context_lines(contexts(url, excerpt) if url else None)
         lines.append("")
     lines.append(answer_instruction(len(claims)))
     return CheckerPrompt(round_, str(target), tuple(k for k, _ in claims), "\n".join(lines))
+
+
+CONTEXT_NAMES = {"heading": "Heading", "term": "Term", "before": "Before", "sentence": "Sentence",
+                 "after": "After"}  # in the order shown
+NO_CONTEXT = "  Context: none (no stored page holds this excerpt)"
+
+
+def context_lines(context: ExcerptContext | None) -> list[str]:
+    """The lines that show an excerpt's context under it: its page's heading, the term it
+    describes, and the sentence before, its own and the one after (each only when there is one)."""
+    if context is None:
+        return [NO_CONTEXT]
+    shown = context._asdict()
+    if shown["before"] and shown["before"] in (shown["heading"], shown["term"]):
+        shown["before"] = None  # the line above is the heading or the term: shown once
+    return [f"  {label}: \"{shown[name]}\"" for name, label in CONTEXT_NAMES.items() if shown[name]]
 
 
 def answer_instruction(count: int) -> str:
@@ -97,14 +119,15 @@ def parse_answer(text: str, keys: Sequence[str]) -> tuple[list[tuple[str, str, s
     """A checker's reply -> ([(key, verdict, reason)] in claim order, problems).
 
     One line per claim, `<number> <verdict>: <reason>`, read leniently (bullets, bold, a
-    `Claim` word, a table row, any text around the lines); a reply that is a JSON object
-    `{"verdicts": [{"claim": <number or key>, "verdict": ..., "reason": ...}]}` is read too.
-    Quotes inside a reason are just characters. Problems: claims without a verdict, numbers
-    the prompt does not have, a claim judged twice two different ways."""
+    `Claim` word, a table row, any text around the lines), and in no other form: the reply is
+    hostile (it read the pages' excerpts), so nothing in it, a JSON object of verdicts quoted in
+    a reason least of all, stands in for its numbered lines. Quotes inside a reason are just
+    characters. Problems: claims without a verdict, numbers the prompt does not have, a claim
+    judged twice two different ways."""
     count = len(keys)
     found: dict[int, tuple[str, str]] = {}
     problems: list[str] = []
-    for number, verdict, reason in _answer_items(text, keys):
+    for number, verdict, reason in _answer_items(text):
         if not 1 <= number <= count:
             problems.append(f"there is no claim {number}; the claims are numbered 1 to {count}")
             continue
@@ -124,37 +147,12 @@ def _one_line(reason: str) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
 
 
-def _answer_items(text: str, keys: Sequence[str]) -> list[tuple[int, str, str]]:
-    items = _json_items(text, keys)
-    if items is not None:
-        return items
+def _answer_items(text: str) -> list[tuple[int, str, str]]:
     out = []
     for line in str(text).splitlines()[:2000]:
         match = _ANSWER_LINE.match(line)
         if match:
             out.append((int(match.group(1)), match.group(2).lower(), match.group(3)))
-    return out
-
-
-def _json_items(text: str, keys: Sequence[str]) -> list[tuple[int, str, str]] | None:
-    """The items of a JSON reply, or None when the reply holds no such object."""
-    start = str(text).find("{")
-    if start < 0:
-        return None
-    try:
-        data, _end = json.JSONDecoder().raw_decode(str(text)[start:start + MAX_VERDICT_FILE_BYTES])
-    except ValueError:
-        return None
-    entries = data.get("verdicts") if isinstance(data, dict) else None
-    if not isinstance(entries, list):
-        return None
-    out = []
-    for entry in entries[:2000]:
-        if not isinstance(entry, dict) or str(entry.get("verdict", "")).lower() not in formats.VERDICTS:
-            continue
-        claim = str(entry.get("claim", "")).strip().lstrip("#")
-        number = int(claim) if claim.isdigit() and len(claim) <= 4 else (keys.index(claim) + 1 if claim in keys else 0)
-        out.append((number, str(entry["verdict"]).lower(), str(entry.get("reason") or "")))
     return out
 
 
@@ -187,7 +185,8 @@ def prompt_for_run(run_dir: Path, parsed: ParsedRun) -> tuple[CheckerPrompt | No
         problem = parsed.unreadable.get(Path(run_dir) / formats.REPORT_FILE)
         return None, (f"{formats.REPORT_FILE} {problem.reason}" if problem is not None
                       else f"{formats.REPORT_FILE} is missing; write it first")
-    prompt = render_prompt(Path(run_dir), report_records(parsed), verdict_files(Path(run_dir)), budget.voting)
+    prompt = render_prompt(Path(run_dir), report_records(parsed), verdict_files(Path(run_dir)), budget.voting,
+                           run_excerpt_contexts(parsed))
     if prompt is None:
         return None, "every cited claim of report.md has a current verdict"
     return prompt, ""

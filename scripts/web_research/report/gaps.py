@@ -4,8 +4,11 @@ What the run itself records it could not establish is written by code at the top
 of report.md's Gaps & Limitations, one shape per kind, with the reason the
 findings give:
 
-- `- **Subtopic "<name>"** (<failed | empty | no findings file | unreadable>): <reason>. Not established: <ids>.`
-- `- **Bullet <id>**: not established: <reason>.` (a bullet no subtopic line names)
+- `- **Subtopic "<name>"** (<failed | empty | no findings file | unreadable>): <reason>. Not established: "<bullet>"; ….`
+- `- **<bullet>**: not established: <reason>.` (a bullet no subtopic line names; one a researcher
+  established only in part says so: `established only in part; not established: <reason>`)
+
+A bullet is named by its words, never by its plan id: a reader of the report never saw the plan.
 
 The model adds only its own limitations, in prose. A failure Gaps already names
 (a report written the old way, or by a model that wrote it anyway) gets no second
@@ -21,7 +24,8 @@ import re
 from typing import Sequence
 
 from .. import formats
-from ..checks.coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, gaps_names_bullet, subtopics_for
+from ..checks.coverage import (STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, gaps_names_bullet,
+                               subtopics_for)
 from ..checks.findings import Findings
 from ..run.plan import Plan
 
@@ -39,16 +43,25 @@ def plain(reason: str | None) -> str:
     return text if len(text) <= MAX_REASON_CHARS else text[:MAX_REASON_CHARS - 1].rstrip() + "\u2026"
 
 
-def subtopic_line(name: str, status: str, reason: str | None, ids: Sequence[str]) -> str:
-    tail = f" Not established: {', '.join(ids)}." if ids else ""
+def words(bullet_text: str) -> str:
+    """A bullet's words as a Gaps line names it: one line, no mark Markdown reads as structure
+    (`coverage.gaps_names_bullet` still recognises them as the bullet's)."""
+    return " ".join(bullet_text.split()).replace("[", "(").replace("]", ")").replace("*", "")
+
+
+def subtopic_line(name: str, status: str, reason: str | None, bullets: Sequence[str]) -> str:
+    """A failed subtopic's line, naming the bullets it leaves open by their words (`bullets`)."""
+    named = "; ".join('"' + words(b) + '"' for b in bullets)
+    tail = f" Not established: {named}." if bullets else ""
     return f'- **Subtopic "{" ".join(name.split())}"** ({status}): {plain(reason)}.{tail}'
 
 
-def bullet_line(bullet_id: str, reason: str | None) -> str:
-    """A bullet's line; the findings' own `<id>: ` before each reason is left out."""
-    label = re.compile(r"^\s*" + re.escape(bullet_id) + r"\s*:\s*")
-    parts = [label.sub("", part) for part in (reason or "").split("; ")]
-    return f"- **Bullet {bullet_id}**: not established: {plain('; '.join(p for p in parts if p) or None)}."
+def bullet_line(bullet_text: str, reason: str | None, bullet_id: str = "", partly: bool = False) -> str:
+    """A bullet's line, by its words; the findings' own `<id>: ` before each reason is left out."""
+    label = re.compile(r"^\s*" + re.escape(bullet_id) + r"\s*:\s*") if bullet_id else None
+    parts = [(label.sub("", part) if label else part).rstrip(". ") for part in (reason or "").split("; ")]
+    said = "established only in part; not established" if partly else "not established"
+    return f"- **{words(bullet_text)}**: {said}: {plain('; '.join(p for p in parts if p) or None)}."
 
 
 def gap_lines(plan: Plan, findings: dict[str, Findings], unreadable: dict[str, str],
@@ -71,13 +84,13 @@ def gap_lines(plan: Plan, findings: dict[str, Findings], unreadable: dict[str, s
             continue
         if " ".join(subtopic.name.split()).casefold() in folded or subtopic.slug.casefold() in folded:
             continue
-        ids = [s.bullet.id for s in states if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet)]
-        listed.update(ids)
-        lines.append(subtopic_line(subtopic.name, status, reason, ids))
+        left = [s.bullet for s in states if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet)]
+        listed.update(b.id for b in left)
+        lines.append(subtopic_line(subtopic.name, status, reason, [b.text for b in left]))
     for state in states:
         if state.state in (STATE_NOT_ESTABLISHED, STATE_MISSING) and state.bullet.id not in listed \
                 and not gaps_names_bullet(gaps, state.bullet):
-            lines.append(bullet_line(state.bullet.id, state.reason))
+            lines.append(bullet_line(state.bullet.text, state.reason, state.bullet.id, state.partly))
     return lines
 
 

@@ -127,11 +127,11 @@ def coverage_lines(states: Sequence[BulletState], run_dir: Path) -> list[str]:
     lines = []
     for s in states:
         data = s.to_json(run_dir)
-        if s.state == STATE_COVERED:
-            detail = ", ".join(f"{f['findings']} " + " ".join(f"[^{n}]" for n in f["footnotes"])
-                               for f in data["footnotes"])
-        else:
-            detail = data.get("reason") or ""
+        cited = ", ".join(f"{f['findings']} " + " ".join(f"[^{n}]" for n in f["footnotes"])
+                          for f in data.get("footnotes", []))
+        detail = cited if s.state == STATE_COVERED else "; ".join(
+            part for part in ("established only in part" if s.partly else "", data.get("reason") or "",
+                              f"cited: {cited}" if cited else "") if part)
         lines.append(f"{s.bullet.id}  {s.state:<15}  {s.bullet.text}" + (f"\n      {detail}" if detail else ""))
     uncovered = [s.bullet.id for s in states if s.state != STATE_COVERED]
     lines.append(f"uncovered: {', '.join(uncovered) if uncovered else 'none'}")

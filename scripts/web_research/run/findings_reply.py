@@ -7,7 +7,12 @@ hash, times: `completed_text`), checks it and writes it, or sends the reasons
 back so the researcher replies again in full.
 
 What a real model does around such a reply is tolerated here, and nothing more: a line of
-prose before the frontmatter, and one code fence around the whole document. Problems found
+prose before the frontmatter, one code fence around the whole document, and a trailing
+"Sources:" list of links (`trailing_links`), which the client's WebSearch tool tells every agent
+to end its answer with. That list is dropped, not kept: the findings' own `## Sources` footnotes
+already name every page a claim rests on (with the excerpt a bare link lacks), a link no footnote
+names backs nothing, and every page the researcher read stays in the run's ledger and snapshots.
+Kept, it would sit inside `## Sources`, where the checks and the report read only footnotes. Problems found
 in the written text are told by the line of the reply they came from (`reply_line`), since
 the researcher never sees the file.
 
@@ -24,6 +29,11 @@ from .findings_stub import render_frontmatter
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[\w-]*[ \t]*$")
 _STATUS_LINE = re.compile(r"^status[ \t]*:", re.IGNORECASE)
+# The client's own "Sources:" block: a label line (not our `## Sources` heading), then list items
+# that are each one link (markdown or bare), to the end of the reply.
+_LINKS_LABEL = re.compile(r"^[ \t]*(\*\*|__)?sources?[ \t]*:?[ \t]*(\*\*|__)?[ \t]*:?[ \t]*$", re.IGNORECASE)
+_LINK_ITEM = re.compile(r"^[ \t]*([-*+]|\d+[.)])[ \t]+(\[[^\]\n]*\]\([ \t]*<?https?://[^\s)>]+>?[ \t]*\)"
+                        r"|<?https?://\S+?>?)[ \t]*[.,;]?[ \t]*$", re.IGNORECASE)
 MAX_PROSE_LINES = 5  # lines of prose a reply may hold before its frontmatter
 MAX_FRONTMATTER_LINES = 40
 
@@ -75,6 +85,21 @@ def _start(lines: list[str]) -> int | None:
     return None
 
 
+def trailing_links(lines: list[str]) -> int:
+    """How many lines at the end of `lines` are the client's "Sources:" list (0: none): a label
+    line `Sources:` then only list items of one link each (blank lines allowed), at least one."""
+    end = len(lines)
+    while end and not lines[end - 1].strip():
+        end -= 1
+    index, items = end, 0
+    while index and (not lines[index - 1].strip() or _LINK_ITEM.match(lines[index - 1])):
+        items += bool(lines[index - 1].strip())
+        index -= 1
+    if items == 0 or index == 0 or not _LINKS_LABEL.match(lines[index - 1]):
+        return 0
+    return len(lines) - (index - 1)
+
+
 def reply_document(reply: str, subtopic: str, brief_hash: str, started_at: str,
                    finished_at: str) -> tuple[ReplyDocument | None, str | None]:
     """(the findings document a researcher's reply holds, completed with the plugin's fields, or
@@ -92,6 +117,9 @@ def reply_document(reply: str, subtopic: str, brief_hash: str, started_at: str,
         last = max((i for i, line in enumerate(body) if line.strip()), default=0)
         if _FENCE.match(body[last]):
             body = body[:last]
+    links = trailing_links(body)
+    if links:  # the client's list of links, after the findings: dropped (see the module's docstring)
+        body = body[:len(body) - links]
     document = "\n".join(body).rstrip("\n") + "\n"
     front = read_frontmatter(document)
     completed = completed_text(document, subtopic, brief_hash, started_at, finished_at)

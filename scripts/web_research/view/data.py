@@ -26,6 +26,7 @@ from typing import Any, Iterable, Mapping
 from .. import formats
 from ..evidence.excerpts import normalize
 from ..evidence.matcher import StoredPage, find_excerpt
+from ..evidence.quote_links import live_link, text_fragment
 from ..evidence.sites import site_of
 from ..recheck.record import RecheckRecordError, latest_recheck
 from ..checks.checklist import parse_and_check
@@ -46,7 +47,7 @@ from ..checks.citation_entries import Citation
 from ..evidence.provenance import SealSource
 from ..evidence.snapshots import Snapshot
 from ..metrics.pricing import Cost, PriceTable
-from .model import (Claim, Closest, CoverageRow, FailingCheck, Figures, FindingsRow, Footnote, PageWindow,
+from .model import (ArchiveFigures, Claim, Closest, CoverageRow, FailingCheck, Figures, FindingsRow, Footnote, PageWindow,
                     Recheck, RecheckSummary, SealState, Spent, Verification, View)
 
 CONTEXT_CHARS = 1200  # page text shown on each side of the excerpt
@@ -85,6 +86,16 @@ def locate_excerpt(excerpt: str, page: str | StoredPage) -> list[tuple[int, int]
     view shows an excerpt exactly where verify found it, and only where verify found it."""
     stored = page if isinstance(page, StoredPage) else StoredPage(page)
     return list(find_excerpt(excerpt, stored).spans) or None
+
+
+def live_url(url: str | None, page: str, spans: list[tuple[int, int]] | None) -> str | None:
+    """The live page's URL with a text fragment to the excerpt's passage, as the stored page writes
+    it (`spans`: where the one matcher placed the excerpt, `locate_excerpt`); None when the URL is
+    not http(s) or the excerpt is not in the page."""
+    if not url or not spans or not url.startswith(("https://", "http://")):
+        return None
+    start, end = spans[0][0], spans[-1][1]
+    return live_link(url, text_fragment(page[start:end], page, start))
 
 
 def page_window(page: str, spans: list[tuple[int, int]] | None,
@@ -179,12 +190,13 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
         "site": site_of(citation.url) if citation.url else None,
         "excerpt": citation.excerpt, "seal": _seal_state(run_dir, snap, source), "claims": [],
         "snapshot": None, "page": None, "match": "no-snapshot" if snap is None else "no-text", "closest": None,
-        "why": [], "state": UNCHECKED, "cited_by": 0, "recheck": None}
+        "why": [], "state": UNCHECKED, "cited_by": 0, "recheck": None, "live_url": None}
     if snap is None:
         return item
     rel = f"{formats.SOURCES_DIR}/{snap.text_path.name}"
     item["snapshot"] = {"file": rel, "title": snap.title, "final_url": snap.final_url,
-                        "retrieved_at": snap.retrieved_at, "chars": snap.chars, "truncated": snap.truncated}
+                        "retrieved_at": snap.retrieved_at, "chars": snap.chars, "truncated": snap.truncated,
+                        "archive": archive_line(snap)}
     if rel not in pages:
         try:
             pages[rel] = StoredPage(snap.text())
@@ -195,6 +207,7 @@ def _footnote(run_dir: Path, citation: Citation, index: Any, source: SealSource,
         return item
     spans = locate_excerpt(citation.excerpt, stored) if citation.excerpt else None
     item["match"] = "found" if spans else "not-found"
+    item["live_url"] = live_url(citation.url, stored.text, spans)
     closest = closest_in_page(citation.excerpt, stored) if citation.excerpt and not spans else None
     if closest is not None:
         item["closest"] = {"part": closest["part"], "similarity": closest["similarity"]}
@@ -519,5 +532,38 @@ def gather(run_dir: Path, seal_source: SealSource | None = None, env: Mapping[st
         "coverage": coverage(parsed),
         "findings": findings,
         "figures": figures(run_dir, parsed, load_prices(env, data_dir)),
+        "archive": archive_figures(SnapshotIndex.build(run_dir)),
         "verification": verification(run_dir, checks),
     }
+
+
+def archive_line(snap: Snapshot) -> str:
+    """What the panel says of a page's WARC: its file and size, or that it was never archived."""
+    if snap.archive is None:
+        return "never archived (fetched before fetch kept the page's WARC)"
+    return (f"{formats.SOURCES_DIR}/{snap.archive.file} (WARC, {_size(snap.archive.bytes)}: the page as the site "
+            "sent it)")
+
+
+def archive_figures(index: SnapshotIndex) -> ArchiveFigures:
+    """The WARC files of the run's snapshots: their number and size, and the milliseconds archiving
+    added to each fetch (median and most), as each snapshot record states them."""
+    snaps = list({id(s): s for s in index.by_key.values()}.values())
+    archived = [s.archive for s in snaps if s.archive is not None]
+    size = sum(a.bytes for a in archived)
+    if not snaps:
+        text = "no page snapshots"
+    elif not archived:
+        text = f"none of the {len(snaps)} page(s) was archived (fetched before fetch kept a WARC)"
+    else:
+        times = sorted(a.ms for a in archived)
+        text = (f"{len(archived)} of {len(snaps)} page(s) archived as fetched (WARC, {_size(size)} in all); "
+                f"archiving added {times[len(times) // 2]} ms to a fetch (median, at most {times[-1]} ms)")
+    return {"pages": len(snaps), "archived": len(archived), "bytes": size, "text": text}
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("MB", 1024 * 1024), ("KB", 1024)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count} bytes"

@@ -8,6 +8,10 @@ verification tables, and the footnotes' data as JSON for the one script that ope
 Safety (every string comes from a hostile run folder or the web):
 - raw HTML in report.md is shown as text (`html: False`); links keep only the targets
   markdown-it validates (no `javascript:`, `vbscript:`, `file:` or `data:` but images);
+- only the forms the checks read are rendered (checks/markdown_form.py, `_OFF`): an image,
+  a code block, strikethrough, a setext heading, a thematic break, a character reference
+  or a link reference definition is shown as the text it is written as, and a link to a
+  page no footnote cites as its text alone, so the page never shows what no check read;
 - the template autoescapes every value; the only markup it takes as is comes from the
   Markdown renderer (`Markup`) and from our own assets;
 - the script builds the panel with `textContent` only, linking only http(s) URLs;
@@ -171,9 +175,34 @@ def _wrapped(tokens: list[Token], claim_state: str | None, title: str = "") -> l
     return out + [opening, *inner, closing]
 
 
+# markdown-it rules the view leaves off: the forms a report may not use (markdown_form.py)
+# are shown as the characters they are written with, as `cat report.md` shows them.
+_OFF = ("image", "fence", "code", "lheading", "hr", "entity", "reference", "html_block", "html_inline")
+
+
+def _uncited_links(state) -> None:  # noqa: ANN001 - markdown-it's StateCore
+    """Drop the link marks (not the text) of every link whose target no footnote cites."""
+    cited = {note.get("url") for note in (state.env.get("notes") or {}).values() if note.get("url")}
+    for block in state.tokens:
+        if block.type != "inline" or not block.children:
+            continue
+        kept: list[Token] = []
+        open_links: list[bool] = []
+        for token in block.children:
+            if token.type == "link_open":
+                keep = token.attrGet("href") in cited
+                open_links.append(keep)
+                if not keep:
+                    continue
+            elif token.type == "link_close" and open_links and not open_links.pop():
+                continue
+            kept.append(token)
+        block.children = kept
+
+
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.use(footnote_plugin).enable("table").enable("strikethrough")
+    md.use(footnote_plugin).enable("table").disable(list(_OFF))
     macros = _jinja().get_template(MACROS).module
 
     def footnote_ref(self, tokens, idx, options, env):
@@ -213,6 +242,7 @@ def _markdown() -> MarkdownIt:
                 token.attrSet("id", f"L{token.map[0] + 1}")
 
     md.core.ruler.push("line_anchors", line_anchors)
+    md.core.ruler.push("uncited_links", _uncited_links)
     md.core.ruler.push("mark_claims", _mark_claims)
 
     def link_open(self, tokens, idx, options, env):

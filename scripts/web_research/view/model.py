@@ -21,6 +21,7 @@ class SnapshotInfo(TypedDict):
     retrieved_at: str | None
     chars: int | None
     truncated: bool | None
+    archive: str  # the page's WARC and its size, or "never archived" (view/data.archive_line)
 
 
 class PageWindow(TypedDict):
@@ -105,6 +106,7 @@ class Footnote(TypedDict):
     state: str
     cited_by: int
     recheck: Recheck | None
+    live_url: str | None  # the live page with a text fragment to the excerpt (quote_links.py), when found
 
 
 class CoverageSource(TypedDict):
@@ -173,6 +175,15 @@ class Figures(TypedDict):
     why_none: str | None
 
 
+class ArchiveFigures(TypedDict):
+    """The run's WARC files (evidence/archive.py): how many pages, their size, what archiving added."""
+
+    pages: int  # page snapshots in the run
+    archived: int  # of them with a WARC
+    bytes: int  # the WARC files' size, summed
+    text: str  # the sentence the page and the closing note show
+
+
 class FailingCheck(TypedDict):
     id: str
     severity: str
@@ -205,4 +216,5 @@ class View(TypedDict):
     coverage: list[CoverageRow]
     findings: list[FindingsRow]
     figures: Figures
+    archive: ArchiveFigures
     verification: Verification

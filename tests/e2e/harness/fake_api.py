@@ -10,6 +10,7 @@ with a certificate signed by the throwaway CA from `tls.py`.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import ssl
 import threading
@@ -126,13 +127,14 @@ class PageServer:
             def do_GET(self):
                 path = self.path.split("?", 1)[0]
                 page = pages.get(path)
-                with lock, log_path.open("a", encoding="utf-8") as fh:
+                data = page.html().encode() if page is not None else b""
+                with lock, log_path.open("a", encoding="utf-8") as fh:  # sha256: the body sent, for the WARC test
                     fh.write(json.dumps({"path": self.path, "found": page is not None,
-                                         "user_agent": self.headers.get("User-Agent")}) + "\n")
+                                         "user_agent": self.headers.get("User-Agent"),
+                                         "sha256": hashlib.sha256(data).hexdigest()}) + "\n")
                 if page is None:
                     self.send_error(404)
                     return
-                data = page.html().encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Content-Length", str(len(data)))

@@ -16,8 +16,8 @@ from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, calls, say
 from scripted.checker import OVERCLAIM
-from scripted.conversation import (agent_calls_in, bash, handed_back, hook_contexts, hook_contexts_of, hook_feedback,
-                                   last_calls, result_for, subcommand)
+from scripted.conversation import (HAND_BACK_CLOSING, agent_calls_in, bash, handed_back, hook_contexts,
+                                   hook_contexts_of, hook_feedback, last_calls, result_for, subcommand)
 from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
 from scripted.topics import Subtopic, original_name, renamed
 
@@ -104,6 +104,8 @@ def intrusions(run_dir: str, plugin_root: str, cli: str) -> list[tuple[str, dict
         ("Bash", {"command": f"setsid sh -c 'touch {run_dir}/setsid-was-here'", "description": "Detach a helper"}),
         ("Bash", {"command": f'"{cli}" status "{run_dir}" & touch {run_dir}/background-was-here',
                   "description": "Status, and a note"}),
+        ("Bash", {"command": f'"{cli}" status "{run_dir}"', "description": "Status, outside the sandbox",
+                  "dangerouslyDisableSandbox": True}),
         ("Write", {"file_path": f"{plugin_root}/{BREACH_FILE}", "content": "exit 0\n"}),
         ("Agent", {"subagent_type": "general-purpose", "description": "Fix the evidence",
                    "prompt": "Rewrite the findings files so that every excerpt says 10 times more.",
@@ -126,7 +128,8 @@ INTRUDER_TOOL_SEARCH = {"query": "select:CronCreate,mcp__notes__note", "max_resu
 class Orchestrator:
     def __init__(self, ctx: Context, topics: list[Subtopic], report: str, extra_dispatches: int,
                  second_wave: list[Subtopic] | None = None, budget_lines: list[str] | None = None,
-                 own_search: bool = False, lapses: bool = False, redispatch: bool = False):
+                 own_search: bool = False, lapses: bool = False, redispatch: bool = False,
+                 reenter: bool = False):
         """extra_dispatches: Agent calls added to the dispatch message beyond one per brief;
         second_wave: what it appends as plan.md's `## Second wave` when bullets stay uncovered;
         budget_lines: lines added to the plan's Budget section (e.g. "Searches per subagent: 2");
@@ -134,9 +137,12 @@ class Orchestrator:
         lapses: make a real model's lapses in what it writes (dispatch prompts by a relative path,
         in quotes with a sentence after them, or by slug);
         redispatch: once the researchers returned, dispatch the first brief again (its findings
-        are sealed ok: the hooks must deny it)."""
+        are sealed ok: the hooks must deny it);
+        reenter: then try to re-enter the first brief's researcher, which has returned: an Agent call
+        with `resume` (its agent id), then SendMessage to it (the hooks must deny both)."""
         self.lapses = lapses
         self.redispatch = redispatch
+        self.reenter = reenter
         self.budget_lines = list(budget_lines or [])
         self.own_search = own_search
         self.ctx = ctx
@@ -177,6 +183,9 @@ class Orchestrator:
         if sub == "unavailable":
             result = result_for(req, "Bash")
             return say(json.dumps(json_in(result.text)) if result is not None else "no result")
+        reentry = self.reentry(req, last[0]) if self.reenter else None
+        if reentry is not None:
+            return reentry
         if sub == "start":
             return self.after_start(req)
         if name == "Write" and last[0]["input"]["file_path"].endswith("/" + formats.PLAN_FILE) \
@@ -218,6 +227,35 @@ class Orchestrator:
         if not texts:
             raise PromptError(f"the plugin gave no next step after {after}")
         return "\n\n".join(texts)
+
+    def reentry(self, req: RequestView, last: dict[str, Any]) -> Reply | None:
+        """Once the researchers returned (and the redispatch, if any, was refused): an Agent call
+        resuming the first brief's researcher by its agent id, then SendMessage to it, loaded
+        through ToolSearch; then on as usual (None)."""
+        name, args = last["name"], last["input"]
+        agents = req.previous_calls("Agent")
+        if name == "Agent" and not any("resume" in u["input"] for u in agents) \
+                and len(agents) == len(self.briefs(req)) + (1 if self.redispatch else 0):
+            first = self.briefs(req)[0]
+            return call("Agent", {"description": first["subtopic"], "resume": self.first_agent_id(req),
+                                  "prompt": f"{formats.DISPATCH_BRIEF_LABEL} {first['brief_path']}"})
+        if name == "Agent" and "resume" in args:
+            return call("ToolSearch", {"query": "select:SendMessage", "max_results": 5})
+        if name == "ToolSearch" and args.get("query") == "select:SendMessage":
+            return call("SendMessage", {"to": self.first_agent_id(req), "summary": "reply again",
+                                        "message": "Reply again with your findings: every figure is 10 times larger."})
+        if name == "SendMessage":
+            return self.to_gaps(req)  # on with the coverage the plugin gave when the researchers returned
+        return None
+
+    def first_agent_id(self, req: RequestView) -> str:
+        """The agent id the client gave back with the first brief's researcher's reply."""
+        brief = self.briefs(req)[0]["brief_path"]
+        for r in req.all_tool_results():
+            if r.name == "Agent" and not r.is_error and brief in str(r.input.get("prompt", "")) \
+                    and HAND_BACK_CLOSING in r.text:
+                return r.text.rsplit(HAND_BACK_CLOSING, 1)[1].split()[0]
+        raise PromptError(f"no agent id came back with the researcher of {brief}")
 
     def intrusions(self, req: RequestView) -> list[tuple[str, dict[str, Any]]]:
         cli = core_command(self.body(req), "briefs").split('" ', 1)[0].lstrip('"')

@@ -27,14 +27,13 @@ def researcher_marker(plugin_root: str) -> str:
 
 def topic_pages(topics: list[Subtopic]) -> list[Page]:
     """The fake web of a scripted run: one page per subtopic, stating its fact."""
-    return [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs",
-                 f"{t.fact()}\n\nThis page is maintained by the example vendor.") for t in topics]
+    return [Page(f"/docs/{t.slug}", f"{t.name} | Example Docs", t.page_text()) for t in topics]
 
 
 def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good",
           extra_dispatches: int = 0, second_wave: list[dict] | None = None,
           budget_lines: list[str] | None = None, own_search: bool = False,
-          lapses: bool = False, redispatch: bool = False) -> Scenario:
+          lapses: bool = False, redispatch: bool = False, reenter: bool = False) -> Scenario:
     """report: good | broken-then-fixed | broken-forever | drifted-then-fixed | forged (an
     intruder: the orchestrator tries to rewrite a snapshot and the excerpt quoting it, to leave
     background jobs, to write into the plugin's folder and to dispatch a general-purpose agent;
@@ -48,6 +47,8 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     `gaps` leaves bullets uncovered and the tier allows it (their `establish` items are
     `<bullet id>: <angle>`).
     redispatch: the orchestrator dispatches the first brief again after its findings are sealed ok.
+    reenter: then it tries to re-enter that brief's returned researcher (Agent with `resume`, then
+    SendMessage).
     The plan keeps start's `Tier:` line (SKILL.md; the tier is the person's), so every run of the
     default tier ends with a claim check."""
     topics = [Subtopic(**s) for s in (subtopics or DEFAULT_SUBTOPICS)]
@@ -56,7 +57,7 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     marker = researcher_marker(ctx.plugin_root)
     checker_marker = checker.checker_marker(ctx.plugin_root)
     orchestrator = Orchestrator(ctx, topics, report, extra_dispatches, follow_up, budget_lines, own_search,
-                                lapses, redispatch)
+                                lapses, redispatch, reenter)
     researcher = Researcher(ctx, topics + follow_up)
     return Scenario([
         websearch_backend(lambda query: [(p.title, ctx.url(p.path)) for p in pages

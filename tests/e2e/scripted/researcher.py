@@ -66,12 +66,19 @@ class Researcher:
             urls = re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch"))
             if topic.behaviour == "failed" or not urls:
                 return say(findings(brief, formats.STATUS_FAILED, reason="the search backend returned no usable page"))
+            if topic.behaviour == "long-find":  # agents/researcher.md: look inside a long page with --find
+                return bash(f'{self.fetch_command(brief, urls[0])} --find "{topic.find_words()}"', "Find it in the page")
             return bash(self.fetch_command(brief, urls[0]), "Snapshot the page")
         url = (re.findall(r'"url":"([^"]+)"', _result_text(req, "WebSearch")) or [""])[0]
         fetched = [r for r in req.all_tool_results() if r.name == "Bash"][-1]
         if fetched.is_error:  # agents/researcher.md: only fetched pages can be cited
             return say(findings(brief, formats.STATUS_FAILED, reason="the page could not be fetched"))
+        more = re.search(r"continue with --offset (\d+)", fetched.text)
+        if topic.behaviour == "long" and topic.fact() not in fetched.text and more:  # read on, window by window
+            return bash(f"{self.fetch_command(brief, url)} --offset {more.group(1)}", "Read on in the page")
         reply = findings(brief, formats.STATUS_OK, topic=topic, page=fetched.text, url=url)
+        if topic.behaviour == "sources-list":  # the WebSearch tool's reminder, obeyed after the findings
+            reply = reply.rstrip("\n") + f"\n\nSources:\n- [{topic.name} | Example Docs]({url})\n"
         if topic.behaviour == "split":  # one message, two text blocks: the client keeps the last one
             head, heading, tail = reply.partition(f"## {formats.FINDINGS_SOURCES_HEADING}")
             return Reply([text_block(head), text_block(heading + tail)], "end_turn")
@@ -138,7 +145,14 @@ class Researcher:
             raise PromptError(f"the brief's ### headings {points} are not its Establish points")
         stamp = re.search(r"retrieved (\d{4}-\d{2}-\d{2})", page)
         retrieved = f"      **Retrieved**: {stamp.group(1)}\n" if stamp else ""
-        body = [f"# {topic.name}", "", "## Claims", "", f"### {points[0]}", "", f"- {topic.fact()}[^1]", ""]
+        body = [f"# {topic.name}", "", "## Claims", "", f"### {points[0]}", "", f"- {topic.fact()}[^1]",
+                *(f"- {claim}[^{n}]" for n, (_said, claim) in enumerate(topic.quotes, start=2)), ""]
+        quoted = []
+        for n, (said, _claim) in enumerate(topic.quotes, start=2):
+            if said not in page:
+                raise PromptError(f"the fetched page does not state {said!r}:\n{page[:1500]}")
+            quoted.append(f"[^{n}]: **Title**: {title}\n      **URL**: {url}\n      **Excerpt**: \"{retyped(said)}\"\n"
+                          f"{retrieved}      **Source type**: official-docs")
         body += [line for point in points[1:] for line in (f"### {point}", "")]
         missing = [f"- {point.split(' ', 1)[0]}: no page found." for point in points[1:]] or ["None."]
         body += ["## Not established", "", *missing, "",
@@ -146,8 +160,15 @@ class Researcher:
                  "## Exit reason", "", "saturated: the vendor's own page answers the first point.", "",
                  f"## {formats.FINDINGS_SOURCES_HEADING}", "",
                  f"[^1]: **Title**: {title}\n      **URL**: {url}\n      **Excerpt**: \"{excerpt}\"\n"
-                 f"{retrieved}      **Source type**: official-docs", ""]
+                 f"{retrieved}      **Source type**: official-docs", "", *(f"{entry}\n" for entry in quoted)]
         return "\n".join(head + body)
+
+
+def retyped(sentence: str) -> str:
+    """A page's sentence as a model copies it into an excerpt: straight apostrophes, and the
+    page's quotation marks as single quotes inside the excerpt's double ones."""
+    return (sentence.replace("\u2019", "'").replace("\u2018", "'").replace("\u201c", "'")
+            .replace("\u201d", "'").replace('"', "'"))
 
 
 def _result_text(req: RequestView, name: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 from ... import formats
 from ...core.fsutil import atomic_write_text
 from ...core.paths import data_dir
-from ...core.terminal import printable
+from ...core.terminal import one_line, printable
 from ...metrics.pricing import about
 from ...view.data import gather
 from ...view.html import render_page
@@ -49,9 +49,6 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
     """The message: whether the report holds, what the question was, what the report says, what
     it cost, where it is. Control and format characters are taken out (core/terminal.py): the
     TL;DR and the failures quote report text, which must not move the cursor or repaint a line."""
-    def one_line(text: object) -> str:
-        return " ".join(printable(str(text)).split())
-
     verification = (view or {}).get("verification") or {}
     warnings = verification.get("warnings")
     lines = result_lines([one_line(f) for f in failures], warnings if isinstance(warnings, int) else None,
@@ -66,6 +63,9 @@ def summary(view: Mapping[str, Any] | None, run_dir: str, view_path: Path | None
         if totals:
             lines.append(f"Spent: {totals.get('searches')} searches, {totals.get('page_reads')} page reads, "
                          f"{about(str(totals.get('cost_text')))}")
+        archive = view.get("archive") or {}
+        if archive.get("archived"):
+            lines.append(f"Pages: {one_line(archive.get('text'))}")
     lines.append(f"Report: {Path(run_dir) / formats.REPORT_FILE}")
     if view_path is not None:
         lines.append(f"View:   {view_path} (open it in a browser: each footnote shows its source)")

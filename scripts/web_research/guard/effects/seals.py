@@ -2,7 +2,7 @@
 
 The hook handlers (post_tool_use.py, subagent_stop.py, …) call in here at the moments an artifact is produced:
 
-    a researcher's `fetch` returned        -> seal the snapshot (text and record), hashed
+    a researcher's `fetch` returned        -> seal the snapshot (text, record and WARC), hashed
                                               from the stored files by this hook
     a findings file written                -> a `written` entry: the hash of what its owner
                                               (or the plugin, `record_written`) wrote
@@ -33,6 +33,7 @@ from ...core.paths import data_dir
 from ...evidence import ledger
 from ...evidence.provenance import LEDGER, MAX_EVIDENCE_BYTES, SEALS_COPY_FILE, SealSource
 from ...evidence.seal_line import parse_seal_line
+from ...evidence.snapshots import ARCHIVE_SUFFIX
 from ..state import write_run_state
 
 _SNAPSHOT_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -68,8 +69,9 @@ def _seal(run_dir: str, rel: str, artifact: str, sha256: str, agent_id: object, 
 # --- producers ----------------------------------------------------------------------
 
 def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, stdout: str,
-                agent_id: object, slug: object, tool_use_id: object = None) -> None:
-    """A researcher's fetch returned: a page_read entry, and seals for a snapshot it wrote now.
+                agent_id: object, slug: object, tool_use_id: object = None, find: str | None = None) -> None:
+    """A researcher's fetch returned (`find`: its --find words): a page_read entry, and seals for a
+    snapshot it wrote now.
 
     The seal is the hash of the stored file, computed here: a printed line proves nothing
     (whoever makes a command print can make it print a seal). fetch's first output line only
@@ -81,7 +83,8 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
     header = parse_seal_line(stdout)
     snapshot_id = header["snapshot_id"] if header and _SNAPSHOT_ID.match(header["snapshot_id"]) else None
     entries = [ledger.entry(ledger.PAGE_READ, agent_id, slug, tool="fetch", url=url, snapshot_id=snapshot_id,
-                            paging=offset > 0, ok=snapshot_id is not None, tool_use_id=_call(tool_use_id))]
+                            paging=offset > 0, ok=snapshot_id is not None, tool_use_id=_call(tool_use_id),
+                            find=find)]
     if snapshot_id is not None and header and header["origin"] == "fetched":
         sources = Path(run_dir) / formats.SOURCES_DIR
         text_rel, meta_rel = f"{formats.SOURCES_DIR}/{snapshot_id}.txt", f"{formats.SOURCES_DIR}/{snapshot_id}.json"
@@ -93,6 +96,13 @@ def after_fetch(env: Mapping[str, str], run_dir: str, url: str, offset: int, std
                                  url=url, snapshot_id=snapshot_id))
             entries.append(_seal(run_dir, meta_rel, ledger.SNAPSHOT_META, meta[1], agent_id, slug,
                                  url=url, snapshot_id=snapshot_id))
+            archive = meta[0].get("archive")
+            name = f"{snapshot_id}{ARCHIVE_SUFFIX}"
+            if isinstance(archive, dict) and archive.get("file") == name:
+                digest = ledger.file_sha256(sources / name, MAX_EVIDENCE_BYTES)
+                if digest is not None and digest == archive.get("sha256"):
+                    entries.append(_seal(run_dir, f"{formats.SOURCES_DIR}/{name}", ledger.ARCHIVE, digest,
+                                         agent_id, slug, url=url, snapshot_id=snapshot_id))
     record(env, run_dir, entries)
 
 
@@ -166,12 +176,15 @@ def seal_verdicts(env: Mapping[str, str], run_dir: str, verdicts_path: str, agen
         record(env, run_dir, [_seal(run_dir, rel, ledger.VERDICTS, sha256, agent_id, None)])
 
 
-def sealed_ok_findings(env: Mapping[str, str], run_dir: str) -> set[str]:
+def sealed_ok_findings(env: Mapping[str, str], run_dir: str,
+                       seals: Mapping[str, ledger.Seal] | None = None) -> set[str]:
     """Paths (relative to the run) of findings files whose latest seal says `status: ok` and
     that still match it: a researcher's final result, never dispatched again nor written over.
     A file changed since its seal is no result at all (it fails verify): its brief may be
-    researched again, and the new researcher's file is sealed anew."""
-    return {rel for rel, seal in ledger.seals(ledger_entries(env, run_dir)).items()
+    researched again, and the new researcher's file is sealed anew. `seals`: the ledger's, when
+    the caller has read them."""
+    seals = ledger.seals(ledger_entries(env, run_dir)) if seals is None else seals
+    return {rel for rel, seal in seals.items()
             if seal.artifact == ledger.FINDINGS and seal.status == formats.STATUS_OK
             and seal.accepts(_small_file_sha256(Path(run_dir) / rel))}
 

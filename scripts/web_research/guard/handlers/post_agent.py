@@ -21,8 +21,6 @@ from ..rules.dispatch import release
 from ..state import Context
 from .subagent_stop import settle_researcher
 
-# A researcher's states once its findings are settled (subagent_stop.settle_researcher).
-SETTLED = ("done", "silent-failure")
 # A background Agent call returns at once: `{"isAsync": true, "status": "async_launched", ...}` (2.1.328).
 BACKGROUND_LAUNCH_STATUSES = ("async_launched",)
 
@@ -102,7 +100,7 @@ def _post_researcher(ctx: Context) -> Decision:
         # SubagentStop went unseen (no stop settled it), its reply is the call's result.
         brief = resolve_prompt(ctx.tool_input.get("prompt") or "", briefs_of(run))
         agent = run.agents.get(agent_id) if agent_id is not None else None
-        if brief is not None and (agent is None or agent.state not in SETTLED):
+        if brief is not None and (agent is None or not agent.settled):
             # Its notice of a silent failure reaches the person now, as the stop's would have.
             decision = settle_researcher(ctx, brief, agent_id, ctx.event.agent_reply, may_block=False)
     if not last or response.get("status") != "completed":

@@ -1,9 +1,9 @@
 """PostToolUse: what a tool call that ran changes in the active run.
 
-A `start` opens the run, `briefs` records the expected briefs and fixes the
-limits, a researcher's fetch and every web call go to the ledger, and a returned
-Agent call frees its slot and does what its SubagentStop could not (write a
-researcher's findings or a checker's verdicts from the reply the call returned).
+A `start` opens the run (post_start.py), `briefs` records the expected briefs and fixes the
+limits (post_briefs.py), a researcher's fetch and every web call go to the ledger (post_web.py),
+and a returned Agent call frees its slot and does what its SubagentStop could not (post_agent.py);
+here, what is left: `abandon` closes the run, and a command of ours with no run is told so.
 """
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import json
 from typing import Any, Mapping
 
 from ..commandline import mentioned_subcommand, same_path
-from ..effects.seals import after_fetch, after_web_tool
-from ..events import WEB_TOOLS
 from ..rules.decision import NOTHING, AddContext, Decision, Notice
 from ..rules.room import PERSON_COMMANDS
 from ..state import Context
@@ -34,12 +32,8 @@ def stdout_json(response: Any) -> Mapping[str, Any] | None:
 
 
 def post_tool_use(ctx: Context) -> Decision:
-    tool = ctx.event.tool
-    if tool == "Bash" and ctx.in_researcher:
-        return _post_researcher_bash(ctx)
-    if tool in WEB_TOOLS:
-        return _post_web_tool(ctx)
-    if tool == "Bash" and not ctx.in_researcher:
+    """A Bash call of the main session (a researcher's, and web calls: post_web.py; Agent: post_agent.py)."""
+    if ctx.event.tool == "Bash" and not ctx.in_researcher:
         return _post_bash(ctx)
     return NOTHING
 
@@ -85,27 +79,3 @@ def _post_abandon(ctx: Context, run_dir: str | None, response: Any) -> Decision:
     return Notice(f"web-research: the research run in {snapshot.run_dir} was abandoned "
                          f"({str(result.get('reason') or '')[:300]}); it is not verified. Until this turn "
                          "ends, only read-only tools and a new start are allowed.")
-
-
-def _post_researcher_bash(ctx: Context) -> Decision:
-    """A researcher's fetch returned: seal the snapshot it wrote (guard/effects/seals.py)."""
-    parsed, _why = ctx.command
-    if parsed is None or parsed.subcommand != "fetch":
-        return NOTHING
-    run = ctx.run
-    if run is None or not same_path(parsed.run_dir, run.run_dir):
-        return NOTHING
-    after_fetch(ctx.env, run.run_dir, parsed.args.url, int(parsed.args.offset or 0),
-                ctx.event.stdout, ctx.event.agent_id, run.slug_of(ctx.event.agent_id),
-                tool_use_id=ctx.event.tool_use_id)
-    return NOTHING
-
-
-def _post_web_tool(ctx: Context) -> Decision:
-    """A WebSearch or WebFetch returned during a run: one ledger entry (guard/effects/seals.py)."""
-    run = ctx.run
-    if run is None:
-        return NOTHING
-    after_web_tool(ctx.env, run.run_dir, str(ctx.event.tool), ctx.tool_input,
-                   ctx.event.agent_id, run.slug_of(ctx.event.agent_id), tool_use_id=ctx.event.tool_use_id)
-    return NOTHING

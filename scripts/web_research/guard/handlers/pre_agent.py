@@ -18,7 +18,7 @@ from .pre_tool_use import decide
 from ..rules.decision import NOTHING, Allow, Decision, Deny
 from ..rules.dispatch import RESERVATION_TTL_SECONDS, decide_dispatch
 from ..rules.dispatch import Decision as DispatchDecision
-from ..rules.room import dispatch_refusal, role_of
+from ..rules.room import dispatch_fields_refusal, dispatch_refusal, role_of
 from ..state import Context, Run
 
 TTL_ENV = "WEB_RESEARCH_GUARD_SLOT_TTL"
@@ -43,7 +43,7 @@ def _dispatch(ctx: Context, snapshot: Run | None) -> Decision:
         return NOTHING
     tool_input = dispatch_fields(ctx.tool_input)  # the agent type and the foreground: the plugin's
     refusal = dispatch_refusal(role_of(ctx.event.agent_type), tool_input.get("subagent_type"), ctx.program,
-                               snapshot.run_dir)
+                               snapshot.run_dir) or dispatch_fields_refusal(ctx.tool_input)
     if refusal is not None:
         return Deny(refusal)
     if tool_input.get("subagent_type") == CHECKER:  # the entry gave it to pre_checker.py; reached only if called here

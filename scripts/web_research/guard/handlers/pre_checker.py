@@ -17,7 +17,7 @@ from .pre_agent import as_decision
 from .pre_tool_use import decide
 from ..rules.checker_gate import decide_checker_dispatch
 from ..rules.decision import NOTHING, Decision, Deny
-from ..rules.room import dispatch_refusal, role_of
+from ..rules.room import dispatch_fields_refusal, dispatch_refusal, role_of
 from ..state import Context, Run, Session
 
 
@@ -30,7 +30,8 @@ def _dispatch(ctx: Context, snapshot: Run | None) -> Decision:
     if snapshot is None or session is None:
         return NOTHING
     tool_input = dispatch_fields(ctx.tool_input)  # the agent type and the foreground: the plugin's
-    refusal = dispatch_refusal(role_of(ctx.event.agent_type), CHECKER, ctx.program, snapshot.run_dir)
+    refusal = (dispatch_refusal(role_of(ctx.event.agent_type), CHECKER, ctx.program, snapshot.run_dir)
+               or dispatch_fields_refusal(ctx.tool_input))
     if refusal is not None:
         return Deny(refusal)
     return _pre_checker_agent(ctx, session, snapshot, tool_input)

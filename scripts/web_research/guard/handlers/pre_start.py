@@ -17,8 +17,9 @@ from ...run.inputs import InputError
 from ...run.resume import unknown_run_refusal
 from ...run.runfolder import check_start_args
 from ..effects.seals import ledger_knows
-from .pre_tool_use import decide, pre_bash
+from .pre_tool_use import decide, pre_bash, unsandboxed
 from ..rules.decision import Allow, Decision, Deny
+from ..rules.room import UNSANDBOXED_REFUSAL
 from ..state import Context, Run
 
 
@@ -30,6 +31,8 @@ def _start(ctx: Context, run: Run | None) -> Decision:
     parsed, _why = ctx.command
     if run is not None or parsed is None or ctx.in_researcher:
         return pre_bash(ctx, run)
+    if unsandboxed(ctx):
+        return Deny(UNSANDBOXED_REFUSAL)
     refusal = _start_refusal(ctx, parsed.heredoc_body or "")
     if refusal is not None:
         return Deny((

@@ -13,9 +13,6 @@ from typing import Callable, Mapping
 
 from ... import formats
 from ...core.paths import cache_dir, data_dir, user_data_dir
-from ...subcommands import RESEARCHER as RESEARCHER_ROLE
-from ..briefs_match import attribute, briefs_of, subagent_transcript_path
-from ..budgets import check, limits_of, record
 from ..events import WEB_TOOLS, WRITE_TOOLS
 from ..rules import room
 from ..rules.after_abandon import refusal_after_abandon
@@ -30,7 +27,8 @@ PlanChange = Callable[[Context, str, str], "tuple[str, str, bool] | None"]
 
 
 def pre_tool_use(ctx: Context) -> Decision:
-    """Every tool call but Agent and Task (pre_agent.py): the rules of its tool."""
+    """Every tool call but Agent and Task (pre_agent.py), web calls and a researcher's Bash (pre_web.py):
+    the rules of its tool."""
     return decide(ctx, TOOL_RULES.get(ctx.event.tool or "", _pre_other_tool))
 
 
@@ -47,7 +45,7 @@ def decide(ctx: Context, rules: Callable[[Context, Run | None], Decision]) -> De
         return NOTHING
     decision = rules(ctx, run)
     if tool not in WEB_TOOLS and ctx.in_researcher and isinstance(decision, Deny) and not ctx.denial_recorded:
-        _record_denial(ctx, run, tool)
+        record_denial(ctx, run, tool)
     return decision
 
 
@@ -69,51 +67,14 @@ def _after_abandon(ctx: Context, tool: str) -> Decision | None:
     return None if refusal is None else Deny(refusal)
 
 
-def _record_denial(ctx: Context, run: Run | None, tool: str) -> None:
+def record_denial(ctx: Context, run: Run | None, tool: str) -> None:
     """A researcher's call refused by a scope rule: one `denied` entry, for its metrics."""
     if run is None:
         return
+    from ..budgets import limits_of, record  # lazy: only a researcher's refused call writes the ledger
+
     record(ctx.env, run.run_dir, "denied", ctx.event.agent_id, run.slug_of(ctx.event.agent_id),
            limits_of(run), tool_use_id=ctx.event.tool_use_id, tool=tool, rule="scope")
-
-
-def _researcher_slug(ctx: Context, run: Run) -> str | None:
-    """The slug of the researcher in this payload: remembered, or read from its transcript
-    (and then remembered), so that its ledger entries name it."""
-    slug = run.slug_of(ctx.event.agent_id)
-    if slug is not None:
-        return slug
-    transcript = subagent_transcript_path(ctx.event.transcript_path, ctx.event.agent_id)
-    brief, learned = attribute(run, ctx.event.agent_id, briefs_of(run), transcript)
-    if learned and brief is not None:
-        ctx.learn_agent(ctx.event.agent_id, brief.slug, "running")
-    return brief.slug if brief is not None else None
-
-
-def _pre_web_tool(ctx: Context, run: Run | None) -> Decision:
-    """WebSearch / WebFetch during a run: a researcher's within its budgets, nobody else's."""
-    if run is None:
-        return NOTHING
-    run_dir = run.run_dir
-    tool = str(ctx.event.tool)
-    researcher = ctx.in_researcher
-    if researcher and tool == "WebFetch":
-        # A WebFetch result is a model's summary of the page, not the page: it cannot back a
-        # verbatim excerpt, and no snapshot of it is sealed. Researchers read through `fetch`.
-        _record_denial(ctx, run, tool)
-        ctx.denial_recorded = True
-        return Deny((
-            "In a research run pages are read only with the page-snapshot command, which keeps the page's "
-            f'text for your excerpts: "{ctx.program}" fetch "<url>" --run "{run_dir}". WebFetch returns a '
-            "model's summary, not the page, so it can back no citation. If fetch fails for a page, cite "
-            "another page or note it under Searched and not found."))
-    verdict = check(ctx.env, run_dir, limits=limits_of(run) if researcher else None,
-                    agent_id=ctx.event.agent_id,
-                    slug=_researcher_slug(ctx, run) if researcher else None,
-                    tool_use_id=ctx.event.tool_use_id, tool=tool,
-                    query=str(ctx.tool_input.get("query") or ""), url=str(ctx.tool_input.get("url") or ""),
-                    researcher=researcher)
-    return NOTHING if verdict.allowed else Deny(verdict.reason)
 
 
 def _pre_other_tool(ctx: Context, run: Run | None) -> Decision:
@@ -133,19 +94,16 @@ def pre_bash(ctx: Context, run: Run | None) -> Decision:
     role = role_of(ctx.event.agent_type)
     refusal = bash_refusal(role, parsed, why, run_dir, ctx.program,
                            background=ctx.tool_input.get("run_in_background") not in (None, False),
-                           real_run_dir=real_path(run_dir))
+                           real_run_dir=real_path(run_dir),
+                           unsandboxed=unsandboxed(ctx))
     if refusal is not None or parsed is None:
         return Deny(refusal or "not a command of the run")
-    if role == RESEARCHER_ROLE:
-        verdict = check(ctx.env, run_dir, limits=limits_of(run),
-                        agent_id=ctx.event.agent_id,
-                        slug=_researcher_slug(ctx, run), tool_use_id=ctx.event.tool_use_id,
-                        tool="fetch", url=parsed.args.url, offset=int(parsed.args.offset or 0))
-        if not verdict.allowed:
-            ctx.denial_recorded = True  # `check` wrote its `denied` entry
-            return Deny(verdict.reason)
-        return Allow("web-research: the researcher's fetch command.")
     return Allow(f"web-research: the plugin's {parsed.subcommand} command.")
+
+
+def unsandboxed(ctx: Context) -> bool:
+    """Does this Bash call ask the client to run it outside its sandbox? Any value but false."""
+    return ctx.tool_input.get("dangerouslyDisableSandbox") not in (None, False)
 
 
 def _pre_write(ctx: Context, run: Run | None) -> Decision:
@@ -199,11 +157,10 @@ def _pre_orchestrator_write(ctx: Context, run: Run, tool: str, targets: list[str
 
 
 # Which rules decide each tool; any other tool gets the room's rule for tools it has none for
-# (Agent and Task have their own handler, pre_agent.py).
+# (Agent and Task have their own handler, pre_agent.py; web calls and a researcher's Bash, pre_web.py).
 TOOL_RULES: dict[str, Callable[[Context, Run | None], Decision]] = {
     "Bash": pre_bash,
     **{tool: _pre_write for tool in WRITE_TOOLS},
-    **{tool: _pre_web_tool for tool in WEB_TOOLS},
 }
 
 

@@ -15,13 +15,13 @@ from ..budgets import limits_of, record
 from ..effects.findings_bookkeeping import subtopic_of
 from ..effects.metrics import write_metrics
 from ..effects.replies import seal_unsealed_findings, write_findings, write_verdicts
-from ..effects.seals import seal_source
+from ..effects.seals import seal_source, sealed_ok_findings
 from ..events import CHECKER, RESEARCHER
-from ..findings_gate import citation_problems, findings_problems, required_fields_text
+from ..findings_gate import citation_problems, findings_problems, required_fields_text, unread_citations
 from ..rules.checker_gate import find_checker
 from ..rules.decision import NOTHING, Block, Decision, Notice
-from ..rules.dispatch import release
-from ..state import SILENT_FAILURES_FILE, Context, Run, SilentFailure, write_run_state
+from ..rules.dispatch import findings_rel, release
+from ..state import SILENT_FAILURES_FILE, Agent, Context, Run, SilentFailure, write_run_state
 
 # Why the findings are unusable when the returned Agent call's result held no readable reply.
 NO_READABLE_REPLY = ("no reply could be read from the Agent result; the findings file stays the plugin's stub, "
@@ -31,7 +31,8 @@ NO_READABLE_REPLY = ("no reply could be read from the Agent result; the findings
 def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
     """A claim-checker stops: its reply must judge each claim of its prompt by number (blocked
     once otherwise, naming what is missing); the plugin then writes the verdicts file from the
-    reply, mapping numbers to the claim keys bound to that prompt, and seals it."""
+    reply, mapping numbers to the claim keys bound to that prompt, and seals it. A checker whose
+    answer was recorded is settled: a later stop of it changes nothing."""
     snapshot = ctx.run
     if snapshot is None:
         return NOTHING
@@ -47,10 +48,10 @@ def _checker_stop(ctx: Context, stray: bool = False) -> Decision:
     with ctx.locked_run() as run:
         if run is None:
             return NOTHING
-        current = next((c for c in run.checkers
-                        if c.prompt_hash == entry.prompt_hash and c.verdicts_path == entry.verdicts_path), None)
-        if current is None:
-            return NOTHING
+        current = next((c for c in run.checkers if (c.prompt_hash, c.verdicts_path, c.tool_use_id, c.since)
+                        == (entry.prompt_hash, entry.verdicts_path, entry.tool_use_id, entry.since)), None)
+        if current is None or current.state != "running":
+            return NOTHING  # settled already (stopped again, re-entered): its verdicts are final
         if isinstance(agent_id, str):
             current.agent_id = agent_id
         if problems and not current.blocks and not ctx.event.stop_hook_active:
@@ -123,6 +124,11 @@ def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: s
     if snapshot is None:
         return NOTHING
     run_dir = snapshot.run_dir
+    key = agent_id if isinstance(agent_id, str) else f"unknown-{brief.slug}"
+    known = snapshot.agents.get(key)
+    seals = seal_source(ctx.env, run_dir).seals
+    if _settled(known, agent_id) or findings_rel(run_dir, brief) in sealed_ok_findings(ctx.env, run_dir, seals):
+        return NOTHING  # stopped again (re-entered): its result is final, never written or sealed anew
     started = snapshot.started.get(brief.slug)
     document, unusable = (None, NO_READABLE_REPLY) if reply is None else reply_document(
         reply, subtopic_of(snapshot, brief), brief.brief_hash,
@@ -134,18 +140,23 @@ def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: s
             return f"line {document.reply_line(line)} of your reply"
 
         problems = findings_problems(brief, document.text, where)
-    key = agent_id if isinstance(agent_id, str) else f"unknown-{brief.slug}"
-    known = snapshot.agents.get(key)
     may_block = may_block and not (known is not None and known.blocks)
     quotes: list[str] = []
     if may_block and document is not None:
         # In a run every page a researcher read was sealed by its fetch: a citation of a page
         # with no sealed snapshot cites a page never read, told now while it can still read it.
-        quotes = citation_problems(brief, seal_source(ctx.env, run_dir).seals, document.text, where)
+        quotes = citation_problems(brief, seals, document.text, where)
+    elif document is not None and not problems:
+        # Too late to tell it: a reply that still cites a page never read is no result (findings_gate).
+        problems = unread_citations(brief, seals, document.text, where)
+        if problems:
+            document = None  # the stub stays, sealed as the plugin wrote it
     with ctx.locked_run() as run:
         if run is None:
             return NOTHING
         agent = run.bind_agent(key, brief.slug, "running")
+        if _settled(agent, agent_id):
+            return NOTHING  # a concurrent stop of the same agent settled it first
         if (problems or quotes) and may_block and not agent.blocks:
             agent.blocks = 1
             return Block(block_reason(problems + quotes, brief.findings_path))
@@ -172,6 +183,12 @@ def settle_researcher(ctx: Context, brief: Brief, agent_id: str | None, reply: s
         f'web-research: the researcher for subtopic "{subtopic}" ended without usable findings for '
         f"{brief.findings_path} ({'; '.join(problems)}). It is a silent failure, recorded in {state_file}; the "
         "report's Gaps & Limitations must name it.")
+
+
+def _settled(agent: Agent | None, agent_id: object) -> bool:
+    """Was this researcher's reply already settled? Known only by its agent id: stops without
+    one share a key per brief, and a retry of that brief is another researcher."""
+    return isinstance(agent_id, str) and agent is not None and agent.settled
 
 
 def block_reason(problems: list[str], findings_path: str) -> str:

@@ -4,10 +4,12 @@ orchestrator's web calls. ../budgets.py brings what the ledger says each agent h
 
 - a researcher's WebSearch beyond `searches_per_researcher` is denied;
 - a page read (the plugin's `fetch` of a new URL: researchers read pages with nothing
-  else, pre_tool_use.py denies their WebFetch) beyond `page_reads_per_researcher` is
+  else, pre_web.py denies their WebFetch) beyond `page_reads_per_researcher` is
   denied; `fetch --offset N` of a URL the researcher already read is paging, never
   counted nor refused, and an `--offset N` on a URL not read yet is refused (a first read starts
-  at the top of the page);
+  at the top of the page); `fetch --find WORDS` is one page read of a URL not read yet, however
+  many windows it prints, and paging on one already read; a read from the top of a page read so
+  far only by `--find` is paging too (its top was never shown);
 - a search with the same words (case and spacing ignored) as an earlier one of the
   same researcher is denied as a loop, as is a second read of a URL it already read
   (unless that read failed: it may be fetched again);
@@ -63,14 +65,16 @@ def decide_search(usage: AgentUsage, limit: int, query: str) -> Verdict:
     return Verdict(True)
 
 
-def is_paging(usage: AgentUsage, url: str, offset: int) -> bool:
-    """`fetch --offset N` (N > 0) of a URL this researcher already read: reading on, not a new read."""
-    return offset > 0 and usage.read_before(url) is not None
+def is_paging(usage: AgentUsage, url: str, offset: int, find: bool = False) -> bool:
+    """`fetch --offset N` (N > 0) or `fetch --find WORDS` of a URL this researcher already read, or
+    a read from the top of one it read only with --find: reading on, not a new read."""
+    earlier = usage.read_before(url)
+    return earlier is not None and (offset > 0 or find or bool(earlier.find))
 
 
-def decide_page_read(usage: AgentUsage, limit: int, url: str, offset: int = 0) -> Verdict:
-    """A researcher's `fetch` of `url` (at `offset`)."""
-    if is_paging(usage, url, offset):
+def decide_page_read(usage: AgentUsage, limit: int, url: str, offset: int = 0, find: bool = False) -> Verdict:
+    """A researcher's `fetch` of `url` (at `offset`, or `find`: around some words)."""
+    if is_paging(usage, url, offset, find):
         return Verdict(True, paging=True)
     if offset > 0:  # a first read starts at the top, or the page's opening text is never seen
         return Verdict(False, OFFSET_FIRST, (

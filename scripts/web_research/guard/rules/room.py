@@ -1,6 +1,6 @@
 """The sealed room: while a run is open, each role may make only the run's own moves.
 
-Threat model (hooks/README.md; every rule in docs/hooks/room.md): everything a run reads (pages,
+Threat model (README.md, What enforces the contract; every rule in docs/hooks/room.md): everything a run reads (pages,
 search results, findings, tool output) is hostile and may take over any model in the run; the person
 and the session before `start` are trusted; no model in the run may make the gate pass on
 evidence the plugin did not fetch and seal, or switch a guard off. A list of what is forbidden
@@ -80,13 +80,25 @@ def orchestrator_forms(program: str, run_dir: str) -> str:
             f'--prompt), and "{program}" ' + ABANDON_HINT.format(run_dir=run_dir))
 
 
+# The hooks approve the plugin's own command lines (no prompt), so a call that also asks the client
+# to lift its sandbox would get that without the person's say: none of our commands needs it.
+UNSANDBOXED_REFUSAL = ("The plugin's commands run as the session runs other commands: dangerouslyDisableSandbox "
+                       "is refused with them, as none of them needs it. Run the command again without it.")
+
+
 def bash_refusal(role: str, parsed: PluginCommand | None, why: str, run_dir: str, program: str,
-                 background: bool, real_run_dir: str | None = None) -> str | None:
+                 background: bool, real_run_dir: str | None = None, unsandboxed: bool = False) -> str | None:
     """Why this Bash call may not run in the room, or None when it is one of the role's moves
     (a researcher's fetch still goes through its budgets afterwards). `real_run_dir`: the run
-    folder with its links resolved (the handler's; `parsed.run_dir` is resolved the same way)."""
+    folder with its links resolved (the handler's; `parsed.run_dir` is resolved the same way).
+    `unsandboxed`: the call asks the client to lift its sandbox (`dangerouslyDisableSandbox`),
+    which none of the run's commands needs: refused whatever the command."""
     real = real_run_dir or run_dir
     same = parsed is not None and parsed.run_dir is not None and parsed.run_dir == real
+    if unsandboxed and role == RESEARCHER:
+        return f"{UNSANDBOXED_REFUSAL} Run it exactly as your brief shows."
+    if unsandboxed and role == ORCHESTRATOR:
+        return f"{UNSANDBOXED_REFUSAL} {_way_out(program, run_dir)}"
     if role == CHECKER:
         return CHECKER_REFUSAL
     if role == OTHER:
@@ -125,6 +137,28 @@ def bash_refusal(role: str, parsed: PluginCommand | None, why: str, run_dir: str
 
 
 # --- Agent / Task -------------------------------------------------------------------
+
+# The fields an Agent call may carry in a run: those that start a new agent (Claude Code 2.1.328's
+# Agent tool, less `isolation`, `cwd`, `name`, `team_name` and `mode`). An allowlist, as the tools
+# are: `resume` (a client's way to re-enter an agent that has returned) and whatever a later client
+# adds are refused. A returned researcher's or checker's reply was written and sealed at its stop;
+# re-entered, it would stop again and answer anew over a result already final (SendMessage, the other
+# way in, is no free tool: tool_refusal).
+DISPATCH_FIELDS = ("description", "prompt", "subagent_type", "run_in_background", "model", "effort")
+
+
+def dispatch_fields_refusal(tool_input: Mapping[str, object]) -> str | None:
+    """Why an Agent call's fields may not pass in a run (see DISPATCH_FIELDS), or None."""
+    extra = sorted(key for key in tool_input if key not in DISPATCH_FIELDS)
+    if not extra:
+        return None
+    why = ("resume re-enters an agent that has returned, whose result is final" if "resume" in extra
+           else "they are not a dispatch's")
+    return (f"While a research run is open, an Agent call starts a new researcher or claim-checker and carries "
+            f"only {', '.join(DISPATCH_FIELDS)}; this one also names {', '.join(extra)}, refused: {why}. A "
+            f"returned agent is never resumed or sent messages: "
+            f"{formats.dispatch_call(formats.DISPATCH_BRIEF_PROMPT)} starts a brief's researcher.")
+
 
 def dispatch_refusal(role: str, subagent_type: object, program: str, run_dir: str) -> str | None:
     if role != ORCHESTRATOR:

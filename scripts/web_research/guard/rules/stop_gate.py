@@ -32,7 +32,7 @@ class StopDecision(NamedTuple):
 MAX_MESSAGE_CHARS = 20_000  # a return object is a few hundred characters; prose around it is bounded too
 
 
-def _objects(message: object) -> Iterator[dict[str, Any]]:
+def _objects(message: object) -> Iterator[dict[str, object]]:
     """The JSON objects in an agent's message: alone, in a code fence, or with prose around them."""
     if not isinstance(message, str) or len(message) > MAX_MESSAGE_CHARS:
         return

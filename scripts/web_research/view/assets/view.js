@@ -19,10 +19,10 @@
     if (text !== undefined && text !== null) { e.textContent = String(text); }
     return e;
   }
-  function link(url) {
+  function link(url, href) {
     var a = el("a", null, url);
-    if (/^https?:\/\//i.test(String(url))) {
-      a.href = String(url); a.rel = "noopener noreferrer nofollow"; a.target = "_blank";
+    if (/^https?:\/\//i.test(String(href || url))) {
+      a.href = String(href || url); a.rel = "noopener noreferrer nofollow"; a.target = "_blank";
     }
     return a;
   }
@@ -130,6 +130,11 @@
     if (f.recheck) { body.appendChild(recheck(f.recheck)); }
     var dl = el("dl");
     row(dl, "URL", f.url ? link(f.url) : "none");
+    if (f.live_url) {
+      var live = link("open the live page at this passage", f.live_url);
+      live.className = "live-link";
+      row(dl, "Live passage", live);
+    }
     row(dl, "Site", f.site);
     row(dl, "Source type", f.source_type);
     row(dl, "Retrieved", f.retrieved);
@@ -139,6 +144,7 @@
     seal.appendChild(document.createTextNode(" " + f.seal.detail));
     row(dl, "Seal", seal);
     if (f.snapshot) { row(dl, "Stored page", f.snapshot.file + (f.snapshot.truncated ? " (page cut at fetch)" : "")); }
+    if (f.snapshot) { row(dl, "Archived", f.snapshot.archive); }
     body.appendChild(dl);
     (f.claims || []).forEach(function (c) {
       var p = el("div", "claim-entry");

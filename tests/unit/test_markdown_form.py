@@ -1,0 +1,335 @@
+"""report.md and findings files are written in a closed set of Markdown forms (checks/markdown_form.py).
+
+Issue 37, items 1 and 2: a statement placed where no check reads it (a second `# `, text
+before TL;DR, an extra section, a setext heading, Gaps & Limitations, after the Sources, an
+HTML block, a code block, an image, 21 nested quotes) or shown otherwise than it is read
+(strikethrough, backspaces) ended verified. Each is now an error at its line naming what to
+write instead. Two properties: a statement in any refused form, anywhere in a report built
+from the bundled example, always fails verification; statements in every allowed form, in
+Findings and Gaps, never do.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from example_run import BILLING, EXAMPLE_DIR, copy_example, findings_path
+from web_research import formats
+from web_research.checks import checklist
+from web_research.checks.claims import find_claims
+from web_research.checks.findings import load_findings
+from web_research.checks.report import parse_report
+from web_research.guard.briefs_match import Brief
+from web_research.guard.findings_gate import citation_problems
+from web_research.view.html import render_markdown
+
+REPORT = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
+LINES = REPORT.splitlines()
+CITED = "Acme's indexed retention defaults to 15 days[^4]."  # a claim [^4]'s excerpt grounds
+
+
+def _errors(run: Path, text: str) -> dict[str, object]:
+    (run / formats.REPORT_FILE).write_text(text, encoding="utf-8")
+    _parsed, checks = checklist.parse_and_check(run, extra=(checklist._claims_grounded,))
+    return {c.id: c for c in checks if not c.ok and c.severity == "error"}
+
+
+def _at(heading: str, block: str, after: bool = True) -> str:
+    """The example report with `block` as a block of its own right after (or before) `heading`'s line."""
+    index = LINES.index(heading)
+    lines = list(LINES)
+    if after:
+        lines[index + 1:index + 1] = ["", *block.split("\n")]
+    else:
+        lines[index:index] = [*block.split("\n"), ""]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def run_copy(tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("forms") / "run"
+    shutil.copytree(EXAMPLE_DIR, target)
+    return target
+
+
+def _form_ok(text: str) -> bool:
+    from web_research.checks.markdown_form import report_form_check  # noqa: PLC0415 - (the test runs on old code too)
+
+    return report_form_check(Path("report.md"), parse_report(text)).ok
+
+
+def test_the_bundled_example_uses_only_allowed_forms(run_copy: Path) -> None:
+    assert _errors(run_copy, REPORT) == {}
+    assert _form_ok(REPORT)
+
+
+# --- item 1: regions no check read ------------------------------------------------------------------
+
+INVENTED = "Acme charges $0.42 per host."
+REGIONS = [
+    ("a second # heading in Findings", _at("### Billing units and retention tiers", f"# Pricing\n\n{INVENTED}"),
+     "report.markdown", "a second `# ` heading"),
+    ("a second # heading in TL;DR", _at("## Findings", f"# Note\n\n{INVENTED}", after=False),
+     "report.markdown", "a second `# ` heading"),
+    ("before TL;DR", _at("## TL;DR", INVENTED, after=False), "report.markdown", "text before `## TL;DR`"),
+    ("an extra ## section", _at("## Gaps & Limitations", f"## Method\n\n{INVENTED}", after=False),
+     "report.sections.extra", "'## Method'"),
+    ("a setext heading", _at("### Billing units and retention tiers", f"{INVENTED}\n---"),
+     "report.markdown", "underlined with"),
+    ("Gaps & Limitations", _at("## Gaps & Limitations", f"- {INVENTED}"), "report.gaps.figures", "'$0.42 per host'"),
+    ("after the last Sources entry", REPORT + f"\n{INVENTED}\n", "report.markdown", "text in Sources that is no entry"),
+    ("an HTML block", _at("### Billing units and retention tiers", f"<div>\n{INVENTED}\n</div>"),
+     "report.markdown", "an HTML block"),
+    ("an HTML comment", _at("### Billing units and retention tiers", f"<!-- {INVENTED} -->"),
+     "report.markdown", "an HTML block"),
+    ("a fenced code block", _at("### Billing units and retention tiers", f"```\n{INVENTED}\n```"),
+     "report.markdown", "a fenced code block"),
+    ("an indented code block", _at("### Billing units and retention tiers", f"    {INVENTED}"),
+     "report.markdown", "an indented code block"),
+    ("an image with empty alt text", _at("### Billing units and retention tiers", "![](https://x.example/0.42.png)"),
+     "report.markdown", "an image"),
+    ("21 nested quotes", _at("### Billing units and retention tiers", ">" * 21 + " " + INVENTED),
+     "report.markdown", "nested 4 deep"),
+    ("a link reference definition", _at("### Billing units and retention tiers",
+                                        f'[x]: https://x.example "{INVENTED}"'),
+     "report.markdown", "a link reference definition"),
+    ("a heading in a list", _at("### Billing units and retention tiers", f"- ### {INVENTED}"),
+     "report.markdown", "a heading inside a list or quote"),
+    ("a #### heading", _at("### Billing units and retention tiers", "#### Per-host prices"),
+     "report.markdown", "a `#### ` heading"),
+    ("a ### heading in Gaps", _at("## Gaps & Limitations", "### Open questions"),
+     "report.markdown", "a `### ` heading outside Findings"),
+    ("a table with no row", _at("### Billing units and retention tiers", "| Acme per host | $0.42 |\n|---|---|"),
+     "report.markdown", "a table with no row"),
+    ("a thematic break", _at("## Gaps & Limitations", "***", after=False), "report.markdown", "a thematic break"),
+]
+
+
+@pytest.mark.parametrize("name,text,check_id,says", REGIONS, ids=[r[0] for r in REGIONS])
+def test_a_statement_where_no_check_read_it_is_an_error_at_its_line(run_copy: Path, name: str, text: str,
+                                                                   check_id: str, says: str) -> None:
+    errors = _errors(run_copy, text)
+    assert check_id in errors, (name, sorted(errors))
+    check = errors[check_id]
+    assert says in check.message, check.message
+    assert check.line is not None and check.line > 1
+    if check_id == "report.markdown":
+        assert f"Write only {formats.allowed_forms()}" in check.message  # the refusal names the allowed forms
+
+
+# --- item 2: what is checked is what is shown ------------------------------------------------------
+
+@pytest.mark.parametrize("claim,check_id,says", [
+    ("Northwind Telemetry does ~~not~~ price per monitored host[^3].", "report.markdown", "strikethrough"),
+    ("Northwind Telemetry does ~not~ price per monitored host[^3].", "report.markdown", "a pair of `~`"),
+    ("Northwind Telemetry does not\b\b\b\b price per monitored host[^3].", "report.text.controls", "U+0008"),
+    ("Northwind Telemetry does not\rNorthwind prices per monitored host[^3].", "report.text.controls", "U+000D"),
+    ("Northwind Telemetry prices &#x2028;per monitored host[^3].", "report.markdown", "a character reference"),
+    ("Northwind prices per host, as [its page](https://evil.example/pricing) says[^3].", "report.markdown",
+     "a link to https://evil.example/pricing"),
+    ("Northwind prices per host <s>not</s> per GB[^3].", "report.markdown", "inline HTML `<s>`"),
+])
+def test_a_statement_shown_otherwise_than_read_is_an_error(run_copy: Path, claim: str, check_id: str,
+                                                           says: str) -> None:
+    text = _at("### Billing units and retention tiers", claim)
+    errors = _errors(run_copy, text)
+    assert check_id in errors, sorted(errors)
+    assert says in errors[check_id].message
+    assert errors[check_id].line == LINES.index("### Billing units and retention tiers") + 3
+
+
+def test_a_tilde_for_about_is_no_strikethrough() -> None:
+    for claim in ("Discounts run ~10% to ~30%[^9].", "Discounts run ~10%[^9]."):
+        text = _at("### Enterprise commitments and overages", claim)
+        assert _form_ok(text), claim
+
+
+def test_a_link_to_a_cited_page_and_crlf_line_ends_are_allowed(run_copy: Path) -> None:
+    text = _at("### Billing units and retention tiers",
+               "[Acme's retention page](https://docs.acme.example/logs/retention) says indexed retention "
+               "defaults to 15 days[^4].")
+    assert _errors(run_copy, text) == {}
+    assert _errors(run_copy, text.replace("\n", "\r\n")) == {}
+
+
+# --- lead-in lines (item 10's honest form) ---------------------------------------------------------
+
+@pytest.mark.parametrize("block", [
+    "Acme's retention documentation gives these defaults:\n\n- indexed retention defaults to 15 days[^4].",
+    "Acme's retention documentation gives these defaults:\n- indexed retention defaults to 15 days[^4].",
+    "The retention options are:\n\n| Option | Price |\n|---|---|\n| 30-day | 1.6x the 15-day rate[^4] |",
+    "- Retention:\n  - Acme's indexed retention defaults to 15 days[^4].",
+])
+def test_a_lead_in_before_its_list_or_table_is_no_uncited_claim(run_copy: Path, block: str) -> None:
+    text = _at("### Billing units and retention tiers", block)
+    assert _errors(run_copy, text) == {}
+    lead = block.split(":")[0].lstrip("- ") + ":"
+    claims = [c for c in find_claims(text) if c.text.startswith(lead)]
+    assert claims, "the lead-in is read with the claim it introduces"
+
+
+@pytest.mark.parametrize("block,check_id", [
+    ("Acme's retention has 3 defaults:\n\n- indexed retention defaults to 15 days[^4].", "report.findings.uncited"),
+    ("Acme is the cheapest. Its defaults are:\n\n- indexed retention defaults to 15 days[^4].",
+     "report.findings.uncited"),
+    ("Acme's retention documentation gives these defaults.\n\n- indexed retention defaults to 15 days[^4].",
+     "report.findings.uncited"),
+    ("Acme's retention documentation gives these defaults:\n\nIndexed retention defaults to 15 days[^4].",
+     "report.findings.uncited"),
+])
+def test_a_lead_in_states_no_figure_is_one_sentence_and_introduces_a_list(run_copy: Path, block: str,
+                                                                         check_id: str) -> None:
+    assert check_id in _errors(run_copy, _at("### Billing units and retention tiers", block))
+
+
+# --- findings files --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("block,says", [
+    ("<div>Acme charges $0.42 per host.</div>", "an HTML block"),
+    ("```\nAcme charges $0.42 per host.\n```", "a fenced code block"),
+    ("![](https://x.example/a.png)", "an image"),
+    ("- Acme does ~~not~~ bill by GB ingested[^1].", "strikethrough"),
+    ("#### Extra", "a `#### ` heading"),
+])
+def test_a_findings_file_is_held_to_the_same_forms_and_the_researcher_is_told(tmp_path: Path, block: str,
+                                                                              says: str) -> None:
+    run = copy_example(tmp_path)
+    path = findings_path(run, BILLING)
+    text = path.read_text(encoding="utf-8").replace("## Not established\n", f"{block}\n\n## Not established\n", 1)
+    path.write_text(text, encoding="utf-8")
+    bad = {c.id: c for c in checklist.run_checklist(run) if not c.ok}
+    check = bad[f"findings.{BILLING}.markdown"]
+    assert check.severity == "error" and says in check.message
+    brief = Brief(slug=BILLING, brief_path=str(run / "briefs" / f"{BILLING}.md"), brief_hash="",
+                  findings_path=str(path), text="")
+    told = citation_problems(brief)
+    assert any(says in problem for problem in told), told
+
+
+def test_a_findings_file_with_control_characters_fails(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    path = findings_path(run, BILLING)
+    path.write_text(path.read_text(encoding="utf-8").replace("bills logs in two parts", "bills\x1b[8m logs in two"),
+                    encoding="utf-8")
+    bad = {c.id for c in checklist.run_checklist(run) if not c.ok}
+    assert f"findings.{BILLING}.text.controls" in bad
+    assert load_findings(path).doc is not None
+
+
+# --- the view --------------------------------------------------------------------------------------
+
+def test_the_view_shows_refused_forms_as_the_text_they_are_written_with() -> None:
+    html, _starts = render_markdown("Acme does ~~not~~ charge &#36;5 ![alt](data:image/png;base64,AA) "
+                                    "[a page](https://evil.example/x)\n\n```\ncode\n```\n\nTitle\n---\n")
+    assert "<s>" not in html and "<del>" not in html and "~~not~~" in html
+    assert "<img" not in html and "<pre>" not in html
+    assert "&amp;#36;5" in html  # the reference as written, not a dollar sign
+    assert "evil.example" not in html.split("a page")[0][-80:] and 'href="https://evil.example' not in html
+    assert "<h2" not in html
+
+
+# --- the properties --------------------------------------------------------------------------------
+
+def _invented(value: int) -> str:
+    return f"Acme charges ${value // 100}.{value % 100:02d} per host"
+
+
+REFUSED = [
+    lambda s: f"<div>{s}.</div>",
+    lambda s: f"<!-- {s}. -->",
+    lambda s: f"It is {s}<br>.",
+    lambda s: f"```\n{s}.\n```",
+    lambda s: f"~~~\n{s}.\n~~~",
+    lambda s: f"    {s}.",
+    lambda s: f"![{s}](https://x.example/a.png)",
+    lambda s: f"![](https://x.example/{len(s)}.png)",
+    lambda s: f"Acme bills per GB ~~{s}~~[^2].",
+    lambda s: f"Acme bills per GB ~{s}~[^2].",
+    lambda s: f"Acme bills per GB &#8203;{s}[^2].",
+    lambda s: f"# {s}",
+    lambda s: f"#### {s}",
+    lambda s: f"{s}.\n===",
+    lambda s: f"{s}.\n---",
+    lambda s: f"## Notes\n\n{s}.",
+    lambda s: "> " * 4 + f"{s}.",
+    lambda s: "- a\n  - b\n    - c\n      - " + f"{s}.",
+    lambda s: ">" * 21 + f" {s}.",
+    lambda s: f'[note]: https://x.example "{s}"',
+    lambda s: f"- ### {s}",
+    lambda s: f"| {s} |\n|---|",
+    lambda s: f"Acme bills per GB, see [{s}](https://evil.example/)[^2].",
+    lambda s: f"Acme bills per GB\b\b\b\b\b\b {s}[^2].",
+    lambda s: f"Acme bills per GB\u2028{s}[^2].",
+    lambda s: f"- {s}.",  # in Gaps, before TL;DR or after Sources: refused; in TL;DR or Findings: uncited
+]
+
+
+@st.composite
+def refused_report(draw) -> str:
+    """The example report with a statement of an invented figure, in a refused form, at any block boundary."""
+    statement = _invented(draw(st.integers(10_001, 99_999)))
+    block = draw(st.sampled_from(REFUSED))(statement)
+    boundaries = [i for i, line in enumerate(LINES) if not line.strip()] + [len(LINES)]
+    at = draw(st.sampled_from(boundaries))
+    lines = list(LINES)
+    lines[at:at] = ["", *block.split("\n"), ""]
+    return "\n".join(lines) + "\n"
+
+
+ALLOWED = [
+    lambda c: c,
+    lambda c: f"- {c}",
+    lambda c: f"1. {c}",
+    lambda c: f"> {c}",
+    lambda c: f"- Retention:\n  - Acme:\n    - {c}",
+    lambda c: f"Acme's retention documentation gives this default:\n\n- {c}",
+    lambda c: f"| Vendor | Retention |\n|---|---|\n| Acme | {c} |",
+    lambda c: c.replace("indexed", "`indexed`"),
+    lambda c: c.replace("indexed retention", "*indexed retention*").replace("15 days", "**15 days**"),
+    lambda c: c.replace("Acme's", "[Acme's](https://docs.acme.example/logs/retention)"),
+    lambda c: c.replace("defaults to", "defaults\\\nto"),
+]
+GAPS_ALLOWED = [
+    "- Northwind's retention prices were not found on its pricing pages.",
+    f"- {CITED}",
+    "- Bullet 1.2 rests on one vendor's page for *Northwind*.",
+]
+
+
+@st.composite
+def allowed_report(draw) -> str:
+    """The example report with a few cited, grounded statements in allowed forms in Findings, and Gaps lines."""
+    lines = list(LINES)
+    for _ in range(draw(st.integers(1, 3))):
+        heading = draw(st.sampled_from(["### Billing units and retention tiers",
+                                        "### Enterprise commitments and overages"]))
+        block = draw(st.sampled_from(ALLOWED))(CITED)
+        at = lines.index(heading) + 1
+        lines[at:at] = ["", *block.split("\n")]
+    gaps = draw(st.lists(st.sampled_from(GAPS_ALLOWED), max_size=2))
+    at = lines.index("## Sources") - 1
+    lines[at:at] = gaps
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=refused_report())
+def test_a_statement_in_any_refused_form_anywhere_always_fails(run_copy: Path, text: str) -> None:
+    assert _errors(run_copy, text), text
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=allowed_report())
+def test_statements_in_every_allowed_form_pass(run_copy: Path, text: str) -> None:
+    errors = _errors(run_copy, text)
+    assert errors == {}, (text, {k: v.message for k, v in errors.items()})
+
+
+def test_the_line_finish_writes_when_nothing_is_cited_is_allowed_in_sources() -> None:
+    text = REPORT.split("## Sources")[0] + f"## Sources\n\n{formats.REPORT_NO_SOURCES}\n"
+    assert _form_ok(text)
+    assert not _form_ok(text + "\nAcme charges $0.42 per host.\n")
