@@ -21,32 +21,28 @@ MAX_LISTED = 6
 def bidi_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
     """One check per file: the lines and code points of its bidirectional controls, if any
     (`first_line`: the file line `text` starts on, for a body without its frontmatter)."""
-    found = bidi_controls(text)
-    check_id = f"{scope}.text.bidi"
-    if not found:
-        return ok(check_id, "no bidirectional control characters", path)
-    places = []
-    for offset, code in found[:MAX_LISTED]:
-        line = text.count("\n", 0, offset) + first_line
-        places.append(f"line {line}: {code}")
-    more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
-    line = text.count("\n", 0, found[0][0]) + first_line
-    return fail(check_id, (
-        f"holds bidirectional control characters ({'; '.join(places)}{more}), which make the text display "
-        "other than the checks read it; delete them (a figure or quote copied from a right-to-left page "
-        "keeps its words without them)"), path, line)
+    return _characters_check(
+        f"{scope}.text.bidi", "no bidirectional control characters", bidi_controls(text), path, text, first_line,
+        "holds bidirectional control characters ({places}), which make the text display other than the checks "
+        "read it; delete them (a figure or quote copied from a right-to-left page keeps its words without them)")
 
 
 def control_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
     """One check per file: the lines and code points of its control characters, if any."""
-    found = control_chars(text)
-    check_id = f"{scope}.text.controls"
+    return _characters_check(
+        f"{scope}.text.controls", "no control characters", control_chars(text), path, text, first_line,
+        "holds control characters ({places}), which a terminal or viewer shows otherwise than the checks read "
+        "them (a backspace erases the word before it on screen); delete them: the text is plain words, tabs "
+        "and line breaks")
+
+
+def _characters_check(check_id: str, clean: str, found: list[tuple[int, str]], path: Path, text: str,
+                      first_line: int, message: str) -> Check:
+    """The check's verdict: `clean` when nothing was found, else `message` naming the first
+    MAX_LISTED places (line and code point) and how many more, at the first one's line."""
     if not found:
-        return ok(check_id, "no control characters", path)
+        return ok(check_id, clean, path)
     places = [f"line {text.count(chr(10), 0, offset) + first_line}: {code}" for offset, code in found[:MAX_LISTED]]
     more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
     line = text.count("\n", 0, found[0][0]) + first_line
-    return fail(check_id, (
-        f"holds control characters ({'; '.join(places)}{more}), which a terminal or viewer shows otherwise "
-        "than the checks read them (a backspace erases the word before it on screen); delete them: the "
-        "text is plain words, tabs and line breaks"), path, line)
+    return fail(check_id, message.format(places="; ".join(places) + more), path, line)
