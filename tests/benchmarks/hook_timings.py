@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "unit"))
-from hook_harness import CLI, SCRIPT_OF, SUBTOPICS, Harness  # noqa: E402
+from hook_harness import CLI, SCRIPT_OF, SUBTOPICS, Harness, _hash_of, plan_text  # noqa: E402
 
 PAYLOAD_MB = 10
 
@@ -38,6 +38,17 @@ class TreeHarness(Harness):
 
     def env(self, **extra: str) -> dict[str, str]:
         return super().env(CLAUDE_PLUGIN_ROOT=str(self.root), **extra)
+
+    def render_briefs(self, subtopics: list[str]) -> list[dict[str, Any]]:
+        """`briefs` and its PostToolUse as in the unit harness, without asserting what the hook
+        tells the orchestrator: a checkout from before issue 38 tells it nothing there."""
+        (self.run_dir / "plan.md").write_text(plan_text(subtopics), encoding="utf-8")
+        command = self.core_command("briefs")
+        proc = self.shell(command)
+        assert proc.returncode == 0, proc.stderr
+        assert self.hook(self.bash("PostToolUse", command, proc.stdout)).returncode == 0
+        return [{**item, "slug": Path(item["brief_path"]).stem, "brief_hash": _hash_of(item["brief_path"])}
+                for item in json.loads(proc.stdout)]
 
     def start_command(self, output_dir: Path | None = None, refresh: bool = False) -> str:
         return super().start_command(output_dir, refresh).replace(str(CLI), str(self.cli), 1)
