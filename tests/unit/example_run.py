@@ -5,6 +5,7 @@ passes verify, and breaks it in one place.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 from web_research import formats
 from web_research.checks.checklist import parse_and_check
 from web_research.core.result import Check
+from web_research.evidence import ledger
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS_DIR = REPO_ROOT / "scripts"
@@ -75,3 +77,16 @@ def builtin_checks(run: Path) -> list[Check]:
     """The checklist without the extra groups (page-snapshot integrity has its
     own tests), so a defect in one of our rules shows only our check."""
     return parse_and_check(run, extra=())[1]
+
+
+def seal_run(run: Path, entries: list[ledger.Entry]) -> None:
+    """Write a built run's seals as the hooks keep them: `entries` (the snapshots' seals) plus one
+    seal per findings file and brief, folded into `.web-research/seals.json`, the copy verify reads."""
+    entries = list(entries)
+    for folder, artifact in (("findings", ledger.FINDINGS), ("briefs", ledger.BRIEF)):
+        for path in sorted((run / folder).glob("*.md")):
+            entries.append(ledger.entry(ledger.SEAL, None, path.stem, artifact=artifact,
+                                        path=f"{folder}/{path.name}", sha256=ledger.file_sha256(path, 1 << 24)))
+    (run / ".web-research").mkdir()
+    copy = ledger.seals_copy(run, ledger.seals(entries))
+    (run / ".web-research" / "seals.json").write_text(json.dumps(copy, indent=2), encoding="utf-8")

@@ -16,6 +16,7 @@ import json
 import re
 from pathlib import Path
 
+from example_run import seal_run
 from web_research.checks.citation_entries import render_citation
 from web_research.core.slug import slugify
 from web_research.evidence import ledger
@@ -128,12 +129,6 @@ def build(root: Path, per_page: int = 6) -> tuple[Path, dict]:
               + "\n\n## Gaps & Limitations\n\n- Only the manuals' own pages were read.\n\n"
               + "## Sources\n\n" + "\n\n".join(report_entries) + "\n")
     (run / "report.md").write_text(report, encoding="utf-8")
-    for folder, artifact in (("findings", ledger.FINDINGS), ("briefs", ledger.BRIEF)):
-        for path in sorted((run / folder).glob("*.md")):
-            seals.append(ledger.entry(ledger.SEAL, None, path.stem, artifact=artifact,
-                                      path=f"{folder}/{path.name}", sha256=ledger.file_sha256(path, 1 << 24)))
-    (run / ".web-research").mkdir()
-    copy = ledger.seals_copy(run, ledger.seals(seals))
-    (run / ".web-research" / "seals.json").write_text(json.dumps(copy, indent=2), encoding="utf-8")
+    seal_run(run, seals)
     return run, {"excerpts": excerpts, "with_apostrophe": sum(1 for e in excerpts if _APOSTROPHE.search(e)),
                  "claims": number}

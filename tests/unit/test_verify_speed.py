@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from example_run import SCRIPTS_DIR
+from example_run import SCRIPTS_DIR, seal_run
 from web_research.run.briefs import brief_hash
 from web_research.checks.citation_entries import render_citation
 from web_research.core.slug import slugify
@@ -61,8 +61,6 @@ def _page_fields(n: int, page: int) -> dict[str, str]:
 def _store_pages(run: Path, quoted: dict[int, list[str]]) -> None:
     """One snapshot per page, its text holding every excerpt quoted from it among filler
     paragraphs (about 6 KB a page), sealed in the folder copy as the hooks would."""
-    import json
-
     from web_research.evidence import ledger
     from web_research.evidence.snapshots import store_snapshot
 
@@ -78,13 +76,7 @@ def _store_pages(run: Path, quoted: dict[int, list[str]]) -> None:
         for path, artifact in ((snap.text_path, ledger.SNAPSHOT), (snap.meta_path, ledger.SNAPSHOT_META)):
             entries.append(ledger.entry(ledger.SEAL, "agent", None, artifact=artifact, path=f"sources/{path.name}",
                                         sha256=ledger.file_sha256(path, 1 << 24), url=fields["url"]))
-    for folder, artifact in (("findings", ledger.FINDINGS), ("briefs", ledger.BRIEF)):
-        for path in sorted((run / folder).glob("*.md")):
-            entries.append(ledger.entry(ledger.SEAL, None, path.stem, artifact=artifact,
-                                        path=f"{folder}/{path.name}", sha256=ledger.file_sha256(path, 1 << 24)))
-    (run / ".web-research").mkdir()
-    copy = ledger.seals_copy(run, ledger.seals(entries))
-    (run / ".web-research" / "seals.json").write_text(json.dumps(copy, indent=2), encoding="utf-8")
+    seal_run(run, entries)
 
 
 def make_large_run(root: Path, pages: int | None = None) -> Path:
