@@ -9,6 +9,7 @@ from typing import Iterator
 import pytest
 
 from hook_harness import SUBTOPICS, Harness
+from web_research import formats
 from page_server import PageServer
 
 
@@ -63,3 +64,12 @@ def researcher(active: Harness):
     assert active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0")).decision == "allow"
     active.start_agent("agentA", active.prompt_for(infos[0]))
     return active, infos
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    """An empty run folder holding only a plan, as `fetch` needs one."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / formats.PLAN_FILE).write_text("# Research plan\n", encoding="utf-8")
+    return run

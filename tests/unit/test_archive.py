@@ -27,14 +27,6 @@ from warcio.archiveiterator import ArchiveIterator  # noqa: E402 - after the ski
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "observability-pricing"
 
 
-@pytest.fixture
-def run_dir(tmp_path: Path) -> Path:
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / formats.PLAN_FILE).write_text("# Research plan\n", encoding="utf-8")
-    return run
-
-
 def fetch(run_dir: Path, url: str, capsys) -> str:
     assert main(["fetch", url, "--run", str(run_dir), "--allow-loopback"]) == EXIT_OK, capsys.readouterr().err
     return capsys.readouterr().out

@@ -19,14 +19,6 @@ ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = ROOT / "scripts" / "web-research"
 
 
-@pytest.fixture
-def run_dir(tmp_path: Path) -> Path:
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / formats.PLAN_FILE).write_text("# Research plan\n", encoding="utf-8")
-    return run
-
-
 def fetch(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(["fetch", *argv])
     out, err = capsys.readouterr()

@@ -108,14 +108,18 @@ def test_an_inserted_misquoted_figure_always_fails_verification(figure: str, whe
     assert "report.claims.grounded" in _fails(changed), figure
 
 
+def _replaced_before_gaps(text: str, old: str, new: str) -> str:
+    """The report with the first `old` above Gaps & Limitations written as `new` (it must be there)."""
+    body, gaps, rest = text.partition("## Gaps & Limitations")
+    assert old in body
+    return body.replace(old, new, 1) + gaps + rest
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(slip=_SLIPS)
 def test_a_figure_changed_in_place_always_fails_verification(slip: tuple[str, str]) -> None:
     text, _markers, _available = _statements()
-    old, new = slip
-    body, gaps, rest = text.partition("## Gaps & Limitations")
-    assert old in body
-    assert "report.claims.grounded" in _fails(body.replace(old, new, 1) + gaps + rest)
+    assert "report.claims.grounded" in _fails(_replaced_before_gaps(text, *slip))
 
 
 def test_the_unchanged_example_passes() -> None:
@@ -176,7 +180,4 @@ _RESTATED = st.sampled_from([
 @given(restated=_RESTATED)
 def test_a_figure_restated_in_an_honest_form_still_verifies(restated: tuple[str, str]) -> None:
     text, _markers, _available = _statements()
-    old, new = restated
-    body, gaps, rest = text.partition("## Gaps & Limitations")
-    assert old in body
-    assert _fails(body.replace(old, new, 1) + gaps + rest) == []
+    assert _fails(_replaced_before_gaps(text, *restated)) == []
