@@ -402,7 +402,10 @@ def pinned_names(lock: Path) -> list[str]:
 
 
 def normalised(name: str) -> str:
-    return "-".join(name.replace("_", "-").replace(".", "-").lower().split("-"))
+    """A package name as PEP 503 compares them: runs of `-`, `_` and `.` are one `-`, lower case."""
+    import re  # lazy: only a failed install reads names
+
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def failed_package(lines: list[str], pins: list[str]) -> str:
