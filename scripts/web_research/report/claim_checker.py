@@ -80,6 +80,7 @@ def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence
             lines.append(f"Excerpt [^{footnote}] ({url or 'no URL'}): \"{' '.join(excerpt.split())}\"")
             if contexts is not None:
                 lines += context_lines(contexts(url, excerpt) if url else None)
+        lines += computed_lines(r)
         lines.append("")
     lines.append(answer_instruction(len(claims)))
     return CheckerPrompt(round_, str(target), tuple(k for k, _ in claims), "\n".join(lines))
@@ -99,6 +100,17 @@ def context_lines(context: ExcerptContext | None) -> list[str]:
     if shown["before"] and shown["before"] in (shown["heading"], shown["term"]):
         shown["before"] = None  # the line above is the heading or the term: shown once
     return [f"  {label}: \"{shown[name]}\"" for name, label in CONTEXT_NAMES.items() if shown[name]]
+
+
+COMPUTED_LABEL = "Computed"  # issue 44 (helper F): a figure the claim computes, and from what
+
+
+def computed_lines(record: ClaimRecord) -> list[str]:
+    """A line naming each figure the claim computes from its excerpts' figures, and the arithmetic
+    the figure rule checked (checks/figure_arithmetic.py): the checker judges whether the claim
+    means that computation (which figure came first, of what the share is)."""
+    derived = record.grounding.derived
+    return [f"{COMPUTED_LABEL}: {'; '.join(derived)}"] if derived else []
 
 
 def answer_instruction(count: int) -> str:
