@@ -162,7 +162,7 @@ def excerpt_parts(excerpt: str) -> list[str]:
     Empty parts (an excerpt that starts or ends with an ellipsis) are dropped.
     """
     text = without_layout(normalize(excerpt))
-    return [part for part in (p.strip() for p in _ELLIPSIS.split(text)) if part]
+    return [part for part in (without_layout(p.strip()) for p in _ELLIPSIS.split(text)) if part]
 
 
 def part_words(part: str) -> int:
