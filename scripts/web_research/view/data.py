@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .. import formats
-from ..evidence.excerpts import normalize
+from ..evidence.excerpts import is_layout, normalize
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.quote_links import live_link, text_fragment
 from ..evidence.sites import site_of
@@ -95,7 +95,7 @@ def live_url(url: str | None, page: str, spans: list[tuple[int, int]] | None) ->
     if not url or not spans or not url.startswith(("https://", "http://")):
         return None
     start, end = spans[0][0], spans[-1][1]
-    return live_link(url, text_fragment(page[start:end], page, start))
+    return live_link(url, text_fragment(page, start, end))
 
 
 def page_window(page: str, spans: list[tuple[int, int]] | None,
@@ -156,6 +156,9 @@ def closest_in_page(excerpt: str, page: str | StoredPage) -> Closest | None:
         for k in range(block.size):
             mine_differs[block.a + k] = False
             theirs_differs[block.b + k] = False
+    for index, (x, y) in enumerate(theirs):  # a table's cell borders are no words (excerpts.is_layout)
+        if is_layout(page[x:y]):
+            theirs_differs[index] = False
     return {"part": [[token, differs] for token, differs in zip(mine, mine_differs)],
             "span": [a, b], "differ": [list(s) for s, d in zip(theirs, theirs_differs) if d],
             "similarity": result.similarity}
