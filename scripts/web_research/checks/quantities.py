@@ -134,7 +134,7 @@ _CURRENCY_BEFORE = re.compile(
 _MAGNITUDE_AFTER = re.compile(r"(?:(k|K|M|mn|B|bn)(?![A-Za-z])|\s?(thousand|million|billion|trillion)\b)")
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per\s?cent\b|pct\b)", re.I)
 _MULTIPLIER_AFTER = re.compile(r"(?:[x\u00d7](?![A-Za-z0-9])|\s?times\b|-?fold\b)")
-_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|(dollars?|euros?)\b"
+_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|((?i:dollars?|euros?))\b"
                              r"|([\u20ac\u00a3\u00a5\u20b9]))")
 # A currency's minor unit: "10 cents" is $0.10, "50 euro cents" is EUR 0.50, "5 pence" is GBP 0.05.
 _MINOR_AFTER = re.compile(r"\s?(?:(euro[\s-]?cents?|eurocents?)\b|(cents?)\b|(\u00a2)|(pence)\b)", re.I)
@@ -198,6 +198,7 @@ _SHARE_HINTS = ("half", "halv", "third", "quarter", "fourth", "fifth", "sixth", 
                 "twentieth", "hundredth", "thousandth", "doubl", "twice", "tripl", "thrice", "quadrupl")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
 _PREVIOUS_WORD = re.compile(r"([A-Za-z]+)\s+$")
+_AFTER_A_NUMBER = re.compile(r"[0-9](?:-bit)?\s+$")
 _SHARE_AFTER = re.compile(r"\s+(?:of|more|less|fewer|lower|higher|cheaper|faster|slower|smaller|larger|bigger)\b"
                           r"|\s*(?:[.,;:)]|$)", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:first|second|other|latter|former|last|next|this|back|front|top|bottom|upper|lower)"
@@ -714,6 +715,8 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
                         and _PREVIOUS_WORD.search(text, max(0, start - 12), start).group(1).lower()
                         in number_words_table.TYPE_CONTEXT)):
                 continue  # "a double is 8 bytes", "a C double.": a type or a noun
+            if word in number_words_table.SINGULAR_MULTIPLES and _AFTER_A_NUMBER.search(text, max(0, start - 8), start):
+                continue  # "IEEE 754 double", "64-bit double", "2 double rooms": what is counted or named
             value = Decimal(number_words_table.MULTIPLES[word])
             figure = Figure(m.group(0), value, KIND_MULTIPLIER, start=start, end=end)
         found.append(figure)
