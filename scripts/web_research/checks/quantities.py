@@ -25,6 +25,14 @@ unit goes with it ("one million dollars", "five percent", "seven days"):
 
 What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`).
 
+Issue 44 made each figure exact. Only ASCII 0-9 are digits (`unreadable_figures` names any
+other script's digit a claim writes, "৪" reading like 8); a vulgar fraction is its value ("4½"
+is 4.5, never 41); number words come from one table (number_words.py: "a dozen", "tenfold",
+"a tenth", "zero"; "C doubles" and "one of" are none); a figure is matched only in its measure
+(`MEASURES`: "1 hour" by "60 minutes", never "3 years" by "3 plans" or "1 TB" by "one of");
+`v1.29` is 1.29, and a release names its series (`in_series`, `names_same`); a page's address
+names versions and years (`url_identifiers`).
+
 `figures_in(text)` is the reading every caller uses (it normalizes first);
 `extract_quantities` reads already-normalized text. Pure, standard library only.
 """
@@ -463,6 +471,16 @@ def version_parts(figure: Figure) -> tuple[int, ...] | None:
     if figure.kind in (KIND_NUMBER, KIND_YEAR) and not figure.unit and _PLAIN_NUMBER.fullmatch(figure.text):
         return tuple(int(part) for part in figure.text.split("."))
     return None
+
+
+def names_same(figure: Figure, other: Figure) -> bool:
+    """Whether `other` names what identifier `figure` names: a dotted version or number by its
+    parts (3.10 is not 3.1, though equal in value; 3.11 is v3.11 and is named by its release
+    3.11.2), anything else as `Figure.matches` says."""
+    mine = version_parts(figure)
+    if mine is None or len(mine) < 2:
+        return figure.matches(other)
+    return version_parts(other) == mine or in_series(figure, other)
 
 
 def in_series(figure: Figure, release: Figure) -> bool:
