@@ -87,6 +87,7 @@ def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence
             if contexts is not None:
                 lines += context_lines(context if url else None)
                 lines += condition_lines(dropped_conditions(r.claim.text, excerpt, context if url else None))
+        lines += computed_lines(r)
         lines.append("")
     lines.append(answer_instruction(len(claims)))
     return CheckerPrompt(round_, str(target), tuple(k for k, _ in claims), "\n".join(lines))
@@ -122,6 +123,17 @@ def condition_lines(conditions: Sequence[Condition]) -> list[str]:
         return []
     said = "; ".join(", ".join(f"\"{phrase}\"" for phrase in c.phrases) + f" in \"{c.clause}\"" for c in conditions)
     return [f"  {CONDITIONS_LABEL}: {said}"]
+
+
+COMPUTED_LABEL = "Computed"  # issue 44 (helper F): a figure the claim computes, and from what
+
+
+def computed_lines(record: ClaimRecord) -> list[str]:
+    """A line naming each figure the claim computes from its excerpts' figures, and the arithmetic
+    the figure rule checked (checks/figure_arithmetic.py): the checker judges whether the claim
+    means that computation (which figure came first, of what the share is)."""
+    derived = record.grounding.derived
+    return [f"{COMPUTED_LABEL}: {'; '.join(derived)}"] if derived else []
 
 
 def answer_instruction(count: int) -> str:
