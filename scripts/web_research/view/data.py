@@ -30,7 +30,7 @@ from ..evidence.quote_links import live_link, text_fragment
 from ..evidence.sites import site_of
 from ..recheck.record import RecheckRecordError, latest_recheck
 from ..checks.checklist import parse_and_check
-from ..checks.claims import claim_records, run_page_titles
+from ..checks.claims import claim_records, plan_bullet_ids, run_page_titles
 from ..checks.coverage import bullet_states, citation_key, report_coverage
 from ..checks.verdicts import check_key, decide, verdict_files, verdicts_by_claim
 from ..core.fsutil import RunFileError, STATE_NOT_UTF8, read_run_file
@@ -227,7 +227,7 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
     if parsed.report is None or parsed.report_path is None:
         return {}, []
     records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations,
-                            run_page_titles(parsed))
+                            run_page_titles(parsed), plan_bullet_ids(parsed.plan))
     checked = parsed.plan is not None and effective_budget(parsed.plan).claim_check
     voting = checked and effective_budget(parsed.plan).voting
     known = verdicts_by_claim(verdict_files(run_dir)) if checked else {}
