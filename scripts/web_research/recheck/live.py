@@ -21,8 +21,8 @@ from typing import Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
 from ..evidence.archive import body_sha256
-from ..evidence.extraction import ExtractLimits, extract_page
-from ..evidence.transport import (FetchError, FetchLimits, HostNotFound, HTTPStatusError, Resolver,
+from ..evidence.extraction import ExtractLimits, extract_page, page_kind
+from ..evidence.transport import (FetchedPage, FetchError, FetchLimits, HostNotFound, HTTPStatusError, Resolver,
                                   system_resolver, fetch_page)
 from .record import (ANSWERED, MAX_ERROR_CHARS, MAX_URL_CHARS, PAGE_GONE, PAGE_UNREACHABLE, cut, utc_now,
                      utc_text)
@@ -58,6 +58,8 @@ class LivePage:
     fetched_at: str
     seconds: float
     body_sha256: str | None = None  # of the body as the extractor reads it, to compare with the archived one
+    html: bytes | None = None  # the body of an HTML page, whose structure is compared (judge.context_changes)
+    charset: str | None = None
 
 
 def fetch_live(url: str, transport: Transport) -> LivePage:
@@ -66,12 +68,14 @@ def fetch_live(url: str, transport: Transport) -> LivePage:
     began = time.monotonic()
 
     body: list[str] = []
+    html: list[FetchedPage] = []
 
     def done(outcome: str, status: int | None = None, final_url: str | None = None, text: str | None = None,
              truncated: bool = False, error: str | None = None) -> LivePage:
         return LivePage(url, outcome, status, final_url and cut(final_url, MAX_URL_CHARS), text, truncated,
                         error and cut(" ".join(error.split()), MAX_ERROR_CHARS), fetched_at,
-                        round(time.monotonic() - began, 3), body[0] if body else None)
+                        round(time.monotonic() - began, 3), body[0] if body else None,
+                        html[0].body if html else None, html[0].charset if html else None)
 
     try:
         page = fetch_page(url, limits=transport.fetch_limits, allow_loopback=transport.allow_loopback,
@@ -94,6 +98,8 @@ def fetch_live(url: str, transport: Transport) -> LivePage:
     except Exception as exc:  # an extraction library failing on odd input: still one line
         return done(PAGE_UNREACHABLE, page.status, page.final_url,
                     error=f"{page.final_url}: cannot extract the page's text ({type(exc).__name__}: {exc})")
+    if page_kind(page) == "html":
+        html.append(page)
     return done(ANSWERED, page.status, page.final_url, content.text, content.truncated)
 
 
