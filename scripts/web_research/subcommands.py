@@ -123,11 +123,16 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                  "nothing, or the fetch extra is missing",
                  f"{EXIT_NO_VERDICT:>3}  no verdict: nothing changed, moved or is gone, but some pages could not be "
                  "reached (network error, timeout, refused address, too large); run it again later")),
-    "export": ("Write the report's sources as CSL-JSON (--format csl-json: title, URL, accessed date, site, "
-               "published date when known), which reference managers import, or one W3C Web Annotation per "
-               "claim and excerpt (--format annotations: the claim on the page's passage, by a TextQuoteSelector "
-               "from the stored text). Prints JSON, or writes --output FILE; changes nothing in the run.",
-               (f"{EXIT_OK:>3}  the JSON is printed or written", _NOT_A_RUN,
+    "export": ("Write the report's evidence for other tools, with the run's outcome (verify's verdict) first. "
+               "--format csl-json: the sources as CSL-JSON for a reference manager (title, URL, accessed date, the "
+               "site's name and publication date as the page states them, an id derived from the URL); "
+               "--format annotations: a W3C AnnotationPage, one annotation per claim and excerpt (the claim and the "
+               "claim-checker's verdict on the passage as the page shows it, with the time it was fetched and the "
+               "stored copies). A run that fails verify is exported only with --unverified, and then says so. Prints "
+               "JSON, or writes --output FILE; changes nothing in the run.",
+               (f"{EXIT_OK:>3}  the JSON is printed or written",
+                f"{EXIT_CHECK_FAILED:>3}  the run does not pass verify and --unverified was not given: nothing is "
+                "written", _NOT_A_RUN,
                 f"{EXIT_USAGE:>3}  report.md is missing or cannot be read, or --output cannot be written")),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
@@ -224,6 +229,8 @@ def _export_arguments(p: ArgumentParser) -> None:
     p.add_argument("--format", required=True, choices=("csl-json", "annotations"),
                    help="csl-json: the sources, for a reference manager; annotations: W3C Web Annotations")
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of printing")
+    p.add_argument("--unverified", action="store_true",
+                   help="export a run that does not pass verify, marked as unverified in the output")
 
 
 def footnote_numbers(raw: str) -> list[int]:

@@ -212,6 +212,8 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
         text=content.text,
         extractor=content.extractor,
         truncated=content.truncated,
+        site_name=content.site_name,
+        published=content.published,
         warc=warc,
         body_sha256=body_sha256(page.body),
         archive_ms=archive_ms,
