@@ -273,3 +273,37 @@ def test_a_verified_run_exports_each_claim_with_its_verdict(tmp_path: Path, caps
     assert page["partOf"]["label"].split(": ", 1)[1].startswith("verified: the run passed verify")
     assert {item["body"][1]["value"] for item in page["items"]} == {"claim-checker verdict: supported"}
     assert "note" not in export(capsys, run, "csl-json")[0]
+
+
+TABLE_EXCERPT = "Ingested data per GB Indexed events per million events"
+
+
+def _table_run(tmp_path: Path) -> Path:
+    """The example, its pricing page's stored text holding a table, footnote 1 quoting two of its rows
+    as a person reads them (no pipes) in the report and in the findings file it comes from."""
+    from web_research.evidence.snapshots import text_sha256
+
+    run = tmp_path / "run"
+    shutil.copytree(EXAMPLE, run)
+    snap = find_snapshot(run, PRICING)
+    text = snap.text().replace("\n\nPrices on this page", "\n| Dimension | Billed |\n|---|---|\n"
+                               "| Ingested data | per GB |\n| Indexed events | per million events |\n\nPrices on this page", 1)
+    snap.text_path.write_text(text, encoding="utf-8")
+    record = json.loads(snap.meta_path.read_text(encoding="utf-8"))
+    record.update(sha256=text_sha256(text), chars=len(text))
+    snap.meta_path.write_text(json.dumps(record), encoding="utf-8")
+    old = "Log Management is billed on two dimensions: data ingested, per GB, and events indexed, per million events."
+    for path in (run / formats.REPORT_FILE, run / "findings" / "billing-units-and-retention-tiers.md"):
+        path.write_text(path.read_text(encoding="utf-8").replace(old, TABLE_EXCERPT, 1), encoding="utf-8")
+    return run
+
+
+def test_a_table_passage_is_exported_as_the_page_shows_it(tmp_path: Path, capsys) -> None:
+    """Issue 45: the row quoted without the stored text's pipes verifies, and the annotation's quote has
+    none either (the pipes are not on the page, so an annotation tool would find nothing)."""
+    run = _table_run(tmp_path)
+    assert main(["verify", str(run)]) == EXIT_OK, capsys.readouterr().out
+    capsys.readouterr()
+    selector = export(capsys, run, "annotations")["items"][0]["target"]["selector"]
+    assert selector["exact"] == TABLE_EXCERPT and "|" not in selector["prefix"] + selector["suffix"], selector
+    assert selector["prefix"].endswith("Dimension Billed ") and selector["suffix"].startswith(" Prices on this page")
