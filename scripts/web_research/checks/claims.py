@@ -50,7 +50,9 @@ from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, L
 from .. import formats
 from ..evidence.provenance import load_folder_copy
 from ..evidence.sites import host, independent_sites
-from ..evidence.excerpt_context import ExcerptContext, find_context
+from ..evidence.excerpt_context import ExcerptContext
+from ..evidence.page_contexts import Excerpt, contexts as page_contexts
+from ..evidence.structure_child import PageRequest
 from ..evidence.matcher import StoredPage
 from ..evidence.snapshots import SnapshotError, SnapshotIndex
 from .parsed_run import ParsedRun
@@ -547,15 +549,16 @@ def run_page_titles(parsed: ParsedRun) -> Callable[[str], tuple[str, ...]]:
     return sealed_page_titles(parsed.run_dir, _run_seals(parsed))
 
 
-def run_excerpt_contexts(parsed: ParsedRun) -> Callable[[str, str], ExcerptContext | None]:
-    """`(url, excerpt) -> the excerpt's context in the page snapshot of url` (evidence/excerpt_context.py),
-    or None when the run keeps no intact snapshot of the page (a sealed one, in a run with seals) or
-    the excerpt is not in it. Each snapshot is read once, on first use."""
+def run_excerpt_contexts(parsed: ParsedRun) -> Callable[[Sequence[tuple[str, str]]], list[ExcerptContext | None]]:
+    """`[(url, excerpt)] -> each excerpt's context in the page snapshot of url` (evidence/page_contexts.py:
+    the stored text's, with the structure of the page's archived HTML where the run sealed its WARC),
+    None where the run keeps no intact snapshot of the page (a sealed one, in a run with seals) or
+    the excerpt is not in it. Each snapshot is read once."""
     sealed = _run_seals(parsed)
     index: list[SnapshotIndex] = []
-    pages: dict[Path, StoredPage | None] = {}
+    pages: dict[Path, tuple[StoredPage, PageRequest | None] | None] = {}
 
-    def context(url: str, excerpt: str) -> ExcerptContext | None:
+    def page_of(url: str) -> tuple[StoredPage, PageRequest | None] | None:
         if not index:
             index.append(SnapshotIndex.build(parsed.run_dir))
         snap = index[0].find(url)
@@ -566,11 +569,22 @@ def run_excerpt_contexts(parsed: ParsedRun) -> Callable[[str, str], ExcerptConte
                 text = snap.text()
             except SnapshotError:
                 text = None
-            pages[snap.text_path] = StoredPage(text) if text is not None and snap.text_is_intact(text) else None
-        page = pages[snap.text_path]
-        return find_context(excerpt, page) if page is not None else None
+            html = None
+            archive = snap.archive_path
+            if snap.archive is not None and archive is not None and (
+                    sealed is None or f"{formats.SOURCES_DIR}/{archive.name}" in sealed):
+                html = PageRequest((), warc=archive, run_dir=parsed.run_dir, body_sha256=snap.archive.body_sha256)
+            pages[snap.text_path] = ((StoredPage(text), html) if text is not None and snap.text_is_intact(text)
+                                     else None)
+        return pages[snap.text_path]
 
-    return context
+    def contexts(pairs: Sequence[tuple[str, str]]) -> list[ExcerptContext | None]:
+        wanted = [(page_of(url) if url else None, excerpt) for url, excerpt in pairs]
+        items = [Excerpt(page[0], page[1], excerpt) for page, excerpt in wanted if page is not None]
+        found = iter(page_contexts(items))
+        return [next(found) if page is not None else None for page, _ in wanted]
+
+    return contexts
 
 
 def run_claims(parsed: ParsedRun) -> list[ClaimRecord]:
