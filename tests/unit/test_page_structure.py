@@ -224,3 +224,46 @@ def test_the_checker_sees_a_table_rows_header_from_the_archived_page(tmp_path: P
     block = prompt.text.split("Excerpt [^2] (https://lumenlogs.example/pricing)", 1)[1].split("\nExcerpt", 1)[0]
     assert '  Columns: "Plan | Terms"' in block and '  Column: "Terms"' in block and '  Row: "All plans"' in block
     assert '  Headings: "Pricing"' in block and '  Lead-in: "Choose a plan:"' in block
+
+
+# --- recheck compares the same context ------------------------------------------------------
+
+PLAN_PAGE = """<html><body><main><h1>Acme plans</h1><h2>Prices</h2>{notice}<p>Acme bills per host.</p>
+<p>{above}</p><ul><li>The Pro plan includes support.</li><li>Hosts cost $15 a month on the Standard plan.</li>
+</ul></main></body></html>"""
+
+
+@pytest.fixture
+def server():
+    from page_server import PageServer
+
+    with PageServer() as page_server:
+        yield page_server
+
+
+@pytest.mark.parametrize("above, notice, state", [
+    ("Our plans:", "", "unchanged"),  # the same page
+    ("Our plans:", '<div class="notice">The Standard plan was withdrawn on 1 December.</div>', "changed"),
+    ("Our plans:", "<p>Note: the Standard plan was withdrawn.</p>", "changed"),
+    ("None of the following is true:", "", "changed"),  # the list's lead-in, two items up
+])
+def test_recheck_reads_both_pages_the_same_way(server, tmp_path: Path, above: str, notice: str, state: str) -> None:
+    from test_recheck import LOOPBACK, _run
+
+    from web_research.recheck.session import recheck_run
+
+    then = PLAN_PAGE.format(above="Our plans:", notice="").encode()
+    url = server.serve("/plans", PLAN_PAGE.format(above=above, notice=notice), content_type="text/html; charset=utf-8")
+    excerpt = "Hosts cost $15 a month on the Standard plan"
+    run = _run(tmp_path, [(1, url, excerpt)])
+    response = (b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: "
+                + str(len(then)).encode() + b"\r\n\r\n" + then)
+    fetched = FetchedPage(url, url, 200, "text/html", "utf-8", then,
+                          exchange=Exchange(b"GET /plans HTTP/1.1\r\nHost: x\r\n\r\n", response, "127.0.0.1"))
+    store_snapshot(run, requested_url=url, final_url=url, title="Page", status=200, content_type="text/html",
+                   retrieved_at="2026-04-18T09:00:00+00:00", text=_stored(then), extractor="test",
+                   warc=build_warc(fetched, "2026-04-18T09:00:00Z", "p.warc.gz"), body_sha256=body_sha256(then))
+    [checked] = recheck_run(run, LOOPBACK).record.citations
+    assert checked.state == state and checked.excerpt_found is True, checked
+    if state == "changed":
+        assert "what surrounds it changed" in checked.note and ("withdrawn" in checked.note or "None of the following" in checked.note)
