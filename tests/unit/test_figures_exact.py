@@ -286,3 +286,21 @@ def test_a_heading_may_name_a_version_a_cited_excerpt_or_address_names() -> None
 ])
 def test_forms_found_while_measuring(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
+
+
+def test_a_digit_of_another_script_is_a_figure_for_the_statement_rules() -> None:
+    from pathlib import Path
+
+    from example_run import EXAMPLE_DIR
+    from web_research import formats
+    from web_research.checks.report import parse_report
+    from web_research.checks.statements import statement_checks
+
+    text = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
+    def failing(sentence: str) -> dict:
+        changed = text.replace("query an archive in place[^5].", f"query an archive in place[^5]. {sentence}", 1)
+        return {c.id: c.message for c in statement_checks(Path("report.md"), parse_report(changed)) if not c.ok}
+
+    assert "report.figures.uncited" not in failing("Retention is long.")
+    assert "'\u0b68'" in failing("Retention is \u0b680 days.")["report.figures.uncited"]
+    assert "'two-fifty'" in failing("It costs two-fifty.")["report.figures.uncited"]

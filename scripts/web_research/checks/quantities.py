@@ -98,6 +98,11 @@ MEASURES: dict[str, tuple[str, Decimal]] = {
     "tib": ("size", Decimal(2) ** 40),
     **{count: (count, Decimal(1)) for count in ("host", "seat", "user", "event", "request")},
 }
+# Words after a number that count nothing ("30 at most", "30 here"): the number stays bare. Not
+# "of": "one of the vendors" counts vendors, and grounds no "1 TB".
+_NOT_NOUNS = frozenset("""in on at to for from by with per and or than as the a an each every is are was were be
+been has have had it its this that which who over under about after before within into out off up down here there
+most least only more less now then so too also yet still just""".split())
 # Measures a count of anything else never states ("5 users" may be "5 people"; "3 years" is never "3 plans").
 DIMENSIONS = frozenset({"time", "calendar", "size"})
 # Words that may stand between a number and its unit ("3 more years", "30 calendar days") are any
@@ -650,13 +655,13 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     noun = None
     if kind in (KIND_NUMBER, KIND_MONEY):
         unit_match = _UNIT_AFTER.match(rest, position)
-        if unit_match and unit_match.group(1).lower() in _UNITS:
+        if unit_match and _unit_word(unit_match.group(1)):
             unit, position = _UNITS[unit_match.group(1).lower()], unit_match.end()
-        elif unit_match and kind == KIND_NUMBER:
+        elif unit_match and kind == KIND_NUMBER and unit_match.group(1).lower() not in _NOT_NOUNS:
             noun = unit_match.group(1).lower()
             second = _UNIT_AFTER.match(rest, unit_match.end())  # "3 more years", "30 calendar days"
             if (second and noun not in _NOT_MODIFIERS and rest[unit_match.end():unit_match.end() + 1] == " "
-                    and second.group(1).lower() in _UNITS):
+                    and _unit_word(second.group(1))):
                 unit, noun, position = _UNITS[second.group(1).lower()], None, second.end()
     per_match = _PER_AFTER.match(rest, position)
     if per_match:
@@ -669,6 +674,12 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     falling = value > 0 and bool(_FALLING_BEFORE.search(text, max(0, left - 24), left))
     return Figure(text[left:end + position], value, kind, currency, unit, per, left, end + position,
                   falling=falling, noun=noun if kind in (KIND_NUMBER, KIND_YEAR) else None)
+
+
+def _unit_word(word: str) -> bool:
+    """Whether a word after a number is a unit: a one-letter unit only in lower case ("30d",
+    "5 s"), since "2D", "3D" and "4K" name no days, seconds or bytes."""
+    return word.lower() in _UNITS and (len(word) > 1 or word.islower())
 
 
 def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
