@@ -92,12 +92,23 @@ def briefs_to_dispatch(run: Run) -> list[dict[str, str]]:
     return out
 
 
+def retry_note(run: Run, listed: list[dict[str, str]]) -> str:
+    """Which of `listed` are a second try (their researcher was dispatched and did not finish):
+    words for retries only, never for a brief dispatched for the first time."""
+    tried = {b.brief_path for b in run.briefs or [] if run.dispatches.get(b.slug, 0) > 0}
+    again = [b["subtopic"] for b in listed if b["brief_path"] in tried]
+    if not again:
+        return ""
+    names = ", ".join(f'"{name}"' for name in again)
+    return f" ({names}: the researcher did not finish, so it gets one more try)"
+
+
 def researchers_returned(run: Run) -> str:
     """Every researcher of the wave has returned: who is still to dispatch, or the coverage and
     the report's template (or, where the run allows one and bullets are uncovered, the second wave)."""
     again = briefs_to_dispatch(run)
     if again:
-        return "Some briefs still need a researcher (one that did not finish gets one more try). " + dispatch_text(again)
+        return "Some briefs still need a researcher" + retry_note(run, again) + ". " + dispatch_text(again)
     run_dir = Path(run.run_dir)
     try:
         plan = load_run_plan(run_dir)
