@@ -25,6 +25,14 @@ unit goes with it ("one million dollars", "five percent", "seven days"):
 
 What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`).
 
+Issue 44 made each figure exact. Only ASCII 0-9 are digits (`unreadable_figures` names any
+other script's digit a claim writes, "৪" reading like 8); a vulgar fraction is its value ("4½"
+is 4.5, never 41); number words come from one table (number_words.py: "a dozen", "tenfold",
+"a tenth", "zero"; "C doubles" and "one of" are none); a figure is matched only in its measure
+(`MEASURES`: "1 hour" by "60 minutes", never "3 years" by "3 plans" or "1 TB" by "one of");
+`v1.29` is 1.29, and a release names its series (`in_series`, `names_same`); a page's address
+names versions and years (`url_identifiers`).
+
 `figures_in(text)` is the reading every caller uses (it normalizes first);
 `extract_quantities` reads already-normalized text. Pure, standard library only.
 """
@@ -134,7 +142,7 @@ _CURRENCY_BEFORE = re.compile(
 _MAGNITUDE_AFTER = re.compile(r"(?:(k|K|M|mn|B|bn)(?![A-Za-z])|\s?(thousand|million|billion|trillion)\b)")
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per\s?cent\b|pct\b)", re.I)
 _MULTIPLIER_AFTER = re.compile(r"(?:[x\u00d7](?![A-Za-z0-9])|\s?times\b|-?fold\b)")
-_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|(dollars?|euros?)\b"
+_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|((?i:dollars?|euros?))\b"
                              r"|([\u20ac\u00a3\u00a5\u20b9]))")
 # A currency's minor unit: "10 cents" is $0.10, "50 euro cents" is EUR 0.50, "5 pence" is GBP 0.05.
 _MINOR_AFTER = re.compile(r"\s?(?:(euro[\s-]?cents?|eurocents?)\b|(cents?)\b|(\u00a2)|(pence)\b)", re.I)
@@ -198,6 +206,7 @@ _SHARE_HINTS = ("half", "halv", "third", "quarter", "fourth", "fifth", "sixth", 
                 "twentieth", "hundredth", "thousandth", "doubl", "twice", "tripl", "thrice", "quadrupl")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
 _PREVIOUS_WORD = re.compile(r"([A-Za-z]+)\s+$")
+_AFTER_A_NUMBER = re.compile(r"[0-9](?:-bit)?\s+$")
 _SHARE_AFTER = re.compile(r"\s+(?:of|more|less|fewer|lower|higher|cheaper|faster|slower|smaller|larger|bigger)\b"
                           r"|\s*(?:[.,;:)]|$)", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:first|second|other|latter|former|last|next|this|back|front|top|bottom|upper|lower)"
@@ -464,6 +473,16 @@ def version_parts(figure: Figure) -> tuple[int, ...] | None:
     return None
 
 
+def names_same(figure: Figure, other: Figure) -> bool:
+    """Whether `other` names what identifier `figure` names: a dotted version or number by its
+    parts (3.10 is not 3.1, though equal in value; 3.11 is v3.11 and is named by its release
+    3.11.2), anything else as `Figure.matches` says."""
+    mine = version_parts(figure)
+    if mine is None or len(mine) < 2:
+        return figure.matches(other)
+    return version_parts(other) == mine or in_series(figure, other)
+
+
 def in_series(figure: Figure, release: Figure) -> bool:
     """Whether `release` (a version) is a release of the series `figure` names: 3.11.2 of 3.11,
     never 3.11 of 3.11.2."""
@@ -714,6 +733,8 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
                         and _PREVIOUS_WORD.search(text, max(0, start - 12), start).group(1).lower()
                         in number_words_table.TYPE_CONTEXT)):
                 continue  # "a double is 8 bytes", "a C double.": a type or a noun
+            if word in number_words_table.SINGULAR_MULTIPLES and _AFTER_A_NUMBER.search(text, max(0, start - 8), start):
+                continue  # "IEEE 754 double", "64-bit double", "2 double rooms": what is counted or named
             value = Decimal(number_words_table.MULTIPLES[word])
             figure = Figure(m.group(0), value, KIND_MULTIPLIER, start=start, end=end)
         found.append(figure)

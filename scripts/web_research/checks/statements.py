@@ -46,7 +46,7 @@ from typing import Callable, Iterable, Sequence
 
 from .. import formats
 from .claims import FOOTNOTE_LIKE, Sentence, header_cells, lead_ins, plain_text, sentences_of
-from .quantities import Figure, figures_in, in_series, is_identifier, readable, url_identifiers
+from .quantities import Figure, figures_in, is_identifier, names_same, readable, url_identifiers
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
@@ -100,7 +100,7 @@ def _heading_figures(text: str, asked: Sequence[Figure], cited: "_Cited") -> lis
     seen = readable(text)
     return [q for q in figures_in(text)
             if not (is_identifier(seen, q)
-                    and any(q.matches(other) or in_series(q, other) for other in (*asked, *cited.figures())))]
+                    and any(names_same(q, other) for other in (*asked, *cited.figures())))]
 
 
 class _Cited:
