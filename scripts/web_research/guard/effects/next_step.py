@@ -21,6 +21,7 @@ from typing import Mapping
 from ... import formats
 from ...checks.coverage import STATE_COVERED, bullet_states, read_findings_files
 from ...core.fsutil import RunFileError, read_run_text
+from ...core.message_fit import fit
 from ...report.finish import finish_run
 from ...report.steps import dispatch_text, finish_context, report_text, second_wave_text, template_body
 from ...run.briefs import TemplateError, render_and_approve
@@ -41,10 +42,17 @@ def _elapsed(started: float) -> str:
     return f"{time.monotonic() - started:.1f} s"
 
 
+MAX_PLAN_ERRORS = 7_000  # escaped characters of plan.md's mistakes in one answer (core/message_fit)
+
+
 def plan_errors(error: Exception, run_dir: str) -> str:
-    return (f"web-research: plan.md has mistakes, so nothing was rendered:\n{error}\nFix them (never the question "
-            f"or the tier) with one Write of the whole {Path(run_dir) / formats.PLAN_FILE}; the plugin checks it "
-            "again when you save it.")
+    """What to do, then every mistake of plan.md, each shortened when they do not all fit."""
+    lead = (f"web-research: plan.md has mistakes, so nothing was rendered. Fix them (never the question or the "
+            f"tier) with one Write of the whole {Path(run_dir) / formats.PLAN_FILE}; the plugin checks it again when "
+            "you save it.")
+    mistakes = [line for line in str(error).splitlines() if line.strip()]
+    return "\n".join([lead, *fit([("", line, "") for line in mistakes], MAX_PLAN_ERRORS,
+                                  [f"- {len(mistakes)} mistakes: run the briefs command for them"])])
 
 
 def review_gate(run_dir: str, env: Mapping[str, str]) -> str:
