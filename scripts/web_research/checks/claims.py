@@ -22,7 +22,9 @@ regions" gives the 3 of "3 regions"). A page's sealed title grounds identifiers
 only (`quantities.identifiers_in`: versions, years, dates, a number in a name such
 as "Python 3.11"), and only a figure the claim states as one: never an amount,
 price, percent or count, in any tier, since a title is not the passage the claim
-cites and no checker reads it.
+cites and no checker reads it; so does the page's address (`/docs/15/`). A figure the claim
+computes from cited figures ("twice", "40% of the $250") is grounded when the arithmetic holds
+(figure_arithmetic.py), and the checker is told what was computed (`Grounding.derived`).
 
 `claim_hash` (sha256 of the normalized claim text, markers removed) is stable
 across renumbering, so a later claim checker can key its verdicts on it.
@@ -42,7 +44,7 @@ from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
 from .figure_arithmetic import Operand, derive, what_they_give
-from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, in_series, is_identifier,
+from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, is_identifier, names_same,
                          readable, unreadable_figures, url_identifiers)
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
 from .. import formats
@@ -416,21 +418,20 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
     derived: list[str] = []
     pending: list[Quantity] = []
     for q in stated:
-        if any(q.matches(other) for other in available):
-            continue
         identifier = q.kind == KIND_VERSION or is_identifier(claim_text, q)
-        if identifier and any(in_series(q, other) for other in available):
-            continue  # "Python 3.11" by "3.11.2"
         if identifier:
+            if any(names_same(q, other) for other in available):
+                continue  # "Python 3.11" by "v3.11" or "3.11.2", never by "3.1" or "3.110"
             if names is None:
                 names = [n for text in titles if text for n in _identifiers_of(text)] + \
                     [n for url in urls if url for n in url_identifiers(url)]
-            if any(q.matches(other) or in_series(q, other) for other in names):
+            if any(names_same(q, other) for other in names):
                 continue
             missing.append(q)
             reasons.append("")
             continue
-        pending.append(q)
+        if not any(q.matches(other) for other in available):
+            pending.append(q)
     if pending:
         operands = [Operand(f, index, any(s.matches(f) for s in stated))
                     for index, found in enumerate(per_excerpt) for f in found]

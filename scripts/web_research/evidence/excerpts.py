@@ -39,6 +39,7 @@ import bisect
 import heapq
 import re
 from array import array
+from dataclasses import dataclass
 import unicodedata
 from collections import Counter
 from typing import NamedTuple
@@ -119,18 +120,21 @@ def without_layout(normalized: str) -> str:
     return " ".join(token for token in normalized.split(" ") if not is_layout(token))
 
 
+@dataclass(frozen=True, slots=True)
 class Reading:
     """A normalized page as it is read: without its layout tokens (`text`), with the way back
-    to the normalized page (`to_normalized`). Built once per page; free for a page without pipes."""
+    to the normalized page (`to_normalized`). Built once per page (`Reading.of`); free for a
+    page without pipes. `starts`: where each kept token starts in `text`; `shifts`: how far
+    further on it starts in the normalized page (None: the two are the same)."""
 
-    __slots__ = ("text", "_starts", "_shifts")
+    text: str
+    starts: array | None = None
+    shifts: array | None = None
 
-    def __init__(self, normalized: str) -> None:
-        self._starts: array | None = None
-        self._shifts: array | None = None
+    @classmethod
+    def of(cls, normalized: str) -> "Reading":
         if "|" not in normalized:
-            self.text = normalized
-            return
+            return cls(normalized)
         kept: list[str] = []
         starts, shifts = array("q"), array("q")
         source = reading = 0
@@ -141,18 +145,17 @@ class Reading:
                 shifts.append(source - reading)
                 reading += len(token) + 1
             source += len(token) + 1
-        self.text = " ".join(kept)
-        if len(self.text) != len(normalized):
-            self._starts, self._shifts = starts, shifts
+        text = " ".join(kept)
+        return cls(text) if len(text) == len(normalized) else cls(text, starts, shifts)
 
     def to_normalized(self, start: int, end: int) -> tuple[int, int]:
         """Where `text[start:end]` (non-empty, not starting or ending with a space) stands in the
         normalized page."""
-        if self._starts is None or self._shifts is None:
+        if self.starts is None or self.shifts is None:
             return start, end
-        first = bisect.bisect_right(self._starts, start) - 1
-        last = bisect.bisect_right(self._starts, end - 1) - 1
-        return start + self._shifts[first], end + self._shifts[last]
+        first = bisect.bisect_right(self.starts, start) - 1
+        last = bisect.bisect_right(self.starts, end - 1) - 1
+        return start + self.shifts[first], end + self.shifts[last]
 
 
 def excerpt_parts(excerpt: str) -> list[str]:
@@ -200,11 +203,11 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
                   reading: Reading | None = None) -> MatchResult:
     """Look for `excerpt` in `page_text` after normalizing both, without layout (`Reading`).
 
-    Pass `normalized=normalize(page_text)` and `reading=Reading(normalized)` when checking
+    Pass `normalized=normalize(page_text)` and `reading=Reading.of(normalized)` when checking
     many excerpts against one page, so the page is read once.
     """
     if reading is None:
-        reading = Reading(normalized if normalized is not None else normalize(page_text))
+        reading = Reading.of(normalized if normalized is not None else normalize(page_text))
     result = _match_reading(excerpt, page_text, reading.text)
     if result.ok and result.at:
         result = result._replace(at=tuple(reading.to_normalized(a, b) for a, b in result.at))

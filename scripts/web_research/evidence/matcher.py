@@ -53,7 +53,7 @@ class StoredPage:
     def reading(self) -> Reading:
         """The normalized page without its table layout, as the matcher reads it (`excerpts.Reading`)."""
         if self._reading is None:
-            self._reading = Reading(self.normalized)
+            self._reading = Reading.of(self.normalized)
         return self._reading
 
     def span_of(self, start: int, end: int) -> tuple[int, int]:

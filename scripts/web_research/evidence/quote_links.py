@@ -125,12 +125,17 @@ def text_fragment(page: str, start: int = 0, end: int | None = None) -> str | No
     return ":~:text=" + directive
 
 
+PREFIX_REACH = 2000  # characters of the stored text before a passage read for its prefix
+
+
 def _prefix(page: str, start: int, first_term: str) -> str:
     """The words just before `start`, within one block (its own, or the one before), when
-    `first_term` occurs earlier in the page (a browser matches without regard to case); else ""."""
-    before = shown_words(page, 0, start)
-    if not before or first_term.casefold() not in shown_text(page, before).casefold():
+    `first_term` occurs earlier in the page (a browser matches without regard to case); else "".
+    A term stands within one block, where the stored text has no marks, so the page before
+    `start` is searched as stored, its whitespace collapsed: linear, whatever the page's length."""
+    if first_term.casefold() not in " ".join(page[:start].split()).casefold():
         return ""
+    before = shown_words(page, max(0, start - PREFIX_REACH), start)
     if start > 0 and start < len(page) and not page[start - 1].isspace() and not page[start].isspace():
         before = before[:-1]  # the start cuts a word: its first half is no prefix
     if not before:
