@@ -34,6 +34,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           text display other than the checks read it)
     findings.<slug>.text.controls         no C0/C1 control character but tab, line feed and CRLF
                                           (a terminal acts on them: text_controls.py)
+    findings.<slug>.text.blank            no blank-looking character (a braille blank, a filler, a zero-width
+                                          space, a run of wide spaces: text_controls.py)
     findings.<slug>.markdown              the body holds only the allowed Markdown forms (markdown_form.py)
     findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
                                           or the title of a page it cites
@@ -48,6 +50,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.references                     no [^<subtopic-slug>:<n>] reference is left for `finish` to number
     report.text.bidi                      no bidirectional control character, as in findings files
     report.text.controls                  no control character, as in findings files
+    report.text.blank                     no blank-looking character, as in findings files
     report.title                          first line is "# Research: <question verbatim>"
     report.sections.missing               each of TL;DR, Findings, Gaps & Limitations, Sources
                                           appears as a "##" heading
@@ -142,7 +145,7 @@ from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
 from .markdown_form import findings_form_check, report_form_check
 from .statements import statement_checks
-from .text_controls import bidi_check, control_check
+from .text_controls import bidi_check, blank_check, control_check
 from .verdicts import verdict_checks
 
 
@@ -275,6 +278,7 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         checks.append(ok(check_id, f"findings/{slug}.md exists", path))
         checks.append(bidi_check(f"findings.{slug}", path, text))
         checks.append(control_check(f"findings.{slug}", path, text))
+        checks.append(blank_check(f"findings.{slug}", path, text))
         found = load_findings(path, text)
         parsed.findings[slug] = found
         checks.append(findings_form_check(f"findings.{slug}", path, found.doc,
@@ -336,7 +340,8 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         reasons += [s.reason for s in bullet_states(parsed.plan, parsed.findings, unreadable)
                     if s.state in (STATE_NOT_ESTABLISHED, STATE_MISSING) and s.reason]
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
-            bidi_check("report", path, text), control_check("report", path, text)] + \
+            bidi_check("report", path, text), control_check("report", path, text),
+            blank_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
         statement_checks(path, parsed.report, names, question, ids, recorded, reasons) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]

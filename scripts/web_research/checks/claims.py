@@ -273,10 +273,10 @@ def _row(block: Block, header: list[str] | None) -> Sentence:
     for index, cell in enumerate(_cells(block)):
         words = "".join(_piece(span) for span in cell)[:MAX_BLOCK_CHARS]
         labels += [span.text for span in cell if span.kind == REF]
-        if not words.replace(_MARK, "").strip():
-            if _MARK in words:
-                parts.append(words.strip())
+        if not words.replace(_MARK, "").strip() and _MARK not in words:
             continue
+        # A cell of references alone is read with its header too ("Source: [^1]"): every header
+        # cell is read with the claims below it (an empty column's is refused: markdown_form.py).
         name = header[index] if header is not None and index < len(header) else ""
         parts.append(f"{name}: {words.strip()}" if name else words.strip())
     return Sentence(block.line, "; ".join(parts), tuple(labels))
