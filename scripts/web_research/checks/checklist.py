@@ -97,8 +97,10 @@ excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 (the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
 no snapshot, not verifiable; an error in a run with seals, where every citation
-needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url` (the same URL and excerpt
-under two numbers), `title`, `retrieved`
+needs a snapshot a researcher's fetch sealed), `title` (the cited title is the page's own, or its
+main part: an error), `final_url` (the cited URL is the one the fetch ended at after redirects,
+not one it was redirected from: an error), `site_root`, `repeated_url` (the same URL and excerpt
+under two numbers), `retrieved`
 (warnings; `retrieved`: the Retrieved date is the day of the snapshot's fetch stamp);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`

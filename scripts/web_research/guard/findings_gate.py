@@ -43,7 +43,8 @@ from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi",
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "citations.title",
+                   "citations.final_url", "claims.grounded", "text.bidi",
                    "text.controls", "text.blank", "markdown")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
