@@ -124,3 +124,13 @@ def test_schema_doc_example_is_valid() -> None:
         assert citation_problems(citation) == [], citation
     assert any(c.retrieved_at is None for c in citations)  # shows an omitted optional field
     assert {n for n, _ in find_markers(block)} == {c.number for c in citations}
+
+
+def test_template_states_the_heading_rule_the_check_quotes() -> None:
+    """Issue 43: headings are labels, not statements; the rule is stated once, in formats."""
+    text = " ".join(formats.REPORT_TEMPLATE.read_text(encoding="utf-8").split())
+    assert formats.HEADING_RULE in text
+    assert f"at most {formats.HEADING_MAX_WORDS} words" in formats.HEADING_RULE
+    named = "verb such as is, has or can, no \"not\" or \"no\""
+    assert named in formats.HEADING_RULE
+    assert {"is", "has", "can", "not", "no"} <= formats.HEADING_STATEMENT_WORDS

@@ -11,6 +11,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     plan.exists                           plan.md exists
     plan.readable                         ... and can be read (listed only when it cannot)
     plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
+    plan.names                            no subtopic name states a figure the question does not state
+                                          (headings.py: a name becomes a heading no check reads)
     provenance.links                      no symbolic link among the run's evidence (plan.md,
                                           report.md, briefs/, findings/, sources/, checks/,
                                           .web-research/, or directly inside those folders):
@@ -66,6 +68,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           carries a reference in that sentence
     report.headings.figures               no heading in TL;DR or Findings states a figure (but a plan
                                           subtopic's name)
+    report.headings.label                 each ### heading of Findings is a plan subtopic's name or a
+                                          label: formats.HEADING_RULE (headings.py)
     report.gaps.figures                   a sentence in Gaps & Limitations that states a figure carries
                                           a reference (finish's lines for recorded failures excepted)
     report.references.form                every footnote-like mark outside Sources is a reference,
@@ -140,8 +144,10 @@ from ..run.choices import parse_run_plan, read_start_record
 from ..run.finish_record import read_record
 from ..run.plan import PlanError
 from .claims import claims_checks, run_claims, tldr_sites_check
+from .citation_checks import present
 from .coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, coverage_checks
 from .findings import findings_checks, load_findings
+from .headings import heading_label_check, plan_name_error
 from .integrity import citation_integrity_checks
 from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
@@ -252,7 +258,16 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         return checks + [fail("plan.parses", str(exc.message) + (f" (also {more})" if more else ""), path,
                               exc.line if isinstance(exc.line, int) else None)]
     plan = parsed.plan
-    return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path)]
+    named = plan_name_error(plan, path)
+    return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path),
+                     ok("plan.names", "no subtopic name states a figure the question does not", path)
+                     if named is None else fail("plan.names", str(named.message) + _also(named), path, named.line)]
+
+
+def _also(error: PlanError) -> str:
+    """The other mistakes of a PlanError, each with its line."""
+    more = "; ".join(f"line {e.line}: {e.message}" for e in error.errors[1:])
+    return f" (also {more})" if more else ""
 
 
 def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
@@ -346,7 +361,18 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
             blank_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
         statement_checks(path, parsed.report, names, question, ids, recorded, reasons) + \
+        present([heading_label_check(path, parsed.report, [s.name for s in parsed.plan.subtopics]
+                                     if parsed.plan is not None else [], _plan_texts(parsed.plan))]) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
+
+
+def _plan_texts(plan: Any) -> list[str]:
+    """The words of the plan written before any page was read (the first wave: a second wave is
+    written after the findings came back), which a heading may name with."""
+    if plan is None:
+        return []
+    return [plan.question, plan.synthesis, plan.scope_notes or "",
+            *(text for s in plan.subtopics for text in (s.name, *s.establish))]
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:

@@ -44,7 +44,8 @@ from typing import Iterable, Sequence
 
 from .. import formats
 from .claims import FOOTNOTE_LIKE, Sentence, header_cells, lead_ins, plain_text, sentences_of
-from .quantities import Figure, figures_in, is_identifier, readable
+from .headings import unasked_figures
+from .quantities import figures_in
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
@@ -93,13 +94,6 @@ def _block_sentences(report: Report, start: int, end: int) -> list[tuple[Block, 
     return out
 
 
-def _heading_figures(text: str, asked: Sequence[Figure]) -> list[Figure]:
-    """The figures a heading states that the question does not name (see the module docstring)."""
-    seen = readable(text)
-    return [q for q in figures_in(text)
-            if not (is_identifier(seen, q) and any(q.matches(other) for other in asked))]
-
-
 def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] = (),
                      question: str | None = None, bullet_ids: Iterable[str] = (),
                      recorded: Iterable[str] | None = None, reasons: Iterable[str] = ()) -> list[Check]:
@@ -143,7 +137,7 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
         for heading in report.doc.headings:
             if section.line < heading.line <= section.end:
                 text = plain_text(_MARK_TEXT.sub("", heading.text))
-                stated = _heading_figures(text, asked)
+                stated = unasked_figures(text, asked)
                 if stated and " ".join(text.split()).casefold() not in names:
                     heading_problems.append((heading.line, f"{_quote(text)} states {_figures(stated)}"))
     if report.section(TLDR) is not None or report.section(FINDINGS) is not None:
