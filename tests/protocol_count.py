@@ -314,6 +314,20 @@ ORCHESTRATOR_READS = {
 }
 
 
+# The orchestrator's standard-run instructions as issue 42 measured them (33,660 characters at
+# 09cf003): SKILL.md and the references a standard run may open, by characters (Python `len`).
+# Second wave, resume and the companion contract belong to other paths and are not counted.
+STANDARD_RUN_INSTRUCTIONS = [SKILL] + [REF + name for name in (
+    "budget-tiers.md", "citation-schema.md", "clarifying-questions.md", "failure-modes.md", "report-template.md")]
+MAX_STANDARD_RUN_INSTRUCTION_CHARS = 25_000  # issue 42: when you add a sentence there, take one out
+
+
+def standard_run_instruction_chars(rev: str | None) -> dict[str, int]:
+    """Characters of each file of the standard run's instructions at `rev`, and their total."""
+    sizes = {rel: len(read_at(rev, rel)) for rel in STANDARD_RUN_INSTRUCTIONS}
+    return {**sizes, "total": sum(sizes.values())}
+
+
 def count(protocol: str, rev: str | None) -> dict:
     s = example_sizes()
     out: dict = {}
@@ -486,7 +500,14 @@ def main() -> None:
     parser.add_argument("--protocol", choices=("numbered", "references"), default="references")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--turns", action="store_true", help="model turns and tokens per role instead")
+    parser.add_argument("--instructions", action="store_true",
+                        help="characters of the orchestrator's standard-run instructions, per file")
     args = parser.parse_args()
+    if args.instructions:
+        sizes = standard_run_instruction_chars(args.rev)
+        print(json.dumps(sizes, indent=2) if args.json else
+              "\n".join(f"{n:>7,}  {rel}" for rel, n in sizes.items()))
+        return
     if args.turns:
         turns = count_turns(args.rev)
         if args.json:

@@ -179,8 +179,8 @@ HEADING_LABEL_WORDS = frozenset((
 HEADING_RULE = (
     "A `###` heading is a label, not a statement: a subtopic's name from plan.md, or at most "
     f"{HEADING_MAX_WORDS} words that the question, the plan or the claims of TL;DR and Findings already "
-    "use, with no sentence end, no verb such as is, has or can, no \"not\" or \"no\", and no figure the "
-    "question does not state.")
+    "use, with no sentence end, no verb such as is, has or can, no \"not\" or \"no\", and no figure but a "
+    "year, date, version or name the question or a cited page gives.")
 
 
 def allowed_forms() -> str:
@@ -277,14 +277,14 @@ REFERENCES_DIR = SKILL_DIR / "references"
 # grounds it). The researcher's brief carries it (`{{figure_rule}}`) and report-template.md states
 # it word for word; test_figure_rule checks both, and that the code reads each example as it says.
 FIGURE_RULE = (
-    "A figure is any number written in digits: an amount or price, a percentage, a multiplier such as "
-    "3x, a count, a range, a version such as 3.11, a year or a date; a number in words with a unit, "
-    "currency, percent or magnitude (\"seven days\", \"one million dollars\"); a share or multiple in "
-    "words (\"half\", \"a third\", \"doubled\"); and a number inside `code`. Each figure a claim states "
-    "appears, with the same value, sign, unit and currency, in an excerpt the claim cites (there a "
-    "number in words counts too, and 10 cents is $0.10); a version, year or date, or a number in a name "
-    "(Python 3.11), may instead be in the title of the page it cites, an amount or count never. "
-    "The plugin checks this. Identifiers such as S3, p99 or HTTP/2 are not figures.")
+    "A figure is any number in digits (0-9 only): a price, a percentage, a multiplier such as 3x, a count, "
+    "a range, a version such as 3.11, a year or a date; a number in words with a unit, currency, percent or "
+    "magnitude (\"seven days\", \"a dozen hosts\"); a share or multiple in words (\"half\", \"a tenth\", "
+    "\"doubled\"); and a number inside `code`. Each figure a claim states appears, with the same value, sign, "
+    "unit and currency (a count is no duration; 10 cents is $0.10), in an excerpt the claim cites, or is "
+    "computed from figures there, one stated beside it (\"twice\", \"40% of\"); a version, year or date, or a "
+    "number in a name (Python 3.11), may instead be in the title or address of the page it cites, an amount "
+    "or count never. The plugin checks this. Identifiers such as S3, p99 or HTTP/2 are not figures.")
 BRIEF_TEMPLATE = REFERENCES_DIR / "subagent-brief.md"
 REPORT_TEMPLATE = REFERENCES_DIR / "report-template.md"
 CITATION_SCHEMA_DOC = REFERENCES_DIR / "citation-schema.md"

@@ -98,6 +98,12 @@ def test_silent_researcher_is_blocked_once_and_dispatched_once_more(silent):
     feedback = [r for r in silent.requests if r.kind == "subagent" and "commitment-discounts.md" in r.last_user_text
                 and "hook" in r.last_user_text.lower()]
     assert feedback, "the researcher never received the SubagentStop feedback"
+    # Once (issue 42): a JSON block reached it twice, as feedback and again as a hook error; and no
+    # closest passage is pointed at when none is shown.
+    for request in feedback:
+        sent = json.dumps(request.messages[-3:])
+        assert sent.count("Your findings are not usable yet") == 1, sent[-3000:]
+        assert "closest passage" not in sent
 
 
 def test_silent_failure_is_recorded_and_announced(silent):

@@ -100,6 +100,11 @@ class HookResult:
 
     @property
     def json(self) -> dict[str, Any] | None:
+        """The decision as the client reads it: the JSON line on stdout, or a SubagentStop block
+        sent as feedback (exit code 2, its text on stderr: guard/adapter.py subagent_feedback)."""
+        if self.returncode == 2:
+            assert self.stdout == "", self.stdout  # exit 2: the client would not read stdout
+            return {"decision": "block", "reason": self.stderr}
         return json.loads(self.stdout) if self.stdout.strip() else None
 
     @property

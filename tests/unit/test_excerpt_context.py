@@ -99,7 +99,7 @@ def test_the_checker_sees_each_excerpt_in_its_context(tmp_path: Path) -> None:
     assert prompt is not None, why
     block = prompt.text.split("Excerpt [^2] (https://lumenlogs.example/pricing)", 1)[1].split("\nExcerpt", 1)[0]
     assert '  Before: "It is a myth that the following holds."' in block
-    assert '  Sentence: "Every plan is priced per GB ingested.' in block and '  Heading: "Pricing"' in block
+    assert '  Sentence: "Every plan is priced per GB ingested.' in block and '  Headings: "Pricing"' in block
 
 
 def test_an_excerpt_with_no_stored_page_says_so(tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from web_research.evidence.excerpts import excerpt_parts, match_excerpt, normalize
+from web_research.evidence.excerpts import excerpt_parts, match_excerpt, normalize, without_layout
 from web_research.evidence.matcher import StoredPage, find_excerpt
 
 PAGE = ("He said \u201cit won\u2019t\u201d \u2014 the \ufb01nal 10\u2076 items\u00a0are e\u0301te\u0301 costs.\n\n"
@@ -36,7 +36,7 @@ def test_a_missing_excerpt_has_no_spans_and_verify_s_reason() -> None:
 
 
 _TEXT = st.lists(st.sampled_from(
-    list("ab c.,'\"`\n\t") + ["\u2019", "\u201c", "\u2014", "\u00a0", "\u2009", "\u00ad", "\u200b", "\ufb01",
+    list("ab c.,'\"`\n\t|") + ["|---|", "| "] + ["\u2019", "\u201c", "\u2014", "\u00a0", "\u2009", "\u00ad", "\u200b", "\ufb01",
                                "\u2076", "\u2082", "\u0301", "e\u0301", "\u00e9", "\u2026", "\uff21", "\u1100\u1161",
                                "\u00a8", "\u3000", "\u1161"]), max_size=40).map("".join)
 
@@ -69,5 +69,33 @@ def test_any_stretch_of_a_page_is_found_where_it_stands(text: str, data: st.Data
     for part, (start, end) in zip(parts, result.spans):
         # the part, and nothing more but the rest of a cluster taken whole (a letter and its
         # accent, a Hangul syllable written as its letters)
-        shown = normalize(text[start:end])
+        shown = without_layout(normalize(text[start:end]))
         assert shown == part or (part in shown and any(c in text for c in "\u0301\u1161"))
+
+
+TABLE = ("Prices for each class are listed below.\n| Class | Price per GB | Minimum duration |\n|---|---|---|\n"
+         "| Hot | $0.020 | none |\n| Cold | $0.004 | 90 days |\nRetrieval is billed per GB.")
+
+
+@pytest.mark.parametrize("excerpt", [
+    "Cold $0.004 90 days",  # as a person reads the row
+    "Cold\t$0.004\t90 days",  # as a browser copies it
+    "| Cold | $0.004 | 90 days |", "Cold | $0.004 | 90 days",  # as the stored text writes it
+    "Price per GB Minimum duration Hot $0.020",  # the header and the row under it, without the delimiter row
+])
+def test_a_table_row_matches_as_the_page_shows_it(excerpt: str) -> None:
+    page = StoredPage(TABLE)
+    result = find_excerpt(excerpt, page)
+    assert result.ok, result
+    # placed in the normalized page with its pipes (the figure rule reads each cell on its own) and the page's text
+    start, end = result.at[0][0], result.at[-1][1]
+    assert without_layout(page.normalized[start:end]) == without_layout(normalize(excerpt))
+    assert "|" in page.normalized[start:end] or " " not in excerpt.strip("| ")
+    assert without_layout(normalize(TABLE[result.spans[0][0]:result.spans[-1][1]])) == without_layout(normalize(excerpt))
+
+
+@pytest.mark.parametrize("excerpt", ["Cold $0.020 90 days", "Cold, $0.004, 90 days", "Cold $0.004 / 90 days",
+                                     "Hot $0.004", "90 days Cold"])
+def test_a_row_with_other_cells_or_other_separators_does_not_match(excerpt: str) -> None:
+    result = find_excerpt(excerpt, StoredPage(TABLE))
+    assert not result.ok and result.rule == "not_found"

@@ -14,8 +14,7 @@ name, and what it may name with is held by the rule `formats.HEADING_RULE` state
   "Pricing" names what "price" says), or one of `formats.HEADING_LABEL_WORDS`. A label
   can then only rearrange words the checks read elsewhere, and never assert with them.
 
-The figures of a heading are `report.headings.figures`' (statements.py), through
-`unasked_figures` here, so that the plan and the report read them one way. Pure: the
+The figures of a heading are `report.headings.figures`' (statements.py). Pure: the
 checklist hands in the parsed report and the plan's texts.
 """
 from __future__ import annotations

@@ -76,6 +76,10 @@ MAX_LISTED = 6
 _ROOT_PATHS = {"", "/", "/index.html", "/index.htm", "/index.php", "/default.aspx", "/home"}
 _ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
+# How a mismatch names the page's closest passage; the researcher's refusal points at it only when
+# one is shown (guard/handlers/subagent_stop.block_reason).
+CLOSEST_SHOWN = "closest passage in the page:"
+
 
 class IntegritySummary(NamedTuple):
     """Counts behind the citation-integrity line; every citation is in exactly one bucket."""
@@ -275,7 +279,7 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         result.mismatches.append(_Finding(line, _collage_message(number, url, where, match)))
         return "mismatched"
     part = "" if match.parts_total <= 1 else f" (part {match.parts_found + 1} of {match.parts_total}, split at '...')"
-    closest = f"closest passage in the page: \"{match.closest}\"" if match.closest else "the page has no similar passage"
+    closest = f"{CLOSEST_SHOWN} \"{match.closest}\"" if match.closest else "the page has no similar passage"
     result.mismatches.append(_Finding(line, (
         f"[^{number}] excerpt is not in the page {url} ({where}){part}: \"{_shorten(match.failed_part or '')}\"; "
         f"{closest}. Quote the page exactly, or drop the claim")))

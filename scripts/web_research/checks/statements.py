@@ -14,9 +14,10 @@ checks leave out must not be prose. In `## TL;DR` and `## Findings`:
     report.headings.figures   a heading states no figure (a heading cites nothing);
                               a heading that is a plan subtopic's name is the plan's
                               words, approved by the person, and passes, and so does
-                              an identifier the research question states ("### 2026
-                              list prices" for a question about 2026: a year, date,
-                              version or name, never an amount or count)
+                              an identifier the research question, a cited excerpt or
+                              a cited address names ("### 2026 list prices" for a question
+                              about 2026, "### Acme Logs 2.0" where an excerpt writes v2.0:
+                              a year, date, version or name, never an amount or count)
 A lead-in (claims.lead_ins: one sentence, no figure, no reference, ending with a colon
 right before the list or table it introduces) is no uncited statement: it is read with
 each claim of that list or table. In `## Gaps & Limitations`:
@@ -44,8 +45,7 @@ from typing import Iterable, Sequence
 
 from .. import formats
 from .claims import FOOTNOTE_LIKE, Sentence, header_cells, lead_ins, plain_text, sentences_of
-from .headings import unasked_figures
-from .quantities import figures_in
+from .quantities import Figure, figures_in, is_identifier, names_same, readable, url_identifiers
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
@@ -81,7 +81,8 @@ def _cited(sentence: Sentence) -> bool:
     return any(valid_label(label) for label in sentence.labels)
 
 
-def _block_sentences(report: Report, start: int, end: int) -> list[tuple[Block, list[Sentence]]]:
+def _block_sentences(report: Report, start: int, end: int,
+                     bullet_ids: set[str] | None = None) -> list[tuple[Block, list[Sentence]]]:
     """The blocks of lines start..end with their sentences; header rows left out (they name columns)."""
     out = []
     headers: dict[int, list[str]] = {}
@@ -90,8 +91,34 @@ def _block_sentences(report: Report, start: int, end: int) -> list[tuple[Block, 
             headers[block.table] = header_cells(block)
             continue
         if start <= block.line <= end:
-            out.append((block, sentences_of(block, headers.get(block.table))))
+            out.append((block, sentences_of(block, headers.get(block.table), bullet_ids)))
     return out
+
+
+def _heading_figures(text: str, asked: Sequence[Figure], cited: "_Cited") -> list[Figure]:
+    """The figures a heading states that neither the question nor a cited excerpt or address
+    names as an identifier (see the module docstring)."""
+    seen = readable(text)
+    return [q for q in figures_in(text)
+            if not (is_identifier(seen, q)
+                    and any(names_same(q, other) for other in (*asked, *cited.figures())))]
+
+
+class _Cited:
+    """The figures of a report's cited excerpts and the identifiers of their addresses, read
+    once and only when a heading names something ("### Acme Logs 2.0" where a cited excerpt
+    writes "v2.0")."""
+
+    def __init__(self, report: Report) -> None:
+        self._report = report
+        self._figures: list[Figure] | None = None
+
+    def figures(self) -> list[Figure]:
+        if self._figures is None:
+            citations = getattr(self._report, "citations", ()) or ()
+            self._figures = [f for c in citations if c.excerpt for f in figures_in(c.excerpt, bare_words=True)] + \
+                [f for c in citations if c.url for f in url_identifiers(c.url)]
+        return self._figures
 
 
 def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] = (),
@@ -102,6 +129,8 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
     Gaps lines `finish` last wrote (None when they cannot be known, without a usable plan: then
     Gaps is not checked); `reasons`: why each failure the run records failed, as the findings say."""
     asked = figures_in(question) if question else []
+    cited = _Cited(report)
+    ids = set(bullet_ids) or None  # the plan's bullets; unknown: any id-shaped label is one
     checks: list[Check] = []
     figure_problems: list[tuple[int, str]] = []
     heading_problems: list[tuple[int, str]] = []
@@ -112,7 +141,7 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
         if section is None:
             continue  # report.sections.missing says so
         uncited: list[tuple[int, str]] = []
-        for block, sentences in _block_sentences(report, section.line + 1, section.end):
+        for block, sentences in _block_sentences(report, section.line + 1, section.end, ids):
             if block.line in leads:
                 continue  # read with each claim it introduces
             if not any(_cited(s) for s in sentences):
@@ -137,7 +166,7 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
         for heading in report.doc.headings:
             if section.line < heading.line <= section.end:
                 text = plain_text(_MARK_TEXT.sub("", heading.text))
-                stated = unasked_figures(text, asked)
+                stated = _heading_figures(text, asked, cited)
                 if stated and " ".join(text.split()).casefold() not in names:
                     heading_problems.append((heading.line, f"{_quote(text)} states {_figures(stated)}"))
     if report.section(TLDR) is not None or report.section(FINDINGS) is not None:

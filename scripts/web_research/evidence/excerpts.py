@@ -13,6 +13,15 @@ every text (`core.text.strip_invisible`).
 An excerpt matches at word and number boundaries at both ends of each part: "costs
 $1,000" is not in "costs $1,000,000", nor "10% surcharge" in "110% surcharge".
 
+A table's cells are read as the page shows them (issue 45): the stored text draws a table row
+with pipes (`| Cold | $0.004 | 90 days |`) and its header's delimiter row (`|---|---|`), marks
+no browser shows and a person reading the row does not type. A pipe standing alone and a
+delimiter row are layout, not words (`is_layout`): the excerpt and the page are compared
+without them (`Reading`), so "Cold $0.004 90 days" (cells separated by spaces or tabs, as a
+browser copies a row) and "Cold | $0.004 | 90 days" (as stored) both match the row. A pipe
+never carries a claim, wherever it stands. The match is still placed in the normalized page
+with its pipes (`MatchResult.at`), so the figure rule reads each cell's figure on its own.
+
 An ellipsis (`...`, `…`, `[...]`) marks an omission: the parts around it must
 each appear, in order, and an omission may not turn a quote into a collage.
 Each part is at least `formats.EXCERPT_MIN_PART_WORDS` words and all parts lie
@@ -26,8 +35,11 @@ citation and must stay fast.
 """
 from __future__ import annotations
 
+import bisect
 import heapq
 import re
+from array import array
+from dataclasses import dataclass
 import unicodedata
 from collections import Counter
 from typing import NamedTuple
@@ -53,6 +65,8 @@ SCRIPT_CHARS = frozenset("\u00b2\u00b3\u00b9\u2070" + "".join(map(chr, range(0x2
                           + "".join(map(chr, range(0x2080, 0x208F))))
 # An omission marker: "...", "…" (NFKC turns it into "..."), optionally in brackets.
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
+# A Markdown table's delimiter row as one token: `|---|---|`, `|:--|--:|`.
+_DELIMITER_ROW = re.compile(r"\|(?::?-+:?\|)+")
 _WORD = re.compile(r"\w+")
 
 CLOSEST_MAX_CHARS = 240
@@ -93,13 +107,65 @@ def fold(text: str) -> str:
     return text.translate(_TRANSLATION)
 
 
+def is_layout(token: str) -> bool:
+    """Whether a whitespace-separated token of a normalized text only draws a table: a pipe
+    standing alone (a cell border) or a delimiter row (`|---|---|`)."""
+    return token == "|" or (token[:2] in ("|-", "|:") and _DELIMITER_ROW.fullmatch(token) is not None)
+
+
+def without_layout(normalized: str) -> str:
+    """A normalized text without its layout tokens (`is_layout`)."""
+    if "|" not in normalized:
+        return normalized
+    return " ".join(token for token in normalized.split(" ") if not is_layout(token))
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A normalized page as it is read: without its layout tokens (`text`), with the way back
+    to the normalized page (`to_normalized`). Built once per page (`Reading.of`); free for a
+    page without pipes. `starts`: where each kept token starts in `text`; `shifts`: how far
+    further on it starts in the normalized page (None: the two are the same)."""
+
+    text: str
+    starts: array | None = None
+    shifts: array | None = None
+
+    @classmethod
+    def of(cls, normalized: str) -> "Reading":
+        if "|" not in normalized:
+            return cls(normalized)
+        kept: list[str] = []
+        starts, shifts = array("q"), array("q")
+        source = reading = 0
+        for token in normalized.split(" "):
+            if token and not is_layout(token):
+                kept.append(token)
+                starts.append(reading)
+                shifts.append(source - reading)
+                reading += len(token) + 1
+            source += len(token) + 1
+        text = " ".join(kept)
+        return cls(text) if len(text) == len(normalized) else cls(text, starts, shifts)
+
+    def to_normalized(self, start: int, end: int) -> tuple[int, int]:
+        """Where `text[start:end]` (non-empty, not starting or ending with a space) stands in the
+        normalized page."""
+        if self.starts is None or self.shifts is None:
+            return start, end
+        first = bisect.bisect_right(self.starts, start) - 1
+        last = bisect.bisect_right(self.starts, end - 1) - 1
+        return start + self.shifts[first], end + self.shifts[last]
+
+
 def excerpt_parts(excerpt: str) -> list[str]:
-    """Normalize an excerpt and split it at its omission markers.
+    """Normalize an excerpt, drop its layout tokens (`is_layout`), and split it at its
+    omission markers.
 
     Empty parts (an excerpt that starts or ends with an ellipsis) are dropped.
     """
-    text = normalize(excerpt)
-    return [part for part in (p.strip() for p in _ELLIPSIS.split(text)) if part]
+    text = without_layout(normalize(excerpt))
+    return [part for part in (without_layout(p.strip()) for p in _ELLIPSIS.split(text)) if part]
 
 
 def part_words(part: str) -> int:
@@ -117,7 +183,7 @@ class MatchResult(NamedTuple):
     `similarity` in [0, 1]. `span` is the shortest stretch of the page, in
     normalized characters, that holds every part (None when not all were found).
     When `ok`, `at` is where each part stands in the normalized page, in order (the
-    placement `span` measures), and `spans` the same places in the page's own characters
+    placement `span` measures in the page's `Reading`, without its layout), and `spans` the same places in the page's own characters
     when the match was made by `matcher.find_excerpt` (empty from `match_excerpt`).
     """
 
@@ -133,13 +199,23 @@ class MatchResult(NamedTuple):
     spans: tuple[tuple[int, int], ...] = ()
 
 
-def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None) -> MatchResult:
-    """Look for `excerpt` in `page_text` after normalizing both.
+def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None,
+                  reading: Reading | None = None) -> MatchResult:
+    """Look for `excerpt` in `page_text` after normalizing both, without layout (`Reading`).
 
-    Pass `normalized=normalize(page_text)` when checking many excerpts against
-    one page, so the page is normalized once.
+    Pass `normalized=normalize(page_text)` and `reading=Reading.of(normalized)` when checking
+    many excerpts against one page, so the page is read once.
     """
-    page = normalized if normalized is not None else normalize(page_text)
+    if reading is None:
+        reading = Reading.of(normalized if normalized is not None else normalize(page_text))
+    result = _match_reading(excerpt, page_text, reading.text)
+    if result.ok and result.at:
+        result = result._replace(at=tuple(reading.to_normalized(a, b) for a, b in result.at))
+    return result
+
+
+def _match_reading(excerpt: str, page_text: str, page: str) -> MatchResult:
+    """`match_excerpt` on the page's reading text `page`, its placement in that text."""
     parts = excerpt_parts(excerpt)
     if not parts:
         return MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="", rule=RULE_NOT_FOUND)
@@ -265,8 +341,8 @@ def closest_passage(needle: str, page_text: str, *, normalized: str | None = Non
     needle; only the best few are then scored precisely with difflib. The
     passage is trimmed to `CLOSEST_MAX_CHARS`.
     """
-    page = normalized if normalized is not None else normalize(page_text)
-    target = normalize(needle)
+    page = normalized if normalized is not None else without_layout(normalize(page_text))
+    target = without_layout(normalize(needle))
     if not page or not target:
         return None, 0.0
     wanted = Counter(w.casefold() for w in _WORD.findall(target))
