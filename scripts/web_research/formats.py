@@ -177,10 +177,10 @@ HEADING_LABEL_WORDS = frozenset((
     "background", "context", "details", "general", "key", "main", "takeaways", "highlights", "caveats",
     "themes", "trends", "results", "observations", "recommendations", "s"))
 HEADING_RULE = (
-    "A `###` heading is a label, not a statement: a subtopic's name from plan.md, or at most "
-    f"{HEADING_MAX_WORDS} words that the question, the plan or the claims of TL;DR and Findings already "
-    "use, with no sentence end, no verb such as is, has or can, no \"not\" or \"no\", and no figure but a "
-    "year, date, version or name the question or a cited page gives.")
+    "A `###` heading is a label: a subtopic's name from plan.md, or at most "
+    f"{HEADING_MAX_WORDS} words the question, the plan or the claims use, with no sentence end, no verb "
+    "such as is, has or can, no \"not\" or \"no\", and no figure but a year, date, version or name the "
+    "question or a cited page gives.")
 
 
 def allowed_forms() -> str:

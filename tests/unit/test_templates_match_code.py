@@ -93,13 +93,13 @@ def test_template_names_the_allowed_forms_the_refusals_give() -> None:
     named = {"html_block": "HTML", "html_inline": "HTML", "fence": "code blocks", "code_block": "code blocks",
              "hr": "thematic breaks", "setext": "underlined with", "nested_heading": None, "image": "images",
              "strikethrough": "strikethrough", "entity": "character references", "empty_table": None,
-             "link_title": "link titles (a quoted title after a link's URL)"}
+             "link_title": "link titles"}
     assert set(named) == set(_REFUSED)
     for kind, words in named.items():
         assert words is None or words in text, kind
     for shape in ("a second `# ` line", "`####` headings", "`###` outside Findings", "text before `## TL;DR`",
                   "any other `##` section", "text after the Sources entries", "control characters",
-                  "a table header cell over an empty column", "blank-looking characters"):
+                  "a header cell over an empty column", "blank-looking characters"):
         assert shape in text, shape
 
 
