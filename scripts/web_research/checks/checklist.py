@@ -71,7 +71,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.headings.label                 each ### heading of Findings is a plan subtopic's name or a
                                           label: formats.HEADING_RULE (headings.py)
     report.gaps.figures                   a sentence in Gaps & Limitations that states a figure carries
-                                          a reference (finish's lines for recorded failures excepted)
+                                          a reference, or is the plan's (finish's own lines are not read)
     report.references.form                every footnote-like mark outside Sources is a reference,
                                           [^<subtopic-slug>:<n>] or a number finish gave
                                           (statements.py, the last six)
@@ -131,6 +131,7 @@ still checked on their own (ids use the file name's stem as `<slug>`).
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -141,11 +142,11 @@ from ..core.fsutil import RunFileError, evidence_links, read_run_file, read_run_
 from ..evidence.provenance import load_folder_copy, provenance_checks
 from ..run.abandonment import abandoned_checks
 from ..run.choices import parse_run_plan, read_start_record
-from ..run.finish_record import read_record
 from ..run.plan import PlanError
+from ..report.gaps import is_own, own_lines
 from .claims import claims_checks, run_claims, tldr_sites_check
 from .citation_checks import present
-from .coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, coverage_checks
+from .coverage import coverage_checks
 from .findings import findings_checks, load_findings
 from .headings import heading_label_check, plan_name_error
 from .integrity import citation_integrity_checks
@@ -346,21 +347,19 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
     ids = [b.id for b in parsed.plan.bullets] if parsed.plan is not None else []
-    recorded: set[str] | None = None  # the Gaps lines finish last wrote (None without a plan: not known)
-    reasons: list[str] = []  # why each recorded failure failed, as the findings say
+    own = None  # whether a line is one finish writes (None without a plan: not known)
+    planned: list[str] = []  # the plan's words written before any page was read
     if parsed.plan is not None:
-        recorded = set(read_record(run_dir).get("gaps", []))
         unreadable = {p.stem: getattr(e, "reason", str(e)) for p, e in parsed.unreadable.items()
                       if p.parent.name == formats.FINDINGS_DIR}
-        reasons = [f.reason for f in parsed.findings.values()
-                   if f.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED) and f.reason]
-        reasons += [s.reason for s in bullet_states(parsed.plan, parsed.findings, unreadable)
-                    if s.state in (STATE_NOT_ESTABLISHED, STATE_MISSING) and s.reason]
+        lines = own_lines(parsed.plan, parsed.findings, unreadable)
+        own = partial(is_own, own=lines)
+        planned = [s.name for s in parsed.plan.subtopics] + [b.text for b in parsed.plan.bullets]
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
             bidi_check("report", path, text), control_check("report", path, text),
             blank_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
-        statement_checks(path, parsed.report, names, question, ids, recorded, reasons) + \
+        statement_checks(path, parsed.report, names, question, ids, own, planned) + \
         present([heading_label_check(path, parsed.report, [s.name for s in parsed.plan.subtopics]
                                      if parsed.plan is not None else [], _plan_texts(parsed.plan))]) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
