@@ -178,9 +178,8 @@ HEADING_LABEL_WORDS = frozenset((
     "themes", "trends", "results", "observations", "recommendations", "s"))
 HEADING_RULE = (
     "A `###` heading is a label: a subtopic's name from plan.md, or at most "
-    f"{HEADING_MAX_WORDS} words the question, the plan or the claims use, with no sentence end, no verb "
-    "such as is, has or can, no \"not\" or \"no\", and no figure but a year, date, version or name the "
-    "question or a cited page gives.")
+    f"{HEADING_MAX_WORDS} words the question, plan or claims use, with no sentence end, no verb such as "
+    "is, has or can, no \"not\" or \"no\", and no figure the question does not name.")
 
 
 def allowed_forms() -> str:
