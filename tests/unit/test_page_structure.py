@@ -267,3 +267,20 @@ def test_recheck_reads_both_pages_the_same_way(server, tmp_path: Path, above: st
     assert checked.state == state and checked.excerpt_found is True, checked
     if state == "changed":
         assert "what surrounds it changed" in checked.note and ("withdrawn" in checked.note or "None of the following" in checked.note)
+
+
+# --- The benchmark's measure on committed pages (tests/benchmarks/extraction/checker_context.py) ---
+
+
+@pytest.mark.parametrize("name", ["python-library-operator", "postgresql-functions-string", "postgresql-sql-set"])
+def test_every_table_cell_shows_its_header_and_every_description_its_term(name: str) -> None:
+    from benchmarks.extraction.checker_context import measure
+
+    missed: list[str] = []
+    row = measure(name, _body(name), missed)
+    for kind in ("cell", "term"):
+        quotes, named, alone = row["counts"][kind]
+        assert named == quotes, missed[:5]  # with the page's HTML: all of them
+        assert alone <= named
+    assert sum(row["counts"][kind][0] for kind in ("cell", "term")) >= 10
+    assert sum(row["counts"][kind][2] for kind in ("cell", "term")) < row["excerpts"]  # the text alone falls short
