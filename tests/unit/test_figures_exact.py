@@ -267,3 +267,22 @@ def test_a_heading_may_name_a_version_a_cited_excerpt_or_address_names() -> None
     assert heading_check("Acme Logs 2.0")
     assert not heading_check("Acme Logs 3.0")
     assert not heading_check("Acme Logs 15 days")  # an amount, though an excerpt states it
+
+
+# --- forms found while measuring (issue 44) ---------------------------------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme keeps logs 3 years", "Acme offers 3, 5 and 7 plans.", False),  # a list's noun is each member's
+    ("Acme includes one TB", "Acme is one of the vendors.", False),
+    ("Acme includes one TB", "Acme includes 1 TB.", True),
+    ("Acme allows 5 users", "Acme allows up to 5 people.", True),  # counts of one thing, reworded
+    ("TLS 1.3 is required", "Requires TLSv1.3 or later.", True),
+    ("IPv6 is supported", "IPv6 is supported.", True),
+    ("The share rose from 10% to 15%, up 5 percentage points", "It was 10% in 2023 and 15% in 2024.", True),
+    ("The share rose from 10% to 15%, up 6 percentage points", "It was 10% in 2023 and 15% in 2024.", False),
+    ("It keeps logs 12 months", "It keeps logs for 1 year.", True),
+    ("It bills 50 euro", "It bills 50 Euro.", True),
+    ("An IEEE 754 double holds it", "It is an IEEE 754 double.", True),
+])
+def test_forms_found_while_measuring(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok

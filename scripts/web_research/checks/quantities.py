@@ -98,6 +98,8 @@ MEASURES: dict[str, tuple[str, Decimal]] = {
     "tib": ("size", Decimal(2) ** 40),
     **{count: (count, Decimal(1)) for count in ("host", "seat", "user", "event", "request")},
 }
+# Measures a count of anything else never states ("5 users" may be "5 people"; "3 years" is never "3 plans").
+DIMENSIONS = frozenset({"time", "calendar", "size"})
 # Words that may stand between a number and its unit ("3 more years", "30 calendar days") are any
 # word but these, which start another phrase ("3 plans for years": plans are counted).
 _NOT_MODIFIERS = frozenset("""of in on at to for from by with per and or than as the a an each every is are was
@@ -164,8 +166,10 @@ _MONTH_DATE = re.compile(
     r"\b(?:([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTHS + r")\.?(?:,?\s+([0-9]{4}))?"
     r"|(" + _MONTHS + r")\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?(?:,?\s+([0-9]{4}))?(?![0-9,.][0-9])"
     r"|(" + _MONTHS + r")\.?\s+([0-9]{4}))\b", re.I)
-_VERSION = re.compile(r"(?<![\w.])(?:[vV][0-9]+(?:\.[0-9]+)*|[0-9]+(?:\.[0-9]+){2,})(?![\w]|\.\w)")
-_V_DIGIT = re.compile(r"(?<![\w.])[vV][0-9]")  # "v1.29", "v2": a version however many parts it has
+_VERSION = re.compile(r"(?:(?<![\w.])[vV][0-9]+(?:\.[0-9]+)*|(?<=[A-Z])v[0-9]+(?:\.[0-9]+)+"
+                      r"|(?<![\w.])[0-9]+(?:\.[0-9]+){2,})(?![\w]|\.\w)")
+# "v1.29", "v2": a version however many parts it has; "TLSv1.3" too (not "IPv6": no dot)
+_V_DIGIT = re.compile(r"(?<![\w.])[vV][0-9]|(?<=[A-Z])v[0-9]")
 _DIGIT = re.compile(r"[0-9]")
 # Every month name starts with one of these. Looked for in the casefolded text with `in`: a
 # case-insensitive regex alternation scans a claim ten times slower, and casefolding covers each
@@ -221,6 +225,7 @@ FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRE
                           doubled doubles doubling twice triple tripled triples tripling thrice quadruple quadrupled
                           quadruples quadrupling st nd rd th""".split(), *number_words_table.GROUPS,
                           *number_words_table.DENOMINATORS))
+_IDIOMS_OF_ONE = frozenset({"day", "second", "minute", "week", "month", "year", "hour"})  # "one day, ..."
 _HALF_A_UNIT = re.compile(r"\s+an?\s+")
 _HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + _GROUP + r")\b", re.I)
 
@@ -280,9 +285,9 @@ class Figure(NamedTuple):
             if measure != their_measure:
                 return False
             a, b = a * size, b * their_size
-        elif mine and other.noun is not None:
+        elif mine and other.noun is not None and MEASURES[mine][0] in DIMENSIONS:
             return False  # "3 plans", "one of" state no duration or size
-        elif theirs and self.noun is not None:
+        elif theirs and self.noun is not None and MEASURES[theirs][0] in DIMENSIONS:
             return False
         return a == b or (a == -b and (self.falling or other.falling))  # "fell 15%" states "-15%"
 
@@ -682,7 +687,8 @@ def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
     has_magnitude = words[-1] in _MAGNITUDE_WORDS or words[-1] in number_words_table.GROUPS
     currency, position, value = _currency_following(rest, 0, value)
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
-    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and value > 1)
+    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and (value > 1 or (
+        value == 1 and figure.unit not in _IDIOMS_OF_ONE)))  # "one TB", but "one day" is an idiom
     zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest)  # "zero free plans"; "zero-day" is none
     if not (has_magnitude or qualified or zero or bare):
         return None  # "two vendors", "one of them", "one day", "zero-day": no figure
@@ -783,7 +789,8 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
             if b.kind == KIND_MONEY:
                 value = _amount(a.text, value, b.currency)
             out[i] = Figure(a.text, value, b.kind, b.currency if b.kind == KIND_MONEY else None,
-                            b.unit, b.per, a.start, a.end, falling=a.falling)
+                            b.unit, b.per, a.start, a.end, falling=a.falling,
+                            noun=b.noun if b.kind in (KIND_NUMBER, KIND_YEAR) else None)  # "3, 5 and 7 plans"
     for i in range(1, len(out)):  # carry a leading currency forward
         a, b = out[i - 1], out[i]
         if (_linked(text, a, b, _RANGE) and a.kind == KIND_MONEY and b.kind in (KIND_NUMBER, KIND_YEAR)
