@@ -85,8 +85,9 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                (f"{EXIT_OK:>3}  the return object is printed (stdout holds it alone), or the claim-checker's "
                 "dispatch (claims need a verdict)",
                 f"{EXIT_CHECK_FAILED:>3}  report.md needs work first: stdout says what, failures first", _NOT_A_RUN)),
-    "gaps": ("List every bullet of the plan by id with its coverage state: covered, not-established or "
-             "missing.", (f"{EXIT_OK:>3}  the bullets are listed", _NOT_A_RUN,
+    "gaps": ("List every bullet of the plan by id with its coverage state: covered, partly, "
+             "not-established or missing, the references that cite its sources, and what its findings say "
+             "is missing (the researcher's words).", (f"{EXIT_OK:>3}  the bullets are listed", _NOT_A_RUN,
                           f"{EXIT_USAGE:>3}  plan.md cannot be used")),
     "claims": ("List every cited claim of the report and the findings files with its excerpts and whether "
                "its figures are grounded (use verify to gate); with --prompt, print the next "

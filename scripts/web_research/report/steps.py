@@ -192,16 +192,17 @@ def dispatch_text(listed: Sequence[Mapping[str, str]]) -> str:
 # --- when the researchers have returned -------------------------------------------------------
 
 def coverage_lines(states: Sequence[BulletState], run_dir: Path) -> list[str]:
-    """`gaps`' text: one line per plan bullet with its state, and where it is covered or why not."""
+    """`gaps`' text: one line per plan bullet with its state, the references that cite its sources
+    (to cite as they are), and what its findings say is missing, quoted and marked as the
+    researcher's words (never for report.md: finish names the bullet there in its own words)."""
     lines = []
     for s in states:
-        data = s.to_json(run_dir)
-        cited = ", ".join(f"{f['findings']} " + " ".join(f"[^{n}]" for n in f["footnotes"])
-                          for f in data.get("footnotes", []))
-        detail = cited if s.state == STATE_COVERED else "; ".join(
-            part for part in ("established only in part" if s.partly else "", data.get("reason") or "",
-                              f"cited: {cited}" if cited else "") if part)
-        lines.append(f"{s.bullet.id}  {s.state:<15}  {s.bullet.text}" + (f"\n      {detail}" if detail else ""))
+        line = f"{s.bullet.id}  {s.state:<15}  {s.bullet.text}"
+        if s.references:
+            line += "\n      cite: " + " ".join(s.references)
+        if s.reason and s.state != STATE_COVERED:
+            line += f'\n      {"missing" if s.partly else "why"}, in the researcher\'s words: "{" ".join(s.reason.split())}"'
+        lines.append(line)
     uncovered = [s.bullet.id for s in states if s.state != STATE_COVERED]
     lines.append(f"uncovered: {', '.join(uncovered) if uncovered else 'none'}")
     return lines
@@ -211,7 +212,8 @@ def _bounded_coverage(states: Sequence[BulletState], run_dir: Path) -> str:
     text = "\n".join(coverage_lines(states, run_dir))
     if len(text) <= MAX_GAPS:
         return text
-    brief = [f"{s.bullet.id}  {s.state:<15}  {short(s.bullet.text, 90)}" for s in states]
+    brief = [f"{s.bullet.id}  {s.state:<15}  {short(s.bullet.text, 90)}"
+             + (f"\n      cite: {short(' '.join(s.references), 300)}" if s.references else "") for s in states]
     uncovered = [s.bullet.id for s in states if s.state != STATE_COVERED]
     return "\n".join(brief + [f"uncovered: {', '.join(uncovered) if uncovered else 'none'}"])
 
@@ -224,8 +226,9 @@ def second_wave_text(states: Sequence[BulletState], run_dir: Path) -> str:
 
 def report_text(states: Sequence[BulletState], run_dir: Path, template: str) -> str:
     """Coverage and the report's template, given when the last researcher returns."""
-    return ("All researchers have returned. Coverage of the plan's bullets (cover each `covered` one with a claim "
-            "citing the footnotes shown):\n" + _bounded_coverage(states, run_dir)
+    return ("All researchers have returned. Coverage of the plan's bullets (for each `covered` or `partly` one, "
+            "cite the references shown; `finish` names every bullet not `covered` under Gaps & Limitations):\n"
+            + _bounded_coverage(states, run_dir)
             + f"\n\nWrite {run_dir / formats.REPORT_FILE} now from the researchers' results, as this template says; "
             "the plugin runs finish when you save it.\n\n" + template.strip())
 

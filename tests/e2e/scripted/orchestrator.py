@@ -39,7 +39,7 @@ COVERAGE_MARK = "All researchers have returned."
 SECOND_WAVE_TOLD = "this run allows one second wave"
 # plan.md's second-wave section and a bullet line of `gaps` (text form).
 SECOND_WAVE_HEADING = f"## {formats.PLAN_SECTION_SECOND_WAVE}"
-GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|not-established|missing)\s+(.+)$", re.M)
+GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|partly|not-established|missing)\s+(.+)$", re.M)
 
 # How far a drifted report's first figure strays from its excerpt.
 DRIFT = 6
