@@ -304,3 +304,17 @@ def test_a_digit_of_another_script_is_a_figure_for_the_statement_rules() -> None
     assert "report.figures.uncited" not in failing("Retention is long.")
     assert "'\u0b68'" in failing("Retention is \u0b680 days.")["report.figures.uncited"]
     assert "'two-fifty'" in failing("It costs two-fifty.")["report.figures.uncited"]
+
+
+def test_the_arithmetic_a_claim_asks_for_is_bounded() -> None:
+    import time
+
+    from web_research.checks.claims import MAX_COMPUTED
+
+    excerpt = " ".join(f"${i}.{i % 97:02d} fee." for i in range(1, 400))
+    claim = " ".join(f"${i}.{i % 97:02d} is {i % 90 + 3}.7% of it and {i % 7 + 2}.3x it." for i in range(1, 60))
+    start = time.perf_counter()
+    result = grounded(claim, excerpt)
+    assert time.perf_counter() - start < 5
+    assert len(result.derived) <= MAX_COMPUTED
+    assert any("split the claim" in why for why in result.reasons)
