@@ -305,12 +305,16 @@ def coverage_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         elif how == "gaps":
             checks.append(ok(check_id, f"bullet {bullet.id} is named under Gaps & Limitations", path))
         else:
-            hint = ("its findings cite sources under it: carry one over with its claim"
-                    if state.state == STATE_COVERED else f"its state is {state.state}")
+            # The fix asked for never leads to another failure: a reference its findings give, or
+            # finish's own line (fixed words and the plan's), never a researcher's reason copied.
+            if state.state == STATE_COVERED:
+                hint = f"cite one of {' '.join(state.references[:6])} in a claim it supports"
+            else:
+                hint = (f"its state is {state.state}: finish names it under Gaps & Limitations when it runs on a "
+                        f"report with that section, unless your own words there already name it ({bullet.id})")
             checks.append(fail(
                 check_id,
                 f'bullet {bullet.id} "{bullet.text}" (subtopic "{bullet.subtopic.name}") is neither supported '
-                f"by a cited claim in the report nor named under Gaps & Limitations; {hint}, or name it "
-                f"({bullet.id}) in Gaps & Limitations with the reason",
+                f"by a cited claim in the report nor named under Gaps & Limitations; {hint}",
                 path, gaps.line if gaps is not None else None))
     return checks
