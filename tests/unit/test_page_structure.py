@@ -267,3 +267,34 @@ def test_recheck_reads_both_pages_the_same_way(server, tmp_path: Path, above: st
     assert checked.state == state and checked.excerpt_found is True, checked
     if state == "changed":
         assert "what surrounds it changed" in checked.note and ("withdrawn" in checked.note or "None of the following" in checked.note)
+
+
+# --- The benchmark's measure on committed pages (tests/benchmarks/extraction/checker_context.py) ---
+
+
+@pytest.mark.parametrize("name", ["python-library-operator", "postgresql-functions-string", "postgresql-sql-set"])
+def test_every_table_cell_shows_its_header_and_every_description_its_term(name: str) -> None:
+    from benchmarks.extraction.checker_context import measure
+
+    missed: list[str] = []
+    row = measure(name, _body(name), missed)
+    for kind in ("cell", "term"):
+        quotes, named, alone = row["counts"][kind]
+        assert named == quotes, missed[:5]  # with the page's HTML: all of them
+        assert alone <= named
+    assert sum(row["counts"][kind][0] for kind in ("cell", "term")) >= 10
+    assert sum(row["counts"][kind][2] for kind in ("cell", "term")) < row["excerpts"]  # the text alone falls short
+
+
+def test_without_lxml_or_within_a_small_memory_limit_the_text_context_stands(monkeypatch) -> None:
+    from web_research.evidence import structure_child
+
+    large = b"<html><body><p>The plan costs $15 per month.</p>" + b"<p>filler words here</p>" * 300_000
+    request = PageRequest((structure_child.Anchor("The plan costs $15 per month."),), body=large)
+    assert structure_child.page_structures([request], memory_bytes=64 * 1024 * 1024) in (None, [[None]])
+    body, page = _page("python-library-stdtypes")
+    request = PageRequest((structure_child.Anchor("floored quotient of x and y"),), body=body)
+    monkeypatch.setattr(structure_child, "available", lambda: False)  # a Python with the core only
+    assert structure_child.page_structures([request]) is None
+    [cell] = contexts([Excerpt(page, PageRequest((), body=body), "floored quotient of x and y")])
+    assert cell is not None and cell.row == "x // y" and cell.paragraph is None

@@ -296,10 +296,10 @@ def _row(block: Block, header: list[str] | None) -> Sentence:
     for index, cell in enumerate(_cells(block)):
         words = "".join(_piece(span) for span in cell)[:MAX_BLOCK_CHARS]
         labels += [span.text for span in cell if span.kind == REF]
-        if not words.replace(_MARK, "").strip():
-            if _MARK in words:
-                parts.append(words.strip())
+        if not words.replace(_MARK, "").strip() and _MARK not in words:
             continue
+        # A cell of references alone is read with its header too ("Source: [^1]"): every header
+        # cell is read with the claims below it (an empty column's is refused: markdown_form.py).
         name = header[index] if header is not None and index < len(header) else ""
         parts.append(f"{name}: {words.strip()}" if name else words.strip())
     return Sentence(block.line, "; ".join(parts), tuple(labels))
@@ -649,6 +649,7 @@ def tldr_sites_check(parsed: ParsedRun, records: Iterable[ClaimRecord]) -> Check
     mine = [r for r in records if r.scope == "report" and section.line < r.claim.line <= section.end and r.excerpts]
     single: list[tuple[int, str]] = []
     bullets = 0
+    ended_at = _ended_at(parsed.run_dir)
     for item in report.doc.items:
         if item.depth or not section.line < item.line <= section.end:
             continue
@@ -660,20 +661,35 @@ def tldr_sites_check(parsed: ParsedRun, records: Iterable[ClaimRecord]) -> Check
         hosts = {host(url) for url in urls} - {None}
         if len(hosts) == 1:  # one host is one site: no need to load the suffix list
             single.append((item.line, hosts.pop()))
-        elif len(sites := independent_sites(urls)) == 1:
+        elif len(sites := independent_sites(map(ended_at, urls))) == 1:
             single.append((item.line, sites[0]))
     path = str(parsed.report_path)
     if not single:
         return Check("report.tldr.sites", True, "warning",
                      f"each of {bullets} cited TL;DR bullet(s) cites two or more independent sites", path, None)
     run_urls = [cited.citation.url for cited in parsed.cited if cited.citation.url]
-    if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(run_urls)) <= 1:
+    if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(map(ended_at, run_urls))) <= 1:
         return Check("report.tldr.sites", True, "warning",
                      "every source the run cites is on one site: no TL;DR bullet has a second site to cite", path, None)
     listed = "; ".join(f"line {line}: {site}" for line, site in single[:6])
     return Check("report.tldr.sites", False, "warning",
                  f"{len(single)} TL;DR bullet(s) rest on a single site ({listed}); where the findings give a second, "
                  "independent source for the point, cite it too", path, single[0][0])
+
+
+def _ended_at(run_dir: Path) -> Callable[[str], str]:
+    """`url -> the URL its fetch ended at` (the snapshot's final URL; the URL itself without
+    one): a site is counted where the page is, so a page reached by a redirect from another
+    site is one site, not two. The snapshots are read on first use (one host needs none)."""
+    index: list[SnapshotIndex] = []
+
+    def final(url: str) -> str:
+        if not index:
+            index.append(SnapshotIndex.build(run_dir))
+        snap = index[0].find(url)
+        return snap.final_url if snap is not None else url
+
+    return final
 
 
 def _padded(reasons: Sequence[str]) -> Iterable[str]:

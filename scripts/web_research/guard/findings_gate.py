@@ -34,7 +34,7 @@ from ..checks.claims import claim_records, claims_checks, plan_bullet_ids, seale
 from ..checks.findings import findings_checks, load_findings
 from ..checks.integrity import citation_integrity_checks
 from ..checks.markdown_form import findings_form_check
-from ..checks.text_controls import bidi_check, control_check
+from ..checks.text_controls import bidi_check, blank_check, control_check
 from ..core.fsutil import RunFileError, read_run_file, read_run_text
 from ..core.schema_validation import load_schema
 from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, PLAN_FILE, STATUS_FAILED
@@ -43,8 +43,9 @@ from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi",
-                   "text.controls", "markdown")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "citations.title",
+                   "citations.final_url", "claims.grounded", "text.bidi",
+                   "text.controls", "text.blank", "markdown")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
@@ -168,6 +169,7 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
     scope = f"findings.{brief.slug}"
     # The text as a person reads it: no control character, no Markdown form no check reads.
     shown = [control_check(scope, path, found.body, found.body_first_line),
+             blank_check(scope, path, found.body, found.body_first_line),
              findings_form_check(scope, path, found.doc, (c.url for c in found.citations if c.url))]
     if not found.citations:
         return _problems(shown, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)
