@@ -37,7 +37,7 @@ FRAGMENTS = ["Python 3.11", "PostgreSQL 16.2", "SQLSTATE 40P01", "serialization 
              "the <details> element", "a & b", "Q1 2026", "p99 latency", "sys.maxsize (2**63 - 1)",
              "*starred* words", "__init__", "a | b", "#7", "~approximately~", "[bracketed] text", "!important",
              "https://example.com/pricing?a=1&b=2", "~5 GB", "v1.2.3-rc.1", "ISO 8601 (2026-12-06T20:40Z)",
-             "100 000 rows", "£50/month"]
+             "100\u2009000 rows", "\u00a350/month", "blank\u2800\u2800 cells", "zero\u200bwidth", "wide\u3000\u3000gap"]
 # Bullets whose state finish names: 1.2 and 2.3 established in part, 3.1 and 3.2 left by the failed
 # subtopic, and 2.4 (added) not established at all.
 
@@ -160,6 +160,7 @@ def test_own_lines_are_recognised_with_references_added_and_markdown_marks_escap
     assert is_own(line, own) and is_own(line[:-1] + "[^3].", own) and is_own(line[:-1] + " [^billing:1].", own)
     assert not is_own(line[:-1] + " and costs $5.", own)
     assert words("a  b\nc_d") == "a b c\\_d"
+    assert words("a\u2800\u2800b \u3164 c\u200b") == "ab c"  # nothing report.md may not hold
 
 
 def test_every_line_finish_could_write_is_its_own(tmp_path):
@@ -176,7 +177,7 @@ def test_every_line_finish_could_write_is_its_own(tmp_path):
 SECOND_WAVE = """
 ## Second wave
 
-### Acme was fined $2 million for hidden log fees
+### Acme was fined for hidden log fees
 - 3.2: rehydration pages in each vendor's documentation
 - 1.2: Northwind's retention options in its docs
 """
@@ -205,5 +206,5 @@ def test_a_failed_second_wave_subtopic_is_named_by_its_place_never_by_its_name(t
     line = ("- **Second-wave subtopic 1** (failed): its researcher did not complete it; its findings file gives the "
             "researcher's reason. It aimed at: \"Whether archived logs can be rehydrated and what that costs\"; "
             "\"How the retention period (hot, warm, archive) changes the price per unit\".")
-    assert line in report and "fined" not in report and "2 million" not in report
+    assert line in report and "fined" not in report
     assert f"report.gaps.names.{second.slug}" in {c.id for c in run_checklist(run) if c.ok}

@@ -39,6 +39,7 @@ from .. import formats
 from ..core.fsutil import RunFileError, read_run_text
 from ..core.markdown_doc import CODE, REF, TEXT
 from ..core.result import Check, fail, ok
+from ..core.text import bidi_controls, blank_chars, control_chars
 from ..run.plan import Bullet, Plan, Subtopic
 from .findings import Findings, load_findings
 from .parsed_run import ParsedRun
@@ -163,7 +164,17 @@ def words_key(text: str) -> str:
     """Text as compared when a bullet is named by its words: case, whitespace and the
     Markdown marks a writer or the parser may add or drop (`*`, `_`, backticks, brackets
     written as parentheses, a `~` written as finish writes it, TILDE) aside."""
-    return " ".join(text.replace("[", "(").replace("]", ")").translate(_MARKUP).split()).casefold()
+    return " ".join(visible(text).replace("[", "(").replace("]", ")").translate(_MARKUP).split()).casefold()
+
+
+def visible(text: str) -> str:
+    """`text` without the characters report.md may not hold (text_controls.py: controls, bidirectional
+    controls, blank-looking characters), which show nothing anyway: how report/gaps.words writes
+    the plan's words, and how they are compared."""
+    if text.isascii() and text.isprintable():
+        return text
+    drop = {offset for find in (blank_chars, control_chars, bidi_controls) for offset, _what in find(text)}
+    return "".join(ch for i, ch in enumerate(text) if i not in drop)
 
 
 TILDE = "\u223c"  # how report/gaps.words writes a plan's `~`, read here as the `~` it stands for

@@ -33,7 +33,7 @@ from typing import Sequence
 
 from .. import formats
 from ..checks.coverage import (STATE_MISSING, STATE_NOT_ESTABLISHED, STATE_PARTLY, TILDE, BulletState,
-                               bullet_states, gaps_names_bullet, subtopics_for)
+                               bullet_states, gaps_names_bullet, subtopics_for, visible)
 from ..checks.findings import Findings
 from ..run.plan import Plan, Subtopic
 
@@ -54,7 +54,7 @@ def words(text: str) -> str:
     `coverage.gaps_names_bullet` and `report.gaps_name` recognise them). A `~`, which some viewers
     strike out in pairs even escaped (markdown_form refuses a pair), is written as the tilde
     operator `\u223c` that looks the same; coverage.words_key reads the two as one."""
-    return _ESCAPED.sub(r"\\\1", " ".join(text.split())).replace("~", TILDE)
+    return _ESCAPED.sub(r"\\\1", " ".join(visible(" ".join(text.split())).split())).replace("~", TILDE)
 
 
 def _status_words(status: str, where: str) -> str:
