@@ -215,8 +215,9 @@ CASES: list[tuple[str, Callable[[Path], None], list[Expect]]] = [
                                          encoding="utf-8"),
      [Expect("report.gaps.nonempty", "report.md", "## Gaps & Limitations")]),
     ("report.gaps.names",
-     lambda run: replace_once(_report(run), '- **Subtopic "Cost controls for high-volume logs"** (failed)',
-                              "- **A subtopic** (failed)"),
+     lambda run: replace_once(_report(run), '- **Subtopic "Cost controls for high-volume logs"** (failed): its '
+                              f"researcher did not complete it; findings/{COST}.md gives",
+                              "- **A subtopic** (failed): its researcher did not complete it; its findings file gives"),
      [Expect(f"report.gaps.names.{COST}", "report.md", "## Gaps & Limitations")]),
     ("report.findings.uncited",
      lambda run: replace_once(_report(run), "### Enterprise commitments and overages\n",

@@ -186,6 +186,9 @@ def test_the_checker_is_told_what_was_computed(tmp_path) -> None:
     ("Python 3.11 adds it", "Python 3.11.2 adds it.", True),
     ("Python 3.11.2 adds it", "Python 3.11 adds it.", False),
     ("Python 3.1 adds it", "Python 3.11.2 adds it.", False),
+    ("Python 3.10 adds it", "Python 3.1 adds it.", False),  # equal in value, another version
+    ("Python 3.1 adds it", "Python 3.10 adds it.", False),
+    ("It takes 1.50 GB", "It takes 1.5 GB.", True),  # an amount: by value
 ])
 def test_a_version_is_grounded_by_itself_and_a_series_by_a_release(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
@@ -239,3 +242,79 @@ def test_markdown_that_ate_an_expression_is_named(tmp_path) -> None:
                          grounding(claim, ["The limit is 2**31 - 1."]))
     [check] = claims_checks([record])
     assert not check.ok and "put the expression in backticks" in check.message
+
+
+# --- headings: a version a cited excerpt names ------------------------------------------------------
+
+def test_a_heading_may_name_a_version_a_cited_excerpt_or_address_names() -> None:
+    from pathlib import Path
+
+    from example_run import EXAMPLE_DIR
+    from web_research import formats
+    from web_research.checks.report import parse_report
+    from web_research.checks.statements import statement_checks
+
+    text = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
+
+    text = text.replace('**Excerpt**: "Indexed retention', '**Excerpt**: "In Acme Logs v2.0, indexed retention', 1)
+
+    def heading_check(heading: str) -> bool:
+        changed = text.replace("### Enterprise commitments and overages\n", f"### {heading}\n", 1)
+        [check] = [c for c in statement_checks(Path("report.md"), parse_report(changed))
+                   if c.id == "report.headings.figures"]
+        return check.ok
+
+    assert heading_check("Acme Logs 2.0")
+    assert not heading_check("Acme Logs 3.0")
+    assert not heading_check("Acme Logs 15 days")  # an amount, though an excerpt states it
+
+
+# --- forms found while measuring (issue 44) ---------------------------------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme keeps logs 3 years", "Acme offers 3, 5 and 7 plans.", False),  # a list's noun is each member's
+    ("Acme includes one TB", "Acme is one of the vendors.", False),
+    ("Acme includes one TB", "Acme includes 1 TB.", True),
+    ("Acme allows 5 users", "Acme allows up to 5 people.", True),  # counts of one thing, reworded
+    ("TLS 1.3 is required", "Requires TLSv1.3 or later.", True),
+    ("IPv6 is supported", "IPv6 is supported.", True),
+    ("The share rose from 10% to 15%, up 5 percentage points", "It was 10% in 2023 and 15% in 2024.", True),
+    ("The share rose from 10% to 15%, up 6 percentage points", "It was 10% in 2023 and 15% in 2024.", False),
+    ("It keeps logs 12 months", "It keeps logs for 1 year.", True),
+    ("It bills 50 euro", "It bills 50 Euro.", True),
+    ("An IEEE 754 double holds it", "It is an IEEE 754 double.", True),
+])
+def test_forms_found_while_measuring(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+def test_a_digit_of_another_script_is_a_figure_for_the_statement_rules() -> None:
+    from pathlib import Path
+
+    from example_run import EXAMPLE_DIR
+    from web_research import formats
+    from web_research.checks.report import parse_report
+    from web_research.checks.statements import statement_checks
+
+    text = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
+    def failing(sentence: str) -> dict:
+        changed = text.replace("query an archive in place[^5].", f"query an archive in place[^5]. {sentence}", 1)
+        return {c.id: c.message for c in statement_checks(Path("report.md"), parse_report(changed)) if not c.ok}
+
+    assert "report.figures.uncited" not in failing("Retention is long.")
+    assert "'\u0b68'" in failing("Retention is \u0b680 days.")["report.figures.uncited"]
+    assert "'two-fifty'" in failing("It costs two-fifty.")["report.figures.uncited"]
+
+
+def test_the_arithmetic_a_claim_asks_for_is_bounded() -> None:
+    import time
+
+    from web_research.checks.claims import MAX_COMPUTED
+
+    excerpt = " ".join(f"${i}.{i % 97:02d} fee." for i in range(1, 400))
+    claim = " ".join(f"${i}.{i % 97:02d} is {i % 90 + 3}.7% of it and {i % 7 + 2}.3x it." for i in range(1, 60))
+    start = time.perf_counter()
+    result = grounded(claim, excerpt)
+    assert time.perf_counter() - start < 5
+    assert len(result.derived) <= MAX_COMPUTED
+    assert any("split the claim" in why for why in result.reasons)

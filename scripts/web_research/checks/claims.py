@@ -22,7 +22,9 @@ regions" gives the 3 of "3 regions"). A page's sealed title grounds identifiers
 only (`quantities.identifiers_in`: versions, years, dates, a number in a name such
 as "Python 3.11"), and only a figure the claim states as one: never an amount,
 price, percent or count, in any tier, since a title is not the passage the claim
-cites and no checker reads it.
+cites and no checker reads it; so does the page's address (`/docs/15/`). A figure the claim
+computes from cited figures ("twice", "40% of the $250") is grounded when the arithmetic holds
+(figure_arithmetic.py), and the checker is told what was computed (`Grounding.derived`).
 
 `claim_hash` (sha256 of the normalized claim text, markers removed) is stable
 across renumbering, so a later claim checker can key its verdicts on it.
@@ -42,7 +44,7 @@ from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
 from .figure_arithmetic import Operand, derive, what_they_give
-from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, in_series, is_identifier,
+from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, is_identifier, names_same,
                          readable, unreadable_figures, url_identifiers)
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
 from .. import formats
@@ -90,6 +92,7 @@ _INITIAL = re.compile(r"[A-Z]")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 _PUNCTUATION = frozenset(".,;:!?")
 MAX_BLOCK_CHARS = 50_000  # a longer paragraph is cut: bounds the work on hostile input
+MAX_COMPUTED = 12  # figures of one claim looked for as arithmetic on cited ones (each tries operand pairs)
 
 
 class Claim(NamedTuple):
@@ -294,10 +297,10 @@ def _row(block: Block, header: list[str] | None) -> Sentence:
     for index, cell in enumerate(_cells(block)):
         words = "".join(_piece(span) for span in cell)[:MAX_BLOCK_CHARS]
         labels += [span.text for span in cell if span.kind == REF]
-        if not words.replace(_MARK, "").strip():
-            if _MARK in words:
-                parts.append(words.strip())
+        if not words.replace(_MARK, "").strip() and _MARK not in words:
             continue
+        # A cell of references alone is read with its header too ("Source: [^1]"): every header
+        # cell is read with the claims below it (an empty column's is refused: markdown_form.py).
         name = header[index] if header is not None and index < len(header) else ""
         parts.append(f"{name}: {words.strip()}" if name else words.strip())
     return Sentence(block.line, "; ".join(parts), tuple(labels))
@@ -416,26 +419,29 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
     derived: list[str] = []
     pending: list[Quantity] = []
     for q in stated:
-        if any(q.matches(other) for other in available):
-            continue
         identifier = q.kind == KIND_VERSION or is_identifier(claim_text, q)
-        if identifier and any(in_series(q, other) for other in available):
-            continue  # "Python 3.11" by "3.11.2"
         if identifier:
+            if any(names_same(q, other) for other in available):
+                continue  # "Python 3.11" by "v3.11" or "3.11.2", never by "3.1" or "3.110"
             if names is None:
                 names = [n for text in titles if text for n in _identifiers_of(text)] + \
                     [n for url in urls if url for n in url_identifiers(url)]
-            if any(q.matches(other) or in_series(q, other) for other in names):
+            if any(names_same(q, other) for other in names):
                 continue
             missing.append(q)
             reasons.append("")
             continue
-        pending.append(q)
+        if not any(q.matches(other) for other in available):
+            pending.append(q)
     if pending:
         operands = [Operand(f, index, any(s.matches(f) for s in stated))
                     for index, found in enumerate(per_excerpt) for f in found]
         refused = []
-        for q in pending:
+        for index, q in enumerate(pending):
+            if index >= MAX_COMPUTED:
+                missing.append(q)
+                reasons.append(f"the check computes at most {MAX_COMPUTED} figures of one claim: split the claim")
+                continue
             derivation = derive(q, operands)
             if derivation is not None:
                 derived.append(derivation.text)
@@ -648,6 +654,7 @@ def tldr_sites_check(parsed: ParsedRun, records: Iterable[ClaimRecord]) -> Check
     mine = [r for r in records if r.scope == "report" and section.line < r.claim.line <= section.end and r.excerpts]
     single: list[tuple[int, str]] = []
     bullets = 0
+    ended_at = _ended_at(parsed.run_dir)
     for item in report.doc.items:
         if item.depth or not section.line < item.line <= section.end:
             continue
@@ -659,20 +666,35 @@ def tldr_sites_check(parsed: ParsedRun, records: Iterable[ClaimRecord]) -> Check
         hosts = {host(url) for url in urls} - {None}
         if len(hosts) == 1:  # one host is one site: no need to load the suffix list
             single.append((item.line, hosts.pop()))
-        elif len(sites := independent_sites(urls)) == 1:
+        elif len(sites := independent_sites(map(ended_at, urls))) == 1:
             single.append((item.line, sites[0]))
     path = str(parsed.report_path)
     if not single:
         return Check("report.tldr.sites", True, "warning",
                      f"each of {bullets} cited TL;DR bullet(s) cites two or more independent sites", path, None)
     run_urls = [cited.citation.url for cited in parsed.cited if cited.citation.url]
-    if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(run_urls)) <= 1:
+    if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(map(ended_at, run_urls))) <= 1:
         return Check("report.tldr.sites", True, "warning",
                      "every source the run cites is on one site: no TL;DR bullet has a second site to cite", path, None)
     listed = "; ".join(f"line {line}: {site}" for line, site in single[:6])
     return Check("report.tldr.sites", False, "warning",
                  f"{len(single)} TL;DR bullet(s) rest on a single site ({listed}); where the findings give a second, "
                  "independent source for the point, cite it too", path, single[0][0])
+
+
+def _ended_at(run_dir: Path) -> Callable[[str], str]:
+    """`url -> the URL its fetch ended at` (the snapshot's final URL; the URL itself without
+    one): a site is counted where the page is, so a page reached by a redirect from another
+    site is one site, not two. The snapshots are read on first use (one host needs none)."""
+    index: list[SnapshotIndex] = []
+
+    def final(url: str) -> str:
+        if not index:
+            index.append(SnapshotIndex.build(run_dir))
+        snap = index[0].find(url)
+        return snap.final_url if snap is not None else url
+
+    return final
 
 
 def _padded(reasons: Sequence[str]) -> Iterable[str]:

@@ -6,15 +6,17 @@ bullet under `## Claims`, with the point's cited claims beneath it; a point it
 could not establish gets a `- <id>: <why>` item under `## Not established`.
 A second-wave subtopic's findings count for the ids it targets.
 
-The state of a bullet (`web-research gaps`):
+The state of a bullet (`web-research gaps`): established (`covered`), established in part
+(`partly`) or not established (`not-established`, or `missing` when no researcher answered):
 - `covered`: some findings file of its subtopics cites at least one source under its heading
   and names no part of it under `## Not established`;
+- `partly`: every file citing sources under its heading names the rest under Not established
+  (by id or by its words): the sources it cites still count for the report, and `finish`
+  names the bullet in Gaps & Limitations as established only in part;
 - `missing`: none of those files exists with status ok or empty (no file, or only failed ones);
-- `not-established`: otherwise, with the reason its findings give. A bullet the researcher
-  established only in part (sources under its heading, and the rest named under Not
-  established, by id or by its words) is one: what the researcher says it could not
-  establish is a gap, and `finish` writes it into Gaps & Limitations; the sources it did
-  cite still count for the report.
+- `not-established`: otherwise.
+Each state carries the findings' own words on what is missing (`reason`): the researcher's,
+shown to the orchestrator marked as such, never written into report.md.
 
 The report covers a bullet (`verify`, check `report.coverage.<id>`) when a
 footnote used in the report points at a source that a findings file cites
@@ -44,6 +46,7 @@ from .report import Report, gaps_name, gaps_text
 
 
 STATE_COVERED = "covered"
+STATE_PARTLY = "partly"
 STATE_NOT_ESTABLISHED = "not-established"
 STATE_MISSING = "missing"
 
@@ -70,25 +73,37 @@ class BulletState:
     bullet: Bullet
     state: str
     evidence: list[Evidence]
-    reason: str | None = None
+    reason: str | None = None  # the findings' words (the researcher's) on what is missing
     citation_keys: set[tuple] = field(default_factory=set)  # (title, url, excerpt) cited under it
 
     @property
     def partly(self) -> bool:
         """Established only in part: sources cited under it, the rest named under Not established."""
-        return self.state == STATE_NOT_ESTABLISHED and any(e.footnotes for e in self.evidence)
+        return self.state == STATE_PARTLY
+
+    @property
+    def references(self) -> list[str]:
+        """The references a report cites this bullet's sources by, `[^<slug>:<n>]`, in findings order."""
+        return [f"[^{Path(e.findings).stem}:{n}]" for e in self.evidence for n in e.footnotes]
 
     def to_json(self, run_dir: Path) -> dict[str, Any]:
+        """`gaps --json`'s entry: `references` to cite, and `reason`, the researcher's own words
+        on what is missing (`reason_by`: whose words they are)."""
         data: dict[str, Any] = {"subtopic": self.bullet.subtopic.name, "id": self.bullet.id,
                                 "text": self.bullet.text, "state": self.state}
         if any(e.footnotes for e in self.evidence):
+            data["references"] = self.references
             data["footnotes"] = [{"findings": _relative(e.findings, run_dir), "footnotes": e.footnotes}
                                  for e in self.evidence if e.footnotes]
         if self.partly:
             data["partly"] = True
         if self.reason:
             data["reason"] = self.reason
+            data["reason_by"] = REASON_BY
         return data
+
+
+REASON_BY = "the researcher (its findings file's words, unchecked)"
 
 
 def _relative(path: Path, run_dir: Path) -> str:
@@ -147,11 +162,12 @@ def evidence_in(found: Findings, ids: Iterable[str],
 def words_key(text: str) -> str:
     """Text as compared when a bullet is named by its words: case, whitespace and the
     Markdown marks a writer or the parser may add or drop (`*`, `_`, backticks, brackets
-    written as parentheses) aside."""
+    written as parentheses, a `~` written as finish writes it, TILDE) aside."""
     return " ".join(text.replace("[", "(").replace("]", ")").translate(_MARKUP).split()).casefold()
 
 
-_MARKUP = str.maketrans(dict.fromkeys(map(ord, "*_`")))
+TILDE = "\u223c"  # how report/gaps.words writes a plan's `~`, read here as the `~` it stands for
+_MARKUP = str.maketrans({**dict.fromkeys(map(ord, "*_`")), ord(TILDE): "~"})
 
 
 def _heading_id(level: int, text: str) -> str | None:
@@ -203,7 +219,7 @@ def bullet_states(plan: Plan, findings: dict[str, Findings],
         if any(e.footnotes and not e.not_established for e in evidence):
             states.append(BulletState(bullet, STATE_COVERED, evidence, None, keys))
         elif partly:
-            states.append(BulletState(bullet, STATE_NOT_ESTABLISHED, evidence, "; ".join(partly), keys))
+            states.append(BulletState(bullet, STATE_PARTLY, evidence, "; ".join(partly), keys))
         elif not usable:
             states.append(BulletState(bullet, STATE_MISSING, evidence, "; ".join(failures) or None))
         else:

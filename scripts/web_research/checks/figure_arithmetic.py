@@ -29,6 +29,7 @@ ARITHMETIC_KINDS = (KIND_MONEY, KIND_NUMBER, KIND_PERCENT)
 MAX_OPERANDS = 120  # figures looked at per claim: bounds the pairs on a long, hostile excerpt
 _HUNDRED = Decimal(100)
 _SHOWN = re.compile(r"[0-9]+(?:[.,]([0-9]+))?")
+_POINTS = frozenset({"point", "points", "percentage", "pp"})  # "5 percentage points": a difference of percents
 _WORD_TOLERANCE = {KIND_PERCENT: Decimal("0.5"), KIND_MULTIPLIER: Decimal("0.01")}
 
 
@@ -125,8 +126,12 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
                                           f"({'+' if change > 0 else ''}{_fmt(change)}%)")
             if x.kind == KIND_PERCENT and _close(_base(x) - _base(y), expected, within):
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference in points)")
+        elif target.kind == KIND_NUMBER and target.noun in _POINTS and x.kind == KIND_PERCENT:
+            if compatible(x, y) and x.value >= y.value and _close(x.value - y.value, abs(want), within):  # "up 5 points"
+                return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference in points)")
         elif target.kind in (KIND_MONEY, KIND_NUMBER) and _same_kind(target, x):
-            if compatible(x, y) and _close(abs(_base(x) - _base(y)), abs(_target_base(target)), within):
+            if compatible(x, y) and _base(x) >= _base(y) and _close(_base(x) - _base(y), abs(_target_base(target)),
+                                                                   within):
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference)")
             if y.kind == KIND_PERCENT and _close(_base(x) * y.value / _HUNDRED, _target_base(target), within):
                 return Derivation(target, f"{target.text} = {y.text} of {x.text}")

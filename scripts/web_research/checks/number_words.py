@@ -49,8 +49,9 @@ MULTIPLES = {**dict.fromkeys(("double", "doubled", "doubles", "doubling", "twice
              **dict.fromkeys(("quadruple", "quadrupled", "quadruples", "quadrupling"), 4)}
 # A multiple word that is also a noun or a type. Its plural ("doubles") is a figure only before
 # what it multiplies ("doubles its fee", "triples in size"), never as "C doubles"; its singular is
-# one ("double the price", "a triple discount") except before these words, or closing a clause
-# after "a", "the" or a type name ("a double", "C double").
+# one ("double the price", "a triple discount") except before these words, right after a number
+# ("IEEE 754 double", "64-bit double", "2 double rooms"), or closing a clause after "a", "the" or
+# a type name ("a double", "C double").
 PLURAL_MULTIPLES = frozenset({"doubles", "triples", "quadruples"})
 SINGULAR_MULTIPLES = frozenset({"double", "triple", "quadruple"})
 MULTIPLIED_AFTER = frozenset("""the its their his her our your my that this these those what a an every each in by
@@ -60,6 +61,16 @@ precision variable variables field fields column columns array arrays quote quot
 room rooms bed beds pointer pointers or and""".split())
 TYPE_CONTEXT = frozenset({"a", "an", "the", "c", "float", "int", "long", "java", "python"})
 FOLD = "fold"  # "tenfold", "ten-fold", "a hundredfold"
+
+
+def in_words(value: int) -> str | None:
+    """The words for a whole number from 0 to 99 ("twenty-five"): the table read the other way."""
+    if not 0 <= value < 100:
+        return None
+    if value < 20:
+        return next(w for w, v in UNITS.items() if v == value)
+    tens = next(w for w, v in TENS.items() if v == value - value % 10)
+    return tens if value % 10 == 0 else f"{tens}-{in_words(value % 10)}"
 
 
 def number_words() -> list[str]:

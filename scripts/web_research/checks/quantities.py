@@ -25,6 +25,14 @@ unit goes with it ("one million dollars", "five percent", "seven days"):
 
 What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`).
 
+Issue 44 made each figure exact. Only ASCII 0-9 are digits (`unreadable_figures` names any
+other script's digit a claim writes, "৪" reading like 8); a vulgar fraction is its value ("4½"
+is 4.5, never 41); number words come from one table (number_words.py: "a dozen", "tenfold",
+"a tenth", "zero"; "C doubles" and "one of" are none); a figure is matched only in its measure
+(`MEASURES`: "1 hour" by "60 minutes", never "3 years" by "3 plans" or "1 TB" by "one of");
+`v1.29` is 1.29, and a release names its series (`in_series`, `names_same`); a page's address
+names versions and years (`url_identifiers`).
+
 `figures_in(text)` is the reading every caller uses (it normalizes first);
 `extract_quantities` reads already-normalized text. Pure, standard library only.
 """
@@ -90,6 +98,13 @@ MEASURES: dict[str, tuple[str, Decimal]] = {
     "tib": ("size", Decimal(2) ** 40),
     **{count: (count, Decimal(1)) for count in ("host", "seat", "user", "event", "request")},
 }
+# Words after a number that count nothing ("30 at most", "30 here"): the number stays bare. Not
+# "of": "one of the vendors" counts vendors, and grounds no "1 TB".
+_NOT_NOUNS = frozenset("""in on at to for from by with per and or than as the a an each every is are was were be
+been has have had it its this that which who over under about after before within into out off up down here there
+most least only more less now then so too also yet still just""".split())
+# Measures a count of anything else never states ("5 users" may be "5 people"; "3 years" is never "3 plans").
+DIMENSIONS = frozenset({"time", "calendar", "size"})
 # Words that may stand between a number and its unit ("3 more years", "30 calendar days") are any
 # word but these, which start another phrase ("3 plans for years": plans are counted).
 _NOT_MODIFIERS = frozenset("""of in on at to for from by with per and or than as the a an each every is are was
@@ -134,7 +149,7 @@ _CURRENCY_BEFORE = re.compile(
 _MAGNITUDE_AFTER = re.compile(r"(?:(k|K|M|mn|B|bn)(?![A-Za-z])|\s?(thousand|million|billion|trillion)\b)")
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per\s?cent\b|pct\b)", re.I)
 _MULTIPLIER_AFTER = re.compile(r"(?:[x\u00d7](?![A-Za-z0-9])|\s?times\b|-?fold\b)")
-_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|(dollars?|euros?)\b"
+_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|((?i:dollars?|euros?))\b"
                              r"|([\u20ac\u00a3\u00a5\u20b9]))")
 # A currency's minor unit: "10 cents" is $0.10, "50 euro cents" is EUR 0.50, "5 pence" is GBP 0.05.
 _MINOR_AFTER = re.compile(r"\s?(?:(euro[\s-]?cents?|eurocents?)\b|(cents?)\b|(\u00a2)|(pence)\b)", re.I)
@@ -156,8 +171,10 @@ _MONTH_DATE = re.compile(
     r"\b(?:([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTHS + r")\.?(?:,?\s+([0-9]{4}))?"
     r"|(" + _MONTHS + r")\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?(?:,?\s+([0-9]{4}))?(?![0-9,.][0-9])"
     r"|(" + _MONTHS + r")\.?\s+([0-9]{4}))\b", re.I)
-_VERSION = re.compile(r"(?<![\w.])(?:[vV][0-9]+(?:\.[0-9]+)*|[0-9]+(?:\.[0-9]+){2,})(?![\w]|\.\w)")
-_V_DIGIT = re.compile(r"(?<![\w.])[vV][0-9]")  # "v1.29", "v2": a version however many parts it has
+_VERSION = re.compile(r"(?:(?<![\w.])[vV][0-9]+(?:\.[0-9]+)*|(?<=[A-Z])v[0-9]+(?:\.[0-9]+)+"
+                      r"|(?<![\w.])[0-9]+(?:\.[0-9]+){2,})(?![\w]|\.\w)")
+# "v1.29", "v2": a version however many parts it has; "TLSv1.3" too (not "IPv6": no dot)
+_V_DIGIT = re.compile(r"(?<![\w.])[vV][0-9]|(?<=[A-Z])v[0-9]")
 _DIGIT = re.compile(r"[0-9]")
 # Every month name starts with one of these. Looked for in the casefolded text with `in`: a
 # case-insensitive regex alternation scans a claim ten times slower, and casefolding covers each
@@ -198,6 +215,7 @@ _SHARE_HINTS = ("half", "halv", "third", "quarter", "fourth", "fifth", "sixth", 
                 "twentieth", "hundredth", "thousandth", "doubl", "twice", "tripl", "thrice", "quadrupl")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
 _PREVIOUS_WORD = re.compile(r"([A-Za-z]+)\s+$")
+_AFTER_A_NUMBER = re.compile(r"[0-9](?:-bit)?\s+$")
 _SHARE_AFTER = re.compile(r"\s+(?:of|more|less|fewer|lower|higher|cheaper|faster|slower|smaller|larger|bigger)\b"
                           r"|\s*(?:[.,;:)]|$)", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:first|second|other|latter|former|last|next|this|back|front|top|bottom|upper|lower)"
@@ -212,6 +230,7 @@ FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRE
                           doubled doubles doubling twice triple tripled triples tripling thrice quadruple quadrupled
                           quadruples quadrupling st nd rd th""".split(), *number_words_table.GROUPS,
                           *number_words_table.DENOMINATORS))
+_IDIOMS_OF_ONE = frozenset({"day", "second", "minute", "week", "month", "year", "hour"})  # "one day, ..."
 _HALF_A_UNIT = re.compile(r"\s+an?\s+")
 _HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + _GROUP + r")\b", re.I)
 
@@ -271,9 +290,9 @@ class Figure(NamedTuple):
             if measure != their_measure:
                 return False
             a, b = a * size, b * their_size
-        elif mine and other.noun is not None:
+        elif mine and other.noun is not None and MEASURES[mine][0] in DIMENSIONS:
             return False  # "3 plans", "one of" state no duration or size
-        elif theirs and self.noun is not None:
+        elif theirs and self.noun is not None and MEASURES[theirs][0] in DIMENSIONS:
             return False
         return a == b or (a == -b and (self.falling or other.falling))  # "fell 15%" states "-15%"
 
@@ -464,6 +483,16 @@ def version_parts(figure: Figure) -> tuple[int, ...] | None:
     return None
 
 
+def names_same(figure: Figure, other: Figure) -> bool:
+    """Whether `other` names what identifier `figure` names: a dotted version or number by its
+    parts (3.10 is not 3.1, though equal in value; 3.11 is v3.11 and is named by its release
+    3.11.2), anything else as `Figure.matches` says."""
+    mine = version_parts(figure)
+    if mine is None or len(mine) < 2:
+        return figure.matches(other)
+    return version_parts(other) == mine or in_series(figure, other)
+
+
 def in_series(figure: Figure, release: Figure) -> bool:
     """Whether `release` (a version) is a release of the series `figure` names: 3.11.2 of 3.11,
     never 3.11 of 3.11.2."""
@@ -626,13 +655,13 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     noun = None
     if kind in (KIND_NUMBER, KIND_MONEY):
         unit_match = _UNIT_AFTER.match(rest, position)
-        if unit_match and unit_match.group(1).lower() in _UNITS:
+        if unit_match and _unit_word(unit_match.group(1)):
             unit, position = _UNITS[unit_match.group(1).lower()], unit_match.end()
-        elif unit_match and kind == KIND_NUMBER:
+        elif unit_match and kind == KIND_NUMBER and unit_match.group(1).lower() not in _NOT_NOUNS:
             noun = unit_match.group(1).lower()
             second = _UNIT_AFTER.match(rest, unit_match.end())  # "3 more years", "30 calendar days"
             if (second and noun not in _NOT_MODIFIERS and rest[unit_match.end():unit_match.end() + 1] == " "
-                    and second.group(1).lower() in _UNITS):
+                    and _unit_word(second.group(1))):
                 unit, noun, position = _UNITS[second.group(1).lower()], None, second.end()
     per_match = _PER_AFTER.match(rest, position)
     if per_match:
@@ -645,6 +674,12 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     falling = value > 0 and bool(_FALLING_BEFORE.search(text, max(0, left - 24), left))
     return Figure(text[left:end + position], value, kind, currency, unit, per, left, end + position,
                   falling=falling, noun=noun if kind in (KIND_NUMBER, KIND_YEAR) else None)
+
+
+def _unit_word(word: str) -> bool:
+    """Whether a word after a number is a unit: a one-letter unit only in lower case ("30d",
+    "5 s"), since "2D", "3D" and "4K" name no days, seconds or bytes."""
+    return word.lower() in _UNITS and (len(word) > 1 or word.islower())
 
 
 def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
@@ -663,7 +698,8 @@ def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
     has_magnitude = words[-1] in _MAGNITUDE_WORDS or words[-1] in number_words_table.GROUPS
     currency, position, value = _currency_following(rest, 0, value)
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
-    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and value > 1)
+    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and (value > 1 or (
+        value == 1 and figure.unit not in _IDIOMS_OF_ONE)))  # "one TB", but "one day" is an idiom
     zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest)  # "zero free plans"; "zero-day" is none
     if not (has_magnitude or qualified or zero or bare):
         return None  # "two vendors", "one of them", "one day", "zero-day": no figure
@@ -714,6 +750,8 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
                         and _PREVIOUS_WORD.search(text, max(0, start - 12), start).group(1).lower()
                         in number_words_table.TYPE_CONTEXT)):
                 continue  # "a double is 8 bytes", "a C double.": a type or a noun
+            if word in number_words_table.SINGULAR_MULTIPLES and _AFTER_A_NUMBER.search(text, max(0, start - 8), start):
+                continue  # "IEEE 754 double", "64-bit double", "2 double rooms": what is counted or named
             value = Decimal(number_words_table.MULTIPLES[word])
             figure = Figure(m.group(0), value, KIND_MULTIPLIER, start=start, end=end)
         found.append(figure)
@@ -762,7 +800,8 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
             if b.kind == KIND_MONEY:
                 value = _amount(a.text, value, b.currency)
             out[i] = Figure(a.text, value, b.kind, b.currency if b.kind == KIND_MONEY else None,
-                            b.unit, b.per, a.start, a.end, falling=a.falling)
+                            b.unit, b.per, a.start, a.end, falling=a.falling,
+                            noun=b.noun if b.kind in (KIND_NUMBER, KIND_YEAR) else None)  # "3, 5 and 7 plans"
     for i in range(1, len(out)):  # carry a leading currency forward
         a, b = out[i - 1], out[i]
         if (_linked(text, a, b, _RANGE) and a.kind == KIND_MONEY and b.kind in (KIND_NUMBER, KIND_YEAR)

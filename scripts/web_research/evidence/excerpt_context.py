@@ -404,7 +404,11 @@ def anchor_of(page: StoredPage, at: tuple[int, int]) -> Anchor:
         nth += position < at[0]
         count += 1
         position = find_at_bounds(page.normalized, key, position + 1)
-    return Anchor(key, nth, max(count, 1))
+    before = page.normalized[max(0, at[0] - ANCHOR_BEFORE_CHARS):at[0]]
+    return Anchor(key, nth, max(count, 1), before.split(" ", 1)[-1] if at[0] > ANCHOR_BEFORE_CHARS else before)
+
+
+ANCHOR_BEFORE_CHARS = 120
 
 
 MAX_ANCHOR_PLACES = 200

@@ -41,6 +41,7 @@ MAX_OCCURRENCES = 200  # places of one anchor looked at in a page
 MAX_TERMS = 3  # enclosing definitions named
 MAX_PATH = 6  # headings in a path
 MAX_NOTICES = 3
+MAX_NOTICE_SCAN = 200  # blocks above the excerpt (and above the page's first heading) looked at for notices
 MAX_CELLS = 12  # header cells shown
 MAX_CELL_CHARS = 80
 MAX_LEAD_IN_CHARS = 300
@@ -48,6 +49,7 @@ MAX_NOTICE_CHARS = 200
 MAX_PARAGRAPH_CHARS = 1200
 MAX_NEIGHBOUR_CHARS = 400  # a block before or after shown whole up to this; else its nearest sentence
 ANCHOR_FALLBACK_WORDS = 8  # an anchor not found whole is looked for by its first (then last) words
+ANCHOR_CONTEXT_WORDS = 12  # words before an anchor compared with the stored text's, where counts differ
 HEADING_TAGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 LIST_TAGS = frozenset(("ul", "ol"))
 # A box a page sets apart: Sphinx's and DocBook's admonitions, Bootstrap-style alerts and callouts,
@@ -167,19 +169,21 @@ class PageIndex:
             self.starts.append(position)
             position += len(key) + 1
         self.joined = " ".join(keys)
+        self.headings = [i for i, owner in enumerate(self.owners) if _tag(owner) in HEADING_TAGS]
         self._ancestors: dict[etree._Element, set[etree._Element]] = {}
+        self._furniture: dict[etree._Element, tuple[etree._Element, ...]] = {}
 
     def block_at(self, position: int) -> int:
         return max(0, bisect.bisect_right(self.starts, position) - 1)
 
-    def locate(self, anchor: str, nth: int = 0, of: int = 1) -> tuple[int, int, int] | None:
+    def locate(self, anchor: str, nth: int = 0, of: int = 1, before: str = "") -> tuple[int, int, int] | None:
         """(first block, last block, offset in `joined`) of the `nth` of `of` places of `anchor`
         (normalized text of the stored page where the excerpt stands) in the page's blocks:
-        the same place in page order when the page holds it as often as the stored text does.
-        Table rows' cell marks are dropped, and an anchor not found whole is looked for by its
-        first and then its last words."""
+        the same place in page order when the page holds it as often as the stored text does,
+        else the place whose preceding words best match `before` (the stored text's). Tried as
+        it is, then without table rows' cell marks, then by its first and its last words."""
         words = [word for word in anchor.split() if word != "|" and not set(word) <= set("|-:")]
-        tries = [" ".join(words)]
+        tries = [anchor.strip(), " ".join(words)]
         if len(words) > ANCHOR_FALLBACK_WORDS:
             tries += [" ".join(words[:ANCHOR_FALLBACK_WORDS]), " ".join(words[-ANCHOR_FALLBACK_WORDS:])]
         for key in tries:
@@ -191,19 +195,30 @@ class PageIndex:
                 places.append(at)
                 at = find_at_bounds(self.joined, key, at + 1)
             if places:
-                index = nth if len(places) == of else round(nth * (len(places) - 1) / max(1, of - 1))
-                start = places[max(0, min(index, len(places) - 1))]
+                if len(places) == of or len(places) == 1:
+                    start = places[max(0, min(nth, len(places) - 1))]
+                else:
+                    start = max(places, key=lambda place: (self._agrees(place, before), -abs(place - places[0])))
                 return self.block_at(start), self.block_at(start + len(key) - 1), start
         return None
+
+    def _agrees(self, place: int, before: str) -> int:
+        """How many of the words just before `place` end the stored text's words before the anchor."""
+        wanted = [w for w in before.split() if w != "|"][-ANCHOR_CONTEXT_WORDS:]
+        have = [w for w in self.joined[max(0, place - 4 * len(before) - 40):place].split() if w != "|"]
+        count = 0
+        while count < min(len(wanted), len(have)) and wanted[-1 - count] == have[-1 - count]:
+            count += 1
+        return count
 
     def ancestors(self, element: etree._Element) -> set[etree._Element]:
         if element not in self._ancestors:
             self._ancestors[element] = {element, *element.iterancestors()}
         return self._ancestors[element]
 
-    def structure_at(self, anchor: str, nth: int = 0, of: int = 1) -> Structure | None:
+    def structure_at(self, anchor: str, nth: int = 0, of: int = 1, before: str = "") -> Structure | None:
         """The structure around `anchor` (see `locate`), or None when the page does not hold it."""
-        placed = self.locate(anchor, nth, of)
+        placed = self.locate(anchor, nth, of, before)
         if placed is None:
             return None
         first, last, _ = placed
@@ -225,10 +240,17 @@ class PageIndex:
         found.paragraph = _around(found.paragraph, anchor)
         return found
 
-    @staticmethod
-    def _in_furniture(node: etree._Element, around: set[etree._Element]) -> bool:
-        """Whether `node` stands in site furniture (a menu, a sidebar) that does not also hold the excerpt."""
-        return any(parent not in around and _furniture(parent) for parent in node.iterancestors())
+    def _furniture_around(self, node: etree._Element) -> tuple[etree._Element, ...]:
+        """The site furniture (menus, sidebars: `page_blocks._furniture`) `node` stands in, once per element."""
+        if node not in self._furniture:
+            parent = node.getparent()
+            above = self._furniture_around(parent) if parent is not None and parent is not self.root else ()
+            self._furniture[node] = (*above, parent) if parent is not None and _furniture(parent) else above
+        return self._furniture[node]
+
+    def _in_furniture(self, node: etree._Element, around: set[etree._Element]) -> bool:
+        """Whether `node` stands in site furniture that does not also hold the excerpt."""
+        return any(parent not in around for parent in self._furniture_around(node))
 
     def _kept_heading(self, index: int, around: set[etree._Element]) -> bool:
         """Whether block `index` is a heading of the excerpt's page part (`_in_furniture`)."""
@@ -237,7 +259,7 @@ class PageIndex:
 
     def _path(self, first: int, around: set[etree._Element]) -> list[str]:
         stack: list[tuple[int, str]] = []
-        for index in range(first):
+        for index in self.headings[:bisect.bisect_left(self.headings, first)]:
             if not self._kept_heading(index, around):
                 continue
             level = int(_tag(self.owners[index])[1])
@@ -263,15 +285,12 @@ class PageIndex:
                         and seen.isdisjoint(node.iterancestors()) and not self._in_furniture(node, around)):
                     seen.add(node)
                     out.append(_box_title(node, whole=True))
-        section_start = 0
-        for index in range(first - 1, -1, -1):
-            if self._kept_heading(index, around):
-                section_start = index + 1
-                break
-        first_heading = next((i for i in range(len(self.blocks)) if self._kept_heading(i, around)), None)
-        scopes = [range(first - 1, section_start - 1, -1)]
+        above = self.headings[:bisect.bisect_left(self.headings, first)]
+        section_start = next((index + 1 for index in reversed(above) if self._kept_heading(index, around)), 0)
+        first_heading = next((index for index in self.headings if self._kept_heading(index, around)), None)
+        scopes = [range(first - 1, max(section_start, first - MAX_NOTICE_SCAN) - 1, -1)]
         if first_heading is not None and first_heading < section_start:
-            scopes.append(range(first_heading - 1, -1, -1))
+            scopes.append(range(first_heading - 1, max(0, first_heading - MAX_NOTICE_SCAN) - 1, -1))
         for scope in scopes:
             for index in scope:
                 if len(out) >= MAX_NOTICES:
@@ -402,20 +421,38 @@ def _cells(row: etree._Element) -> list[etree._Element]:
 
 def _table(element: etree._Element) -> tuple[list[str], str, str]:
     """(header row's cells, the excerpt cell's column header, its row's label) of the table cell
-    the excerpt stands in; empty when it stands in no cell, or in the header row."""
-    cell = _cell_of(element)
-    if cell is None:
-        return [], "", ""
+    the excerpt stands in; empty when it stands in no cell, or in the header row. A table with no
+    header row nested in another's cell takes the enclosing table's (a layout of tables)."""
+    for _ in range(MAX_TABLE_NESTING):
+        cell = _cell_of(element)
+        if cell is None:
+            return [], "", ""
+        found = _table_of_cell(cell, element)
+        if found is not None:
+            return found
+        element = next((node for node in cell.iterancestors() if _tag(node) == "table"), cell)
+    return [], "", ""
+
+
+MAX_TABLE_NESTING = 3
+
+
+def _table_of_cell(cell: etree._Element, element: etree._Element) -> tuple[list[str], str, str] | None:
+    """`_table` for one cell (`element`: where in it the excerpt stands); None when its table has
+    no header row. The row's label is its first cell; in a row of one cell holding several blocks
+    (PostgreSQL's catalog tables: "context text" above its description), the cell's first block."""
     row = cell.getparent()
     table = next((node for node in row.iterancestors() if _tag(node) == "table"), None)
     if table is None:
-        return [], "", ""
+        return None
     rows = _own_rows(table)
     header = next((r for r in rows if _tag(r.getparent()) == "thead"), None)
     if header is None and rows and _cells(rows[0]) and all(_tag(c) == "th" for c in _cells(rows[0])):
         header = rows[0]
     if header is row:
         return [], "", ""
+    if header is None:
+        return None
     columns, column = [], ""
     cells = _cells(row)
     if header is not None:
@@ -431,6 +468,10 @@ def _table(element: etree._Element) -> tuple[list[str], str, str]:
         if 0 <= index < len(heads):
             column = _cut(_text(heads[index]), MAX_CELL_CHARS)
     label = _cut(_text(cells[0]), MAX_CELL_CHARS) if cells and cells[0] is not cell else ""
+    if not label and len(cells) == 1:
+        head = next((child for child in cell if isinstance(child.tag, str) and _tag(child) in BLOCK_TAGS), None)
+        if head is not None and head is not element and head not in set(element.iterancestors()):
+            label = _cut(_text(head), MAX_CELL_CHARS)
     return columns, column, label
 
 

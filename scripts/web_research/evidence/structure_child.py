@@ -6,7 +6,8 @@ parser take gigabytes or minutes. So, as extraction does (extraction.py), the wo
 limit, one child for every page a checker prompt or a recheck needs (one interpreter start,
 about 0.1 s, for the lot). The child reads each archived page itself (its WARC, digests and body
 checked against the record: archive.read_warc / check_body) or takes a live page's body on stdin,
-and answers, for each excerpt's place, the structure around it (`Structure.as_dict`) or null.
+and answers, for each excerpt's place, the structure around it (`Structure.as_dict`) or null: one
+JSON line per page as soon as it is read, so the pages read before a timeout still count.
 
 Anything that goes wrong (lxml or warcio absent in this Python, a timeout, the memory limit, a
 broken archive, a page that does not hold the excerpt) gives None for that page or excerpt, and
@@ -42,6 +43,7 @@ class Anchor:
     text: str
     nth: int = 0
     of: int = 1
+    before: str = ""  # the normalized words just before it in the stored text: which place it is, where counts differ
 
 
 @dataclass(frozen=True)
@@ -75,7 +77,8 @@ def page_structures(requests: Sequence[PageRequest], timeout_s: float = TIMEOUT_
         return None
     pages, bodies = [], []
     for request in requests:
-        entry = {"anchors": [[a.text[:MAX_ANCHOR_CHARS], a.nth, a.of] for a in request.anchors[:MAX_ANCHORS]],
+        entry = {"anchors": [[a.text[:MAX_ANCHOR_CHARS], a.nth, a.of, a.before[-MAX_ANCHOR_CHARS:]]
+                             for a in request.anchors[:MAX_ANCHORS]],
                  "charset": request.charset, "content_type": request.content_type}
         if request.body is not None:
             entry["body"] = len(bodies)
@@ -91,18 +94,22 @@ def page_structures(requests: Sequence[PageRequest], timeout_s: float = TIMEOUT_
         done = subprocess.run([sys.executable, "-m", "web_research.evidence.structure_child"],
                               input=header.encode("utf-8") + b"\n" + b"".join(bodies),
                               capture_output=True, timeout=timeout_s, env=env)
-    except (subprocess.TimeoutExpired, OSError):
+        stdout = done.stdout
+    except subprocess.TimeoutExpired as exc:  # the pages answered before the time ran out still count
+        stdout = exc.stdout or b""
+    except OSError:
         return None
-    if len(done.stdout) > MAX_REPLY_BYTES:
-        return None
-    try:
-        reply = json.loads(done.stdout.decode("utf-8"))
-    except ValueError:
-        return None
-    if not isinstance(reply, list) or len(reply) != len(requests):
+    reply = []
+    for line in stdout[:MAX_REPLY_BYTES].split(b"\n")[:len(requests)]:  # one line per page, in order
+        try:
+            reply.append(json.loads(line.decode("utf-8")))
+        except ValueError:
+            break  # cut off: this page and those after it have no structure
+    if not reply:
         return None
     out: list[list[dict | None]] = []
-    for request, answers in zip(requests, reply):
+    for index, request in enumerate(requests):
+        answers = reply[index] if index < len(reply) else None
         if not isinstance(answers, list) or len(answers) != len(request.anchors[:MAX_ANCHORS]):
             answers = [None] * len(request.anchors[:MAX_ANCHORS])
         out.append([a if isinstance(a, dict) else None for a in answers])
@@ -151,8 +158,8 @@ def _answer(entry: dict, bodies: list[bytes]) -> list[dict | None]:
         return [None] * len(anchors)
     index = PageIndex(tree)
     out: list[dict | None] = []
-    for text, nth, of in anchors:
-        found = index.structure_at(str(text), int(nth), int(of))
+    for text, nth, of, before in anchors:
+        found = index.structure_at(str(text), int(nth), int(of), str(before))
         out.append(found.as_dict() if found is not None else None)
     return out
 
@@ -165,16 +172,15 @@ def _child_main() -> int:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     sys.setrecursionlimit(5000)
     bodies = [sys.stdin.buffer.read(int(size)) for size in header.get("sizes", [])]
-    reply: list = []
-    for entry in header.get("pages", []):
+    for entry in header.get("pages", []):  # one line per page, written as soon as it is read
         try:
-            reply.append(_answer(entry, bodies))
+            answer: list | None = _answer(entry, bodies)
         except (MemoryError, RecursionError):
-            reply.append(None)
+            answer = None
         except Exception:  # a parser failing on odd input: that page has no structure, the rest still do
-            reply.append(None)
-    sys.stdout.buffer.write(json.dumps(reply, ensure_ascii=True).encode("ascii"))
-    sys.stdout.flush()
+            answer = None
+        sys.stdout.buffer.write(json.dumps(answer, ensure_ascii=True).encode("ascii") + b"\n")
+        sys.stdout.flush()
     return 0
 
 

@@ -1,10 +1,11 @@
 """One recheck of a run folder: the report's footnotes in, live texts and a record out.
 
 The run's evidence is only read: report.md, the snapshots under sources/ and the findings stay
-byte for byte. What a recheck writes lies apart: the live text of each page that answered in
-`rechecks/<UTC time>/<id>.txt` (named like its snapshot, `snapshots.snapshot_id`), and the
-record in `checks/recheck-<UTC time>.json` (record.py), written last and atomically, so an
-interrupted recheck leaves no record that claims more than was checked.
+byte for byte. What a recheck writes lies apart, in the run folder or in the folder the person
+named instead (`--out`: a folder they do not own, such as the bundled example, gets nothing): the
+live text of each page that answered in `rechecks/<UTC time>/<id>.txt` (named like its snapshot,
+`snapshots.snapshot_id`), and the record in `checks/recheck-<UTC time>.json` (record.py), written
+last and atomically, so an interrupted recheck leaves no record that claims more than was checked.
 """
 from __future__ import annotations
 
@@ -96,16 +97,18 @@ def select(footnotes: list[Footnote], only: Sequence[int] | None) -> list[Footno
 def recheck_run(run_dir: Path, transport: Transport, only: Sequence[int] | None = None,
                 progress: Callable[[int, int], None] | None = None, workers: int = DEFAULT_WORKERS,
                 fetch: Callable[[str, Transport], LivePage] = fetch_live,
-                clock: Callable[[], datetime] = utc_now) -> RecheckResult:
+                clock: Callable[[], datetime] = utc_now, out_dir: Path | None = None) -> RecheckResult:
     """Recheck the report's footnotes (those `only` names) against the live pages, store the
-    live texts and write the record. `RecheckInputError` when there is nothing to recheck."""
+    live texts and write the record, under `out_dir` when given (created if missing), else in the
+    run folder. `RecheckInputError` when there is nothing to recheck."""
     run_dir = Path(run_dir)
+    home = run_dir if out_dir is None else _out_folder(Path(out_dir))
     report_bytes, footnotes, skipped = report_footnotes(run_dir)
     chosen = select(footnotes, only)
     if not chosen:
         raise RecheckInputError(f"{formats.REPORT_FILE} cites no page with a URL and an excerpt: nothing to recheck")
     started = clock()
-    name, live_dir = _claim_live_dir(run_dir, started)
+    name, live_dir = _claim_live_dir(home, started)
 
     by_url: dict[str, list[Footnote]] = {}
     for footnote in chosen:
@@ -115,7 +118,7 @@ def recheck_run(run_dir: Path, transport: Transport, only: Sequence[int] | None 
     pages: list[PageRecheck] = []
     citations: list[CitationRecheck] = []
     for live in fetch_each(first_spelling.values(), transport, workers, progress, fetch):
-        live_text, digest = _store_text(run_dir, live_dir, live)
+        live_text, digest = _store_text(home, live_dir, live)
         pages.append(PageRecheck(url=live.url, outcome=live.outcome, status=live.status, final_url=live.final_url,
                                  fetched_at=live.fetched_at, seconds=live.seconds, error=live.error,
                                  live_text=live_text, sha256=digest, truncated=live.truncated,
@@ -133,8 +136,19 @@ def recheck_run(run_dir: Path, transport: Transport, only: Sequence[int] | None 
                            only=None if only is None else tuple(sorted(set(only))),
                            pages=tuple(sorted(pages, key=lambda p: order[url_key(p.url)])),
                            citations=tuple(sorted(citations, key=lambda c: c.number)))
-    path = write_record(run_dir, record, name)
+    path = write_record(home, record, name)
     return RecheckResult(replace(record, path=path), path, tuple(skipped))
+
+
+def _out_folder(folder: Path) -> Path:
+    """The folder `--out` names, created if missing; a file there is an input error."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecheckInputError(f"--out {folder}: cannot create the folder ({exc.strerror or exc})") from None
+    if not folder.is_dir():
+        raise RecheckInputError(f"--out {folder}: not a folder")
+    return folder.resolve()
 
 
 def _claim_live_dir(run_dir: Path, moment: datetime) -> tuple[str, Path]:

@@ -20,7 +20,9 @@ from typing import Mapping
 
 from ... import formats
 from ...checks.coverage import STATE_COVERED, bullet_states, read_findings_files
+from ...checks.headings import plan_name_error
 from ...core.fsutil import RunFileError, read_run_text
+from ...core.message_fit import fit
 from ...report.finish import finish_run
 from ...report.steps import dispatch_text, finish_context, report_text, second_wave_text, template_body
 from ...run.briefs import TemplateError, render_and_approve
@@ -41,10 +43,17 @@ def _elapsed(started: float) -> str:
     return f"{time.monotonic() - started:.1f} s"
 
 
+MAX_PLAN_ERRORS = 7_000  # escaped characters of plan.md's mistakes in one answer (core/message_fit)
+
+
 def plan_errors(error: Exception, run_dir: str) -> str:
-    return (f"web-research: plan.md has mistakes, so nothing was rendered:\n{error}\nFix them (never the question "
-            f"or the tier) with one Write of the whole {Path(run_dir) / formats.PLAN_FILE}; the plugin checks it "
-            "again when you save it.")
+    """What to do, then every mistake of plan.md, each shortened when they do not all fit."""
+    lead = (f"web-research: plan.md has mistakes, so nothing was rendered. Fix them (never the question or the "
+            f"tier) with one Write of the whole {Path(run_dir) / formats.PLAN_FILE}; the plugin checks it again when "
+            "you save it.")
+    mistakes = [line for line in str(error).splitlines() if line.strip()]
+    return "\n".join([lead, *fit([("", line, "") for line in mistakes], MAX_PLAN_ERRORS,
+                                  [f"- {len(mistakes)} mistakes: run the briefs command for them"])])
 
 
 def review_gate(run_dir: str, env: Mapping[str, str]) -> str:
@@ -53,6 +62,9 @@ def review_gate(run_dir: str, env: Mapping[str, str]) -> str:
         plan = load_run_plan(Path(run_dir))
     except PlanError as error:
         return plan_errors(error, run_dir)
+    named = plan_name_error(plan, Path(run_dir) / formats.PLAN_FILE)
+    if named is not None:
+        return plan_errors(named, run_dir)
     return (f"web-research ran estimate on the plan. Review gate: show the person the plan's text, its path "
             f"({Path(run_dir) / formats.PLAN_FILE}) and this estimate unchanged, ask them to confirm, revise or "
             f"stop, and end your turn.\n\n{estimate_text(Path(run_dir), plan, env)}")
@@ -62,6 +74,9 @@ def render(run_dir: str) -> tuple[list[dict[str, str]] | None, str | None]:
     """The briefs rendered and approved (run.briefs.render_and_approve): (what is still to
     dispatch, None), or (None, what to tell the orchestrator instead)."""
     try:
+        named = plan_name_error(load_run_plan(Path(run_dir)), Path(run_dir) / formats.PLAN_FILE)
+        if named is not None:
+            raise named
         return render_and_approve(Path(run_dir)), None
     except (PlanError, TemplateError) as error:
         return None, plan_errors(error, run_dir)
