@@ -85,6 +85,14 @@ def test_a_parameters_description_shows_the_parameters_name() -> None:
     assert described.paragraph and "Note that a complex query might" in described.paragraph
 
 
+def test_pg_settings_shows_each_description_under_its_name() -> None:
+    page = held_out(POSTGRES_DOC / "view-pg-settings.html")
+    [column, value] = in_page(page, "Context required to set the parameter's value",
+                              "they reflect internally determined values")
+    assert column is not None and column.row == "context text" and column.columns == "Column Type Description"
+    assert value is not None and value.term == "internal" and value.heading == "54.24. pg_settings"
+
+
 def test_a_sphinx_methods_description_shows_its_class_and_signature() -> None:
     [described] = in_page("python-library-asyncio-task", "Create a task in this task group")
     assert described is not None
