@@ -94,6 +94,7 @@ def test_each_number_word_form_is_read(words: str, value: Decimal, kind: str) ->
 @pytest.mark.parametrize("text", [
     "C doubles are wide", "store it as a double.", "a double is wide", "one of the vendors", "dozens of hosts",
     "a credit score", "a tenth release", "a fifth vendor", "zero-day exploits", "a one-time fee", "double-check it",
+    "a zero trust network", "zero-shot prompts", "a CVSS score of high",
 ])
 def test_a_number_word_used_as_no_number_states_no_figure(text: str) -> None:
     assert figures_in(text) == [], text
@@ -277,6 +278,9 @@ def test_a_heading_may_name_a_version_a_cited_excerpt_or_address_names() -> None
     ("Acme includes one TB", "Acme includes 1 TB.", True),
     ("Acme allows 5 users", "Acme allows up to 5 people.", True),  # counts of one thing, reworded
     ("TLS 1.3 is required", "Requires TLSv1.3 or later.", True),
+    ("Acme's v2 API bills per call", "Version 2 of the API bills per call.", True),
+    ("Acme's v3 API bills per call", "Version 2 of the API bills per call.", False),
+    ("It rates a score of 9.8", "It has a CVSS score of 9.8.", True),
     ("IPv6 is supported", "IPv6 is supported.", True),
     ("The share rose from 10% to 15%, up 5 percentage points", "It was 10% in 2023 and 15% in 2024.", True),
     ("The share rose from 10% to 15%, up 6 percentage points", "It was 10% in 2023 and 15% in 2024.", False),

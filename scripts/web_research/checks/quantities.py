@@ -194,7 +194,8 @@ _GROUP = "|".join(number_words_table.GROUPS)  # "a dozen", "four score": only af
 _NUMBER_WORD = "|".join(number_words_table.number_words())
 # "seven", "twenty-five", "one million", "a million", "half a million", "three hundred thousand", "a dozen",
 # "tenfold".
-_WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + _GROUP + r")|(?:" + _NUMBER_WORD + r"))"
+_WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
+                    + r")|(?:" + _NUMBER_WORD + r"))"
                     r"(?:[\s-]+(?:" + _NUMBER_WORD + "|" + _GROUP + r"))*(?:-?" + number_words_table.FOLD
                     + r")?\b", re.I)
 _WORD_HINT = re.compile(r"\b(?:(?:" + _NUMBER_WORD + r")(?:\b|" + number_words_table.FOLD + ")|(?:" + _GROUP + r")\b)",
@@ -232,7 +233,8 @@ FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRE
                           *number_words_table.DENOMINATORS))
 _IDIOMS_OF_ONE = frozenset({"day", "second", "minute", "week", "month", "year", "hour"})  # "one day, ..."
 _HALF_A_UNIT = re.compile(r"\s+an?\s+")
-_HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + _GROUP + r")\b", re.I)
+_HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
+                                + r")\b", re.I)
 
 
 class Figure(NamedTuple):
@@ -488,8 +490,8 @@ def names_same(figure: Figure, other: Figure) -> bool:
     parts (3.10 is not 3.1, though equal in value; 3.11 is v3.11 and is named by its release
     3.11.2), anything else as `Figure.matches` says."""
     mine = version_parts(figure)
-    if mine is None or len(mine) < 2:
-        return figure.matches(other)
+    if mine is None or (len(mine) < 2 and figure.kind != KIND_VERSION):
+        return figure.matches(other)  # "Windows 11", a year: by value ("v2" is named by "version 2" below)
     return version_parts(other) == mine or in_series(figure, other)
 
 
@@ -700,7 +702,9 @@ def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
     qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and (value > 1 or (
         value == 1 and figure.unit not in _IDIOMS_OF_ONE)))  # "one TB", but "one day" is an idiom
-    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest)  # "zero free plans"; "zero-day" is none
+    following = re.match(r"[\s-]+([A-Za-z]+)", rest)
+    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest) and not (
+        following and following.group(1).lower() in number_words_table.ZERO_COMPOUNDS)  # "zero trust" is none
     if not (has_magnitude or qualified or zero or bare):
         return None  # "two vendors", "one of them", "one day", "zero-day": no figure
     return figure

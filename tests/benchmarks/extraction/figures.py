@@ -48,7 +48,7 @@ from web_research.checks.claims import Claim, ClaimRecord, claims_checks, ground
 from web_research.checks.number_words import in_words  # noqa: E402
 from web_research.checks.quantities import (KIND_DATE, KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER,  # noqa: E402
                                             KIND_PERCENT, KIND_VERSION, KIND_YEAR, MEASURES, Figure, figures_in,
-                                            in_series)
+                                            names_same)
 
 MAX_PASSAGE_CHARS = 1500
 _SYMBOLS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
@@ -213,7 +213,7 @@ def message_for(claim_text: str, excerpt: str, result) -> str:
 def stated_by_passage(altered: str, passage_figures: list[Figure]) -> bool:
     """Whether the passage states the altered figure too (a coincidence, not counted)."""
     mine = figures_in(altered)
-    return bool(mine) and all(any(q.matches(p) or in_series(q, p) for p in passage_figures) for q in mine)
+    return bool(mine) and all(any(q.matches(p) or names_same(q, p) for p in passage_figures) for q in mine)
 
 
 def _with_fraction(passage: str, figure: Figure) -> tuple[str, str] | None:
