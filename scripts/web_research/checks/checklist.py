@@ -65,6 +65,9 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           subtopic's name)
     report.gaps.figures                   a sentence in Gaps & Limitations that states a figure carries
                                           a reference (finish's lines for recorded failures excepted)
+    report.gaps.form                      every other sentence of Gaps & Limitations takes a form a check
+                                          reads: a claim, a statement of absence, a fixed sentence
+                                          (gaps_prose.py)
     report.references.form                every footnote-like mark outside Sources is a reference,
                                           [^<subtopic-slug>:<n>] or a number finish gave
                                           (statements.py, the last six)
@@ -101,10 +104,12 @@ plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
 (provenance.py): snapshots, findings files, briefs and verdicts files against their seals.
 Claim-check rules (`verdicts.py`, the last group; only when the plan's tier has a
-claim check): `report.claims.checked` (every cited claim of report.md has a
-current verdict, voted when the tier votes), `report.claims.verdict` (an
-unsupported or partial claim outside Gaps & Limitations) and
-`checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema).
+claim check): `report.claims.checked` (every cited claim of report.md and every
+statement of absence has a current verdict, voted when the tier votes),
+`report.claims.verdict` (an unsupported or partial claim, wherever it stands),
+`checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema), and
+`report.gaps.absence` (a statement of absence that a stored page's passage states, as the
+checker judged it; without a claim check, one whose words a passage holds all: absence.py).
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
 `<scope>.claims.grounded` (each figure a cited sentence states, years and dates
 included, appears in an excerpt it cites or the sealed title of a page it cites;
@@ -140,6 +145,7 @@ from .findings import findings_checks, load_findings
 from .integrity import citation_integrity_checks
 from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
+from .gaps_prose import gaps_form_check, gaps_sentences
 from .markdown_form import findings_form_check, report_form_check
 from .statements import statement_checks
 from .text_controls import bidi_check, control_check
@@ -339,6 +345,9 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
             bidi_check("report", path, text), control_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
         statement_checks(path, parsed.report, names, question, ids, recorded, reasons) + \
+        ([gaps_form_check(path, gaps_sentences(parsed.report, recorded, names + [s.slug for s in
+                                                                                  parsed.plan.all_subtopics]))]
+         if recorded is not None and parsed.plan is not None else []) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
 
 

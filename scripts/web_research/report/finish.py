@@ -159,6 +159,7 @@ def finish_run(run_dir: Path, by_hook: bool = False) -> Outcome:
     record = read_record(run_dir)
     before = report_stamp(run_dir)
     notes, problems = assemble_report(run_dir, record)
+    write_record(run_dir, record)  # the checks read the Gaps lines finish just wrote from the record
     checks, failing = check_report(run_dir, problems)
     if notes:  # kept with the run; shown with the next failing checks, never beside the return object
         record["notes"] = notes

@@ -16,6 +16,11 @@ from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, calls, say
 from scripted.checker import OVERCLAIM
+
+# Gaps & Limitations lines (report-template.md's form): one no stored page contradicts, and one every
+# stored page does (topics.Subtopic.page_text: "This page is maintained by the example vendor.").
+HONEST_ABSENCE = "- The pages read do not include an independent source confirming each vendor's own figures."
+REFUTED_ABSENCE = "- The pages read do not say who maintains them."
 from scripted.conversation import (HAND_BACK_CLOSING, agent_calls_in, bash, handed_back, hook_contexts,
                                    hook_contexts_of, hook_feedback, last_calls, result_for, subcommand)
 from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
@@ -676,7 +681,8 @@ class Orchestrator:
         them and writes Sources.
         broken: no Gaps & Limitations section (finish cannot add one).
         drift: the first claim's figure is raised by DRIFT, so it no longer matches its excerpt.
-        overclaim: the first claim adds checker.OVERCLAIM, which its excerpt does not say.
+        overclaim: the first claim adds checker.OVERCLAIM, which its excerpt does not say, and Gaps
+        says the pages do not state what every stored page states (REFUTED_ABSENCE).
         uncited: the TL;DR opens with a bullet restating the first claim's figure in other words
         (UNCITED_OPENING), without its reference (True) or with it (False).
         In the "lapsed" mode the TL;DR cites the sources in reverse order (so references are used
@@ -710,7 +716,9 @@ class Orchestrator:
             findings_sections.append("\n".join(lines))
         if "`finish` adds a bullet for each subtopic" not in " ".join(self.body(req).split()):
             raise PromptError("SKILL.md no longer says finish writes the recorded failures' Gaps bullets")
-        gaps.append("- Independent sources confirming each vendor's own figures would sharpen the answer.")
+        gaps.append(HONEST_ABSENCE)  # what the pages read do not state, in the template's form
+        if overclaim:
+            gaps.append(REFUTED_ABSENCE)  # every stored page says who maintains it: the checker finds it so
         if self.report_mode == "lapsed":
             tldr.reverse()
         if uncited is not None and tldr:
