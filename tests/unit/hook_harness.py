@@ -341,6 +341,10 @@ class Harness:
         # The example is a run made by hand, with no record of start's inputs: its plan holds its
         # own question and no Tier line, so no record of the harness's start may be held to it.
         (self.run_dir / ".web-research" / "start.json").unlink(missing_ok=True)
+        # finish's record of the Gaps lines it wrote (the checks tell them from the model's by it).
+        record = json.loads((EXAMPLE_RUN / ".web-research" / "finish.json").read_text(encoding="utf-8"))
+        (self.run_dir / ".web-research" / "finish.json").write_text(json.dumps({"gaps": record["gaps"]}),
+                                                                    encoding="utf-8")
         if sealed:
             self.seal_as_produced()
 
