@@ -151,6 +151,37 @@ MARKDOWN_ALLOWED_FORMS = (
 )
 
 
+# A `###` heading of Findings is a label, not a statement (checks/headings.py holds it; report-template.md
+# states HEADING_RULE word for word, and every refusal quotes it). A heading cites nothing and no
+# checker reads it, so it may only name: the plan's words (written before any page was read), or
+# a few words the question, the plan or the report's checked claims already hold.
+HEADING_MAX_WORDS = 8
+# Words that make a few words a statement: forms of be, have and do, the modals, the negations
+# (and what a contraction leaves of them: "isn't" is "isn" and "t").
+HEADING_STATEMENT_WORDS = frozenset((
+    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "having", "do", "does",
+    "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "cannot", "not",
+    "never", "no", "nor", "isn", "aren", "wasn", "weren", "hasn", "haven", "hadn", "doesn", "didn", "don",
+    "won", "wouldn", "shouldn", "couldn", "mustn", "ain", "isnt", "arent", "wasnt", "werent", "hasnt",
+    "havent", "hadnt", "doesnt", "dont", "didnt", "wont", "wouldnt", "shouldnt", "couldnt", "mustnt", "cant",
+    "aint", "shant"))
+# Words a label may use without a source: articles, prepositions, conjunctions, and a few nouns
+# that name a part of a report rather than say anything of its subject.
+HEADING_LABEL_WORDS = frozenset((
+    "a", "an", "the", "and", "or", "of", "for", "in", "on", "at", "by", "to", "from", "with", "without",
+    "per", "vs", "versus", "via", "across", "between", "within", "over", "under", "than", "as", "into",
+    "about", "after", "before", "beyond", "above", "below", "since", "during", "through", "against",
+    "among", "like", "plus", "all", "any", "some", "both", "its", "their", "each", "how", "what", "which",
+    "who", "when", "where", "why", "whether",
+    "overview", "summary", "comparison", "compared", "differences", "similarities", "other", "notes",
+    "background", "context", "details", "general", "key", "main", "takeaways", "highlights", "caveats",
+    "themes", "trends", "results", "observations", "recommendations", "s"))
+HEADING_RULE = (
+    "A `###` heading is a label: a subtopic's name from plan.md, or at most "
+    f"{HEADING_MAX_WORDS} words the question, plan or claims use, with no sentence end, no verb such as "
+    "is, has or can, no \"not\" or \"no\", and no figure the question does not name.")
+
+
 def allowed_forms() -> str:
     """The allowed forms as one phrase, as report-template.md and every refusal give it."""
     return ", ".join(MARKDOWN_ALLOWED_FORMS[:-1]) + " and " + MARKDOWN_ALLOWED_FORMS[-1]
@@ -245,14 +276,14 @@ REFERENCES_DIR = SKILL_DIR / "references"
 # grounds it). The researcher's brief carries it (`{{figure_rule}}`) and report-template.md states
 # it word for word; test_figure_rule checks both, and that the code reads each example as it says.
 FIGURE_RULE = (
-    "A figure is any number written in digits: an amount or price, a percentage, a multiplier such as "
-    "3x, a count, a range, a version such as 3.11, a year or a date; a number in words with a unit, "
-    "currency, percent or magnitude (\"seven days\", \"one million dollars\"); a share or multiple in "
-    "words (\"half\", \"a third\", \"doubled\"); and a number inside `code`. Each figure a claim states "
-    "appears, with the same value, sign, unit and currency, in an excerpt the claim cites (there a "
-    "number in words counts too, and 10 cents is $0.10); a version, year or date, or a number in a name "
-    "(Python 3.11), may instead be in the title of the page it cites, an amount or count never. "
-    "The plugin checks this. Identifiers such as S3, p99 or HTTP/2 are not figures.")
+    "A figure is any number in digits (0-9 only): a price, a percentage, a multiplier such as 3x, a count, "
+    "a range, a version such as 3.11, a year or a date; a number in words with a unit, currency, percent or "
+    "magnitude (\"seven days\", \"a dozen hosts\"); a share or multiple in words (\"half\", \"a tenth\", "
+    "\"doubled\"); and a number inside `code`. Each figure a claim states appears, with the same value, sign, "
+    "unit and currency (a count is no duration; 10 cents is $0.10), in an excerpt the claim cites, or is "
+    "computed from figures there, one stated beside it (\"twice\", \"40% of\"); a version, year or date, or a "
+    "number in a name (Python 3.11), may instead be in the title or address of the page it cites, an amount "
+    "or count never. Identifiers such as S3, p99 or HTTP/2 are not figures.")
 BRIEF_TEMPLATE = REFERENCES_DIR / "subagent-brief.md"
 REPORT_TEMPLATE = REFERENCES_DIR / "report-template.md"
 CITATION_SCHEMA_DOC = REFERENCES_DIR / "citation-schema.md"

@@ -85,8 +85,9 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                (f"{EXIT_OK:>3}  the return object is printed (stdout holds it alone), or the claim-checker's "
                 "dispatch (claims need a verdict)",
                 f"{EXIT_CHECK_FAILED:>3}  report.md needs work first: stdout says what, failures first", _NOT_A_RUN)),
-    "gaps": ("List every bullet of the plan by id with its coverage state: covered, not-established or "
-             "missing.", (f"{EXIT_OK:>3}  the bullets are listed", _NOT_A_RUN,
+    "gaps": ("List every bullet of the plan by id with its coverage state: covered, partly, "
+             "not-established or missing, the references that cite its sources, and what its findings say "
+             "is missing (the researcher's words).", (f"{EXIT_OK:>3}  the bullets are listed", _NOT_A_RUN,
                           f"{EXIT_USAGE:>3}  plan.md cannot be used")),
     "claims": ("List every cited claim of the report and the findings files with its excerpts and whether "
                "its figures are grounded (use verify to gate); with --prompt, print the next "
@@ -116,18 +117,26 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                 "limits) and say for each footnote whether its excerpt still stands: unchanged, changed (with the "
                 "closest live passage and the words and figures that differ), moved, gone or unreachable. A "
                 "person's command, never part of a run: the run's evidence is not touched; the live texts go to "
-                "DIR/rechecks/<UTC time>/ and the record to DIR/checks/recheck-<UTC time>.json.",
+                "DIR/rechecks/<UTC time>/ and the record to DIR/checks/recheck-<UTC time>.json (under FOLDER "
+                "instead with --out FOLDER). Only an answer from the site (HTTP 404, 410) is gone; a name that does "
+                "not resolve is unreachable (offline, or a resolver that does not know it).",
                 (f"{EXIT_OK:>3}  every citation rechecked is unchanged",
                  f"{EXIT_CHECK_FAILED:>3}  at least one citation changed, moved or is gone",
                  f"{EXIT_USAGE:>3}  bad arguments, DIR is not a run folder, report.md is missing or cites "
                  "nothing, or the fetch extra is missing",
                  f"{EXIT_NO_VERDICT:>3}  no verdict: nothing changed, moved or is gone, but some pages could not be "
-                 "reached (network error, timeout, refused address, too large); run it again later")),
-    "export": ("Write the report's sources as CSL-JSON (--format csl-json: title, URL, accessed date, site, "
-               "published date when known), which reference managers import, or one W3C Web Annotation per "
-               "claim and excerpt (--format annotations: the claim on the page's passage, by a TextQuoteSelector "
-               "from the stored text). Prints JSON, or writes --output FILE; changes nothing in the run.",
-               (f"{EXIT_OK:>3}  the JSON is printed or written", _NOT_A_RUN,
+                 "reached (network error, a name that does not resolve, timeout, refused address, too large); run it "
+                 "again later")),
+    "export": ("Write the report's evidence for other tools, with the run's outcome (verify's verdict) first. "
+               "--format csl-json: the sources as CSL-JSON for a reference manager (title, URL, accessed date, the "
+               "site's name and publication date as the page states them, an id derived from the URL); "
+               "--format annotations: a W3C AnnotationPage, one annotation per claim and excerpt (the claim and the "
+               "claim-checker's verdict on the passage as the page shows it, with the time it was fetched and the "
+               "stored copies). A run that fails verify is exported only with --unverified, and then says so. Prints "
+               "JSON, or writes --output FILE; changes nothing in the run.",
+               (f"{EXIT_OK:>3}  the JSON is printed or written",
+                f"{EXIT_CHECK_FAILED:>3}  the run does not pass verify and --unverified was not given: nothing is "
+                "written", _NOT_A_RUN,
                 f"{EXIT_USAGE:>3}  report.md is missing or cannot be read, or --output cannot be written")),
     "fetch": ("Snapshot a page's main text under DIR/sources/ (or serve the stored snapshot) and print a "
               "window of it to quote from.",
@@ -224,6 +233,8 @@ def _export_arguments(p: ArgumentParser) -> None:
     p.add_argument("--format", required=True, choices=("csl-json", "annotations"),
                    help="csl-json: the sources, for a reference manager; annotations: W3C Web Annotations")
     p.add_argument("--output", "-o", metavar="FILE", help="write to FILE instead of printing")
+    p.add_argument("--unverified", action="store_true",
+                   help="export a run that does not pass verify, marked as unverified in the output")
 
 
 def footnote_numbers(raw: str) -> list[int]:
@@ -241,6 +252,8 @@ def _recheck_arguments(p: ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="the run folder")
     p.add_argument("--json", action="store_true", help="print the recheck record as JSON")
     p.add_argument("--only", type=footnote_numbers, metavar="N,...", help="recheck only these footnotes of report.md")
+    p.add_argument("--out", metavar="FOLDER", help="write the record and the live texts under FOLDER (created if "
+                   "missing) instead of DIR, e.g. for a folder you do not own such as the bundled example")
     p.add_argument("--allow-loopback", action="store_true", help=argparse.SUPPRESS)
 
 

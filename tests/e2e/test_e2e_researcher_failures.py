@@ -64,7 +64,9 @@ def test_failed_researcher_is_named_under_gaps(partial):
     assert "status: failed" in failed and "reason:" in failed
     gaps = _gaps(Path(answer["report"]))
     assert 'Subtopic "Retention tiers"' in gaps and "failed" in gaps, gaps
-    assert "the search backend returned no usable page" in gaps, gaps
+    # the researcher's reason stays in its findings file, which finish's line names (issue 43)
+    assert "the search backend returned no usable page" in failed and "the search backend" not in gaps, gaps
+    assert "findings/retention-tiers.md gives the researcher's reason" in gaps, gaps
     assert outcome.verify(run_dir).returncode == 0
     _written_by_finish(partial, 'Subtopic "Retention tiers"')
 
@@ -98,6 +100,12 @@ def test_silent_researcher_is_blocked_once_and_dispatched_once_more(silent):
     feedback = [r for r in silent.requests if r.kind == "subagent" and "commitment-discounts.md" in r.last_user_text
                 and "hook" in r.last_user_text.lower()]
     assert feedback, "the researcher never received the SubagentStop feedback"
+    # Once (issue 42): a JSON block reached it twice, as feedback and again as a hook error; and no
+    # closest passage is pointed at when none is shown.
+    for request in feedback:
+        sent = json.dumps(request.messages[-3:])
+        assert sent.count("Your findings are not usable yet") == 1, sent[-3000:]
+        assert "closest passage" not in sent
 
 
 def test_silent_failure_is_recorded_and_announced(silent):
@@ -119,6 +127,7 @@ def test_silent_failure_is_named_under_gaps(silent):
     stub = (run_dir / formats.FINDINGS_DIR / "commitment-discounts.md").read_text(encoding="utf-8")
     assert "status: failed" in stub and formats.FINDINGS_STUB_REASON in stub
     gaps = _gaps(Path(answer["report"]))
-    assert 'Subtopic "Commitment discounts"' in gaps and formats.FINDINGS_STUB_REASON in gaps, gaps
+    assert 'Subtopic "Commitment discounts"' in gaps and "its researcher did not complete it" in gaps, gaps
+    assert formats.FINDINGS_STUB_REASON not in gaps, gaps
     assert outcome.verify(run_dir).returncode == 0
     _written_by_finish(silent, 'Subtopic "Commitment discounts"')

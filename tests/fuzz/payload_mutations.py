@@ -191,6 +191,8 @@ class Outcome:
 
     @property
     def output(self) -> dict[str, Any] | None:
+        if self.returncode == 2 and not self.stdout:  # a SubagentStop block, sent as feedback on stderr
+            return {"decision": "block", "reason": self.stderr}
         try:
             value = json.loads(self.stdout) if self.stdout.strip() else None
         except ValueError:
@@ -208,7 +210,7 @@ class Outcome:
     @property
     def crashed(self) -> bool:
         """A Python exception reached the runner (logged traceback), or the process failed."""
-        return (not self.hung and self.returncode != 0) or "Traceback" in self.new_log \
+        return (not self.hung and self.returncode not in (0, 2)) or "Traceback" in self.new_log \
             or "Traceback" in self.stderr or (self.stdout.strip() != "" and self.output is None)
 
     @property

@@ -100,6 +100,11 @@ class HookResult:
 
     @property
     def json(self) -> dict[str, Any] | None:
+        """The decision as the client reads it: the JSON line on stdout, or a SubagentStop block
+        sent as feedback (exit code 2, its text on stderr: guard/adapter.py subagent_feedback)."""
+        if self.returncode == 2:
+            assert self.stdout == "", self.stdout  # exit 2: the client would not read stdout
+            return {"decision": "block", "reason": self.stderr}
         return json.loads(self.stdout) if self.stdout.strip() else None
 
     @property
@@ -341,10 +346,6 @@ class Harness:
         # The example is a run made by hand, with no record of start's inputs: its plan holds its
         # own question and no Tier line, so no record of the harness's start may be held to it.
         (self.run_dir / ".web-research" / "start.json").unlink(missing_ok=True)
-        # finish's record of the Gaps lines it wrote (the checks tell them from the model's by it).
-        record = json.loads((EXAMPLE_RUN / ".web-research" / "finish.json").read_text(encoding="utf-8"))
-        (self.run_dir / ".web-research" / "finish.json").write_text(json.dumps({"gaps": record["gaps"]}),
-                                                                    encoding="utf-8")
         if sealed:
             self.seal_as_produced()
 

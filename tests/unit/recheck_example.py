@@ -6,7 +6,8 @@ except that since the run one retention multiplier changed (1.6x to 1.8x), one h
 one forum thread is gone and one documentation host stalls past the time limit. Each URL is
 fetched by recheck's own `fetch_live` (the real transport) at the server, under a path named
 after its host, and the answers are named back by their original URLs. The output is what
-`web-research recheck examples/observability-pricing` prints (stdout), with its clock fixed.
+`web-research recheck examples/observability-pricing --out /tmp/example-recheck` would print
+(stdout) against that web, with its clock fixed; the record and live texts go to a temporary folder.
 
     python tests/unit/recheck_example.py      # prints it, and the exit code
 """
@@ -33,6 +34,7 @@ from web_research.recheck.session import recheck_run  # noqa: E402
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "observability-pricing"
 SHOWN = "examples/observability-pricing"
+OUT = "/tmp/example-recheck"  # where README's command writes (--out): nothing goes into the example
 WHEN = datetime(2026, 5, 2, 10, 15, tzinfo=timezone.utc)
 CHANGED = "https://docs.acme.example/logs/retention"
 MOVED = ("https://help.lumenlogs.example/billing/true-up", "/billing/true-up-and-overages")
@@ -88,8 +90,9 @@ def example_output() -> tuple[str, int]:
         shutil.copytree(EXAMPLE, run_dir)
         serve_the_web(server, run_dir)
         transport = Transport(FetchLimits(timeout_s=4), ExtractLimits(), allow_loopback=True)
-        result = recheck_run(run_dir, transport, fetch=fetch_through(server), clock=lambda: WHEN)
-        return "\n".join(report_lines(result.record, SHOWN, result.skipped)), exit_code(result.record)
+        result = recheck_run(run_dir, transport, fetch=fetch_through(server), clock=lambda: WHEN,
+                             out_dir=Path(tmp) / "out")
+        return "\n".join(report_lines(result.record, SHOWN, result.skipped, OUT)), exit_code(result.record)
 
 
 if __name__ == "__main__":

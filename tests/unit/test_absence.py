@@ -98,7 +98,7 @@ def test_any_other_sentence_is_no_absence_statement(statement: str) -> None:
 
 def _gaps(body: str, recorded: tuple[str, ...] = (), names: tuple[str, ...] = ()) -> list:
     text = f"# Research: Q\n\n## TL;DR\n\n- A[^1].\n\n## Findings\n\nA[^1].\n\n## Gaps & Limitations\n\n{body}\n## Sources\n"
-    return [(s.form, s.text) for s in gaps_sentences(parse_report(text), recorded, names)]
+    return [(s.form, s.text) for s in gaps_sentences(parse_report(text), lambda line: line.strip() in recorded, names)]
 
 
 def test_each_gaps_sentence_takes_one_form_and_the_rest_is_other() -> None:

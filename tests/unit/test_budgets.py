@@ -115,6 +115,15 @@ def test_an_offset_on_a_page_never_read_is_refused_as_a_first_read():
     assert rules.decide_page_read(AgentUsage(AGENT), 5, URL).allowed  # from the top: a read
 
 
+def test_an_offset_on_a_page_the_run_already_stored_is_a_free_read_even_with_the_budget_spent():
+    """Issue 42: a page another researcher (or an earlier attempt) stored is served from its
+    snapshot, so reading it at --offset downloads nothing and costs no page read."""
+    spent = usage_of(read("https://a.example/1", "t1", ok=True))
+    verdict = rules.decide_page_read(spent, 1, URL, offset=8000, stored=True)
+    assert verdict.allowed and verdict.paging
+    assert rules.decide_page_read(spent, 1, URL, stored=True).rule == rules.PAGE_BUDGET  # from the top: a read
+
+
 def test_a_second_read_of_the_same_url_is_denied_as_done():
     used = usage_of(read(URL, "t1"), read(URL, "t1", ok=True))
     verdict = rules.decide_page_read(used, 5, URL + "#pricing")
@@ -145,7 +154,8 @@ def test_a_failed_fetch_may_be_tried_again_but_not_one_still_pending():
     one tool: a read that failed may be fetched again, one whose result is unknown may not."""
     import inspect
 
-    assert list(inspect.signature(rules.decide_page_read).parameters) == ["usage", "limit", "url", "offset", "find"]
+    assert list(inspect.signature(rules.decide_page_read).parameters) == ["usage", "limit", "url", "offset", "find",
+                                                                          "stored"]
     assert rules.decide_page_read(usage_of(read(URL, "t1"), read(URL, "t1", ok=False)), 5, URL).allowed
     assert not rules.decide_page_read(usage_of(read(URL, "t1")), 5, URL).allowed
 
@@ -248,6 +258,20 @@ def test_hooks_deny_a_repeated_query_and_a_repeated_fetch_but_not_paging(h: Harn
     assert h.hook(fetch(h, URL, "t5", offset=8000)).decision == "allow"  # paging, budget of 1 spent or not
     over = h.hook(fetch(h, "https://other.example/page", "t6"))
     assert over.decision == "deny" and "1 of your 1 pages" in over.reason
+
+
+def test_hooks_let_a_researcher_read_on_in_a_page_the_run_stored_without_counting_it(h: Harness):
+    from web_research.evidence.snapshots import store_snapshot
+
+    store_snapshot(h.run_dir, requested_url=URL, final_url=URL, title="Retention", status=200,
+                   content_type="text/html", retrieved_at="2026-01-01T00:00:00+00:00", text="x" * 9000,
+                   extractor="test")
+    assert h.hook(fetch(h, "https://other.example/page", "t1")).decision == "allow"  # the budget of 1 spent
+    assert h.hook(fetch(h, URL, "t2", offset=8000)).decision == "allow"
+    never = h.hook(fetch(h, "https://third.example/page", "t3", offset=8000))
+    assert never.decision == "deny" and "not read" in never.reason
+    found = fold(ledger.read(ledger.ledger_path(h.data, h.run_dir)))[AGENT]
+    assert found.page_read_count == 1 and [r.paging for r in found.reads] == [False, True]
 
 
 def test_the_orchestrators_web_calls_are_denied_only_during_a_run(tmp_path: Path, h: Harness):

@@ -15,7 +15,8 @@ from example_run import EXAMPLE_DIR
 from web_research import formats
 from web_research.checks.checklist import run_checklist
 from web_research.checks.citation_entries import parse_citations
-from web_research.checks.claims import Claim, grounding
+from web_research.checks.claims import Claim, find_claims, grounding
+from web_research.checks.figure_arithmetic import Operand, derive
 from web_research.checks.quantities import figures_in, identifiers_in
 from web_research.evidence.snapshots import SnapshotIndex
 
@@ -105,7 +106,21 @@ def test_an_inserted_misquoted_figure_always_fails_verification(figure: str, whe
     assume(not any(mine.matches(theirs) for mine in stated for theirs in available))
     at = markers[where % len(markers)]
     changed = text[:at] + f" ({figure})" + text[at:]
+    assume(not _derivable(changed, figure))  # arithmetic on the claim's cited figures that holds is grounded
     assert "report.claims.grounded" in _fails(changed), figure
+
+
+def _derivable(report_text: str, figure: str) -> bool:
+    """Whether arithmetic on the figures the claim holding `figure` cites gives it (issue 44:
+    such a figure is grounded; figure_arithmetic.py's own tests hold what `derive` accepts)."""
+    cites = {c.number: c.excerpt or "" for c in parse_citations(report_text)}
+    for claim in find_claims(report_text):
+        if f"({figure})" in claim.text:
+            stated = figures_in(claim.text)
+            operands = [Operand(f, i, any(s.matches(f) for s in stated))
+                        for i, n in enumerate(claim.footnotes) for f in figures_in(cites.get(n, ""), bare_words=True)]
+            return any(derive(q, operands) is not None for q in figures_in(figure))
+    return False
 
 
 def _replaced_before_gaps(text: str, old: str, new: str) -> str:

@@ -129,3 +129,14 @@ def test_a_trailing_block_that_is_not_only_a_list_of_links_is_kept(tail: str) ->
 
 def test_the_brief_says_its_reply_shape_wins_over_a_tools_formatting_reminder() -> None:
     assert "wins over any tool's own formatting reminder" in _folded(load_template())
+
+
+def test_the_refusal_points_at_a_closest_passage_only_when_it_shows_one() -> None:
+    """Issue 42: "the closest passage is shown above" was said when no problem showed one."""
+    from web_research.checks.integrity import CLOSEST_SHOWN
+
+    bare = block_reason(["your reply does not start with your findings"], "/run/findings/x.md")
+    assert "closest passage" not in bare
+    shown = block_reason([f'[^1] excerpt is not in the page https://a.example/ (x): "a"; {CLOSEST_SHOWN} "b".'],
+                         "/run/findings/x.md")
+    assert "(the closest passage is shown above)" in shown

@@ -270,11 +270,10 @@ def _entry(key: str, title: str):
 
 # --- Gaps & Limitations: the recorded failures are written by finish (report/gaps.py) -------------
 
-FAILED_LINE = ('- **Subtopic "Cost controls for high-volume logs"** (failed): page fetch timed out three times on '
-               "docs.acme.example/logs/exclusion-filters and the remaining search results were vendor landing pages "
-               'without quotable detail. Not established: "Which built-in controls vendors document for reducing '
-               'billable log volume (sampling, filtering, exclusion rules)"; "Whether archived logs can be rehydrated '
-               'and what that costs".')
+FAILED_LINE = ('- **Subtopic "Cost controls for high-volume logs"** (failed): its researcher did not complete it; '
+               "findings/cost-controls-for-high-volume-logs.md gives the researcher's reason. Not established: "
+               '"Which built-in controls vendors document for reducing billable log volume (sampling, filtering, '
+               'exclusion rules)"; "Whether archived logs can be rehydrated and what that costs".')
 
 
 def test_finish_writes_the_gaps_bullet_of_a_failed_subtopic(tmp_path):
@@ -292,6 +291,8 @@ def test_finish_writes_the_gaps_bullet_of_a_failed_subtopic(tmp_path):
 
 
 def test_finish_writes_a_not_established_bullet_and_drops_it_once_covered(tmp_path):
+    """Issue 43: the line is fixed words and the bullet's; the researcher's reason (figures and all)
+    stays in its findings file, which the line names."""
     from web_research.report.gaps import bullet_line  # noqa: PLC0415
 
     run = copy_example(tmp_path)
@@ -303,14 +304,15 @@ def test_finish_writes_a_not_established_bullet_and_drops_it_once_covered(tmp_pa
     body_end = text.index("\n### ", text.index(heading) + 1) if "\n### " in text[text.index(heading) + 1:] \
         else text.index("\n## Not established")
     cut = text[:text.index(heading)] + heading + "\n\n" + text[body_end:]
-    cut = cut.replace("## Not established\n\n", "## Not established\n\n- 1.3: no page [states] it\n  at all.\n", 1)
+    cut = cut.replace("## Not established\n\n", "## Not established\n\n- 1.3: no page [states] it; Enterprise costs\n"
+                      "  $250,000 per year.\n", 1)
     findings.write_text(cut, encoding="utf-8")
     assert finish(run).returncode == 0
     report = (run / "report.md").read_text(encoding="utf-8")
-    line = "- **Whether indexing and ingestion are priced separately**: not established: no page (states) it at all."
-    assert bullet_line("Whether indexing and ingestion are priced separately", "1.3: no page [states] it at all.",
-                       "1.3") == line
-    assert line in report
+    line = ("- **Whether indexing and ingestion are priced separately**: not established; no source the researcher's "
+            "findings cite establishes it.")
+    assert bullet_line("Whether indexing and ingestion are priced separately", "not-established") == line
+    assert line in report and "250,000" not in report and "no page" not in report
     assert report.index("## Gaps & Limitations") < report.index(line) < report.index("## Sources")
     findings.write_text(text, encoding="utf-8")  # a later wave establishes it: the bullet goes
     finish(run)
@@ -340,13 +342,15 @@ def test_a_failure_the_model_named_gets_no_second_bullet(tmp_path):
     report = (run / "report.md").read_text(encoding="utf-8")
     assert "Subtopic \"Cost controls" not in report and own in report
     assert ("- **Which built-in controls vendors document for reducing billable log volume (sampling, filtering, "
-            "exclusion rules)**: not established: subtopic \"Cost controls for high-volume logs\" failed: page") in report
+            "exclusion rules)**: not established; its researchers left no usable findings.") in report
 
 
 def test_many_failures_fit_what_the_client_shows_and_the_rest_is_in_a_file(tmp_path):
     """Issue 38: run C's finish printed 20 failing claims with their passages and the client cut
-    the output. The answer lists the failures first, short and bounded; all of them are in a file."""
-    from web_research.report.steps import FAILURES_FILE, MAX_LISTED, MAX_TEXT
+    the output. Issue 42: every failure the model must fix is listed (no "And N more"), each
+    shortened to fit; all of them in full are in a file."""
+    from web_research.core.message_fit import escaped_len
+    from web_research.report.steps import FAILURES_FILE, MAX_TEXT
 
     run = copy_example(tmp_path)
     draft = to_references(run)
@@ -355,12 +359,12 @@ def test_many_failures_fit_what_the_client_shows_and_the_rest_is_in_a_file(tmp_p
     (run / "report.md").write_text(draft.replace("## Findings\n", "## Findings\n\n" + strays, 1), encoding="utf-8")
     done = finish(run)
     assert done.returncode == 1
-    assert len(done.stdout) <= MAX_TEXT, len(done.stdout)
+    assert escaped_len(done.stdout) <= MAX_TEXT, escaped_len(done.stdout)
     lines = done.stdout.splitlines()
-    assert lines[0].startswith(f"{run / 'report.md'} fails 40 check(s). Round 1 of")  # the failures first
+    assert lines[0].startswith(f"{run / 'report.md'} fails 40 check(s). Round 1 of")  # what to do first
     assert lines[1].startswith("- report.references: ") and "no-such-subtopic-0" in lines[1]
-    listed = [line for line in lines if line.startswith("- ")]
-    assert 0 < len(listed) <= MAX_LISTED and f"And {40 - len(listed)} more." in done.stdout
+    listed = [line for line in lines if line.startswith("- report.references: ")]
+    assert len(listed) == 40 and " more." not in done.stdout
     full = run / formats.RUN_STATE_DIR / FAILURES_FILE
     assert str(full) in done.stdout
     assert all(f"no-such-subtopic-{i}.md" in full.read_text(encoding="utf-8") for i in range(40))

@@ -478,6 +478,10 @@ def test_a_researcher_without_findings_is_blocked_once_then_recorded(researcher)
     stub = Path(infos[0]["findings_path"]).read_text(encoding="utf-8")
     first = h.reply("agentA", f"{infos[0]['findings_path']} ok")
     assert first.decision == "block"
+    # Sent once: exit 2 with the text on the client's stderr, no JSON (a JSON block reached the
+    # researcher twice, as "Stop hook feedback" and as a "SubagentStop hook blocking error").
+    assert (first.returncode, first.stdout) == (2, "") and first.stderr.startswith("Your findings are not usable")
+    assert "closest passage" not in first.reason  # none is shown
     assert infos[0]["findings_path"] in first.reason and "does not start with your findings" in first.reason
     assert len(h.record()["run"]["reservations"]) == 1  # still running
 

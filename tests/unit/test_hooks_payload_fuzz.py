@@ -124,7 +124,8 @@ def test_refusals_hold_under_any_payload_and_no_run_hooks_stay_quiet(world):
         out = run_hook(h, scenario.event, raw, timeout=60)
         _restore(h, keep)
         assert not out.hung, (scenario.name, raw[:200])
-        assert out.returncode == 0 and len(out.stdout) <= OUTPUT_LIMIT
+        feedback = scenario.event == "SubagentStop" and out.decision == "block"  # exit 2, text on stderr
+        assert out.returncode == (2 if feedback else 0) and len(out.stdout) <= OUTPUT_LIMIT
         assert out.decision == scenario.refusal, (scenario.name, raw[:300], out.stdout[:300], out.new_log[-500:])
         began = time.monotonic()
         idle = run_hook(quiet, scenario.event, raw, timeout=30)

@@ -23,6 +23,8 @@ def raw_hook(h: Harness, event_script: str, raw: bytes, timeout: float = 60, **e
                           timeout=timeout, cwd=h.project)
     out = proc.stdout.decode()
     value = json.loads(out) if out.strip() else {}
+    if proc.returncode == 2 and not out:  # a SubagentStop block: feedback on stderr (guard/adapter.py)
+        value = {"decision": "block", "reason": proc.stderr.decode()}
     specific = value.get("hookSpecificOutput") or {}
     decision = specific.get("permissionDecision") or value.get("decision")
     reason = specific.get("permissionDecisionReason") or value.get("reason") or ""
@@ -108,7 +110,7 @@ def test_a_transcript_path_naming_a_fifo_or_device_is_not_read(researcher, targe
     payload = h.subagent_stop("agentA")
     payload["agent_transcript_path"] = str(path) if target == "fifo" else target
     code, decision, reason, _, seconds = raw_hook(h, "subagent_stop", json.dumps(payload).encode())
-    assert (code, decision) == (0, "block") and seconds < 8, reason
+    assert (code, decision) == (2, "block") and seconds < 8, reason
     assert "MemoryError" not in h.log() and "HookDeadline" not in h.log()
 
 
@@ -232,7 +234,7 @@ def test_stop_hook_active_must_be_a_real_boolean(researcher, event):
     payload["stop_hook_active"] = "false"
     script = "subagent_stop" if event == "SubagentStop" else "stop"
     code, decision, reason, _, _ = raw_hook(h, script, json.dumps(payload).encode())
-    assert (code, decision) == (0, "block") and "stop_hook_active" in reason
+    assert (code, decision) == (2 if event == "SubagentStop" else 0, "block") and "stop_hook_active" in reason
 
 
 @pytest.mark.parametrize("framing", ["bom", "trailing", "truncated", "cut-in-session-id"])

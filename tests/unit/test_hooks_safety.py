@@ -63,8 +63,9 @@ def test_a_hook_stuck_reading_files_does_not_hold_the_session_lock(researcher):
         assert result.decision == "allow", result
         assert time.monotonic() - began < 8
         assert len(h.record()["run"]["reservations"]) == 2
-        out, _err = stuck.communicate(timeout=15)
-        assert '"block"' in out and "not a regular file" in out
+        out, err = stuck.communicate(timeout=15)
+        # a SubagentStop block: exit 2, its text on stderr (guard/adapter.py subagent_feedback)
+        assert (stuck.returncode, out) == (2, "") and "not a regular file" in err
     finally:
         if stuck.poll() is None:
             stuck.kill()

@@ -265,6 +265,10 @@ REFUSED = [
     lambda s: f"Acme bills per GB\b\b\b\b\b\b {s}[^2].",
     lambda s: f"Acme bills per GB\u2028{s}[^2].",
     lambda s: f"- {s}.",  # in Gaps, before TL;DR or after Sources: refused; in TL;DR or Findings: uncited
+    lambda s: f'Acme bills per GB, see [its page](https://docs.acme.example/logs/retention "{s}")[^2].',
+    lambda s: f"| Vendor | {s} |\n|---|---|\n| Acme bills per GB[^2] | |",
+    lambda s: "Acme bills per GB[^2] https://docs.acme.example/logs/retention" + "\u2800" * 40 + f" {s}.",
+    lambda s: "Acme bills per GB[^2]" + "\u3164" * 40 + f" {s}.",
 ]
 
 
@@ -333,3 +337,96 @@ def test_the_line_finish_writes_when_nothing_is_cited_is_allowed_in_sources() ->
     text = REPORT.split("## Sources")[0] + f"## Sources\n\n{formats.REPORT_NO_SOURCES}\n"
     assert _form_ok(text)
     assert not _form_ok(text + "\nAcme charges $0.42 per host.\n")
+
+
+# --- issue 43: blank-looking characters, link titles, header cells over nothing --------------------
+
+HIDDEN = "and charges $250,000 per year"
+BLANKS = [
+    ("braille blanks after a bare URL", "https://docs.acme.example/logs/retention" + "\u2800" * 60 + " " + HIDDEN,
+     "U+2800 BRAILLE PATTERN BLANK"),
+    ("Hangul fillers", "\u3164" * 40 + HIDDEN, "U+3164 HANGUL FILLER"),
+    ("a Hangul choseong filler", "\u115f" + HIDDEN, "U+115F HANGUL CHOSEONG FILLER"),
+    ("a Hangul jungseong filler", "\u1160" + HIDDEN, "U+1160 HANGUL JUNGSEONG FILLER"),
+    ("a halfwidth Hangul filler", "\uffa0" + HIDDEN, "U+FFA0 HALFWIDTH HANGUL FILLER"),
+    ("a run of em spaces", "\u2003" * 80 + HIDDEN, "U+2003 EM SPACE"),
+    ("a run of no-break spaces", " \u00a0\u00a0\u00a0" + HIDDEN, "U+00A0 NO-BREAK SPACE"),
+    ("a soft hyphen", "de\u00adfault", "U+00AD SOFT HYPHEN"),
+    ("a zero-width space", "15\u200bdays", "U+200B ZERO WIDTH SPACE"),
+    ("a word joiner", "15\u2060days", "U+2060 WORD JOINER"),
+]
+
+
+@pytest.mark.parametrize("name,hidden,says", BLANKS, ids=[b[0] for b in BLANKS])
+def test_a_blank_looking_character_is_refused_at_its_line_with_its_name(run_copy: Path, name: str, hidden: str,
+                                                                      says: str) -> None:
+    text = _at("### Billing units and retention tiers", CITED.replace("[^4].", f" {hidden}[^4]."))
+    errors = _errors(run_copy, text)
+    check = errors["report.text.blank"]
+    assert says in check.message and check.line == LINES.index("### Billing units and retention tiers") + 3
+
+
+@pytest.mark.parametrize("honest", [
+    CITED.replace("15 days", "15\u00a0days"),  # a no-break space between a figure and its unit
+    CITED.replace("Acme's", "Acme\u2019s"),  # a typographic apostrophe
+    CITED.replace("defaults to", "defaults\u2009to"),  # one thin space
+])
+def test_the_honest_forms_of_those_characters_pass(run_copy: Path, honest: str) -> None:
+    assert _errors(run_copy, _at("### Billing units and retention tiers", honest)) == {}
+
+
+def test_a_findings_file_with_blank_looking_characters_fails_and_the_researcher_is_told(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)
+    path = findings_path(run, BILLING)
+    text = path.read_text(encoding="utf-8").replace("bills logs in two parts", "bills logs in two parts" + "\u2800" * 30
+                                                    + " " + HIDDEN, 1)
+    path.write_text(text, encoding="utf-8")
+    bad = {c.id: c for c in checklist.run_checklist(run) if not c.ok}
+    check = bad[f"findings.{BILLING}.text.blank"]
+    assert check.severity == "error" and "U+2800" in check.message
+    assert check.line == next(n for n, line in enumerate(text.splitlines(), 1) if "\u2800" in line)
+    brief = Brief(slug=BILLING, brief_path=str(run / "briefs" / f"{BILLING}.md"), brief_hash="",
+                  findings_path=str(path), text="")
+    assert any("U+2800 BRAILLE PATTERN BLANK" in problem for problem in citation_problems(brief))
+
+
+def test_a_link_title_is_refused_and_the_same_link_without_it_passes(run_copy: Path) -> None:
+    link = "[Acme's retention page](https://docs.acme.example/logs/retention{}) says indexed retention " \
+           "defaults to 15 days[^4]."
+    attack = _at("### Billing units and retention tiers", link.format(' "Acme was fined $2 million for hidden fees"'))
+    check = _errors(run_copy, attack)["report.markdown"]
+    assert "a link title" in check.message and "Acme was fined" in check.message
+    assert check.line == LINES.index("### Billing units and retention tiers") + 3
+    assert _errors(run_copy, _at("### Billing units and retention tiers", link.format(""))) == {}
+    html, _starts = render_markdown(link.format(" 'Acme was fined'"))
+    assert "Acme was fined" not in html  # and the view shows no tooltip
+
+
+@pytest.mark.parametrize("table", [
+    "| Vendor | Indexed retention default | Acme was fined $2 million |\n|---|---|---|\n"
+    "| Acme | 15 days[^4] | |",
+    "| Vendor | Indexed retention default | Note |\n|---|---|---|\n| Acme | 15 days[^4] |",
+])
+def test_a_header_cell_over_an_empty_column_is_refused(run_copy: Path, table: str) -> None:
+    check = _errors(run_copy, _at("### Billing units and retention tiers", table))["report.markdown"]
+    assert "a table header cell" in check.message and "over a column no row fills" in check.message
+    assert check.line == LINES.index("### Billing units and retention tiers") + 3
+
+
+@pytest.mark.parametrize("table", [
+    "| Vendor | Indexed retention default |\n|---|---|\n| Acme | 15 days[^4] |",
+    "| Vendor | Indexed retention default | Source |\n|---|---|---|\n| Acme | 15 days | [^4] |",
+    "| Vendor | Indexed retention default | |\n|---|---|---|\n| Acme | 15 days[^4] | |",
+])
+def test_honest_tables_pass_and_a_column_of_references_is_read_with_its_header(run_copy: Path, table: str) -> None:
+    text = _at("### Billing units and retention tiers", table)
+    assert _errors(run_copy, text) == {}
+    [claim] = [c for c in find_claims(text) if c.text.startswith("Vendor: Acme")]
+    assert ("Source" in claim.text) == ("Source" in table)
+
+
+def test_a_header_over_a_column_of_references_is_read_and_so_checked(run_copy: Path) -> None:
+    table = ("| Vendor | Indexed retention default | Fined $2 million |\n|---|---|---|\n"
+             "| Acme | 15 days | [^4] |")
+    errors = _errors(run_copy, _at("### Billing units and retention tiers", table))
+    assert "report.claims.grounded" in errors, sorted(errors)  # the header's figure is grounded like any other

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from web_research.evidence.excerpts import excerpt_parts, match_excerpt, normalize
+from web_research.evidence.excerpts import excerpt_parts, match_excerpt, normalize, without_layout
 from web_research.evidence.extraction import extract_in_process
 from web_research.evidence.matcher import StoredPage
 from web_research.evidence.transport import FetchedPage
@@ -151,10 +151,10 @@ def retyped(excerpt: str, variants: set[str], rng: random.Random) -> str:
 
 def _trimmed(text: str, a: int, b: int) -> tuple[int, int]:
     """The stretch without the characters at its ends that normalize drops (quote marks,
-    invisible characters): where the page's own words begin and end."""
-    while a < b and not normalize(text[a]):
+    invisible characters) and a table's cell borders: where the page's own words begin and end."""
+    while a < b and not without_layout(normalize(text[a])):
         a += 1
-    while b > a and not normalize(text[b - 1]):
+    while b > a and not without_layout(normalize(text[b - 1])):
         b -= 1
     return a, b
 
@@ -169,8 +169,9 @@ def assert_every_reader_agrees(name: str, a: int, b: int, excerpt: str) -> None:
     spans = locate_excerpt(excerpt, page)
     assert spans, f"the view does not find {where}"
     placed = (spans[0][0], spans[-1][1])
-    assert normalize(text[placed[0]:placed[1]]) == normalize(text[a:b]), f"the view marks {text[slice(*placed)]!r} for {where}"
-    if page.normalized.count(normalize(text[a:b])) == 1:
+    assert without_layout(normalize(text[placed[0]:placed[1]])) == without_layout(normalize(text[a:b])), \
+        f"the view marks {text[slice(*placed)]!r} for {where}"
+    if page.readings[0].text.count(without_layout(normalize(text[a:b]))) == 1:
         assert placed == _trimmed(text, a, b), f"the view marks {placed} for {where}"
     # recheck against the same page
     live = LiveOutcome(ANSWERED, 200, URL, page, False, None)

@@ -38,3 +38,24 @@ def test_case_is_ignored_and_the_page_is_not_changed():
     text = "Ünïcode first. " + "x " * 2000 + "The ENTERPRISE plan costs $20,000."
     (window,) = find_windows(text, "enterprise plan")
     assert text[window.start:window.end].endswith("The ENTERPRISE plan costs $20,000.")
+
+
+def test_a_heading_is_shown_with_its_section_not_at_the_end_of_an_earlier_window():
+    # Run D of issue 42: the words stand in a sentence shortly before their heading, so a window
+    # ending at the heading once won; the section after the heading is what the researcher needs.
+    section = " ".join(f"Setting {i} of the pool keeps its own queue." for i in range(20))
+    fact = "The connection limit default is 100 connections per database."
+    text = (FILLER[:3000] + "\nSee connection limits below for the pool.\n" + "Intro words. " * 40
+            + "\nConnection limits\n" + section + "\n" + fact + "\n" + FILLER[:6000])
+    heading = text.index("\nConnection limits\n") + 1
+    windows = find_windows(text, "connection limits")
+    assert windows[0].start == heading and windows[0].phrase
+    shown = text[windows[0].start:windows[0].end]
+    assert shown.startswith("Connection limits\n") and fact in shown
+
+
+def test_every_window_starts_at_or_shortly_before_its_match_and_shows_what_follows():
+    text = FILLER[:20_000] + " The retention tiers figure stands here. " + FILLER[20_000:40_000]
+    for window in find_windows(text, "retention tiers", window_chars=1000):
+        at = text.lower().index("retention", window.start)
+        assert window.start <= at <= window.start + 1000 // 5 and window.end - at >= 1000 * 3 // 5

@@ -154,7 +154,9 @@ def test_a_host_that_now_resolves_to_a_private_address_is_refused_as_fetch_refus
     assert citation.state == UNREACHABLE and "127.0.0.1 is a loopback address" in citation.note
 
 
-def test_a_host_that_no_longer_exists_is_gone(server: PageServer, tmp_path: Path) -> None:
+def test_a_name_that_does_not_resolve_is_unreachable_never_gone(server: PageServer, tmp_path: Path) -> None:
+    """Issue 45: a failed lookup says nothing about the site (offline, a resolver that does not
+    know the name): no verdict. Gone is an answer from the site itself."""
     def resolver(host: str, port: int) -> list[str]:
         if host == "retired.example":
             raise HostNotFound(f"cannot resolve host {host!r}: [Errno -2] Name or service not known")
@@ -162,7 +164,30 @@ def test_a_host_that_no_longer_exists_is_gone(server: PageServer, tmp_path: Path
 
     run = _run(tmp_path, [(1, "https://retired.example/pricing", COMMITMENT)])
     (citation,) = recheck_run(run, Transport(allow_loopback=True, resolver=resolver)).record.citations
-    assert citation.state == GONE and "the host retired.example no longer exists" in citation.note
+    assert citation.state == UNREACHABLE and "the name retired.example does not resolve here" in citation.note
+    assert "cannot tell that the site is gone" in citation.note
+
+
+@pytest.mark.parametrize("errno", ["EAI_NONAME", "EAI_AGAIN"])
+def test_offline_every_source_of_the_example_is_unreachable_and_nothing_is_written_into_it(
+        tmp_path: Path, capsys, monkeypatch, errno) -> None:
+    """With no resolver to ask (no such name, or no answer), the bundled example's recheck gives
+    each source "unreachable" and exit 3; with --out it writes nothing into the example."""
+    from recheck_example import EXAMPLE
+
+    def getaddrinfo(*args, **kwargs):
+        raise socket.gaierror(getattr(socket, errno), "offline")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    before = {p: p.read_bytes() for p in EXAMPLE.rglob("*") if p.is_file()}
+    code, out, _ = _recheck(capsys, str(EXAMPLE), "--out", str(tmp_path / "recheck"))
+    assert code == EXIT_NO_VERDICT, out
+    states = [line.split()[1] for line in out.splitlines() if line.startswith("  [^")]
+    assert len(states) == 9 and set(states) == {UNREACHABLE}, out
+    assert "Summary: 9 citations: 0 unchanged, 0 changed, 0 moved, 0 gone, 9 unreachable" in out
+    assert out.count("does not resolve here") == 9, out
+    assert {p: p.read_bytes() for p in EXAMPLE.rglob("*") if p.is_file()} == before
+    assert f"Record: {tmp_path / 'recheck'}/checks/recheck-" in out and len(record_files(tmp_path / "recheck")) == 1
 
 
 def test_dns_no_such_name_and_a_failed_lookup_are_told_apart(monkeypatch) -> None:

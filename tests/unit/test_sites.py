@@ -134,3 +134,19 @@ def test_a_run_whose_sources_are_all_on_one_site_is_not_warned_bullet_by_bullet(
         path.write_text(text, encoding="utf-8")
     check = _tldr_sites(run)
     assert check.ok and "every source the run cites is on one site" in check.message
+
+
+def test_a_page_reached_by_a_redirect_from_another_site_is_one_site(run: Path) -> None:
+    """Issue 43: a citation kept the URL asked for after a redirect to another site, so one page
+    counted as two independent sites. A site is counted where the fetch ended."""
+    from web_research.evidence.snapshots import find_snapshot  # noqa: PLC0415
+
+    assert _tldr_sites(run).ok  # line 6 cites Acme's retention page [^4] and a blog [^5]: two sites
+    blog = find_snapshot(run, "https://blog.obsnotes.example/2026/03/log-archive-tiers")
+    record = json.loads(blog.meta_path.read_text(encoding="utf-8"))
+    record["final_url"] = "https://docs.acme.example/logs/archive-tiers"  # the blog's link led to Acme's docs
+    blog.meta_path.write_text(json.dumps(record), encoding="utf-8")
+    check = _tldr_sites(run)
+    assert not check.ok and "line 6: acme.example" in check.message, check.message
+    bad = {c.id for c in run_checklist(run) if not c.ok and c.severity == "error"}
+    assert "report.citations.final_url" in bad  # and the citation itself must name where it ended

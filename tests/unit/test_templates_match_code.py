@@ -92,12 +92,14 @@ def test_template_names_the_allowed_forms_the_refusals_give() -> None:
     # each refused kind is named in the template's list
     named = {"html_block": "HTML", "html_inline": "HTML", "fence": "code blocks", "code_block": "code blocks",
              "hr": "thematic breaks", "setext": "underlined with", "nested_heading": None, "image": "images",
-             "strikethrough": "strikethrough", "entity": "character references", "empty_table": None}
+             "strikethrough": "strikethrough", "entity": "character references", "empty_table": None,
+             "link_title": "link titles"}
     assert set(named) == set(_REFUSED)
     for kind, words in named.items():
         assert words is None or words in text, kind
     for shape in ("a second `# ` line", "`####` headings", "`###` outside Findings", "text before `## TL;DR`",
-                  "any other `##` section", "text after the Sources entries", "control characters"):
+                  "any other `##` section", "text after the Sources entries", "control characters",
+                  "a header cell over an empty column", "blank-looking characters"):
         assert shape in text, shape
 
 
@@ -122,3 +124,13 @@ def test_schema_doc_example_is_valid() -> None:
         assert citation_problems(citation) == [], citation
     assert any(c.retrieved_at is None for c in citations)  # shows an omitted optional field
     assert {n for n, _ in find_markers(block)} == {c.number for c in citations}
+
+
+def test_template_states_the_heading_rule_the_check_quotes() -> None:
+    """Issue 43: headings are labels, not statements; the rule is stated once, in formats."""
+    text = " ".join(formats.REPORT_TEMPLATE.read_text(encoding="utf-8").split())
+    assert formats.HEADING_RULE in text
+    assert f"at most {formats.HEADING_MAX_WORDS} words" in formats.HEADING_RULE
+    named = "verb such as is, has or can, no \"not\" or \"no\""
+    assert named in formats.HEADING_RULE
+    assert {"is", "has", "can", "not", "no"} <= formats.HEADING_STATEMENT_WORDS

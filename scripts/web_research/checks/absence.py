@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
@@ -40,6 +41,7 @@ from ..core.result import Check, fail, ok
 from ..evidence.closest_passages import Page, Passage, closest_passages, key_terms, name_terms
 from ..evidence.excerpts import normalize
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, url_key
+from ..report.gaps import is_own, own_lines
 from ..run.finish_record import read_record
 from .claims import _run_seals  # the run's seals, as every reader of stored pages takes them
 from .gaps_prose import ABSENCE, GapsSentence, gaps_sentences
@@ -201,12 +203,22 @@ def _short(text: str, limit: int) -> str:
 # A run's items
 # --------------------------------------------------------------------------
 
+def finish_lines(parsed: ParsedRun) -> Callable[[str], bool]:
+    """Whether a report line is one `finish` writes: one it would write now (report/gaps.own_lines),
+    or one it wrote last (its record), which a check run before the next `finish` still finds there.
+    Either is fixed words and the plan (report/gaps.py). Needs a plan."""
+    unreadable = {p.stem: getattr(e, "reason", str(e)) for p, e in parsed.unreadable.items()
+                  if p.parent.name == formats.FINDINGS_DIR}
+    written = {line for line in read_record(parsed.run_dir).get("gaps", []) if isinstance(line, str)}
+    return partial(is_own, own=own_lines(parsed.plan, parsed.findings, unreadable) | written)
+
+
 def run_items(parsed: ParsedRun) -> tuple[list[AbsenceItem], str | None]:
     """The absence items of a parsed run's report.md, and why not every stored page was searched
-    (None when all were). Nothing without a plan: then the lines `finish` wrote are not known."""
+    (None when all were). Nothing without a plan: then the lines `finish` writes are not known."""
     if parsed.report is None or parsed.plan is None:
         return [], None
-    recorded = read_record(parsed.run_dir).get("gaps", [])
+    own = finish_lines(parsed)
     names = [n for s in parsed.plan.all_subtopics for n in (s.name, s.slug)]
     why: list[str | None] = []
 
@@ -215,5 +227,5 @@ def run_items(parsed: ParsedRun) -> tuple[list[AbsenceItem], str | None]:
         why.append(partial)
         return found
 
-    items = absence_items(gaps_sentences(parsed.report, recorded, names), pages)
+    items = absence_items(gaps_sentences(parsed.report, own, names), pages)
     return items, (why[0] if why else None)

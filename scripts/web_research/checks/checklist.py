@@ -11,6 +11,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     plan.exists                           plan.md exists
     plan.readable                         ... and can be read (listed only when it cannot)
     plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
+    plan.names                            no subtopic name states a figure the question does not state
+                                          (headings.py: a name becomes a heading no check reads)
     provenance.links                      no symbolic link among the run's evidence (plan.md,
                                           report.md, briefs/, findings/, sources/, checks/,
                                           .web-research/, or directly inside those folders):
@@ -34,6 +36,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           text display other than the checks read it)
     findings.<slug>.text.controls         no C0/C1 control character but tab, line feed and CRLF
                                           (a terminal acts on them: text_controls.py)
+    findings.<slug>.text.blank            no blank-looking character (a braille blank, a filler, a zero-width
+                                          space, a run of wide spaces: text_controls.py)
     findings.<slug>.markdown              the body holds only the allowed Markdown forms (markdown_form.py)
     findings.<slug>.claims.grounded       each figure a cited sentence states is in an excerpt it cites
                                           or the title of a page it cites
@@ -48,6 +52,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     report.references                     no [^<subtopic-slug>:<n>] reference is left for `finish` to number
     report.text.bidi                      no bidirectional control character, as in findings files
     report.text.controls                  no control character, as in findings files
+    report.text.blank                     no blank-looking character, as in findings files
     report.title                          first line is "# Research: <question verbatim>"
     report.sections.missing               each of TL;DR, Findings, Gaps & Limitations, Sources
                                           appears as a "##" heading
@@ -63,8 +68,10 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           carries a reference in that sentence
     report.headings.figures               no heading in TL;DR or Findings states a figure (but a plan
                                           subtopic's name)
+    report.headings.label                 each ### heading of Findings is a plan subtopic's name or a
+                                          label: formats.HEADING_RULE (headings.py)
     report.gaps.figures                   a sentence in Gaps & Limitations that states a figure carries
-                                          a reference (finish's lines for recorded failures excepted)
+                                          a reference, or is the plan's (finish's own lines are not read)
     report.gaps.form                      every other sentence of Gaps & Limitations takes a form a check
                                           reads: a claim, a statement of absence, a fixed sentence
                                           (gaps_prose.py)
@@ -97,8 +104,10 @@ excerpt), `optional` (Retrieved date, Source type, no unknown labels).
 Page-snapshot rules (`integrity.py`, run last as an extra group): `verbatim`
 (the excerpt appears in the page snapshot of its URL), `snapshot` (warning:
 no snapshot, not verifiable; an error in a run with seals, where every citation
-needs a snapshot a researcher's fetch sealed), `site_root`, `repeated_url` (the same URL and excerpt
-under two numbers), `title`, `retrieved`
+needs a snapshot a researcher's fetch sealed), `title` (the cited title is the page's own, or its
+main part: an error), `final_url` (the cited URL is the one the fetch ended at after redirects,
+not one it was redirected from: an error), `site_root`, `repeated_url` (the same URL and excerpt
+under two numbers), `retrieved`
 (warnings; `retrieved`: the Retrieved date is the day of the snapshot's fetch stamp);
 plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
@@ -127,6 +136,7 @@ still checked on their own (ids use the file name's stem as `<slug>`).
 """
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -137,18 +147,21 @@ from ..core.fsutil import RunFileError, evidence_links, read_run_file, read_run_
 from ..evidence.provenance import load_folder_copy, provenance_checks
 from ..run.abandonment import abandoned_checks
 from ..run.choices import parse_run_plan, read_start_record
-from ..run.finish_record import read_record
 from ..run.plan import PlanError
+from ..report.gaps import is_own, own_lines, second_wave_label
 from .claims import claims_checks, run_claims, tldr_sites_check
-from .coverage import STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, coverage_checks
+from .citation_checks import present
+from .coverage import coverage_checks
 from .findings import findings_checks, load_findings
+from .headings import heading_label_check, plan_name_error
 from .integrity import citation_integrity_checks
 from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
+from .absence import finish_lines
 from .gaps_prose import gaps_form_check, gaps_sentences
 from .markdown_form import findings_form_check, report_form_check
 from .statements import statement_checks
-from .text_controls import bidi_check, control_check
+from .text_controls import bidi_check, blank_check, control_check
 from .verdicts import verdict_checks
 
 
@@ -253,7 +266,16 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         return checks + [fail("plan.parses", str(exc.message) + (f" (also {more})" if more else ""), path,
                               exc.line if isinstance(exc.line, int) else None)]
     plan = parsed.plan
-    return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path)]
+    named = plan_name_error(plan, path)
+    return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path),
+                     ok("plan.names", "no subtopic name states a figure the question does not", path)
+                     if named is None else fail("plan.names", str(named.message) + _also(named), path, named.line)]
+
+
+def _also(error: PlanError) -> str:
+    """The other mistakes of a PlanError, each with its line."""
+    more = "; ".join(f"line {e.line}: {e.message}" for e in error.errors[1:])
+    return f" (also {more})" if more else ""
 
 
 def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
@@ -281,6 +303,7 @@ def _findings_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         checks.append(ok(check_id, f"findings/{slug}.md exists", path))
         checks.append(bidi_check(f"findings.{slug}", path, text))
         checks.append(control_check(f"findings.{slug}", path, text))
+        checks.append(blank_check(f"findings.{slug}", path, text))
         found = load_findings(path, text)
         parsed.findings[slug] = found
         checks.append(findings_form_check(f"findings.{slug}", path, found.doc,
@@ -318,37 +341,48 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     if text is None:
         return _unreadable("report", formats.REPORT_FILE, error, path)
     parsed.report = parse_report(text)
-    gaps_needed: list[tuple[str, str, str]] = []  # (slug, name, status)
+    gaps_needed: list[tuple] = []  # (slug, name, status, how finish's line labels a second-wave one)
     if parsed.plan is not None:
         for s in parsed.plan.all_subtopics:
             found = parsed.findings.get(s.slug)
             if found is None:
                 unusable = run_dir / formats.FINDINGS_DIR / f"{s.slug}.md" in parsed.unreadable
-                gaps_needed.append((s.slug, s.name, "unreadable" if unusable else "missing"))
+                gaps_needed.append((s.slug, s.name, "unreadable" if unusable else "missing",
+                                    second_wave_label(parsed.plan, s)))
             elif found.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED):
-                gaps_needed.append((s.slug, s.name, found.status))
+                gaps_needed.append((s.slug, s.name, found.status, second_wave_label(parsed.plan, s)))
     question = parsed.plan.question if parsed.plan is not None else None
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
     ids = [b.id for b in parsed.plan.bullets] if parsed.plan is not None else []
-    recorded: set[str] | None = None  # the Gaps lines finish last wrote (None without a plan: not known)
-    reasons: list[str] = []  # why each recorded failure failed, as the findings say
+    own = None  # whether a line is one finish writes (None without a plan: not known)
+    planned: list[str] = []  # the plan's words written before any page was read
     if parsed.plan is not None:
-        recorded = set(read_record(run_dir).get("gaps", []))
         unreadable = {p.stem: getattr(e, "reason", str(e)) for p, e in parsed.unreadable.items()
                       if p.parent.name == formats.FINDINGS_DIR}
-        reasons = [f.reason for f in parsed.findings.values()
-                   if f.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED) and f.reason]
-        reasons += [s.reason for s in bullet_states(parsed.plan, parsed.findings, unreadable)
-                    if s.state in (STATE_NOT_ESTABLISHED, STATE_MISSING) and s.reason]
+        lines = own_lines(parsed.plan, parsed.findings, unreadable)
+        own = partial(is_own, own=lines)
+        planned = [s.name for s in parsed.plan.subtopics] + [b.text for b in parsed.plan.bullets]
     return [ok("report.exists", f"{formats.REPORT_FILE} exists", path), references_check(path, text),
-            bidi_check("report", path, text), control_check("report", path, text)] + \
+            bidi_check("report", path, text), control_check("report", path, text),
+            blank_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
-        statement_checks(path, parsed.report, names, question, ids, recorded, reasons) + \
-        ([gaps_form_check(path, gaps_sentences(parsed.report, recorded, names + [s.slug for s in
-                                                                                  parsed.plan.all_subtopics]))]
-         if recorded is not None and parsed.plan is not None else []) + \
+        statement_checks(path, parsed.report, names, question, ids, own, planned) + \
+        present([heading_label_check(path, parsed.report, [s.name for s in parsed.plan.subtopics]
+                                     if parsed.plan is not None else [], _plan_texts(parsed.plan))]) + \
+        ([gaps_form_check(path, gaps_sentences(parsed.report, finish_lines(parsed),
+                                                names + [s.slug for s in parsed.plan.all_subtopics]))]
+         if parsed.plan is not None else []) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
+
+
+def _plan_texts(plan: Any) -> list[str]:
+    """The words of the plan written before any page was read (the first wave: a second wave is
+    written after the findings came back), which a heading may name with."""
+    if plan is None:
+        return []
+    return [plan.question, plan.synthesis, plan.scope_notes or "",
+            *(text for s in plan.subtopics for text in (s.name, *s.establish))]
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
@@ -362,7 +396,8 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
     """
     if parsed.report is None or parsed.plan is None:
         return checks
-    named = {s.slug for s in parsed.plan.all_subtopics if gaps_name(parsed.report, s.name, s.slug)}
+    named = {s.slug for s in parsed.plan.all_subtopics
+             if gaps_name(parsed.report, s.name, s.slug, second_wave_label(parsed.plan, s))}
     if not named:
         return checks
     out = []

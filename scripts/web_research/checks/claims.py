@@ -22,7 +22,9 @@ regions" gives the 3 of "3 regions"). A page's sealed title grounds identifiers
 only (`quantities.identifiers_in`: versions, years, dates, a number in a name such
 as "Python 3.11"), and only a figure the claim states as one: never an amount,
 price, percent or count, in any tier, since a title is not the passage the claim
-cites and no checker reads it.
+cites and no checker reads it; so does the page's address (`/docs/15/`). A figure the claim
+computes from cited figures ("twice", "40% of the $250") is grounded when the arithmetic holds
+(figure_arithmetic.py), and the checker is told what was computed (`Grounding.derived`).
 
 `claim_hash` (sha256 of the normalized claim text, markers removed) is stable
 across renumbering, so a later claim checker can key its verdicts on it.
@@ -32,20 +34,25 @@ from __future__ import annotations
 
 import hashlib
 import re
+from decimal import Decimal
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Collection, Iterable, Mapping, NamedTuple, Sequence
 
 from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .quantities import Quantity, figures_in, identifiers_in, is_identifier, readable
+from .figure_arithmetic import Operand, derive, what_they_give
+from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, is_identifier, names_same,
+                         readable, unreadable_figures, url_identifiers)
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
 from .. import formats
 from ..evidence.provenance import load_folder_copy
 from ..evidence.sites import host, independent_sites
-from ..evidence.excerpt_context import ExcerptContext, find_context
+from ..evidence.excerpt_context import ExcerptContext
+from ..evidence.page_contexts import Excerpt, contexts as page_contexts
+from ..evidence.structure_child import PageRequest
 from ..evidence.matcher import StoredPage
 from ..evidence.snapshots import SnapshotError, SnapshotIndex
 from .parsed_run import ParsedRun
@@ -53,10 +60,13 @@ from .citation_entries import Citation
 
 
 # Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading
-# `2.1:` label and "bullet(s) 2.1[, 2.2 and 2.3]" are left out of a claim's figures.
+# `2.1:` label and "bullet(s) 2.1[, 2.2 and 2.3]" are left out of a claim's figures. A leading
+# label is left out only when the plan has each bullet it names (where the plan is known): a
+# list item "4.99: the Pro plan..." states a price, not a bullet.
 _ID = r"\[?" + BULLET_ID_PATTERN + r"\]?"
 _ID_LIST = _ID + r"(?:\s*(?:,|and|&)\s*" + _ID + r")*"
 _BULLET_ID_LABEL = re.compile(r"^\s*(?:bullets?\s+)?" + _ID_LIST + r"\s*:\s+", re.IGNORECASE)
+_BULLET_ID = re.compile(BULLET_ID_PATTERN)
 _BULLET_ID_MENTION = re.compile(r"\bbullets?\s+" + _ID_LIST, re.IGNORECASE)
 _URL = re.compile(r"<?https?://[^\s>)]+>?")
 # Something written as a footnote mark that the parser did not take for one (`[^a-slug: 1]`, `[^ 3]`):
@@ -82,6 +92,7 @@ _INITIAL = re.compile(r"[A-Z]")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
 _PUNCTUATION = frozenset(".,;:!?")
 MAX_BLOCK_CHARS = 50_000  # a longer paragraph is cut: bounds the work on hostile input
+MAX_COMPUTED = 12  # figures of one claim looked for as arithmetic on cited ones (each tries operand pairs)
 
 
 class Claim(NamedTuple):
@@ -106,6 +117,8 @@ class Grounding(NamedTuple):
     checked: bool
     quantities: tuple[Quantity, ...] = ()
     missing: tuple[Quantity, ...] = ()  # error: figures no cited excerpt or page title states
+    reasons: tuple[str, ...] = ()  # why each missing figure is refused, when more can be said ("" if not)
+    derived: tuple[str, ...] = ()  # figures computed from cited ones, and how ("2x = $0.10 / $0.05 (a ratio)")
 
     @property
     def ok(self) -> bool:
@@ -138,6 +151,7 @@ class ClaimRecord:
             "grounded": g.ok if g.checked else None,
             "quantities": [q.text for q in g.quantities],
             "missing": [q.text for q in g.missing],
+            "computed": list(g.derived),
         }
 
 
@@ -156,9 +170,17 @@ def find_claims(text: str, first_line: int = 1) -> list[Claim]:
     return claims_of(parse_markdown(text, first_line))
 
 
-def claims_of(document: Document) -> list[Claim]:
+def plan_bullet_ids(plan: Any) -> frozenset[str] | None:
+    """The ids of a parsed plan's bullets (None without a plan: then any id-shaped label is one)."""
+    if plan is None:
+        return None
+    return frozenset(i for subtopic in plan.all_subtopics for i in subtopic.bullet_ids)
+
+
+def claims_of(document: Document, bullet_ids: Collection[str] | None = None) -> list[Claim]:
     """Every cited claim of a parsed Markdown file: of its paragraphs (list items and
-    quotes included) and table rows; headings and footnote definitions make none."""
+    quotes included) and table rows; headings and footnote definitions make none.
+    `bullet_ids`: the plan's bullet ids (see `_BULLET_ID_LABEL`); None when not known."""
     claims: list[Claim] = []
     headers: dict[int, list[str]] = {}  # a table's first line -> its header cells
     leads = lead_ins(document)
@@ -167,7 +189,7 @@ def claims_of(document: Document) -> list[Claim]:
             headers[block.table] = header_cells(block)
             continue  # a header row names columns; each cited row carries them
         if block.labels:
-            found = _claims_of_sentences(sentences_of(block, headers.get(block.table)))
+            found = _claims_of_sentences(sentences_of(block, headers.get(block.table), bullet_ids))
             lead = lead_for(leads, block.line)
             if lead is not None:
                 found = [c._replace(text=f"{lead} {c.text}") for c in found]
@@ -240,7 +262,7 @@ def _piece(span) -> str:  # noqa: ANN001 - a markdown_doc.Span
     return " " if span.kind in (BREAK, CELL) else ""  # inline HTML is no part of a claim
 
 
-def _joined(block: Block) -> tuple[str, list[tuple[int, int]], list[str]]:
+def _joined(block: Block, bullet_ids: Collection[str] | None = None) -> tuple[str, list[tuple[int, int]], list[str]]:
     """The block's prose as one line (markers as `_MARK`), with (offset, line) where each
     source line starts, and the labels of its references in order. HTML is left out."""
     parts: list[str] = []
@@ -260,6 +282,8 @@ def _joined(block: Block) -> tuple[str, list[tuple[int, int]], list[str]]:
     joined = "".join(parts)[:MAX_BLOCK_CHARS]
     if block.item:
         label = _BULLET_ID_LABEL.match(joined)
+        if label and bullet_ids is not None and not set(_BULLET_ID.findall(label.group(0))) <= set(bullet_ids):
+            label = None  # "4.99:" where the plan has no bullet 4.99: a figure
         if label:
             joined = joined[label.end():]
             starts = [(max(0, offset - label.end()), line) for offset, line in starts]
@@ -273,21 +297,22 @@ def _row(block: Block, header: list[str] | None) -> Sentence:
     for index, cell in enumerate(_cells(block)):
         words = "".join(_piece(span) for span in cell)[:MAX_BLOCK_CHARS]
         labels += [span.text for span in cell if span.kind == REF]
-        if not words.replace(_MARK, "").strip():
-            if _MARK in words:
-                parts.append(words.strip())
+        if not words.replace(_MARK, "").strip() and _MARK not in words:
             continue
+        # A cell of references alone is read with its header too ("Source: [^1]"): every header
+        # cell is read with the claims below it (an empty column's is refused: markdown_form.py).
         name = header[index] if header is not None and index < len(header) else ""
         parts.append(f"{name}: {words.strip()}" if name else words.strip())
     return Sentence(block.line, "; ".join(parts), tuple(labels))
 
 
-def sentences_of(block: Block, header: list[str] | None = None) -> list[Sentence]:
+def sentences_of(block: Block, header: list[str] | None = None,
+                 bullet_ids: Collection[str] | None = None) -> list[Sentence]:
     """The block's sentences in order, cited or not (a table row is one sentence, its cells
-    read with `header`, the table's header cells)."""
+    read with `header`, the table's header cells; `bullet_ids` as for `claims_of`)."""
     if block.kind == "row":
         return [_row(block, header)]
-    joined, starts, labels = _joined(block)
+    joined, starts, labels = _joined(block, bullet_ids)
     spans: list[tuple[int, str]] = []  # (offset, text)
     begin = 0
     for m in _SENTENCE_END.finditer(joined):
@@ -368,25 +393,86 @@ def _plain_prose(text: str) -> str:
 # The rule
 # --------------------------------------------------------------------------
 
-def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = ()) -> Grounding:
+def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
+              urls: Iterable[str] = ()) -> Grounding:
     """Check each figure of `claim` against the figures of `excerpts`, and each identifier it
-    states against the identifiers of `titles` (the sealed titles of the pages it cites: "3.11"
-    in "Python 3.11 adds..." is grounded by a page titled "What's New In Python 3.11"; a price
-    or a count never is)."""
+    states against the identifiers of `titles` and `urls` (the sealed titles and the addresses
+    of the pages it cites: "3.11" in "Python 3.11 adds..." is grounded by a page titled "What's
+    New In Python 3.11", "PostgreSQL 15" by a page under `/docs/15/`; a price or a count never
+    is). A release series is grounded by a release of it (3.11 by 3.11.2). A multiplier,
+    percent, difference or product the claim computes from cited figures is grounded when the
+    arithmetic holds (figure_arithmetic.py); a figure written so no check can read it (a digit
+    of another script, "two-fifty") is refused with why."""
     texts = [e for e in excerpts if e and e.strip()]
     if not texts:
         return Grounding(False)
     stated = _figures_of(claim.text)
-    if not stated:
+    unreadable = _unreadable_of(claim.text)
+    if not stated and not unreadable:
         return Grounding(True)
-    available = [q for text in texts for q in _excerpt_figures(text)]
-    missing = tuple(q for q in stated if not any(q.matches(other) for other in available))
-    names = [q for text in titles if text for q in _identifiers_of(text)]
-    if missing and names:
-        claim_text = readable(claim.text)
-        missing = tuple(q for q in missing
-                        if not (is_identifier(claim_text, q) and any(q.matches(other) for other in names)))
-    return Grounding(True, stated, missing)
+    per_excerpt = [_excerpt_figures(text) for text in texts]
+    available = [q for found in per_excerpt for q in found]
+    names: list[Quantity] | None = None
+    claim_text = readable(claim.text)
+    missing: list[Quantity] = []
+    reasons: list[str] = []
+    derived: list[str] = []
+    pending: list[Quantity] = []
+    for q in stated:
+        identifier = q.kind == KIND_VERSION or is_identifier(claim_text, q)
+        if identifier:
+            if any(names_same(q, other) for other in available):
+                continue  # "Python 3.11" by "v3.11" or "3.11.2", never by "3.1" or "3.110"
+            if names is None:
+                names = [n for text in titles if text for n in _identifiers_of(text)] + \
+                    [n for url in urls if url for n in url_identifiers(url)]
+            if any(names_same(q, other) for other in names):
+                continue
+            missing.append(q)
+            reasons.append("")
+            continue
+        if not any(q.matches(other) for other in available):
+            pending.append(q)
+    if pending:
+        operands = [Operand(f, index, any(s.matches(f) for s in stated))
+                    for index, found in enumerate(per_excerpt) for f in found]
+        refused = []
+        for index, q in enumerate(pending):
+            if index >= MAX_COMPUTED:
+                missing.append(q)
+                reasons.append(f"the check computes at most {MAX_COMPUTED} figures of one claim: split the claim")
+                continue
+            derivation = derive(q, operands)
+            if derivation is not None:
+                derived.append(derivation.text)
+            else:
+                refused.append(q)
+        absent = missing + refused
+        for q in refused:
+            missing.append(q)
+            reasons.append(_why_not_computed(q, stated, absent))
+    for text, why in unreadable:
+        missing.append(Quantity(text, Decimal(0), KIND_NUMBER))
+        reasons.append(why)
+    order = sorted(range(len(missing)), key=lambda i: missing[i].start)
+    return Grounding(True, stated, tuple(missing[i] for i in order), tuple(reasons[i] for i in order),
+                     tuple(derived))
+
+
+def _why_not_computed(figure: Quantity, stated: Sequence[Quantity], missing: Sequence[Quantity]) -> str:
+    """Why a figure that arithmetic might give was refused: what the claim's own cited figures
+    give instead, or which of its operands no excerpt states."""
+    if figure.kind not in ("percent", "multiplier"):
+        return ""
+    grounded = [q for q in stated if q not in missing and q is not figure]
+    gives = what_they_give(figure, grounded)
+    if gives:
+        return f"as arithmetic on the claim's cited figures, {gives}"
+    absent = [q.text for q in missing if q is not figure and q.kind in ("money", "number", "percent")]
+    if absent:
+        return f"its operand {', '.join(repr(a) for a in absent)} is in no excerpt the claim cites"
+    return ("no two cited figures give it (a computed figure is grounded when the claim states one of its "
+            "operands and an excerpt it cites states the other)")
 
 
 # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
@@ -400,20 +486,27 @@ def _excerpt_figures(text: str) -> tuple[Quantity, ...]:
     return tuple(figures_in(text, bare_words=True))
 
 
+@lru_cache(maxsize=4096)
+def _unreadable_of(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple(unreadable_figures(text))
+
+
 @lru_cache(maxsize=1024)
 def _identifiers_of(text: str) -> tuple[Quantity, ...]:
     return tuple(identifiers_in(text))
 
 
 def claim_records(path: Path, scope: str, document: Document, citations: Iterable[Citation],
-                  page_titles: Callable[[str], Iterable[str]] | None = None) -> list[ClaimRecord]:
+                  page_titles: Callable[[str], Iterable[str]] | None = None,
+                  bullet_ids: Collection[str] | None = None) -> list[ClaimRecord]:
     """The claims of one parsed file with their excerpts (from the file's own Sources) and grounding.
-    `page_titles(url)`: the sealed titles of the page snapshot of `url` (none without it)."""
+    `page_titles(url)`: the sealed titles of the page snapshot of `url` (none without it);
+    `bullet_ids`: the plan's (`plan_bullet_ids`)."""
     by_number: dict[int, Citation] = {}
     for c in citations:
         by_number.setdefault(c.number, c)
     records = []
-    for claim in claims_of(document):
+    for claim in claims_of(document, bullet_ids):
         cited = [(n, by_number[n].url, by_number[n].excerpt) for n in claim.footnotes
                  if n in by_number and by_number[n].excerpt]
         if len(cited) < len(claim.footnotes):
@@ -421,10 +514,11 @@ def claim_records(path: Path, scope: str, document: Document, citations: Iterabl
             # (undefined, required), and an error already: one defect, one check.
             result = Grounding(False)
         else:
-            result = grounding(claim, [e for _n, _u, e in cited])
+            urls = [url for _n, url, _e in cited if url]
+            result = grounding(claim, [e for _n, _u, e in cited], urls=urls)
             if result.missing and page_titles is not None:  # titles are read only when needed
-                titles = [t for _n, url, _e in cited if url for t in page_titles(url)]
-                result = grounding(claim, [e for _n, _u, e in cited], titles)
+                titles = [t for url in urls for t in page_titles(url)]
+                result = grounding(claim, [e for _n, _u, e in cited], titles, urls)
         records.append(ClaimRecord(path, scope, claim, cited, result))
     return records
 
@@ -460,15 +554,16 @@ def run_page_titles(parsed: ParsedRun) -> Callable[[str], tuple[str, ...]]:
     return sealed_page_titles(parsed.run_dir, _run_seals(parsed))
 
 
-def run_excerpt_contexts(parsed: ParsedRun) -> Callable[[str, str], ExcerptContext | None]:
-    """`(url, excerpt) -> the excerpt's context in the page snapshot of url` (evidence/excerpt_context.py),
-    or None when the run keeps no intact snapshot of the page (a sealed one, in a run with seals) or
-    the excerpt is not in it. Each snapshot is read once, on first use."""
+def run_excerpt_contexts(parsed: ParsedRun) -> Callable[[Sequence[tuple[str, str]]], list[ExcerptContext | None]]:
+    """`[(url, excerpt)] -> each excerpt's context in the page snapshot of url` (evidence/page_contexts.py:
+    the stored text's, with the structure of the page's archived HTML where the run sealed its WARC),
+    None where the run keeps no intact snapshot of the page (a sealed one, in a run with seals) or
+    the excerpt is not in it. Each snapshot is read once."""
     sealed = _run_seals(parsed)
     index: list[SnapshotIndex] = []
-    pages: dict[Path, StoredPage | None] = {}
+    pages: dict[Path, tuple[StoredPage, PageRequest | None] | None] = {}
 
-    def context(url: str, excerpt: str) -> ExcerptContext | None:
+    def page_of(url: str) -> tuple[StoredPage, PageRequest | None] | None:
         if not index:
             index.append(SnapshotIndex.build(parsed.run_dir))
         snap = index[0].find(url)
@@ -479,21 +574,34 @@ def run_excerpt_contexts(parsed: ParsedRun) -> Callable[[str, str], ExcerptConte
                 text = snap.text()
             except SnapshotError:
                 text = None
-            pages[snap.text_path] = StoredPage(text) if text is not None and snap.text_is_intact(text) else None
-        page = pages[snap.text_path]
-        return find_context(excerpt, page) if page is not None else None
+            html = None
+            archive = snap.archive_path
+            if snap.archive is not None and archive is not None and (
+                    sealed is None or f"{formats.SOURCES_DIR}/{archive.name}" in sealed):
+                html = PageRequest((), warc=archive, run_dir=parsed.run_dir, body_sha256=snap.archive.body_sha256)
+            pages[snap.text_path] = ((StoredPage(text), html) if text is not None and snap.text_is_intact(text)
+                                     else None)
+        return pages[snap.text_path]
 
-    return context
+    def contexts(pairs: Sequence[tuple[str, str]]) -> list[ExcerptContext | None]:
+        wanted = [(page_of(url) if url else None, excerpt) for url, excerpt in pairs]
+        items = [Excerpt(page[0], page[1], excerpt) for page, excerpt in wanted if page is not None]
+        found = iter(page_contexts(items))
+        return [next(found) if page is not None else None for page, _ in wanted]
+
+    return contexts
 
 
 def run_claims(parsed: ParsedRun) -> list[ClaimRecord]:
     """Every cited claim of report.md and of each findings file, in that order."""
     titles = run_page_titles(parsed)
+    ids = plan_bullet_ids(parsed.plan)
     records: list[ClaimRecord] = []
     if parsed.report is not None and parsed.report_path is not None:
-        records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations, titles)
+        records += claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations, titles,
+                                 ids)
     for slug, found in parsed.findings.items():
-        records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations, titles)
+        records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations, titles, ids)
     return records
 
 
@@ -513,9 +621,13 @@ def claims_checks(records: Iterable[ClaimRecord]) -> list[Check]:
         checked = [r for r in items if r.grounding.checked]
         failing = [r for r in checked if not r.grounding.ok]
         for r in failing:
-            figures = ", ".join(f"'{q.text}'" for q in r.grounding.missing)
+            figures = ", ".join(f"'{q.text}'" + (f" ({why})" if why else "")
+                                for q, why in zip(r.grounding.missing, _padded(r.grounding.reasons)))
             shown = "; ".join(f"[^{n}] \"{_shorten(e)}\"" for n, _u, e in r.excerpts)
-            checks.append(Check(f"{scope}.claims.grounded", False, "error", (
+            eaten = markdown_ate(_source_lines(path, r.claim.line))
+            cause = (f"The Markdown emphasis in '{eaten}' ate characters of the figure: put the expression in "
+                     "backticks. ") if eaten else ""
+            checks.append(Check(f"{scope}.claims.grounded", False, "error", cause + (
                 f"claim at line {r.claim.line} states {figures}, which no excerpt it cites "
                 f"({footnote_list(r.claim.footnotes)}) states: {shown} (a page's title counts only for a version, "
                 "year, date or a number in a name such as Python 3.11). State the figure as the page gives it "
@@ -542,6 +654,7 @@ def tldr_sites_check(parsed: ParsedRun, records: Iterable[ClaimRecord]) -> Check
     mine = [r for r in records if r.scope == "report" and section.line < r.claim.line <= section.end and r.excerpts]
     single: list[tuple[int, str]] = []
     bullets = 0
+    ended_at = _ended_at(parsed.run_dir)
     for item in report.doc.items:
         if item.depth or not section.line < item.line <= section.end:
             continue
@@ -553,20 +666,71 @@ def tldr_sites_check(parsed: ParsedRun, records: Iterable[ClaimRecord]) -> Check
         hosts = {host(url) for url in urls} - {None}
         if len(hosts) == 1:  # one host is one site: no need to load the suffix list
             single.append((item.line, hosts.pop()))
-        elif len(sites := independent_sites(urls)) == 1:
+        elif len(sites := independent_sites(map(ended_at, urls))) == 1:
             single.append((item.line, sites[0]))
     path = str(parsed.report_path)
     if not single:
         return Check("report.tldr.sites", True, "warning",
                      f"each of {bullets} cited TL;DR bullet(s) cites two or more independent sites", path, None)
     run_urls = [cited.citation.url for cited in parsed.cited if cited.citation.url]
-    if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(run_urls)) <= 1:
+    if len({host(url) for url in run_urls} - {None}) <= 1 or len(independent_sites(map(ended_at, run_urls))) <= 1:
         return Check("report.tldr.sites", True, "warning",
                      "every source the run cites is on one site: no TL;DR bullet has a second site to cite", path, None)
     listed = "; ".join(f"line {line}: {site}" for line, site in single[:6])
     return Check("report.tldr.sites", False, "warning",
                  f"{len(single)} TL;DR bullet(s) rest on a single site ({listed}); where the findings give a second, "
                  "independent source for the point, cite it too", path, single[0][0])
+
+
+def _ended_at(run_dir: Path) -> Callable[[str], str]:
+    """`url -> the URL its fetch ended at` (the snapshot's final URL; the URL itself without
+    one): a site is counted where the page is, so a page reached by a redirect from another
+    site is one site, not two. The snapshots are read on first use (one host needs none)."""
+    index: list[SnapshotIndex] = []
+
+    def final(url: str) -> str:
+        if not index:
+            index.append(SnapshotIndex.build(run_dir))
+        snap = index[0].find(url)
+        return snap.final_url if snap is not None else url
+
+    return final
+
+
+def _padded(reasons: Sequence[str]) -> Iterable[str]:
+    yield from reasons
+    while True:
+        yield ""
+
+
+# Digits joined by emphasis marks: `2**31 - 1` renders "2" and a bold "31 - 1", read as 231.
+_EATEN = re.compile(r"[0-9.]*[0-9](?:\*\*?|__?|~~)[0-9][^\s*_~]*")
+_CODE_SPAN = re.compile(r"`+[^`]*`+")
+
+
+def markdown_ate(source: str) -> str | None:
+    """The first expression of a claim's Markdown source whose digits emphasis marks join
+    (`2**31`, `10*3*2`), outside code spans: the figure read is not the one written."""
+    if "*" not in source and "_" not in source and "~" not in source:
+        return None
+    m = _EATEN.search(_CODE_SPAN.sub(" ", source))
+    return m.group(0) if m else None
+
+
+def _source_lines(path: Path, line: int, count: int = 6) -> str:
+    """Up to `count` lines of a claim's file from `line` (its paragraph), for a message; empty
+    when the file cannot be read (a refusal's message is all that depends on it)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = [text for _n, text in zip(range(line - 1 + count), handle)][line - 1:]
+    except OSError:
+        return ""
+    out = []
+    for text in lines:
+        if not text.strip():
+            break
+        out.append(text[:2000])
+    return "".join(out)
 
 
 def _shorten(text: str, limit: int = 160) -> str:

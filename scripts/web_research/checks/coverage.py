@@ -6,15 +6,17 @@ bullet under `## Claims`, with the point's cited claims beneath it; a point it
 could not establish gets a `- <id>: <why>` item under `## Not established`.
 A second-wave subtopic's findings count for the ids it targets.
 
-The state of a bullet (`web-research gaps`):
+The state of a bullet (`web-research gaps`): established (`covered`), established in part
+(`partly`) or not established (`not-established`, or `missing` when no researcher answered):
 - `covered`: some findings file of its subtopics cites at least one source under its heading
   and names no part of it under `## Not established`;
+- `partly`: every file citing sources under its heading names the rest under Not established
+  (by id or by its words): the sources it cites still count for the report, and `finish`
+  names the bullet in Gaps & Limitations as established only in part;
 - `missing`: none of those files exists with status ok or empty (no file, or only failed ones);
-- `not-established`: otherwise, with the reason its findings give. A bullet the researcher
-  established only in part (sources under its heading, and the rest named under Not
-  established, by id or by its words) is one: what the researcher says it could not
-  establish is a gap, and `finish` writes it into Gaps & Limitations; the sources it did
-  cite still count for the report.
+- `not-established`: otherwise.
+Each state carries the findings' own words on what is missing (`reason`): the researcher's,
+shown to the orchestrator marked as such, never written into report.md.
 
 The report covers a bullet (`verify`, check `report.coverage.<id>`) when a
 footnote used in the report points at a source that a findings file cites
@@ -37,6 +39,7 @@ from .. import formats
 from ..core.fsutil import RunFileError, read_run_text
 from ..core.markdown_doc import CODE, REF, TEXT
 from ..core.result import Check, fail, ok
+from ..core.text import bidi_controls, blank_chars, control_chars
 from ..run.plan import Bullet, Plan, Subtopic
 from .findings import Findings, load_findings
 from .parsed_run import ParsedRun
@@ -44,6 +47,7 @@ from .report import Report, gaps_name, gaps_text
 
 
 STATE_COVERED = "covered"
+STATE_PARTLY = "partly"
 STATE_NOT_ESTABLISHED = "not-established"
 STATE_MISSING = "missing"
 
@@ -70,25 +74,37 @@ class BulletState:
     bullet: Bullet
     state: str
     evidence: list[Evidence]
-    reason: str | None = None
+    reason: str | None = None  # the findings' words (the researcher's) on what is missing
     citation_keys: set[tuple] = field(default_factory=set)  # (title, url, excerpt) cited under it
 
     @property
     def partly(self) -> bool:
         """Established only in part: sources cited under it, the rest named under Not established."""
-        return self.state == STATE_NOT_ESTABLISHED and any(e.footnotes for e in self.evidence)
+        return self.state == STATE_PARTLY
+
+    @property
+    def references(self) -> list[str]:
+        """The references a report cites this bullet's sources by, `[^<slug>:<n>]`, in findings order."""
+        return [f"[^{Path(e.findings).stem}:{n}]" for e in self.evidence for n in e.footnotes]
 
     def to_json(self, run_dir: Path) -> dict[str, Any]:
+        """`gaps --json`'s entry: `references` to cite, and `reason`, the researcher's own words
+        on what is missing (`reason_by`: whose words they are)."""
         data: dict[str, Any] = {"subtopic": self.bullet.subtopic.name, "id": self.bullet.id,
                                 "text": self.bullet.text, "state": self.state}
         if any(e.footnotes for e in self.evidence):
+            data["references"] = self.references
             data["footnotes"] = [{"findings": _relative(e.findings, run_dir), "footnotes": e.footnotes}
                                  for e in self.evidence if e.footnotes]
         if self.partly:
             data["partly"] = True
         if self.reason:
             data["reason"] = self.reason
+            data["reason_by"] = REASON_BY
         return data
+
+
+REASON_BY = "the researcher (its findings file's words, unchecked)"
 
 
 def _relative(path: Path, run_dir: Path) -> str:
@@ -147,11 +163,22 @@ def evidence_in(found: Findings, ids: Iterable[str],
 def words_key(text: str) -> str:
     """Text as compared when a bullet is named by its words: case, whitespace and the
     Markdown marks a writer or the parser may add or drop (`*`, `_`, backticks, brackets
-    written as parentheses) aside."""
-    return " ".join(text.replace("[", "(").replace("]", ")").translate(_MARKUP).split()).casefold()
+    written as parentheses, a `~` written as finish writes it, TILDE) aside."""
+    return " ".join(visible(text).replace("[", "(").replace("]", ")").translate(_MARKUP).split()).casefold()
 
 
-_MARKUP = str.maketrans(dict.fromkeys(map(ord, "*_`")))
+def visible(text: str) -> str:
+    """`text` without the characters report.md may not hold (text_controls.py: controls, bidirectional
+    controls, blank-looking characters), which show nothing anyway: how report/gaps.words writes
+    the plan's words, and how they are compared."""
+    if text.isascii() and text.isprintable():
+        return text
+    drop = {offset for find in (blank_chars, control_chars, bidi_controls) for offset, _what in find(text)}
+    return "".join(ch for i, ch in enumerate(text) if i not in drop)
+
+
+TILDE = "\u223c"  # how report/gaps.words writes a plan's `~`, read here as the `~` it stands for
+_MARKUP = str.maketrans({**dict.fromkeys(map(ord, "*_`")), ord(TILDE): "~"})
 
 
 def _heading_id(level: int, text: str) -> str | None:
@@ -203,7 +230,7 @@ def bullet_states(plan: Plan, findings: dict[str, Findings],
         if any(e.footnotes and not e.not_established for e in evidence):
             states.append(BulletState(bullet, STATE_COVERED, evidence, None, keys))
         elif partly:
-            states.append(BulletState(bullet, STATE_NOT_ESTABLISHED, evidence, "; ".join(partly), keys))
+            states.append(BulletState(bullet, STATE_PARTLY, evidence, "; ".join(partly), keys))
         elif not usable:
             states.append(BulletState(bullet, STATE_MISSING, evidence, "; ".join(failures) or None))
         else:
@@ -289,12 +316,16 @@ def coverage_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         elif how == "gaps":
             checks.append(ok(check_id, f"bullet {bullet.id} is named under Gaps & Limitations", path))
         else:
-            hint = ("its findings cite sources under it: carry one over with its claim"
-                    if state.state == STATE_COVERED else f"its state is {state.state}")
+            # The fix asked for never leads to another failure: a reference its findings give, or
+            # finish's own line (fixed words and the plan's), never a researcher's reason copied.
+            if state.state == STATE_COVERED:
+                hint = f"cite one of {' '.join(state.references[:6])} in a claim it supports"
+            else:
+                hint = (f"its state is {state.state}: finish names it under Gaps & Limitations when it runs on a "
+                        f"report with that section, unless your own words there already name it ({bullet.id})")
             checks.append(fail(
                 check_id,
                 f'bullet {bullet.id} "{bullet.text}" (subtopic "{bullet.subtopic.name}") is neither supported '
-                f"by a cited claim in the report nor named under Gaps & Limitations; {hint}, or name it "
-                f"({bullet.id}) in Gaps & Limitations with the reason",
+                f"by a cited claim in the report nor named under Gaps & Limitations; {hint}",
                 path, gaps.line if gaps is not None else None))
     return checks

@@ -6,7 +6,7 @@ report says what it could not establish, and so where an unchecked statement abo
 person. Each sentence of the section, read as `claims.sentences_of` reads it (a list item under
 a lead-in read with the lead-in's words, as claims are), is one of:
 
-- **recorded**: a line `finish` wrote (its record, report/gaps.py): fixed words and the plan;
+- **recorded**: a line `finish` writes (report/gaps.is_own): fixed words and the plan;
 - **claim**: a sentence carrying a reference: a claim like any in Findings, judged by the
   checker, and it must be supported there too (checks/verdicts.py): a claim judged partial
   moved into Gaps with its footnote does not pass;
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from .. import formats
 from ..core.result import Check, fail, ok
@@ -99,13 +99,13 @@ def _cited(sentence: Sentence) -> bool:
     return any(valid_label(label) for label in sentence.labels)
 
 
-def gaps_sentences(report: Report, recorded: Iterable[str], names: Sequence[str] = ()) -> list[GapsSentence]:
-    """Every sentence of Gaps & Limitations with its form. `recorded`: the lines `finish` last
-    wrote; `names`: the plan's subtopic names and slugs (for the unconfirmed form)."""
+def gaps_sentences(report: Report, own: Callable[[str], bool], names: Sequence[str] = ()) -> list[GapsSentence]:
+    """Every sentence of Gaps & Limitations with its form. `own(line)`: whether a report line is one
+    `finish` writes (report/gaps.is_own); `names`: the plan's subtopic names and slugs (for the
+    unconfirmed form)."""
     section = report.section(GAPS)
     if section is None:
         return []
-    written = {line.strip() for line in recorded}
     leads = lead_ins(report.doc)
     lead_lines = {lead.line for lead, _words in leads}
     headers: dict[int, list[str]] = {}
@@ -117,7 +117,7 @@ def gaps_sentences(report: Report, recorded: Iterable[str], names: Sequence[str]
         if not section.line < block.line <= section.end or block.line in lead_lines:
             continue  # a lead-in is read with each item it introduces
         source = report.lines[block.line - 1] if block.line <= len(report.lines) else ""
-        if source.strip() in written:
+        if own(source):
             out.append(GapsSentence(block.line, " ".join(source.split()), RECORDED))
             continue
         lead = lead_for(leads, block.line)

@@ -9,8 +9,14 @@ the plugin's hooks managed (there are seals: `sealed` is given) that is an
 error, since every page a researcher read went through `fetch` and was sealed,
 so a citation with no sealed snapshot cites a page nobody read; in a folder
 with no record of seals it is a warning ("not verifiable"), as are a site root
-cited where a page was meant, one URL under two numbers, and a title that
-differs from the page's own.
+cited where a page was meant and one URL under two numbers.
+
+The source is the page: a cited title is the stored page's own title (or its main part,
+the site name dropped), and a cited URL is the one the fetch ended at after redirects, the
+page whose text was stored. Both are errors: a title that merely contains the page's
+("Log pricing | Acme - Acme was fined $2 million") reaches the Sources, the view and the
+exports as if the page said it, and a URL the page was only reached from counts one page
+as a second site.
 
 Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
 `report` or `findings.<slug>`:
@@ -28,7 +34,14 @@ Checks follow the checklist's naming, `<scope>.citations.<rule>` with scope
     repeated_url  warning  the same URL and excerpt under two numbers in one file (one
                            footnote per excerpt: two excerpts of one page are two
                            footnotes, and asking to merge them would lose one)
-    title         warning  cited title differs from the page's title
+    title         error    the cited title is not the page's title: equal after `title_form`
+                           (the excerpt's normalisation, `excerpts.normalize`: invisible
+                           characters, NFKC, quote marks, dashes and runs of whitespace folded,
+                           and case folded too, since a retyped capital adds no word), or the
+                           main part of it (its longest segment between separators: the site
+                           name dropped); any title the page declares counts
+    final_url     error    the cited URL is one the fetch was redirected from: cite the URL it
+                           ended at (the snapshot's `final_url`, which fetch prints as URL)
     retrieved     warning  a Retrieved date that is not the day of the snapshot's
                            fetch stamp, or one with no snapshot behind it (the
                            date comes from the fetch command, never the model)
@@ -49,7 +62,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping, NamedTuple
 from urllib.parse import urlsplit
-from difflib import SequenceMatcher
 
 from .. import formats
 from ..core.result import Check
@@ -61,9 +73,12 @@ from .whole_figures import CutFigure, cut_figures, describe
 INTEGRITY_CHECK_ID = "citations.integrity"
 SOURCES_CHECK_ID = "sources.records"
 MAX_LISTED = 6
-TITLE_SIMILARITY = 0.85
 _ROOT_PATHS = {"", "/", "/index.html", "/index.htm", "/index.php", "/default.aspx", "/home"}
 _ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+# How a mismatch names the page's closest passage; the researcher's refusal points at it only when
+# one is shown (guard/handlers/subagent_stop.block_reason).
+CLOSEST_SHOWN = "closest passage in the page:"
 
 
 class IntegritySummary(NamedTuple):
@@ -96,6 +111,7 @@ class _FileResult:
     site_roots: list[_Finding] = field(default_factory=list)
     repeated: list[_Finding] = field(default_factory=list)
     titles: list[_Finding] = field(default_factory=list)
+    redirected: list[_Finding] = field(default_factory=list)  # cited by a URL the fetch left (errors)
     dates: list[_Finding] = field(default_factory=list)
     unsealed: list[_Finding] = field(default_factory=list)  # no sealed snapshot in a run the hooks managed (errors)
 
@@ -222,8 +238,12 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         result.site_roots.append(_Finding(line, f"[^{number}] {url} redirected to the site root "
                                                 f"{snap.final_url}; the page it names may be gone"))
     if snap is not None and citation.title and not _title_matches(citation.title, snap.titles):
-        result.titles.append(_Finding(line, f"[^{number}] title {citation.title!r} differs from the page's "
-                                            f"title {snap.title!r} ({url})"))
+        result.titles.append(_Finding(line, f"[^{number}] title {citation.title!r} is not the page's title "
+                                            f"{snap.title!r} ({url}): copy the title fetch printed, as it is"))
+    if snap is not None and url_key(url) != url_key(snap.final_url):
+        result.redirected.append(_Finding(line, f"[^{number}] {url} redirected to {snap.final_url}: cite the "
+                                                "URL the fetch ended at (fetch prints it as URL), the page whose "
+                                                "text was stored"))
     _check_retrieved(citation, snap, result)
     if not excerpt.strip():
         return "not_verifiable"  # reported by the `required` rule
@@ -259,7 +279,7 @@ def _check_citation(citation: Any, index: SnapshotIndex, pages: _PageCache, resu
         result.mismatches.append(_Finding(line, _collage_message(number, url, where, match)))
         return "mismatched"
     part = "" if match.parts_total <= 1 else f" (part {match.parts_found + 1} of {match.parts_total}, split at '...')"
-    closest = f"closest passage in the page: \"{match.closest}\"" if match.closest else "the page has no similar passage"
+    closest = f"{CLOSEST_SHOWN} \"{match.closest}\"" if match.closest else "the page has no similar passage"
     result.mismatches.append(_Finding(line, (
         f"[^{number}] excerpt is not in the page {url} ({where}){part}: \"{_shorten(match.failed_part or '')}\"; "
         f"{closest}. Quote the page exactly, or drop the claim")))
@@ -322,23 +342,28 @@ def _file_checks(Check: Any, result: _FileResult) -> "list[Check]":
                              "no entry repeats another's page and excerpt"))
     if result.snapshot_backed or result.titles:
         checks.append(_aggregate(Check, f"{prefix}.title", path, result.titles,
-                                 "cited titles match the pages' titles"))
+                                 "every cited title is its page's title", severity="error"))
+    if result.snapshot_backed or result.redirected:
+        checks.append(_aggregate(Check, f"{prefix}.final_url", path, result.redirected,
+                                 "every citation names the URL its fetch ended at", severity="error"))
     checks.append(_aggregate(Check, f"{prefix}.retrieved", path, result.dates,
                              "every Retrieved date is the day its page was fetched"))
     return checks
 
 
-def _aggregate(Check: Any, check_id: str, path: str, found: list[_Finding], passed: str) -> "Check":
-    """One warning per rule and file: the first finding gives the line, the message lists them."""
+def _aggregate(Check: Any, check_id: str, path: str, found: list[_Finding], passed: str,
+               severity: str = "warning") -> "Check":
+    """One check per rule and file (a warning unless told): the first finding gives the line,
+    the message lists them."""
     if not found:
-        return Check(check_id, True, "warning", passed, path, None)
+        return Check(check_id, True, severity, passed, path, None)
     message = found[0].message
     rest = found[1:]
     if rest:
         message += "; also " + "; ".join(f"line {f.line}: {f.message}" for f in rest[: MAX_LISTED - 1])
         if len(rest) > MAX_LISTED - 1:
             message += f"; and {len(rest) - (MAX_LISTED - 1)} more"
-    return Check(check_id, False, "warning", message, path, found[0].line)
+    return Check(check_id, False, severity, message, path, found[0].line)
 
 
 def _shorten(text: str, limit: int = 240) -> str:
@@ -360,8 +385,11 @@ def is_site_root(url: str) -> bool:
 _TITLE_SEPARATORS = re.compile(r"\s+[-|:\u00b7\u2022\u00bb/]\s+")
 
 
-def _title_form(title: str) -> str:
-    return " ".join(normalize(title).casefold().split())
+def title_form(title: str) -> str:
+    """A title as the title rule compares it: `normalize`d (the excerpt's folding), case folded,
+    and each separator between its parts written ` - ` (`|`, `:`, `·`, `»` and `/` separate the
+    same parts: another one adds no word)."""
+    return _TITLE_SEPARATORS.sub(" - ", normalize(title).casefold())
 
 
 @lru_cache(maxsize=4096)
@@ -371,25 +399,15 @@ def _title_matches(cited: str, page_titles: tuple[str, ...]) -> bool:
 
 
 def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
-    """True when the cited title is one of the page's titles, after normalization.
-
-    Also accepted: a nearly identical title (another separator, a typo); the
-    page's title with something added (the site name); the page title's main
-    part, i.e. its longest segment between separators ("Enterprise Pricing"
-    for "Enterprise Pricing - Acme Docs", but not "Acme Docs", the site name).
-    """
-    mine = _title_form(cited)
+    """True when the cited title is one of the page's titles, or the main part of one (its
+    longest segment between separators: "Enterprise Pricing" for "Enterprise Pricing - Acme
+    Docs", never "Acme Docs"), after `title_form`. Nothing else: a title with words added,
+    even around the page's own, is no title of the page."""
+    mine = title_form(cited)
     if not mine:
-        return True
+        return True  # an empty title is the `required` rule's defect
     for title in page_titles:
-        theirs = _title_form(title)
-        if not theirs:
-            continue
-        if mine == theirs or SequenceMatcher(None, mine, theirs).ratio() >= TITLE_SIMILARITY:
-            return True
-        if len(theirs.split()) >= 2 and theirs in mine:
-            return True
-        main_part = max(_TITLE_SEPARATORS.split(theirs), key=len)
-        if mine == main_part or SequenceMatcher(None, mine, main_part).ratio() >= TITLE_SIMILARITY:
+        theirs = title_form(title)
+        if theirs and (mine == theirs or mine == max(_TITLE_SEPARATORS.split(theirs), key=len)):
             return True
     return False

@@ -21,10 +21,12 @@ to write instead.
 Refused in both: HTML (block or inline), code blocks (fenced or indented), images,
 strikethrough (`~~x~~`, and a pair of single `~`, which GitHub strikes out), character
 references (`&amp;`), setext headings, headings in a list or quote, thematic breaks,
-lists and quotes nested past `formats.MARKDOWN_MAX_DEPTH`, a table with no row, a link
-to a page the file does not cite, and a line the parser makes nothing of (a link
-reference definition, text past its nesting limit). Pure: checklist.py and the findings
-gate hand in the parsed file.
+lists and quotes nested past `formats.MARKDOWN_MAX_DEPTH`, a table with no row, a table
+header cell over a column no row fills (a row's claim is read with its header cells, so a
+header over nothing is read with no claim), a link to a page the file does not cite, a
+link title (`[text](url "title")`: a tooltip no check reads), and a line the parser makes
+nothing of (a link reference definition, text past its nesting limit). Pure: checklist.py
+and the findings gate hand in the parsed file.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ from typing import Collection, Iterable, Sequence
 from .. import formats
 from ..core.markdown_doc import (
     CELL, CODE, REF, TEXT, FORM_CODE_BLOCK, FORM_CONTAINER, FORM_EMPTY_TABLE, FORM_ENTITY, FORM_FENCE,
-    FORM_HR, FORM_HTML_BLOCK, FORM_HTML_INLINE, FORM_IMAGE, FORM_LINK, FORM_NESTED_HEADING, FORM_SETEXT,
+    FORM_HR, FORM_HTML_BLOCK, FORM_HTML_INLINE, FORM_IMAGE, FORM_LINK, FORM_LINK_TITLE, FORM_NESTED_HEADING, FORM_SETEXT,
     FORM_STRIKETHROUGH, FORM_UNREAD, Block, Document, Form,
 )
 from ..core.result import Check, fail, ok
@@ -62,7 +64,11 @@ _REFUSED = {
     FORM_ENTITY: ("a character reference", "write the character itself (`<`, `>` or `&` in a `code span` if need be)"),
     FORM_EMPTY_TABLE: ("a table with no row under its header",
                        "give it rows, each with its reference, or write a cited sentence instead"),
+    FORM_LINK_TITLE: ("a link title (`[text](url \"title\")`, shown as a tooltip no check reads)",
+                      "write the link as `[text](url)`, and put what the title said in a cited sentence"),
 }
+_HOLLOW_HEADER = ("over a column no row fills (a header names the cells below it, and is read with them)",
+                  "drop the column, or fill it in the rows it names")
 _TILDE_PAIR = ("a pair of `~` (GitHub and other viewers strike the words between them out)",
                "write \"about\" for an approximation")
 
@@ -89,6 +95,40 @@ def form_problems(doc: Document, cited_urls: Collection[str]) -> list[tuple[int,
     for heading in doc.headings:
         if _pairs(heading.text):
             out.append(_refusal(heading.line, *_TILDE_PAIR))
+    out.extend(hollow_headers(doc))
+    return out
+
+
+def _cell_words(block: Block, references: bool = False) -> list[str]:
+    """A table row's cells as their words (text and code spans; references too when asked)."""
+    cells = [""]
+    for span in block.spans:
+        if span.kind == CELL:
+            cells.append("")
+        elif span.kind in (TEXT, CODE) or (references and span.kind == REF):
+            cells[-1] += span.text
+    return [" ".join(cell.split()) for cell in cells]
+
+
+def hollow_headers(doc: Document) -> list[tuple[int, str]]:
+    """A table header cell with words over a column that no row of its table fills (with words or a
+    reference: a row's claim reads each cell that has either with its header)."""
+    headers: dict[int, list[str]] = {}
+    filled: dict[int, set[int]] = {}
+    for block in doc.blocks:
+        if block.kind != "row":
+            continue
+        if block.line == block.table:
+            headers[block.table] = _cell_words(block)
+        else:
+            filled.setdefault(block.table, set()).update(
+                i for i, words in enumerate(_cell_words(block, references=True)) if words)
+    out = []
+    for table, cells in headers.items():
+        for index, words in enumerate(cells):
+            if words and index not in filled.get(table, {index}):
+                what, instead = _HOLLOW_HEADER
+                out.append(_refusal(table, f"a table header cell `{_short(words)}` {what}", instead))
     return out
 
 
@@ -96,7 +136,8 @@ def _form_problem(form: Form, cited_urls: Collection[str]) -> list[tuple[int, st
     kind = form.kind
     if kind in _REFUSED:
         what, instead = _REFUSED[kind]
-        detail = f" `{_short(form.detail)}`" if kind in (FORM_ENTITY, FORM_HTML_INLINE) and form.detail else ""
+        detail = f" `{_short(form.detail)}`" if kind in (FORM_ENTITY, FORM_HTML_INLINE, FORM_LINK_TITLE) \
+            and form.detail else ""
         return [_refusal(form.line, what + detail, instead)]
     if kind == FORM_CONTAINER:
         if form.depth != formats.MARKDOWN_MAX_DEPTH + 1:

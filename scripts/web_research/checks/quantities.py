@@ -25,16 +25,26 @@ unit goes with it ("one million dollars", "five percent", "seven days"):
 
 What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`).
 
+Issue 44 made each figure exact. Only ASCII 0-9 are digits (`unreadable_figures` names any
+other script's digit a claim writes, "৪" reading like 8); a vulgar fraction is its value ("4½"
+is 4.5, never 41); number words come from one table (number_words.py: "a dozen", "tenfold",
+"a tenth", "zero"; "C doubles" and "one of" are none); a figure is matched only in its measure
+(`MEASURES`: "1 hour" by "60 minutes", never "3 years" by "3 plans" or "1 TB" by "one of");
+`v1.29` is 1.29, and a release names its series (`in_series`, `names_same`); a page's address
+names versions and years (`url_identifiers`).
+
 `figures_in(text)` is the reading every caller uses (it normalizes first);
 `extract_quantities` reads already-normalized text. Pure, standard library only.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
 
 from ..evidence.excerpts import normalize
+from . import number_words as number_words_table
 
 KIND_MONEY = "money"
 KIND_PERCENT = "percent"
@@ -74,14 +84,39 @@ _UNITS = {
     **dict.fromkeys(("event", "events"), "event"),
     **dict.fromkeys(("request", "requests"), "request"),
 }
+# What each unit measures, and its size in that measure's base unit: a figure is grounded by one
+# of the same measure and size ("1 hour" by "60 minutes", "1 TB" by "1,000 GB"), never by a
+# figure of another measure or a count of something else ("3 years" is not "3 plans").
+_SECOND, _BYTE = Decimal(1), Decimal(1)
+MEASURES: dict[str, tuple[str, Decimal]] = {
+    "millisecond": ("time", _SECOND / 1000), "second": ("time", _SECOND), "minute": ("time", Decimal(60)),
+    "hour": ("time", Decimal(3600)), "day": ("time", Decimal(86_400)), "week": ("time", Decimal(604_800)),
+    "month": ("calendar", Decimal(1)), "year": ("calendar", Decimal(12)),
+    "byte": ("size", _BYTE), "kb": ("size", Decimal(10) ** 3), "mb": ("size", Decimal(10) ** 6),
+    "gb": ("size", Decimal(10) ** 9), "tb": ("size", Decimal(10) ** 12), "pb": ("size", Decimal(10) ** 15),
+    "kib": ("size", Decimal(2) ** 10), "mib": ("size", Decimal(2) ** 20), "gib": ("size", Decimal(2) ** 30),
+    "tib": ("size", Decimal(2) ** 40),
+    **{count: (count, Decimal(1)) for count in ("host", "seat", "user", "event", "request")},
+}
+# Words after a number that count nothing ("30 at most", "30 here"): the number stays bare. Not
+# "of": "one of the vendors" counts vendors, and grounds no "1 TB".
+_NOT_NOUNS = frozenset("""in on at to for from by with per and or than as the a an each every is are was were be
+been has have had it its this that which who over under about after before within into out off up down here there
+most least only more less now then so too also yet still just""".split())
+# Measures a count of anything else never states ("5 users" may be "5 people"; "3 years" is never "3 plans").
+DIMENSIONS = frozenset({"time", "calendar", "size"})
+# Words that may stand between a number and its unit ("3 more years", "30 calendar days") are any
+# word but these, which start another phrase ("3 plans for years": plans are counted).
+_NOT_MODIFIERS = frozenset("""of in on at to for from by with per and or than as the a an each every is are was
+were be been has have had it its their this that these those which who over under about after before within
+than into out off up down""".split())
 
 _CURRENCY_SYMBOLS = {"US$": "USD", "$": "USD", "C$": "CAD", "A$": "AUD", "\u20ac": "EUR", "\u00a3": "GBP",
                      "\u00a5": "JPY", "\u20b9": "INR"}
 _CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD", "INR", "CNY")
 _DOT_GROUPED_CURRENCIES = frozenset({"EUR"})  # written `€1.000` for a thousand
 _CURRENCY_WORDS = {"dollar": "USD", "dollars": "USD", "euro": "EUR", "euros": "EUR"}
-_MAGNITUDE_WORDS = {"hundred": Decimal(100), "thousand": Decimal(1000), "million": Decimal(10) ** 6,
-                    "billion": Decimal(10) ** 9, "trillion": Decimal(10) ** 12}
+_MAGNITUDE_WORDS = number_words_table.MAGNITUDES
 _MAGNITUDE_LETTERS = {"k": Decimal(1000), "K": Decimal(1000), "M": Decimal(10) ** 6, "mn": Decimal(10) ** 6,
                       "B": Decimal(10) ** 9, "bn": Decimal(10) ** 9}
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -94,25 +129,27 @@ _MONTHS = ("january|february|march|april|may|june|july|august|september|october|
 # decimals, dots group thousands only twice or more (`1.000.000`) or before a decimal comma
 # (`1.000,50`), spaces group only after one to three digits (`1 000 000`).
 _NUMBER = re.compile(
-    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!,?\d)"      # 1,000,000.50 (and "1,600, further": a comma after it)
-    r"|\d{1,3}(?:\.\d{3}){2,}(?:,\d+)?(?!\.?\d)"  # 1.000.000,50 (and "1.000.000." ending a sentence)
-    r"|\d{1,3}(?:\.\d{3})+,\d+(?![.,]?\d)"         # 1.000,50
-    r"|\d{1,3}(?: \d{3})+(?:[.,]\d+)?(?![\d.,]\d)"  # 1 000 000
-    r"|\d+,\d{1,2}(?![,.]?\d)"                   # 1,5
-    r"|\d+(?:\.\d+)?"                            # 1000, 1.5
-    r"|\.\d+(?!\.?\d)")                            # .10 ("$.10")
+    r"[0-9]+ [0-9]+\u2044[0-9]+(?![0-9])"          # 4 1/2 (a vulgar fraction after a whole number, "4½")
+    r"|[0-9]+\u2044[0-9]+(?![0-9])"               # 1/2 ("½", or a fraction slash)
+    r"|[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?(?!,?[0-9])"      # 1,000,000.50 (and "1,600, further": a comma after it)
+    r"|[0-9]{1,3}(?:\.[0-9]{3}){2,}(?:,[0-9]+)?(?!\.?[0-9])"  # 1.000.000,50 (and "1.000.000." ending a sentence)
+    r"|[0-9]{1,3}(?:\.[0-9]{3})+,[0-9]+(?![.,]?[0-9])"         # 1.000,50
+    r"|[0-9]{1,3}(?: [0-9]{3})+(?:[.,][0-9]+)?(?![0-9.,][0-9])"  # 1 000 000
+    r"|[0-9]+,[0-9]{1,2}(?![,.]?[0-9])"                   # 1,5
+    r"|[0-9]+(?:\.[0-9]+)?"                            # 1000, 1.5
+    r"|\.[0-9]+(?!\.?[0-9])")                            # .10 ("$.10")
 # A euro amount written the European way: one dot, then exactly three digits ("€1.000").
 # Not after a leading zero ("€0.015" is a price per unit).
-_DOT_THOUSANDS = re.compile(r"[-+]?([1-9]\d{0,2}\.\d{3})(?![\d.,])")
-_POWER = re.compile(r"\^(-?\d{1,3})(?!\d)")
-_E_NOTATION = re.compile(r"[eE]([-+]?\d{1,2})(?![\w.])")  # 1e6, 1.5E9: a power of ten
+_DOT_THOUSANDS = re.compile(r"[-+]?([1-9][0-9]{0,2}\.[0-9]{3})(?![0-9.,])")
+_POWER = re.compile(r"\^(-?[0-9]{1,3})(?![0-9])")
+_E_NOTATION = re.compile(r"[eE]([-+]?[0-9]{1,2})(?![\w.])")  # 1e6, 1.5E9: a power of ten
 _SIGN = "-+"
 _CURRENCY_BEFORE = re.compile(
     r"(?:(US\$|C\$|A\$|[$\u20ac\u00a3\u00a5\u20b9])|\b(" + "|".join(_CURRENCY_CODES) + r")\s?)$")
 _MAGNITUDE_AFTER = re.compile(r"(?:(k|K|M|mn|B|bn)(?![A-Za-z])|\s?(thousand|million|billion|trillion)\b)")
 _PERCENT_AFTER = re.compile(r"\s?(?:%|percent\b|per\s?cent\b|pct\b)", re.I)
 _MULTIPLIER_AFTER = re.compile(r"(?:[x\u00d7](?![A-Za-z0-9])|\s?times\b|-?fold\b)")
-_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|(dollars?|euros?)\b"
+_CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|((?i:dollars?|euros?))\b"
                              r"|([\u20ac\u00a3\u00a5\u20b9]))")
 # A currency's minor unit: "10 cents" is $0.10, "50 euro cents" is EUR 0.50, "5 pence" is GBP 0.05.
 _MINOR_AFTER = re.compile(r"\s?(?:(euro[\s-]?cents?|eurocents?)\b|(cents?)\b|(\u00a2)|(pence)\b)", re.I)
@@ -127,14 +164,18 @@ _RANGE = re.compile(r"^\s*(?:-|\u2013|\u2014|to|through|thru)\s*$", re.I)  # "$5
 _BETWEEN_NUMBERS = 40
 
 # Spans that are taken whole before numbers are looked at.
-_ISO_DATE = re.compile(r"(?<![\w.])(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w])")
-_TIME = re.compile(r"(?<![\w.:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:])")
+_ISO_DATE = re.compile(r"(?<![\w.])([0-9]{4})-([0-9]{2})-([0-9]{2})"
+                       r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?(?![\w])")
+_TIME = re.compile(r"(?<![\w.:])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?![\w:])")
 _MONTH_DATE = re.compile(
-    r"\b(?:(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTHS + r")\.?(?:,?\s+(\d{4}))?"
-    r"|(" + _MONTHS + r")\.?\s+(\d{1,2})(?:st|nd|rd|th)?(?:,?\s+(\d{4}))?(?![\d,.]\d)"
-    r"|(" + _MONTHS + r")\.?\s+(\d{4}))\b", re.I)
-_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w]|\.\w)")
-_DIGIT = re.compile(r"\d")
+    r"\b(?:([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTHS + r")\.?(?:,?\s+([0-9]{4}))?"
+    r"|(" + _MONTHS + r")\.?\s+([0-9]{1,2})(?:st|nd|rd|th)?(?:,?\s+([0-9]{4}))?(?![0-9,.][0-9])"
+    r"|(" + _MONTHS + r")\.?\s+([0-9]{4}))\b", re.I)
+_VERSION = re.compile(r"(?:(?<![\w.])[vV][0-9]+(?:\.[0-9]+)*|(?<=[A-Z])v[0-9]+(?:\.[0-9]+)+"
+                      r"|(?<![\w.])[0-9]+(?:\.[0-9]+){2,})(?![\w]|\.\w)")
+# "v1.29", "v2": a version however many parts it has; "TLSv1.3" too (not "IPv6": no dot)
+_V_DIGIT = re.compile(r"(?<![\w.])[vV][0-9]|(?<=[A-Z])v[0-9]")
+_DIGIT = re.compile(r"[0-9]")
 # Every month name starts with one of these. Looked for in the casefolded text with `in`: a
 # case-insensitive regex alternation scans a claim ten times slower, and casefolding covers each
 # letter the pattern's re.I would match (the long s, U+017F, folds to "s").
@@ -145,18 +186,20 @@ _FALLING_BEFORE = re.compile(r"\b(?:fell|falls?|falling|dropped|drops?|down|decr
 _YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|by|until|till|from|before|after|during|of|year|fy|early|late|mid)"
                           r"[\s-]*|[(,]\s*)$", re.I)
 
-# Numbers in words.
-_WORD_UNITS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen".split())}
-_WORD_TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty seventy eighty ninety".split())
-              if w != "_"}
+# Numbers in words (the table: number_words.py).
+_WORD_UNITS = number_words_table.UNITS
+_WORD_TENS = number_words_table.TENS
 _MAGNITUDE = r"(?:hundred|thousand|million|billion|trillion)"
-_NUMBER_WORD = "|".join(sorted((*_WORD_UNITS, *_WORD_TENS), key=len, reverse=True)) + "|" + _MAGNITUDE
-# "seven", "twenty-five", "one million", "a million", "half a million", "three hundred thousand".
-_WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+" + _MAGNITUDE + r"|(?:" + _NUMBER_WORD + r"))"
-                    r"(?:[\s-]+(?:" + _NUMBER_WORD + r"))*\b", re.I)
-_WORD_HINT = re.compile(r"\b(?:" + _NUMBER_WORD + r")\b", re.I)
+_GROUP = "|".join(number_words_table.GROUPS)  # "a dozen", "four score": only after "a" or a number word
+_NUMBER_WORD = "|".join(number_words_table.number_words())
+# "seven", "twenty-five", "one million", "a million", "half a million", "three hundred thousand", "a dozen",
+# "tenfold".
+_WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
+                    + r")|(?:" + _NUMBER_WORD + r"))"
+                    r"(?:[\s-]+(?:" + _NUMBER_WORD + "|" + _GROUP + r"))*(?:-?" + number_words_table.FOLD
+                    + r")?\b", re.I)
+_WORD_HINT = re.compile(r"\b(?:(?:" + _NUMBER_WORD + r")(?:\b|" + number_words_table.FOLD + ")|(?:" + _GROUP + r")\b)",
+                        re.I)
 
 # Shares and multiples in words. A share is read as the percent it is ("half" states what "50%"
 # does, "a third" 100/3 %), a multiple as a multiplier ("doubled" states what "2x" does). "third"
@@ -164,11 +207,16 @@ _WORD_HINT = re.compile(r"\b(?:" + _NUMBER_WORD + r")\b", re.I)
 # is a share only where a share reads: "a third of", "by a quarter", "a third cheaper", or
 # closing its clause; "half" after "first", "second"... is a period, and a hyphenated word
 # ("half-day", "double-check", "third-party") is no figure.
+_DENOMINATOR = "|".join(sorted((w for w in number_words_table.DENOMINATORS if not w.startswith("hal")),
+                               key=len, reverse=True))
 _SHARES = re.compile(
-    r"\b(?:(half|halved|halves|halving)|(a|one|two)[\s-]+(thirds?)|(a|one|three)[\s-]+(quarters?)"
-    r"|(doubled|doubles|doubling|double|twice)|(tripled|triples|tripling|triple|thrice)"
-    r"|(quadrupled|quadruples|quadrupling|quadruple))\b(?!-[A-Za-z])", re.I)
-_SHARE_HINTS = ("half", "halv", "third", "quarter", "doubl", "twice", "tripl", "thrice", "quadrupl")
+    r"\b(?:(half|halved|halves|halving)|(" + "|".join(number_words_table.NUMERATORS) + r")[\s-]+(" + _DENOMINATOR
+    + r")|(" + "|".join(sorted(number_words_table.MULTIPLES, key=len, reverse=True)) + r"))\b(?!-[A-Za-z])", re.I)
+_SHARE_HINTS = ("half", "halv", "third", "quarter", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                "twentieth", "hundredth", "thousandth", "doubl", "twice", "tripl", "thrice", "quadrupl")
+_NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
+_PREVIOUS_WORD = re.compile(r"([A-Za-z]+)\s+$")
+_AFTER_A_NUMBER = re.compile(r"[0-9](?:-bit)?\s+$")
 _SHARE_AFTER = re.compile(r"\s+(?:of|more|less|fewer|lower|higher|cheaper|faster|slower|smaller|larger|bigger)\b"
                           r"|\s*(?:[.,;:)]|$)", re.I)
 _PERIOD_BEFORE = re.compile(r"\b(?:first|second|other|latter|former|last|next|this|back|front|top|bottom|upper|lower)"
@@ -181,9 +229,12 @@ FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRE
                           *"""k m b mn bn x times fold percent pct per cent cents pence eurocent eurocents a an of
                           to through thru and or half halved halves halving third thirds quarter quarters double
                           doubled doubles doubling twice triple tripled triples tripling thrice quadruple quadrupled
-                          quadruples quadrupling st nd rd th""".split()))
+                          quadruples quadrupling st nd rd th""".split(), *number_words_table.GROUPS,
+                          *number_words_table.DENOMINATORS))
+_IDIOMS_OF_ONE = frozenset({"day", "second", "minute", "week", "month", "year", "hour"})  # "one day, ..."
 _HALF_A_UNIT = re.compile(r"\s+an?\s+")
-_HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+" + _MAGNITUDE + r"\b", re.I)
+_HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
+                                + r")\b", re.I)
 
 
 class Figure(NamedTuple):
@@ -202,6 +253,7 @@ class Figure(NamedTuple):
     end: int = 0
     key: tuple = ()
     falling: bool = False  # a word of decrease stands just before it ("fell 15%", "a 15% drop" not)
+    noun: str | None = None  # a plain number's next word when it is no unit ("3 plans": "plans"); None: bare
 
     def matches(self, other: "Figure") -> bool:
         """Whether `other` (from an excerpt or title) states this figure (from a claim).
@@ -218,20 +270,33 @@ class Figure(NamedTuple):
         if self.kind == KIND_DATE:
             return other.kind == KIND_DATE and _date_agrees(self.key, other.key)
         if other.kind == KIND_VERSION:
-            return False
+            parts = version_parts(self)
+            return parts is not None and parts == other.key  # "1.29" is "v1.29"
         if other.kind == KIND_DATE:
             return self.kind in (KIND_NUMBER, KIND_YEAR) and self.unit is None and other.value == self.value \
                 and bool(other.key) and other.key[0] is not None
-        if other.value != self.value and not (other.value == -self.value and (self.falling or other.falling)):
-            return False  # "fell 15%" states what "-15%" does; "raised by 15%" does not
         if self.kind == KIND_MONEY and (other.kind != KIND_MONEY or other.currency != self.currency):
             return False
         if self.kind in (KIND_PERCENT, KIND_MULTIPLIER) and other.kind != self.kind:
             return False
-        for mine, theirs in ((self.unit, other.unit), (self.per, other.per)):
-            if mine and theirs and mine != theirs:
+        if self.per and other.per and self.per != other.per:
+            return False
+        return self._measure_agrees(other)
+
+    def _measure_agrees(self, other: "Figure") -> bool:
+        """The same value in the same measure: a unit is matched by a unit of its measure (its
+        size converted) or by a bare number ("| 30 |"), never by a count of something else."""
+        mine, theirs, a, b = self.unit, other.unit, self.value, other.value
+        if mine and theirs:
+            (measure, size), (their_measure, their_size) = MEASURES[mine], MEASURES[theirs]
+            if measure != their_measure:
                 return False
-        return True
+            a, b = a * size, b * their_size
+        elif mine and other.noun is not None and MEASURES[mine][0] in DIMENSIONS:
+            return False  # "3 plans", "one of" state no duration or size
+        elif theirs and self.noun is not None and MEASURES[theirs][0] in DIMENSIONS:
+            return False
+        return a == b or (a == -b and (self.falling or other.falling))  # "fell 15%" states "-15%"
 
     def text_key(self) -> str:
         return " ".join(re.sub(r"[^\w]+", " ", self.text.casefold()).split())
@@ -256,7 +321,12 @@ def readable(text: str) -> str:
     punctuation, never a minus sign). Figure positions are positions in this text."""
     if "\u2014" in text or "\u2015" in text:
         text = text.replace("\u2014", " \u2014 ").replace("\u2015", " \u2015 ")
+    if not text.isascii() and _VULGAR_AFTER_DIGIT.search(text):
+        text = _VULGAR_AFTER_DIGIT.sub(r"\1 \2", text)  # "4½" is 4 1⁄2, never 41⁄2 (NFKC joins them)
     return normalize(text)
+
+
+_VULGAR_AFTER_DIGIT = re.compile("([0-9])([\u00bc-\u00be\u2150-\u215e\u2189])")
 
 
 # Words that stand before a count, not a name: "Top 10", "Over 500", "Save 20".
@@ -264,7 +334,7 @@ _NOT_NAMES = frozenset("""top best worst over under only about around nearly alm
 and or the a an all first last next every per save get just more than less fewer now since until after before within
 plus""".split())
 _NAME_BEFORE = re.compile(r"(?<![\w'\u2019.$\u20ac\u00a3])([A-Za-z][\w+#]*)\s$")
-_PLAIN_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_PLAIN_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _WORD_AFTER = re.compile(r"\s+[A-Za-z]")
 
 
@@ -292,6 +362,51 @@ def is_identifier(text: str, figure: Figure, standalone_year: bool = False) -> b
     return bool(name) and any(c.isupper() for c in name.group(1)) and name.group(1).casefold() not in _NOT_NAMES
 
 
+# What makes a figure unreadable: a digit of another script, and number words that read two ways.
+_COMPOUND = re.compile(r"\b(?:" + "|".join(w for w, v in _WORD_UNITS.items() if 0 < v < 10) + r")-(?:"
+                       + "|".join(_WORD_TENS) + r")\b", re.I)
+
+
+def unreadable_figures(text: str) -> list[tuple[str, str]]:
+    """(what, why) for each figure of `text`, as written, that no check can read as it means:
+    a digit of another script or form (only ASCII 0-9 are digits: "৪" is BENGALI DIGIT FOUR,
+    which looks like 8; a full-width "１" is refused as well), and number words that read two
+    ways ("two-fifty": 2.50 or 250). A claim stating one is refused with this reason."""
+    text = text[:MAX_TEXT_CHARS]
+    found: list[tuple[str, str]] = []
+    if not text.isascii():
+        for char in dict.fromkeys(c for c in text if not c.isascii() and unicodedata.category(c) == "Nd"):
+            name = unicodedata.name(char, f"U+{ord(char):04X}")
+            found.append((char, f"'{char}' is {name}, not a digit the check reads: write the figure in ASCII digits 0-9"))
+    if "-" in text:
+        for m in _COMPOUND.finditer(text):
+            found.append((m.group(0), f"'{m.group(0)}' reads as 2.50 or as 250: write the figure in digits"))
+    return found
+
+
+_URL_PART = re.compile(r"(?:[vV])?[0-9]{1,4}(?:\.[0-9]{1,4}){0,3}")
+
+
+def url_identifiers(url: str) -> list[Figure]:
+    """The versions and years a page's URL path names, one per path segment that is only one
+    (`/docs/15/`, `/3.11/library/`, `/v1.29/`, `/2024/05/`): a page's address names what it
+    documents as its title does. Identifiers only: a claim's amount or count is never grounded
+    by them (claims.grounding uses them as titles)."""
+    path = url.split("://", 1)[-1].partition("/")[2].split("?", 1)[0].split("#", 1)[0]
+    out: list[Figure] = []
+    for segment in path.split("/")[:12]:
+        if not _URL_PART.fullmatch(segment):
+            continue
+        parts = tuple(int(p) for p in segment.lstrip("vV").split("."))
+        if len(parts) >= 3 or segment[:1] in "vV":
+            out.append(Figure(segment, Decimal(0), KIND_VERSION, key=parts))
+        elif len(parts) == 1 and len(segment) == 4 and 1900 <= parts[0] <= 2100:
+            out.append(Figure(segment, Decimal(segment), KIND_YEAR))
+        else:
+            out.append(Figure(segment, Decimal(segment), KIND_NUMBER))
+    return out
+
+
 def states_a_figure(text: str) -> bool:
     """Whether `text` states at least one figure (see `figures_in`)."""
     return bool(figures_in(text))
@@ -310,11 +425,11 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
     taken: list[tuple[int, int]] = []
     if has_digit:
         _read_dates(text, found, taken)
-        for m in _VERSION.finditer(text) if text.count(".") >= 2 else ():
+        for m in _VERSION.finditer(text) if text.count(".") >= 2 or _V_DIGIT.search(text) else ():
             if not _overlaps(taken, m.start(), m.end()) and not _is_dotted_thousands(m.group(0)):
                 taken.append((m.start(), m.end()))
                 found.append(Figure(m.group(0), Decimal(0), KIND_VERSION, start=m.start(), end=m.end(),
-                                    key=tuple(int(p) for p in m.group(0).lstrip("v").split("."))))
+                                    key=tuple(int(p) for p in m.group(0).lstrip("vV").split("."))))
         for m in _NUMBER.finditer(text):
             if _overlaps(taken, m.start(), m.end()):
                 continue
@@ -334,7 +449,7 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
 
 
 def _is_dotted_thousands(raw: str) -> bool:
-    return bool(re.fullmatch(r"\d{1,3}(?:\.\d{3}){2,}", raw))
+    return bool(re.fullmatch(r"[0-9]{1,3}(?:\.[0-9]{3}){2,}", raw))
 
 
 def _read_dates(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
@@ -358,6 +473,34 @@ def _read_dates(text: str, found: list[Figure], taken: list[tuple[int, int]]) ->
                 taken.append((m.start(), m.end()))
                 found.append(Figure(m.group(0), Decimal(0), KIND_DATE, start=m.start(), end=m.end(),
                                     key=("time", m.group(0))))
+
+
+def version_parts(figure: Figure) -> tuple[int, ...] | None:
+    """The parts of a version a figure names: a version's own, or those of a plain number written
+    `1.29` or `15` with nothing around it (a claim's "Kubernetes 1.29" is the page's "v1.29")."""
+    if figure.kind == KIND_VERSION:
+        return figure.key
+    if figure.kind in (KIND_NUMBER, KIND_YEAR) and not figure.unit and _PLAIN_NUMBER.fullmatch(figure.text):
+        return tuple(int(part) for part in figure.text.split("."))
+    return None
+
+
+def names_same(figure: Figure, other: Figure) -> bool:
+    """Whether `other` names what identifier `figure` names: a dotted version or number by its
+    parts (3.10 is not 3.1, though equal in value; 3.11 is v3.11 and is named by its release
+    3.11.2), anything else as `Figure.matches` says."""
+    mine = version_parts(figure)
+    if mine is None or (len(mine) < 2 and figure.kind != KIND_VERSION):
+        return figure.matches(other)  # "Windows 11", a year: by value ("v2" is named by "version 2" below)
+    return version_parts(other) == mine or in_series(figure, other)
+
+
+def in_series(figure: Figure, release: Figure) -> bool:
+    """Whether `release` (a version) is a release of the series `figure` names: 3.11.2 of 3.11,
+    never 3.11 of 3.11.2."""
+    parts = version_parts(figure)
+    return release.kind == KIND_VERSION and parts is not None and len(parts) < len(release.key) \
+        and release.key[:len(parts)] == parts
 
 
 def _month_number(name: str) -> int:
@@ -386,6 +529,12 @@ def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
 
 def _number_value(raw: str) -> Decimal | None:
     """The value of a number as `_NUMBER` matched it, its separators read."""
+    if "\u2044" in raw:  # a fraction, after a whole number or alone
+        whole, _, fraction = raw.rpartition(" ")
+        numerator, _, denominator = fraction.partition("\u2044")
+        if int(denominator) == 0:
+            return None
+        return Decimal(whole or 0) + Decimal(numerator) / Decimal(denominator)
     digits = raw.replace(" ", "")
     if "," in digits and "." in digits:
         if digits.rfind(",") > digits.rfind("."):  # 1.000,50
@@ -505,10 +654,17 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
         kind, position = KIND_MULTIPLIER, times.end()
     elif (ordinal := _ORDINAL_AFTER.match(rest, position)):
         position = ordinal.end()
+    noun = None
     if kind in (KIND_NUMBER, KIND_MONEY):
         unit_match = _UNIT_AFTER.match(rest, position)
-        if unit_match and unit_match.group(1).lower() in _UNITS:
+        if unit_match and _unit_word(unit_match.group(1)):
             unit, position = _UNITS[unit_match.group(1).lower()], unit_match.end()
+        elif unit_match and kind == KIND_NUMBER and unit_match.group(1).lower() not in _NOT_NOUNS:
+            noun = unit_match.group(1).lower()
+            second = _UNIT_AFTER.match(rest, unit_match.end())  # "3 more years", "30 calendar days"
+            if (second and noun not in _NOT_MODIFIERS and rest[unit_match.end():unit_match.end() + 1] == " "
+                    and _unit_word(second.group(1))):
+                unit, noun, position = _UNITS[second.group(1).lower()], None, second.end()
     per_match = _PER_AFTER.match(rest, position)
     if per_match:
         per = _UNITS.get(per_match.group(1).lower())
@@ -519,20 +675,37 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
         kind = KIND_YEAR  # "in 2026", "(2026)": named for the reader; compared like a number
     falling = value > 0 and bool(_FALLING_BEFORE.search(text, max(0, left - 24), left))
     return Figure(text[left:end + position], value, kind, currency, unit, per, left, end + position,
-                  falling=falling)
+                  falling=falling, noun=noun if kind in (KIND_NUMBER, KIND_YEAR) else None)
+
+
+def _unit_word(word: str) -> bool:
+    """Whether a word after a number is a unit: a one-letter unit only in lower case ("30d",
+    "5 s"), since "2D", "3D" and "4K" name no days, seconds or bytes."""
+    return word.lower() in _UNITS and (len(word) > 1 or word.islower())
 
 
 def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
     """A number in words, when a magnitude, currency, percent, multiplier or unit goes with it
     (or, with `bare`, any number in words)."""
-    value = _words_value(re.split(r"[\s-]+", m.group(0).lower()))
+    words = re.split(r"[\s-]+", m.group(0).lower())
+    if number_words_table.ambiguous_compound(words):
+        return None  # "two-fifty": 2.50 or 250 (a claim that writes it is refused: `unreadable_figures`)
     start, end = m.start(), m.end()
-    has_magnitude = re.search(r"(?:thousand|million|billion|trillion)$", m.group(0), re.I) is not None
     rest = text[end:end + 60]
+    if words[-1].endswith(number_words_table.FOLD):  # "tenfold", "ten-fold": a multiplier
+        head = words[-1][:-len(number_words_table.FOLD)]
+        value = _words_value(words[:-1] + [head] if head else words[:-1])
+        return Figure(m.group(0), value, KIND_MULTIPLIER, start=start, end=end) if value else None
+    value = _words_value(words)
+    has_magnitude = words[-1] in _MAGNITUDE_WORDS or words[-1] in number_words_table.GROUPS
     currency, position, value = _currency_following(rest, 0, value)
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
-    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and value > 1)
-    if not (has_magnitude or qualified or bare):
+    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and (value > 1 or (
+        value == 1 and figure.unit not in _IDIOMS_OF_ONE)))  # "one TB", but "one day" is an idiom
+    following = re.match(r"[\s-]+([A-Za-z]+)", rest)
+    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest) and not (
+        following and following.group(1).lower() in number_words_table.ZERO_COMPOUNDS)  # "zero trust" is none
+    if not (has_magnitude or qualified or zero or bare):
         return None  # "two vendors", "one of them", "one day", "zero-day": no figure
     return figure
 
@@ -544,7 +717,7 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
         start, end = m.start(), m.end()
         if _overlaps(taken, start, end) or _PERIOD_BEFORE.search(text, max(0, start - 12), start):
             continue
-        half, third_count, _thirds, quarter_count, _quarters, double, triple, quadruple = m.groups()
+        half, numerator, denominator, multiple = m.groups()
         rest = text[end:end + 60]
         falling = bool(_FALLING_BEFORE.search(text, max(0, start - 24), start))
         if half:
@@ -558,18 +731,32 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
             else:
                 figure = Figure(m.group(0), Decimal(50), KIND_PERCENT, start=start, end=end,
                                 falling=falling or half.lower() != "half")  # "halved" says the decrease
-        elif third_count or quarter_count:
-            plural = m.group(0).lower().endswith("s")
+        elif denominator:
+            count = number_words_table.NUMERATORS[numerator.lower()]
+            plural = denominator.lower().endswith("s")
+            if plural == (count == 1):
+                continue  # "a thirds", "two third-": no fraction
             if not plural and not (_SHARE_AFTER.match(rest) or re.search(r"\bby\s+$", text[max(0, start - 4):start])):
-                continue  # "a third vendor", "a quarter later": an ordinal or a period
-            if quarter_count and _IN_BEFORE.search(text, max(0, start - 8), start):
+                continue  # "a third vendor", "a quarter later", "a tenth release": an ordinal or a period
+            if denominator.lower().startswith("quarter") and _IN_BEFORE.search(text, max(0, start - 8), start):
                 continue
-            count = 2 if third_count and third_count.lower() == "two" else \
-                3 if quarter_count and quarter_count.lower() == "three" else 1
-            value = Decimal(100 * count) / (3 if third_count else 4)  # "two thirds" is 200/3 %
+            value = Decimal(100 * count) / number_words_table.DENOMINATORS[denominator.lower()]  # "two thirds": 200/3 %
             figure = Figure(m.group(0), value, KIND_PERCENT, start=start, end=end, falling=falling)
         else:
-            value = Decimal(2 if double else 3 if triple else 4 if quadruple else 0)
+            word = multiple.lower()
+            following = _NEXT_WORD.match(rest)
+            after = following.group(1).lower() if following else None
+            if word in number_words_table.PLURAL_MULTIPLES and after not in number_words_table.MULTIPLIED_AFTER:
+                continue  # "C doubles": a type, no multiple
+            if word in number_words_table.SINGULAR_MULTIPLES and (
+                    after in number_words_table.NOT_MULTIPLIED_BEFORE
+                    or (after is None and _PREVIOUS_WORD.search(text, max(0, start - 12), start)
+                        and _PREVIOUS_WORD.search(text, max(0, start - 12), start).group(1).lower()
+                        in number_words_table.TYPE_CONTEXT)):
+                continue  # "a double is 8 bytes", "a C double.": a type or a noun
+            if word in number_words_table.SINGULAR_MULTIPLES and _AFTER_A_NUMBER.search(text, max(0, start - 8), start):
+                continue  # "IEEE 754 double", "64-bit double", "2 double rooms": what is counted or named
+            value = Decimal(number_words_table.MULTIPLES[word])
             figure = Figure(m.group(0), value, KIND_MULTIPLIER, start=start, end=end)
         found.append(figure)
         taken.append((figure.start, figure.end))
@@ -590,6 +777,8 @@ def _words_value(words: list[str]) -> Decimal:
             current += _WORD_TENS[word]
         elif word == "hundred":
             current = (current or 1) * 100
+        elif word in number_words_table.GROUPS:
+            current = (current or 1) * number_words_table.GROUPS[word]
         elif word in _MAGNITUDE_WORDS:
             total += (current or 1) * _MAGNITUDE_WORDS[word]
             current = Decimal(0)
@@ -615,7 +804,8 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
             if b.kind == KIND_MONEY:
                 value = _amount(a.text, value, b.currency)
             out[i] = Figure(a.text, value, b.kind, b.currency if b.kind == KIND_MONEY else None,
-                            b.unit, b.per, a.start, a.end, falling=a.falling)
+                            b.unit, b.per, a.start, a.end, falling=a.falling,
+                            noun=b.noun if b.kind in (KIND_NUMBER, KIND_YEAR) else None)  # "3, 5 and 7 plans"
     for i in range(1, len(out)):  # carry a leading currency forward
         a, b = out[i - 1], out[i]
         if (_linked(text, a, b, _RANGE) and a.kind == KIND_MONEY and b.kind in (KIND_NUMBER, KIND_YEAR)
@@ -644,5 +834,5 @@ def _trailing_magnitude(q: Figure) -> Decimal | None:
     m = re.search(r"(thousand|million|billion|trillion)\b", q.text, re.I)
     if m:
         return _MAGNITUDE_WORDS[m.group(1).lower()]
-    m = re.search(r"\d(k|K|M|mn|B|bn)\b", q.text)
+    m = re.search(r"[0-9](k|K|M|mn|B|bn)\b", q.text)
     return _MAGNITUDE_LETTERS[m.group(1)] if m else None

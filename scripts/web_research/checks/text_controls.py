@@ -1,19 +1,24 @@
-"""`<scope>.text.bidi` and `<scope>.text.controls`: a report or findings file holds no
-bidirectional control, and no C0 or C1 control character (but tab, line feed, CRLF).
+"""`<scope>.text.bidi`, `<scope>.text.controls` and `<scope>.text.blank`: a report or findings
+file holds no bidirectional control, no C0 or C1 control character (but tab, line feed, CRLF),
+and no blank-looking character.
 
 An embedding, override or isolate control (`core.text.bidi_controls`) makes a person's
 screen show a text other than the one the checks read: `$\u202e15\u202c` displays as "$51"
 while every check, through `normalize`, reads 15. Claims, excerpts and titles all live in
 these two kinds of file, so one check over the whole text refuses the trick wherever it is.
 A control character does the same in a terminal: backspaces after "not" make `cat report.md`
-show "does charge" where every check reads "does not charge".
+show "does charge" where every check reads "does not charge". A blank-looking character (a
+braille blank, a Hangul filler, a zero-width space, a soft hyphen, a run of wide spaces:
+`core.text.blank_chars`) does it in any viewer: a bare URL followed by a hundred braille blanks
+pushes "and charges $250,000 per year" out of sight. One no-break or thin space between two
+words ("10\u00a0GB") is honest and passes.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..core.result import Check, fail, ok
-from ..core.text import bidi_controls, control_chars
+from ..core.text import bidi_controls, blank_chars, control_chars
 
 MAX_LISTED = 6
 
@@ -34,6 +39,15 @@ def control_check(scope: str, path: Path, text: str, first_line: int = 1) -> Che
         "holds control characters ({places}), which a terminal or viewer shows otherwise than the checks read "
         "them (a backspace erases the word before it on screen); delete them: the text is plain words, tabs "
         "and line breaks")
+
+
+def blank_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
+    """One check per file: the lines and names of its blank-looking characters, if any."""
+    return _characters_check(
+        f"{scope}.text.blank", "no blank-looking characters", blank_chars(text), path, text, first_line,
+        "holds blank-looking characters ({places}), which show as nothing or as blank space while every check "
+        "reads the words around them (a run of them hides the words after it); delete them, and write one "
+        "ordinary space between words (a page's quote matches without them)")
 
 
 def _characters_check(check_id: str, clean: str, found: list[tuple[int, str]], path: Path, text: str,

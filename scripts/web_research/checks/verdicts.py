@@ -58,8 +58,8 @@ from ..evidence.excerpts import normalize
 from ..core.fsutil import RunFileError, read_run_file
 from ..core.result import Check, fail, ok
 from ..core.schema_validation import schema_validator
-from .claims import ClaimRecord, claim_records
 from . import absence
+from .claims import ClaimRecord, claim_records, plan_bullet_ids
 from .parsed_run import ParsedRun
 
 SCHEMA = "verdicts.schema.json"
@@ -187,7 +187,8 @@ def report_records(parsed: ParsedRun) -> list[ClaimRecord]:
     citation rules already: one defect, one check)."""
     if parsed.report is None or parsed.report_path is None:
         return []
-    records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations)
+    records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations,
+                            bullet_ids=plan_bullet_ids(parsed.plan))
     return [r for r in records if r.grounding.checked and r.excerpts]
 
 

@@ -10,9 +10,12 @@ import os
 import sys
 from pathlib import Path
 
+from ..checks.headings import plan_name_error
 from ..exitcodes import EXIT_OK, EXIT_USAGE
+from ..formats import PLAN_FILE
 from ..core.fsutil import RunFileError
 from ..run.briefs import TemplateError, render_and_approve
+from ..run.choices import load_run_plan
 from ..run.plan import PlanError
 from .verify_cmd import open_run_dir
 
@@ -21,7 +24,11 @@ def run(args: argparse.Namespace) -> int:
     if open_run_dir(args.dir, "briefs") is None:
         return EXIT_USAGE
     try:
-        listed = render_and_approve(Path(os.path.abspath(args.dir)))
+        run_dir = Path(os.path.abspath(args.dir))
+        named = plan_name_error(load_run_plan(run_dir), run_dir / PLAN_FILE)  # a name states no figure
+        if named is not None:
+            raise named
+        listed = render_and_approve(run_dir)
     except RunFileError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -1,15 +1,16 @@
 """`web-research fetch URL --run DIR [--offset N | --find WORDS] [--max-chars N]`.
 
 Snapshot a page's main text under DIR/sources/ and print a window of it for
-the researcher to quote from; with --find, the windows around those words instead
-(evidence/page_find.py, best first), so a long page is searched, not paged through. The HTTP
+the researcher to quote from; with --find, the windows from those words on instead
+(evidence/page_find.py, best first: a heading with its section), so a long page is searched, not paged through. The HTTP
 exchange that brought the page (each redirect's and the page's request and response, as sent and
 received) is kept beside the text as a WARC, `<id>.warc.gz` (evidence/archive.py), so the text
 can be extracted again from what was fetched (`verify --deep`). A page already snapshotted in this run is
 served from its snapshot (no second download): paging with --offset is cheap,
 and every quote is taken from the very text `verify` will check it against.
 A first read may start at --offset N here, for a person at the shell; inside a
-run the hooks refuse that to a researcher (guard/rules/budgets.py, OFFSET_FIRST).
+run the hooks refuse that to a researcher unless the run already stored the page
+(guard/rules/budgets.py, OFFSET_FIRST).
 
 The first line of stdout is a machine-readable seal line,
 `web-research snapshot: {"snapshot_id", "sha256", "chars", "origin"}` (origin
@@ -211,6 +212,8 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
         text=content.text,
         extractor=content.extractor,
         truncated=content.truncated,
+        site_name=content.site_name,
+        published=content.published,
         warc=warc,
         body_sha256=body_sha256(page.body),
         archive_ms=archive_ms,
@@ -249,7 +252,7 @@ def render_window(snap, text: str, run_dir: Path, offset: int, max_chars: int, s
 
 
 def render_found(snap, text: str, run_dir: Path, words: str, windows: list[Window], stored_before: bool) -> str:
-    """Header, then each window around the words (best first) with where it stands in the page."""
+    """Header, then each window from the words on (best first) with where it stands in the page."""
     lines = _header(snap, text, run_dir, stored_before)
     asked = " ".join(words.split())[:200]
     if not windows:

@@ -5,7 +5,8 @@ limits (the same WEB_RESEARCH_FETCH_TIMEOUT and other variables, fetch_cmd.limit
 a few at a time, with `N of M pages` on stderr as they come in; then prints one line per
 footnote with its state (recheck/record.py) and, for each that is not unchanged, what was
 found. `--json` prints the record instead. The run's evidence is never touched: the record is
-checks/recheck-<UTC time>.json and the live texts lie in rechecks/<UTC time>/.
+checks/recheck-<UTC time>.json and the live texts lie in rechecks/<UTC time>/, in DIR or in the
+folder `--out` names.
 
 A person's command, for any run folder (a run of this plugin, an old one, a folder checked
 standalone); inside a research run the hooks deny it (guard/rules/room.py).
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from ..core.terminal import escaped_json, one_line
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_USAGE
@@ -38,10 +40,12 @@ def exit_code(record: RecheckRecord) -> int:
     return EXIT_OK
 
 
-def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int, str], ...] = ()) -> list[str]:
+def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int, str], ...] = (),
+                 written_dir: str | None = None) -> list[str]:
     """The people's view: one line per footnote, what differs under each that is not unchanged,
     then the summary and where the record and the live texts are. Report and live page text is
-    shown without control or format characters, as the run's ending shows it."""
+    shown without control or format characters, as the run's ending shows it. `written_dir`: where
+    the record and the live texts went, when not the run folder (--out)."""
     lines = [f"Recheck of {shown_dir}/report.md against the live pages, {record.started_at.replace('T', ' ')[:16]} "
              f"UTC ({len(record.pages)} page{'s' if len(record.pages) != 1 else ''} fetched)"]
     for citation in record.citations:  # report and page text: one printable line each (core/terminal.py)
@@ -58,8 +62,9 @@ def report_lines(record: RecheckRecord, shown_dir: str, skipped: tuple[tuple[int
     lines.append(f"Summary: {record.summary_line()}")
     if counts[UNREACHABLE]:
         lines.append(f"{counts[UNREACHABLE]} unreachable: no verdict on those; run recheck again later")
-    lines.append(f"Record: {shown_dir}/{record.path.parent.name}/{record.path.name}" if record.path else "")
-    lines.append(f"Live texts: {shown_dir}/{record.live_dir}/ (the run's sources/ and report are unchanged)")
+    written = written_dir or shown_dir
+    lines.append(f"Record: {written}/{record.path.parent.name}/{record.path.name}" if record.path else "")
+    lines.append(f"Live texts: {written}/{record.live_dir}/ (the run's sources/ and report are unchanged)")
     return [line for line in lines if line]
 
 
@@ -100,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
     fetch_limits, extract_limits = limits_from_env()
     transport = Transport(fetch_limits, extract_limits, allow_loopback=args.allow_loopback)
     try:
-        result = recheck_run(run_dir, transport, only=args.only, progress=_progress)
+        result = recheck_run(run_dir, transport, only=args.only, progress=_progress,
+                             out_dir=Path(args.out).expanduser() if args.out else None)
     except (RecheckInputError, RecheckRecordError, OSError) as exc:
         print(f"web-research recheck: {args.dir}: {one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
@@ -109,5 +115,6 @@ def run(args: argparse.Namespace) -> int:
                                        "skipped": [{"number": n, "why": why} for n, why in result.skipped]},
                                       ensure_ascii=False, indent=1)))
     else:
-        print("\n".join(report_lines(result.record, display_path(str(run_dir)), result.skipped)))
+        written = display_path(str(result.path.parent.parent)) if args.out else None
+        print("\n".join(report_lines(result.record, display_path(str(run_dir)), result.skipped, written)))
     return exit_code(result.record)

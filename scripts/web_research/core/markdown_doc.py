@@ -16,7 +16,7 @@ line breaks and references (`blocks`). Line numbers are file lines
 (`first_line` is the file line of the text's first line).
 
 It also lists every other form the parser found (`forms`: HTML, code blocks,
-images, strikethrough, character references, links, setext headings, headings
+images, strikethrough, character references, links and their titles, setext headings, headings
 in a list or quote, thematic breaks, nesting, a table without rows, and lines the
 parser turned into nothing at all, such as a link reference definition or text past
 its nesting limit), so that checks/markdown_form.py can refuse what no check reads.
@@ -65,6 +65,7 @@ FORM_IMAGE = "image"
 FORM_STRIKETHROUGH = "strikethrough"
 FORM_ENTITY = "entity"  # a character reference (`&amp;`, `&#36;`): detail is how it is written
 FORM_LINK = "link"  # detail: its target
+FORM_LINK_TITLE = "link_title"  # a link's title (`[text](url "title")`, a tooltip): detail is the title
 FORM_CONTAINER = "container"  # a list or quote ("list" or "quote"); depth: lists, quotes and definitions around it
 FORM_EMPTY_TABLE = "empty_table"  # a table with a header and no row
 FORM_UNREAD = "unread"  # a line the parser turned into nothing: detail is the line
@@ -384,6 +385,8 @@ def _inline_forms(inline, line: int, depth: int) -> list[Form]:  # noqa: ANN001 
             out.append(Form(FORM_STRIKETHROUGH, line, "", depth))
         elif kind == "link_open":
             out.append(Form(FORM_LINK, line, str(child.attrGet("href") or ""), depth))
+            if child.attrGet("title"):
+                out.append(Form(FORM_LINK_TITLE, line, str(child.attrGet("title"))[:80], depth))
     return out
 
 

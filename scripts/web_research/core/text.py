@@ -55,6 +55,43 @@ def control_chars(text: str) -> list[tuple[int, str]]:
     return [(m.start(), f"U+{ord(m.group(0)):04X}") for m in _CONTROLS.finditer(text)]
 
 
+# Characters a person sees as nothing, or as blank space no viewer collapses, that are no
+# ordinary space: fillers (the braille blank U+2800, the Hangul fillers U+115F, U+1160, U+3164
+# and U+FFA0, the invisible Khmer vowels U+17B4/U+17B5, the combining grapheme joiner U+034F)
+# and every format character (`FORMAT_CHARS`: zero-width spaces and joiners, the soft hyphen,
+# the byte-order mark, tag characters, ...) but the bidirectional controls, which
+# `bidi_controls` reports, and the left-to-right and right-to-left marks, which a quote from a
+# right-to-left page keeps. A bare URL followed by braille blanks pushes the words after it
+# out of a person's view, while every check reads them.
+_BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0") | (
+    FORMAT_CHARS - frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"))
+# A run of two or more spaces with one that is no ASCII space in it: a viewer collapses a run of
+# ASCII spaces, never one of no-break, em, ideographic or other wide spaces. One such space
+# alone is honest ("10\u00a0GB", "10\u2009000").
+_WIDE_SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
+_SPACE_RUN = re.compile(f"[ {_WIDE_SPACES}]*[{_WIDE_SPACES}][ {_WIDE_SPACES}]*")
+
+
+def blank_chars(text: str) -> list[tuple[int, str]]:
+    """(offset, `U+XXXX NAME`) of each blank-looking character of `text` (see `_BLANK_LOOKING`),
+    and of the first wide space of each run of spaces that holds one (`_SPACE_RUN`)."""
+    if text.isascii():
+        return []
+    found = [(i, ch) for i, ch in enumerate(text) if ch in _BLANK_LOOKING and (i or ch != "\ufeff")] \
+        if not _BLANK_LOOKING.isdisjoint(text) else []  # (a byte-order mark that opens the file is no text)
+    for m in _SPACE_RUN.finditer(text):
+        if len(m.group(0)) > 1:
+            at = next(m.start() + i for i, ch in enumerate(m.group(0)) if ch != " ")
+            found.append((at, text[at]))
+    return [(offset, _named(ch)) for offset, ch in sorted(found)]
+
+
+def _named(ch: str) -> str:
+    import unicodedata  # lazy: only a text that holds one pays for it
+
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}"
+
+
 def bidi_controls(text: str) -> list[tuple[int, str]]:
     """(offset, `U+XXXX`) of each bidirectional control in `text` that reorders what is shown."""
     return [(m.start(), f"U+{ord(m.group(0)):04X}") for m in _BIDI.finditer(text)]

@@ -28,8 +28,9 @@ import re
 from typing import NamedTuple, Sequence
 
 from ..core.text import strip_invisible
-from .excerpts import normalize
+from .excerpts import MatchResult, find_at_bounds, normalize
 from .matcher import StoredPage, find_excerpt
+from .structure_child import Anchor
 
 MAX_PIECE_CHARS = 300  # before, after, term, heading
 MAX_SENTENCE_EXTRA = 600  # the sentence may run this far beyond the excerpt itself
@@ -55,6 +56,12 @@ class ExcerptContext(NamedTuple):
     after: str | None = None
     term: str | None = None
     heading: str | None = None
+    columns: str | None = None  # a table's header row, "Operation | Result"
+    column: str | None = None  # the header of the excerpt's cell
+    row: str | None = None  # the label of its row (the row's first cell)
+    lead_in: str | None = None  # what introduces its list or table ("None of them is true:")
+    notice: str | None = None  # the admonitions around it and notices above it
+    paragraph: str | None = None  # the whole block it stands in, when the page's HTML gives it
 
     def as_text(self) -> str:
         """One canonical line of all of it: what recheck compares."""
@@ -71,6 +78,11 @@ def find_context(excerpt: str, page: StoredPage) -> ExcerptContext | None:
     match = find_excerpt(excerpt, page, spans=False)
     if not match.ok or not match.at:
         return None
+    return _context_at(excerpt, page, match)
+
+
+def _context_at(excerpt: str, page: StoredPage, match: MatchResult) -> ExcerptContext | None:
+    """`find_context` once the excerpt is placed (`match`, without spans)."""
     window = _lines_holding(page.text, match.at[0][0], match.at[-1][1])
     if window is not None:
         low, high = window
@@ -121,9 +133,12 @@ def excerpt_context(page: StoredPage, spans: Sequence[tuple[int, int]]) -> Excer
         return ExcerptContext(_clean(text[start:end], end - start + MAX_SENTENCE_EXTRA))
     sentence = _clean(text[sentences[first][0]:sentences[last][1]], end - start + MAX_SENTENCE_EXTRA)
     before = _clean(text[slice(*sentences[first - 1])]) if first > 0 else None
+    before = None if before is not None and _BARE_MARK.match(before) else before
     after = _clean(text[slice(*sentences[last + 1])]) if last + 1 < len(sentences) else None
-    term, heading = _term_and_heading(text, start)
-    return ExcerptContext(sentence, before or None, after or None, term, heading)
+    term, heading, heading_at = _term_and_heading(text, start)
+    columns, column, row = _text_table(text, start)
+    return ExcerptContext(sentence, before or None, after or None, term, heading, columns, column, row,
+                          _text_lead_in(text, start), _text_notices(text, start, heading_at))
 
 
 def _lines_around(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -174,7 +189,8 @@ def _runs_on(text: str, line: tuple[int, int], next_start: int) -> bool:
     words = text[slice(*line)].split()
     if not words or words[-1][-1:] in ".!?:":
         return False
-    return text[next_start:next_start + 200].lstrip()[:1].islower() or words[-1].casefold() in _RUNS_ON_WORDS
+    opens = text[next_start:next_start + 200].lstrip()[:1]
+    return opens.islower() or opens == "(" or words[-1].casefold() in _RUNS_ON_WORDS
 
 
 def _previous_line(text: str, line_start: int) -> tuple[int, int] | None:
@@ -218,27 +234,219 @@ def _sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return [(a + len(text[a:b]) - len(text[a:b].lstrip()), b) for a, b in out]
 
 
-def _term_and_heading(text: str, start: int) -> tuple[str | None, str | None]:
-    """The term a definition at `start` describes, and the nearest heading above it."""
+def _term_and_heading(text: str, start: int) -> tuple[str | None, str | None, int]:
+    """The term a definition at `start` describes, the nearest heading above it, and where that
+    heading's line starts (how far up the excerpt's section reaches; 0 when there is none)."""
     line_start = text.rfind("\n", 0, start) + 1
     own_end = text.find("\n", line_start)
     own = text[line_start:len(text) if own_end < 0 else own_end]
     floor = start - MAX_LOOKBACK_CHARS
     term = heading = None
+    heading_at = max(0, floor)
     previous = _previous_line(text, line_start)
     if previous is not None and _LIST_MARK.match(own.strip()):
         line = text[slice(*previous)].strip()
         if _LIST_MARK.match(line) and _is_short(_LIST_MARK.sub("", line)):
             term = _clean(_LIST_MARK.sub("", line))
             previous = _previous_line(text, previous[0])
+    if term is None:
+        term = _bare_item_term(text, line_start)
     while previous is not None and heading is None and previous[0] >= floor:
         line = text[slice(*previous)].strip()
         above = _previous_line(text, previous[0])
-        if not _LIST_MARK.match(line) and not line.startswith("|") and _is_short(line) and _starts_a_block(
-                text, above, previous[0]) and not _continued(text, previous):
-            heading = _clean(line)
+        if (not _LIST_MARK.match(line) and not line.startswith("|") and _is_short(line) and _HAS_LETTER.search(line)
+                and _starts_a_block(text, above, previous[0]) and not _continued(text, previous)
+                and not _opens_aside(text, previous)):
+            heading = _clean(_PERMALINK.sub("", line))
+            heading_at = previous[0]
         previous = above
-    return term, heading
+    return term, heading or None, heading_at
+
+
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+_PERMALINK = re.compile("\\s*[\u00b6]+$")
+_BARE_MARK = re.compile(r"^[-*\u2022]$")
+MAX_ITEM_LINES = 60  # how many lines a definition's text is followed up to its bare item mark
+
+
+def _opens_aside(text: str, line: tuple[int, int]) -> bool:
+    """Whether the line after `line` opens with a parenthesis or ends with a comma: `line` is a
+    wrapped sentence's part ("While waiting, new tasks may be added" / "(for example, ...")."""
+    following = _next_line(text, line[1])
+    own = text[slice(*line)].rstrip()
+    return own.endswith(",") or (following is not None and text[following[0]:following[1]].lstrip()[:1] == "(")
+
+
+def _bare_item_term(text: str, line_start: int) -> str | None:
+    """The term of a definition whose stored text puts its description a line below a bare item
+    mark ("- work_mem (integer)" / "-" / "Sets the base maximum ..."): the lines above the
+    excerpt are followed up to that mark (none of them an item), and the item above it is the term."""
+    line: tuple[int, int] | None = (line_start, line_start)
+    for _ in range(MAX_ITEM_LINES):
+        line = _previous_line(text, line[0]) if line is not None else None
+        if line is None:
+            return None
+        content = text[slice(*line)].strip()
+        if _BARE_MARK.match(content):
+            above = _previous_line(text, line[0])
+            item = text[slice(*above)].strip() if above is not None else ""
+            if _LIST_MARK.match(item) and _is_short(_LIST_MARK.sub("", item)):
+                return _clean(_PERMALINK.sub("", _LIST_MARK.sub("", item)))
+            return None
+        if _LIST_MARK.match(content) or content.startswith("|"):
+            return None
+    return None
+
+
+_ROW_SEPARATOR = re.compile(r"^\|[\s:|-]+\|?$")
+MAX_TABLE_LINES = 2000
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [" ".join(cell.split()) for cell in inner.split("|")]
+
+
+def _text_table(text: str, start: int) -> tuple[str | None, str | None, str | None]:
+    """(header row, the excerpt cell's column header, its row's label) when the excerpt stands in a
+    row of a table as the stored text writes it ("| a | b |", the header above a "|---|" line)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    own = text[line_start:len(text) if line_end < 0 else line_end]
+    if not own.lstrip().startswith("|"):
+        return None, None, None
+    top = (line_start, line_start + len(own))
+    rows = 0
+    while rows < MAX_TABLE_LINES:
+        above = _previous_line(text, top[0])
+        if above is None or above[0] != text.rfind("\n", 0, top[0] - 1) + 1 or not text[slice(*above)].lstrip().startswith("|"):
+            break
+        top, rows = above, rows + 1
+    following = _next_line(text, top[1])
+    if top[0] == line_start or following is None or not _ROW_SEPARATOR.match(text[slice(*following)].strip()):
+        return None, None, None  # the excerpt is in the header row, or the table has none
+    if _ROW_SEPARATOR.match(own.strip()):
+        return None, None, None
+    header = _cells(text[slice(*top)])
+    cells = _cells(own)
+    index = own[:start - line_start].count("|") - (1 if own.lstrip().startswith("|") else 0)
+    column = header[index] if 0 <= index < len(header) else None
+    label = cells[0] if cells and index > 0 else None
+    return (_clean(" | ".join(header)) or None, _clean(column or "") or None, _clean(label or "") or None)
+
+
+MAX_LEAD_IN_LINES = 40
+
+
+def _text_lead_in(text: str, start: int) -> str | None:
+    """The line that introduces the list (or table) the excerpt stands in: the first line above
+    that is no item and ends with a colon, with only items and their lines between."""
+    line_start = text.rfind("\n", 0, start) + 1
+    own_end = text.find("\n", start)
+    own = text[line_start:len(text) if own_end < 0 else own_end].strip()
+    if not (_LIST_MARK.match(own) or own.startswith("|")):
+        return None  # the excerpt's line is no item or row
+    line: tuple[int, int] | None = (line_start, line_start)
+    for _ in range(MAX_LEAD_IN_LINES):
+        line = _previous_line(text, line[0]) if line is not None else None
+        if line is None:
+            return None
+        content = text[slice(*line)].strip()
+        if _LIST_MARK.match(content) or content.startswith("|"):
+            continue
+        if content.endswith(":"):
+            return _clean(content)
+        return None  # a line between the list and what stands above it: no lead-in
+    return None
+
+
+MAX_NOTICES = 3
+MAX_NOTICE_LINE_CHARS = 300
+NOTICE_START = re.compile(
+    r"^\W{0,3}(?:note|notice|warning|caution|important|attention|update[d]?|correction|editor'?s note|deprecated|"
+    r"withdrawn|discontinued|obsolete|retired|danger)\b[^.!?]{0,60}?[:!\u2014]", re.IGNORECASE)
+WITHDRAWN = re.compile(
+    r"\b(?:withdrawn|discontinued|retracted|superseded|obsolete|deprecated|out of date|outdated|end[- ]of[- ]life|"
+    r"no longer (?:available|offered|supported|valid|true|maintained|sold|applies|apply))\b", re.IGNORECASE)
+
+
+def _text_notices(text: str, start: int, floor: int) -> str | None:
+    """Notices in the excerpt's section above it ("Note: ...", "This plan was withdrawn."): short
+    lines between its heading (`floor`) and its own line that open like a notice or say the thing
+    is withdrawn, nearest first."""
+    found: list[str] = []
+    line: tuple[int, int] | None = (text.rfind("\n", 0, start) + 1,) * 2
+    while len(found) < MAX_NOTICES:
+        line = _previous_line(text, line[0]) if line is not None else None
+        if line is None or line[0] < floor:
+            break
+        content = text[slice(*line)].strip()
+        if len(content) <= MAX_NOTICE_LINE_CHARS and (NOTICE_START.match(content) or WITHDRAWN.search(content)):
+            found.append(_clean(content))
+    return NOTICE_SEPARATOR.join(found) or None
+
+
+NOTICE_SEPARATOR = " / "
+PATH_SEPARATOR = " \u203a "
+MAX_PARAGRAPH_CHARS = 1200
+MAX_NEIGHBOUR_CHARS = 400
+
+
+def anchor_of(page: StoredPage, at: tuple[int, int]) -> Anchor:
+    """Where an excerpt found at normalized offsets `at` stands: the normalized text there and
+    which of its places in the page it is, so the page's HTML can be read at the same place."""
+    key = page.normalized[at[0]:at[1]]
+    nth = count = 0
+    position = find_at_bounds(page.normalized, key, 0)
+    while position >= 0 and count < MAX_ANCHOR_PLACES:
+        nth += position < at[0]
+        count += 1
+        position = find_at_bounds(page.normalized, key, position + 1)
+    before = page.normalized[max(0, at[0] - ANCHOR_BEFORE_CHARS):at[0]]
+    return Anchor(key, nth, max(count, 1), before.split(" ", 1)[-1] if at[0] > ANCHOR_BEFORE_CHARS else before)
+
+
+ANCHOR_BEFORE_CHARS = 120
+
+
+MAX_ANCHOR_PLACES = 200
+
+
+def find_context_and_anchor(excerpt: str, page: StoredPage) -> tuple[ExcerptContext, Anchor] | None:
+    """`find_context` and the anchor of the excerpt's first part (`anchor_of`), or None."""
+    match = find_excerpt(excerpt, page, spans=False)
+    if not match.ok or not match.at:
+        return None
+    context = _context_at(excerpt, page, match)
+    return (context, anchor_of(page, match.at[0])) if context is not None else None
+
+
+def _strings(value: object, limit: int = 10) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    return [item for item in value[:limit] if isinstance(item, str) and item.strip()] if isinstance(value, list) else []
+
+
+def with_structure(context: ExcerptContext, structure: object) -> ExcerptContext:
+    """`context` with what the page's HTML says around the excerpt (page_structure.Structure, as
+    the child answered it: checked here, it is page text) in place of what the stored text
+    guessed: the headings' path, the terms, the table's header and row, the lead-in, the
+    notices, the whole paragraph and the blocks beside it."""
+    if not isinstance(structure, dict):
+        return context
+
+    def one(name: str, limit: int = MAX_PIECE_CHARS, separator: str = PATH_SEPARATOR) -> str | None:
+        return _clean(separator.join(_strings(structure.get(name))), limit) or None
+
+    paragraph = one("paragraph", MAX_PARAGRAPH_CHARS)
+    return context._replace(
+        heading=one("path", MAX_PIECE_CHARS * 2) or context.heading, term=one("term"),
+        columns=_clean(" | ".join(_strings(structure.get("columns"), 40))) or None, column=one("column"),
+        row=one("row"), lead_in=one("lead_in"), notice=one("notice", MAX_PIECE_CHARS * 3, NOTICE_SEPARATOR),
+        paragraph=paragraph if paragraph != context.sentence else None,
+        before=one("before", MAX_NEIGHBOUR_CHARS), after=one("after", MAX_NEIGHBOUR_CHARS))
 
 
 def _continued(text: str, line: tuple[int, int]) -> bool:
@@ -260,8 +468,9 @@ def _starts_a_block(text: str, above: tuple[int, int] | None, start: int) -> boo
 def _is_short(line: str) -> bool:
     """Whether a line reads as a heading or a term: short, and not ended like a sentence."""
     line = line.strip()
+    bare = line.rstrip(")]\"'\u201d\u2019")
     return (0 < len(line) <= MAX_HEADING_CHARS and len(line.split()) <= MAX_HEADING_WORDS
-            and line[-1] not in ".!?,;")
+            and bare[-1:] not in (".", "!", "?", ",", ";", ":", ""))
 
 
 def _clean(text: str, limit: int = MAX_PIECE_CHARS) -> str:

@@ -21,6 +21,7 @@ import logging
 import resource
 from dataclasses import dataclass
 
+from .page_meta import page_metadata
 from .snapshots import MAX_TEXT_CHARS
 from .transport import FetchedPage, FetchError
 
@@ -32,6 +33,8 @@ class PageText:
     text: str
     extractor: str
     truncated: bool = False  # the page had more text (or PDF pages) than ExtractLimits keeps
+    site_name: str = ""  # the site's name and publication date the page's metadata states (page_meta.py)
+    published: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,8 @@ def extract_in_process(page: FetchedPage, limits: ExtractLimits = ExtractLimits(
     title = result.title
     if not title and kind != "html":
         title = _first_line(text)  # a PDF without metadata, a text file: its first line
-    return PageText(title or page.final_url, result.other_titles, text, result.extractor, truncated)
+    return PageText(title or page.final_url, result.other_titles, text, result.extractor, truncated,
+                    result.site_name, result.published)
 
 
 # --- The extraction child ---------------------------------------------------------------
@@ -142,7 +146,8 @@ def _extract_in_child(page: FetchedPage, limits: ExtractLimits) -> PageText:
     if "error" in result:
         raise FetchError(str(result["error"]))
     return PageText(str(result["title"]), tuple(result["other_titles"]), str(result["text"]),
-                    str(result["extractor"]), bool(result["truncated"]))
+                    str(result["extractor"]), bool(result["truncated"]), str(result.get("site_name") or ""),
+                    str(result.get("published") or ""))
 
 
 def _child_main() -> int:
@@ -157,7 +162,8 @@ def _child_main() -> int:
     try:
         content = extract_in_process(page, limits)
         out: dict = {"title": content.title, "other_titles": list(content.other_titles), "text": content.text,
-                     "extractor": content.extractor, "truncated": content.truncated}
+                     "extractor": content.extractor, "truncated": content.truncated,
+                     "site_name": content.site_name, "published": content.published}
     except FetchError as exc:
         out = {"error": str(exc)}
     except MemoryError:
@@ -247,7 +253,8 @@ def _extract_html(page: FetchedPage) -> PageText:
         other = (metadata.title,)
     if not title and other:
         title, other = other[0], ()
-    return PageText(title, other, text or "", extractor)
+    stated = page_metadata(markup)
+    return PageText(title, other, text or "", extractor, site_name=stated.site_name, published=stated.published)
 
 
 def _extract_pdf(page: FetchedPage, max_pages: int, max_chars: int) -> PageText:

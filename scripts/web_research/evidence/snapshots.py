@@ -97,6 +97,10 @@ class Snapshot(NamedTuple):
     # The page's WARC (`archive` in the record): None for a page never archived (fetched before
     # fetch kept the exchange).
     archive: "ArchiveRef | None" = None
+    # The site's name and publication date the page's metadata states ("" where it states none;
+    # None in a record written before fetch kept them: evidence/page_meta.py).
+    site_name: str | None = None
+    published: str | None = None
 
     @property
     def archive_path(self) -> Path | None:
@@ -153,6 +157,8 @@ def store_snapshot(
     warc: bytes | None = None,
     body_sha256: str = "",
     archive_ms: int = 0,
+    site_name: str = "",
+    published: str = "",
 ) -> Snapshot:
     """Write `text` and its metadata under `run_dir/sources/`, atomically, and `warc` (the
     page's WARC, archive.py; `body_sha256`: of the body it holds decoded) beside them.
@@ -178,6 +184,8 @@ def store_snapshot(
         "chars": len(text),
         "extractor": extractor,
         "truncated": truncated,
+        "site_name": site_name,
+        "published": published,
         "text_file": text_path.name,
     }
     if warc is not None:
@@ -251,6 +259,9 @@ def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
     truncated = meta.get("truncated", False)  # absent in records written before the field existed
     if not isinstance(truncated, bool):
         raise SnapshotError(f"{meta_path}: field 'truncated' must be true or false")
+    for name in ("site_name", "published"):  # absent in records written before fetch kept them
+        if meta.get(name) is not None and not isinstance(meta[name], str):
+            raise SnapshotError(f"{meta_path}: field '{name}' must be a string")
     text_path = _beside(meta_path, meta["text_file"], "text_file")
     archive = _archive_ref(meta_path, meta.get("archive"))
     return Snapshot(
@@ -268,6 +279,8 @@ def _from_meta(meta: dict, meta_path: Path) -> Snapshot:
         text_path=text_path,
         truncated=truncated,
         archive=archive,
+        site_name=meta.get("site_name"),
+        published=meta.get("published"),
     )
 
 

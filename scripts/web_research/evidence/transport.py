@@ -72,8 +72,13 @@ class HTTPStatusError(FetchError):
         self.url = url
 
 
-class HostNotFound(FetchError):
-    """DNS says the host name does not exist (not a failure to ask: that is a plain FetchError)."""
+class NameNotResolved(FetchError):
+    """The host name gave no address here: no answer (offline, EAI_AGAIN) or no such name. Either
+    way it says nothing about the site itself (recheck: unreachable, never gone)."""
+
+
+class HostNotFound(NameNotResolved):
+    """The resolver says the host name does not exist (EAI_NONAME): offline resolvers say it too."""
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,7 @@ def system_resolver(host: str, port: int) -> list[str]:
     except (socket.gaierror, UnicodeError) as exc:
         if isinstance(exc, socket.gaierror) and exc.errno in _NO_SUCH_HOST:
             raise HostNotFound(f"cannot resolve host {host!r}: {exc}") from exc
-        raise FetchError(f"cannot resolve host {host!r}: {exc}") from exc
+        raise NameNotResolved(f"cannot resolve host {host!r}: {exc}") from exc
     seen: list[str] = []
     for info in infos:
         address = str(info[4][0])
@@ -214,7 +219,7 @@ def resolve_target(url: str, resolver: Resolver, allow_loopback: bool = False) -
         literal = None
     addresses = [str(literal)] if literal is not None else resolver(host, port)
     if not addresses:
-        raise FetchError(f"cannot resolve host {host!r}")
+        raise NameNotResolved(f"cannot resolve host {host!r}")
     for address in addresses:
         problem = address_problem(address, allow_loopback)
         if problem:

@@ -163,14 +163,15 @@ def internal_error_notice(payload: Mapping[str, Any], env: Mapping[str, str]) ->
 
 
 def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
-             env: Mapping[str, str] | None = None, limits: bool = False) -> int:
+             env: Mapping[str, str] | None = None, limits: bool = False, stderr: TextIO | None = None) -> int:
     """Read the payload, decide, print; never crash. `limits`: bound this process's time
     and memory (the hook scripts ask for it).
 
     This is the one place where failures are judged, for every event: an exception, the
     hook's own deadline or a payload that is not what the client sends (`check`) is
     logged, then refused while a run is open (`failure_decision`) and left quiet outside
-    one."""
+    one. A SubagentStop block leaves as `subagent_feedback` says; every other decision is one
+    JSON line on stdout, and the hook exits 0."""
     env = os.environ if env is None else env
     stdout = sys.stdout if stdout is None else stdout
     parsed: Payload | None = None
@@ -191,6 +192,10 @@ def run_hook(event: str, stdin: Any = None, stdout: TextIO | None = None,
         _stop_alarm()
         decision = _failed(event, parsed, raw, env, exc)
     _stop_alarm()
+    feedback = subagent_feedback(event, decision)
+    if feedback is not None:
+        _write_feedback(feedback, env, stderr)
+        return EXIT_FEEDBACK
     if decision:
         stdout.write(serialize(decision) + "\n")
     return 0
@@ -667,6 +672,42 @@ def _shorten(text: str, budget: int) -> str:
             break
         keep += 1
     return text[:keep] + note(len(text) - keep)
+
+
+# --- a subagent's feedback ---------------------------------------------------------------
+
+EXIT_FEEDBACK = 2  # the client's "blocking error" code: stderr is the model's to read
+FEEDBACK_FD_ENV = "WEB_RESEARCH_FEEDBACK_FD"  # hooks/run: the client's stderr (the hook's own goes to its log)
+
+
+def subagent_feedback(event: str, decision: ClientJSON) -> str | None:
+    """A SubagentStop block as the text to send the subagent once; None for any other decision.
+
+    Claude Code 2.1.328 hands a subagent a JSON block's `reason` twice, as "Stop hook feedback"
+    and again as a "SubagentStop hook blocking error"; the same text on stderr with exit code 2
+    reaches it once, as the feedback (claude-code-facts.md). The person sees neither."""
+    if event != "SubagentStop" or decision.get("decision") != "block":
+        return None
+    return str(decision.get("reason") or "")  # within MAX_TEXT already (to_json)
+
+
+def _write_feedback(text: str, env: Mapping[str, str], stderr: TextIO | None) -> None:
+    """`text` to the client's stderr: the descriptor hooks/run kept for it (FEEDBACK_FD_ENV), else
+    this process's stderr (a test's stream, a hook run by hand)."""
+    if stderr is not None:
+        stderr.write(text)
+        return
+    data = text.encode("utf-8", "backslashreplace")
+    number = env.get(FEEDBACK_FD_ENV, "")
+    if number.isdigit():
+        try:
+            while data:
+                data = data[os.write(int(number), data):]
+            return
+        except OSError:
+            pass
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 # --- the hooks' failure log --------------------------------------------------------------

@@ -17,6 +17,7 @@ from .. import formats
 from ..core.clock import utc_stamp
 from ..core.paths import data_dir
 from ..evidence import ledger
+from ..evidence.snapshots import SnapshotError, find_snapshot
 from ..metrics.usage import ALLOWED, DENIED, PAGE_READ, SEARCH, AgentUsage, fold
 from ..run.budget import budget_for
 from .rules.budgets import RunLimits, Verdict, decide_page_read, decide_search, orchestrator_verdict
@@ -56,7 +57,7 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
             verdict = decide_search(usage, limits.searches, query)  # type: ignore[union-attr]
         else:
             verdict = decide_page_read(usage, limits.page_reads, url, offset,  # type: ignore[union-attr]
-                                       find=find is not None)
+                                       find=find is not None, stored=offset > 0 and stored_in_run(run_dir, url))
         if verdict.allowed:
             if tool == "WebSearch":
                 item = ledger.entry(SEARCH, agent_id, slug, tool_use_id=call, phase=ALLOWED, query=query)
@@ -69,6 +70,14 @@ def check(env: Mapping[str, str], run_dir: str, *, agent_id: object, slug: objec
         ledger.append(path, [item])
         write_progress(run_dir, entries + [item], limits)
     return verdict
+
+
+def stored_in_run(run_dir: str, url: str) -> bool:
+    """Does the run hold a readable snapshot of `url` (fetch would serve it without a download)?"""
+    try:
+        return find_snapshot(Path(run_dir), url) is not None
+    except (SnapshotError, OSError, ValueError):
+        return False
 
 
 def record(env: Mapping[str, str], run_dir: str, kind: str, agent_id: object, slug: object,

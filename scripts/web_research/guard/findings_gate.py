@@ -30,21 +30,22 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from ..checks.citation_checks import citation_checks
-from ..checks.claims import claim_records, claims_checks, sealed_page_titles
+from ..checks.claims import claim_records, claims_checks, plan_bullet_ids, sealed_page_titles
 from ..checks.findings import findings_checks, load_findings
 from ..checks.integrity import citation_integrity_checks
 from ..checks.markdown_form import findings_form_check
-from ..checks.text_controls import bidi_check, control_check
+from ..checks.text_controls import bidi_check, blank_check, control_check
 from ..core.fsutil import RunFileError, read_run_file, read_run_text
 from ..core.schema_validation import load_schema
-from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, STATUS_FAILED
+from ..formats import FINDINGS_PLUGIN_FIELDS, FINDINGS_STUB_REASON, MAX_MARKDOWN_BYTES, PLAN_FILE, STATUS_FAILED
 from .adapter import log_failure
 from .briefs_match import Brief
 
 # Check ids (after "findings.<slug>.") that SubagentStop insists on.
 FRONTMATTER_CHECKS = ("frontmatter", "status", "reason", "subtopic", "brief_hash")
-CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "claims.grounded", "text.bidi",
-                   "text.controls", "markdown")
+CITATION_CHECKS = ("citations.required", "citations.verbatim", "citations.snapshot", "citations.title",
+                   "citations.final_url", "claims.grounded", "text.bidi",
+                   "text.controls", "text.blank", "markdown")
 FRONTMATTER_SCHEMA = "findings-frontmatter.schema.json"
 
 
@@ -151,12 +152,24 @@ def _unread(brief: Brief, found: Any, sealed: Mapping[str, Any], where: Where) -
     return _problems(checks, {f"findings.{brief.slug}.citations.snapshot"}, path, where)
 
 
+def _plan_bullet_ids(run_dir: Path) -> frozenset[str] | None:
+    """The plan's bullet ids, so a findings list item is read as verify reads it (a `4.99:` label
+    the plan has no bullet for is a figure, issue 44); None when the plan cannot be read."""
+    from ..run.plan import PlanError, load_plan
+
+    try:
+        return plan_bullet_ids(load_plan(run_dir / PLAN_FILE, run_dir))
+    except (PlanError, OSError):
+        return None
+
+
 def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | None = None,
                        where: Where = at_path) -> list[str]:
     path = found.path
     scope = f"findings.{brief.slug}"
     # The text as a person reads it: no control character, no Markdown form no check reads.
     shown = [control_check(scope, path, found.body, found.body_first_line),
+             blank_check(scope, path, found.body, found.body_first_line),
              findings_form_check(scope, path, found.doc, (c.url for c in found.citations if c.url))]
     if not found.citations:
         return _problems(shown, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)
@@ -168,7 +181,7 @@ def _citation_problems(brief: Brief, found: Any, sealed: Mapping[str, Any] | Non
     # sentence states appears in an excerpt it cites (claims.py; verify checks the same).
 
     checks += claims_checks(claim_records(path, scope, found.doc, found.citations,
-                                          sealed_page_titles(run_dir, sealed)))
+                                          sealed_page_titles(run_dir, sealed), _plan_bullet_ids(run_dir)))
 
     checks.append(bidi_check(scope, path, found.body, found.body_first_line))
     return _problems(checks, {f"{scope}.{name}" for name in CITATION_CHECKS}, path, where)

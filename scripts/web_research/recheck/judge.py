@@ -10,9 +10,11 @@ differ, and the differing words that are figures (a price, a percent, a multipli
 quantities `checks.quantities` reads) are named apart, since a changed figure is what a
 reader of a report most needs to know about.
 
-When the excerpt is still there, what surrounds it is compared too (`context_changes`: the
-heading, the term, the sentences before, around and after it, as the claim-checker saw them
-in the snapshot): "It is no longer true that <excerpt>" is a changed page, not an unchanged one.
+When the excerpt is still there, what surrounds it is compared too (`context_changes`: every
+piece the claim-checker saw in the snapshot, headings, notices, term, lead-in, table header and
+row, paragraph, the text before and after, read the same way on both pages): "It is no longer
+true that <excerpt>", a "withdrawn" notice or a lead-in added above it is a changed page, not an
+unchanged one.
 """
 from __future__ import annotations
 
@@ -57,15 +59,21 @@ class Baseline:
     context: ExcerptContext | None = None  # what surrounded the excerpt in the snapshot
 
 
+_FIND = object()  # judge's default: the live context is read from the live text
+
+
 def judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Baseline,
-          checked_at: str) -> CitationRecheck:
-    """The state of footnote `number` (see record.STATES) and the one line that says why."""
-    found = _judge(number, url, excerpt, live, baseline, checked_at)
+          checked_at: str, live_context: ExcerptContext | None | object = _FIND) -> CitationRecheck:
+    """The state of footnote `number` (see record.STATES) and the one line that says why.
+    `live_context`: the excerpt's context in the live page read the same way as `baseline.context`
+    (with the page's HTML structure when both pages have HTML: page_contexts.contexts); by default
+    the live text's alone."""
+    found = _judge(number, url, excerpt, live, baseline, checked_at, live_context)
     return replace(found, note=cut(found.note, MAX_NOTE_CHARS))
 
 
 def _judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Baseline,
-           checked_at: str) -> CitationRecheck:
+           checked_at: str, live_context: ExcerptContext | None | object = _FIND) -> CitationRecheck:
     common = {"number": number, "url": url, "status": live.status, "checked_at": checked_at,
               "final_url": live.final_url, "snapshot": baseline.snapshot, "in_snapshot": baseline.in_snapshot}
     if live.outcome == PAGE_GONE:
@@ -76,7 +84,8 @@ def _judge(number: int, url: str, excerpt: str, live: LiveOutcome, baseline: Bas
     moved_to = live.final_url if moved(url, baseline.final_url, live.final_url) else None
     match = find_excerpt(excerpt, live.page, spans=False)
     if match.ok and baseline.context is not None:
-        around = context_changes(baseline.context, find_context(excerpt, live.page))
+        now = find_context(excerpt, live.page) if live_context is _FIND else live_context
+        around = context_changes(baseline.context, now if isinstance(now, ExcerptContext) else None)
         if around:
             said = "; ".join(change.text() for change in around[:3])
             where = f"moved to {moved_to}; the excerpt is there" if moved_to else "the excerpt is still in the page"

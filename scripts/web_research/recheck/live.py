@@ -6,10 +6,12 @@ loopback only when a test asks, one deadline, a size bound) and its text extract
 pool of threads fetches a few pages at a time; each page is handed back as soon as it is
 done, so a report with many sources never holds all their texts at once.
 
-What went wrong is sorted into the recheck's words: an HTTP 404 or 410, or a host name DNS
-says does not exist, is `gone`; anything else that leaves no text to judge (a timeout, a
-refused address, a page past the size bound, another HTTP error, an unreadable body) is
-`unreachable`, which is no verdict.
+What went wrong is sorted into the recheck's words: only an answer from the site itself, an
+HTTP 404 or 410, is `gone`. Anything else that leaves no text to judge is `unreachable`, which
+is no verdict: a timeout, a refused address, a page past the size bound, another HTTP error, an
+unreadable body, and a host name that does not resolve. A failed lookup says nothing about the
+site: offline, or behind a resolver that answers for some names and not others, every name fails
+to resolve, and calling each page gone would be false.
 """
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ from typing import Callable, Iterable, Iterator
 from urllib.parse import urlsplit
 
 from ..evidence.archive import body_sha256
-from ..evidence.extraction import ExtractLimits, extract_page
-from ..evidence.transport import (FetchError, FetchLimits, HostNotFound, HTTPStatusError, Resolver,
+from ..evidence.extraction import ExtractLimits, extract_page, page_kind
+from ..evidence.transport import (FetchedPage, FetchError, FetchLimits, HTTPStatusError, NameNotResolved, Resolver,
                                   system_resolver, fetch_page)
 from .record import (ANSWERED, MAX_ERROR_CHARS, MAX_URL_CHARS, PAGE_GONE, PAGE_UNREACHABLE, cut, utc_now,
                      utc_text)
@@ -58,6 +60,8 @@ class LivePage:
     fetched_at: str
     seconds: float
     body_sha256: str | None = None  # of the body as the extractor reads it, to compare with the archived one
+    html: bytes | None = None  # the body of an HTML page, whose structure is compared (judge.context_changes)
+    charset: str | None = None
 
 
 def fetch_live(url: str, transport: Transport) -> LivePage:
@@ -66,12 +70,14 @@ def fetch_live(url: str, transport: Transport) -> LivePage:
     began = time.monotonic()
 
     body: list[str] = []
+    html: list[FetchedPage] = []
 
     def done(outcome: str, status: int | None = None, final_url: str | None = None, text: str | None = None,
              truncated: bool = False, error: str | None = None) -> LivePage:
         return LivePage(url, outcome, status, final_url and cut(final_url, MAX_URL_CHARS), text, truncated,
                         error and cut(" ".join(error.split()), MAX_ERROR_CHARS), fetched_at,
-                        round(time.monotonic() - began, 3), body[0] if body else None)
+                        round(time.monotonic() - began, 3), body[0] if body else None,
+                        html[0].body if html else None, html[0].charset if html else None)
 
     try:
         page = fetch_page(url, limits=transport.fetch_limits, allow_loopback=transport.allow_loopback,
@@ -79,9 +85,10 @@ def fetch_live(url: str, transport: Transport) -> LivePage:
     except HTTPStatusError as exc:
         outcome = PAGE_GONE if exc.status in GONE_STATUSES else PAGE_UNREACHABLE
         return done(outcome, exc.status, exc.url, error=str(exc))
-    except HostNotFound as exc:
+    except NameNotResolved as exc:
         host = urlsplit(url).hostname or url
-        return done(PAGE_GONE, error=f"the host {host} no longer exists ({exc})")
+        return done(PAGE_UNREACHABLE, error=f"the name {host} does not resolve here ({exc}): this machine may be "
+                    "offline or its resolver may not know the name; a lookup cannot tell that the site is gone")
     except FetchError as exc:  # RefusedURL included: the address policy is `fetch`'s
         return done(PAGE_UNREACHABLE, error=str(exc))
     except (ValueError, OSError) as exc:
@@ -94,6 +101,8 @@ def fetch_live(url: str, transport: Transport) -> LivePage:
     except Exception as exc:  # an extraction library failing on odd input: still one line
         return done(PAGE_UNREACHABLE, page.status, page.final_url,
                     error=f"{page.final_url}: cannot extract the page's text ({type(exc).__name__}: {exc})")
+    if page_kind(page) == "html":
+        html.append(page)
     return done(ANSWERED, page.status, page.final_url, content.text, content.truncated)
 
 

@@ -32,8 +32,8 @@ MAX_RECORD_BYTES = 8 * 1024 * 1024
 UNCHANGED = "unchanged"  # the excerpt is still in the live page (verify's matching rules)
 CHANGED = "changed"  # the page answers, the excerpt is not in it, or what surrounds it changed
 MOVED = "moved"  # the URL now leads elsewhere; the excerpt is judged on the new page
-GONE = "gone"  # 404 or 410, or the host no longer exists
-UNREACHABLE = "unreachable"  # no answer to judge (network error, timeout, refused, too large): no verdict
+GONE = "gone"  # the site itself answered 404 or 410 (a name that does not resolve is unreachable)
+UNREACHABLE = "unreachable"  # no answer to judge (network error, no address, timeout, refused, too large)
 STATES = (UNCHANGED, CHANGED, MOVED, GONE, UNREACHABLE)
 # The states that say the report no longer stands as written (exit 1).
 VERDICT_STATES = (CHANGED, MOVED, GONE)

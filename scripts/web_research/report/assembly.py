@@ -162,10 +162,10 @@ def _resolve(m: Mark, findings: Mapping[str, Mapping[int, Entry]], current: Mapp
             return None
         return entries[m.number].key
     if m.number not in current:
-        problems.append(Problem(m.line, f"[^{m.number}] has no entry in report.md's Sources, so nothing says which "
-                                        "source it stands for (finish does not guess from an earlier numbering): "
-                                        f"cite the source by reference, {SHAPE}, e.g. {EXAMPLE}; "
-                                        "`web-research gaps` and the findings files list the footnotes"))
+        problems.append(Problem(m.line, f"[^{m.number}] has no entry in report.md's Sources: cite the source by "
+                                        f"reference, {SHAPE}, e.g. {EXAMPLE} (nothing says which source the number "
+                                        "stands for, and finish does not guess from an earlier numbering; "
+                                        "`web-research gaps` and the findings files list the footnotes)"))
         return None
     key = current[m.number]  # found by the entry's title, URL and excerpt among the findings entries
     if key is None:

@@ -19,6 +19,7 @@ from .. import formats
 from ..checks.absence import AbsenceItem, run_items as run_absence_items
 from ..checks.absence import prompt_lines as absence_prompt_lines
 from ..checks.claims import ClaimRecord, run_excerpt_contexts
+from ..evidence.conditions import Condition, dropped_conditions
 from ..evidence.excerpt_context import ExcerptContext
 from ..checks.parsed_run import ParsedRun
 from ..checks.verdicts import (VerdictFile, decide, next_file_number, report_records, unique_by_key, verdict_files,
@@ -59,15 +60,17 @@ def pending(records: Sequence[ClaimRecord], files: Sequence[VerdictFile], voting
 
 
 def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence[VerdictFile],
-                  voting: bool, contexts: Callable[[str, str], ExcerptContext | None] | None = None,
+                  voting: bool,
+                  contexts: Callable[[Sequence[tuple[str, str]]], list[ExcerptContext | None]] | None = None,
                   absences: Sequence[AbsenceItem] = ()) -> CheckerPrompt | None:
     """The exact prompt of the next claim-checker, or None when every claim is decided.
 
     The claims are numbered 1..n and the checker answers by number (`parse_answer`); the
     numbers map to `keys` in order, which the dispatch record keeps, so no model copies a key.
-    `contexts(url, excerpt)`: each excerpt's context in its stored page (claims.run_excerpt_contexts),
-    shown under it, so the checker judges the excerpt as its page says it. `absences`: the statements
-    of absence, numbered after the claims, each with its closest passages (checks/absence.py)."""
+    `contexts([(url, excerpt)])`: each excerpt's context in its stored page (claims.run_excerpt_contexts,
+    all at once: one read of each page's structure), shown under it with the conditions around it
+    the claim leaves out, so the checker judges the excerpt as its page says it. `absences`: the
+    statements of absence, numbered after the claims, each with its closest passages (checks/absence.py)."""
     round_, claims = pending(records, files, voting, absences)
     if not claims:
         return None
@@ -79,6 +82,9 @@ def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence
              f"Round: {round_}" + (" (other checkers found these claims partial or unsupported; judge them afresh)"
                                    if round_ == ROUND_VOTE else ""),
              f"Claims: {len(claims)}", ""]
+    pairs = [(url, excerpt) for _key, r in claims if not isinstance(r, AbsenceItem)
+             for _footnote, url, excerpt in r.excerpts]
+    found = iter(contexts(pairs) if contexts is not None else [None] * len(pairs))
     for number, (_key, r) in enumerate(claims, start=1):
         if isinstance(r, AbsenceItem):
             lines += absence_prompt_lines(number, r)
@@ -87,27 +93,55 @@ def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence
         lines.append(f"Claim: {r.claim.text}")
         for footnote, url, excerpt in r.excerpts:
             lines.append(f"Excerpt [^{footnote}] ({url or 'no URL'}): \"{' '.join(excerpt.split())}\"")
+            context = next(found)
             if contexts is not None:
-                lines += context_lines(contexts(url, excerpt) if url else None)
+                lines += context_lines(context if url else None)
+                lines += condition_lines(dropped_conditions(r.claim.text, excerpt, context if url else None))
+        lines += computed_lines(r)
         lines.append("")
     lines.append(answer_instruction(len(claims)))
     return CheckerPrompt(round_, str(target), tuple(k for k, _ in claims), "\n".join(lines))
 
 
-CONTEXT_NAMES = {"heading": "Heading", "term": "Term", "before": "Before", "sentence": "Sentence",
-                 "after": "After"}  # in the order shown
+CONTEXT_NAMES = {"heading": "Headings", "notice": "Notice", "term": "Term", "lead_in": "Lead-in",
+                 "columns": "Columns", "column": "Column", "row": "Row", "before": "Before",
+                 "paragraph": "Paragraph", "sentence": "Sentence", "after": "After"}  # in the order shown
+CONDITIONS_LABEL = "Conditions the claim leaves out"
 NO_CONTEXT = "  Context: none (no stored page holds this excerpt)"
 
 
 def context_lines(context: ExcerptContext | None) -> list[str]:
-    """The lines that show an excerpt's context under it: its page's heading, the term it
-    describes, and the sentence before, its own and the one after (each only when there is one)."""
+    """The lines that show an excerpt's context under it (each piece only when there is one): the
+    headings above it, notices around it, the term it describes, its list's lead-in, its table's
+    header row, column and row label, and the paragraph (else the sentence) it stands in between
+    the text before and after it."""
     if context is None:
         return [NO_CONTEXT]
     shown = context._asdict()
-    if shown["before"] and shown["before"] in (shown["heading"], shown["term"]):
-        shown["before"] = None  # the line above is the heading or the term: shown once
+    if shown["before"] and shown["before"] in (shown["heading"], shown["term"], shown["lead_in"]):
+        shown["before"] = None  # the line above is the heading, the term or the lead-in: shown once
+    if shown["paragraph"]:
+        shown["sentence"] = None  # the paragraph holds it
     return [f"  {label}: \"{shown[name]}\"" for name, label in CONTEXT_NAMES.items() if shown[name]]
+
+
+def condition_lines(conditions: Sequence[Condition]) -> list[str]:
+    """One line naming the page's conditions around the excerpt that the claim does not state."""
+    if not conditions:
+        return []
+    said = "; ".join(", ".join(f"\"{phrase}\"" for phrase in c.phrases) + f" in \"{c.clause}\"" for c in conditions)
+    return [f"  {CONDITIONS_LABEL}: {said}"]
+
+
+COMPUTED_LABEL = "Computed"  # issue 44 (helper F): a figure the claim computes, and from what
+
+
+def computed_lines(record: ClaimRecord) -> list[str]:
+    """A line naming each figure the claim computes from its excerpts' figures, and the arithmetic
+    the figure rule checked (checks/figure_arithmetic.py): the checker judges whether the claim
+    means that computation (which figure came first, of what the share is)."""
+    derived = record.grounding.derived
+    return [f"{COMPUTED_LABEL}: {'; '.join(derived)}"] if derived else []
 
 
 def answer_instruction(count: int) -> str:

@@ -30,7 +30,7 @@ from ..core.result import Check
 from ..run.finish_record import FinishRecord, read_record, write_record
 from ..run.return_object import return_object
 from .assembly import Problem, assemble, entries_of, sources_span
-from .gaps import gap_lines, place, without
+from .gaps import gap_lines, own_lines, place, without
 
 CLAIMS_CHECKED = "report.claims.checked"
 REFERENCES_CHECK = "report.references"
@@ -58,7 +58,8 @@ def assemble_report(run_dir: Path, record: FinishRecord) -> tuple[list[str], lis
             findings[slug] = entries_of(slug, read_run_text(found.path, run_dir), found.citations)
         except RunFileError:
             continue
-    result = assemble(text, findings, recorded_numbering(record), parse_report(text).citations,
+    rest = without_own_gaps(text, parsed, record)
+    result = assemble(rest, findings, recorded_numbering(record), parse_report(text).citations,
                       record.get("sources"))
     if result.problems:
         return result.notes, result.problems
@@ -74,15 +75,26 @@ def assemble_report(run_dir: Path, record: FinishRecord) -> tuple[list[str], lis
     return result.notes, []
 
 
+def _unreadable(parsed: ParsedRun) -> dict[str, str]:
+    return {path.stem: getattr(error, "reason", str(error)) for path, error in parsed.unreadable.items()
+            if path.parent.name == formats.FINDINGS_DIR}
+
+
+def without_own_gaps(text: str, parsed: ParsedRun, record: FinishRecord) -> str:
+    """The report without finish's own Gaps lines: those the last finish wrote and any it could
+    write now, also where a model added references to one (they cite nothing: the line is
+    finish's, and a reference would make it a claim), so the assembly numbers only the model's."""
+    own = own_lines(parsed.plan, parsed.findings, _unreadable(parsed)) if parsed.plan is not None else set()
+    return without(text, record.get("gaps", []), own)
+
+
 def with_recorded_gaps(text: str, parsed: ParsedRun, record: FinishRecord) -> str:
-    """The report with the Gaps & Limitations bullets of every recorded failure (gaps.py):
-    the ones the last finish wrote are taken out, the current ones put in; kept in the record."""
+    """The report (without finish's own lines: `without_own_gaps`) with the Gaps & Limitations
+    bullets of every recorded failure (gaps.py) put in; kept in the record."""
     rest = without(text, record.get("gaps", []))
     if parsed.plan is None:
         return rest
-    unreadable = {path.stem: getattr(error, "reason", str(error)) for path, error in parsed.unreadable.items()
-                  if path.parent.name == formats.FINDINGS_DIR}
-    lines = gap_lines(parsed.plan, parsed.findings, unreadable, gaps_text(parse_report(rest)))
+    lines = gap_lines(parsed.plan, parsed.findings, _unreadable(parsed), gaps_text(parse_report(rest)))
     record["gaps"] = lines
     return place(rest, lines)
 
@@ -159,7 +171,6 @@ def finish_run(run_dir: Path, by_hook: bool = False) -> Outcome:
     record = read_record(run_dir)
     before = report_stamp(run_dir)
     notes, problems = assemble_report(run_dir, record)
-    write_record(run_dir, record)  # the checks read the Gaps lines finish just wrote from the record
     checks, failing = check_report(run_dir, problems)
     if notes:  # kept with the run; shown with the next failing checks, never beside the return object
         record["notes"] = notes

@@ -1,21 +1,29 @@
 """The Gaps & Limitations bullets `finish` writes, so the model never copies one.
 
 What the run itself records it could not establish is written by code at the top
-of report.md's Gaps & Limitations, one shape per kind, with the reason the
-findings give:
+of report.md's Gaps & Limitations, one shape per kind. A line is built only from
+fixed words and the plan as written before any page was read (a first-wave
+subtopic's name, a bullet's words, a findings file's status): nothing a researcher
+wrote reaches report.md this way (issue 43). The researcher's reasons stay in its
+findings file, which the line names; `gaps` and the view show them, marked as the
+researcher's words.
 
-- `- **Subtopic "<name>"** (<failed | empty | no findings file | unreadable>): <reason>. Not established: "<bullet>"; ….`
-- `- **<bullet>**: not established: <reason>.` (a bullet no subtopic line names; one a researcher
-  established only in part says so: `established only in part; not established: <reason>`)
+- `- **Subtopic "<name>"** (<failed | empty | no findings file | unreadable>): <fixed words>. Not established: "<bullet>"; ….`
+- `- **<bullet>**: not established; <fixed words>.` (a bullet no subtopic line names)
+- `- **<bullet>**: established only in part; <fixed words>.` (sources cited, the rest open)
 
-A bullet is named by its words, never by its plan id: a reader of the report never saw the plan.
+A bullet is named by its words, never by its plan id: a reader of the report never saw
+the plan. A second-wave subtopic was named after the first wave's pages were read, so
+its name is never quoted: its line names it by its place (`second_wave_label`, which
+`report.gaps.names.<slug>` accepts) and the first-wave bullets it aimed at.
 
-The model adds only its own limitations, in prose. A failure Gaps already names
-(a report written the old way, or by a model that wrote it anyway) gets no second
-bullet. `finish` keeps the lines it wrote in its record and takes them out again on
-its next run before writing the current ones, so a bullet a later wave covers
-disappears. A reason comes from a findings file (hostile): it is folded to one
-line, bounded, and its brackets made plain so it can never become a reference.
+Every line is finish's own: `own_lines` gives every line finish could write for the
+run as it stands, and the checks recognise those lines by their text (never judged as
+a claim or as the model's Gaps prose), so the plugin's words never fail its checks.
+The model adds only its own limitations, in prose. A failure Gaps already names gets no
+second bullet. `finish` keeps the lines it wrote in its record and takes them out again
+on its next run (also where the model added references to them) before writing the
+current ones, so a bullet a later wave covers disappears.
 Pure functions; report/finish.py does the I/O.
 """
 from __future__ import annotations
@@ -24,86 +32,155 @@ import re
 from typing import Sequence
 
 from .. import formats
-from ..checks.coverage import (STATE_MISSING, STATE_NOT_ESTABLISHED, bullet_states, gaps_names_bullet,
-                               subtopics_for)
+from ..checks.coverage import (STATE_MISSING, STATE_NOT_ESTABLISHED, STATE_PARTLY, TILDE, BulletState,
+                               bullet_states, gaps_names_bullet, subtopics_for, visible)
 from ..checks.findings import Findings
-from ..run.plan import Plan
+from ..run.plan import Plan, Subtopic
 
-MAX_REASON_CHARS = 300
 NO_FILE = "no findings file"
-NO_FILE_REASON = "the researcher returned without writing one"
+UNREADABLE = "unreadable"
 _GAPS_HEADING = re.compile(r"^##\s+" + r"\s*".join(re.escape(w) for w in formats.REPORT_SECTIONS[2].split())
                            + r"\s*$", re.IGNORECASE)
+# A reference or a number finish gave, as a model may add it to one of finish's lines.
+_MARK = re.compile(r"\[\^[^\]\s]*\]")
+# ASCII punctuation Markdown may read as structure inside a line (HTML, character references,
+# emphasis, code, links, footnotes): escaped, so the line shows and is read as the plan's very words.
+_ESCAPED = re.compile(r"([\\`*_\[\]<>&!|])")
 
 
-def plain(reason: str | None) -> str:
-    """A findings file's reason as one bounded line that no Markdown reads as structure."""
-    text = " ".join((reason or "no reason given").split()).replace("[", "(").replace("]", ")")
-    text = text.rstrip(".") or "no reason given"
-    return text if len(text) <= MAX_REASON_CHARS else text[:MAX_REASON_CHARS - 1].rstrip() + "\u2026"
+def words(text: str) -> str:
+    """A plan's words (a bullet, a subtopic's name) as a Gaps line names them: one line, each mark
+    Markdown could read as structure escaped (the parsed text is the words themselves, so
+    `coverage.gaps_names_bullet` and `report.gaps_name` recognise them). A `~`, which some viewers
+    strike out in pairs even escaped (markdown_form refuses a pair), is written as the tilde
+    operator `\u223c` that looks the same; coverage.words_key reads the two as one."""
+    return _ESCAPED.sub(r"\\\1", " ".join(visible(" ".join(text.split())).split())).replace("~", TILDE)
 
 
-def words(bullet_text: str) -> str:
-    """A bullet's words as a Gaps line names it: one line, no mark Markdown reads as structure
-    (`coverage.gaps_names_bullet` still recognises them as the bullet's)."""
-    return " ".join(bullet_text.split()).replace("[", "(").replace("]", ")").replace("*", "")
+def _status_words(status: str, where: str) -> str:
+    """What a subtopic's status means, in fixed words, naming the file (`where`) that holds the
+    researcher's reason."""
+    return {formats.STATUS_FAILED: f"its researcher did not complete it; {where} gives the researcher's reason",
+            formats.STATUS_EMPTY: f"its researcher found no source that establishes it; {where} gives the "
+                                  "researcher's reason",
+            NO_FILE: "its researcher returned without findings",
+            UNREADABLE: f"{where} cannot be read"}.get(status, "its findings cannot be used")
 
 
-def subtopic_line(name: str, status: str, reason: str | None, bullets: Sequence[str]) -> str:
-    """A failed subtopic's line, naming the bullets it leaves open by their words (`bullets`)."""
+def subtopic_line(name: str, slug: str, status: str, bullets: Sequence[str], label: str | None = None) -> str:
+    """A failed subtopic's line, naming the bullets it leaves open by their words (`bullets`); a
+    second-wave subtopic's (`label`, second_wave_label) names the bullets it aimed at instead, and
+    neither its name nor its file (whose name is its name's)."""
     named = "; ".join('"' + words(b) + '"' for b in bullets)
+    if label is not None:
+        return f"- **{label}** ({status}): {_status_words(status, 'its findings file')}." + (f" It aimed at: {named}." if bullets else "")
     tail = f" Not established: {named}." if bullets else ""
-    return f'- **Subtopic "{" ".join(name.split())}"** ({status}): {plain(reason)}.{tail}'
+    return f'- **Subtopic "{words(name)}"** ({status}): {_status_words(status, f"findings/{slug}.md")}.{tail}'
 
 
-def bullet_line(bullet_text: str, reason: str | None, bullet_id: str = "", partly: bool = False) -> str:
-    """A bullet's line, by its words; the findings' own `<id>: ` before each reason is left out."""
-    label = re.compile(r"^\s*" + re.escape(bullet_id) + r"\s*:\s*") if bullet_id else None
-    parts = [(label.sub("", part) if label else part).rstrip(". ") for part in (reason or "").split("; ")]
-    said = "established only in part; not established" if partly else "not established"
-    return f"- **{words(bullet_text)}**: {said}: {plain('; '.join(p for p in parts if p) or None)}."
+def bullet_line(bullet_text: str, state: str) -> str:
+    """A bullet's line, by its words: not established, or established only in part (`STATE_PARTLY`).
+    It names no subtopic or findings file: Gaps naming a subtopic acknowledges its findings'
+    defects (checklist._acknowledge_gaps), which a bullet's line must not do."""
+    said = {STATE_PARTLY: "established only in part; the researcher's findings name what is missing",
+            STATE_MISSING: "not established; its researchers left no usable findings"}.get(
+        state, "not established; no source the researcher's findings cite establishes it")
+    return f"- **{words(bullet_text)}**: {said}."
+
+
+def second_wave_label(plan: Plan, subtopic: Subtopic) -> str | None:
+    """How finish's line names a second-wave subtopic: by its place in the second wave (None for
+    a first-wave one, named by its name)."""
+    if not subtopic.second_wave:
+        return None
+    return f"Second-wave subtopic {next(i for i, s in enumerate(plan.second_wave, 1) if s.slug == subtopic.slug)}"
+
+
+def _line_for(plan: Plan, subtopic: Subtopic, status: str, states: Sequence[BulletState]) -> str:
+    """A failed subtopic's line: a first-wave one names the bullets it leaves missing, a second-wave
+    one the first-wave bullets it aimed at."""
+    label = second_wave_label(plan, subtopic)
+    if label is not None:
+        texts = {b.id: b.text for b in plan.bullets}
+        return subtopic_line(subtopic.name, subtopic.slug, status, [texts[i] for i in subtopic.targets if i in texts],
+                             label)
+    left = [s.bullet.text for s in states if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet)]
+    return subtopic_line(subtopic.name, subtopic.slug, status, left)
+
+
+def _subtopic_status(slug: str, findings: dict[str, Findings], unreadable: dict[str, str]) -> str | None:
+    """A subtopic's status as its line says it, or None when its findings are usable (ok)."""
+    found = findings.get(slug)
+    if found is None:
+        return UNREADABLE if slug in unreadable else NO_FILE
+    return found.status if found.status in (formats.STATUS_FAILED, formats.STATUS_EMPTY) else None
 
 
 def gap_lines(plan: Plan, findings: dict[str, Findings], unreadable: dict[str, str],
               gaps: str | None) -> list[str]:
     """The bullets for every recorded failure that `gaps` (Gaps & Limitations' text as
     report.gaps_text gives it, None when absent) does not name yet. `unreadable`: why
-    each findings file that is there could not be read, by slug."""
+    each findings file that is there could not be read, by slug (only which: the reason is not written)."""
     states = bullet_states(plan, findings, unreadable)
     folded = gaps or ""
     lines: list[str] = []
     listed: set[str] = set()  # ids a subtopic line names
     for subtopic in plan.all_subtopics:
-        found = findings.get(subtopic.slug)
-        if found is None:
-            status, reason = ("unreadable", unreadable[subtopic.slug]) if subtopic.slug in unreadable \
-                else (NO_FILE, NO_FILE_REASON)
-        elif found.status in (formats.STATUS_FAILED, formats.STATUS_EMPTY):
-            status, reason = found.status, found.reason
-        else:
+        status = _subtopic_status(subtopic.slug, findings, unreadable)
+        if status is None:
             continue
-        if " ".join(subtopic.name.split()).casefold() in folded or subtopic.slug.casefold() in folded:
+        label = second_wave_label(plan, subtopic)
+        if " ".join(subtopic.name.split()).casefold() in folded or subtopic.slug.casefold() in folded \
+                or (label is not None and label.casefold() in folded):
             continue
-        left = [s.bullet for s in states if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet)]
-        listed.update(b.id for b in left)
-        lines.append(subtopic_line(subtopic.name, status, reason, [b.text for b in left]))
+        if label is None:
+            listed.update(s.bullet.id for s in states
+                          if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet))
+        lines.append(_line_for(plan, subtopic, status, states))
     for state in states:
-        if state.state in (STATE_NOT_ESTABLISHED, STATE_MISSING) and state.bullet.id not in listed \
+        if state.state in (STATE_NOT_ESTABLISHED, STATE_PARTLY, STATE_MISSING) and state.bullet.id not in listed \
                 and not gaps_names_bullet(gaps, state.bullet):
-            lines.append(bullet_line(state.bullet.text, state.reason, state.bullet.id, state.partly))
+            lines.append(bullet_line(state.bullet.text, state.state))
     return lines
 
 
-def without(text: str, previous: Sequence[str]) -> str:
-    """The report with the lines an earlier `finish` wrote taken out (each where it still stands
-    as written, with any blank line finish put after the block)."""
-    if not previous:
+def own_lines(plan: Plan, findings: dict[str, Findings], unreadable: dict[str, str]) -> set[str]:
+    """Every line `finish` could write for this run as it stands, whatever Gaps names already:
+    the lines the checks recognise as finish's own."""
+    states = bullet_states(plan, findings, unreadable)
+    out: set[str] = set()
+    for subtopic in plan.all_subtopics:
+        status = _subtopic_status(subtopic.slug, findings, unreadable)
+        if status is not None:
+            out.add(_line_for(plan, subtopic, status, states))
+    out.update(bullet_line(s.bullet.text, s.state) for s in states
+               if s.state in (STATE_NOT_ESTABLISHED, STATE_PARTLY, STATE_MISSING))
+    return out
+
+
+def unmarked(line: str) -> str:
+    """A line without the reference marks a model may have added to it, as finish wrote it."""
+    return " ".join(_MARK.sub("", line).split()).replace(" .", ".").replace(" ;", ";")
+
+
+def is_own(line: str, own: set[str]) -> bool:
+    """Whether a report line is one of finish's (`own`), as written or with references added."""
+    text = line.strip()
+    return text in own or ("[^" in text and unmarked(text) in own)
+
+
+def without(text: str, previous: Sequence[str], own: set[str] = frozenset()) -> str:  # type: ignore[assignment]
+    """The report with the lines an earlier `finish` wrote (`previous`), or any it could write now
+    (`own`), taken out: each where it still stands, as written or with references a model added,
+    with any blank line finish put after the block."""
+    if not previous and not own:
         return text
     for block in ("\n".join(previous) + "\n\n", "\n".join(previous) + "\n"):
-        if block in text:
-            return text.replace(block, "", 1)
-    wanted = set(previous)
-    return "\n".join(line for line in text.split("\n") if line not in wanted)
+        if previous and block in text:
+            text = text.replace(block, "", 1)
+            break
+    wanted = set(previous) | set(own)
+    return "\n".join(line for line in text.split("\n") if not is_own(line, wanted))
 
 
 def place(text: str, lines: Sequence[str]) -> str:

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .. import formats
-from ..evidence.excerpts import normalize
+from ..evidence.excerpts import LIST_MARKS, is_layout, normalize
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.quote_links import live_link, text_fragment
 from ..evidence.sites import site_of
 from ..recheck.record import RecheckRecordError, latest_recheck
 from ..checks.checklist import parse_and_check
-from ..checks.claims import claim_records, run_page_titles
+from ..checks.claims import claim_records, plan_bullet_ids, run_page_titles
 from ..checks.coverage import bullet_states, citation_key, report_coverage
 from ..checks.verdicts import check_key, decide, verdict_files, verdicts_by_claim
 from ..core.fsutil import RunFileError, STATE_NOT_UTF8, read_run_file
@@ -95,7 +95,7 @@ def live_url(url: str | None, page: str, spans: list[tuple[int, int]] | None) ->
     if not url or not spans or not url.startswith(("https://", "http://")):
         return None
     start, end = spans[0][0], spans[-1][1]
-    return live_link(url, text_fragment(page[start:end], page, start))
+    return live_link(url, text_fragment(page, start, end))
 
 
 def page_window(page: str, spans: list[tuple[int, int]] | None,
@@ -156,6 +156,9 @@ def closest_in_page(excerpt: str, page: str | StoredPage) -> Closest | None:
         for k in range(block.size):
             mine_differs[block.a + k] = False
             theirs_differs[block.b + k] = False
+    for index, (x, y) in enumerate(theirs):  # a table's cell borders and a list item's mark are no words
+        if is_layout(page[x:y]) or (page[x:y] in LIST_MARKS and not page[page.rfind("\n", 0, x) + 1:x].strip(" \t")):
+            theirs_differs[index] = False
     return {"part": [[token, differs] for token, differs in zip(mine, mine_differs)],
             "span": [a, b], "differ": [list(s) for s, d in zip(theirs, theirs_differs) if d],
             "similarity": result.similarity}
@@ -224,7 +227,7 @@ def _claims_by_footnote(run_dir: Path, parsed: ParsedRun,
     if parsed.report is None or parsed.report_path is None:
         return {}, []
     records = claim_records(parsed.report_path, "report", parsed.report.doc, parsed.report.citations,
-                            run_page_titles(parsed))
+                            run_page_titles(parsed), plan_bullet_ids(parsed.plan))
     checked = parsed.plan is not None and effective_budget(parsed.plan).claim_check
     voting = checked and effective_budget(parsed.plan).voting
     known = verdicts_by_claim(verdict_files(run_dir)) if checked else {}

@@ -10,8 +10,9 @@ Safety (every string comes from a hostile run folder or the web):
   markdown-it validates (no `javascript:`, `vbscript:`, `file:` or `data:` but images);
 - only the forms the checks read are rendered (checks/markdown_form.py, `_OFF`): an image,
   a code block, strikethrough, a setext heading, a thematic break, a character reference
-  or a link reference definition is shown as the text it is written as, and a link to a
-  page no footnote cites as its text alone, so the page never shows what no check read;
+  or a link reference definition is shown as the text it is written as, a link to a
+  page no footnote cites as its text alone, and a link's title (a tooltip) not at all, so
+  the page never shows what no check read;
 - the template autoescapes every value; the only markup it takes as is comes from the
   Markdown renderer (`Markup`) and from our own assets;
 - the script builds the panel with `textContent` only, linking only http(s) URLs;
@@ -246,6 +247,7 @@ def _markdown() -> MarkdownIt:
     md.core.ruler.push("mark_claims", _mark_claims)
 
     def link_open(self, tokens, idx, options, env):
+        tokens[idx].attrs.pop("title", None)  # a tooltip no check reads (markdown_form refuses it too)
         tokens[idx].attrSet("rel", "noopener noreferrer nofollow")
         tokens[idx].attrSet("target", "_blank")
         return self.renderToken(tokens, idx, options, env)

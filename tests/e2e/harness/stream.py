@@ -98,7 +98,10 @@ class StreamLog:
 
     @staticmethod
     def decision_of(ev: dict[str, Any]) -> dict[str, Any]:
-        """The hook's JSON decision (parsed stdout), or {} when it printed none."""
+        """The hook's JSON decision (parsed stdout), a block sent as exit code 2 with its text on
+        stderr (a SubagentStop's: guard/adapter.py subagent_feedback), or {} when it decided nothing."""
+        if ev.get("exit_code") == 2 and not str(ev.get("stdout") or "").strip():
+            return {"decision": "block", "reason": str(ev.get("stderr") or "")}
         out = str(ev.get("output") or ev.get("stdout") or "").strip()
         if out.startswith("{"):
             try:

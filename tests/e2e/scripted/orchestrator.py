@@ -16,11 +16,6 @@ from harness.request_view import RequestView
 from harness.scenario import Context
 from harness.sse import Reply, call, calls, say
 from scripted.checker import OVERCLAIM
-
-# Gaps & Limitations lines (report-template.md's form): one no stored page contradicts, and one every
-# stored page does (topics.Subtopic.page_text: "This page is maintained by the example vendor.").
-HONEST_ABSENCE = "- The pages read do not include an independent source confirming each vendor's own figures."
-REFUTED_ABSENCE = "- The pages read do not say who maintains them."
 from scripted.conversation import (HAND_BACK_CLOSING, agent_calls_in, bash, handed_back, hook_contexts,
                                    hook_contexts_of, hook_feedback, last_calls, result_for, subcommand)
 from scripted.prompt_text import PromptError, core_command, json_in, read_tool_text, skill_body
@@ -28,6 +23,11 @@ from scripted.topics import Subtopic, original_name, renamed
 
 from web_research import formats
 from web_research.checks.report_references import SHAPE
+
+# Gaps & Limitations lines (report-template.md's form): one no stored page contradicts, and one every
+# stored page does (topics.Subtopic.page_text: "This page is maintained by the example vendor.").
+HONEST_ABSENCE = "- The pages read do not include an independent source confirming each vendor's own figures."
+REFUTED_ABSENCE = "- The pages read do not say who maintains them."
 
 
 # SKILL.md's rule for a skill opened without arguments, and its bound on rounds of fixes.
@@ -44,12 +44,15 @@ COVERAGE_MARK = "All researchers have returned."
 SECOND_WAVE_TOLD = "this run allows one second wave"
 # plan.md's second-wave section and a bullet line of `gaps` (text form).
 SECOND_WAVE_HEADING = f"## {formats.PLAN_SECTION_SECOND_WAVE}"
-GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|not-established|missing)\s+(.+)$", re.M)
+GAPS_LINE = re.compile(r"^(\d+\.\d+)\s+(covered|partly|not-established|missing)\s+(.+)$", re.M)
 
 # How far a drifted report's first figure strays from its excerpt.
 DRIFT = 6
 UNCITED = "uncited-then-cited"  # report mode: a TL;DR bullet states a figure without its reference
 UNCITED_OPENING = "In short, "
+EDITED = "drifted-then-edited"  # report mode: the drifted figure fixed with Edits written from finish's answer alone
+NO_READ_RULE = "write your Edits from them, with no Read"  # SKILL.md step 5
+QUOTED_LINE = re.compile(r"^\s*(\d+)\t(.*)$")  # a line of report.md as finish's answer quotes it (the Read tool's form)
 # What `finish` prints when claims wait for a claim-checker (commands/finish_cmd.py).
 FINISH_NEEDS_CHECKER = "need a verdict"
 # After abandon, the `abandoned` scenario's orchestrator plants a page here (beside the run folder).
@@ -467,7 +470,7 @@ class Orchestrator:
         broken = self.report_mode in ("broken-then-fixed", "broken-forever", "abandoned")
         return call("Write", {"file_path": self.run(req)["report"],
                               "content": self.report_text(req, broken=broken,
-                                                          drift=self.report_mode == "drifted-then-fixed",
+                                                          drift=self.report_mode in ("drifted-then-fixed", EDITED),
                                                           overclaim=self.report_mode == "overclaimed-then-fixed",
                                                           uncited=True if self.report_mode == UNCITED else None)})
 
@@ -566,6 +569,8 @@ class Orchestrator:
             return say(self.final_message(req, final))
         if FINISH_NEEDS_CHECKER in text:
             return self.dispatch_checker(req)
+        if self.report_mode == EDITED:
+            return self.edit_from_answer(req, text)
         if self.report_mode in ("good", "lapsed"):
             raise PromptError(f"`finish` failed on a report written to pass:\n{text[:3000]}")
         if self.report_mode == "broken-forever":
@@ -584,6 +589,32 @@ class Orchestrator:
         if not self.stop_feedback(req):  # ignores what finish said: the Stop gate must hold it
             return say(self.final_message(req))
         return call("Write", {"file_path": self.run(req)["report"], "content": self.report_text(req, broken=False)})
+
+    def edit_from_answer(self, req: RequestView, text: str) -> Reply:
+        """SKILL.md step 5: each failing check comes with its line as report.md holds it now; the
+        Edits are written from those quotes alone (no Read, nothing remembered of the text it wrote,
+        whose references finish has numbered since), then finish, in one message."""
+        if NO_READ_RULE not in " ".join(self.body(req).split()):
+            raise PromptError("SKILL.md no longer says to write the Edits from the quoted lines, with no Read")
+        if any(r.name == "Edit" for r in req.all_tool_results()):
+            raise PromptError(f"finish still fails after the Edits written from its answer:\n{text[:3000]}")
+        lines = text.splitlines()
+        edits: dict[str, dict[str, Any]] = {}
+        for i, line in enumerate(lines):
+            failing = re.match(r"^- report\.claims\.grounded: report\.md:(\d+):", line)
+            quote = QUOTED_LINE.match(lines[i + 1]) if failing and i + 1 < len(lines) else None
+            if quote is None or quote.group(1) != failing.group(1):
+                continue
+            old = quote.group(2)
+            new = re.sub(r"\b(\d+) units", lambda m: f"{int(m.group(1)) - DRIFT} units", old, count=1)
+            twins = i + 2 < len(lines) and "the same text is on line" in lines[i + 2]
+            edits[old] = {"file_path": self.run(req)["report"], "old_string": old, "new_string": new,
+                          **({"replace_all": True} if twins else {})}
+        if not edits:
+            raise PromptError(f"finish's answer quotes no line of report.md to fix:\n{text[:3000]}")
+        return calls(*[("Edit", e) for e in edits.values()],
+                     ("Bash", {"command": core_command(self.body(req), "finish", self.run(req)["output_dir"]),
+                               "description": "Finish the fixed report"}))
 
     def uncited_bullet(self, req: RequestView) -> tuple[str, str]:
         """The TL;DR bullet the uncited mode wrote without its reference, and with it."""

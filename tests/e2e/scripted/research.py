@@ -42,7 +42,9 @@ def build(ctx: Context, subtopics: list[dict] | None = None, report: str = "good
     check finds it, the Stop gate holds it, the orchestrator rewrites it) | lapsed (the report
     cites its references out of order, writes a Sources section by hand anyway, and the final
     message wraps finish's object in prose) | uncited-then-cited (a TL;DR bullet states the first
-    claim's figure without a reference; finish names it, the orchestrator cites it and finishes again).
+    claim's figure without a reference; finish names it, the orchestrator cites it and finishes again) |
+    drifted-then-edited (the first claim's figure drifts; finish's answer quotes the failing lines and
+    the orchestrator fixes them with Edits written from those quotes alone, then finishes, in one message).
     second_wave: the subtopics the orchestrator appends as plan.md's `## Second wave` when
     `gaps` leaves bullets uncovered and the tier allows it (their `establish` items are
     `<bullet id>: <angle>`).

@@ -145,16 +145,22 @@ class Researcher:
             raise PromptError(f"the brief's ### headings {points} are not its Establish points")
         stamp = re.search(r"retrieved (\d{4}-\d{2}-\d{2})", page)
         retrieved = f"      **Retrieved**: {stamp.group(1)}\n" if stamp else ""
+        # partly: the quotes' claims establish the second point in part; the rest of it is not found
+        partly = topic.behaviour == "partly" and len(points) > 1
+        quote_claims = [f"- {claim}[^{n}]" for n, (_said, claim) in enumerate(topic.quotes, start=2)]
         body = [f"# {topic.name}", "", "## Claims", "", f"### {points[0]}", "", f"- {topic.fact()}[^1]",
-                *(f"- {claim}[^{n}]" for n, (_said, claim) in enumerate(topic.quotes, start=2)), ""]
+                *([] if partly else quote_claims), ""]
         quoted = []
         for n, (said, _claim) in enumerate(topic.quotes, start=2):
             if said not in page:
                 raise PromptError(f"the fetched page does not state {said!r}:\n{page[:1500]}")
             quoted.append(f"[^{n}]: **Title**: {title}\n      **URL**: {url}\n      **Excerpt**: \"{retyped(said)}\"\n"
                           f"{retrieved}      **Source type**: official-docs")
-        body += [line for point in points[1:] for line in (f"### {point}", "")]
-        missing = [f"- {point.split(' ', 1)[0]}: no page found." for point in points[1:]] or ["None."]
+        body += [line for i, point in enumerate(points[1:]) for line in
+                 (f"### {point}", "", *(quote_claims + [""] if partly and i == 0 else []))]
+        missing = [f"- {point.split(' ', 1)[0]}: " + ("the rest of this point is stated on no page found."
+                                                      if partly and i == 0 else "no page found.")
+                   for i, point in enumerate(points[1:])] or ["None."]
         body += ["## Not established", "", *missing, "",
                  "## Contradictions", "", "None.", "", "## Searched and not found", "", "None.", "",
                  "## Exit reason", "", "saturated: the vendor's own page answers the first point.", "",

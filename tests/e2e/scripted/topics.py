@@ -16,7 +16,8 @@ class Subtopic:
     # split (its findings reply comes as two text blocks of one message, Sources in the second) |
     # long (its page is long, the fact deep in it: read on with --offset until found) | long-find
     # (the same page, looked into with --find) | sources-list (ends its reply with the client's
-    # "Sources:" list of links, as the WebSearch tool tells every agent to)
+    # "Sources:" list of links, as the WebSearch tool tells every agent to) | partly (its quotes'
+    # claims go under its second point, which its Not established section says is found in part)
     behaviour: str = "ok"
     # Sentences its page also states, as real pages write them (typographic apostrophes and
     # quotes), each with the claim a report makes of it: [page sentence, claim (code spans and all)].

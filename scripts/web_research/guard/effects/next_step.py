@@ -20,7 +20,9 @@ from typing import Mapping
 
 from ... import formats
 from ...checks.coverage import STATE_COVERED, bullet_states, read_findings_files
+from ...checks.headings import plan_name_error
 from ...core.fsutil import RunFileError, read_run_text
+from ...core.message_fit import fit
 from ...report.finish import finish_run
 from ...report.steps import dispatch_text, finish_context, report_text, second_wave_text, template_body
 from ...run.briefs import TemplateError, render_and_approve
@@ -41,10 +43,17 @@ def _elapsed(started: float) -> str:
     return f"{time.monotonic() - started:.1f} s"
 
 
+MAX_PLAN_ERRORS = 7_000  # escaped characters of plan.md's mistakes in one answer (core/message_fit)
+
+
 def plan_errors(error: Exception, run_dir: str) -> str:
-    return (f"web-research: plan.md has mistakes, so nothing was rendered:\n{error}\nFix them (never the question "
-            f"or the tier) with one Write of the whole {Path(run_dir) / formats.PLAN_FILE}; the plugin checks it "
-            "again when you save it.")
+    """What to do, then every mistake of plan.md, each shortened when they do not all fit."""
+    lead = (f"web-research: plan.md has mistakes, so nothing was rendered. Fix them (never the question or the "
+            f"tier) with one Write of the whole {Path(run_dir) / formats.PLAN_FILE}; the plugin checks it again when "
+            "you save it.")
+    mistakes = [line for line in str(error).splitlines() if line.strip()]
+    return "\n".join([lead, *fit([("", line, "") for line in mistakes], MAX_PLAN_ERRORS,
+                                  [f"- {len(mistakes)} mistakes: run the briefs command for them"])])
 
 
 def review_gate(run_dir: str, env: Mapping[str, str]) -> str:
@@ -53,6 +62,9 @@ def review_gate(run_dir: str, env: Mapping[str, str]) -> str:
         plan = load_run_plan(Path(run_dir))
     except PlanError as error:
         return plan_errors(error, run_dir)
+    named = plan_name_error(plan, Path(run_dir) / formats.PLAN_FILE)
+    if named is not None:
+        return plan_errors(named, run_dir)
     return (f"web-research ran estimate on the plan. Review gate: show the person the plan's text, its path "
             f"({Path(run_dir) / formats.PLAN_FILE}) and this estimate unchanged, ask them to confirm, revise or "
             f"stop, and end your turn.\n\n{estimate_text(Path(run_dir), plan, env)}")
@@ -62,6 +74,9 @@ def render(run_dir: str) -> tuple[list[dict[str, str]] | None, str | None]:
     """The briefs rendered and approved (run.briefs.render_and_approve): (what is still to
     dispatch, None), or (None, what to tell the orchestrator instead)."""
     try:
+        named = plan_name_error(load_run_plan(Path(run_dir)), Path(run_dir) / formats.PLAN_FILE)
+        if named is not None:
+            raise named
         return render_and_approve(Path(run_dir)), None
     except (PlanError, TemplateError) as error:
         return None, plan_errors(error, run_dir)
@@ -92,12 +107,23 @@ def briefs_to_dispatch(run: Run) -> list[dict[str, str]]:
     return out
 
 
+def retry_note(run: Run, listed: list[dict[str, str]]) -> str:
+    """Which of `listed` are a second try (their researcher was dispatched and did not finish):
+    words for retries only, never for a brief dispatched for the first time."""
+    tried = {b.brief_path for b in run.briefs or [] if run.dispatches.get(b.slug, 0) > 0}
+    again = [b["subtopic"] for b in listed if b["brief_path"] in tried]
+    if not again:
+        return ""
+    names = ", ".join(f'"{name}"' for name in again)
+    return f" ({names}: the researcher did not finish, so it gets one more try)"
+
+
 def researchers_returned(run: Run) -> str:
     """Every researcher of the wave has returned: who is still to dispatch, or the coverage and
     the report's template (or, where the run allows one and bullets are uncovered, the second wave)."""
     again = briefs_to_dispatch(run)
     if again:
-        return "Some briefs still need a researcher (one that did not finish gets one more try). " + dispatch_text(again)
+        return "Some briefs still need a researcher" + retry_note(run, again) + ". " + dispatch_text(again)
     run_dir = Path(run.run_dir)
     try:
         plan = load_run_plan(run_dir)

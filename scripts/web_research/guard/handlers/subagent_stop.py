@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ...checks.integrity import CLOSEST_SHOWN
 from ...core.clock import utc_stamp
 from ...formats import REPLY_IS_FINDINGS
 from ...report.claim_checker import answer_instruction, parse_answer
@@ -192,11 +193,14 @@ def _settled(agent: Agent | None, agent_id: object) -> bool:
 
 
 def block_reason(problems: list[str], findings_path: str) -> str:
-    """What a researcher whose reply cannot be written as its findings is told."""
+    """What a researcher whose reply cannot be written as its findings is told (sent once, as the
+    client's feedback: guard/adapter.py subagent_feedback); the closest passage is pointed at only
+    when a problem shows one."""
+    shown = " (the closest passage is shown above)" if any(CLOSEST_SHOWN in p for p in problems) else ""
     return ("Your findings are not usable yet:\n" + "\n".join(f"- {p}" for p in problems)
             + f"\n{REPLY_IS_FINDINGS[0].upper() + REPLY_IS_FINDINGS[1:]}: reply again with all of it, as your brief "
             f"shows: the frontmatter ({required_fields_text()}), "
-            "then every section. Copy each excerpt word for word from the page (the closest passage is shown above), "
+            f"then every section. Copy each excerpt word for word from the page{shown}, "
             "take each figure a claim states from an excerpt it cites, and leave out each claim you cannot quote. If "
             "you have nothing usable, reply with status: failed and a one-line reason. The plugin writes your reply "
             f"to {findings_path}; you write no file.")

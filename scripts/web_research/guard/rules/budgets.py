@@ -6,8 +6,9 @@ orchestrator's web calls. ../budgets.py brings what the ledger says each agent h
 - a page read (the plugin's `fetch` of a new URL: researchers read pages with nothing
   else, pre_web.py denies their WebFetch) beyond `page_reads_per_researcher` is
   denied; `fetch --offset N` of a URL the researcher already read is paging, never
-  counted nor refused, and an `--offset N` on a URL not read yet is refused (a first read starts
-  at the top of the page); `fetch --find WORDS` is one page read of a URL not read yet, however
+  counted nor refused, and so is one of a page the run already stored (another researcher's read,
+  an earlier attempt's: reading it again downloads nothing); an `--offset N` on any other URL is
+  refused (a first read starts at the top of the page); `fetch --find WORDS` is one page read of a URL not read yet, however
   many windows it prints, and paging on one already read; a read from the top of a page read so
   far only by `--find` is paging too (its top was never shown);
 - a search with the same words (case and spacing ignored) as an earlier one of the
@@ -72,9 +73,11 @@ def is_paging(usage: AgentUsage, url: str, offset: int, find: bool = False) -> b
     return earlier is not None and (offset > 0 or find or bool(earlier.find))
 
 
-def decide_page_read(usage: AgentUsage, limit: int, url: str, offset: int = 0, find: bool = False) -> Verdict:
-    """A researcher's `fetch` of `url` (at `offset`, or `find`: around some words)."""
-    if is_paging(usage, url, offset, find):
+def decide_page_read(usage: AgentUsage, limit: int, url: str, offset: int = 0, find: bool = False,
+                     stored: bool = False) -> Verdict:
+    """A researcher's `fetch` of `url` (at `offset`, or `find`: around some words; `stored`: the run
+    holds a snapshot of it already)."""
+    if is_paging(usage, url, offset, find) or (offset > 0 and stored):
         return Verdict(True, paging=True)
     if offset > 0:  # a first read starts at the top, or the page's opening text is never seen
         return Verdict(False, OFFSET_FIRST, (

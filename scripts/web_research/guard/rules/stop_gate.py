@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, NamedTuple, Sequence
 
 from ... import formats
+from ...core.message_fit import escaped_len, fit
 from ..state import StopState
 
 MAX_STOP_BLOCKS = formats.MAX_VERIFY_ROUNDS  # one block per round of fixes SKILL.md allows
@@ -83,14 +84,20 @@ def decide_stop(state: StopState, failures: Sequence[str] | None, stop_hook_acti
     return StopDecision("block", tuple(current))
 
 
+MAX_REASON = 8_500  # escaped characters: within what the client shows whole (core/message_fit.CLIENT_LIMIT)
+
+
 def block_reason(run_dir: str | Path, failures: Sequence[str],
                  program: str = "<plugin root>/scripts/web-research") -> str:
-    lines = "\n".join(f"- {item}" for item in failures)
-    return (f"The research report in {run_dir} fails verification ({len(failures)} error(s)):\n{lines}\n"
-            "Fix each one in report.md, or, where the evidence is missing, remove the claim and record it "
-            "under Gaps & Limitations. Do not edit plan.md, briefs or findings files. Then run "
+    """What to do first, then every failure, each shortened in its middle when they do not all fit."""
+    lead = (f"The research report in {run_dir} fails verification ({len(failures)} error(s)). Fix each one in "
+            "report.md, or, where the evidence is missing, remove the claim and record it under Gaps & "
+            "Limitations. Do not edit plan.md, briefs or findings files. Then run "
             f'"{program}" finish "{run_dir}" again and do what it prints; its JSON object is your final message '
             f'(after {formats.MAX_VERIFY_ROUNDS} rounds of fixes it says "verified": false).')
+    listed = fit([("", item, "") for item in failures], MAX_REASON - escaped_len(lead),
+                 [f"- {len(failures)} failures: run finish for them"])
+    return "\n".join([lead, *listed])
 
 
 def release_message(run_dir: str | Path, failures: Sequence[str]) -> str:

@@ -1,0 +1,324 @@
+"""Issue 44: every figure a person reads is the figure the page states, and honest arithmetic is
+checked, not refused. Each wrong form the issue found verified fails here, beside the honest
+form of the same figure, which passes."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from web_research.checks import number_words
+from web_research.checks.claims import Claim, claims_checks, claims_of, find_claims, grounding, markdown_ate
+from web_research.checks.quantities import (KIND_MULTIPLIER, KIND_NUMBER, KIND_PERCENT, KIND_VERSION, figures_in,
+                                            unreadable_figures, url_identifiers)
+from web_research.core.markdown_doc import parse_markdown
+
+
+def grounded(claim: str, *excerpts: str, titles: tuple[str, ...] = (), urls: tuple[str, ...] = ()):
+    return grounding(Claim(1, claim, (1,)), excerpts, titles, urls)
+
+
+# --- fractions: a vulgar fraction never folds into the digit before it ---------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme bills $41 per host", "Acme bills $4\u00bd per host.", False),
+    ("Acme bills $4.50 per host", "Acme bills $4\u00bd per host.", True),
+    ("It takes 11 hours", "It takes 1\u00bd hours.", False),
+    ("It takes 1.5 hours", "It takes 1\u00bd hours.", True),
+    ("It takes 90 minutes", "It takes 1\u00bd hours.", True),
+    ("It costs $0.75", "It costs $\u00be.", True),
+])
+def test_a_vulgar_fraction_is_its_value(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+# --- units: a count never grounds a duration or a size -------------------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme keeps logs for 3 years", "Acme has 3 plans, each with 30 days of retention.", False),
+    ("Acme includes 1 TB", "Acme is one of the vendors that bill per GB.", False),
+    ("Acme has 3 plans", "Retention is 3 years.", False),
+    ("Acme keeps logs for 3 years", "Logs are kept 3 years.", True),
+    ("Acme keeps logs for 3 more years", "Logs are kept 3 years.", True),
+    ("Acme includes 1 TB", "Each plan includes 1,000 GB.", True),
+    ("Queries time out after 1 hour", "Queries time out after 60 minutes.", True),
+    ("Queries time out after 1 hour", "Queries time out after 60 seconds.", False),
+    ("Acme keeps logs 30 days", "| Pro | 30 |", True),  # a bare table cell
+    ("Acme has 3 plans", "Acme offers three plans.", True),
+])
+def test_a_figure_is_grounded_only_in_its_measure(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+# --- digits: only ASCII 0-9 --------------------------------------------------------------------
+
+@pytest.mark.parametrize("claim, name", [
+    ("It costs $0.1\u09ea per GB", "BENGALI DIGIT FOUR"),
+    ("Logs are kept \u0b680 days", "ORIYA DIGIT TWO"),
+    ("Logs are kept \uff13\uff10 days", "FULLWIDTH DIGIT THREE"),
+])
+def test_a_digit_of_another_script_is_refused_with_its_name(claim: str, name: str) -> None:
+    result = grounded(claim, "It costs $0.14 per GB. Logs are kept 20 days or 30 days.")
+    assert not result.ok
+    assert any(name in why for why in result.reasons), result.reasons
+
+
+def test_a_page_digit_of_another_script_grounds_nothing() -> None:
+    assert not grounded("It costs $0.18", "It costs $0.1\u09ea.").ok
+    assert figures_in("\u0b680 days") == []
+
+
+# --- number words: one table, read both ways -----------------------------------------------------
+
+@pytest.mark.parametrize("words, value, kind", [
+    ("zero free plans", Decimal(0), KIND_NUMBER),
+    ("a dozen hosts", Decimal(12), KIND_NUMBER),
+    ("two dozen hosts", Decimal(24), KIND_NUMBER),
+    ("half a dozen hosts", Decimal(6), KIND_NUMBER),
+    ("four score years", Decimal(80), KIND_NUMBER),
+    ("a tenfold rise", Decimal(10), KIND_MULTIPLIER),
+    ("a ten-fold rise", Decimal(10), KIND_MULTIPLIER),
+    ("a tenth of the cost", Decimal(10), KIND_PERCENT),
+    ("two fifths of users", Decimal(40), KIND_PERCENT),
+    ("three quarters of users", Decimal(75), KIND_PERCENT),
+    ("twenty-five percent", Decimal(25), KIND_PERCENT),
+    ("double the price", Decimal(2), KIND_MULTIPLIER),
+    ("it doubles its fee", Decimal(2), KIND_MULTIPLIER),
+    ("a triple discount", Decimal(3), KIND_MULTIPLIER),
+])
+def test_each_number_word_form_is_read(words: str, value: Decimal, kind: str) -> None:
+    [figure] = figures_in(words)
+    assert (figure.value, figure.kind) == (value, kind)
+
+
+@pytest.mark.parametrize("text", [
+    "C doubles are wide", "store it as a double.", "a double is wide", "one of the vendors", "dozens of hosts",
+    "a credit score", "a tenth release", "a fifth vendor", "zero-day exploits", "a one-time fee", "double-check it",
+    "a zero trust network", "zero-shot prompts", "a CVSS score of high",
+])
+def test_a_number_word_used_as_no_number_states_no_figure(text: str) -> None:
+    assert figures_in(text) == [], text
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme has zero free plans", "Acme has one free plan.", False),
+    ("Acme has zero free plans", "Acme has 0 free plans.", True),
+    ("Acme runs a dozen regions", "Acme runs 12 regions.", True),
+    ("Acme runs a dozen regions", "Acme runs 11 regions.", False),
+    ("Prices rose tenfold", "Prices rose 10x.", True),
+    ("Prices rose 10x", "Prices rose tenfold.", True),
+    ("A tenth of users pay", "10% of users pay.", True),
+    ("10% of users pay", "A tenth of users pay.", True),
+    ("A fifth of users pay", "10% of users pay.", False),
+])
+def test_number_words_ground_and_are_grounded_both_ways(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+def test_a_units_then_tens_compound_is_refused_as_ambiguous() -> None:
+    assert number_words.ambiguous_compound(["two", "fifty"])
+    assert not number_words.ambiguous_compound(["twenty", "five"])
+    result = grounded("Acme charges two-fifty per host", "Acme charges $2.50 per host.")
+    assert not result.ok and "2.50 or as 250" in result.reasons[0]
+    assert figures_in("Acme charges two-fifty per host") == []  # a page's "two-fifty" grounds nothing
+    assert unreadable_figures("twenty-five hosts") == []
+
+
+def test_the_table_lists_every_word_the_reader_reads_as_a_count() -> None:
+    for word, value in {**number_words.UNITS, **number_words.TENS}.items():
+        [figure] = figures_in(f"{word} percent")
+        assert figure.value == value, word
+
+
+# --- arithmetic: derived figures checked, not refused --------------------------------------------
+
+@pytest.mark.parametrize("claim, excerpts", [
+    ("Acme's $0.10 is twice Beta's $0.05", ("Acme: $0.10 per GB.", "Beta: $0.05 per GB.")),
+    ("That is 40% of the $250 budget", ("$100 of $250 goes to logs.",)),
+    ("Beta's $5 is half of Acme's price", ("Beta: $5 per host.", "Acme: $10 per host.")),
+    ("Acme halved its price, from $0.20 to $0.10", ("Acme cut its price from $0.20 to $0.10.",)),
+    ("The fee went from $8 to $10, up 25%", ("The fee was $8; it is now $10.",)),
+    ("Acme's $12 is $2 more than Beta's", ("Acme: $12.", "Beta: $10.")),
+    ("A third of the $300 is $100", ("The plan costs $300, a third of it for support.",)),
+    ("Beta at $5 is 33% of Acme's price", ("Beta: $5.", "Acme: $15.")),
+])
+def test_an_honest_computed_figure_is_grounded_and_named(claim: str, excerpts: tuple[str, ...]) -> None:
+    result = grounding(Claim(1, claim, (1, 2)[:len(excerpts)]), excerpts)
+    assert result.ok, (claim, result)
+    assert result.derived, claim
+
+
+@pytest.mark.parametrize("claim, excerpts, says", [
+    ("Acme's $0.10 is three times Beta's $0.05", ("Acme: $0.10 per GB.", "Beta: $0.05 per GB."), "gives 2x"),
+    ("That is 45% of the $250 budget", ("$100 of $250 goes to logs.",), "no two cited figures"),
+    ("That is 40% of the $300 budget", ("$100 of $250 goes to logs.",), "'$300'"),
+    ("Prices rose 25%", ("The fee was $8; it is now $10.",), "no two cited figures"),
+    ("The fee went from $8 to $10, up 30%", ("The fee was $8; it is now $10.",), "+25%"),
+])
+def test_a_wrong_computed_figure_is_refused_saying_why(claim: str, excerpts: tuple[str, ...], says: str) -> None:
+    result = grounding(Claim(1, claim, (1, 2)[:len(excerpts)]), excerpts)
+    assert not result.ok
+    assert any(says in why for why in result.reasons), result.reasons
+
+
+def test_durations_are_no_operands() -> None:
+    assert not grounded("The 30-day plan is 4x the 7-day one", "Plans: 7, 30 or 90 days.").ok
+
+
+def test_the_checker_is_told_what_was_computed(tmp_path) -> None:
+    from web_research.checks.claims import ClaimRecord
+    from web_research.report.claim_checker import computed_lines
+
+    claim = Claim(3, "Acme's $0.10 is twice Beta's $0.05", (1, 2))
+    record = ClaimRecord(tmp_path / "report.md", "report", claim,
+                         [(1, None, "Acme: $0.10."), (2, None, "Beta: $0.05.")],
+                         grounding(claim, ["Acme: $0.10.", "Beta: $0.05."]))
+    [line] = computed_lines(record)
+    assert line.startswith("Computed: twice = $0.10 / $0.05")
+
+
+# --- versions -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Kubernetes 1.29 adds it", "Added in v1.29.", True),
+    ("TLS 1.3 is required", "Requires TLS v1.3.", True),
+    ("Acme Logs 2.0 ships it", "Ships in v2.0.", True),
+    ("Kubernetes 1.28 adds it", "Added in v1.29.", False),
+    ("Python 3.11 adds it", "Python 3.11.2 adds it.", True),
+    ("Python 3.11.2 adds it", "Python 3.11 adds it.", False),
+    ("Python 3.1 adds it", "Python 3.11.2 adds it.", False),
+    ("Python 3.10 adds it", "Python 3.1 adds it.", False),  # equal in value, another version
+    ("Python 3.1 adds it", "Python 3.10 adds it.", False),
+    ("It takes 1.50 GB", "It takes 1.5 GB.", True),  # an amount: by value
+])
+def test_a_version_is_grounded_by_itself_and_a_series_by_a_release(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+def test_a_title_names_a_series_by_its_release() -> None:
+    assert grounded("Python 3.11 adds it", "It is added.", titles=("Python 3.11.2 documentation",)).ok
+    assert not grounded("Python 3.12 adds it", "It is added.", titles=("Python 3.11.2 documentation",)).ok
+
+
+@pytest.mark.parametrize("url, claim, ok", [
+    ("https://www.postgresql.org/docs/15/sql-set.html", "The PostgreSQL 15 documentation says so", True),
+    ("https://www.postgresql.org/docs/15/sql-set.html", "The PostgreSQL 16 documentation says so", False),
+    ("https://docs.python.org/3.11/library/asyncio.html", "Python 3.11 says so", True),
+    ("https://example.com/blog/2024/05/post.html", "Since 2024 it says so", True),
+    ("https://www.postgresql.org/docs/15/sql-set.html", "It takes 15 hosts", False),  # an amount never
+    ("https://example.com/pricing/15", "It costs $15", False),
+])
+def test_a_url_path_names_versions_and_years_only(url: str, claim: str, ok: bool) -> None:
+    assert grounded(claim, "It says so.", urls=(url,)).ok is ok
+
+
+def test_url_identifiers_read_only_whole_segments() -> None:
+    assert [f.text for f in url_identifiers("https://x.org/docs/15/a15.html?v=3#2")] == ["15"]
+    assert [f.kind for f in url_identifiers("https://x.org/v1.29/")] == [KIND_VERSION]
+
+
+# --- bullet ids -----------------------------------------------------------------------------------
+
+def test_a_bullet_id_label_is_stripped_only_where_the_plan_has_the_bullet() -> None:
+    doc = parse_markdown("- 4.99: the Pro plan costs $49[^1].\n- 2.3: Acme costs $49[^1].\n")
+    texts = [c.text for c in claims_of(doc, frozenset({"2.3"}))]
+    assert texts == ["4.99: the Pro plan costs $49.", "Acme costs $49."]
+    result = grounding(claims_of(doc, frozenset({"2.3"}))[0], ["The Pro plan costs $49."])
+    assert [q.text for q in result.missing] == ["4.99"]
+    assert [c.text for c in claims_of(doc)][0] == "the Pro plan costs $49."  # no plan known: an id
+
+
+# --- messages say the cause -----------------------------------------------------------------------
+
+def test_markdown_that_ate_an_expression_is_named(tmp_path) -> None:
+    from web_research.checks.claims import ClaimRecord
+
+    source = "The limit is 2**31 - 1 and 2**63 at most[^1].\n"
+    assert markdown_ate(source) == "2**31"
+    assert markdown_ate("The limit is `2**31 - 1`[^1].") is None
+    path = tmp_path / "report.md"
+    path.write_text(source, encoding="utf-8")
+    [claim] = find_claims(source)
+    record = ClaimRecord(path, "report", claim, [(1, None, "The limit is 2**31 - 1.")],
+                         grounding(claim, ["The limit is 2**31 - 1."]))
+    [check] = claims_checks([record])
+    assert not check.ok and "put the expression in backticks" in check.message
+
+
+# --- headings: a version a cited excerpt names ------------------------------------------------------
+
+def test_a_heading_may_name_a_version_a_cited_excerpt_or_address_names() -> None:
+    from pathlib import Path
+
+    from example_run import EXAMPLE_DIR
+    from web_research import formats
+    from web_research.checks.report import parse_report
+    from web_research.checks.statements import statement_checks
+
+    text = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
+
+    text = text.replace('**Excerpt**: "Indexed retention', '**Excerpt**: "In Acme Logs v2.0, indexed retention', 1)
+
+    def heading_check(heading: str) -> bool:
+        changed = text.replace("### Enterprise commitments and overages\n", f"### {heading}\n", 1)
+        [check] = [c for c in statement_checks(Path("report.md"), parse_report(changed))
+                   if c.id == "report.headings.figures"]
+        return check.ok
+
+    assert heading_check("Acme Logs 2.0")
+    assert not heading_check("Acme Logs 3.0")
+    assert not heading_check("Acme Logs 15 days")  # an amount, though an excerpt states it
+
+
+# --- forms found while measuring (issue 44) ---------------------------------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme keeps logs 3 years", "Acme offers 3, 5 and 7 plans.", False),  # a list's noun is each member's
+    ("Acme includes one TB", "Acme is one of the vendors.", False),
+    ("Acme includes one TB", "Acme includes 1 TB.", True),
+    ("Acme allows 5 users", "Acme allows up to 5 people.", True),  # counts of one thing, reworded
+    ("TLS 1.3 is required", "Requires TLSv1.3 or later.", True),
+    ("Acme's v2 API bills per call", "Version 2 of the API bills per call.", True),
+    ("Acme's v3 API bills per call", "Version 2 of the API bills per call.", False),
+    ("It rates a score of 9.8", "It has a CVSS score of 9.8.", True),
+    ("IPv6 is supported", "IPv6 is supported.", True),
+    ("The share rose from 10% to 15%, up 5 percentage points", "It was 10% in 2023 and 15% in 2024.", True),
+    ("The share rose from 10% to 15%, up 6 percentage points", "It was 10% in 2023 and 15% in 2024.", False),
+    ("It keeps logs 12 months", "It keeps logs for 1 year.", True),
+    ("It bills 50 euro", "It bills 50 Euro.", True),
+    ("An IEEE 754 double holds it", "It is an IEEE 754 double.", True),
+])
+def test_forms_found_while_measuring(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+def test_a_digit_of_another_script_is_a_figure_for_the_statement_rules() -> None:
+    from pathlib import Path
+
+    from example_run import EXAMPLE_DIR
+    from web_research import formats
+    from web_research.checks.report import parse_report
+    from web_research.checks.statements import statement_checks
+
+    text = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
+    def failing(sentence: str) -> dict:
+        changed = text.replace("query an archive in place[^5].", f"query an archive in place[^5]. {sentence}", 1)
+        return {c.id: c.message for c in statement_checks(Path("report.md"), parse_report(changed)) if not c.ok}
+
+    assert "report.figures.uncited" not in failing("Retention is long.")
+    assert "'\u0b68'" in failing("Retention is \u0b680 days.")["report.figures.uncited"]
+    assert "'two-fifty'" in failing("It costs two-fifty.")["report.figures.uncited"]
+
+
+def test_the_arithmetic_a_claim_asks_for_is_bounded() -> None:
+    import time
+
+    from web_research.checks.claims import MAX_COMPUTED
+
+    excerpt = " ".join(f"${i}.{i % 97:02d} fee." for i in range(1, 400))
+    claim = " ".join(f"${i}.{i % 97:02d} is {i % 90 + 3}.7% of it and {i % 7 + 2}.3x it." for i in range(1, 60))
+    start = time.perf_counter()
+    result = grounded(claim, excerpt)
+    assert time.perf_counter() - start < 5
+    assert len(result.derived) <= MAX_COMPUTED
+    assert any("split the claim" in why for why in result.reasons)
