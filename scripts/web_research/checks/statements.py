@@ -225,8 +225,8 @@ def _gaps_check(path: Path, report: Report, bullet_ids: set[str], own: Callable[
                 problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
     return _listed(
         "report.gaps.figures", path, problems, "Gaps & Limitations states no figure without a reference",
-        "Gaps & Limitations says what is not established; a figure there carries, in its sentence, the reference "
-        f"of the passage that states it, {SHAPE}, or the sentence says it without the figure")
+        "Gaps & Limitations says what is not established: say it without the figure (a figure the plan states may "
+        f"stay), or give the sentence the reference of the passage that states the figure, {SHAPE}")
 
 
 def _expected(mark: str) -> str:
