@@ -143,7 +143,7 @@ from ..evidence.provenance import load_folder_copy, provenance_checks
 from ..run.abandonment import abandoned_checks
 from ..run.choices import parse_run_plan, read_start_record
 from ..run.plan import PlanError
-from ..report.gaps import is_own, own_lines
+from ..report.gaps import is_own, own_lines, second_wave_label
 from .claims import claims_checks, run_claims, tldr_sites_check
 from .citation_checks import present
 from .coverage import coverage_checks
@@ -334,15 +334,16 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     if text is None:
         return _unreadable("report", formats.REPORT_FILE, error, path)
     parsed.report = parse_report(text)
-    gaps_needed: list[tuple[str, str, str]] = []  # (slug, name, status)
+    gaps_needed: list[tuple] = []  # (slug, name, status, how finish's line labels a second-wave one)
     if parsed.plan is not None:
         for s in parsed.plan.all_subtopics:
             found = parsed.findings.get(s.slug)
             if found is None:
                 unusable = run_dir / formats.FINDINGS_DIR / f"{s.slug}.md" in parsed.unreadable
-                gaps_needed.append((s.slug, s.name, "unreadable" if unusable else "missing"))
+                gaps_needed.append((s.slug, s.name, "unreadable" if unusable else "missing",
+                                    second_wave_label(parsed.plan, s)))
             elif found.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED):
-                gaps_needed.append((s.slug, s.name, found.status))
+                gaps_needed.append((s.slug, s.name, found.status, second_wave_label(parsed.plan, s)))
     question = parsed.plan.question if parsed.plan is not None else None
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
@@ -385,7 +386,8 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
     """
     if parsed.report is None or parsed.plan is None:
         return checks
-    named = {s.slug for s in parsed.plan.all_subtopics if gaps_name(parsed.report, s.name, s.slug)}
+    named = {s.slug for s in parsed.plan.all_subtopics
+             if gaps_name(parsed.report, s.name, s.slug, second_wave_label(parsed.plan, s))}
     if not named:
         return checks
     out = []
