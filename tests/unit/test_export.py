@@ -310,3 +310,17 @@ def test_a_table_passage_is_exported_as_the_page_shows_it(tmp_path: Path, capsys
     selector = export(capsys, run, "annotations")["items"][0]["target"]["selector"]
     assert selector["exact"] == TABLE_EXCERPT and "|" not in selector["prefix"] + selector["suffix"], selector
     assert selector["prefix"].endswith("Dimension Billed ") and selector["suffix"].startswith(" Prices on this page")
+
+
+def test_an_excerpt_not_in_its_page_is_annotated_as_written(tmp_path: Path, capsys) -> None:
+    """An unverified run's excerpt that is not in its page: the quote is the excerpt as written, with
+    no context taken from a page that does not hold it."""
+    import view_runs
+
+    run = view_runs.changed_excerpt(tmp_path)
+    assert main(["export", str(run), "--format", "annotations"]) == EXIT_CHECK_FAILED
+    capsys.readouterr()
+    items = export(capsys, run, "annotations", "--unverified")["items"]
+    changed = [i["target"]["selector"] for i in items if "1.5x" in i["target"]["selector"]["exact"]]
+    assert changed and all(set(s) == {"type", "exact"} for s in changed), changed
+    assert changed[0]["exact"].startswith("Indexed retention defaults to 15 days.")
