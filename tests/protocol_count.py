@@ -378,6 +378,10 @@ RESULTS_ANCHOR = "read no findings file"  # SKILL.md: the report is written from
 HOOKS_ANCHOR = "the plugin tells you each next step"  # SKILL.md: the hooks run the commands only read (issue 38)
 DEFERRED_ANCHOR = "named in the list of deferred tools"  # SKILL.md: web search availability needs no ToolSearch
 ONE_MESSAGE_FIX_ANCHOR = "make every fix and run `finish` in one message"
+# SKILL.md: finish's answer quotes each failing line as report.md holds it, and the Edits are written
+# from it (issue 42). Without it the model Reads report.md before the fix (finish renumbered it): a turn.
+NO_READ_ANCHOR = "write your edits from them, with no read"
+QUOTED_LINES_CHARS = 2 * 220  # the two failing lines finish's answer quotes in the walk's fix round
 # Commands whose output the hooks give as context on the turn before (HOOKS_ANCHOR): the turn is saved.
 HOOKED = ("Bash estimate", "Bash gaps", "Bash briefs (any researcher that did not finish?)")
 
@@ -433,10 +437,16 @@ def orchestrator_turns(deep: bool, s: dict, rev: str | None) -> list[Turn]:
     skill = _folded(read_at(rev, "skills/web-research/SKILL.md"))
     hooked, deferred = HOOKS_ANCHOR in skill, DEFERRED_ANCHOR in skill
     one_message_fix = ONE_MESSAGE_FIX_ANCHOR in skill
+    no_read = NO_READ_ANCHOR in skill
     out: list[Turn] = []
     for name, calls, _values in orchestrator_walk("references", deep, s):
         if name == "ToolSearch" and deferred:
             continue
+        if name.startswith("Edit report") and no_read:  # the failing lines came quoted in finish's answer
+            what, n_calls, emitted, returned = out[-1]
+            out[-1] = (what, n_calls, emitted, returned + QUOTED_LINES_CHARS)
+        elif name.startswith("Edit report"):  # finish rewrote report.md: Read it before the Edit
+            out.append(("Read report.md (finish renumbered it)", 1, CALL_CHARS, report + report // 10))
         if hooked and out and (name in HOOKED or (name == "Bash finish" and not out[-1][0].startswith("Edit"))):
             what, n_calls, emitted, returned = out[-1]  # the hook's answer follows that turn's result
             out[-1] = (f"{what} + {name} (hook)", n_calls, emitted, returned + BASH_RESULT_CHARS * calls)

@@ -114,10 +114,10 @@ def test_an_excerpt_with_no_stored_page_says_so(tmp_path: Path) -> None:
 def test_the_agent_names_every_piece_of_context_the_prompt_shows() -> None:
     from test_prompts import AGENTS_DIR, frontmatter, read
 
-    from web_research.report.claim_checker import CONTEXT_NAMES
+    from web_research.report.claim_checker import CONDITIONS_LABEL, CONTEXT_NAMES
 
     _meta, body = frontmatter(read(AGENTS_DIR / f"{formats.CHECKER_AGENT}.md"))
-    for label in CONTEXT_NAMES.values():
+    for label in (*CONTEXT_NAMES.values(), CONDITIONS_LABEL):
         assert f"`{label}`" in body, label
     assert "by its excerpts alone" not in body and "in that context" in body
 

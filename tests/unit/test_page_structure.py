@@ -85,6 +85,14 @@ def test_a_parameters_description_shows_the_parameters_name() -> None:
     assert described.paragraph and "Note that a complex query might" in described.paragraph
 
 
+def test_pg_settings_shows_each_description_under_its_name() -> None:
+    page = held_out(POSTGRES_DOC / "view-pg-settings.html")
+    [column, value] = in_page(page, "Context required to set the parameter's value",
+                              "they reflect internally determined values")
+    assert column is not None and column.row == "context text" and column.columns == "Column Type Description"
+    assert value is not None and value.term == "internal" and value.heading == "54.24. pg_settings"
+
+
 def test_a_sphinx_methods_description_shows_its_class_and_signature() -> None:
     [described] = in_page("python-library-asyncio-task", "Create a task in this task group")
     assert described is not None
@@ -284,3 +292,17 @@ def test_every_table_cell_shows_its_header_and_every_description_its_term(name: 
         assert alone <= named
     assert sum(row["counts"][kind][0] for kind in ("cell", "term")) >= 10
     assert sum(row["counts"][kind][2] for kind in ("cell", "term")) < row["excerpts"]  # the text alone falls short
+
+
+def test_without_lxml_or_within_a_small_memory_limit_the_text_context_stands(monkeypatch) -> None:
+    from web_research.evidence import structure_child
+
+    large = b"<html><body><p>The plan costs $15 per month.</p>" + b"<p>filler words here</p>" * 300_000
+    request = PageRequest((structure_child.Anchor("The plan costs $15 per month."),), body=large)
+    assert structure_child.page_structures([request], memory_bytes=64 * 1024 * 1024) in (None, [[None]])
+    body, page = _page("python-library-stdtypes")
+    request = PageRequest((structure_child.Anchor("floored quotient of x and y"),), body=body)
+    monkeypatch.setattr(structure_child, "available", lambda: False)  # a Python with the core only
+    assert structure_child.page_structures([request]) is None
+    [cell] = contexts([Excerpt(page, PageRequest((), body=body), "floored quotient of x and y")])
+    assert cell is not None and cell.row == "x // y" and cell.paragraph is None

@@ -86,3 +86,15 @@ def test_the_orchestrators_standard_run_instructions_stay_within_25000_character
 def test_the_instruction_count_reads_every_file_it_names(pc):
     sizes = pc.standard_run_instruction_chars(None)
     assert all(sizes[rel] > 500 for rel in pc.STANDARD_RUN_INSTRUCTIONS), sizes
+
+
+def test_a_fix_round_reads_report_md_only_where_the_skill_does_not_quote_the_lines(pc, monkeypatch):
+    """Issue 42: finish's answer quotes each failing line as report.md holds it, and SKILL.md says to
+    write the Edits from it: the fix round has no Read; without that sentence, a Read turn."""
+    real = pc.read_at
+    assert pc.NO_READ_ANCHOR in pc._folded(real(None, pc.SKILL))
+    quoted = pc.count_turns(None)["orchestrator, standard"]
+    monkeypatch.setattr(pc, "read_at", lambda rev, rel: " ".join(real(rev, rel).split()).replace(
+        "with no Read", "") if rel == pc.SKILL else real(rev, rel))
+    reading = pc.count_turns(None)["orchestrator, standard"]
+    assert reading["turns"] == quoted["turns"] + 1 and reading["input_tokens"] > quoted["input_tokens"]

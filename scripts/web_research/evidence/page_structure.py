@@ -427,7 +427,7 @@ def _table(element: etree._Element) -> tuple[list[str], str, str]:
         cell = _cell_of(element)
         if cell is None:
             return [], "", ""
-        found = _table_of_cell(cell)
+        found = _table_of_cell(cell, element)
         if found is not None:
             return found
         element = next((node for node in cell.iterancestors() if _tag(node) == "table"), cell)
@@ -437,8 +437,10 @@ def _table(element: etree._Element) -> tuple[list[str], str, str]:
 MAX_TABLE_NESTING = 3
 
 
-def _table_of_cell(cell: etree._Element) -> tuple[list[str], str, str] | None:
-    """`_table` for one cell; None when its table has no header row."""
+def _table_of_cell(cell: etree._Element, element: etree._Element) -> tuple[list[str], str, str] | None:
+    """`_table` for one cell (`element`: where in it the excerpt stands); None when its table has
+    no header row. The row's label is its first cell; in a row of one cell holding several blocks
+    (PostgreSQL's catalog tables: "context text" above its description), the cell's first block."""
     row = cell.getparent()
     table = next((node for node in row.iterancestors() if _tag(node) == "table"), None)
     if table is None:
@@ -466,6 +468,10 @@ def _table_of_cell(cell: etree._Element) -> tuple[list[str], str, str] | None:
         if 0 <= index < len(heads):
             column = _cut(_text(heads[index]), MAX_CELL_CHARS)
     label = _cut(_text(cells[0]), MAX_CELL_CHARS) if cells and cells[0] is not cell else ""
+    if not label and len(cells) == 1:
+        head = next((child for child in cell if isinstance(child.tag, str) and _tag(child) in BLOCK_TAGS), None)
+        if head is not None and head is not element and head not in set(element.iterancestors()):
+            label = _cut(_text(head), MAX_CELL_CHARS)
     return columns, column, label
 
 

@@ -112,8 +112,6 @@ def context_lines(context: ExcerptContext | None) -> list[str]:
         shown["before"] = None  # the line above is the heading, the term or the lead-in: shown once
     if shown["paragraph"]:
         shown["sentence"] = None  # the paragraph holds it
-    if shown["column"] and shown["columns"] and shown["columns"].split(" | ")[0] == shown["column"]:
-        shown["row"] = None
     return [f"  {label}: \"{shown[name]}\"" for name, label in CONTEXT_NAMES.items() if shown[name]]
 
 
