@@ -71,13 +71,26 @@ def test_honest_labels_pass(run_copy: Path, heading: str) -> None:
     assert _errors(run_copy, heading) == {}
 
 
-def test_a_subtopic_name_of_the_second_wave_is_held_as_a_label() -> None:
-    """A second wave is planned after the findings came back: its names are no plan words
-    written before any page was read, so a report heading using one is held as a label."""
+def test_a_subtopic_name_of_the_second_wave_is_held_as_a_label(tmp_path: Path) -> None:
+    """A second wave is planned after the findings came back: a report heading that is one of
+    its names is held as a label (its words count as the plan's), never taken as plan words."""
+    from example_run import copy_example
+
     from web_research.checks.headings import Vocabulary, label_problem
 
     assert label_problem("Acme fined for hidden fees", Vocabulary(["Acme fees"])) is not None
-    assert label_problem("Acme fees", Vocabulary(["Acme fees"])) is None
+    assert label_problem("Acme fined for hidden fees", Vocabulary(["Acme fined for hidden fees"])) is None
+    assert label_problem("Acme was fined for hidden fees", Vocabulary(["Acme was fined for hidden fees"])) \
+        is not None
+    run = copy_example(tmp_path)
+    plan = run / formats.PLAN_FILE
+    plan.write_text(plan.read_text(encoding="utf-8").replace("Searches per subagent: 5", "Searches per subagent: 5\n"
+                    "Deepen: yes") + "\n## Second wave\n\n### Acme was fined for rate cards\n- 1.1\n\n"
+                    "### Overage rate cards\n- 1.2\n", encoding="utf-8")
+    for heading, failing in (("### Acme was fined for rate cards", True), ("### Overage rate cards", False)):
+        (run / formats.REPORT_FILE).write_text(REPORT.replace(HEADING, heading, 1), encoding="utf-8")
+        bad = {c.id for c in checklist.run_checklist(run) if not c.ok and c.severity == "error"}
+        assert ("report.headings.label" in bad) == failing, (heading, bad)
 
 
 def test_a_label_word_is_matched_without_its_inflection_only() -> None:

@@ -366,12 +366,14 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _plan_texts(plan: Any) -> list[str]:
-    """The words of the plan written before any page was read (the first wave: a second wave is
-    written after the findings came back), which a heading may name with."""
+    """The words of the plan a heading may name with: the first wave's, written before any page
+    was read, and the second wave's names (written after the findings came back, so a heading
+    that is one is held as a label, not taken as the plan's: headings.py)."""
     if plan is None:
         return []
     return [plan.question, plan.synthesis, plan.scope_notes or "",
-            *(text for s in plan.subtopics for text in (s.name, *s.establish))]
+            *(text for s in plan.subtopics for text in (s.name, *s.establish)),
+            *(s.name for s in plan.second_wave)]
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:

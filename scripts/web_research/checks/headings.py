@@ -4,9 +4,10 @@ A heading cites nothing, and the claim-checker never reads it, yet a person read
 "### Acme was fined for hidden log fees" as the report's word. So a heading may only
 name, and what it may name with is held by the rule `formats.HEADING_RULE` states:
 
-- the name of a plan subtopic, as plan.md gives it: the plan is written before any page
-  is read (and the plan itself refuses a subtopic name stating a figure the question
-  does not state: `unasked_figures`, used by run/plan.py);
+- the name of a first-wave subtopic, as plan.md gives it: that plan is written before any
+  page is read (and `plan_name_error` refuses a subtopic name stating a figure the question
+  does not state). A second wave is written after the findings came back: a heading that is
+  one of its names is held as a label (its words count as the plan's, so an honest one passes);
 - or a label: at most `formats.HEADING_MAX_WORDS` words, no sentence end (`.`, `!`, `?`,
   `;` before a space), none of `formats.HEADING_STATEMENT_WORDS` (be, have, do, the
   modals, the negations), and every other word one that the question, the plan or the
