@@ -28,7 +28,7 @@ from web_research.checks.citation_entries import render_citation
 from web_research.core.slug import slugify
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
-SUBTOPICS = [f"Vendor group {n} pricing" for n in range(1, 6)]
+SUBTOPICS = [f"Vendor group {'ABCDE'[n - 1]} pricing" for n in range(1, 6)]  # a name states no count
 PER_SUBTOPIC = 100
 
 

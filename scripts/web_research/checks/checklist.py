@@ -11,7 +11,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     plan.exists                           plan.md exists
     plan.readable                         ... and can be read (listed only when it cannot)
     plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
-    plan.names                            no subtopic name states a figure the question does not state
+    plan.names                            no subtopic name states an amount or count the question does not
                                           (headings.py: a name becomes a heading no check reads)
     provenance.links                      no symbolic link among the run's evidence (plan.md,
                                           report.md, briefs/, findings/, sources/, checks/,
@@ -261,7 +261,7 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     plan = parsed.plan
     named = plan_name_error(plan, path)
     return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path),
-                     ok("plan.names", "no subtopic name states a figure the question does not", path)
+                     ok("plan.names", "no subtopic name states an amount or count the question does not", path)
                      if named is None else fail("plan.names", str(named.message) + _also(named), path, named.line)]
 
 
