@@ -283,7 +283,7 @@ FIGURE_RULE = (
     "unit and currency (a count is no duration; 10 cents is $0.10), in an excerpt the claim cites, or is "
     "computed from figures there, one stated beside it (\"twice\", \"40% of\"); a version, year or date, or a "
     "number in a name (Python 3.11), may instead be in the title or address of the page it cites, an amount "
-    "or count never. The plugin checks this. Identifiers such as S3, p99 or HTTP/2 are not figures.")
+    "or count never. Identifiers such as S3, p99 or HTTP/2 are not figures.")
 BRIEF_TEMPLATE = REFERENCES_DIR / "subagent-brief.md"
 REPORT_TEMPLATE = REFERENCES_DIR / "report-template.md"
 CITATION_SCHEMA_DOC = REFERENCES_DIR / "citation-schema.md"

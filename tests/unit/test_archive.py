@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+from datetime import datetime, timezone
 import io
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,9 +59,9 @@ def test_the_warc_replays_the_bytes_the_site_sent(http_server: PageServer, run_d
     raw = warc.read_bytes()
     assert snap.archive.sha256 == "sha256:" + hashlib.sha256(raw).hexdigest() and snap.archive.bytes == len(raw)
     kinds = [r[0] for r in records(warc)]
-    assert kinds == ["warcinfo", "request", "response"]
-    _, request_headers, request_http, _ = records(warc)[1]
-    _, response_headers, response_http, body = records(warc)[2]
+    assert kinds == ["warcinfo", "response", "request"]  # the response first, as crawlers write it
+    _, response_headers, response_http, body = records(warc)[1]
+    _, request_headers, request_http, _ = records(warc)[2]
     # The body warcio gives back is what the server sent, transfer and content encoding undone...
     assert hashlib.sha256(body).hexdigest() == hashlib.sha256(expected).hexdigest()
     assert snap.archive.body_sha256 == "sha256:" + hashlib.sha256(expected).hexdigest()
@@ -259,7 +262,7 @@ def test_each_redirect_is_archived_before_the_page(http_server: PageServer, run_
            for kind, headers, http, _ in records(snap.archive_path)]
     hops = [http_server.url(p) for p in ("/redirect/2", "/redirect/1", "/redirect/0", "/article")]
     assert got == [("warcinfo", None, None)] + [item for hop, status in zip(hops, ("302", "302", "302", "200"))
-                                                for item in (("request", hop, None), ("response", hop, status))]
+                                                for item in (("response", hop, status), ("request", hop, None))]
     assert read_warc(snap.archive_path, run_dir).page.final_url == hops[-1]  # the page is the last response
     results, _ = reextract_run(run_dir)
     assert [r.state for r in results] == [SAME]
@@ -273,3 +276,39 @@ def test_a_redirect_whose_body_runs_to_a_held_close_is_not_waited_for(http_serve
     assert page.final_url == http_server.url("/article") and time.monotonic() - started < 3
     [(hop, exchange)] = page.redirect_exchanges
     assert hop == http_server.url("/redirect-held-open") and exchange.response.startswith(b"HTTP/1.1 302")
+
+
+def test_an_independent_reader_accepts_the_warc_and_meets_each_response_before_its_request(
+        http_server: PageServer, run_dir: Path, capsys) -> None:
+    """Issue 45: warcat refused request-before-response ("Concurrent Record ID ... not seen yet").
+    FastWARC (Resiliparse, written apart from warcio) reads every record, and its `fastwarc check`
+    verifies every block and payload digest;
+    each request's WARC-Concurrent-To names a response already read, and every hop has its own
+    capture time, taken when its response arrived (before extraction)."""
+    fastwarc = pytest.importorskip("fastwarc.warc")
+    url = http_server.url("/redirect/2")
+    began = datetime.now(timezone.utc)
+    out = fetch(run_dir, url, capsys)
+    snap = find_snapshot(run_dir, url)
+    seen: set[str] = set()
+    dates: dict[str, str] = {}
+    kinds = []
+    with snap.archive_path.open("rb") as stream:
+        for record in fastwarc.ArchiveIterator(stream, parse_http=False):
+            headers = dict(record.headers)
+            kinds.append(headers["WARC-Type"])
+            if headers["WARC-Type"] == "request":
+                assert headers["WARC-Concurrent-To"] in seen, headers
+                assert headers["WARC-Date"] == dates[headers["WARC-Concurrent-To"]]
+            if headers["WARC-Type"] == "response":
+                dates[record.record_id] = headers["WARC-Date"]
+            seen.add(record.record_id)
+    assert kinds == ["warcinfo"] + ["response", "request"] * 4
+    checked = subprocess.run([str(Path(sys.executable).parent / "fastwarc"), "check", "--verify-payloads", "--quiet",
+                              str(snap.archive_path)], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr  # every block and payload digest
+    times = [datetime.fromisoformat(d.replace("Z", "+00:00")) for d in dates.values()]
+    assert len(set(times)) == 4 and times == sorted(times) and began <= times[0]
+    retrieved = datetime.fromisoformat(snap.retrieved_at)
+    assert retrieved == times[-1].replace(microsecond=0)  # the page's arrival, not the end of extraction
+    assert f"retrieved {snap.retrieved_at}" in out

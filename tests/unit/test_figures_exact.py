@@ -94,6 +94,7 @@ def test_each_number_word_form_is_read(words: str, value: Decimal, kind: str) ->
 @pytest.mark.parametrize("text", [
     "C doubles are wide", "store it as a double.", "a double is wide", "one of the vendors", "dozens of hosts",
     "a credit score", "a tenth release", "a fifth vendor", "zero-day exploits", "a one-time fee", "double-check it",
+    "a zero trust network", "zero-shot prompts", "a CVSS score of high",
 ])
 def test_a_number_word_used_as_no_number_states_no_figure(text: str) -> None:
     assert figures_in(text) == [], text
@@ -277,6 +278,9 @@ def test_a_heading_may_name_a_version_a_cited_excerpt_or_address_names() -> None
     ("Acme includes one TB", "Acme includes 1 TB.", True),
     ("Acme allows 5 users", "Acme allows up to 5 people.", True),  # counts of one thing, reworded
     ("TLS 1.3 is required", "Requires TLSv1.3 or later.", True),
+    ("Acme's v2 API bills per call", "Version 2 of the API bills per call.", True),
+    ("Acme's v3 API bills per call", "Version 2 of the API bills per call.", False),
+    ("It rates a score of 9.8", "It has a CVSS score of 9.8.", True),
     ("IPv6 is supported", "IPv6 is supported.", True),
     ("The share rose from 10% to 15%, up 5 percentage points", "It was 10% in 2023 and 15% in 2024.", True),
     ("The share rose from 10% to 15%, up 6 percentage points", "It was 10% in 2023 and 15% in 2024.", False),
@@ -286,3 +290,35 @@ def test_a_heading_may_name_a_version_a_cited_excerpt_or_address_names() -> None
 ])
 def test_forms_found_while_measuring(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
+
+
+def test_a_digit_of_another_script_is_a_figure_for_the_statement_rules() -> None:
+    from pathlib import Path
+
+    from example_run import EXAMPLE_DIR
+    from web_research import formats
+    from web_research.checks.report import parse_report
+    from web_research.checks.statements import statement_checks
+
+    text = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
+    def failing(sentence: str) -> dict:
+        changed = text.replace("query an archive in place[^5].", f"query an archive in place[^5]. {sentence}", 1)
+        return {c.id: c.message for c in statement_checks(Path("report.md"), parse_report(changed)) if not c.ok}
+
+    assert "report.figures.uncited" not in failing("Retention is long.")
+    assert "'\u0b68'" in failing("Retention is \u0b680 days.")["report.figures.uncited"]
+    assert "'two-fifty'" in failing("It costs two-fifty.")["report.figures.uncited"]
+
+
+def test_the_arithmetic_a_claim_asks_for_is_bounded() -> None:
+    import time
+
+    from web_research.checks.claims import MAX_COMPUTED
+
+    excerpt = " ".join(f"${i}.{i % 97:02d} fee." for i in range(1, 400))
+    claim = " ".join(f"${i}.{i % 97:02d} is {i % 90 + 3}.7% of it and {i % 7 + 2}.3x it." for i in range(1, 60))
+    start = time.perf_counter()
+    result = grounded(claim, excerpt)
+    assert time.perf_counter() - start < 5
+    assert len(result.derived) <= MAX_COMPUTED
+    assert any("split the claim" in why for why in result.reasons)

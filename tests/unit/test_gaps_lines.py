@@ -37,7 +37,7 @@ FRAGMENTS = ["Python 3.11", "PostgreSQL 16.2", "SQLSTATE 40P01", "serialization 
              "the <details> element", "a & b", "Q1 2026", "p99 latency", "sys.maxsize (2**63 - 1)",
              "*starred* words", "__init__", "a | b", "#7", "~approximately~", "[bracketed] text", "!important",
              "https://example.com/pricing?a=1&b=2", "~5 GB", "v1.2.3-rc.1", "ISO 8601 (2026-12-06T20:40Z)",
-             "100 000 rows", "£50/month"]
+             "100\u2009000 rows", "\u00a350/month", "blank\u2800\u2800 cells", "zero\u200bwidth", "wide\u3000\u3000gap"]
 # Bullets whose state finish names: 1.2 and 2.3 established in part, 3.1 and 3.2 left by the failed
 # subtopic, and 2.4 (added) not established at all.
 
@@ -65,14 +65,18 @@ def build(tmp_path: Path, texts: dict[str, str], name: str) -> Path:
         elif line.startswith("## ") and subtopic:
             subtopic = 0
     (run / formats.PLAN_FILE).write_text("\n".join(lines), encoding="utf-8")
-    infos = {info.slug: info for info in write_briefs(run)}
+    rehash(run, {info.slug: info for info in write_briefs(run)})
+    (run / formats.REPORT_FILE).write_text(DRAFT, encoding="utf-8")
+    (run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).unlink()
+    return run
+
+
+def rehash(run: Path, infos: dict) -> None:
+    """The example's findings files, their brief hashes those of the briefs rendered again."""
     for slug in (BILLING, COMMITMENTS, COST):
         path = findings_path(run, slug)
         path.write_text(re.sub(r"^brief_hash: .*$", f"brief_hash: {infos[slug].brief_hash}",
                                path.read_text(encoding="utf-8"), count=1, flags=re.M), encoding="utf-8")
-    (run / formats.REPORT_FILE).write_text(DRAFT, encoding="utf-8")
-    (run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).unlink()
-    return run
 
 
 def errors(run: Path) -> dict:
@@ -156,6 +160,7 @@ def test_own_lines_are_recognised_with_references_added_and_markdown_marks_escap
     assert is_own(line, own) and is_own(line[:-1] + "[^3].", own) and is_own(line[:-1] + " [^billing:1].", own)
     assert not is_own(line[:-1] + " and costs $5.", own)
     assert words("a  b\nc_d") == "a b c\\_d"
+    assert words("a\u2800\u2800b \u3164 c\u200b") == "ab c"  # nothing report.md may not hold
 
 
 def test_every_line_finish_could_write_is_its_own(tmp_path):
@@ -167,3 +172,39 @@ def test_every_line_finish_could_write_is_its_own(tmp_path):
     plan = load_plan(run / formats.PLAN_FILE)
     found, unreadable = read_findings_files(run, plan)
     assert set(read_record(EXAMPLE_DIR)["gaps"]) <= own_lines(plan, found, unreadable)
+
+
+SECOND_WAVE = """
+## Second wave
+
+### Acme was fined for hidden log fees
+- 3.2: rehydration pages in each vendor's documentation
+- 1.2: Northwind's retention options in its docs
+"""
+
+
+def test_a_failed_second_wave_subtopic_is_named_by_its_place_never_by_its_name(tmp_path):
+    """A second-wave subtopic is named after the first wave's pages were read: finish's line names it
+    by its place and the first-wave bullets it aimed at, and report.gaps.names accepts that."""
+    run = copy_example(tmp_path)
+    plan = (run / formats.PLAN_FILE).read_text(encoding="utf-8").replace("## Budget\n", "## Budget\n\nDeepen: yes\n", 1)
+    (run / formats.PLAN_FILE).write_text(plan + SECOND_WAVE, encoding="utf-8")
+    infos = {info.slug: info for info in write_briefs(run)}
+    rehash(run, infos)
+    second = next(info for info in infos.values() if "fined" in info.subtopic)
+    Path(second.findings_path).write_text(
+        f"---\nstatus: failed\nsubtopic: \"{second.subtopic}\"\nbrief_hash: {second.brief_hash}\n"
+        "started_at: 2026-04-18T10:00:00Z\nfinished_at: 2026-04-18T10:05:00Z\nreason: \"Acme was fined $2 million\"\n"
+        "---\n\n# Second wave\n\n## Claims\n\n### 3.2 Rehydration\n\n### 1.2 Retention\n\n## Not established\n\n"
+        "- 3.2 and 1.2: no page.\n\n## Contradictions\n\nNone.\n\n## Searched and not found\n\n- \"x\": nothing.\n\n"
+        "## Exit reason\n\nerror: nothing read.\n", encoding="utf-8")
+    (run / formats.REPORT_FILE).write_text(DRAFT, encoding="utf-8")
+    (run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).unlink()
+    outcome = finish_run(run)
+    assert outcome.kind == DONE and outcome.failing == [], errors(run)
+    report = (run / formats.REPORT_FILE).read_text(encoding="utf-8")
+    line = ("- **Second-wave subtopic 1** (failed): its researcher did not complete it; its findings file gives the "
+            "researcher's reason. It aimed at: \"Whether archived logs can be rehydrated and what that costs\"; "
+            "\"How the retention period (hot, warm, archive) changes the price per unit\".")
+    assert line in report and "fined" not in report
+    assert f"report.gaps.names.{second.slug}" in {c.id for c in run_checklist(run) if c.ok}

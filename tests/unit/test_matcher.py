@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from web_research.evidence.excerpts import excerpt_parts, match_excerpt, normalize, without_layout
+from web_research.evidence.excerpts import excerpt_parts, is_layout, match_excerpt, normalize, without_layout
 from web_research.evidence.matcher import StoredPage, find_excerpt
 
 PAGE = ("He said \u201cit won\u2019t\u201d \u2014 the \ufb01nal 10\u2076 items\u00a0are e\u0301te\u0301 costs.\n\n"
@@ -36,7 +36,8 @@ def test_a_missing_excerpt_has_no_spans_and_verify_s_reason() -> None:
 
 
 _TEXT = st.lists(st.sampled_from(
-    list("ab c.,'\"`\n\t|") + ["|---|", "| "] + ["\u2019", "\u201c", "\u2014", "\u00a0", "\u2009", "\u00ad", "\u200b", "\ufb01",
+    list("ab c.,'\"`\n\t|") + ["|---|", "| ", "\n- ", "\n* "]  # a table's and a list's marks
+    + ["\u2019", "\u201c", "\u2014", "\u00a0", "\u2009", "\u00ad", "\u200b", "\ufb01",
                                "\u2076", "\u2082", "\u0301", "e\u0301", "\u00e9", "\u2026", "\uff21", "\u1100\u1161",
                                "\u00a8", "\u3000", "\u1161"]), max_size=40).map("".join)
 
@@ -99,3 +100,52 @@ def test_a_table_row_matches_as_the_page_shows_it(excerpt: str) -> None:
 def test_a_row_with_other_cells_or_other_separators_does_not_match(excerpt: str) -> None:
     result = find_excerpt(excerpt, StoredPage(TABLE))
     assert not result.ok and result.rule == "not_found"
+
+
+LISTS = ("Each plan includes:\n- Unlimited buckets in every region\n- Versioning with lifecycle rules\n"
+         "- Durability\n- Eleven nines over a given year.\nPrices range 5 - 10 dollars.")
+
+
+@pytest.mark.parametrize("excerpt", [
+    "Unlimited buckets in every region Versioning with lifecycle rules",  # as the page shows two items
+    "Unlimited buckets in every region - Versioning with lifecycle rules",  # as the stored text writes them
+    "Durability Eleven nines over a given year.",  # a definition's term and its description
+    "Each plan includes: Unlimited buckets", "Prices range 5 - 10 dollars.",
+])
+def test_list_items_match_with_or_without_their_marks(excerpt: str) -> None:
+    page = StoredPage(LISTS)
+    result = find_excerpt(excerpt, page)
+    assert result.ok, result
+    assert normalize(LISTS[result.spans[0][0]:result.spans[-1][1]]).replace(" - ", " ") == \
+        normalize(excerpt).replace(" - ", " ")
+
+
+@pytest.mark.parametrize("excerpt", [
+    "Prices range 5 10 dollars.",  # a dash inside a line is the page's, never optional
+    "Unlimited buckets - in every region",  # nor one the page does not have
+    "Versioning with lifecycle rules Unlimited buckets",
+])
+def test_only_a_list_mark_at_its_lines_start_is_optional(excerpt: str) -> None:
+    assert not find_excerpt(excerpt, StoredPage(LISTS)).ok
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_the_readings_leave_out_only_layout_and_list_marks_and_map_back(text: str) -> None:
+    from web_research.evidence.excerpts import page_readings
+
+    page = StoredPage(text)
+    readings = page.readings
+    assert readings[0].text == without_layout(page.normalized)
+    for reading in readings:
+        for index, char in enumerate(reading.text):
+            if char != " ":
+                assert page.normalized[reading.to_normalized(index, index + 1)[0]] == char
+    shown: list[str] = []  # as shown, line by line: layout gone, and a mark that opens its line
+    for line in text.split("\n"):
+        tokens = [t for t in normalize(line).split(" ") if t and not is_layout(t)]
+        if tokens and line.split()[0] in ("-", "*", "+", "\u2022"):
+            tokens = tokens[1:]
+        shown += tokens
+    assert readings[-1].text == " ".join(shown)
+    assert page_readings(text, page.normalized) == readings

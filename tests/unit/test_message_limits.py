@@ -189,3 +189,13 @@ def test_plan_mistakes_come_after_what_to_do_and_fit_however_many():
     assert shown.startswith("web-research: plan.md has mistakes") and "one Write of the whole /run/plan.md" \
         in shown.splitlines()[0]
     assert all(f"plan.md:{n}:" in shown for n in range(80))
+
+
+def test_a_quoted_line_is_the_files_line_in_the_read_tools_form_and_names_its_twins():
+    from web_research.report.steps import quoted
+
+    lines = ["# Research: q", "", "- Acme bills per GB[^1].", "", "- Acme bills per GB[^1].", ""]
+    assert quoted(lines, 3) == "     3\t- Acme bills per GB[^1].\n        (the same text is on line 5 too)"
+    assert quoted(lines, 1) == "     1\t# Research: q"
+    assert quoted(lines, None) == quoted(lines, 0) == quoted(lines, 99) == ""
+    assert quoted(lines, 2) == "     2\t"  # an empty line has no twins to name

@@ -244,8 +244,8 @@ STRUCTURED_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 # (excerpt as a person or a model writes it, the element the passage is in, an element that must stay plain)
 STRUCTURED_PASSAGES = [
     ("Cold $0.004 90 days", "#cold", "#intro"),  # the row as a person reads it: no pipes
-    ("Versioning with lifecycle rules - Server-side encryption by default", "#features", "#hot"),
-    ("Durability - Eleven nines over a given year for every class.", "#terms", "#features"),
+    ("Versioning with lifecycle rules Server-side encryption by default", "#features", "#hot"),  # two items
+    ("Durability Eleven nines over a given year for every class.", "#terms", "#features"),  # a term and its description
 ]
 
 

@@ -72,6 +72,9 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           label: formats.HEADING_RULE (headings.py)
     report.gaps.figures                   a sentence in Gaps & Limitations that states a figure carries
                                           a reference, or is the plan's (finish's own lines are not read)
+    report.gaps.form                      every other sentence of Gaps & Limitations takes a form a check
+                                          reads: a claim, a statement of absence, a fixed sentence
+                                          (gaps_prose.py)
     report.references.form                every footnote-like mark outside Sources is a reference,
                                           [^<subtopic-slug>:<n>] or a number finish gave
                                           (statements.py, the last six)
@@ -110,10 +113,12 @@ plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
 (provenance.py): snapshots, findings files, briefs and verdicts files against their seals.
 Claim-check rules (`verdicts.py`, the last group; only when the plan's tier has a
-claim check): `report.claims.checked` (every cited claim of report.md has a
-current verdict, voted when the tier votes), `report.claims.verdict` (an
-unsupported or partial claim outside Gaps & Limitations) and
-`checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema).
+claim check): `report.claims.checked` (every cited claim of report.md and every
+statement of absence has a current verdict, voted when the tier votes),
+`report.claims.verdict` (an unsupported or partial claim, wherever it stands),
+`checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema), and
+`report.gaps.absence` (a statement of absence that a stored page's passage states, as the
+checker judged it; without a claim check, one whose words a passage holds all: absence.py).
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
 `<scope>.claims.grounded` (each figure a cited sentence states, years and dates
 included, appears in an excerpt it cites or the sealed title of a page it cites;
@@ -143,7 +148,7 @@ from ..evidence.provenance import load_folder_copy, provenance_checks
 from ..run.abandonment import abandoned_checks
 from ..run.choices import parse_run_plan, read_start_record
 from ..run.plan import PlanError
-from ..report.gaps import is_own, own_lines
+from ..report.gaps import is_own, own_lines, second_wave_label
 from .claims import claims_checks, run_claims, tldr_sites_check
 from .citation_checks import present
 from .coverage import coverage_checks
@@ -152,6 +157,8 @@ from .headings import heading_label_check, plan_name_error
 from .integrity import citation_integrity_checks
 from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
+from .absence import finish_lines
+from .gaps_prose import gaps_form_check, gaps_sentences
 from .markdown_form import findings_form_check, report_form_check
 from .statements import statement_checks
 from .text_controls import bidi_check, blank_check, control_check
@@ -334,15 +341,16 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     if text is None:
         return _unreadable("report", formats.REPORT_FILE, error, path)
     parsed.report = parse_report(text)
-    gaps_needed: list[tuple[str, str, str]] = []  # (slug, name, status)
+    gaps_needed: list[tuple] = []  # (slug, name, status, how finish's line labels a second-wave one)
     if parsed.plan is not None:
         for s in parsed.plan.all_subtopics:
             found = parsed.findings.get(s.slug)
             if found is None:
                 unusable = run_dir / formats.FINDINGS_DIR / f"{s.slug}.md" in parsed.unreadable
-                gaps_needed.append((s.slug, s.name, "unreadable" if unusable else "missing"))
+                gaps_needed.append((s.slug, s.name, "unreadable" if unusable else "missing",
+                                    second_wave_label(parsed.plan, s)))
             elif found.status in (formats.STATUS_EMPTY, formats.STATUS_FAILED):
-                gaps_needed.append((s.slug, s.name, found.status))
+                gaps_needed.append((s.slug, s.name, found.status, second_wave_label(parsed.plan, s)))
     question = parsed.plan.question if parsed.plan is not None else None
     findings_citations = [c for found in parsed.findings.values() for c in found.citations]
     names = [s.name for s in parsed.plan.all_subtopics] if parsed.plan is not None else []
@@ -362,6 +370,9 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         statement_checks(path, parsed.report, names, question, ids, own, planned) + \
         present([heading_label_check(path, parsed.report, [s.name for s in parsed.plan.subtopics]
                                      if parsed.plan is not None else [], _plan_texts(parsed.plan))]) + \
+        ([gaps_form_check(path, gaps_sentences(parsed.report, finish_lines(parsed),
+                                                names + [s.slug for s in parsed.plan.all_subtopics]))]
+         if parsed.plan is not None else []) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
 
 
@@ -387,7 +398,8 @@ def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
     """
     if parsed.report is None or parsed.plan is None:
         return checks
-    named = {s.slug for s in parsed.plan.all_subtopics if gaps_name(parsed.report, s.name, s.slug)}
+    named = {s.slug for s in parsed.plan.all_subtopics
+             if gaps_name(parsed.report, s.name, s.slug, second_wave_label(parsed.plan, s))}
     if not named:
         return checks
     out = []

@@ -39,6 +39,7 @@ from .. import formats
 from ..core.fsutil import RunFileError, read_run_text
 from ..core.markdown_doc import CODE, REF, TEXT
 from ..core.result import Check, fail, ok
+from ..core.text import bidi_controls, blank_chars, control_chars
 from ..run.plan import Bullet, Plan, Subtopic
 from .findings import Findings, load_findings
 from .parsed_run import ParsedRun
@@ -163,7 +164,17 @@ def words_key(text: str) -> str:
     """Text as compared when a bullet is named by its words: case, whitespace and the
     Markdown marks a writer or the parser may add or drop (`*`, `_`, backticks, brackets
     written as parentheses, a `~` written as finish writes it, TILDE) aside."""
-    return " ".join(text.replace("[", "(").replace("]", ")").translate(_MARKUP).split()).casefold()
+    return " ".join(visible(text).replace("[", "(").replace("]", ")").translate(_MARKUP).split()).casefold()
+
+
+def visible(text: str) -> str:
+    """`text` without the characters report.md may not hold (text_controls.py: controls, bidirectional
+    controls, blank-looking characters), which show nothing anyway: how report/gaps.words writes
+    the plan's words, and how they are compared."""
+    if text.isascii() and text.isprintable():
+        return text
+    drop = {offset for find in (blank_chars, control_chars, bidi_controls) for offset, _what in find(text)}
+    return "".join(ch for i, ch in enumerate(text) if i not in drop)
 
 
 TILDE = "\u223c"  # how report/gaps.words writes a plan's `~`, read here as the `~` it stands for
@@ -305,12 +316,16 @@ def coverage_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         elif how == "gaps":
             checks.append(ok(check_id, f"bullet {bullet.id} is named under Gaps & Limitations", path))
         else:
-            hint = ("its findings cite sources under it: carry one over with its claim"
-                    if state.state == STATE_COVERED else f"its state is {state.state}")
+            # The fix asked for never leads to another failure: a reference its findings give, or
+            # finish's own line (fixed words and the plan's), never a researcher's reason copied.
+            if state.state == STATE_COVERED:
+                hint = f"cite one of {' '.join(state.references[:6])} in a claim it supports"
+            else:
+                hint = (f"its state is {state.state}: finish names it under Gaps & Limitations when it runs on a "
+                        f"report with that section, unless your own words there already name it ({bullet.id})")
             checks.append(fail(
                 check_id,
                 f'bullet {bullet.id} "{bullet.text}" (subtopic "{bullet.subtopic.name}") is neither supported '
-                f"by a cited claim in the report nor named under Gaps & Limitations; {hint}, or name it "
-                f"({bullet.id}) in Gaps & Limitations with the reason",
+                f"by a cited claim in the report nor named under Gaps & Limitations; {hint}",
                 path, gaps.line if gaps is not None else None))
     return checks

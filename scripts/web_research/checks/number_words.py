@@ -6,18 +6,19 @@ read each entry both ways: the word gives its value, and the value is grounded b
 
 - counts: "zero" to "nineteen", the tens, and their hyphenated compounds ("twenty-five");
 - magnitudes: "hundred" to "trillion", and "dozen" (12) and "score" (20), which count only after
-  "a" or a number word ("a dozen", "two dozen", "four score"; "dozens of" and "a credit score"
-  state no figure);
+  a number word, or "dozen" after "a" ("a dozen", "two dozen", "four score"; "dozens of", "a
+  score of 9.8" and "a credit score" state no figure);
 - multiples: "-fold" after a number word ("tenfold", "ten-fold": a multiplier), and the multiple
   words ("double", "twice", "triple", "thrice", "quadruple"; `MULTIPLES`);
 - fractions: a count word and a denominator word ("a tenth", "two fifths", "three quarters"), read
   as the share they are (a tenth is 10%), and "half"; a singular one ("a fifth") only where a share
   reads, so "a fifth vendor" stays an ordinal (quantities._read_shares).
 
-Not numbers (`AMBIGUOUS` and the rules of quantities.py, each tested beside its number): "one of",
-"one-time", "zero-day", "double" as a type or a noun ("C doubles", "a double"), "double-check".
-A units word then a tens word ("two-fifty") reads as 2.50 or as 250: no page figure, and a claim
-that writes it is refused and asked to use digits.
+Not numbers (the rules of quantities.py, each tested beside its number): "one of", "one-time",
+"double" as a type or a noun ("C doubles", "a double", "IEEE 754 double"), "double-check". "zero"
+is a figure alone ("zero free plans"), not in a compound that names a kind of thing ("zero trust",
+"zero-day": `ZERO_COMPOUNDS`). A units word then a tens word ("two-fifty") reads as 2.50 or as
+250: no page figure, and a claim that writes it is refused and asked to use digits.
 """
 from __future__ import annotations
 
@@ -30,8 +31,12 @@ TENS = {w: 10 * i for i, w in enumerate("_ _ twenty thirty forty fifty sixty sev
         if w != "_"}
 MAGNITUDES = {"hundred": Decimal(100), "thousand": Decimal(1000), "million": Decimal(10) ** 6,
               "billion": Decimal(10) ** 9, "trillion": Decimal(10) ** 12}
-# Counted by the group: a figure only after "a", "an", "half a" or a number word.
+# Counted by the group: a figure only after a number word ("two dozen", "four score"), and
+# "dozen" after "a" or "half a" too ("a score of 9.8" is a rating).
 GROUPS = {"dozen": Decimal(12), "score": Decimal(20)}
+GROUPS_AFTER_A = ("dozen",)
+# "zero" is a figure ("zero free plans") but in these compounds, which name a kind of thing.
+ZERO_COMPOUNDS = frozenset({"trust", "day", "days", "copy", "knowledge", "touch", "shot", "sum", "width", "point"})
 # Denominators of a fraction in words (singular and plural); "half" and "quarter" too.
 DENOMINATORS = {
     **dict.fromkeys(("half", "halves"), 2), **dict.fromkeys(("third", "thirds"), 3),

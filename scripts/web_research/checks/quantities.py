@@ -98,6 +98,11 @@ MEASURES: dict[str, tuple[str, Decimal]] = {
     "tib": ("size", Decimal(2) ** 40),
     **{count: (count, Decimal(1)) for count in ("host", "seat", "user", "event", "request")},
 }
+# Words after a number that count nothing ("30 at most", "30 here"): the number stays bare. Not
+# "of": "one of the vendors" counts vendors, and grounds no "1 TB".
+_NOT_NOUNS = frozenset("""in on at to for from by with per and or than as the a an each every is are was were be
+been has have had it its this that which who over under about after before within into out off up down here there
+most least only more less now then so too also yet still just""".split())
 # Measures a count of anything else never states ("5 users" may be "5 people"; "3 years" is never "3 plans").
 DIMENSIONS = frozenset({"time", "calendar", "size"})
 # Words that may stand between a number and its unit ("3 more years", "30 calendar days") are any
@@ -189,7 +194,8 @@ _GROUP = "|".join(number_words_table.GROUPS)  # "a dozen", "four score": only af
 _NUMBER_WORD = "|".join(number_words_table.number_words())
 # "seven", "twenty-five", "one million", "a million", "half a million", "three hundred thousand", "a dozen",
 # "tenfold".
-_WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + _GROUP + r")|(?:" + _NUMBER_WORD + r"))"
+_WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
+                    + r")|(?:" + _NUMBER_WORD + r"))"
                     r"(?:[\s-]+(?:" + _NUMBER_WORD + "|" + _GROUP + r"))*(?:-?" + number_words_table.FOLD
                     + r")?\b", re.I)
 _WORD_HINT = re.compile(r"\b(?:(?:" + _NUMBER_WORD + r")(?:\b|" + number_words_table.FOLD + ")|(?:" + _GROUP + r")\b)",
@@ -227,7 +233,8 @@ FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRE
                           *number_words_table.DENOMINATORS))
 _IDIOMS_OF_ONE = frozenset({"day", "second", "minute", "week", "month", "year", "hour"})  # "one day, ..."
 _HALF_A_UNIT = re.compile(r"\s+an?\s+")
-_HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + _GROUP + r")\b", re.I)
+_HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
+                                + r")\b", re.I)
 
 
 class Figure(NamedTuple):
@@ -483,8 +490,8 @@ def names_same(figure: Figure, other: Figure) -> bool:
     parts (3.10 is not 3.1, though equal in value; 3.11 is v3.11 and is named by its release
     3.11.2), anything else as `Figure.matches` says."""
     mine = version_parts(figure)
-    if mine is None or len(mine) < 2:
-        return figure.matches(other)
+    if mine is None or (len(mine) < 2 and figure.kind != KIND_VERSION):
+        return figure.matches(other)  # "Windows 11", a year: by value ("v2" is named by "version 2" below)
     return version_parts(other) == mine or in_series(figure, other)
 
 
@@ -650,13 +657,13 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     noun = None
     if kind in (KIND_NUMBER, KIND_MONEY):
         unit_match = _UNIT_AFTER.match(rest, position)
-        if unit_match and unit_match.group(1).lower() in _UNITS:
+        if unit_match and _unit_word(unit_match.group(1)):
             unit, position = _UNITS[unit_match.group(1).lower()], unit_match.end()
-        elif unit_match and kind == KIND_NUMBER:
+        elif unit_match and kind == KIND_NUMBER and unit_match.group(1).lower() not in _NOT_NOUNS:
             noun = unit_match.group(1).lower()
             second = _UNIT_AFTER.match(rest, unit_match.end())  # "3 more years", "30 calendar days"
             if (second and noun not in _NOT_MODIFIERS and rest[unit_match.end():unit_match.end() + 1] == " "
-                    and second.group(1).lower() in _UNITS):
+                    and _unit_word(second.group(1))):
                 unit, noun, position = _UNITS[second.group(1).lower()], None, second.end()
     per_match = _PER_AFTER.match(rest, position)
     if per_match:
@@ -669,6 +676,12 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     falling = value > 0 and bool(_FALLING_BEFORE.search(text, max(0, left - 24), left))
     return Figure(text[left:end + position], value, kind, currency, unit, per, left, end + position,
                   falling=falling, noun=noun if kind in (KIND_NUMBER, KIND_YEAR) else None)
+
+
+def _unit_word(word: str) -> bool:
+    """Whether a word after a number is a unit: a one-letter unit only in lower case ("30d",
+    "5 s"), since "2D", "3D" and "4K" name no days, seconds or bytes."""
+    return word.lower() in _UNITS and (len(word) > 1 or word.islower())
 
 
 def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
@@ -689,7 +702,9 @@ def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
     qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and (value > 1 or (
         value == 1 and figure.unit not in _IDIOMS_OF_ONE)))  # "one TB", but "one day" is an idiom
-    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest)  # "zero free plans"; "zero-day" is none
+    following = re.match(r"[\s-]+([A-Za-z]+)", rest)
+    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest) and not (
+        following and following.group(1).lower() in number_words_table.ZERO_COMPOUNDS)  # "zero trust" is none
     if not (has_magnitude or qualified or zero or bare):
         return None  # "two vendors", "one of them", "one day", "zero-day": no figure
     return figure

@@ -125,12 +125,13 @@ def _gaps_checks(path: Path, report: Report, gaps_needed: Sequence[tuple[str, st
         return [fail("report.gaps.nonempty", "Gaps & Limitations is empty; it always names what the research "
                      "could not establish", path, section.line)]
     checks = [ok("report.gaps.nonempty", "Gaps & Limitations has content", path)]
-    for slug, name, status in gaps_needed:
-        if gaps_name(report, name, slug):
+    for slug, name, status, *label in gaps_needed:
+        if gaps_name(report, name, slug, *label):
             checks.append(ok(f"report.gaps.names.{slug}", f'Gaps names the {status} subtopic "{name}"', path))
         else:
             checks.append(fail(f"report.gaps.names.{slug}", f'Gaps & Limitations does not name subtopic "{name}" '
-                               f"(findings {status}); give it a bullet with the reason", path, section.line))
+                               f"(findings {status}); finish writes its line when it runs on a report with that "
+                               "section, unless your own words there already name it", path, section.line))
     return checks
 
 
@@ -169,10 +170,12 @@ def gaps_text(report: Report) -> str | None:
     return " ".join("".join(parts).split()).casefold()
 
 
-def gaps_name(report: Report, name: str, slug: str) -> bool:
-    """Whether Gaps & Limitations names a subtopic (its name or slug, any case)."""
+def gaps_name(report: Report, name: str, slug: str, label: str | None = None) -> bool:
+    """Whether Gaps & Limitations names a subtopic (its name or slug, any case; or the `label`
+    finish's line names a second-wave subtopic by, report/gaps.second_wave_label)."""
     text = gaps_text(report)
-    return text is not None and (" ".join(name.split()).casefold() in text or slug.casefold() in text)
+    return text is not None and (" ".join(name.split()).casefold() in text or slug.casefold() in text
+                                 or (label is not None and label.casefold() in text))
 
 
 def _provenance_check(path: Path, report: Report, findings_citations: Sequence[Citation]) -> Check:
@@ -209,11 +212,12 @@ def _provenance_check(path: Path, report: Report, findings_citations: Sequence[C
 
 
 def report_checks(path: Path, report: Report, question: str | None,
-                  gaps_needed: Sequence[tuple[str, str, str]],
+                  gaps_needed: Sequence[tuple],
                   findings_citations: Sequence[Citation] | None = None) -> list[Check]:
     """All checks of report.md. `question` is the plan's question (None when
-    the plan is unusable); `gaps_needed` lists `(slug, name, status)` of the
-    subtopics whose findings are failed, empty or missing; `findings_citations`
+    the plan is unusable); `gaps_needed` lists `(slug, name, status[, label])` of the
+    subtopics whose findings are failed, empty or missing (label: how finish's line names a
+    second-wave one, or None); `findings_citations`
     are the entries of every findings file (None: skip the provenance check)."""
     checks = [_title_check(path, report, question)]
     checks.extend(_section_checks(path, report))

@@ -36,17 +36,20 @@ and, in the whole report but Sources (which `finish` writes):
 
 All errors, in a run the hooks manage and in standalone `verify` alike. A figure is
 what `claims.figures_in` reads (the one reading of figures, quantities.py), in the
-claim's own words (code spans included). Pure: the checklist hands in the parsed report.
+claim's own words (code spans included), and any figure written so that no check reads it
+(a digit of another script, "two-fifty": `quantities.unreadable_figures`). Pure: the checklist hands in the parsed report.
 """
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from .. import formats
 from .claims import FOOTNOTE_LIKE, Sentence, header_cells, lead_ins, plain_text, sentences_of
-from .quantities import Figure, figures_in, is_identifier, names_same, readable, url_identifiers
+from .quantities import (KIND_NUMBER, Figure, figures_in, is_identifier, names_same, readable, unreadable_figures,
+                         url_identifiers)
 from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
@@ -94,11 +97,21 @@ def _block_sentences(report: Report, start: int, end: int,
     return out
 
 
+def _stated(text: str) -> list[Figure]:
+    """The figures a sentence states (`figures_in`), and each it writes so that no check reads it
+    (a digit of another script, "two-fifty": `quantities.unreadable_figures`), which is a figure
+    for these rules too: "୨0 days" needs a reference as "20 days" does."""
+    found = figures_in(text)
+    if not text.isascii() or "-" in text:
+        found += [Figure(what, Decimal(0), KIND_NUMBER) for what, _why in unreadable_figures(text)]
+    return found
+
+
 def _heading_figures(text: str, asked: Sequence[Figure], cited: "_Cited") -> list[Figure]:
     """The figures a heading states that neither the question nor a cited excerpt or address
     names as an identifier (see the module docstring)."""
     seen = readable(text)
-    return [q for q in figures_in(text)
+    return [q for q in _stated(text)
             if not (is_identifier(seen, q)
                     and any(names_same(q, other) for other in (*asked, *cited.figures())))]
 
@@ -148,13 +161,13 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
                 words = " ".join(s.text for s in sentences)
                 if not words.strip():
                     continue  # nothing to read (an empty cell row, a lone image)
-                stated = [q for s in sentences for q in figures_in(s.text)]
+                stated = [q for s in sentences for q in _stated(s.text)]
                 what = "row" if block.kind == "row" else "item" if block.item else "paragraph"
                 uncited.append((block.line, f"{what} {_quote(words)}" + (f" states {_figures(stated)}" if stated else "")))
                 continue
             for sentence in sentences:
                 if not _cited(sentence):
-                    stated = figures_in(sentence.text)
+                    stated = _stated(sentence.text)
                     if stated:
                         figure_problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
         where = "TL;DR bullet or paragraph" if name == TLDR else "Findings paragraph, item or table row"
@@ -203,7 +216,7 @@ def _gaps_check(path: Path, report: Report, bullet_ids: set[str], own: Callable[
         for sentence in sentences:
             if _cited(sentence):
                 continue
-            stated = [q for q in figures_in(sentence.text) if q.text not in bullet_ids]
+            stated = [q for q in _stated(sentence.text) if q.text not in bullet_ids]
             if stated:
                 if asked is None:
                     asked = [q for text in planned for q in figures_in(text)]
@@ -212,8 +225,8 @@ def _gaps_check(path: Path, report: Report, bullet_ids: set[str], own: Callable[
                 problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
     return _listed(
         "report.gaps.figures", path, problems, "Gaps & Limitations states no figure without a reference",
-        "Gaps & Limitations says what is not established; a figure there carries, in its sentence, the reference "
-        f"of the passage that states it, {SHAPE}, or the sentence says it without the figure")
+        "Gaps & Limitations says what is not established: say it without the figure (a figure the plan states may "
+        f"stay), or give the sentence the reference of the passage that states the figure, {SHAPE}")
 
 
 def _expected(mark: str) -> str:

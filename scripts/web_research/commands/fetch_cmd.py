@@ -193,7 +193,9 @@ def _fetch_and_store(run_dir: Path, url: str, allow_loopback: bool):
         raise _Refused(str(exc)) from exc
     except Exception as exc:  # an extraction library failing on odd input must not become a traceback
         raise _Refused(f"{page.final_url}: cannot extract the page's text ({type(exc).__name__}: {exc})") from exc
-    retrieved_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    # When the page's response arrived, not when extraction ended (the WARC's WARC-Date says the same).
+    arrived = page.exchange.received_at if page.exchange is not None else None
+    retrieved_at = (arrived or datetime.now(timezone.utc)).isoformat(timespec="seconds")
     started = time.monotonic()
     try:
         warc = build_warc(page, retrieved_at, f"{snapshot_id(url)}{ARCHIVE_SUFFIX}")

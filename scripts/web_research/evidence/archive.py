@@ -1,9 +1,11 @@
 """The page as the site sent it: one WARC file (ISO 28500, WARC/1.1) per snapshot.
 
 `fetch` keeps, beside a page's text (`sources/<id>.txt`) and record (`<id>.json`), the HTTP
-exchange that produced it in `sources/<id>.warc.gz`: a warcinfo record, the request as sent and
-the response as received (status line, headers and body, chunked framing and content encoding
-still on it), each record gzipped on its own as archives do. The record names the file, its
+exchange that produced it in `sources/<id>.warc.gz`: a warcinfo record, then for each hop (every
+redirect, then the page) the response as received (status line, headers and body, chunked framing
+and content encoding still on it) followed by the request as sent, which names it in
+WARC-Concurrent-To, both dated when the response arrived; each record gzipped on its own as
+archives do. The record names the file, its
 SHA-256 and size, and the hook seals it with the text, so the stored text can be extracted again
 from what was fetched (`reextract`) and anyone can replay the page in a WARC tool.
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
@@ -38,7 +41,7 @@ def body_sha256(body: bytes) -> str:
 
 
 def build_warc(page: FetchedPage, retrieved_at: str, filename: str) -> bytes:
-    """The WARC of `page`'s last exchange (warcinfo, request, response), gzipped record by record.
+    """The WARC of `page`'s exchanges (warcinfo, then each hop's response and request), gzipped record by record.
 
     Raises ArchiveError when the page carries no exchange (it was not fetched over the wire)."""
     from warcio.warcwriter import WARCWriter  # lazy: the fetch extra
@@ -58,16 +61,24 @@ def build_warc(page: FetchedPage, retrieved_at: str, filename: str) -> bytes:
     warcinfo_id = info.rec_headers.get_header("WARC-Record-ID")
     for url, hop in (*page.redirect_exchanges, (page.final_url, exchange)):  # each redirect, then the page
         common = {"WARC-IP-Address": hop.address.split("%", 1)[0], "WARC-Warcinfo-ID": warcinfo_id}
+        if hop.received_at is not None:  # the hop's own capture time (else warcio's: now)
+            common["WARC-Date"] = warc_date(hop.received_at)
         response = writer.create_warc_record(url, "response", payload=io.BytesIO(hop.response),
                                              length=len(hop.response), warc_headers_dict=dict(common))
         request = writer.create_warc_record(
             url, "request", payload=io.BytesIO(hop.request), length=len(hop.request),
             warc_headers_dict={**common, "WARC-Concurrent-To": response.rec_headers.get_header("WARC-Record-ID")})
-        # Both records carry the one capture time, the response's.
+        # Both records carry the one capture time, the response's; the response comes first, as
+        # crawlers write it, so that a reader meets the record a WARC-Concurrent-To names before it.
         request.rec_headers.replace_header("WARC-Date", response.rec_headers.get_header("WARC-Date"))
-        writer.write_record(request)
         writer.write_record(response)
+        writer.write_record(request)
     return out.getvalue()
+
+
+def warc_date(moment: datetime) -> str:
+    """WARC/1.1's WARC-Date: UTC, to the microsecond (ISO 28500:2017 allows fractions of a second)."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,13 @@ no browser shows and a person reading the row does not type. A pipe standing alo
 delimiter row are layout, not words (`is_layout`): the excerpt and the page are compared
 without them (`Reading`), so "Cold $0.004 90 days" (cells separated by spaces or tabs, as a
 browser copies a row) and "Cold | $0.004 | 90 days" (as stored) both match the row. A pipe
-never carries a claim, wherever it stands. The match is still placed in the normalized page
-with its pipes (`MatchResult.at`), so the figure rule reads each cell's figure on its own.
+never carries a claim, wherever it stands. A list mark that opens a line (`- `: how the stored
+text writes a list item, and a definition's term and its description) is a bullet on the page,
+or nothing: the page is read as stored, then as shown without those marks (`page_readings`), so
+a passage over two items matches with the mark ("rules - Server-side") or without it ("rules
+Server-side"); a dash inside a line is the page's and never optional. The match is still placed
+in the normalized page with its pipes and marks (`MatchResult.at`), so the figure rule reads
+each cell's figure on its own.
 
 An ellipsis (`...`, `…`, `[...]`) marks an omission: the parts around it must
 each appear, in order, and an omission may not turn a quote into a collage.
@@ -38,11 +43,11 @@ from __future__ import annotations
 import bisect
 import heapq
 import re
-from array import array
-from dataclasses import dataclass
 import unicodedata
+from array import array
 from collections import Counter
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import NamedTuple, Sequence
 from difflib import SequenceMatcher
 
 from ..core.text import strip_invisible
@@ -67,6 +72,9 @@ SCRIPT_CHARS = frozenset("\u00b2\u00b3\u00b9\u2070" + "".join(map(chr, range(0x2
 _ELLIPSIS = re.compile(r"\s*(?:\[\s*\.{3,}\s*\]|\(\s*\.{3,}\s*\)|\.{3,})\s*")
 # A Markdown table's delimiter row as one token: `|---|---|`, `|:--|--:|`.
 _DELIMITER_ROW = re.compile(r"\|(?::?-+:?\|)+")
+# A list item's mark, standing alone at the start of a line of the stored text.
+LIST_MARKS = frozenset("-*+\u2022")
+_LIST_LINE = re.compile(r"^\s*[-*+\u2022](?:\s|$)", re.MULTILINE)  # a line a list mark may open
 _WORD = re.compile(r"\w+")
 
 CLOSEST_MAX_CHARS = 240
@@ -120,42 +128,100 @@ def without_layout(normalized: str) -> str:
     return " ".join(token for token in normalized.split(" ") if not is_layout(token))
 
 
+# A layout token standing alone in a normalized text (`is_layout`): a pipe, or a delimiter row.
+_LAYOUT = re.compile(r"(?<!\S)\|(?:(?::?-+:?\|)+)?(?!\S)")
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """A normalized page as it is read: without its layout tokens (`text`), with the way back
-    to the normalized page (`to_normalized`). Built once per page (`Reading.of`); free for a
-    page without pipes. `starts`: where each kept token starts in `text`; `shifts`: how far
-    further on it starts in the normalized page (None: the two are the same)."""
+    """A normalized page as it is read: without some of its tokens (`text`), with the way back to
+    the normalized page (`to_normalized`). Built once per page (`Reading.of`), in time linear in
+    the page and a step per token left out; free for a page without any. `gaps`: where in `text`
+    each stretch was left out, in order; `shifts`: how many characters were left out up to and
+    including each (None: nothing was)."""
 
     text: str
-    starts: array | None = None
+    gaps: array | None = None
     shifts: array | None = None
 
     @classmethod
-    def of(cls, normalized: str) -> "Reading":
-        if "|" not in normalized:
+    def of(cls, normalized: str, marks: Sequence[int] = ()) -> "Reading":
+        """`normalized` without its layout tokens and the one-character tokens at `marks`
+        (positions in it), each with the space after it (before it, at the end)."""
+        drop = sorted({*(m.start() for m in _LAYOUT.finditer(normalized)), *marks}) if "|" in normalized \
+            else sorted(marks)
+        if not drop:
             return cls(normalized)
-        kept: list[str] = []
-        starts, shifts = array("q"), array("q")
-        source = reading = 0
-        for token in normalized.split(" "):
-            if token and not is_layout(token):
-                kept.append(token)
-                starts.append(reading)
-                shifts.append(source - reading)
-                reading += len(token) + 1
-            source += len(token) + 1
-        text = " ".join(kept)
-        return cls(text) if len(text) == len(normalized) else cls(text, starts, shifts)
+        stretches: list[list[int]] = []
+        for at in drop:
+            end = normalized.find(" ", at)
+            end = len(normalized) if end < 0 else end
+            cut = [at, end + 1] if end < len(normalized) else [max(0, at - 1), end]
+            if stretches and cut[0] <= stretches[-1][1]:
+                stretches[-1][1] = max(stretches[-1][1], cut[1])
+            else:
+                stretches.append(cut)
+        last = stretches[-1]
+        if last[1] == len(normalized) and last[0] > 0 and normalized[last[0] - 1] == " ":
+            last[0] -= 1  # a run of tokens left out at the end: the space before it goes too
+        pieces: list[str] = []
+        gaps, shifts = array("q"), array("q")
+        kept = removed = 0
+        for a, b in stretches:
+            pieces.append(normalized[kept:a])
+            removed += b - a
+            gaps.append(a - (removed - (b - a)))
+            shifts.append(removed)
+            kept = b
+        pieces.append(normalized[kept:])
+        return cls("".join(pieces), gaps, shifts)
+
+    def _back(self, position: int) -> int:
+        assert self.gaps is not None and self.shifts is not None
+        before = bisect.bisect_right(self.gaps, position)
+        return position + (self.shifts[before - 1] if before else 0)
 
     def to_normalized(self, start: int, end: int) -> tuple[int, int]:
         """Where `text[start:end]` (non-empty, not starting or ending with a space) stands in the
         normalized page."""
-        if self.starts is None or self.shifts is None:
+        if self.gaps is None:
             return start, end
-        first = bisect.bisect_right(self.starts, start) - 1
-        last = bisect.bisect_right(self.starts, end - 1) - 1
-        return start + self.shifts[first], end + self.shifts[last]
+        return self._back(start), self._back(end - 1) + 1
+
+
+def list_marks_at(text: str, folded: str) -> list[int]:
+    """Where, in `normalize(text)`, stand the list marks that open a line of `text` (its first
+    whitespace-separated token is one of `LIST_MARKS`), from `folded` = `fold(text)`, which keeps
+    the text's lines (`normalize` is its tokens joined by single spaces)."""
+    raw_lines, folded_lines = text.split("\n"), folded.split("\n")
+    if len(raw_lines) != len(folded_lines):
+        return []
+    marks: list[int] = []
+    offset = -1  # where the next line's first token starts, less the space before it
+    for raw, line in zip(raw_lines, folded_lines):
+        tokens = line.split()
+        if not tokens:
+            continue
+        offset += 1
+        if tokens[0] in LIST_MARKS:
+            opening = raw.lstrip()
+            if opening[:1] == tokens[0] and (len(opening) == 1 or opening[1].isspace()):
+                marks.append(offset)
+        offset += sum(map(len, tokens)) + len(tokens) - 1
+    return marks
+
+
+def page_readings(text: str, normalized: str, folded: str | None = None) -> tuple[Reading, ...]:
+    """The ways a page is read for an excerpt, in the order they are tried: as stored (without its
+    table layout), then as shown (without its list marks too), when it has any. `normalized` is
+    `normalize(text)`, `folded` (when at hand) `fold(text)`."""
+    stored = Reading.of(normalized)
+    if not _LIST_LINE.search(text):
+        return (stored,)
+    marks = list_marks_at(text, fold(text) if folded is None else folded)
+    if not marks or max(marks) >= len(normalized) or any(normalized[m] not in LIST_MARKS for m in marks):
+        return (stored,)
+    return (stored, Reading.of(normalized, marks))
 
 
 def excerpt_parts(excerpt: str) -> list[str]:
@@ -183,8 +249,9 @@ class MatchResult(NamedTuple):
     `similarity` in [0, 1]. `span` is the shortest stretch of the page, in
     normalized characters, that holds every part (None when not all were found).
     When `ok`, `at` is where each part stands in the normalized page, in order (the
-    placement `span` measures in the page's `Reading`, without its layout), and `spans` the same places in the page's own characters
-    when the match was made by `matcher.find_excerpt` (empty from `match_excerpt`).
+    placement `span` measures, in the `Reading` of the page that holds it), and `spans` the
+    same places in the page's own characters when the match was made by
+    `matcher.find_excerpt` (empty from `match_excerpt`).
     """
 
     ok: bool
@@ -200,22 +267,30 @@ class MatchResult(NamedTuple):
 
 
 def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None,
-                  reading: Reading | None = None) -> MatchResult:
-    """Look for `excerpt` in `page_text` after normalizing both, without layout (`Reading`).
+                  readings: tuple[Reading, ...] | None = None) -> MatchResult:
+    """Look for `excerpt` in `page_text` after normalizing both, in each of the page's readings
+    (`page_readings`: as stored, then as shown) until one holds it.
 
-    Pass `normalized=normalize(page_text)` and `reading=Reading.of(normalized)` when checking
-    many excerpts against one page, so the page is read once.
+    Pass `normalized=normalize(page_text)` and `readings=page_readings(page_text, normalized)`
+    when checking many excerpts against one page, so the page is read once.
     """
-    if reading is None:
-        reading = Reading.of(normalized if normalized is not None else normalize(page_text))
-    result = _match_reading(excerpt, page_text, reading.text)
-    if result.ok and result.at:
-        result = result._replace(at=tuple(reading.to_normalized(a, b) for a, b in result.at))
-    return result
+    if readings is None:
+        readings = page_readings(page_text, normalized if normalized is not None else normalize(page_text))
+    failures: list[MatchResult] = []
+    for number, reading in enumerate(readings):
+        result = _match_reading(excerpt, page_text, reading.text, closest=number == len(readings) - 1)
+        if result.ok:
+            if result.at:
+                result = result._replace(at=tuple(reading.to_normalized(a, b) for a, b in result.at))
+            return result
+        failures.append(result)
+    # Why it fails: found but spread (or a part too short) in any reading says more than "not found".
+    return next((f for f in failures if f.rule != RULE_NOT_FOUND), failures[-1])
 
 
-def _match_reading(excerpt: str, page_text: str, page: str) -> MatchResult:
-    """`match_excerpt` on the page's reading text `page`, its placement in that text."""
+def _match_reading(excerpt: str, page_text: str, page: str, *, closest: bool = True) -> MatchResult:
+    """`match_excerpt` on one reading text of the page, `page`, its placement in that text;
+    without the closest passage to a part not found when not `closest`."""
     parts = excerpt_parts(excerpt)
     if not parts:
         return MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="", rule=RULE_NOT_FOUND)
@@ -235,9 +310,9 @@ def _match_reading(excerpt: str, page_text: str, page: str) -> MatchResult:
             missing = missing or 0
             if best is not None:
                 break  # later starts only find fewer parts; an earlier placement exists
-            closest, score = closest_passage(parts[missing], page_text, normalized=page)
+            near, score = closest_passage(parts[missing], page_text, normalized=page) if closest else (None, 0.0)
             return MatchResult(ok=False, parts_total=total, parts_found=missing, failed_part=parts[missing],
-                               closest=closest, similarity=score, rule=RULE_NOT_FOUND)
+                               closest=near, similarity=score, rule=RULE_NOT_FOUND)
         placed = _place_back(parts, page, placed)  # the tightest placement ending there
         start, end = placed[0][0], placed[-1][1]
         span = end - start
@@ -246,9 +321,9 @@ def _match_reading(excerpt: str, page_text: str, page: str) -> MatchResult:
             return MatchResult(ok=True, parts_total=total, parts_found=total, span=best, at=placed)
         start = find_at_bounds(page, parts[0], start + 1)
     if best is None:
-        closest, score = closest_passage(parts[0], page_text, normalized=page)
+        near, score = closest_passage(parts[0], page_text, normalized=page) if closest else (None, 0.0)
         return MatchResult(ok=False, parts_total=total, parts_found=0, failed_part=parts[0],
-                           closest=closest, similarity=score, rule=RULE_NOT_FOUND)
+                           closest=near, similarity=score, rule=RULE_NOT_FOUND)
     return MatchResult(ok=False, parts_total=total, parts_found=total, failed_part=parts[0],
                        rule=RULE_SPREAD, span=best)
 

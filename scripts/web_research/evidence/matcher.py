@@ -22,7 +22,7 @@ import re
 import unicodedata
 from array import array
 
-from .excerpts import SCRIPT_CHARS, MatchResult, Reading, fold, match_excerpt, normalize
+from .excerpts import SCRIPT_CHARS, MatchResult, Reading, fold, match_excerpt, page_readings
 
 # Characters `fold` changes or that may combine with the one before: non-ASCII runs (with
 # the ASCII character before them, which a combining mark may join) and ASCII quote marks.
@@ -41,20 +41,24 @@ class StoredPage:
         self._normalized = normalized
         self._starts: array | None = None
         self._ends: array | None = None
-        self._reading: Reading | None = None
+        self._readings: tuple[Reading, ...] | None = None
+        self._folded: str | None = None
 
     @property
     def normalized(self) -> str:
         if self._normalized is None:
-            self._normalized = normalize(self.text)
+            self._folded = fold(self.text)  # kept for `readings`, which needs the text's lines
+            self._normalized = " ".join(self._folded.split())  # = normalize(text), exactly
         return self._normalized
 
     @property
-    def reading(self) -> Reading:
-        """The normalized page without its table layout, as the matcher reads it (`excerpts.Reading`)."""
-        if self._reading is None:
-            self._reading = Reading.of(self.normalized)
-        return self._reading
+    def readings(self) -> tuple[Reading, ...]:
+        """The normalized page as the matcher reads it: as stored, then as shown (`excerpts.page_readings`)."""
+        if self._readings is None:
+            normalized = self.normalized
+            self._readings = page_readings(self.text, normalized, self._folded)
+            self._folded = None  # a copy of the page: not kept longer than needed
+        return self._readings
 
     def span_of(self, start: int, end: int) -> tuple[int, int]:
         """The stretch of `text` that `normalized[start:end]` (non-empty) came from."""
@@ -142,7 +146,7 @@ def find_excerpt(excerpt: str, page: StoredPage, *, spans: bool = True) -> Match
     part of the excerpt (split at its omission marks) stands in `page.text`, in order, when
     it is found (`ok`); empty otherwise. `spans=False`: the verdict only, without building
     the page's character map (verify, which needs no place)."""
-    result = match_excerpt(excerpt, page.text, normalized=page.normalized, reading=page.reading)
+    result = match_excerpt(excerpt, page.text, normalized=page.normalized, readings=page.readings)
     if not spans or not result.ok or not result.at:
         return result
     return result._replace(spans=tuple(page.span_of(a, b) for a, b in result.at))

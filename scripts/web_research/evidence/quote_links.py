@@ -28,6 +28,8 @@ import re
 from typing import NamedTuple
 from urllib.parse import quote
 
+from .excerpts import LIST_MARKS
+
 WHOLE_WORDS = 8  # a passage of at most this many words, in one block, goes whole into the directive
 EDGE_WORDS = 4  # else its first and last this many words
 PREFIX_WORDS = 3
@@ -35,7 +37,6 @@ CONTEXT_CHARS = 32  # a TextQuoteSelector's prefix and suffix
 
 _TOKEN = re.compile(r"\S+")
 _DELIMITER_ROW = re.compile(r"\s*\|?(?:\s*:?-+:?\s*\|)+\s*(?::?-+:?\s*)?")
-LIST_MARKS = frozenset(("-", "*", "+", "\u2022"))
 
 
 class Word(NamedTuple):

@@ -36,6 +36,7 @@ import base64
 import functools
 import os
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from email.message import Message
 from email.utils import collapse_rfc2231_value
 from typing import Callable, Mapping
@@ -116,6 +117,9 @@ class Exchange:
     request: bytes
     response: bytes
     address: str
+    # When the response arrived (its status line and headers read): the hop's capture time, its
+    # WARC-Date (archive.py). None for an exchange not taken from the wire (a test's).
+    received_at: datetime | None = None
 
 
 # What a response may add to its body on the wire (status line, headers, chunked framing) before
@@ -639,6 +643,7 @@ def _request(target: Target, url: str, deadline: float, limits: FetchLimits, con
                 conn.putheader("Accept-Encoding", "identity")
                 conn.endheaders()
                 response = conn.getresponse()
+                received_at = datetime.now(timezone.utc)
                 headers = {k.lower(): v for k, v in response.getheaders()}
                 # A redirect's body too (within the same bounds): the archive keeps each hop as received;
                 # but not one that runs to the connection's close, which a server may hold open.
@@ -648,7 +653,7 @@ def _request(target: Target, url: str, deadline: float, limits: FetchLimits, con
                     body = _read_body(conn, response, deadline, url, limits)
                 if watchdog.expired:  # the shutdown looks like the end of the body
                     raise _timed_out(url, limits)
-                exchange = Exchange(bytes(conn.recorder.sent), bytes(conn.recorder.received), address)
+                exchange = Exchange(bytes(conn.recorder.sent), bytes(conn.recorder.received), address, received_at)
                 if response.status in REDIRECT_STATUSES:
                     return response.status, headers, b"", exchange
                 return response.status, headers, body, exchange

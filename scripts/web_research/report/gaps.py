@@ -14,7 +14,8 @@ researcher's words.
 
 A bullet is named by its words, never by its plan id: a reader of the report never saw
 the plan. A second-wave subtopic was named after the first wave's pages were read, so
-its name is never quoted: its failure shows in the lines of the bullets it targets.
+its name is never quoted: its line names it by its place (`second_wave_label`, which
+`report.gaps.names.<slug>` accepts) and the first-wave bullets it aimed at.
 
 Every line is finish's own: `own_lines` gives every line finish could write for the
 run as it stands, and the checks recognise those lines by their text (never judged as
@@ -31,10 +32,10 @@ import re
 from typing import Sequence
 
 from .. import formats
-from ..checks.coverage import (STATE_MISSING, STATE_NOT_ESTABLISHED, STATE_PARTLY, TILDE, bullet_states,
-                               gaps_names_bullet, subtopics_for)
+from ..checks.coverage import (STATE_MISSING, STATE_NOT_ESTABLISHED, STATE_PARTLY, TILDE, BulletState,
+                               bullet_states, gaps_names_bullet, subtopics_for, visible)
 from ..checks.findings import Findings
-from ..run.plan import Plan
+from ..run.plan import Plan, Subtopic
 
 NO_FILE = "no findings file"
 UNREADABLE = "unreadable"
@@ -53,24 +54,28 @@ def words(text: str) -> str:
     `coverage.gaps_names_bullet` and `report.gaps_name` recognise them). A `~`, which some viewers
     strike out in pairs even escaped (markdown_form refuses a pair), is written as the tilde
     operator `\u223c` that looks the same; coverage.words_key reads the two as one."""
-    return _ESCAPED.sub(r"\\\1", " ".join(text.split())).replace("~", TILDE)
+    return _ESCAPED.sub(r"\\\1", " ".join(visible(" ".join(text.split())).split())).replace("~", TILDE)
 
 
-def _status_words(status: str, slug: str) -> str:
-    """What a subtopic's status means, in fixed words, naming the file that holds the researcher's reason."""
-    where = f"findings/{slug}.md"
+def _status_words(status: str, where: str) -> str:
+    """What a subtopic's status means, in fixed words, naming the file (`where`) that holds the
+    researcher's reason."""
     return {formats.STATUS_FAILED: f"its researcher did not complete it; {where} gives the researcher's reason",
             formats.STATUS_EMPTY: f"its researcher found no source that establishes it; {where} gives the "
                                   "researcher's reason",
             NO_FILE: "its researcher returned without findings",
-            UNREADABLE: f"its findings file, {where}, cannot be read"}.get(status, "its findings cannot be used")
+            UNREADABLE: f"{where} cannot be read"}.get(status, "its findings cannot be used")
 
 
-def subtopic_line(name: str, slug: str, status: str, bullets: Sequence[str]) -> str:
-    """A failed subtopic's line, naming the bullets it leaves open by their words (`bullets`)."""
+def subtopic_line(name: str, slug: str, status: str, bullets: Sequence[str], label: str | None = None) -> str:
+    """A failed subtopic's line, naming the bullets it leaves open by their words (`bullets`); a
+    second-wave subtopic's (`label`, second_wave_label) names the bullets it aimed at instead, and
+    neither its name nor its file (whose name is its name's)."""
     named = "; ".join('"' + words(b) + '"' for b in bullets)
+    if label is not None:
+        return f"- **{label}** ({status}): {_status_words(status, 'its findings file')}." + (f" It aimed at: {named}." if bullets else "")
     tail = f" Not established: {named}." if bullets else ""
-    return f'- **Subtopic "{words(name)}"** ({status}): {_status_words(status, slug)}.{tail}'
+    return f'- **Subtopic "{words(name)}"** ({status}): {_status_words(status, f"findings/{slug}.md")}.{tail}'
 
 
 def bullet_line(bullet_text: str, state: str) -> str:
@@ -81,6 +86,26 @@ def bullet_line(bullet_text: str, state: str) -> str:
             STATE_MISSING: "not established; its researchers left no usable findings"}.get(
         state, "not established; no source the researcher's findings cite establishes it")
     return f"- **{words(bullet_text)}**: {said}."
+
+
+def second_wave_label(plan: Plan, subtopic: Subtopic) -> str | None:
+    """How finish's line names a second-wave subtopic: by its place in the second wave (None for
+    a first-wave one, named by its name)."""
+    if not subtopic.second_wave:
+        return None
+    return f"Second-wave subtopic {next(i for i, s in enumerate(plan.second_wave, 1) if s.slug == subtopic.slug)}"
+
+
+def _line_for(plan: Plan, subtopic: Subtopic, status: str, states: Sequence[BulletState]) -> str:
+    """A failed subtopic's line: a first-wave one names the bullets it leaves missing, a second-wave
+    one the first-wave bullets it aimed at."""
+    label = second_wave_label(plan, subtopic)
+    if label is not None:
+        texts = {b.id: b.text for b in plan.bullets}
+        return subtopic_line(subtopic.name, subtopic.slug, status, [texts[i] for i in subtopic.targets if i in texts],
+                             label)
+    left = [s.bullet.text for s in states if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet)]
+    return subtopic_line(subtopic.name, subtopic.slug, status, left)
 
 
 def _subtopic_status(slug: str, findings: dict[str, Findings], unreadable: dict[str, str]) -> str | None:
@@ -100,15 +125,18 @@ def gap_lines(plan: Plan, findings: dict[str, Findings], unreadable: dict[str, s
     folded = gaps or ""
     lines: list[str] = []
     listed: set[str] = set()  # ids a subtopic line names
-    for subtopic in plan.subtopics:  # first wave only: a second-wave name is never quoted
+    for subtopic in plan.all_subtopics:
         status = _subtopic_status(subtopic.slug, findings, unreadable)
         if status is None:
             continue
-        if " ".join(subtopic.name.split()).casefold() in folded or subtopic.slug.casefold() in folded:
+        label = second_wave_label(plan, subtopic)
+        if " ".join(subtopic.name.split()).casefold() in folded or subtopic.slug.casefold() in folded \
+                or (label is not None and label.casefold() in folded):
             continue
-        left = [s.bullet for s in states if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet)]
-        listed.update(b.id for b in left)
-        lines.append(subtopic_line(subtopic.name, subtopic.slug, status, [b.text for b in left]))
+        if label is None:
+            listed.update(s.bullet.id for s in states
+                          if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet))
+        lines.append(_line_for(plan, subtopic, status, states))
     for state in states:
         if state.state in (STATE_NOT_ESTABLISHED, STATE_PARTLY, STATE_MISSING) and state.bullet.id not in listed \
                 and not gaps_names_bullet(gaps, state.bullet):
@@ -121,12 +149,10 @@ def own_lines(plan: Plan, findings: dict[str, Findings], unreadable: dict[str, s
     the lines the checks recognise as finish's own."""
     states = bullet_states(plan, findings, unreadable)
     out: set[str] = set()
-    for subtopic in plan.subtopics:
+    for subtopic in plan.all_subtopics:
         status = _subtopic_status(subtopic.slug, findings, unreadable)
         if status is not None:
-            left = [s.bullet.text for s in states
-                    if s.state == STATE_MISSING and subtopic in subtopics_for(plan, s.bullet)]
-            out.add(subtopic_line(subtopic.name, subtopic.slug, status, left))
+            out.add(_line_for(plan, subtopic, status, states))
     out.update(bullet_line(s.bullet.text, s.state) for s in states
                if s.state in (STATE_NOT_ESTABLISHED, STATE_PARTLY, STATE_MISSING))
     return out

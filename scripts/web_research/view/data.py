@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from .. import formats
-from ..evidence.excerpts import is_layout, normalize
+from ..evidence.excerpts import LIST_MARKS, is_layout, normalize
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.quote_links import live_link, text_fragment
 from ..evidence.sites import site_of
@@ -156,8 +156,8 @@ def closest_in_page(excerpt: str, page: str | StoredPage) -> Closest | None:
         for k in range(block.size):
             mine_differs[block.a + k] = False
             theirs_differs[block.b + k] = False
-    for index, (x, y) in enumerate(theirs):  # a table's cell borders are no words (excerpts.is_layout)
-        if is_layout(page[x:y]):
+    for index, (x, y) in enumerate(theirs):  # a table's cell borders and a list item's mark are no words
+        if is_layout(page[x:y]) or (page[x:y] in LIST_MARKS and not page[page.rfind("\n", 0, x) + 1:x].strip(" \t")):
             theirs_differs[index] = False
     return {"part": [[token, differs] for token, differs in zip(mine, mine_differs)],
             "span": [a, b], "differ": [list(s) for s, d in zip(theirs, theirs_differs) if d],

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import re
 import sys
 import time
 from decimal import Decimal
@@ -47,7 +48,7 @@ from web_research.checks.claims import Claim, ClaimRecord, claims_checks, ground
 from web_research.checks.number_words import in_words  # noqa: E402
 from web_research.checks.quantities import (KIND_DATE, KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER,  # noqa: E402
                                             KIND_PERCENT, KIND_VERSION, KIND_YEAR, MEASURES, Figure, figures_in,
-                                            in_series)
+                                            names_same)
 
 MAX_PASSAGE_CHARS = 1500
 _SYMBOLS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
@@ -145,7 +146,7 @@ def render(figure: Figure, style: str = "plain") -> str | None:
         word, factor = _SMALLER[figure.unit]
         return f"{sign}{_plain(abs(figure.value) * factor)} {word}{per}"
     unit = f" {_UNIT_WORDS[figure.unit]}" if figure.unit else (
-        f" {figure.noun}" if figure.noun and figure.noun not in _FUNCTION_WORDS else "")
+        f" {figure.noun}" if figure.noun and len(figure.noun) > 1 and figure.noun not in _FUNCTION_WORDS else "")
     return f"{sign}{number}{unit}{per}"
 
 
@@ -212,7 +213,22 @@ def message_for(claim_text: str, excerpt: str, result) -> str:
 def stated_by_passage(altered: str, passage_figures: list[Figure]) -> bool:
     """Whether the passage states the altered figure too (a coincidence, not counted)."""
     mine = figures_in(altered)
-    return bool(mine) and all(any(q.matches(p) or in_series(q, p) for p in passage_figures) for q in mine)
+    return bool(mine) and all(any(q.matches(p) or names_same(q, p) for p in passage_figures) for q in mine)
+
+
+def _with_fraction(passage: str, figure: Figure) -> tuple[str, str] | None:
+    """The passage with "½" written right after a plain whole number of it ("4" -> "4½"), and
+    that number; None when the figure is no such number or cannot be found as written."""
+    if figure.kind not in (KIND_NUMBER, KIND_MONEY) or not figure.text[-1:].isdigit():
+        return None
+    digits = figure.text.lstrip("$\u20ac\u00a3")
+    if not digits.isdigit() or len(digits) > 4:
+        return None
+    found = re.search(r"(?<![\w.,])" + re.escape(figure.text) + r"(?!\w|[.,]\d)", passage)
+    if found is None:
+        return None
+    end = found.end()
+    return passage[:end] + "\u00bd" + passage[end:], digits
 
 
 def measure(passages: Iterator[str], examples: int = 5) -> dict:
@@ -220,6 +236,9 @@ def measure(passages: Iterator[str], examples: int = 5) -> dict:
                             "computed_refused", "altered", "altered_verified", "unnamed"), 0)
     shown: dict[str, list[str]] = {"whole_refused": [], "honest_refused": [], "computed_refused": [],
                                    "altered_verified": [], "unnamed": []}
+
+    by_how: dict[str, int] = {}
+    verified_by_how: dict[str, int] = {}
 
     def note(key: str, text: str) -> None:
         counts[key] += 1
@@ -243,13 +262,33 @@ def measure(passages: Iterator[str], examples: int = 5) -> dict:
                     continue
                 counts["altered"] += 1
                 result = check(claim_for(form), passage)
+                by_how[how] = by_how.get(how, 0) + 1
                 if result.ok:
                     note("altered_verified", f"{how}: {form!r} of {figure.text!r} in {passage[:160]!r}")
+                    verified_by_how[how] = verified_by_how.get(how, 0) + 1
                     continue
                 message = message_for(claim_for(form), passage, result)
                 named = all(f"'{q.text}'" in message for q in result.missing)
                 if not named:
                     note("unnamed", f"{how}: {form!r}: {message[:200]}")
+        for figure in found:  # the page writes "4½": the claim's "4.5" is grounded, its "41" never
+            fraction = _with_fraction(passage, figure)
+            if fraction is None:
+                continue
+            page, whole = fraction
+            if not any(f.value == Decimal(whole) + Decimal("0.5") for f in figures_in(page, bare_words=True)):
+                continue  # the insertion made no fraction of it (a date's day, a time)
+            counts["honest"] += 1
+            if not check(claim_for(f"{whole}.5"), page).ok:
+                note("honest_refused", f"'{whole}.5' of '{whole}\u00bd' in {page[:160]!r}")
+            folded = f"{whole}1"
+            if stated_by_passage(folded, figures_in(page, bare_words=True)):
+                continue
+            counts["altered"] += 1
+            by_how["page fraction folded"] = by_how.get("page fraction folded", 0) + 1
+            if check(claim_for(folded), page).ok:
+                note("altered_verified", f"page fraction folded: {folded!r} of '{whole}\u00bd' in {page[:160]!r}")
+                verified_by_how["page fraction folded"] = verified_by_how.get("page fraction folded", 0) + 1
         money = [f for f in found if f.kind == KIND_MONEY and f.value > 0 and renderable(f) and not f.unit]
         for a, b in zip(money, money[1:]):
             big, small = (a, b) if a.value >= b.value else (b, a)
@@ -260,7 +299,8 @@ def measure(passages: Iterator[str], examples: int = 5) -> dict:
             claim = f"The page's {render(big)} is {_plain(ratio)}x its {render(small)}."
             if not check(claim, passage).ok:
                 note("computed_refused", f"{claim!r} in {passage[:160]!r}")
-    return {"counts": counts, "examples": shown}
+    return {"counts": counts, "examples": shown,
+            "altered_by_kind": {how: (verified_by_how.get(how, 0), n) for how, n in sorted(by_how.items())}}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -285,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"computed ratios: {counts['computed_refused']} of {counts['computed']} refused")
     print(f"altered: {counts['altered_verified']} of {counts['altered']} verified; "
           f"{counts['unnamed']} refused without naming the figure")
+    print("  altered, verified of tried: " + ", ".join(f"{how} {v} of {n}" for how, (v, n) in
+                                                      result["altered_by_kind"].items()))
     for key, lines in result["examples"].items():
         for line in lines:
             print(f"  {key}: {line}")
