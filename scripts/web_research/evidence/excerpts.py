@@ -19,8 +19,13 @@ no browser shows and a person reading the row does not type. A pipe standing alo
 delimiter row are layout, not words (`is_layout`): the excerpt and the page are compared
 without them (`Reading`), so "Cold $0.004 90 days" (cells separated by spaces or tabs, as a
 browser copies a row) and "Cold | $0.004 | 90 days" (as stored) both match the row. A pipe
-never carries a claim, wherever it stands. The match is still placed in the normalized page
-with its pipes (`MatchResult.at`), so the figure rule reads each cell's figure on its own.
+never carries a claim, wherever it stands. A list mark that opens a line (`- `: how the stored
+text writes a list item, and a definition's term and its description) is a bullet on the page,
+or nothing: the page is read as stored, then as shown without those marks (`page_readings`), so
+a passage over two items matches with the mark ("rules - Server-side") or without it ("rules
+Server-side"); a dash inside a line is the page's and never optional. The match is still placed
+in the normalized page with its pipes and marks (`MatchResult.at`), so the figure rule reads
+each cell's figure on its own.
 
 An ellipsis (`...`, `…`, `[...]`) marks an omission: the parts around it must
 each appear, in order, and an omission may not turn a quote into a collage.
@@ -38,10 +43,10 @@ from __future__ import annotations
 import bisect
 import heapq
 import re
-from array import array
-from dataclasses import dataclass
 import unicodedata
+from array import array
 from collections import Counter
+from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 from difflib import SequenceMatcher
 
@@ -244,8 +249,9 @@ class MatchResult(NamedTuple):
     `similarity` in [0, 1]. `span` is the shortest stretch of the page, in
     normalized characters, that holds every part (None when not all were found).
     When `ok`, `at` is where each part stands in the normalized page, in order (the
-    placement `span` measures in the page's `Reading`, without its layout), and `spans` the same places in the page's own characters
-    when the match was made by `matcher.find_excerpt` (empty from `match_excerpt`).
+    placement `span` measures, in the `Reading` of the page that holds it), and `spans` the
+    same places in the page's own characters when the match was made by
+    `matcher.find_excerpt` (empty from `match_excerpt`).
     """
 
     ok: bool
@@ -270,14 +276,16 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
     """
     if readings is None:
         readings = page_readings(page_text, normalized if normalized is not None else normalize(page_text))
-    result = MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="", rule=RULE_NOT_FOUND)
+    failures: list[MatchResult] = []
     for number, reading in enumerate(readings):
         result = _match_reading(excerpt, page_text, reading.text, closest=number == len(readings) - 1)
         if result.ok:
             if result.at:
                 result = result._replace(at=tuple(reading.to_normalized(a, b) for a, b in result.at))
             return result
-    return result
+        failures.append(result)
+    # Why it fails: found but spread (or a part too short) in any reading says more than "not found".
+    return next((f for f in failures if f.rule != RULE_NOT_FOUND), failures[-1])
 
 
 def _match_reading(excerpt: str, page_text: str, page: str, *, closest: bool = True) -> MatchResult:

@@ -22,7 +22,7 @@ import os
 import resource
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -56,8 +56,6 @@ class PageRequest:
     body_sha256: str | None = None
     body: bytes | None = None
     charset: str | None = None
-    content_type: str = "text/html"
-    extra: dict = field(default_factory=dict)
 
 
 def available() -> bool:
@@ -79,7 +77,7 @@ def page_structures(requests: Sequence[PageRequest], timeout_s: float = TIMEOUT_
     for request in requests:
         entry = {"anchors": [[a.text[:MAX_ANCHOR_CHARS], a.nth, a.of, a.before[-MAX_ANCHOR_CHARS:]]
                              for a in request.anchors[:MAX_ANCHORS]],
-                 "charset": request.charset, "content_type": request.content_type}
+                 "charset": request.charset}
         if request.body is not None:
             entry["body"] = len(bodies)
             bodies.append(request.body)
