@@ -11,7 +11,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     plan.exists                           plan.md exists
     plan.readable                         ... and can be read (listed only when it cannot)
     plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
-    plan.names                            no subtopic name states a figure the question does not state
+    plan.names                            no subtopic name states an amount or count the question does not
                                           (headings.py: a name becomes a heading no check reads)
     provenance.links                      no symbolic link among the run's evidence (plan.md,
                                           report.md, briefs/, findings/, sources/, checks/,
@@ -268,7 +268,7 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     plan = parsed.plan
     named = plan_name_error(plan, path)
     return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path),
-                     ok("plan.names", "no subtopic name states a figure the question does not", path)
+                     ok("plan.names", "no subtopic name states an amount or count the question does not", path)
                      if named is None else fail("plan.names", str(named.message) + _also(named), path, named.line)]
 
 
@@ -377,12 +377,14 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
 
 
 def _plan_texts(plan: Any) -> list[str]:
-    """The words of the plan written before any page was read (the first wave: a second wave is
-    written after the findings came back), which a heading may name with."""
+    """The words of the plan a heading may name with: the first wave's, written before any page
+    was read, and the second wave's names (written after the findings came back, so a heading
+    that is one is held as a label, not taken as the plan's: headings.py)."""
     if plan is None:
         return []
     return [plan.question, plan.synthesis, plan.scope_notes or "",
-            *(text for s in plan.subtopics for text in (s.name, *s.establish))]
+            *(text for s in plan.subtopics for text in (s.name, *s.establish)),
+            *(s.name for s in plan.second_wave)]
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:
