@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from web_research.evidence.excerpts import excerpt_parts, match_excerpt, normalize, without_layout
+from web_research.evidence.excerpts import excerpt_parts, joins_figures, match_excerpt, normalize, without_layout
 from web_research.evidence.extraction import extract_in_process
 from web_research.evidence.matcher import StoredPage, find_excerpt
 from web_research.evidence.transport import FetchedPage
@@ -230,6 +230,15 @@ def _text_content(name: str) -> str:
     return " ".join(tree.text_content().split())
 
 
+def _as_read(cells: list[str]) -> str:
+    """A table row as a person quotes it: its cells separated by spaces, but by ` | ` where two cells
+    would read as one figure ("2 500 MB": `excerpts.joins_figures`)."""
+    out = cells[0]
+    for before, after in zip(cells, cells[1:]):
+        out += (" | " if joins_figures(before.split()[-1], after.split()[0]) else " ") + after
+    return out
+
+
 def test_table_rows_and_list_items_of_real_pages_quoted_as_shown() -> None:
     """Issue 45, on the extraction benchmark's real pages: each table row (cells separated by spaces,
     no pipes) and each pair of list items (no dashes) is found by the one matcher, and the
@@ -247,7 +256,7 @@ def test_table_rows_and_list_items_of_real_pages_quoted_as_shown() -> None:
         lines = text.split("\n")
         rows = [[c.strip() for c in line.strip().strip("|").split(" | ") if c.strip()] for line in lines
                 if line.startswith("| ") and not re.fullmatch(r"[|:\- ]+", line)]
-        passages = [("row", " ".join(cells)) for cells in rows[:20] if len(cells) > 1]
+        passages = [("row", _as_read(cells)) for cells in rows[:20] if len(cells) > 1]
         passages += [("items", a[2:] + " " + b[2:]) for a, b in list(zip(lines, lines[1:]))[:400]
                      if a.startswith("- ") and b.startswith("- ") and len(a.split()) > 2 and len(b.split()) > 2][:20]
         passages = [(kind, p) for kind, p in passages if len(excerpt_parts(p)) == 1]  # no "..." in the page's own text

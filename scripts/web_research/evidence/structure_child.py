@@ -119,8 +119,8 @@ def page_structures(requests: Sequence[PageRequest], timeout_s: float = TIMEOUT_
 
 def _markup(entry: dict, bodies: list[bytes]) -> str | None:
     """The page's HTML as text: the body given, or the archived one read back and checked."""
-    from .archive import ArchiveError, check_body, read_warc
-    from .extraction import _META_CHARSET, _decode
+    from .archive import ArchiveError, check_body, read_warc  # warcio: fetch's libraries, only in the child
+    from .extraction import _META_CHARSET, _decode  # lxml: fetch's libraries, only in the child
 
     charset = entry.get("charset")
     if "body" in entry:
@@ -147,7 +147,7 @@ def _markup(entry: dict, bodies: list[bytes]) -> str | None:
 
 
 def _answer(entry: dict, bodies: list[bytes]) -> list[dict | None]:
-    from .page_structure import PageIndex, parse_page
+    from .page_structure import PageIndex, parse_page  # lxml: fetch's libraries, only in the child
 
     anchors = entry.get("anchors") or []
     markup = _markup(entry, bodies)
