@@ -295,3 +295,13 @@ def test_the_template_gives_every_gaps_form_the_code_reads() -> None:
     skeleton = re.search(r"## Gaps & Limitations\n\n- (.*)\n", formats.reference_file("report-template.md")
                          .read_text(encoding="utf-8")).group(1)
     assert absence_what(re.sub(r"[<>|]", "", skeleton)) is not None, skeleton
+
+
+def test_more_statements_than_are_judged_fail_rather_than_pass_unread(tmp_path: Path) -> None:
+    run, _ = build(tmp_path)
+    report = run / "report.md"
+    many = "".join(f"- The pages read do not state the price of plan {word}.\n"
+                   for word in [f"p{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(absence.MAX_ITEMS + 1)])
+    report.write_text(report.read_text(encoding="utf-8").replace(GAPS_LINE, GAPS_LINE + many), encoding="utf-8")
+    check = failing(run_checklist(run))["report.gaps.absence"]
+    assert f"more than the {absence.MAX_ITEMS} judged" in check.message

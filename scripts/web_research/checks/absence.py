@@ -15,8 +15,8 @@ lengths larger than sys.maxsize". So each absence statement (checks/gaps_prose.p
   shown, as a claim's key hashes its words and excerpts (verdicts.check_key): a verdict
   survives renumbering and an unchanged statement, and is asked again when the statement, or
   what the pages offer against it (a later wave stored another page), changes;
-- `verify` (verdicts.verdict_checks, with `judged_failures`): an item without a decided verdict counts as unchecked (the
-  checker is dispatched, `report.claims.checked`); one judged partial or unsupported fails
+- `verify` (verdicts.verdict_checks, with `judged_failures`): an item without a decided verdict
+  counts as unchecked (the checker is dispatched, `report.claims.checked`); one judged partial or unsupported fails
   `report.gaps.absence` at its line, with the passage shown, and the run cannot end verified
   while it stands. An honest "not established" is judged supported and passes.
 
@@ -50,7 +50,7 @@ from .parsed_run import ParsedRun
 KEY_CHARS = 16
 MAX_PAGES_READ = 1000  # snapshots searched; a run's budget stores far fewer
 MAX_CHARS_READ = 100_000_000  # all stored text searched, in characters
-MAX_ITEMS = 40  # absence statements judged; more fail as too many
+MAX_ITEMS = 40  # absence statements judged; a report with more fails (`_too_many`)
 CHECK_ID = "report.gaps.absence"
 MARK = "a statement of absence"  # how the checker's prompt heads an item
 
@@ -175,8 +175,8 @@ def summary(report: Path, items: Sequence[AbsenceItem], why_partial: str | None)
 
 def _too_many(report: Path, items: Sequence[AbsenceItem], why_partial: str | None) -> list[Check]:
     if items and why_partial:
-        return [fail(CHECK_ID, f"{why_partial}: a statement that the pages do not state something cannot be "
-                     "judged against all of them; drop the statements of absence", report, items[0].line)]
+        return [fail(CHECK_ID, f"{why_partial}: not every statement of absence can be judged against every "
+                     "stored page; keep only those the answer needs", report, items[0].line)]
     return []
 
 
@@ -227,5 +227,9 @@ def run_items(parsed: ParsedRun) -> tuple[list[AbsenceItem], str | None]:
         why.append(partial)
         return found
 
-    items = absence_items(gaps_sentences(parsed.report, own, names), pages)
+    sentences = gaps_sentences(parsed.report, own, names)
+    items = absence_items(sentences, pages)
+    count = sum(1 for s in sentences if s.form == ABSENCE)
+    if count > MAX_ITEMS:
+        return items, f"report.md holds {count} statements of absence, more than the {MAX_ITEMS} judged"
     return items, (why[0] if why else None)

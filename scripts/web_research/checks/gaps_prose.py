@@ -154,5 +154,6 @@ def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:
     return fail("report.gaps.form", (
         f"{len(problems)} sentence(s) no check reads ({shown}{more}). Gaps & Limitations says only what the pages "
         f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored); or cites the passage "
-        f"that states it, as a claim; or is one of: {' '.join(FIXED_SENTENCES)} Rewrite each so, or drop it"),
+        f"that states it, as a claim; or is one of: {' '.join(FIXED_SENTENCES)} Evidence the run cannot use is "
+        f"named as \"{UNCONFIRMED_LABEL} <subtopic names, run files, check ids>.\" Rewrite each so, or drop it"),
         path, problems[0][0])
