@@ -8,9 +8,13 @@ answers one line per claim number, its reasons quoting words in double quotes;
 its SubagentStop writes the verdicts file from that answer (numbers mapped to
 the claim keys bound to the prompt) and seals it. One claim of the report says more
 than its excerpt ("the lowest price any vendor offers"): the checker finds it
-unsupported, the orchestrator ignores verify and tries to return, and the Stop
-gate blocks naming the claim. It rewrites the claim, a second checker judges
-only that claim, and the run ends verified.
+unsupported. Its Gaps & Limitations say the pages read do not say who maintains them,
+which every stored page does say: the checker, shown the closest passages of the
+stored pages, finds that statement unsupported too (issue 43), while the honest Gaps
+statement beside it is judged supported. The orchestrator ignores verify and tries to
+return, and the Stop gate blocks naming the claim and the passage. It rewrites the
+report, a second checker judges only the rewritten claim (the honest statement keeps
+its verdict), and the run ends verified.
 """
 from __future__ import annotations
 
@@ -67,9 +71,11 @@ def test_checkers_are_dispatched_by_reference_and_their_answers_become_sealed_ve
     files = sorted((run / "checks").glob("verdicts-*.json"))
     assert [f.name for f in files] == ["verdicts-1.json", "verdicts-2.json"]
     first, second = (json.loads(f.read_text())["verdicts"] for f in files)
-    assert [v["verdict"] for v in first].count("unsupported") == 1
+    assert [v["verdict"] for v in first].count("unsupported") == 2  # the claim and the refuted statement
     # the reason keeps the quotes the checker wrote inside it
-    assert [v["reason"] for v in first if v["verdict"] == "unsupported"] == [f'no excerpt says "{OVERCLAIM}"']
+    assert [v["reason"] for v in first if v["verdict"] == "unsupported"] == [
+        f'no excerpt says "{OVERCLAIM}"', 'passage 1 says "mainta"']  # claims first, then statements
+    assert [v["reason"] for v in first].count('no passage shown holds "confir figure indepe source vendor"') == 1
     assert len(second) == 1 and second[0]["verdict"] == "supported"  # only the rewritten claim
     copy = json.loads((run / ".web-research" / "seals.json").read_text())
     assert {"checks/verdicts-1.json", "checks/verdicts-2.json"} <= set(copy["seals"]), copy
@@ -84,6 +90,8 @@ def test_the_unsupported_claim_blocks_the_stop_then_is_fixed(overclaimed):
     reason = str(overclaimed.stream.decision_of(blocks[0]).get("reason", ""))
     assert "report.claims.verdict" in reason and "unsupported" in reason and OVERCLAIM in reason, reason
     assert "report.claims.grounded" not in reason  # its figures are right: only the model check sees it
+    # The Gaps line a stored page refutes, with the passage that does say it (issue 43).
+    assert "report.gaps.absence" in reason and "maintained by the example vendor" in reason, reason
     answer = outcome.return_object(overclaimed)
     assert OVERCLAIM not in Path(answer["report"]).read_text(encoding="utf-8")
     assert outcome.verify(outcome.run_dir(overclaimed)).returncode == 0

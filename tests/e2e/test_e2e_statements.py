@@ -69,3 +69,17 @@ def test_the_bullet_is_cited_and_the_run_ends_verified(uncited):
     assert uncited.stream.blocks("Stop") == [], uncited.describe()
     report = Path(answer["report"]).read_text(encoding="utf-8")
     assert _tldr(report)[0].startswith(f"- {UNCITED_OPENING}") and "[^1]" in _tldr(report)[0]
+
+
+def test_the_honest_gaps_statement_goes_through_the_checker_and_stands(uncited):
+    """Issue 43: the report's Gaps line says what the pages read do not state; the checker is shown it
+    with the closest passages of the stored pages, finds none states it, and the line stands."""
+    from scripted.orchestrator import HONEST_ABSENCE
+
+    answer = outcome.return_object(uncited)
+    assert HONEST_ABSENCE in Path(answer["report"]).read_text(encoding="utf-8")
+    run = Path(answer["plan"]).parent
+    reasons = [v["reason"] for f in sorted((run / formats.CHECKS_DIR).glob("verdicts-*.json"))
+               for v in json.loads(f.read_text(encoding="utf-8"))["verdicts"] if v["verdict"] == "supported"]
+    # the scripted checker's reason for a statement of absence it read with its passages (scripted/checker.py)
+    assert any(r.startswith("no passage shown holds") for r in reasons), reasons

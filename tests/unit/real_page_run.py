@@ -126,7 +126,7 @@ def build(root: Path, per_page: int = 6) -> tuple[Path, dict]:
     findings_lines = "\n".join(f"- {claim}[^{label[i]}]." for i, (claim, _f, _l) in enumerate(quoted))
     report_entries = [render_citation(label[i], quoted[i][1], indent="      ") for i in order]
     report = (f"# Research: {QUESTION}\n\n## TL;DR\n\n{tldr}\n\n## Findings\n\n" + findings_lines
-              + "\n\n## Gaps & Limitations\n\n- Only the manuals' own pages were read.\n\n"
+              + "\n\n## Gaps & Limitations\n\n- Only the pages listed under Sources were read.\n\n"
               + "## Sources\n\n" + "\n\n".join(report_entries) + "\n")
     (run / "report.md").write_text(report, encoding="utf-8")
     seal_run(run, seals)

@@ -206,9 +206,19 @@ def test_the_example_covers_every_bullet():
     assert all(c.ok for c in checks)
 
 
+def _unname_open_bullets(run) -> None:
+    """finish's line for the failed subtopic replaced by one of the model's that names the subtopic but
+    not the bullets it leaves open (in a form Gaps & Limitations allows: checks/gaps_prose.py)."""
+    report = run / formats.REPORT_FILE
+    text = report.read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith('- **Subtopic "Cost controls') and OPEN_BULLETS in line)
+    report.write_text(text.replace(line, '- The pages read do not establish subtopic "Cost controls for high-volume '
+                                         'logs".'), encoding="utf-8")
+
+
 def test_verify_fails_on_a_bullet_neither_cited_nor_named_in_gaps(tmp_path):
     run = copy_example(tmp_path)
-    replace_once(run / formats.REPORT_FILE, OPEN_BULLETS, "")
+    _unname_open_bullets(run)
     bad = failing(run_checklist(run))
     assert set(bad) == {"report.coverage.3.1", "report.coverage.3.2"}
     assert "bullet 3.1" in bad["report.coverage.3.1"].message and "Gaps & Limitations" in bad["report.coverage.3.1"].message
@@ -218,11 +228,12 @@ def test_verify_fails_on_a_bullet_neither_cited_nor_named_in_gaps(tmp_path):
 
 def test_a_bullet_named_by_its_text_in_gaps_passes(tmp_path):
     run = copy_example(tmp_path)
-    replace_once(run / formats.REPORT_FILE, OPEN_BULLETS, "")
-    replace_once(run / formats.REPORT_FILE, "once the documentation is reachable.",
-                 "once the documentation is reachable.\n"
-                 "- Not established: which built-in controls vendors document for reducing billable log volume "
-                 "(sampling, filtering, exclusion rules); whether archived logs can be rehydrated and what that costs.")
+    _unname_open_bullets(run)
+    replace_once(run / formats.REPORT_FILE, "- No page read gives a price for rehydrating archived logs.",
+                 "- No page read gives a price for rehydrating archived logs.\n"
+                 "- The pages read do not establish which built-in controls vendors document for reducing billable log "
+                 "volume (sampling, filtering, exclusion rules); whether archived logs can be rehydrated and what that "
+                 "costs.")
     assert passed(run_checklist(run)), [f"{c.id}: {c.message}" for c in failing(run_checklist(run)).values()]
 
 
@@ -238,14 +249,15 @@ def test_a_bullet_its_findings_no_longer_support_fails_until_gaps_names_it(tmp_p
     assert set(bad) == {"report.coverage.2.3"}
     assert "its state is not-established" in bad["report.coverage.2.3"].message
     replace_once(run / formats.REPORT_FILE, "## Sources\n",
-                 "- **Bullet 2.3** (published committed-volume discounts): not established by a vendor page.\n\n"
+                 "- The pages read do not establish bullet 2.3 (published committed-volume discounts) on a vendor "
+                 "page.\n\n"
                  "## Sources\n")
     assert passed(run_checklist(run))
 
 
 def test_runs_whose_briefs_carry_no_ids_verify_as_before(tmp_path):
     run = copy_example(tmp_path)
-    replace_once(run / formats.REPORT_FILE, OPEN_BULLETS, "")
+    _unname_open_bullets(run)
     for brief in (run / formats.BRIEFS_DIR).glob("*.md"):
         brief.write_text(re.sub(r"^- \d\.\d ", "- ", brief.read_text(encoding="utf-8"), flags=re.M),
                          encoding="utf-8")
@@ -341,3 +353,21 @@ def test_a_bullet_named_in_part_under_not_established_is_no_covered_bullet(tmp_p
     path.write_text(text[:text.index("## Not established")] + text[text.index("## Contradictions"):], encoding="utf-8")
     state = {s.bullet.id: s for s in bullet_states(plan, load_findings_files(run, plan))}
     assert state["2.3"].state == STATE_COVERED  # the researcher no longer says any of it is open
+
+
+def test_the_orchestrator_is_shown_the_references_of_each_covered_or_partly_bullet():
+    """Issue 42: the coverage given when the last researcher returns said "citing the footnotes shown"
+    and showed none; a bullet established in part was listed as not established. Now each bullet
+    shows the references to cite, `partly` is a state of its own, and what is missing is quoted as
+    the researcher's words, also when the list is cut to fit."""
+    from web_research.report import steps
+
+    plan = load_plan(EXAMPLE_DIR / formats.PLAN_FILE)
+    states = bullet_states(plan, load_findings_files(EXAMPLE_DIR, plan))
+    text = steps.report_text(states, EXAMPLE_DIR, "TEMPLATE")
+    assert "cite the references shown" in text and "1.2  partly" in text and "2.3  partly" in text
+    assert "      cite: [^billing-units-and-retention-tiers:4] [^billing-units-and-retention-tiers:2]" in text
+    assert "missing, in the researcher's words: \"2.3: Discounts published by Acme or Northwind" in text
+    many = states * 12  # past MAX_GAPS: the short form keeps each bullet's references
+    cut = steps.report_text(many, EXAMPLE_DIR, "TEMPLATE")
+    assert "researcher's words" not in cut and cut.count("cite: [^billing-units-and-retention-tiers:4]") == 12

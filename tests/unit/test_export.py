@@ -16,7 +16,7 @@ from web_research.cli import main
 from web_research.exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from web_research.evidence.snapshots import find_snapshot
 from web_research.evidence.quote_links import shown_text, shown_words
-from web_research.report.export import csl_id, date_parts
+from web_research.report.export import csl_id, date_parts, stated_metadata
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "observability-pricing"
@@ -54,11 +54,15 @@ def test_csl_json_validates_against_the_csl_data_schema_and_holds_every_source(c
     urls = [line.split("**URL**:", 1)[1].strip() for line in report.splitlines() if "**URL**:" in line]
     assert [item["URL"] for item in items] == list(dict.fromkeys(urls))  # one reference per page
     first = items[0]
-    # The example's pages state no site name (and have no WARC): the domain stands in for it.
-    assert first == {"id": csl_id("https://docs.acme.example/logs/pricing"), "type": "webpage",
-                     "title": "Log Management Pricing | Acme Observability Docs",
-                     "URL": "https://docs.acme.example/logs/pricing", "container-title": "acme.example",
-                     "accessed": {"date-parts": [[2026, 4, 18]]}}
+    # The site as the page states it; where it states none (the example's pages), the domain.
+    stated = stated_metadata(find_snapshot(EXAMPLE, "https://docs.acme.example/logs/pricing"))
+    expected = {"id": csl_id("https://docs.acme.example/logs/pricing"), "type": "webpage",
+                "title": "Log Management Pricing | Acme Observability Docs",
+                "URL": "https://docs.acme.example/logs/pricing", "container-title": stated.site_name or "acme.example",
+                "accessed": {"date-parts": [[2026, 4, 18]]}}
+    if stated.published:
+        expected["issued"] = date_parts(stated.published)
+    assert first == expected
     assert first["id"].startswith("acme-example-") and len({item["id"] for item in items}) == len(items)
 
 
@@ -154,7 +158,8 @@ def _with_site_metadata(tmp_path: Path) -> Path:
 
 
 def _bibliography(items: list[dict]) -> list[str]:
-    """The items rendered by citeproc-py in the Cite Them Right Harvard style it ships."""
+    """The items rendered by citeproc-py in the Cite Them Right Harvard style it ships (the test extra:
+    a missing reader is a failure, never a skip)."""
     from citeproc import Citation, CitationItem, CitationStylesBibliography, CitationStylesStyle, formatter
     from citeproc.source.json import CiteProcJSON
 
@@ -166,7 +171,6 @@ def _bibliography(items: list[dict]) -> list[str]:
 
 
 def test_a_csl_processor_renders_the_site_the_date_and_the_access(tmp_path: Path, capsys) -> None:
-    pytest.importorskip("citeproc")
     items = export(capsys, _with_site_metadata(tmp_path), "csl-json")
     first = next(item for item in items if item["URL"] == PRICING)
     assert first["container-title"] == "Acme Observability Docs" and first["issued"] == {"date-parts": [[2026, 3, 2]]}
@@ -207,8 +211,7 @@ def _terms(node, path: str = "") -> set[str]:
 
 
 def test_a_json_ld_processor_reads_every_term_of_the_annotation_page(capsys) -> None:
-    pytest.importorskip("pyld")
-    from pyld import jsonld
+    from pyld import jsonld  # the test extra: a missing reader is a failure, never a skip
 
     page = export(capsys, EXAMPLE, "annotations")
     options = {"documentLoader": _loader}
@@ -307,3 +310,17 @@ def test_a_table_passage_is_exported_as_the_page_shows_it(tmp_path: Path, capsys
     selector = export(capsys, run, "annotations")["items"][0]["target"]["selector"]
     assert selector["exact"] == TABLE_EXCERPT and "|" not in selector["prefix"] + selector["suffix"], selector
     assert selector["prefix"].endswith("Dimension Billed ") and selector["suffix"].startswith(" Prices on this page")
+
+
+def test_an_excerpt_not_in_its_page_is_annotated_as_written(tmp_path: Path, capsys) -> None:
+    """An unverified run's excerpt that is not in its page: the quote is the excerpt as written, with
+    no context taken from a page that does not hold it."""
+    import view_runs
+
+    run = view_runs.changed_excerpt(tmp_path)
+    assert main(["export", str(run), "--format", "annotations"]) == EXIT_CHECK_FAILED
+    capsys.readouterr()
+    items = export(capsys, run, "annotations", "--unverified")["items"]
+    changed = [i["target"]["selector"] for i in items if "1.5x" in i["target"]["selector"]["exact"]]
+    assert changed and all(set(s) == {"type", "exact"} for s in changed), changed
+    assert changed[0]["exact"].startswith("Indexed retention defaults to 15 days.")

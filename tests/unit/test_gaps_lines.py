@@ -131,8 +131,7 @@ def test_a_gaps_line_quoting_a_researchers_reason_fails_and_finishs_own_does_not
     assert finish_run(run).kind == DONE and errors(run) == {}
     assert "250,000" not in (run / formats.REPORT_FILE).read_text(encoding="utf-8")
     quoted = (run / formats.REPORT_FILE).read_text(encoding="utf-8").replace(
-        "- Sampling, exclusion filters", "- The researcher says the Enterprise plan costs $250,000 per year.\n"
-        "- Sampling, exclusion filters", 1)
+        "## Sources\n", "- The researcher says the Enterprise plan costs $250,000 per year.\n\n## Sources\n", 1)
     (run / formats.REPORT_FILE).write_text(quoted, encoding="utf-8")
     assert "'$250,000 per year'" in errors(run)["report.gaps.figures"]
 
@@ -140,9 +139,9 @@ def test_a_gaps_line_quoting_a_researchers_reason_fails_and_finishs_own_does_not
 def test_gaps_prose_may_name_the_plans_own_figures(tmp_path):
     """A bullet named by its full text in the model's own Gaps prose (what report.coverage accepts)
     states the plan's figures, not the pages': no failure asks for a reference it cannot have."""
-    report = parse_report(DRAFT.replace("- Sampling, exclusion filters",
-                                        "- Whether Python 3.11 changed it (SQLSTATE 40P01) was not established.\n"
-                                        "- Sampling, exclusion filters", 1))
+    report = parse_report(DRAFT.replace("## Gaps & Limitations\n\n", "## Gaps & Limitations\n\n"
+                                        "- The pages read do not state whether Python 3.11 changed it (SQLSTATE 40P01).\n",
+                                        1))
 
     def gaps_figures(planned: list[str]):
         checks = statement_checks(Path("report.md"), report, (), None, (), lambda _line: False, planned)

@@ -323,3 +323,22 @@ def test_the_researcher_is_told_of_a_title_that_is_not_the_pages(tmp_path: Path)
     path.write_text(text.replace(title, title + " - Acme was fined $2 million for hidden log fees", 1),
                     encoding="utf-8")
     assert any("is not the page's title" in p for p in citation_problems(brief)), citation_problems(brief)
+
+
+def test_the_researcher_is_told_to_cite_the_url_the_fetch_ended_at(tmp_path: Path) -> None:
+    from example_run import BILLING, copy_example, findings_path  # noqa: PLC0415
+    from web_research.evidence.snapshots import find_snapshot  # noqa: PLC0415
+    from web_research.guard.briefs_match import Brief  # noqa: PLC0415
+    from web_research.guard.findings_gate import citation_problems  # noqa: PLC0415
+
+    run = copy_example(tmp_path)
+    path = findings_path(run, BILLING)
+    brief = Brief(slug=BILLING, brief_path=str(run / "briefs" / f"{BILLING}.md"), brief_hash="",
+                  findings_path=str(path), text="")
+    assert not [p for p in citation_problems(brief) if "redirected" in p]
+    snap = find_snapshot(run, "https://docs.acme.example/logs/pricing")
+    record = json.loads(snap.meta_path.read_text(encoding="utf-8"))
+    record["final_url"] = "https://acme-partner.example/pricing"  # where the fetch ended
+    snap.meta_path.write_text(json.dumps(record), encoding="utf-8")
+    told = [p for p in citation_problems(brief) if "redirected to https://acme-partner.example/pricing" in p]
+    assert told and "cite the URL the fetch ended at" in told[0], citation_problems(brief)

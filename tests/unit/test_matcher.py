@@ -149,3 +149,35 @@ def test_the_readings_leave_out_only_layout_and_list_marks_and_map_back(text: st
         shown += tokens
     assert readings[-1].text == " ".join(shown)
     assert page_readings(text, page.normalized) == readings
+
+
+SIZES = "| Plan | Seats | Storage |\n|---|---|---|\n| Basic | 2 | 500 MB |\n| Pro | 10 | 2 TB |\nAlso:\n- 5\n- 100 users"
+
+
+@pytest.mark.parametrize("excerpt, ok", [
+    ("Basic 2 500 MB", False),  # two cells read as one figure, 2,500 MB, that the page does not state
+    ("Basic | 2 500 MB", False), ("5 100 users", False),  # a list's two items alike
+    ("Basic 2 | 500 MB", True), ("Basic | 2 | 500 MB", True), ("5 - 100 users", True),
+    ("Pro 10 2 TB", True),  # "10 2 TB" is no one figure
+    ("Seats Storage Basic 2", True), ("500 MB", True),  # borders between words may go
+])
+def test_a_border_between_two_numbers_is_kept(excerpt: str, ok: bool) -> None:
+    result = find_excerpt(excerpt, StoredPage(SIZES))
+    assert result.ok == ok, result
+    if not ok:  # the passage as the page keeps it apart is shown
+        assert result.rule == "not_found" and "|" in result.closest or " - " in result.closest, result
+
+
+@pytest.mark.parametrize("before, after", [("2", "500 MB"), ("$2", "500"), ("12", "345 users"), ("2", "50 MB"),
+                                           ("$0.004", "900 days"), ("1,000", "500 GB"), ("10%", "500 users"),
+                                           ("2.5", "500 MB"), ("Cold", "90 days"), ("1234", "500")])
+def test_the_border_rule_agrees_with_how_a_figure_is_read(before: str, after: str) -> None:
+    """The matcher asks for the border exactly where the one reading of a figure (checks/quantities.py)
+    would join the two cells into one figure."""
+    from web_research.checks.quantities import extract_quantities
+
+    joined = f"{before} {after}"
+    one_figure = any(q.start < len(before) < q.end for q in extract_quantities(joined))
+    page = StoredPage(f"| x | {before} | {after} |")
+    assert find_excerpt(f"x {joined}", page).ok is not one_figure
+    assert find_excerpt(f"x {before} | {after}", page).ok

@@ -18,7 +18,7 @@ import pytest
 
 from example_run import BILLING
 from test_finish import to_references
-from test_verdicts import judge_all, tiered
+from test_verdicts import absence_keys, judge_all, prompt_for_run, tiered
 from web_research import formats
 from web_research.guard import adapter
 from web_research.guard.rules.decision import AddContext, Block
@@ -78,16 +78,18 @@ def test_sixty_claims_to_fix_are_all_listed_with_their_lines_within_the_limit(tm
     the passages shortened instead, the finish command in the lead."""
     run = with_claims(tmp_path, 60)
     finish_run(run, by_hook=True)
-    judge_all(run, 1, "partial")
+    statements = absence_keys(prompt_for_run(run)[0])  # the example's Gaps statements of absence hold
+    judge_all(run, 1, "partial", **dict.fromkeys(statements, "supported"))
     outcome = finish_run(run, by_hook=True)
     failing = [c for c in outcome.checks if not c.ok and c.severity == "error"]
-    assert len(failing) > 60 and {c.id for c in failing} == {"report.claims.verdict"}
+    assert len([c for c in failing if c.id == "report.claims.verdict"]) > 60
     shown = hook_context(run)
     lead = shown.split("\n- ", 1)[0]
     assert f"fails {len(failing)} check(s)" in lead and f'"{PROGRAM}" finish "{run}"' in lead and "no Read" in lead
-    listed = [line for line in shown.splitlines() if line.startswith("- report.claims.verdict: report.md:")]
+    listed = re.findall(r"^- ([a-z._]+): report\.md:(\d+):", shown, re.M)
     assert "And " not in shown and " more." not in shown
-    assert sorted(int(line.split(":")[2]) for line in listed) == sorted(c.line for c in failing)
+    assert sorted((i, int(n)) for i, n in listed) == sorted((c.id, c.line) for c in failing if c.line)
+    assert all(f"- {c.id}: report.md: " in shown for c in failing if not c.line)
 
 
 def test_a_few_failures_show_each_line_whole_so_an_edit_needs_no_read(tmp_path):
@@ -189,3 +191,13 @@ def test_plan_mistakes_come_after_what_to_do_and_fit_however_many():
     assert shown.startswith("web-research: plan.md has mistakes") and "one Write of the whole /run/plan.md" \
         in shown.splitlines()[0]
     assert all(f"plan.md:{n}:" in shown for n in range(80))
+
+
+def test_a_quoted_line_is_the_files_line_in_the_read_tools_form_and_names_its_twins():
+    from web_research.report.steps import quoted
+
+    lines = ["# Research: q", "", "- Acme bills per GB[^1].", "", "- Acme bills per GB[^1].", ""]
+    assert quoted(lines, 3) == "     3\t- Acme bills per GB[^1].\n        (the same text is on line 5 too)"
+    assert quoted(lines, 1) == "     1\t# Research: q"
+    assert quoted(lines, None) == quoted(lines, 0) == quoted(lines, 99) == ""
+    assert quoted(lines, 2) == "     2\t"  # an empty line has no twins to name

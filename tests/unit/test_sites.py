@@ -150,3 +150,5 @@ def test_a_page_reached_by_a_redirect_from_another_site_is_one_site(run: Path) -
     assert not check.ok and "line 6: acme.example" in check.message, check.message
     bad = {c.id for c in run_checklist(run) if not c.ok and c.severity == "error"}
     assert "report.citations.final_url" in bad  # and the citation itself must name where it ended
+    [retention] = [c for c in _claims(run) if c["file"].endswith("report.md") and c["line"] == 6]
+    assert retention["sites"] == 1 and retention["site_domains"] == ["acme.example"]  # claims --json agrees

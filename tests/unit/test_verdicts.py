@@ -9,12 +9,19 @@ import pytest
 
 from example_run import copy_example, failing, replace_once, run_cli
 from web_research import formats
+from web_research.checks import absence
 from web_research.checks.checklist import parse_and_check, run_checklist
 from web_research.core.schema_validation import schema_validator
 from web_research.checks.verdicts import KEY_CHARS, Verdict, decide, parse_verdicts
 from web_research.report.claim_checker import (NO_REASON, ROUND_CHECK, ROUND_VOTE, parse_answer, verdicts_json,
                                                verdicts_path_of)
 from web_research.report.claim_checker import prompt_for_run as prompt_for_parsed_run
+
+def absence_keys(prompt) -> list[str]:
+    """The keys of a prompt's statements of absence (its other items are claims)."""
+    numbers = re.findall(r"^## Claim (\d+) .*: " + re.escape(absence.MARK) + "$", prompt.text, re.M)
+    return [prompt.keys[int(n) - 1] for n in numbers]
+
 
 def prompt_for_run(run: Path):
     """The next checker prompt of a run, parsed as the callers parse it (the checklist's own groups)."""
@@ -121,7 +128,8 @@ def test_the_prompt_lists_each_distinct_claim_once_with_its_excerpts(tmp_path: P
     assert verdicts_path_of(prompt.text) == str(run / "checks" / "verdicts-1.json") == prompt.verdicts_path
     assert len(set(prompt.keys)) == len(prompt.keys) > 5
     # claims are numbered 1..n in key order; no key is shown, so no model copies one
-    numbers = [int(n) for n in re.findall(r"^## Claim (\d+) \(report\.md line \d+\)$", prompt.text, re.M)]
+    numbers = [int(n) for n in re.findall(r"^## Claim (\d+) \(report\.md line \d+\)(?:: " + re.escape(absence.MARK)
+                                          + ")?$", prompt.text, re.M)]
     assert numbers == list(range(1, len(prompt.keys) + 1))
     assert not any(key in prompt.text for key in prompt.keys)
     assert "Acme charges 1.6x and 3x its 15-day rate" in prompt.text
@@ -141,7 +149,9 @@ def test_claims_json_gives_each_claim_its_check_key(tmp_path: Path) -> None:
     run = tiered(tmp_path)
     data = json.loads(run_cli("claims", str(run), "--json").stdout)
     report_keys = {c["check"] for c in data["claims"] if c["file"].endswith("report.md")}
-    assert set(prompt_for_run(run)[0].keys) <= report_keys
+    prompt = prompt_for_run(run)[0]
+    statements = set(absence_keys(prompt))
+    assert statements and set(prompt.keys) - statements <= report_keys and not statements & report_keys
 
 
 # --- the verify rule -----------------------------------------------------------------
@@ -185,7 +195,7 @@ def test_editing_a_claim_invalidates_its_verdict(tmp_path: Path) -> None:
     judge_all(run, 1)
     replace_once(run / "report.md", "Buyers report committed-volume discounts", "Buyers often report committed-volume discounts")
     check = failing(run_checklist(run))["report.claims.checked"]
-    assert "1 cited claim(s) have no current verdict" in check.message
+    assert "1 cited claim(s) or statement(s) of absence have no current verdict (line 8 (claim " in check.message
     prompt, _ = prompt_for_run(run)
     assert len(prompt.keys) == 1 and "Buyers often report" in prompt.text and prompt.verdicts_path.endswith("-2.json")
 
@@ -205,7 +215,9 @@ def key_of(run: Path, words: str) -> str:
     return prompt.keys[number - 1]  # claim n of the prompt is its n-th key
 
 
-def test_an_unsupported_claim_under_gaps_is_allowed(tmp_path: Path) -> None:
+def test_a_claim_moved_into_gaps_with_its_footnote_is_still_a_claim(tmp_path: Path) -> None:
+    """Issue 43: a claim judged unsupported, moved word for word, footnote and all, under Gaps &
+    Limitations, is judged as the claim it is; said there as a statement of absence it is judged as that."""
     run = tiered(tmp_path)
     buyers = key_of(run, "Buyers report committed-volume discounts")
     judge_all(run, 1, **{buyers: "unsupported"})
@@ -217,8 +229,18 @@ def test_an_unsupported_claim_under_gaps_is_allowed(tmp_path: Path) -> None:
     report.write_text(text.replace(moved, "", 1).replace("## Gaps & Limitations\n\n",
                                                          "## Gaps & Limitations\n\n" + moved, 1))
     assert prompt_for_run(run)[0] is None  # moved, not edited: its verdict still holds
+    check = failing(run_checklist(run))["report.claims.verdict"]
+    assert buyers in check.message and "A cited sentence in Gaps & Limitations is a claim" in check.message
+    # The honest form: what the pages do not state, without the reference, judged against every stored page.
+    honest = "- No page read gives a committed-volume discount that Acme or Northwind publishes.\n"
+    report.write_text(report.read_text().replace(moved, honest, 1))
+    prompt, _ = prompt_for_run(run)
+    assert prompt is not None and len(prompt.keys) == 1 and absence.MARK in prompt.text
+    assert "Statement: No page read gives a committed-volume discount" in prompt.text
+    assert "Passage 1 (https://" in prompt.text  # the closest passages of the stored pages, shown
+    judge_all(run, 2)
     bad = failing(run_checklist(run))
-    assert "report.claims.verdict" not in bad and "report.claims.checked" not in bad, bad
+    assert not {"report.claims.verdict", "report.claims.checked", "report.gaps.absence"} & set(bad), bad
 
 
 def test_a_partial_claim_fails_with_the_reason_and_the_passage_until_it_changes(tmp_path: Path) -> None:

@@ -28,7 +28,7 @@ from web_research.checks.citation_entries import render_citation
 from web_research.core.slug import slugify
 
 QUESTION = "How do enterprise observability vendors price their logs tier in 2026?"
-SUBTOPICS = [f"Vendor group {n} pricing" for n in range(1, 6)]
+SUBTOPICS = [f"Vendor group {n} pricing" for n in ("one", "two", "three", "four", "five")]  # no figure: plan.names
 PER_SUBTOPIC = 100
 
 
@@ -113,7 +113,7 @@ def make_large_run(root: Path, pages: int | None = None) -> Path:
         (run / "findings" / f"{slug}.md").write_text(frontmatter + body, encoding="utf-8")
     report = (f"# Research: {QUESTION}\n\n## TL;DR\n\n- One[^1]\n- Two[^2]\n- Three[^3]\n\n## Findings\n\n"
               + "\n".join(report_claims)
-              + "\n\n## Gaps & Limitations\n\n- Normalising per-GB prices needs a workload profile.\n\n"
+              + "\n\n## Gaps & Limitations\n\n- The pages read do not state per-GB prices in one unit.\n\n"
               + "## Sources\n\n" + "\n\n".join(report_entries) + "\n")
     (run / "report.md").write_text(report, encoding="utf-8")
     if pages is not None:

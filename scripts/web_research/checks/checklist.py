@@ -11,7 +11,7 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
     plan.exists                           plan.md exists
     plan.readable                         ... and can be read (listed only when it cannot)
     plan.parses                           plan.md parses (question, 1-5 subtopics, budget, second wave)
-    plan.names                            no subtopic name states a figure the question does not state
+    plan.names                            no subtopic name states an amount or count the question does not
                                           (headings.py: a name becomes a heading no check reads)
     provenance.links                      no symbolic link among the run's evidence (plan.md,
                                           report.md, briefs/, findings/, sources/, checks/,
@@ -72,6 +72,9 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           label: formats.HEADING_RULE (headings.py)
     report.gaps.figures                   a sentence in Gaps & Limitations that states a figure carries
                                           a reference, or is the plan's (finish's own lines are not read)
+    report.gaps.form                      every other sentence of Gaps & Limitations takes a form a check
+                                          reads: a claim, a statement of absence, a fixed sentence
+                                          (gaps_prose.py)
     report.references.form                every footnote-like mark outside Sources is a reference,
                                           [^<subtopic-slug>:<n>] or a number finish gave
                                           (statements.py, the last six)
@@ -110,10 +113,12 @@ plus sources.records (warning: unreadable snapshot records) and
 citations.integrity (the summary line, always passes). Then `provenance.sealed`
 (provenance.py): snapshots, findings files, briefs and verdicts files against their seals.
 Claim-check rules (`verdicts.py`, the last group; only when the plan's tier has a
-claim check): `report.claims.checked` (every cited claim of report.md has a
-current verdict, voted when the tier votes), `report.claims.verdict` (an
-unsupported or partial claim outside Gaps & Limitations) and
-`checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema).
+claim check): `report.claims.checked` (every cited claim of report.md and every
+statement of absence has a current verdict, voted when the tier votes),
+`report.claims.verdict` (an unsupported or partial claim, wherever it stands),
+`checks.verdicts` (warning: a verdicts file that is not valid JSON of its schema), and
+`report.gaps.absence` (a statement of absence that a stored page's passage states, as the
+checker judged it; without a claim check, one whose words a passage holds all: absence.py).
 Claim rules (`claims.py`, the last group), scope `report` or `findings.<slug>`:
 `<scope>.claims.grounded` (each figure a cited sentence states, years and dates
 included, appears in an excerpt it cites or the sealed title of a page it cites;
@@ -152,6 +157,8 @@ from .headings import heading_label_check, plan_name_error
 from .integrity import citation_integrity_checks
 from .report import gaps_name, parse_report, report_checks
 from .report_references import references_check
+from .absence import finish_lines
+from .gaps_prose import gaps_form_check, gaps_sentences
 from .markdown_form import findings_form_check, report_form_check
 from .statements import statement_checks
 from .text_controls import bidi_check, blank_check, control_check
@@ -261,7 +268,7 @@ def _plan_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     plan = parsed.plan
     named = plan_name_error(plan, path)
     return checks + [ok("plan.parses", f"plan parses: {len(plan.subtopics)} subtopic(s)", path),
-                     ok("plan.names", "no subtopic name states a figure the question does not", path)
+                     ok("plan.names", "no subtopic name states an amount or count the question does not", path)
                      if named is None else fail("plan.names", str(named.message) + _also(named), path, named.line)]
 
 
@@ -363,16 +370,21 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
         statement_checks(path, parsed.report, names, question, ids, own, planned) + \
         present([heading_label_check(path, parsed.report, [s.name for s in parsed.plan.subtopics]
                                      if parsed.plan is not None else [], _plan_texts(parsed.plan))]) + \
+        ([gaps_form_check(path, gaps_sentences(parsed.report, finish_lines(parsed),
+                                                names + [s.slug for s in parsed.plan.all_subtopics]))]
+         if parsed.plan is not None else []) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
 
 
 def _plan_texts(plan: Any) -> list[str]:
-    """The words of the plan written before any page was read (the first wave: a second wave is
-    written after the findings came back), which a heading may name with."""
+    """The words of the plan a heading may name with: the first wave's, written before any page
+    was read, and the second wave's names (written after the findings came back, so a heading
+    that is one is held as a label, not taken as the plan's: headings.py)."""
     if plan is None:
         return []
     return [plan.question, plan.synthesis, plan.scope_notes or "",
-            *(text for s in plan.subtopics for text in (s.name, *s.establish))]
+            *(text for s in plan.subtopics for text in (s.name, *s.establish)),
+            *(s.name for s in plan.second_wave)]
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:

@@ -134,6 +134,8 @@ class ClaimRecord:
     claim: Claim
     excerpts: list[tuple[int, str | None, str]] = field(default_factory=list)  # (number, url, excerpt)
     grounding: Grounding = Grounding(False)
+    # url -> the URL its fetch ended at (a run's snapshots), so sites are counted where the pages are
+    ended_at: Callable[[str], str] | None = None
 
     @property
     def sites(self) -> list[str]:
@@ -156,9 +158,11 @@ class ClaimRecord:
 
 
 def corroboration(record: ClaimRecord) -> list[str]:
-    """The distinct sites whose excerpts a claim cites, in order of first citation: its
-    corroboration is their number (a vendor's own pages are one site)."""
-    return independent_sites(url for _n, url, _excerpt in record.excerpts)
+    """The distinct sites whose excerpts a claim cites, in order of first citation, each page
+    counted where its fetch ended (`ended_at`): its corroboration is their number (a vendor's
+    own pages are one site, and so is a page reached by a redirect from another)."""
+    urls = [url for _n, url, _excerpt in record.excerpts if url]
+    return independent_sites(map(record.ended_at, urls) if record.ended_at is not None else urls)
 
 
 # --------------------------------------------------------------------------
@@ -602,6 +606,9 @@ def run_claims(parsed: ParsedRun) -> list[ClaimRecord]:
                                  ids)
     for slug, found in parsed.findings.items():
         records += claim_records(found.path, f"findings.{slug}", found.doc, found.citations, titles, ids)
+    ended_at = _ended_at(parsed.run_dir)  # the snapshots are read only when a record's sites are asked for
+    for record in records:
+        record.ended_at = ended_at
     return records
 
 

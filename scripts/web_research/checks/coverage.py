@@ -173,7 +173,8 @@ def visible(text: str) -> str:
     the plan's words, and how they are compared."""
     if text.isascii() and text.isprintable():
         return text
-    drop = {offset for find in (blank_chars, control_chars, bidi_controls) for offset, _what in find(text)}
+    places = blank_chars(text, len(text))[0] + control_chars(text) + bidi_controls(text)
+    drop = {offset for offset, _what in places}
     return "".join(ch for i, ch in enumerate(text) if i not in drop)
 
 

@@ -4,9 +4,10 @@ A heading cites nothing, and the claim-checker never reads it, yet a person read
 "### Acme was fined for hidden log fees" as the report's word. So a heading may only
 name, and what it may name with is held by the rule `formats.HEADING_RULE` states:
 
-- the name of a plan subtopic, as plan.md gives it: the plan is written before any page
-  is read (and the plan itself refuses a subtopic name stating a figure the question
-  does not state: `unasked_figures`, used by run/plan.py);
+- the name of a first-wave subtopic, as plan.md gives it: that plan is written before any
+  page is read (and `plan_name_error` refuses a subtopic name stating a figure the question
+  does not state). A second wave is written after the findings came back: a heading that is
+  one of its names is held as a label (its words count as the plan's, so an honest one passes);
 - or a label: at most `formats.HEADING_MAX_WORDS` words, no sentence end (`.`, `!`, `?`,
   `;` before a space), none of `formats.HEADING_STATEMENT_WORDS` (be, have, do, the
   modals, the negations), and every other word one that the question, the plan or the
@@ -48,20 +49,23 @@ def unasked_figures(text: str, asked: Sequence[Figure], identifiers_only: bool =
 
 
 def plan_name_error(plan: Plan, path: Path | None = None) -> PlanError | None:
-    """A PlanError naming each subtopic whose name states a figure the research question does
-    not state, or None. A name is written before the pages it is about are read, and it becomes
-    a heading and a line of Gaps that no check reads against a page: a figure there comes from a
-    model's memory, and with auto_proceed nobody approves the plan. (A figure of the question,
-    the person's own, may stand in a name; the report still refuses a heading with any other.)"""
+    """A PlanError naming each subtopic whose name states an amount or count (a figure that is no
+    year, date, version or name) the research question does not state, or None. A name is
+    written before the pages it is about are read, and it becomes a heading and a line of Gaps
+    that no check reads against a page: an amount there comes from a model's memory, and with
+    auto_proceed nobody approves the plan. (A figure of the question, the person's own, may
+    stand in a name.)"""
     asked = figures_in(plan.question)
     errors = []
     for subtopic in plan.all_subtopics:
-        stated = unasked_figures(subtopic.name, asked, identifiers_only=False)
+        seen = readable(subtopic.name)
+        stated = [q for q in unasked_figures(subtopic.name, asked, identifiers_only=False)
+                  if not is_identifier(seen, q)]  # a year, version or name ("Python 3.12", "Phase 2") names
         if stated:
             errors.append(PlanError(path, subtopic.line, (
-                f"subtopic '{subtopic.name}' states {', '.join(repr(q.text) for q in stated)}, which the research "
-                "question does not: a name says what to find out, not what the pages will say; name the topic "
-                "without the figure, and put what it must establish in its bullets")))
+                f"subtopic '{subtopic.name}' states {', '.join(repr(q.text) for q in stated)}, an amount or count the "
+                "research question does not state: a name says what to find out, not what the pages will say; "
+                "name the topic without it, and put what it must establish in its bullets")))
     return PlanError.many(errors) if errors else None
 
 

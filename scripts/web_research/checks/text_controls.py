@@ -27,7 +27,8 @@ def bidi_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
     """One check per file: the lines and code points of its bidirectional controls, if any
     (`first_line`: the file line `text` starts on, for a body without its frontmatter)."""
     return _characters_check(
-        f"{scope}.text.bidi", "no bidirectional control characters", bidi_controls(text), path, text, first_line,
+        f"{scope}.text.bidi", "no bidirectional control characters", *_all(bidi_controls(text)), path, text,
+        first_line,
         "holds bidirectional control characters ({places}), which make the text display other than the checks "
         "read it; delete them (a figure or quote copied from a right-to-left page keeps its words without them)")
 
@@ -35,7 +36,7 @@ def bidi_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
 def control_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
     """One check per file: the lines and code points of its control characters, if any."""
     return _characters_check(
-        f"{scope}.text.controls", "no control characters", control_chars(text), path, text, first_line,
+        f"{scope}.text.controls", "no control characters", *_all(control_chars(text)), path, text, first_line,
         "holds control characters ({places}), which a terminal or viewer shows otherwise than the checks read "
         "them (a backspace erases the word before it on screen); delete them: the text is plain words, tabs "
         "and line breaks")
@@ -44,19 +45,23 @@ def control_check(scope: str, path: Path, text: str, first_line: int = 1) -> Che
 def blank_check(scope: str, path: Path, text: str, first_line: int = 1) -> Check:
     """One check per file: the lines and names of its blank-looking characters, if any."""
     return _characters_check(
-        f"{scope}.text.blank", "no blank-looking characters", blank_chars(text), path, text, first_line,
+        f"{scope}.text.blank", "no blank-looking characters", *blank_chars(text, MAX_LISTED), path, text, first_line,
         "holds blank-looking characters ({places}), which show as nothing or as blank space while every check "
         "reads the words around them (a run of them hides the words after it); delete them, and write one "
         "ordinary space between words (a page's quote matches without them)")
 
 
-def _characters_check(check_id: str, clean: str, found: list[tuple[int, str]], path: Path, text: str,
+def _all(found: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], int]:
+    return found, len(found)
+
+
+def _characters_check(check_id: str, clean: str, found: list[tuple[int, str]], total: int, path: Path, text: str,
                       first_line: int, message: str) -> Check:
     """The check's verdict: `clean` when nothing was found, else `message` naming the first
-    MAX_LISTED places (line and code point) and how many more, at the first one's line."""
+    MAX_LISTED places (line and code point) and how many more (of `total`), at the first one's line."""
     if not found:
         return ok(check_id, clean, path)
     places = [f"line {text.count(chr(10), 0, offset) + first_line}: {code}" for offset, code in found[:MAX_LISTED]]
-    more = f" and {len(found) - MAX_LISTED} more" if len(found) > MAX_LISTED else ""
+    more = f" and {total - MAX_LISTED} more" if total > MAX_LISTED else ""
     line = text.count("\n", 0, found[0][0]) + first_line
     return fail(check_id, message.format(places="; ".join(places) + more), path, line)

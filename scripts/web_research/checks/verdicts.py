@@ -15,15 +15,18 @@ report/claim_checker.py, what the verdicts add up to here):
                            (schemas/verdicts.schema.json) and seals it when the
                            checker stops (guard/rules/checker_gate.py); the
                            checker writes no file
-    `verify`               `verdict_checks`: every cited claim of report.md has
-                           a current verdict; an unsupported or partial one
-                           is an error unless it stands under Gaps & Limitations
+    `verify`               `verdict_checks`: every cited claim of report.md, and
+                           every statement of absence in Gaps & Limitations
+                           (absence.py), has a current verdict; an unsupported
+                           or partial one is an error, in Gaps & Limitations too
 
 A `partial` verdict says the claim goes further than its passage. It fails the
 check, with the checker's reason and the passage, until the claim is narrowed
 or cited to another passage (either changes its check key, so only that claim
-is checked again, and it passes once judged supported), dropped, or moved under
-Gaps & Limitations. A claim left as it is fails every round, and a run that ends
+is checked again, and it passes once judged supported), or dropped, and what the
+pages do not state said under Gaps & Limitations as a statement of absence, without
+the reference (moved there with its reference it is still a claim, judged as
+before). A claim left as it is fails every round, and a run that ends
 with it ends unverified: a claim the checker doubts is not one the person may
 read as verified. (It once became a warning after `finish` had shown it.)
 
@@ -55,6 +58,7 @@ from ..evidence.excerpts import normalize
 from ..core.fsutil import RunFileError, read_run_file
 from ..core.result import Check, fail, ok
 from ..core.schema_validation import schema_validator
+from . import absence
 from .claims import ClaimRecord, claim_records, plan_bullet_ids
 from .parsed_run import ParsedRun
 
@@ -211,14 +215,16 @@ def _gaps_lines(parsed: ParsedRun) -> range:
 
 def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
-    without a decided verdict) and `report.claims.verdict` (error: unsupported or partial outside
-    Gaps & Limitations). Nothing when the plan's budget has no claim check."""
+    and statements of absence without a decided verdict), `report.claims.verdict` (error: a claim judged
+    unsupported, or partial; in Gaps & Limitations too, where a cited sentence is a claim like any other)
+    and `report.gaps.absence` (absence.py). Without a claim check, only absence.py's rule for that case."""
     if parsed.plan is None or parsed.report is None or parsed.report_path is None:
         return []
     budget = effective_budget(parsed.plan)
-    if not budget.claim_check:
-        return []
     report = parsed.report_path
+    absences, unsearched = absence.run_items(parsed)
+    if not budget.claim_check:
+        return absence.unjudged_checks(report, absences, unsearched)
     files = verdict_files(run_dir)
     checks: list[Check] = []
     for f in files:
@@ -234,38 +240,53 @@ def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     gaps = _gaps_lines(parsed)
     unchecked: list[str] = []
     awaiting: list[str] = []
+    keyed = [(check_key(r), r.claim.line, "claim") for r in records] + \
+        [(item.key, item.line, "statement of absence") for item in absences]
+    for key, line, kind in keyed:
+        decision = decide(known.get(key, []), budget.voting)
+        if decision.verdict is None:
+            where = f"line {line} ({kind} {key})"
+            (awaiting if decision.votes_needed else unchecked).append(
+                where + (f", {decision.votes_needed} more vote(s)" if decision.votes_needed else ""))
     for r in records:
         key = check_key(r)
         decision = decide(known.get(key, []), budget.voting)
-        where = f"line {r.claim.line} (claim {key})"
-        if decision.verdict is None:
-            (awaiting if decision.votes_needed else unchecked).append(
-                where + (f", {decision.votes_needed} more vote(s)" if decision.votes_needed else ""))
-            continue
-        if decision.verdict == formats.VERDICT_UNSUPPORTED and r.claim.line not in gaps:
+        in_gaps = r.claim.line in gaps
+        if decision.verdict == formats.VERDICT_UNSUPPORTED:
             checks.append(fail("report.claims.verdict", (
                 f"claim {key} is unsupported by the excerpts it cites: \"{_shorten(r.claim.text)}\" "
-                f"(checker: {decision.reason}). Rewrite it to say only what its excerpts say, or remove it, "
-                "or move it under Gaps & Limitations as not established; then run finish again"), report, r.claim.line))
-        elif decision.verdict == formats.VERDICT_PARTIAL and r.claim.line not in gaps:
+                f"(checker: {decision.reason}). " + (GAPS_CLAIM if in_gaps else
+                "Rewrite it to say only what its excerpts say, or remove it, or say under Gaps & Limitations, "
+                "without a reference, that the pages read do not state it") + "; then run finish again"),
+                report, r.claim.line))
+        elif decision.verdict == formats.VERDICT_PARTIAL:
             checks.append(fail("report.claims.verdict", (
                 f"claim {key} goes further than the passage it cites: \"{_shorten(r.claim.text)}\" "
-                f"(checker: {decision.reason}). Its passage: {_passages(r)}. Narrow the claim to what the passage "
-                "says, or cite another passage that states all of it; then run finish again (only changed claims "
-                "are checked again)"), report, r.claim.line))
+                f"(checker: {decision.reason}). Its passage: {_passages(r)}. " + (GAPS_CLAIM if in_gaps else
+                "Narrow the claim to what the passage says, or cite another passage that states all of it")
+                + "; then run finish again (only changed claims are checked again)"), report, r.claim.line))
+    checks += absence.judged_failures(report, absences, lambda key: decide(known.get(key, []), budget.voting))
     for label, items in (("have no current verdict", unchecked), ("await votes", awaiting)):
         if items:
             listed = "; ".join(items[:MAX_LISTED]) + (f"; and {len(items) - MAX_LISTED} more"
                                                       if len(items) > MAX_LISTED else "")
             checks.append(fail("report.claims.checked", (
-                f"{len(items)} cited claim(s) {label} ({listed}). Dispatch the claim-checker with "
-                f"{formats.dispatch_call(f'{formats.DISPATCH_CHECK_LABEL} {run_dir}')}, then run finish again; "
-                "repeat while this check fails"), report, None))
-    if records and not unchecked and not awaiting:
+                f"{len(items)} cited claim(s) or statement(s) of absence {label} ({listed}). Dispatch the "
+                f"claim-checker with {formats.dispatch_call(f'{formats.DISPATCH_CHECK_LABEL} {run_dir}')}, then run "
+                "finish again; repeat while this check fails"), report, None))
+    if (records or absences) and not unchecked and not awaiting:
+        statements = f" and {len(absences)} statement(s) of absence" if absences else ""
         checks.insert(0, ok("report.claims.checked",
-                            f"{len(unique_by_key(records))} distinct cited claim(s) have a current verdict",
+                            f"{len(unique_by_key(records))} distinct cited claim(s){statements} have a current verdict",
                             report))
+    checks += absence.summary(report, absences, unsearched)
     return checks
+
+
+# A cited sentence in Gaps & Limitations is a claim: it is judged, and must be supported there too
+# (a claim judged partial and moved there word for word, footnote and all, would reach the person).
+GAPS_CLAIM = ("A cited sentence in Gaps & Limitations is a claim like any other: narrow it to what its passage "
+              "says, or write, without the reference, that the pages read do not state what it adds")
 
 
 def _shorten(text: str, limit: int = 140) -> str:

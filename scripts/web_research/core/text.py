@@ -69,21 +69,35 @@ _BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0") |
 # ASCII spaces, never one of no-break, em, ideographic or other wide spaces. One such space
 # alone is honest ("10\u00a0GB", "10\u2009000").
 _WIDE_SPACES = "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000"
-_SPACE_RUN = re.compile(f"[ {_WIDE_SPACES}]*[{_WIDE_SPACES}][ {_WIDE_SPACES}]*")
+_SPACE_RUN = re.compile(f"[ {_WIDE_SPACES}]{{2,}}")  # each run matched once: linear in the text
 
 
-def blank_chars(text: str) -> list[tuple[int, str]]:
-    """(offset, `U+XXXX NAME`) of each blank-looking character of `text` (see `_BLANK_LOOKING`),
-    and of the first wide space of each run of spaces that holds one (`_SPACE_RUN`)."""
+def blank_chars(text: str, limit: int = 50) -> tuple[list[tuple[int, str]], int]:
+    """The first `limit` places (offset, `U+XXXX NAME`) of `text`'s blank-looking characters (see
+    `_BLANK_LOOKING`) and of the first wide space of each run of spaces that holds one
+    (`_SPACE_RUN`), in order, and how many there are in all (counted without a Python object
+    each: a hostile file may hold half a million)."""
     if text.isascii():
-        return []
-    found = [(i, ch) for i, ch in enumerate(text) if ch in _BLANK_LOOKING and (i or ch != "\ufeff")] \
-        if not _BLANK_LOOKING.isdisjoint(text) else []  # (a byte-order mark that opens the file is no text)
+        return [], 0
+    start = 1 if text.startswith("\ufeff") else 0  # a byte-order mark that opens the file is no text
+    found: list[tuple[int, str]] = []
+    present = _BLANK_LOOKING.intersection(text)  # one pass in C; then a pattern of only those
+    total = sum(text.count(ch) for ch in present) - start
+    if total:
+        for m in re.finditer("[" + "".join(map(re.escape, sorted(present))) + "]", text[start:]):
+            found.append((m.start() + start, m.group(0)))
+            if len(found) >= limit:
+                break
+    runs = 0
     for m in _SPACE_RUN.finditer(text):
-        if len(m.group(0)) > 1:
-            at = next(m.start() + i for i, ch in enumerate(m.group(0)) if ch != " ")
-            found.append((at, text[at]))
-    return [(offset, _named(ch)) for offset, ch in sorted(found)]
+        run = m.group(0)
+        if not run.isascii():
+            runs += 1
+            if runs <= limit:
+                at = next(m.start() + i for i, ch in enumerate(run) if ch != " ")
+                found.append((at, text[at]))
+    names = {ch: _named(ch) for ch in {ch for _offset, ch in found}}
+    return [(offset, names[ch]) for offset, ch in sorted(found)[:limit]], total + runs
 
 
 def _named(ch: str) -> str:

@@ -19,8 +19,13 @@ no browser shows and a person reading the row does not type. A pipe standing alo
 delimiter row are layout, not words (`is_layout`): the excerpt and the page are compared
 without them (`Reading`), so "Cold $0.004 90 days" (cells separated by spaces or tabs, as a
 browser copies a row) and "Cold | $0.004 | 90 days" (as stored) both match the row. A pipe
-never carries a claim, wherever it stands. The match is still placed in the normalized page
-with its pipes (`MatchResult.at`), so the figure rule reads each cell's figure on its own.
+never carries a claim, wherever it stands. A list mark that opens a line (`- `: how the stored
+text writes a list item, and a definition's term and its description) is a bullet on the page,
+or nothing: the page is read as stored, then as shown without those marks (`page_readings`), so
+a passage over two items matches with the mark ("rules - Server-side") or without it ("rules
+Server-side"); a dash inside a line is the page's and never optional. The match is still placed
+in the normalized page with its pipes and marks (`MatchResult.at`), so the figure rule reads
+each cell's figure on its own.
 
 An ellipsis (`...`, `…`, `[...]`) marks an omission: the parts around it must
 each appear, in order, and an omission may not turn a quote into a collage.
@@ -38,10 +43,10 @@ from __future__ import annotations
 import bisect
 import heapq
 import re
-from array import array
-from dataclasses import dataclass
 import unicodedata
+from array import array
 from collections import Counter
+from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 from difflib import SequenceMatcher
 
@@ -71,6 +76,8 @@ _DELIMITER_ROW = re.compile(r"\|(?::?-+:?\|)+")
 LIST_MARKS = frozenset("-*+\u2022")
 _LIST_LINE = re.compile(r"^\s*[-*+\u2022](?:\s|$)", re.MULTILINE)  # a line a list mark may open
 _WORD = re.compile(r"\w+")
+# A whole number of one to three digits ending a token: the head a figure's space-grouped digits extend.
+_GROUP_HEAD = re.compile(r"(?:^|[^\d.,])\d{1,3}$")
 
 CLOSEST_MAX_CHARS = 240
 # Placements tried when looking for one within a passage (each is the
@@ -244,8 +251,9 @@ class MatchResult(NamedTuple):
     `similarity` in [0, 1]. `span` is the shortest stretch of the page, in
     normalized characters, that holds every part (None when not all were found).
     When `ok`, `at` is where each part stands in the normalized page, in order (the
-    placement `span` measures in the page's `Reading`, without its layout), and `spans` the same places in the page's own characters
-    when the match was made by `matcher.find_excerpt` (empty from `match_excerpt`).
+    placement `span` measures, in the `Reading` of the page that holds it), and `spans` the
+    same places in the page's own characters when the match was made by
+    `matcher.find_excerpt` (empty from `match_excerpt`).
     """
 
     ok: bool
@@ -268,16 +276,60 @@ def match_excerpt(excerpt: str, page_text: str, *, normalized: str | None = None
     Pass `normalized=normalize(page_text)` and `readings=page_readings(page_text, normalized)`
     when checking many excerpts against one page, so the page is read once.
     """
+    if normalized is None:
+        normalized = normalize(page_text)
     if readings is None:
-        readings = page_readings(page_text, normalized if normalized is not None else normalize(page_text))
-    result = MatchResult(ok=False, parts_total=0, parts_found=0, failed_part="", rule=RULE_NOT_FOUND)
+        readings = page_readings(page_text, normalized)
+    failures: list[MatchResult] = []
     for number, reading in enumerate(readings):
         result = _match_reading(excerpt, page_text, reading.text, closest=number == len(readings) - 1)
         if result.ok:
             if result.at:
                 result = result._replace(at=tuple(reading.to_normalized(a, b) for a, b in result.at))
-            return result
-    return result
+            if reading.gaps is None or _keeps_figures_apart(excerpt, normalized, result.at):
+                return result
+            # Two numbers the page keeps apart, quoted as one: not this quote; the page's passage shown.
+            part, passage = excerpt_parts(excerpt)[0], normalized[result.at[0][0]:result.at[-1][1]]
+            result = MatchResult(ok=False, parts_total=result.parts_total, parts_found=0, failed_part=part,
+                                 closest=passage, similarity=round(SequenceMatcher(None, part, passage).ratio(), 3),
+                                 rule=RULE_NOT_FOUND)
+        failures.append(result)
+    # Why it fails: found but spread (or a part too short) in any reading says more than "not found".
+    return next((f for f in failures if f.rule != RULE_NOT_FOUND), failures[-1])
+
+
+def joins_figures(before: str, after: str) -> bool:
+    """Whether the words `before` and `after`, one space apart, read as one figure whose digits are
+    grouped by a space ("2 500" is 2,500): a cell border or list mark between them must be quoted."""
+    return _GROUP_HEAD.search(before) is not None and len(after) >= 3 and after[:3].isdigit()
+
+
+def _keeps_figures_apart(excerpt: str, normalized: str, at: tuple[tuple[int, int], ...]) -> bool:
+    """Whether the excerpt, placed at `at` in the normalized page, writes every cell border or list
+    mark the page has where a number ends and three digits follow ("2 | 500 MB"): without it,
+    "2 500 MB" reads as one figure, 2,500 MB, that the page does not state (a figure's digits
+    grouped by spaces, as checks/quantities.py reads them; test_matcher holds the two to agree).
+    Other borders and marks may be left out ("Cold $0.004 90 days")."""
+    mine_parts = [part for part in (p.strip() for p in _ELLIPSIS.split(normalize(excerpt))) if without_layout(part)]
+    if len(mine_parts) != len(at):
+        return True  # cannot be told apart part by part: the matcher's verdict stands
+    for part, (start, end) in zip(mine_parts, at):
+        page, mine = normalized[start:end].split(" "), part.split(" ")
+        i = j = 0
+        while i < len(page):
+            if j < len(mine) and page[i] == mine[j]:
+                i, j = i + 1, j + 1
+            elif is_layout(page[i]) or page[i] in LIST_MARKS:  # left out of the excerpt
+                before = next((t for t in reversed(page[:i]) if not is_layout(t) and t not in LIST_MARKS), "")
+                after = next((t for t in page[i + 1:] if not is_layout(t) and t not in LIST_MARKS), "")
+                if joins_figures(before, after):
+                    return False
+                i += 1
+            elif j < len(mine) and is_layout(mine[j]):
+                j += 1
+            else:
+                return True  # not aligned token by token: the matcher's verdict stands
+    return True
 
 
 def _match_reading(excerpt: str, page_text: str, page: str, *, closest: bool = True) -> MatchResult:

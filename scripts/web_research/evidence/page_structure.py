@@ -97,7 +97,7 @@ class Structure:
 
 def parse_page(markup: str) -> etree._Element | None:
     """The page's tree as `fetch` read it (lxml's HTML parser; invisible elements dropped), or None."""
-    from lxml import html as lxml_html
+    from lxml import html as lxml_html  # lxml.html's parser modules load only when a page is parsed
 
     markup = _XML_DECLARATION.sub("", markup, count=1)  # lxml refuses a str that declares its encoding
     if not markup.strip():

@@ -22,7 +22,7 @@ import os
 import resource
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
@@ -56,8 +56,6 @@ class PageRequest:
     body_sha256: str | None = None
     body: bytes | None = None
     charset: str | None = None
-    content_type: str = "text/html"
-    extra: dict = field(default_factory=dict)
 
 
 def available() -> bool:
@@ -79,7 +77,7 @@ def page_structures(requests: Sequence[PageRequest], timeout_s: float = TIMEOUT_
     for request in requests:
         entry = {"anchors": [[a.text[:MAX_ANCHOR_CHARS], a.nth, a.of, a.before[-MAX_ANCHOR_CHARS:]]
                              for a in request.anchors[:MAX_ANCHORS]],
-                 "charset": request.charset, "content_type": request.content_type}
+                 "charset": request.charset}
         if request.body is not None:
             entry["body"] = len(bodies)
             bodies.append(request.body)
@@ -121,8 +119,8 @@ def page_structures(requests: Sequence[PageRequest], timeout_s: float = TIMEOUT_
 
 def _markup(entry: dict, bodies: list[bytes]) -> str | None:
     """The page's HTML as text: the body given, or the archived one read back and checked."""
-    from .archive import ArchiveError, check_body, read_warc
-    from .extraction import _META_CHARSET, _decode
+    from .archive import ArchiveError, check_body, read_warc  # warcio: fetch's libraries, only in the child
+    from .extraction import _META_CHARSET, _decode  # lxml: fetch's libraries, only in the child
 
     charset = entry.get("charset")
     if "body" in entry:
@@ -149,7 +147,7 @@ def _markup(entry: dict, bodies: list[bytes]) -> str | None:
 
 
 def _answer(entry: dict, bodies: list[bytes]) -> list[dict | None]:
-    from .page_structure import PageIndex, parse_page
+    from .page_structure import PageIndex, parse_page  # lxml: fetch's libraries, only in the child
 
     anchors = entry.get("anchors") or []
     markup = _markup(entry, bodies)

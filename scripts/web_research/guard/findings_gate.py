@@ -155,7 +155,7 @@ def _unread(brief: Brief, found: Any, sealed: Mapping[str, Any], where: Where) -
 def _plan_bullet_ids(run_dir: Path) -> frozenset[str] | None:
     """The plan's bullet ids, so a findings list item is read as verify reads it (a `4.99:` label
     the plan has no bullet for is a figure, issue 44); None when the plan cannot be read."""
-    from ..run.plan import PlanError, load_plan
+    from ..run.plan import PlanError, load_plan  # the plan's reader only when a findings file is gated
 
     try:
         return plan_bullet_ids(load_plan(run_dir / PLAN_FILE, run_dir))

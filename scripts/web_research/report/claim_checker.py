@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Callable, NamedTuple, Sequence
 
 from .. import formats
+from ..checks.absence import AbsenceItem, run_items as run_absence_items
+from ..checks.absence import prompt_lines as absence_prompt_lines
 from ..checks.claims import ClaimRecord, run_excerpt_contexts
 from ..evidence.conditions import Condition, dropped_conditions
 from ..evidence.excerpt_context import ExcerptContext
@@ -41,12 +43,15 @@ class CheckerPrompt(NamedTuple):
         return "sha256:" + hashlib.sha256(self.text.strip().encode("utf-8")).hexdigest()
 
 
-def pending(records: Sequence[ClaimRecord], files: Sequence[VerdictFile],
-            voting: bool) -> tuple[str, list[tuple[str, ClaimRecord]]]:
-    """(round, claims) the next checker judges: claims with no verdict yet; else, when
-    voting, those still short of votes; else none."""
+def pending(records: Sequence[ClaimRecord], files: Sequence[VerdictFile], voting: bool,
+            absences: Sequence[AbsenceItem] = ()) -> tuple[str, list[tuple[str, ClaimRecord | AbsenceItem]]]:
+    """(round, items) the next checker judges: claims and statements of absence (checks/absence.py)
+    with no verdict yet; else, when voting, those still short of votes; else none."""
     known = verdicts_by_claim(files)
-    unique = unique_by_key(records)
+    unique: list[tuple[str, ClaimRecord | AbsenceItem]] = list(unique_by_key(records))
+    for item in absences:  # the same statement twice is judged once
+        if all(item.key != key for key, _r in unique):
+            unique.append((item.key, item))
     unchecked = [(k, r) for k, r in unique if k not in known]
     if unchecked:
         return ROUND_CHECK, unchecked
@@ -56,16 +61,17 @@ def pending(records: Sequence[ClaimRecord], files: Sequence[VerdictFile],
 
 def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence[VerdictFile],
                   voting: bool,
-                  contexts: Callable[[Sequence[tuple[str, str]]], list[ExcerptContext | None]] | None = None
-                  ) -> CheckerPrompt | None:
+                  contexts: Callable[[Sequence[tuple[str, str]]], list[ExcerptContext | None]] | None = None,
+                  absences: Sequence[AbsenceItem] = ()) -> CheckerPrompt | None:
     """The exact prompt of the next claim-checker, or None when every claim is decided.
 
     The claims are numbered 1..n and the checker answers by number (`parse_answer`); the
     numbers map to `keys` in order, which the dispatch record keeps, so no model copies a key.
     `contexts([(url, excerpt)])`: each excerpt's context in its stored page (claims.run_excerpt_contexts,
     all at once: one read of each page's structure), shown under it with the conditions around it
-    the claim leaves out, so the checker judges the excerpt as its page says it."""
-    round_, claims = pending(records, files, voting)
+    the claim leaves out, so the checker judges the excerpt as its page says it. `absences`: the
+    statements of absence, numbered after the claims, each with its closest passages (checks/absence.py)."""
+    round_, claims = pending(records, files, voting, absences)
     if not claims:
         return None
     run_dir = Path(run_dir)
@@ -76,9 +82,13 @@ def render_prompt(run_dir: Path, records: Sequence[ClaimRecord], files: Sequence
              f"Round: {round_}" + (" (other checkers found these claims partial or unsupported; judge them afresh)"
                                    if round_ == ROUND_VOTE else ""),
              f"Claims: {len(claims)}", ""]
-    pairs = [(url, excerpt) for _key, r in claims for _footnote, url, excerpt in r.excerpts]
+    pairs = [(url, excerpt) for _key, r in claims if not isinstance(r, AbsenceItem)
+             for _footnote, url, excerpt in r.excerpts]
     found = iter(contexts(pairs) if contexts is not None else [None] * len(pairs))
     for number, (_key, r) in enumerate(claims, start=1):
+        if isinstance(r, AbsenceItem):
+            lines += absence_prompt_lines(number, r)
+            continue
         lines.append(f"## Claim {number} (report.md line {r.claim.line})")
         lines.append(f"Claim: {r.claim.text}")
         for footnote, url, excerpt in r.excerpts:
@@ -219,7 +229,7 @@ def prompt_for_run(run_dir: Path, parsed: ParsedRun) -> tuple[CheckerPrompt | No
         return None, (f"{formats.REPORT_FILE} {problem.reason}" if problem is not None
                       else f"{formats.REPORT_FILE} is missing; write it first")
     prompt = render_prompt(Path(run_dir), report_records(parsed), verdict_files(Path(run_dir)), budget.voting,
-                           run_excerpt_contexts(parsed))
+                           run_excerpt_contexts(parsed), run_absence_items(parsed)[0])
     if prompt is None:
-        return None, "every cited claim of report.md has a current verdict"
+        return None, "every cited claim and statement of absence of report.md has a current verdict"
     return prompt, ""

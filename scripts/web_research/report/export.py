@@ -34,7 +34,7 @@ from ..checks.claims import ClaimRecord, run_claims
 from ..checks.parsed_run import ParsedRun
 from ..checks.verdicts import check_key, decide, report_records, verdict_files, verdicts_by_claim
 from ..core.result import Check
-from ..evidence.excerpts import without_layout, normalize
+from ..evidence.excerpts import is_layout
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.page_meta import PageMeta, page_metadata
 from ..evidence.quote_links import quote_selector
@@ -232,8 +232,8 @@ def annotations(parsed: ParsedRun, index: SnapshotIndex, created: str) -> list[d
         for number, url, excerpt in record.excerpts:
             if not url or not excerpt:
                 continue
-            selector: dict[str, str] = {"type": "TextQuoteSelector",
-                                        "exact": " ".join(without_layout(normalize(excerpt)).split())}
+            selector: dict[str, str] = {"type": "TextQuoteSelector",  # the excerpt as written, no table borders
+                                        "exact": " ".join(t for t in excerpt.split() if not is_layout(t))}
             page = _stored(pages, index, url)
             if page is not None:
                 found = find_excerpt(excerpt, page)

@@ -73,7 +73,8 @@ def subtopic_line(name: str, slug: str, status: str, bullets: Sequence[str], lab
     neither its name nor its file (whose name is its name's)."""
     named = "; ".join('"' + words(b) + '"' for b in bullets)
     if label is not None:
-        return f"- **{label}** ({status}): {_status_words(status, 'its findings file')}." + (f" It aimed at: {named}." if bullets else "")
+        aimed = f" It aimed at: {named}." if bullets else ""
+        return f"- **{label}** ({status}): {_status_words(status, 'its findings file')}.{aimed}"
     tail = f" Not established: {named}." if bullets else ""
     return f'- **Subtopic "{words(name)}"** ({status}): {_status_words(status, f"findings/{slug}.md")}.{tail}'
 

@@ -17,13 +17,14 @@ Pure functions over lxml trees: the benchmark (`run.py`) and its unit test use t
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from lxml import etree
 from lxml import html as lxml_html
-from web_research.evidence.excerpts import excerpt_parts, find_at_bounds, match_excerpt, normalize
+from web_research.evidence.excerpts import Reading, excerpt_parts, find_at_bounds, match_excerpt, normalize
 
 KINDS: dict[str, tuple[str, ...]] = {
     "paragraph": ("p",),
@@ -152,7 +153,16 @@ def found_in(text: str, stored: str) -> bool:
     `excerpts.match_excerpt` on each stretch between omission marks, so the same normalization and
     the same word and number boundaries apply."""
     parts = excerpt_parts(text)
-    return bool(parts) and all(part in stored and match_excerpt(part, "", normalized=stored).ok for part in parts)
+    return bool(parts) and all((part in stored or part in _as_read(stored))
+                               and match_excerpt(part, "", normalized=stored).ok for part in parts)
+
+
+@functools.lru_cache(maxsize=4)
+def _as_read(stored: str) -> str:
+    """`stored` without its table layout, as the matcher reads it (`Reading.of`): an excerpt part
+    has its layout dropped (`excerpt_parts`), so a cell holding a pipe ("float | None") is found
+    here, not in `stored`. Cached: a page's units are all looked for in the same text."""
+    return Reading.of(stored).text
 
 
 def coverage(main: etree._Element, stored_text: str, *, keep_missed: int = 5) -> Coverage:

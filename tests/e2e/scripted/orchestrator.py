@@ -24,6 +24,11 @@ from scripted.topics import Subtopic, original_name, renamed
 from web_research import formats
 from web_research.checks.report_references import SHAPE
 
+# Gaps & Limitations lines (report-template.md's form): one no stored page contradicts, and one every
+# stored page does (topics.Subtopic.page_text: "This page is maintained by the example vendor.").
+HONEST_ABSENCE = "- The pages read do not include an independent source confirming each vendor's own figures."
+REFUTED_ABSENCE = "- The pages read do not say who maintains them."
+
 
 # SKILL.md's rule for a skill opened without arguments, and its bound on rounds of fixes.
 EMPTY_ARGUMENTS_RULE = re.compile(r"Opened without arguments .*? put the user's question there")
@@ -707,7 +712,8 @@ class Orchestrator:
         them and writes Sources.
         broken: no Gaps & Limitations section (finish cannot add one).
         drift: the first claim's figure is raised by DRIFT, so it no longer matches its excerpt.
-        overclaim: the first claim adds checker.OVERCLAIM, which its excerpt does not say.
+        overclaim: the first claim adds checker.OVERCLAIM, which its excerpt does not say, and Gaps
+        says the pages do not state what every stored page states (REFUTED_ABSENCE).
         uncited: the TL;DR opens with a bullet restating the first claim's figure in other words
         (UNCITED_OPENING), without its reference (True) or with it (False).
         In the "lapsed" mode the TL;DR cites the sources in reverse order (so references are used
@@ -741,7 +747,9 @@ class Orchestrator:
             findings_sections.append("\n".join(lines))
         if "`finish` adds a bullet for each subtopic" not in " ".join(self.body(req).split()):
             raise PromptError("SKILL.md no longer says finish writes the recorded failures' Gaps bullets")
-        gaps.append("- Independent sources confirming each vendor's own figures would sharpen the answer.")
+        gaps.append(HONEST_ABSENCE)  # what the pages read do not state, in the template's form
+        if overclaim:
+            gaps.append(REFUTED_ABSENCE)  # every stored page says who maintains it: the checker finds it so
         if self.report_mode == "lapsed":
             tldr.reverse()
         if uncited is not None and tldr:

@@ -1,0 +1,159 @@
+"""What Gaps & Limitations may say: a closed set of sentence forms, each read by a check.
+
+Everything else in report.md is a cited claim the checker judges; Gaps & Limitations is where a
+report says what it could not establish, and so where an unchecked statement about the world
+("Acme's Standard plan is being withdrawn after a data breach") would otherwise reach the
+person. Each sentence of the section, read as `claims.sentences_of` reads it (a list item under
+a lead-in read with the lead-in's words, as claims are), is one of:
+
+- **recorded**: a line `finish` writes (report/gaps.is_own): fixed words and the plan;
+- **claim**: a sentence carrying a reference: a claim like any in Findings, judged by the
+  checker, and it must be supported there too (checks/verdicts.py): a claim judged partial
+  moved into Gaps with its footnote does not pass;
+- **absence**: a statement that the pages read do not establish something, in the form
+  `ABSENCE_FORM` ("The pages read do not state …", "No page read gives …"): judged against
+  every page the run stored (checks/absence.py);
+- **fixed**: one of `FIXED_SENTENCES`, limits of the method in the plugin's words;
+- **unconfirmed**: `Unconfirmed evidence: <what>.`, where <what> names only plan subtopics,
+  run files and check ids (how a report records evidence it cannot use, failure-modes.md).
+
+Any other sentence fails `report.gaps.form` at its line, with the form to use. Pure.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable, NamedTuple, Sequence
+
+from .. import formats
+from ..core.result import Check, fail, ok
+from .claims import Sentence, header_cells, lead_for, lead_ins, sentences_of
+from .report import Report
+from .report_references import valid_label
+
+GAPS = formats.REPORT_SECTIONS[2]
+RECORDED, CLAIM, ABSENCE, FIXED, UNCONFIRMED, OTHER = "recorded", "claim", "absence", "fixed", "unconfirmed", "other"
+ABSENCE_FORM = '"The pages read do not <state | give | show | compare | ...> <what>." or "No page read <states | ...> <what>."'
+FIXED_SENTENCES = (
+    "Only the pages listed under Sources were read.",
+    "The pages may have changed since the retrieval dates shown under Sources.",
+)
+UNCONFIRMED_LABEL = "Unconfirmed evidence:"
+MAX_LISTED = 6
+# The verbs an absence statement may use: saying, showing, giving.
+ABSENCE_VERBS = frozenset("""state say show give name list mention establish relate compare specify explain confirm
+cover include describe document report address provide define discuss indicate quote detail publish answer
+distinguish identify clarify tie link connect break contain hold offer measure""".split())
+_PAGES = r"(?:pages?|sources?|documents?)"
+_BY = r"(?:\s+(?:(?:this|the)\s+run\s+)?(?:read|stored|fetched|cited|consulted|found))?"
+_SUBJECT = rf"(?:(?:the|these|its)\s+)?(?:(?:stored|cited|fetched)\s+)?{_PAGES}{_BY}"
+_NEGATION = r"(?:(?:do|does|did)\s+not|don['\u2019]t|doesn['\u2019]t|didn['\u2019]t|never)"
+_ABSENCE = re.compile(
+    rf"^(?:(?:none\s+of\s+{_SUBJECT}|no\s+(?:(?:stored|cited|fetched)\s+)?{_PAGES}{_BY}|nothing\s+in\s+{_SUBJECT})"
+    rf"\s+(?P<verb1>[a-z]+)|{_SUBJECT}\s+{_NEGATION}\s+(?P<verb2>[a-z]+))[:,]?\s+(?P<what>\S.*)$",
+    re.IGNORECASE | re.DOTALL)
+_SEPARATORS = re.compile(r"[\s,;:()\"'\u201c\u201d\u2018\u2019`*.]+|\b(?:and|subtopic|subtopics|file|files|the|of)\b",
+                         re.IGNORECASE)
+_RUN_FILE = re.compile(r"\b(?:findings|sources|briefs|checks)/[\w.-]{1,120}")
+_CHECK_ID = re.compile(r"\b[a-z]+(?:\.[a-z0-9_<>-]+)+\b")
+
+
+class GapsSentence(NamedTuple):
+    """One sentence of Gaps & Limitations and the form it takes (see the module docstring)."""
+
+    line: int
+    text: str  # its words, the lead-in's first for a listed item
+    form: str
+    what: str = ""  # an absence statement: what it says the pages lack
+
+
+def absence_what(text: str) -> str | None:
+    """What an absence statement says the pages lack, or None when `text` is not one."""
+    match = _ABSENCE.match(" ".join(text.split()))
+    if match is None:
+        return None
+    verb = (match.group("verb1") or match.group("verb2")).lower()
+    stems = {verb, verb[:-1], verb[:-2], verb[:-3]} if len(verb) > 4 else {verb, verb[:-1]}
+    if not stems & ABSENCE_VERBS:
+        return None
+    what = match.group("what").strip()
+    return what if re.search(r"\w", what) else None
+
+
+def _fixed(text: str) -> bool:
+    said = " ".join(text.split()).rstrip(".").casefold()
+    return any(said == s.rstrip(".").casefold() for s in FIXED_SENTENCES)
+
+
+def _unconfirmed(text: str, names: Sequence[str]) -> bool:
+    said = " ".join(text.split())
+    if not said.casefold().startswith(UNCONFIRMED_LABEL.casefold()):
+        return False
+    rest = _CHECK_ID.sub(" ", _RUN_FILE.sub(" ", said[len(UNCONFIRMED_LABEL):].casefold()))
+    for name in sorted((" ".join(n.split()).casefold() for n in names if n.strip()), key=len, reverse=True):
+        rest = rest.replace(name, " ")
+    return bool(said[len(UNCONFIRMED_LABEL):].strip()) and not _SEPARATORS.sub("", rest)
+
+
+def _cited(sentence: Sentence) -> bool:
+    return any(valid_label(label) for label in sentence.labels)
+
+
+def gaps_sentences(report: Report, own: Callable[[str], bool], names: Sequence[str] = ()) -> list[GapsSentence]:
+    """Every sentence of Gaps & Limitations with its form. `own(line)`: whether a report line is one
+    `finish` writes (report/gaps.is_own); `names`: the plan's subtopic names and slugs (for the
+    unconfirmed form)."""
+    section = report.section(GAPS)
+    if section is None:
+        return []
+    leads = lead_ins(report.doc)
+    lead_lines = {lead.line for lead, _words in leads}
+    headers: dict[int, list[str]] = {}
+    out: list[GapsSentence] = []
+    for block in report.doc.blocks:
+        if block.kind == "row" and block.line == block.table:
+            headers[block.table] = header_cells(block)
+            continue
+        if not section.line < block.line <= section.end or block.line in lead_lines:
+            continue  # a lead-in is read with each item it introduces
+        source = report.lines[block.line - 1] if block.line <= len(report.lines) else ""
+        if own(source):
+            out.append(GapsSentence(block.line, " ".join(source.split()), RECORDED))
+            continue
+        lead = lead_for(leads, block.line)
+        for sentence in sentences_of(block, headers.get(block.table)):
+            words = sentence.text.strip()
+            if not re.search(r"\w", words):
+                continue
+            text = f"{lead} {words}" if lead else words
+            if _cited(sentence):
+                out.append(GapsSentence(sentence.line, text, CLAIM))
+            elif (what := absence_what(text)) is not None:
+                out.append(GapsSentence(sentence.line, text, ABSENCE, what))
+            elif _fixed(text):
+                out.append(GapsSentence(sentence.line, text, FIXED))
+            elif _unconfirmed(text, names):
+                out.append(GapsSentence(sentence.line, text, UNCONFIRMED))
+            else:
+                out.append(GapsSentence(sentence.line, text, OTHER))
+    return out
+
+
+def _quote(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split())
+    return '"' + (text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026") + '"'
+
+
+def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:
+    """`report.gaps.form`: every sentence of Gaps & Limitations takes one of the forms above."""
+    problems = [(s.line, _quote(s.text)) for s in sentences if s.form == OTHER]
+    if not problems:
+        return ok("report.gaps.form", "every sentence of Gaps & Limitations takes an allowed form", path)
+    shown = "; ".join(f"line {line}: {what}" for line, what in problems[:MAX_LISTED])
+    more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
+    return fail("report.gaps.form", (
+        f"{len(problems)} sentence(s) no check reads ({shown}{more}). Gaps & Limitations says only what the pages "
+        f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored); or cites the passage "
+        f"that states it, as a claim; or is one of: {' '.join(FIXED_SENTENCES)} Evidence the run cannot use is "
+        f"named as \"{UNCONFIRMED_LABEL} <subtopic names, run files, check ids>.\" Rewrite each so, or drop it"),
+        path, problems[0][0])
