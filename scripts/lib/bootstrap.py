@@ -44,7 +44,9 @@ from web_research.core.paths import data_dir, env_dir, user_env_dir  # noqa: E40
 PYTHONS = ("python3", "python3.13", "python3.12", "python3.11", "python3.10")
 CORE = "import yaml, frontmatter, jsonschema, markdown_it, filelock"
 EVERYTHING = CORE + ", trafilatura, pypdf, warcio"
-CORE_NAMES = "PyYAML, python-frontmatter, jsonschema, markdown-it-py, filelock"
+# The one list of what each step installs, as pyproject.toml names it (README says the same:
+# tests/unit/test_package_lists.py); lxml comes with trafilatura and lxml_html_clean.
+CORE_NAMES = "PyYAML, python-frontmatter, jsonschema, markdown-it-py, mdit-py-plugins, publicsuffixlist, Jinja2, filelock"
 FETCH_NAMES = "trafilatura, lxml, lxml_html_clean, pypdf, warcio"
 FETCH_RETRY_SECONDS = 600
 # How a lock is installed, by pip and by uv alike: its pins as they are (see Builder.install).
@@ -180,8 +182,7 @@ class Finder:
         if prepare:
             built = Builder(self).core()
             return self.remember(built) if built else None
-        print("no Python with the plugin's dependencies (yaml, frontmatter, jsonschema, trafilatura, pypdf) "
-              "was found", file=sys.stderr)
+        print(f"no Python with the plugin's dependencies ({CORE_NAMES}; {FETCH_NAMES}) was found", file=sys.stderr)
         return None
 
     def problem(self) -> str:
@@ -357,7 +358,7 @@ class Builder:
                 return True
             log = venv.parent / "logs" / f"{venv.name}.log"
             log.parent.mkdir(parents=True, exist_ok=True)
-            say(f"installing fetch's page-extraction libraries (trafilatura, lxml, pypdf) once, into {venv} "
+            say(f"installing fetch's page-extraction libraries ({FETCH_NAMES}) once, into {venv} "
                 f"{self.how}...")
             began = time.monotonic()
             index = self.index_url(python, sys.executable)

@@ -83,11 +83,11 @@ def fetch_through(server: PageServer):
     return fetch
 
 
-def example_output() -> tuple[str, int]:
-    """(what recheck prints for the bundled example against its changed web, its exit code)."""
+def example_output(example: Path = EXAMPLE) -> tuple[str, int]:
+    """(what recheck prints for the bundled example, or a copy of it, against its changed web, its exit code)."""
     with tempfile.TemporaryDirectory() as tmp, PageServer() as server:
         run_dir = Path(tmp) / "observability-pricing"
-        shutil.copytree(EXAMPLE, run_dir)
+        shutil.copytree(example, run_dir)
         serve_the_web(server, run_dir)
         transport = Transport(FetchLimits(timeout_s=4), ExtractLimits(), allow_loopback=True)
         result = recheck_run(run_dir, transport, fetch=fetch_through(server), clock=lambda: WHEN,

@@ -163,9 +163,29 @@ def test_a_damaged_warc_is_named(http_server: PageServer, run_dir: Path, capsys)
     assert results[0].state == "broken" and snap.archive_path.name in results[0].detail
 
 
+def unarchived_example(folder: Path) -> Path:
+    """A copy of the example as a run from before fetch kept WARCs: no WARC, no `archive` in its records."""
+    shutil.copytree(EXAMPLE, folder)
+    for meta_path in (folder / "sources").glob("*.json"):
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        (folder / "sources" / meta.pop("archive")["file"]).unlink()
+        meta_path.write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return folder
+
+
+def test_the_examples_reconstructed_warcs_say_so_and_give_its_stored_texts(capsys) -> None:
+    """The example's sites are fictional: each WARC says it is a reconstruction, and extracting
+    every page again from them gives the stored texts (tests/example_evidence.py made them)."""
+    results, problems = reextract_run(EXAMPLE)
+    assert problems == [] and len(results) == 9 and {r.state for r in results} == {SAME}
+    for snap in (r.snapshot for r in results):
+        info = records(snap.archive_path)[0]
+        assert info[0] == "warcinfo" and b"a reconstruction: the bundled example's sites are fictional" in info[3]
+    assert main(["verify", str(EXAMPLE), "--deep"]) == EXIT_OK, capsys.readouterr().out
+
+
 def test_a_run_from_before_archiving_says_never_archived_and_passes(tmp_path: Path, capsys) -> None:
-    run = tmp_path / "example"
-    shutil.copytree(EXAMPLE, run)
+    run = unarchived_example(tmp_path / "example")
     results, problems = reextract_run(run)
     assert problems == [] and results and {r.state for r in results} == {NEVER_ARCHIVED}
     assert main(["verify", str(run), "--deep", "--verbose"]) == EXIT_OK
@@ -213,10 +233,10 @@ def test_recheck_compares_the_live_bytes_with_the_archived_ones(http_server: Pag
     assert bytes_lines(record) == [f"Bytes: 1 of 2 archived page(s) send the same body as their WARC; changed: {edited}"]
 
 
-def test_recheck_of_a_run_from_before_archiving_says_never_archived() -> None:
+def test_recheck_of_a_run_from_before_archiving_says_never_archived(tmp_path: Path) -> None:
     from recheck_example import example_output
 
-    text, _ = example_output()
+    text, _ = example_output(unarchived_example(tmp_path / "example"))
     assert "Bytes: 7 page(s) never archived (fetched before fetch kept a WARC), so no bytes to compare" in text
 
 
@@ -235,9 +255,10 @@ def test_the_runs_archive_figures_reach_the_page_and_the_closing_note(http_serve
                                       "archiving added ")
     note = summary({"archive": figures}, str(run_dir), None, [], "web-research")
     assert f"Pages: {figures['text']}" in note
-    never = archive_figures(SnapshotIndex.build(EXAMPLE))
+    old = unarchived_example(run_dir.parent / "example")
+    never = archive_figures(SnapshotIndex.build(old))
     assert never["archived"] == 0 and "none of the 9 page(s) was archived" in never["text"]
-    assert "Pages:" not in summary({"archive": never}, str(EXAMPLE), None, [], "web-research")
+    assert "Pages:" not in summary({"archive": never}, str(old), None, [], "web-research")
 
 
 def test_the_panel_names_each_pages_warc_or_says_it_was_never_archived(http_server: PageServer, run_dir: Path,
@@ -249,7 +270,7 @@ def test_the_panel_names_each_pages_warc_or_says_it_was_never_archived(http_serv
     snap = find_snapshot(run_dir, url)
     assert archive_line(snap) == (f"sources/{snap.archive.file} (WARC, {snap.archive.bytes / 1024:.1f} KB: the page as "
                                   "the site sent it)")
-    notes = gather(EXAMPLE)["footnotes"]
+    notes = gather(unarchived_example(run_dir.parent / "example"))["footnotes"]
     assert notes and {n["snapshot"]["archive"] for n in notes if n["snapshot"]} == {
         "never archived (fetched before fetch kept the page's WARC)"}
 

@@ -353,3 +353,21 @@ def test_a_bullet_named_in_part_under_not_established_is_no_covered_bullet(tmp_p
     path.write_text(text[:text.index("## Not established")] + text[text.index("## Contradictions"):], encoding="utf-8")
     state = {s.bullet.id: s for s in bullet_states(plan, load_findings_files(run, plan))}
     assert state["2.3"].state == STATE_COVERED  # the researcher no longer says any of it is open
+
+
+def test_the_orchestrator_is_shown_the_references_of_each_covered_or_partly_bullet():
+    """Issue 42: the coverage given when the last researcher returns said "citing the footnotes shown"
+    and showed none; a bullet established in part was listed as not established. Now each bullet
+    shows the references to cite, `partly` is a state of its own, and what is missing is quoted as
+    the researcher's words, also when the list is cut to fit."""
+    from web_research.report import steps
+
+    plan = load_plan(EXAMPLE_DIR / formats.PLAN_FILE)
+    states = bullet_states(plan, load_findings_files(EXAMPLE_DIR, plan))
+    text = steps.report_text(states, EXAMPLE_DIR, "TEMPLATE")
+    assert "cite the references shown" in text and "1.2  partly" in text and "2.3  partly" in text
+    assert "      cite: [^billing-units-and-retention-tiers:4] [^billing-units-and-retention-tiers:2]" in text
+    assert "missing, in the researcher's words: \"2.3: Discounts published by Acme or Northwind" in text
+    many = states * 12  # past MAX_GAPS: the short form keeps each bullet's references
+    cut = steps.report_text(many, EXAMPLE_DIR, "TEMPLATE")
+    assert "researcher's words" not in cut and cut.count("cite: [^billing-units-and-retention-tiers:4]") == 12

@@ -40,10 +40,12 @@ def body_sha256(body: bytes) -> str:
     return "sha256:" + hashlib.sha256(body).hexdigest()
 
 
-def build_warc(page: FetchedPage, retrieved_at: str, filename: str) -> bytes:
+def build_warc(page: FetchedPage, retrieved_at: str, filename: str, note: str = "") -> bytes:
     """The WARC of `page`'s exchanges (warcinfo, then each hop's response and request), gzipped record by record.
 
-    Raises ArchiveError when the page carries no exchange (it was not fetched over the wire)."""
+    `note`: said in the warcinfo record's description after what the file holds (the bundled
+    example's reconstructed WARCs say so there). Raises ArchiveError when the page carries no
+    exchange (it was not fetched over the wire)."""
     from warcio.warcwriter import WARCWriter  # lazy: the fetch extra
 
     exchange = page.exchange
@@ -55,7 +57,8 @@ def build_warc(page: FetchedPage, retrieved_at: str, filename: str) -> bytes:
         "software": f"web-research/{__version__} (warcio)",
         "format": "WARC File Format 1.1",
         "conformsTo": "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
-        "description": f"the page web-research fetch snapshotted at {retrieved_at}; requested as {page.requested_url}",
+        "description": f"the page web-research fetch snapshotted at {retrieved_at}; requested as {page.requested_url}"
+                       + (f"; {note}" if note else ""),
     })
     writer.write_record(info)
     warcinfo_id = info.rec_headers.get_header("WARC-Record-ID")

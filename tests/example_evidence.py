@@ -1,0 +1,99 @@
+"""The bundled example's WARCs and seals, made with the plugin's own code (no tests here).
+
+The example's sites are fictional (`.example` hosts, invented pages): no page was ever fetched, so
+its WARCs are reconstructions, and say so in their warcinfo record: each holds one exchange for the
+snapshot's URL, dated at its `retrieved_at`, whose response is the stored text itself as
+`text/plain` from a documentation address (192.0.2.1), so that `verify --deep` extracts from it
+exactly the stored text. They are written by `archive.build_warc` and recorded in each snapshot's
+record as `fetch` records a WARC (`snapshots.store_snapshot`'s `archive` object).
+
+The seals are the hooks' own (guard/effects/seals.py, the producers a run calls): each snapshot
+with its record and WARC as after a researcher's fetch, each brief as `briefs` rendered it, each
+findings file as its researcher left it, report.md and plan.md as at the Stop gate's pass; the
+folder copy `.web-research/seals.json` is what standalone `verify` reads. Run it after changing
+any of the example's evidence:
+
+    .venv/bin/python tests/example_evidence.py [--warcs] examples/observability-pricing
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+from web_research import formats  # noqa: E402
+from web_research.evidence import ledger  # noqa: E402
+from web_research.evidence.archive import body_sha256, build_warc  # noqa: E402
+from web_research.evidence.provenance import MAX_EVIDENCE_BYTES  # noqa: E402
+from web_research.evidence.seal_line import seal_line  # noqa: E402
+from web_research.evidence.snapshots import ARCHIVE_SUFFIX, SnapshotIndex, load_snapshot  # noqa: E402
+from web_research.evidence.transport import USER_AGENT, Exchange, FetchedPage  # noqa: E402
+from web_research.guard.effects import seals  # noqa: E402
+from web_research.guard.effects.replies import findings_status  # noqa: E402
+
+RECONSTRUCTION = ("a reconstruction: the bundled example's sites are fictional and this page was never fetched; the "
+                  "response holds the snapshot's stored text as text/plain, dated at its retrieved_at")
+DOCUMENTATION_ADDRESS = "192.0.2.1"  # TEST-NET-1 (RFC 5737): no real host
+
+
+def write_warcs(run: Path) -> int:
+    """A reconstructed WARC beside each snapshot of `run`, named in its record."""
+    written = 0
+    for meta_path in sorted((run / formats.SOURCES_DIR).glob("*.json")):
+        snap = load_snapshot(meta_path)
+        text = snap.text()
+        body = text.encode("utf-8")
+        parts = urlsplit(snap.final_url)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        request = (f"GET {target} HTTP/1.1\r\nHost: {parts.hostname}\r\nUser-Agent: {USER_AGENT}\r\n"
+                   "Accept-Encoding: identity\r\nConnection: close\r\n\r\n").encode("ascii")
+        response = (f"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: {len(body)}\r\n"
+                    "\r\n").encode("ascii") + body
+        arrived = datetime.fromisoformat(snap.retrieved_at)
+        exchange = Exchange(request, response, DOCUMENTATION_ADDRESS, arrived)
+        page = FetchedPage(snap.requested_url, snap.final_url, 200, "text/plain", "utf-8", body, exchange=exchange)
+        name = f"{meta_path.stem}{ARCHIVE_SUFFIX}"
+        warc = build_warc(page, snap.retrieved_at, name, note=RECONSTRUCTION)
+        (meta_path.parent / name).write_bytes(warc)
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta["archive"] = {"file": name, "sha256": "sha256:" + hashlib.sha256(warc).hexdigest(), "bytes": len(warc),
+                           "body_sha256": body_sha256(body), "ms": 0}
+        meta_path.write_text(json.dumps(meta, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        written += 1
+    return written
+
+
+def seal(run: Path) -> int:
+    """Seal `run`'s evidence as the hooks of a run do, and write the folder copy of the seals."""
+    run = run.resolve()
+    copy = run / ".web-research" / "seals.json"
+    copy.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory() as data:
+        env = {"CLAUDE_PLUGIN_DATA": data}
+        index = SnapshotIndex.build(run)
+        for snap in sorted({id(s): s for s in index.by_key.values()}.values(), key=lambda s: s.meta_path.name):
+            seals.after_fetch(env, str(run), snap.requested_url, 0, seal_line(snap, snap.text(), False), None, None)
+        briefs = sorted((run / formats.BRIEFS_DIR).glob("*.md"))
+        seals.seal_briefs(env, str(run), [(str(path), path.stem) for path in briefs])
+        for path in sorted((run / formats.FINDINGS_DIR).glob("*.md")):
+            seals.seal_findings(env, str(run), str(path), None, path.stem, status=findings_status(str(path)))
+        seals.seal_at_pass(env, str(run), {name: ledger.file_sha256(run / name, MAX_EVIDENCE_BYTES)
+                                           for name in (formats.REPORT_FILE, formats.PLAN_FILE)})
+        return len(ledger.seals(seals.ledger_entries(env, str(run))))
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    warcs = "--warcs" in args
+    folders = [Path(a) for a in args if a != "--warcs"]
+    if len(folders) != 1 or not (folders[0] / formats.PLAN_FILE).is_file():
+        sys.exit("usage: tests/example_evidence.py [--warcs] RUN_FOLDER")
+    if warcs:
+        print(f"{write_warcs(folders[0])} WARC(s) written")
+    print(f"{seal(folders[0])} file(s) sealed; the copy is {folders[0] / '.web-research' / 'seals.json'}")
