@@ -305,3 +305,18 @@ def test_more_statements_than_are_judged_fail_rather_than_pass_unread(tmp_path: 
     report.write_text(report.read_text(encoding="utf-8").replace(GAPS_LINE, GAPS_LINE + many), encoding="utf-8")
     check = failing(run_checklist(run))["report.gaps.absence"]
     assert f"more than the {absence.MAX_ITEMS} judged" in check.message
+
+
+def test_a_partial_verdict_fails_showing_the_passage_the_checker_names() -> None:
+    from web_research.checks.verdicts import Decision  # noqa: PLC0415
+    from web_research.evidence.closest_passages import Passage  # noqa: PLC0415
+
+    passages = (Passage("https://a.example/", "A", 0, 10, "Nothing about it here.", ("gather",), False),
+                Passage("https://b.example/", "B", 0, 10, "TaskGroup is recommended over gather().", ("gather",), False))
+    item = absence.AbsenceItem(9, "No page read compares TaskGroup with gather() or with wait().", ("gather",), passages)
+    [check] = absence.judged_failures(Path("report.md"), [item],
+                                      lambda key: Decision("partial", 0, "passage 2 compares it with gather()"))
+    assert check.id == "report.gaps.absence" and check.line == 9 and "states part of" in check.message
+    assert "recommended over gather()" in check.message and "Nothing about it here" not in check.message
+    honest = absence.judged_failures(Path("report.md"), [item], lambda key: Decision("supported", 0, "none does"))
+    assert honest == []
