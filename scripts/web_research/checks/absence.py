@@ -41,7 +41,7 @@ from ..core.result import Check, fail, ok
 from ..evidence.closest_passages import Page, Passage, closest_passages, key_terms, name_terms
 from ..evidence.excerpts import normalize
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, url_key
-from ..report.gaps import is_own, own_lines
+from .finish_lines import is_own, own_lines
 from ..run.finish_record import read_record
 from .claims import _run_seals  # the run's seals, as every reader of stored pages takes them
 from .gaps_prose import ABSENCE, GapsSentence, gaps_sentences

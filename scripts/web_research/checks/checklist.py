@@ -148,7 +148,7 @@ from ..evidence.provenance import load_folder_copy, provenance_checks
 from ..run.abandonment import abandoned_checks
 from ..run.choices import parse_run_plan, read_start_record
 from ..run.plan import PlanError
-from ..report.gaps import is_own, own_lines, second_wave_label
+from .finish_lines import is_own, own_lines, second_wave_label
 from .claims import claims_checks, run_claims, tldr_sites_check
 from .citation_checks import present
 from .coverage import coverage_checks
