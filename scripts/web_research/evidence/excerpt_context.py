@@ -30,6 +30,7 @@ from typing import NamedTuple, Sequence
 from ..core.text import strip_invisible
 from .excerpts import MatchResult, find_at_bounds, normalize
 from .matcher import StoredPage, find_excerpt
+from .notices import NOTICE_START, WITHDRAWN
 from .structure_child import Anchor
 
 MAX_PIECE_CHARS = 300  # before, after, term, heading
@@ -364,12 +365,6 @@ def _text_lead_in(text: str, start: int) -> str | None:
 
 MAX_NOTICES = 3
 MAX_NOTICE_LINE_CHARS = 300
-NOTICE_START = re.compile(
-    r"^\W{0,3}(?:note|notice|warning|caution|important|attention|update[d]?|correction|editor'?s note|deprecated|"
-    r"withdrawn|discontinued|obsolete|retired|danger)\b[^.!?]{0,60}?[:!\u2014]", re.IGNORECASE)
-WITHDRAWN = re.compile(
-    r"\b(?:withdrawn|discontinued|retracted|superseded|obsolete|deprecated|out of date|outdated|end[- ]of[- ]life|"
-    r"no longer (?:available|offered|supported|valid|true|maintained|sold|applies|apply))\b", re.IGNORECASE)
 
 
 def _text_notices(text: str, start: int, floor: int) -> str | None:

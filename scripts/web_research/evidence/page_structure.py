@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from .excerpts import find_at_bounds, normalize
+from .notices import NOTICE_START, WITHDRAWN
 from .page_blocks import BLOCK_TAGS, _furniture, _never_text, _walk_blocks, drop_invisible
 
 MAX_OCCURRENCES = 200  # places of one anchor looked at in a page
@@ -62,14 +63,6 @@ _ADMONITION_CLASS = re.compile(
 _VERSION_CLASS = re.compile(r"(?:^|\s)(?:versionadded|versionchanged|deprecated|versionremoved)(?:\s|$)")
 _ADMONITION_ROLES = frozenset(("note", "alert", "status"))
 _TITLE_CLASS = re.compile(r"(?:^|\s)(?:admonition-title|title|versionmodified|alert-heading)(?:\s|$)")
-# A block that reads as a notice by its words: "Note:", "Warning!", "Deprecated since ...:", or a
-# short block that says the thing is withdrawn.
-NOTICE_START = re.compile(
-    r"^\W{0,3}(?:note|notice|warning|caution|important|attention|update[d]?|correction|editor'?s note|deprecated|"
-    r"withdrawn|discontinued|obsolete|retired|danger)\b[^.!?]{0,60}?[:!\u2014]", re.IGNORECASE)
-WITHDRAWN = re.compile(
-    r"\b(?:withdrawn|discontinued|retracted|superseded|obsolete|deprecated|out of date|outdated|end[- ]of[- ]life|"
-    r"no longer (?:available|offered|supported|valid|true|maintained|sold|applies|apply))\b", re.IGNORECASE)
 MAX_NOTICE_BLOCK_CHARS = 300  # a block longer than this is prose, not a notice, unless its element is a box
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _PERMALINK = re.compile("[\u00b6#]+$")
