@@ -25,7 +25,8 @@ whitespace collapsed: it is page text, shown to a model as data. Pure, standard 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Sequence
+from itertools import islice
+from typing import Iterator, NamedTuple, Sequence
 
 from ..core.text import strip_invisible
 from .excerpts import MatchResult, find_at_bounds, normalize
@@ -194,6 +195,16 @@ def _runs_on(text: str, line: tuple[int, int], next_start: int) -> bool:
     return opens.islower() or opens == "(" or words[-1].casefold() in _RUNS_ON_WORDS
 
 
+def _lines_above(text: str, line_start: int) -> Iterator[tuple[tuple[int, int], str]]:
+    """The non-empty lines above the line starting at `line_start`, nearest first, each as its
+    span and its stripped text (each step `_previous_line`, so within its bounds); the caller
+    says how many it reads."""
+    line = _previous_line(text, line_start)
+    while line is not None:
+        yield line, text[slice(*line)].strip()
+        line = _previous_line(text, line[0])
+
+
 def _previous_line(text: str, line_start: int) -> tuple[int, int] | None:
     """The non-empty line before the line starting at `line_start`, if any (within bounds)."""
     stop = line_start - 1
@@ -282,12 +293,7 @@ def _bare_item_term(text: str, line_start: int) -> str | None:
     """The term of a definition whose stored text puts its description a line below a bare item
     mark ("- work_mem (integer)" / "-" / "Sets the base maximum ..."): the lines above the
     excerpt are followed up to that mark (none of them an item), and the item above it is the term."""
-    line: tuple[int, int] | None = (line_start, line_start)
-    for _ in range(MAX_ITEM_LINES):
-        line = _previous_line(text, line[0]) if line is not None else None
-        if line is None:
-            return None
-        content = text[slice(*line)].strip()
+    for line, content in islice(_lines_above(text, line_start), MAX_ITEM_LINES):
         if _BARE_MARK.match(content):
             above = _previous_line(text, line[0])
             item = text[slice(*above)].strip() if above is not None else ""
@@ -349,12 +355,7 @@ def _text_lead_in(text: str, start: int) -> str | None:
     own = text[line_start:len(text) if own_end < 0 else own_end].strip()
     if not (_LIST_MARK.match(own) or own.startswith("|")):
         return None  # the excerpt's line is no item or row
-    line: tuple[int, int] | None = (line_start, line_start)
-    for _ in range(MAX_LEAD_IN_LINES):
-        line = _previous_line(text, line[0]) if line is not None else None
-        if line is None:
-            return None
-        content = text[slice(*line)].strip()
+    for _line, content in islice(_lines_above(text, line_start), MAX_LEAD_IN_LINES):
         if _LIST_MARK.match(content) or content.startswith("|"):
             continue
         if content.endswith(":"):
@@ -372,12 +373,9 @@ def _text_notices(text: str, start: int, floor: int) -> str | None:
     lines between its heading (`floor`) and its own line that open like a notice or say the thing
     is withdrawn, nearest first."""
     found: list[str] = []
-    line: tuple[int, int] | None = (text.rfind("\n", 0, start) + 1,) * 2
-    while len(found) < MAX_NOTICES:
-        line = _previous_line(text, line[0]) if line is not None else None
-        if line is None or line[0] < floor:
+    for line, content in _lines_above(text, text.rfind("\n", 0, start) + 1):
+        if len(found) >= MAX_NOTICES or line[0] < floor:
             break
-        content = text[slice(*line)].strip()
         if len(content) <= MAX_NOTICE_LINE_CHARS and (NOTICE_START.match(content) or WITHDRAWN.search(content)):
             found.append(_clean(content))
     return NOTICE_SEPARATOR.join(found) or None
