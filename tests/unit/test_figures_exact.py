@@ -322,3 +322,98 @@ def test_the_arithmetic_a_claim_asks_for_is_bounded() -> None:
     assert time.perf_counter() - start < 5
     assert len(result.derived) <= MAX_COMPUTED
     assert any("split the claim" in why for why in result.reasons)
+
+
+# --- a held-out audit: each wrong form beside its honest one -------------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a change states its direction, before the figure or after it ("a 20% cut", "$10 less")
+    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", False),
+    ("Acme made a 20% cut from $50 to $40", "Acme's price went from $50 to $40.", True),
+    ("Acme made a 20% rise from $50 to $40", "Acme's price went from $50 to $40.", False),
+    ("A 25% drop from $40 to $30", "It went from $40 to $30.", True),
+    ("A 25% drop from $30 to $40", "It went from $30 to $40.", False),
+    ("A 20% reduction, from $50 to $40", "It went from $50 to $40.", True),
+    ("It slashed the fee 20%, from $50 to $40", "It went from $50 to $40.", True),
+    ("Acme's $30 is 25% less than Beta's $40", "Acme: $30. Beta: $40.", True),
+    ("Acme's $30 is 25% more than Beta's $40", "Acme: $30. Beta: $40.", False),
+    ("Prices fell 15%", "Prices rose 15%.", False),
+    ("Prices fell 15%", "Prices fell by 15%.", True),
+    ("Prices fell 15%", "A 15% discount applies.", True),
+    # the unit of a from-to pair is both ends'
+    ("Storage went up 25%, from $0.08 to $0.10 per GB-month", "It rose from $0.08 to $0.10 per GB-month.", True),
+    ("Storage went up 30%, from $0.08 to $0.10 per GB-month", "It rose from $0.08 to $0.10 per GB-month.", False),
+    # a year beside a change names its operands: the figures the excerpt ties to the years
+    ("Prices went up 25% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", True),
+    ("Prices went down 20% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", False),
+    ("Prices went up 30% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", False),
+    ("It costs $10 less than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", True),
+    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", False),
+    ("It costs $15 less than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", False),
+])
+def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result
+    if not ok:
+        assert result.reasons and all(result.reasons), result
+
+
+@pytest.mark.parametrize("claim, excerpt, says", [
+    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 is -20%"),
+    ("Prices fell 15%", "Prices rose 15%.", "15% is a rise"),
+    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", "the excerpts give $30, $20"),
+    ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
+])
+def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:
+    result = grounded(claim, excerpt)
+    assert not result.ok and any(says in why for why in result.reasons), result.reasons
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a fraction slash or numerator form never folds into the digit before it
+    ("It costs $4\u215f2 per host", "It costs $20.50 per host.", False),
+    ("It costs $4\u215f2 per host", "It costs $4.50 per host.", True),
+    ("It costs $4\u00b9\u2044\u2082 per host", "It costs $4 per host.", False),
+    ("It costs $4\u00b9\u2044\u2082 per host", "It costs $4.50 per host.", True),
+    ("It uses 3\u22154 of it", "It uses 3/4 of it.", False),  # a division slash: refused, named
+    # ASCII "1/2": a fraction where it reads as one, a date or a ratio otherwise
+    ("It is 1/2 the price", "It is half the price.", True),
+    ("It is 1/2 the price", "It is a third of the price.", False),
+    ("3/4 of users pay", "75% of users pay.", True),
+    ("2/3 of users pay", "75% of users pay.", False),
+    ("The job takes 1/2 hour", "The job takes 30 minutes.", True),
+    ("The job takes 1/2 hour", "The job takes 45 minutes.", False),
+    ("It runs 24/7", "It runs 24/7.", True),
+    ("It ends on 1/2", "It ends on 1/2.", True),
+    ("It ends on 1/2", "It ends on 1/3.", False),
+])
+def test_fraction_forms_read_as_written(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, named", [
+    ("Acme runs \u216b regions", "ROMAN NUMERAL TWELVE"),
+    ("Acme runs \u217b regions", "SMALL ROMAN NUMERAL TWELVE"),
+    ("Acme runs \u2460 region", "CIRCLED DIGIT ONE"),
+    ("Acme runs \u3007 regions", "IDEOGRAPHIC NUMBER ZERO"),
+    ("Acme runs XII regions", "'XII' is a Roman numeral"),
+    ("Acme runs l2 regions", "'l2' mixes the letter(s) l"),
+    ("Acme runs I2 regions", "'I2' mixes the letter(s) I"),
+    ("Acme runs 1O regions", "'1O' mixes the letter(s) O"),
+    ("It costs $l0 per host", "'$l0' mixes"),
+    ("It costs $O.5 per host", "'$O.5' mixes"),
+])
+def test_a_number_character_or_look_alike_is_refused_with_its_name(claim: str, named: str) -> None:
+    result = grounded(claim, "Acme runs 12 regions, 10 of them in Europe; it costs $10 per host, $0.5 per GB.")
+    assert not result.ok
+    assert any(named in why for why in result.reasons), result.reasons
+
+
+@pytest.mark.parametrize("claim", [
+    "Acme runs 12 regions", "Phase III trials ran in 12 regions", "World War II ended", "Acme's O2 offers 12 regions",
+    "It uses I2C buses in 12 regions", "Louis XIV reigned", "# XXX this is a note", "It stores 10 GiB in S3",
+    "An IV is 12 bytes", "It costs $10 per host",
+])
+def test_names_that_look_like_numbers_are_no_figures_refused(claim: str) -> None:
+    result = grounded(claim, "Acme runs 12 regions; it costs $10 per host and 10 GiB; an IV is 12 bytes.")
+    assert result.ok, result
