@@ -322,3 +322,147 @@ def test_the_arithmetic_a_claim_asks_for_is_bounded() -> None:
     assert time.perf_counter() - start < 5
     assert len(result.derived) <= MAX_COMPUTED
     assert any("split the claim" in why for why in result.reasons)
+
+
+# --- a held-out audit: each wrong form beside its honest one -------------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a change states its direction, before the figure or after it ("a 20% cut", "$10 less")
+    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", False),
+    ("Acme made a 20% cut from $50 to $40", "Acme's price went from $50 to $40.", True),
+    ("Acme made a 20% rise from $50 to $40", "Acme's price went from $50 to $40.", False),
+    ("A 25% drop from $40 to $30", "It went from $40 to $30.", True),
+    ("A 25% drop from $30 to $40", "It went from $30 to $40.", False),
+    ("A 20% reduction, from $50 to $40", "It went from $50 to $40.", True),
+    ("It slashed the fee 20%, from $50 to $40", "It went from $50 to $40.", True),
+    ("Acme's $30 is 25% less than Beta's $40", "Acme: $30. Beta: $40.", True),
+    ("Acme's $30 is 25% more than Beta's $40", "Acme: $30. Beta: $40.", False),
+    ("Prices fell 15%", "Prices rose 15%.", False),
+    ("Prices fell 15%", "Prices fell by 15%.", True),
+    ("Prices fell 15%", "A 15% discount applies.", True),
+    # the unit of a from-to pair is both ends'
+    ("Storage went up 25%, from $0.08 to $0.10 per GB-month", "It rose from $0.08 to $0.10 per GB-month.", True),
+    ("Storage went up 30%, from $0.08 to $0.10 per GB-month", "It rose from $0.08 to $0.10 per GB-month.", False),
+    # a year beside a change names its operands: the figures the excerpt ties to the years
+    ("Prices went up 25% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", True),
+    ("Prices went down 20% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", False),
+    ("Prices went up 30% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", False),
+    ("It costs $10 less than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", True),
+    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", False),
+    ("It costs $15 less than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", False),
+])
+def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result
+    if not ok:
+        assert result.reasons and all(result.reasons), result
+
+
+@pytest.mark.parametrize("claim, excerpt, says", [
+    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 is -20%"),
+    ("Prices fell 15%", "Prices rose 15%.", "15% is a rise"),
+    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", "the excerpts give $30, $20"),
+    ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
+])
+def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:
+    result = grounded(claim, excerpt)
+    assert not result.ok and any(says in why for why in result.reasons), result.reasons
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a fraction slash or numerator form never folds into the digit before it
+    ("It costs $4\u215f2 per host", "It costs $20.50 per host.", False),
+    ("It costs $4\u215f2 per host", "It costs $4.50 per host.", True),
+    ("It costs $4\u00b9\u2044\u2082 per host", "It costs $4 per host.", False),
+    ("It costs $4\u00b9\u2044\u2082 per host", "It costs $4.50 per host.", True),
+    ("It uses 3\u22154 of it", "It uses 3/4 of it.", False),  # a division slash: refused, named
+    # ASCII "1/2": a fraction where it reads as one, a date or a ratio otherwise
+    ("It is 1/2 the price", "It is half the price.", True),
+    ("It is 1/2 the price", "It is a third of the price.", False),
+    ("3/4 of users pay", "75% of users pay.", True),
+    ("2/3 of users pay", "75% of users pay.", False),
+    ("The job takes 1/2 hour", "The job takes 30 minutes.", True),
+    ("The job takes 1/2 hour", "The job takes 45 minutes.", False),
+    ("It runs 24/7", "It runs 24/7.", True),
+    ("It ends on 1/2", "It ends on 1/2.", True),
+    ("It ends on 1/2", "It ends on 1/3.", False),
+])
+def test_fraction_forms_read_as_written(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, named", [
+    ("Acme runs \u216b regions", "ROMAN NUMERAL TWELVE"),
+    ("Acme runs \u217b regions", "SMALL ROMAN NUMERAL TWELVE"),
+    ("Acme runs \u2460 region", "CIRCLED DIGIT ONE"),
+    ("Acme runs \u3007 regions", "IDEOGRAPHIC NUMBER ZERO"),
+    ("Acme runs XII regions", "'XII' is a Roman numeral"),
+    ("Acme runs l2 regions", "'l2' mixes the letter(s) l"),
+    ("Acme runs I2 regions", "'I2' mixes the letter(s) I"),
+    ("Acme runs 1O regions", "'1O' mixes the letter(s) O"),
+    ("It costs $l0 per host", "'$l0' mixes"),
+    ("It costs $O.5 per host", "'$O.5' mixes"),
+])
+def test_a_number_character_or_look_alike_is_refused_with_its_name(claim: str, named: str) -> None:
+    result = grounded(claim, "Acme runs 12 regions, 10 of them in Europe; it costs $10 per host, $0.5 per GB.")
+    assert not result.ok
+    assert any(named in why for why in result.reasons), result.reasons
+
+
+@pytest.mark.parametrize("claim", [
+    "Acme runs 12 regions", "Phase III trials ran in 12 regions", "World War II ended", "Acme's O2 offers 12 regions",
+    "It uses I2C buses in 12 regions", "Louis XIV reigned", "# XXX this is a note", "It stores 10 GiB in S3",
+    "An IV is 12 bytes", "It costs $10 per host",
+])
+def test_names_that_look_like_numbers_are_no_figures_refused(claim: str) -> None:
+    result = grounded(claim, "Acme runs 12 regions; it costs $10 per host and 10 GiB; an IV is 12 bytes.")
+    assert result.ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a count word before what it counts, and "a"/"an" before a unit, are figures
+    ("The trial lasts one week", "The trial lasts 14 days.", False),
+    ("The trial lasts one week", "The trial lasts 7 days.", True),
+    ("The trial lasts a year", "The trial lasts 30 days.", False),
+    ("The trial lasts a year", "The trial lasts 12 months.", True),
+    ("Acme has two free plans", "Acme has one free plan.", False),
+    ("Acme has two free plans", "Acme has 2 free plans.", True),
+    ("Acme has one free plan", "Acme has two free plans.", False),
+    ("Acme has one free plan", "Acme has a single free plan, 1 in all.", True),
+    ("Acme keeps logs one day", "Acme keeps logs 2 days.", False),
+    ("Acme keeps logs one day", "Acme keeps logs 24 hours.", True),
+    ("A one-year plan costs $10", "A 2-year plan costs $10.", False),
+    ("A one-year plan costs $10", "A 1-year plan costs $10.", True),
+    ("Support answers within an hour", "Support answers within 4 hours.", False),
+    ("Support answers within an hour", "Support answers within 60 minutes.", True),
+    # "and a half", "a half-hour": the half is of the unit, never 50%
+    ("The job takes an hour and a half", "The job takes 60 minutes.", False),
+    ("The job takes an hour and a half", "The job takes 90 minutes.", True),
+    ("The job takes one and a half hours", "The job takes 1 hour.", False),
+    ("The job takes one and a half hours", "The job takes 90 minutes.", True),
+    ("The job takes a half-hour", "The job takes 45 minutes.", False),
+    ("The job takes a half-hour", "The job takes 30 minutes.", True),
+    ("A half-day outage hit it", "A 6-hour outage hit it.", False),
+    ("A half-day outage hit it", "A 12-hour outage hit it.", True),
+    # the idioms stay no figure
+    ("Acme is one of the vendors that bill per GB", "Acme bills per GB.", True),
+    ("Acme has a few free plans", "Acme has 3 free plans.", True),
+    ("It costs $10 a month", "It costs $10 per month.", True),
+    ("It bills twice a year", "It bills twice a year.", True),
+    ("One day, Acme may bill per GB", "Acme bills per host.", True),
+    ("No one bills per GB", "Acme bills per host.", True),
+    ("Pick the cheaper one", "Acme bills per host.", True),
+    ("Two of the vendors bill per GB", "Acme bills per GB.", True),
+    ("All three vendors bill per GB", "Acme bills per GB.", True),
+    ("It rests on one vendor page", "Acme bills per GB.", True),
+    ("It uses two-factor sign-in", "It uses 2FA.", True),
+    ("Half a day is enough", "12 hours is enough.", True),
+    ("Prices are stated in one unit", "Acme bills per GB.", True),
+    ("Vendor group one bills per GB", "Acme bills per GB.", True),
+    ("Formula One teams pay per GB", "Acme bills per GB.", True),
+    ("Acme has three free plans", "Acme has two free plans.", False),
+    ("Acme has three free plans", "Acme offers 3 free plans.", True),
+])
+def test_counts_and_units_of_one_in_words(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result

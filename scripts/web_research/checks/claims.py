@@ -43,7 +43,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping, NamedTuple, Seq
 from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .figure_arithmetic import Operand, derive, what_they_give
+from .figure_arithmetic import derive, operands_of, why_refused
 from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, is_identifier, names_same,
                          readable, unreadable_figures, url_identifiers)
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
@@ -439,8 +439,7 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
         if not any(q.matches(other) for other in available):
             pending.append(q)
     if pending:
-        operands = [Operand(f, index, any(s.matches(f) for s in stated))
-                    for index, found in enumerate(per_excerpt) for f in found]
+        operands = operands_of(claim_text, stated, [(readable(t), found) for t, found in zip(texts, per_excerpt)])
         refused = []
         for index, q in enumerate(pending):
             if index >= MAX_COMPUTED:
@@ -455,29 +454,13 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
         absent = missing + refused
         for q in refused:
             missing.append(q)
-            reasons.append(_why_not_computed(q, stated, absent))
+            reasons.append(why_refused(q, claim_text, stated, absent, available))
     for text, why in unreadable:
         missing.append(Quantity(text, Decimal(0), KIND_NUMBER))
         reasons.append(why)
     order = sorted(range(len(missing)), key=lambda i: missing[i].start)
     return Grounding(True, stated, tuple(missing[i] for i in order), tuple(reasons[i] for i in order),
                      tuple(derived))
-
-
-def _why_not_computed(figure: Quantity, stated: Sequence[Quantity], missing: Sequence[Quantity]) -> str:
-    """Why a figure that arithmetic might give was refused: what the claim's own cited figures
-    give instead, or which of its operands no excerpt states."""
-    if figure.kind not in ("percent", "multiplier"):
-        return ""
-    grounded = [q for q in stated if q not in missing and q is not figure]
-    gives = what_they_give(figure, grounded)
-    if gives:
-        return f"as arithmetic on the claim's cited figures, {gives}"
-    absent = [q.text for q in missing if q is not figure and q.kind in ("money", "number", "percent")]
-    if absent:
-        return f"its operand {', '.join(repr(a) for a in absent)} is in no excerpt the claim cites"
-    return ("no two cited figures give it (a computed figure is grounded when the claim states one of its "
-            "operands and an excerpt it cites states the other)")
 
 
 # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.

@@ -23,13 +23,14 @@ from decimal import Decimal, InvalidOperation
 from itertools import permutations
 from typing import NamedTuple, Sequence
 
-from .quantities import KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER, KIND_PERCENT, MEASURES, Figure
+from .quantities import KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER, KIND_PERCENT, KIND_YEAR, MEASURES, Figure
 
 ARITHMETIC_KINDS = (KIND_MONEY, KIND_NUMBER, KIND_PERCENT)
 MAX_OPERANDS = 120  # figures looked at per claim: bounds the pairs on a long, hostile excerpt
 _HUNDRED = Decimal(100)
 _SHOWN = re.compile(r"[0-9]+(?:[.,]([0-9]+))?")
 _POINTS = frozenset({"point", "points", "percentage", "pp"})  # "5 percentage points": a difference of percents
+YEAR_GROUP = -1  # `Operand.order`'s group of the figures an excerpt ties to a year
 _WORD_TOLERANCE = {KIND_PERCENT: Decimal("0.5"), KIND_MULTIPLIER: Decimal("0.01")}
 
 
@@ -37,6 +38,11 @@ class Operand(NamedTuple):
     figure: Figure
     excerpt: int  # which cited excerpt states it
     stated: bool  # the claim states it too
+    # (group, step): operands of one group come in this order. The claim's "from $50 to $40" puts
+    # $50 before $40 (group 0, 1...); a figure an excerpt ties to a year is in the year group at
+    # that year. A change or difference between two of one group runs from the earlier step.
+    order: tuple[int, int] | None = None
+    anchored: bool = False  # tied to a year the claim states ("up 25% in 2026")
 
 
 class Derivation(NamedTuple):
@@ -107,9 +113,11 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
     within = tolerance(target)
     want = target.value
     for a, b in permutations(usable, 2):
-        if not (a.stated or b.stated):
+        if not _may_pair(a, b):
             continue
         x, y = a.figure, b.figure
+        ordered = _same_group(a, b)
+        forward = not ordered or a.order[1] > b.order[1]  # type: ignore[index]  # from y to x
         if target.kind in (KIND_MULTIPLIER, KIND_PERCENT) and compatible(x, y) and _base(y):
             ratio = _base(x) / _base(y)
             if target.kind == KIND_MULTIPLIER:
@@ -117,21 +125,23 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
                     return Derivation(target, f"{target.text} = {x.text} / {y.text} (a ratio: {_fmt(ratio)}x)")
                 continue
             share = ratio * _HUNDRED
-            if not target.falling and want > 0 and _close(share, want, within):
+            if not (target.falling or target.rising or ordered) and want > 0 and _close(share, want, within):
                 return Derivation(target, f"{target.text} = {x.text} / {y.text} (a share: {_fmt(share)}%)")
+            if not forward:
+                continue
             change = (ratio - 1) * _HUNDRED
-            expected = -abs(want) if target.falling else want
-            if _close(change, expected, within):  # from y to x
+            if _directed(change, target, within):  # from y to x
                 return Derivation(target, f"{target.text} = the change from {y.text} to {x.text} "
                                           f"({'+' if change > 0 else ''}{_fmt(change)}%)")
-            if x.kind == KIND_PERCENT and _close(_base(x) - _base(y), expected, within):
+            if x.kind == KIND_PERCENT and _directed(_base(x) - _base(y), target, within):
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference in points)")
         elif target.kind == KIND_NUMBER and target.noun in _POINTS and x.kind == KIND_PERCENT:
-            if compatible(x, y) and x.value >= y.value and _close(x.value - y.value, abs(want), within):  # "up 5 points"
+            if compatible(x, y) and forward and (ordered or x.value >= y.value) \
+                    and _directed(x.value - y.value, target, within, ordered=ordered):  # "up 5 points"
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference in points)")
         elif target.kind in (KIND_MONEY, KIND_NUMBER) and _same_kind(target, x):
-            if compatible(x, y) and _base(x) >= _base(y) and _close(_base(x) - _base(y), abs(_target_base(target)),
-                                                                   within):
+            if compatible(x, y) and forward and (ordered or _base(x) >= _base(y)) and _a_difference(target, ordered) \
+                    and _directed(_base(x) - _base(y), target, within, _target_base(target), ordered):
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference)")
             if y.kind == KIND_PERCENT and _close(_base(x) * y.value / _HUNDRED, _target_base(target), within):
                 return Derivation(target, f"{target.text} = {y.text} of {x.text}")
@@ -143,6 +153,43 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
                     and _same_kind(target, x) and _close(_base(x) * y.value, _target_base(target), within):
                 return Derivation(target, f"{target.text} = {y.text} {x.text}")
     return None
+
+
+def _a_difference(target: Figure, ordered: bool) -> bool:
+    """Whether an amount or count may be a difference: a word says so ("$2 more", "10 fewer",
+    "down $5") or it runs between a from-to pair or two years. A bare "2" of "on 1/2" is no
+    difference of the page's 1 and 3."""
+    return ordered or target.falling or target.rising or target.noun in _POINTS
+
+
+def _may_pair(a: Operand, b: Operand) -> bool:
+    """Two operands arithmetic may combine: the claim states one of them, or both are tied to
+    two years of which the claim states one ("up 25% in 2026": the figures for 2025 and 2026)."""
+    if a.stated or b.stated:
+        return True
+    return _same_group(a, b) and a.order[0] == YEAR_GROUP and (a.anchored or b.anchored)  # type: ignore[index]
+
+
+def _same_group(a: Operand, b: Operand) -> bool:
+    return a.order is not None and b.order is not None and a.order[0] == b.order[0] and a.order[1] != b.order[1]
+
+
+def _directed(value: Decimal, target: Figure, within: Decimal, size: Decimal | None = None,
+              ordered: bool = True) -> bool:
+    """Whether a change or difference `value` is what `target` states: down when a word of
+    decrease stands beside it ("a 20% cut", "$10 less"), up for one of increase ("up 25%"),
+    either way when none does; a figure written with its sign ("-20%") keeps it. A difference
+    of two operands in no known order ("$12 is $2 more than Beta's $10") is by its size."""
+    want = target.value if size is None else size
+    if not ordered:
+        return _close(abs(value), abs(want), within)
+    if target.falling:
+        return _close(value, -abs(want), within)
+    if target.rising:
+        return _close(value, abs(want), within)
+    if want < 0:
+        return _close(value, want, within)
+    return _close(abs(value), want, within)
 
 
 def _target_base(target: Figure) -> Decimal:
@@ -159,11 +206,16 @@ def _same_kind(target: Figure, figure: Figure) -> bool:
     return not target.unit and not figure.unit
 
 
-def what_they_give(target: Figure, stated: Sequence[Figure]) -> str | None:
+def what_they_give(target: Figure, stated: Sequence[Figure], pairs: Sequence[tuple[Figure, Figure]] = ()) -> str | None:
     """What the claim's own figures of one kind give, for a refusal of `target`, a multiplier or a
-    percent ("$0.10 / $0.05 gives 2x"); None when the claim states no two such figures."""
+    percent ("$0.10 / $0.05 gives 2x"; for a from-to pair the claim states, the change it is);
+    None when the claim states no two such figures."""
     if target.kind not in (KIND_MULTIPLIER, KIND_PERCENT):
         return None
+    for first, second in pairs:
+        if first in stated and second in stated and compatible(first, second) and target.kind == KIND_PERCENT:
+            change = (_base(second) / _base(first) - 1) * _HUNDRED
+            return f"from {first.text} to {second.text} is {'+' if change > 0 else ''}{_fmt(change)}%"
     for x, y in permutations([f for f in stated if operand(f)], 2):
         if not compatible(x, y) or abs(_base(x)) < abs(_base(y)):
             continue
@@ -173,3 +225,98 @@ def what_they_give(target: Figure, stated: Sequence[Figure]) -> str | None:
         return (f"{y.text} is {_fmt(100 / ratio)}% of {x.text}; from {y.text} to {x.text} is "
                 f"+{_fmt((ratio - 1) * _HUNDRED)}%, from {x.text} to {y.text} {_fmt((1 / ratio - 1) * _HUNDRED)}%")
     return None
+
+
+def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: Sequence[Figure],
+                available: Sequence[Figure]) -> str:
+    """In few words, why no cited excerpt grounds `figure` (a figure of the claim `claim`, which
+    states `stated`, of which `missing` are grounded by nothing): the same figure stated the
+    other way ("fell" for "rose"), what the claim's own figures give, which operand no excerpt
+    states, or the excerpts' figures of its kind."""
+    turned = next((f for f in available if f.kind == figure.kind and abs(f.value) == abs(figure.value)
+                   and (f.falling, f.rising) != (figure.falling, figure.rising) and (f.falling or f.rising)), None)
+    if turned is not None:
+        return f"the excerpt's {turned.text} is a {'fall' if turned.falling else 'rise'}"
+    grounded = [q for q in stated if q not in missing and q is not figure]
+    gives = what_they_give(figure, grounded, from_to_pairs(claim, stated))
+    if gives:
+        return f"as arithmetic on the claim's cited figures, {gives}"
+    if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
+        absent = [q.text for q in missing if q is not figure and q.kind in ARITHMETIC_KINDS]
+        if absent:
+            return f"its operand {', '.join(repr(a) for a in absent)} is in no excerpt the claim cites"
+    same = list(dict.fromkeys(f.text for f in available if _comparable(figure, f)))
+    if same:
+        return f"the excerpts give {', '.join(same[:3])}" + (" ..." if len(same) > 3 else "")
+    if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
+        return ("no two cited figures give it (a computed figure is grounded when the claim states one of its "
+                "operands and an excerpt it cites states the other)")
+    return ""
+
+
+def _comparable(figure: Figure, other: Figure) -> bool:
+    """Whether `other` is a figure of `figure`'s kind and measure, to show beside a refusal."""
+    if other.kind != figure.kind or figure.kind not in (*ARITHMETIC_KINDS, KIND_MULTIPLIER):
+        return False
+    if figure.kind == KIND_MONEY:
+        return other.currency == figure.currency
+    if figure.unit and other.unit:
+        return _shown_measure(figure.unit) == _shown_measure(other.unit)
+    return figure.kind != KIND_NUMBER or (figure.unit is None) == (other.unit is None)
+
+
+_FROM_BEFORE = re.compile(r"\bfrom\s+$", re.I)
+_TO_BETWEEN = re.compile(r"\s*(?:\bto\b|->|\u2192)\s*", re.I)
+_CLAUSE_END = re.compile(r"[;\n|]|\.(?:\s|$)")
+_MAX_YEAR_GAP = 60  # characters between a figure and the year it belongs to
+
+
+def from_to_pairs(text: str, figures: Sequence[Figure]) -> list[tuple[Figure, Figure]]:
+    """The (from, to) pairs `text` states ("from $50 to $40"), in the claim's order."""
+    pairs = []
+    for a, b in zip(figures, figures[1:]):
+        if _FROM_BEFORE.search(text, max(0, a.start - 8), a.start) and _TO_BETWEEN.fullmatch(text, a.end, b.start):
+            pairs.append((a, b))
+    return pairs
+
+
+def year_of(text: str, figure: Figure, years: Sequence[Figure]) -> int | None:
+    """The year `text` ties `figure` to: the nearest year in its clause ("In 2025 it cost $8;
+    in 2026 it costs $10": $8 is 2025's), None when its clause names none."""
+    best: tuple[int, int] | None = None
+    for year in years:
+        lo, hi = (year.end, figure.start) if year.end <= figure.start else (figure.end, year.start)
+        if hi - lo > _MAX_YEAR_GAP or hi < lo or _CLAUSE_END.search(text, lo, hi):
+            continue
+        gap = hi - lo
+        if best is None or gap < best[0]:
+            best = (gap, int(year.value))
+    return best[1] if best else None
+
+
+def operands_of(claim: str, stated: Sequence[Figure],
+                excerpts: Sequence[tuple[str, Sequence[Figure]]]) -> list[Operand]:
+    """The operands a claim's computed figures may use: each figure of each cited excerpt
+    (`text`, as `quantities.readable` gives it, and its figures), with whether the claim states it,
+    its place in a from-to pair the claim states, or else the year its excerpt ties it to."""
+    steps: list[tuple[Figure, tuple[int, int]]] = []
+    for group, (a, b) in enumerate(from_to_pairs(claim, stated)):
+        steps += [(a, (group, 0)), (b, (group, 1))]
+    claim_years = {int(f.value) for f in stated if f.kind == KIND_YEAR}
+    out = []
+    for index, (text, found) in enumerate(excerpts):
+        years = [f for f in found if f.kind == KIND_YEAR] if claim_years else []
+        for f in found:
+            order = next((step for s, step in steps if s.matches(f)), None)
+            anchored = False
+            if order is None and years and operand(f):
+                year = year_of(text, f, years)
+                if year is not None:
+                    order, anchored = (YEAR_GROUP, year), year in claim_years
+            out.append(Operand(f, index, any(s.matches(f) for s in stated), order, anchored))
+    return out
+
+
+def _shown_measure(unit: str) -> str:
+    measure = MEASURES[unit][0]
+    return "time" if measure == "calendar" else measure  # "a year" is refused beside "30 days"
