@@ -417,3 +417,52 @@ def test_a_number_character_or_look_alike_is_refused_with_its_name(claim: str, n
 def test_names_that_look_like_numbers_are_no_figures_refused(claim: str) -> None:
     result = grounded(claim, "Acme runs 12 regions; it costs $10 per host and 10 GiB; an IV is 12 bytes.")
     assert result.ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a count word before what it counts, and "a"/"an" before a unit, are figures
+    ("The trial lasts one week", "The trial lasts 14 days.", False),
+    ("The trial lasts one week", "The trial lasts 7 days.", True),
+    ("The trial lasts a year", "The trial lasts 30 days.", False),
+    ("The trial lasts a year", "The trial lasts 12 months.", True),
+    ("Acme has two free plans", "Acme has one free plan.", False),
+    ("Acme has two free plans", "Acme has 2 free plans.", True),
+    ("Acme has one free plan", "Acme has two free plans.", False),
+    ("Acme has one free plan", "Acme has a single free plan, 1 in all.", True),
+    ("Acme keeps logs one day", "Acme keeps logs 2 days.", False),
+    ("Acme keeps logs one day", "Acme keeps logs 24 hours.", True),
+    ("A one-year plan costs $10", "A 2-year plan costs $10.", False),
+    ("A one-year plan costs $10", "A 1-year plan costs $10.", True),
+    ("Support answers within an hour", "Support answers within 4 hours.", False),
+    ("Support answers within an hour", "Support answers within 60 minutes.", True),
+    # "and a half", "a half-hour": the half is of the unit, never 50%
+    ("The job takes an hour and a half", "The job takes 60 minutes.", False),
+    ("The job takes an hour and a half", "The job takes 90 minutes.", True),
+    ("The job takes one and a half hours", "The job takes 1 hour.", False),
+    ("The job takes one and a half hours", "The job takes 90 minutes.", True),
+    ("The job takes a half-hour", "The job takes 45 minutes.", False),
+    ("The job takes a half-hour", "The job takes 30 minutes.", True),
+    ("A half-day outage hit it", "A 6-hour outage hit it.", False),
+    ("A half-day outage hit it", "A 12-hour outage hit it.", True),
+    # the idioms stay no figure
+    ("Acme is one of the vendors that bill per GB", "Acme bills per GB.", True),
+    ("Acme has a few free plans", "Acme has 3 free plans.", True),
+    ("It costs $10 a month", "It costs $10 per month.", True),
+    ("It bills twice a year", "It bills twice a year.", True),
+    ("One day, Acme may bill per GB", "Acme bills per host.", True),
+    ("No one bills per GB", "Acme bills per host.", True),
+    ("Pick the cheaper one", "Acme bills per host.", True),
+    ("Two of the vendors bill per GB", "Acme bills per GB.", True),
+    ("All three vendors bill per GB", "Acme bills per GB.", True),
+    ("It rests on one vendor page", "Acme bills per GB.", True),
+    ("It uses two-factor sign-in", "It uses 2FA.", True),
+    ("Half a day is enough", "12 hours is enough.", True),
+    ("Prices are stated in one unit", "Acme bills per GB.", True),
+    ("Vendor group one bills per GB", "Acme bills per GB.", True),
+    ("Formula One teams pay per GB", "Acme bills per GB.", True),
+    ("Acme has three free plans", "Acme has two free plans.", False),
+    ("Acme has three free plans", "Acme offers 3 free plans.", True),
+])
+def test_counts_and_units_of_one_in_words(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result

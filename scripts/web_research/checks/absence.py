@@ -49,6 +49,7 @@ from ..run.finish_record import read_record
 from .claims import _run_seals  # the run's seals, as every reader of stored pages takes them
 from .gaps_prose import ABSENCE, GapsSentence, gaps_sentences
 from .parsed_run import ParsedRun
+from ..core.clip import clip
 
 KEY_CHARS = 16
 MAX_PAGES_READ = 1000  # snapshots searched; a run's budget stores far fewer
@@ -200,8 +201,7 @@ def _passage(p: Passage, limit: int = 300) -> str:
 
 
 def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return clip(text, limit)
 
 
 # --------------------------------------------------------------------------

@@ -57,6 +57,7 @@ from ..evidence.matcher import StoredPage
 from ..evidence.snapshots import SnapshotError, SnapshotIndex
 from .parsed_run import ParsedRun
 from .citation_entries import Citation
+from ..core.clip import clip
 
 
 # Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading
@@ -724,5 +725,4 @@ def _source_lines(path: Path, line: int, count: int = 6) -> str:
 
 
 def _shorten(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return clip(text, limit)

@@ -261,7 +261,7 @@ def _comparable(figure: Figure, other: Figure) -> bool:
     if figure.kind == KIND_MONEY:
         return other.currency == figure.currency
     if figure.unit and other.unit:
-        return MEASURES[figure.unit][0] == MEASURES[other.unit][0]
+        return _shown_measure(figure.unit) == _shown_measure(other.unit)
     return figure.kind != KIND_NUMBER or (figure.unit is None) == (other.unit is None)
 
 
@@ -315,3 +315,8 @@ def operands_of(claim: str, stated: Sequence[Figure],
                     order, anchored = (YEAR_GROUP, year), year in claim_years
             out.append(Operand(f, index, any(s.matches(f) for s in stated), order, anchored))
     return out
+
+
+def _shown_measure(unit: str) -> str:
+    measure = MEASURES[unit][0]
+    return "time" if measure == "calendar" else measure  # "a year" is refused beside "30 days"

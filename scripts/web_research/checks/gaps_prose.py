@@ -30,6 +30,7 @@ from ..core.result import Check, fail, ok
 from .claims import Sentence, header_cells, lead_for, lead_ins, sentences_of
 from .report import Report
 from .report_references import valid_label
+from ..core.clip import clip
 
 GAPS = formats.REPORT_SECTIONS[2]
 RECORDED, CLAIM, ABSENCE, FIXED, UNCONFIRMED, OTHER = "recorded", "claim", "absence", "fixed", "unconfirmed", "other"
@@ -140,8 +141,7 @@ def gaps_sentences(report: Report, own: Callable[[str], bool], names: Sequence[s
 
 
 def _quote(text: str, limit: int = 90) -> str:
-    text = " ".join(text.split())
-    return '"' + (text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026") + '"'
+    return '"' + clip(text, limit) + '"'
 
 
 def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:

@@ -19,8 +19,10 @@ multiplier (`1.6x`, `3×`, `3 times`, `3-fold`) and a unit; ranges and lists
 (`10 to 30 percent`, `$5-10`) share what is written once for all; versions
 (`3.11`, `v1.2.3`), years and dates are figures too. A number written in
 words is a figure when a magnitude, a currency, a percent, a multiplier or a
-unit goes with it ("one million dollars", "five percent", "seven days"):
-"two vendors" states no figure. A count is never a year because of its value
+unit goes with it ("one million dollars", "five percent", "seven days"), or
+it counts a thing ("two free plans"; not an idiom, a label or the run's own
+sources: "one of", "group one", "two vendors", number_words.py), and "a" or
+"an" before a unit is one ("a year"). A count is never a year because of its value
 ("2050 customers" is compared as a number, like any count).
 
 What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`).
@@ -209,7 +211,15 @@ _NUMBER_WORD = "|".join(number_words_table.number_words())
 _WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
                     + r")|(?:" + _NUMBER_WORD + r"))"
                     r"(?:[\s-]+(?:" + _NUMBER_WORD + "|" + _GROUP + r"))*(?:-?" + number_words_table.FOLD
-                    + r")?\b", re.I)
+                    + r"|\s+" + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r"(?![\w-]))?\b", re.I)
+# "a year", "an hour", "an hour and a half" (`number_words.UNITS_AFTER_A`); "a half-hour", "half a day".
+_A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")(\s+"
+                     + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r")?"
+                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?![\w'\u2019]|-[A-Za-z])",
+                     re.I)
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s*)$")
+_AND_A_HALF_BEFORE = re.compile(r"\b(?:" + _NUMBER_WORD + r")\s+and\s+an?\s+$", re.I)
+_A_UNIT_HINTS = tuple(unit[:4] for unit in number_words_table.UNITS_AFTER_A)
 _WORD_HINT = re.compile(r"\b(?:(?:" + _NUMBER_WORD + r")(?:\b|" + number_words_table.FOLD + ")|(?:" + _GROUP + r")\b)",
                         re.I)
 
@@ -243,7 +253,6 @@ FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRE
                           doubled doubles doubling twice triple tripled triples tripling thrice quadruple quadrupled
                           quadruples quadrupling st nd rd th""".split(), *number_words_table.GROUPS,
                           *number_words_table.DENOMINATORS))
-_IDIOMS_OF_ONE = frozenset({"day", "second", "minute", "week", "month", "year", "hour"})  # "one day, ..."
 _HALF_A_UNIT = re.compile(r"\s+an?\s+")
 _HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
                                 + r")\b", re.I)
@@ -326,7 +335,7 @@ def figures_in(text: str, bare_words: bool = False) -> list[Figure]:
     (`excerpts.normalize`), so any text can be passed as written.
 
     `bare_words`: also a number in words with nothing to qualify it ("three regions"). A
-    claim's "two vendors" states no figure, but an excerpt's "three regions" gives the 3
+    claim's "two vendors" or "one of" states no figure, but an excerpt's "three regions" gives the 3
     that a claim's "3 regions" states: what grounds a figure reads them (claims.grounding)."""
     return extract_quantities(readable(text), bare_words)
 
@@ -509,7 +518,7 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
     has_digit = bool(_DIGIT.search(text))
     folded = text.casefold()
     has_share = any(hint in folded for hint in _SHARE_HINTS)
-    if not has_digit and not has_share and not _WORD_HINT.search(text):
+    if not has_digit and not has_share and not _WORD_HINT.search(text) and not _A_UNIT.search(text):
         return []
     found: list[Figure] = []
     taken: list[tuple[int, int]] = []
@@ -527,6 +536,8 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
             if figure is not None:
                 found.append(figure)
                 taken.append((figure.start, figure.end))
+    if any(hint in folded for hint in _A_UNIT_HINTS) and ("a" in folded or "half" in folded):
+        _read_units_of_one(text, found, taken)
     if has_share:
         _read_shares(text, found, taken)
     for m in _WORDS.finditer(text):
@@ -797,18 +808,68 @@ def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
         head = words[-1][:-len(number_words_table.FOLD)]
         value = _words_value(words[:-1] + [head] if head else words[:-1])
         return Figure(m.group(0), value, KIND_MULTIPLIER, start=start, end=end) if value else None
-    value = _words_value(words)
+    half = words[-3:] == number_words_table.AND_A_HALF.split()
+    value = _words_value(words[:-3] if half else words) + (Decimal("0.5") if half else 0)
     has_magnitude = words[-1] in _MAGNITUDE_WORDS or words[-1] in number_words_table.GROUPS
     currency, position, value = _currency_following(rest, 0, value)
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
-    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and (value > 1 or (
-        value == 1 and figure.unit not in _IDIOMS_OF_ONE)))  # "one TB", but "one day" is an idiom
     following = re.match(r"[\s-]+([A-Za-z]+)", rest)
-    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest) and not (
-        following and following.group(1).lower() in number_words_table.ZERO_COMPOUNDS)  # "zero trust" is none
-    if not (has_magnitude or qualified or zero or bare):
-        return None  # "two vendors", "one of them", "one day", "zero-day": no figure
+    if words == ["zero"] and following and following.group(1).lower() in number_words_table.ZERO_COMPOUNDS:
+        return None  # "zero trust", "zero-day": a kind of thing
+    if figure.unit == "day" and value == 1 and _one_day_is_a_time(text, start, figure.end):
+        return None  # "One day, ...": a time
+    qualified = figure.kind != KIND_NUMBER or figure.unit is not None
+    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest)
+    if not (has_magnitude or qualified or zero or bare or _counts(text, start, words, rest)):
+        return None  # "one of them", "the cheaper one", "two-factor", "zero-day": no figure
     return figure
+
+
+def _counts(text: str, start: int, words: list[str], rest: str) -> bool:
+    """Whether count words stand before what they count ("two free plans", "Three vendors"), not
+    in an idiom (`number_words.NOT_COUNTED_AFTER`, `PRONOUN_ONE_AFTER`)."""
+    following = re.match(r" ([A-Za-z]+)\b(?!-)(?: ([A-Za-z]+))?", rest)
+    if following is None or following.group(1).lower() in number_words_table.NOT_COUNTED_AFTER:
+        return False
+    if {w.lower() for w in following.groups() if w} & number_words_table.SOURCE_NOUNS:
+        return False
+    previous = _PREVIOUS_WORD.search(text, max(0, start - 16), start)
+    before = previous.group(1).lower() if previous else ""
+    if before in number_words_table.LABEL_BEFORE or (previous and (
+            text[start].isupper() or previous.group(1)[0].isupper() and not _SENTENCE_START.search(text[:previous.start()]))):
+        return False  # "group one", "Formula One", "Group Two": a label
+    if words == ["one"]:
+        return bool(before) and before not in number_words_table.PRONOUN_ONE_AFTER | number_words_table.IDIOM_ONE_AFTER \
+            and not re.search(r"[.!?:;]\s*$", text[:previous.start() + len(previous.group(1))] if previous else "")
+    return before not in number_words_table.SET_BEFORE
+
+
+def _one_day_is_a_time(text: str, start: int, end: int) -> bool:
+    """"One day, ...", "one day the price rose": a time, not a duration of one day."""
+    after = re.match(r"\s*(,|[A-Za-z]+)", text[end:end + 16])
+    return bool(after) and (after.group(1) == "," or after.group(1).lower() in number_words_table.ONE_DAY_TIME_BEFORE)
+
+
+def _read_units_of_one(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    """"a year", "an hour and a half", "a half-hour" (`_A_UNIT`); not a rate ("$10 a month",
+    "twice a year": `number_words.RATE_BEFORE`)."""
+    for m in _A_UNIT.finditer(text):
+        if _overlaps(taken, m.start(), m.end()):
+            continue
+        article, unit, and_half, half_unit = m.groups()
+        if article:
+            if re.search(r"\bhalf\s+$", text[max(0, m.start() - 6):m.start()], re.I):
+                continue  # "half a day": a share of a unit (`_read_shares`)
+            previous = re.search(r"(\S+)\s+$", text[max(0, m.start() - 24):m.start()])
+            word = previous.group(1).lower().strip(".,;:") if previous else ""
+            if word in number_words_table.RATE_BEFORE or word in _UNITS or word in _CURRENCY_WORDS \
+                    or any(c.isdigit() for c in word):
+                continue
+            value = Decimal("1.5") if and_half else Decimal(1)
+        else:
+            unit, value = half_unit, Decimal("0.5")
+        found.append(Figure(m.group(0), value, KIND_NUMBER, unit=_UNITS[unit.lower()], start=m.start(), end=m.end()))
+        taken.append((m.start(), m.end()))
 
 
 def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
@@ -822,6 +883,8 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
         rest = text[end:end + 60]
         falling, rising = direction(text, start, end)
         if half:
+            if _AND_A_HALF_BEFORE.search(text, max(0, start - 32), start):
+                continue  # "one and a half": a number in words
             if _HALF_OF_MAGNITUDE.match(rest):
                 continue  # "half a million": a number in words
             a_unit = _HALF_A_UNIT.match(rest)

@@ -61,6 +61,7 @@ from ..core.schema_validation import schema_validator
 from . import absence
 from .claims import ClaimRecord, claim_records, plan_bullet_ids
 from .parsed_run import ParsedRun
+from ..core.clip import clip
 
 SCHEMA = "verdicts.schema.json"
 KEY_CHARS = 16
@@ -317,5 +318,4 @@ GAPS_CLAIM = ("A cited sentence in Gaps & Limitations is a claim like any other:
 
 
 def _shorten(text: str, limit: int = 140) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return clip(text, limit)
