@@ -116,7 +116,7 @@ def test_a_list_under_an_absence_lead_in_is_read_with_it() -> None:
     forms = _gaps("The pages read do not state:\n\n- Northwind's retention prices.\n- Acme's archive price.\n")
     assert forms == [(ABSENCE, "The pages read do not state: Northwind's retention prices."),
                      (ABSENCE, "The pages read do not state: Acme's archive price.")]
-    assert [f for f, _t in _gaps("Two caveats:\n\n- Acme was fined.\n")] == [OTHER]
+    assert [f for f, _t in _gaps("Some caveats:\n\n- Acme was fined.\n")] == [OTHER]
 
 
 def test_a_report_whose_gaps_state_the_world_fails_at_the_line(tmp_path: Path) -> None:
