@@ -466,3 +466,32 @@ def test_names_that_look_like_numbers_are_no_figures_refused(claim: str) -> None
 def test_counts_and_units_of_one_in_words(claim: str, excerpt: str, ok: bool) -> None:
     result = grounded(claim, excerpt)
     assert result.ok is ok, result
+
+
+V5 = ("https://api.example.com/v5/docs/billing",)
+
+
+@pytest.mark.parametrize("claim, excerpt, urls, ok", [
+    ("The API uses version 5", "The API bills per call.", V5, True),
+    ("The API uses version 6", "The API bills per call.", V5, False),
+    ("Acme's API version 5 bills per call", "It bills per call.", V5, True),
+    ("In release 3.2 it bills per call", "It bills per call.", ("https://x.org/docs/3.2/",), True),
+    ("In release 3.3 it bills per call", "It bills per call.", ("https://x.org/docs/3.2/",), False),
+    ("Version 5 bills per call", "It bills per call.", (), False),
+    ("Acme's v2 API bills per call", "Release 2 of the API bills per call.", (), True),
+    # a version names no count, in an excerpt or an address
+    ("Acme runs 5 regions", "Acme API v5 runs in many regions.", (), False),
+    ("Acme runs 5 regions", "Acme runs 5 regions.", V5, True),
+    ("It costs $5 per call", "It bills per call.", V5, False),
+    ("Logs are kept version 2 days", "Logs are kept 2 days.", (), True),  # a unit: no version
+])
+def test_a_version_word_names_a_version_an_address_may_ground(claim: str, excerpt: str, urls: tuple[str, ...],
+                                                                ok: bool) -> None:
+    result = grounded(claim, excerpt, urls=urls)
+    assert result.ok is ok, result
+
+
+def test_an_identifier_refusal_names_what_the_pages_name() -> None:
+    result = grounded("The API uses version 6", "The API bills per call.", urls=V5)
+    assert result.reasons == ("the cited pages name v5",)
+    assert grounded("It costs $5", "It bills per call.").reasons == ("the excerpts state no USD amount",)

@@ -43,7 +43,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping, NamedTuple, Seq
 from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .figure_arithmetic import derive, operands_of, why_refused
+from .figure_arithmetic import derive, operands_of, why_not_named, why_refused
 from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, is_identifier, names_same,
                          readable, unreadable_figures, url_identifiers)
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
@@ -434,7 +434,7 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
             if any(names_same(q, other) for other in names):
                 continue
             missing.append(q)
-            reasons.append("")
+            reasons.append(why_not_named(q, [*available, *names]))
             continue
         if not any(q.matches(other) for other in available):
             pending.append(q)

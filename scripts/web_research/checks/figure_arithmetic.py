@@ -23,7 +23,8 @@ from decimal import Decimal, InvalidOperation
 from itertools import permutations
 from typing import NamedTuple, Sequence
 
-from .quantities import KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER, KIND_PERCENT, KIND_YEAR, MEASURES, Figure
+from .quantities import (KIND_DATE, KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER, KIND_PERCENT, KIND_VERSION, KIND_YEAR,
+                         MEASURES, Figure)
 
 ARITHMETIC_KINDS = (KIND_MONEY, KIND_NUMBER, KIND_PERCENT)
 MAX_OPERANDS = 120  # figures looked at per claim: bounds the pairs on a long, hostile excerpt
@@ -251,7 +252,21 @@ def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: S
     if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
         return ("no two cited figures give it (a computed figure is grounded when the claim states one of its "
                 "operands and an excerpt it cites states the other)")
+    if figure.kind == KIND_MONEY:
+        return f"the excerpts state no {figure.currency} amount"
+    if figure.unit:
+        return f"the excerpts state no {_shown_measure(figure.unit)}"
     return ""
+
+
+def why_not_named(figure: Figure, named: Sequence[Figure]) -> str:
+    """In few words, why an identifier (a version, year or date) is refused: the identifiers of
+    its kind the cited excerpts, titles and addresses do name."""
+    kinds = (KIND_YEAR, KIND_DATE) if figure.kind in (KIND_YEAR, KIND_DATE) else (KIND_VERSION,)
+    same = list(dict.fromkeys(f.text for f in named if f.kind in kinds))
+    if not same:
+        return ""
+    return f"the cited pages name {', '.join(same[:3])}" + (" ..." if len(same) > 3 else "")
 
 
 def _comparable(figure: Figure, other: Figure) -> bool:

@@ -176,6 +176,8 @@ _MONTH_DATE = re.compile(
     r"|(" + _MONTHS + r")\.?\s+([0-9]{4}))\b", re.I)
 _VERSION = re.compile(r"(?:(?<![\w.])[vV][0-9]+(?:\.[0-9]+)*|(?<=[A-Z])v[0-9]+(?:\.[0-9]+)+"
                       r"|(?<![\w.])[0-9]+(?:\.[0-9]+){2,})(?![\w]|\.\w)")
+_VERSION_WORD = re.compile(r"\b(?:version|release|revision|ver\.|rev\.)\s+([vV]?[0-9]{1,4}(?:\.[0-9]{1,4}){0,3})"
+                           r"(?![\w%$.,]|[.,][0-9])", re.I)
 # "v1.29", "v2": a version however many parts it has; "TLSv1.3" too (not "IPv6": no dot)
 _V_DIGIT = re.compile(r"(?<![\w.])[vV][0-9]|(?<=[A-Z])v[0-9]")
 _DIGIT = re.compile(r"[0-9]")
@@ -292,8 +294,8 @@ class Figure(NamedTuple):
         if self.kind == KIND_DATE:
             return other.kind == KIND_DATE and _date_agrees(self.key, other.key)
         if other.kind == KIND_VERSION:
-            parts = version_parts(self)
-            return parts is not None and parts == other.key  # "1.29" is "v1.29"
+            parts = version_parts(self)  # "1.29" is "v1.29"; a count ("5 regions") is no "v5"
+            return parts is not None and len(parts) >= 2 and parts == other.key
         if other.kind == KIND_DATE:
             return self.kind in (KIND_NUMBER, KIND_YEAR) and self.unit is None and other.value == self.value \
                 and bool(other.key) and other.key[0] is not None
@@ -529,6 +531,8 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
                 taken.append((m.start(), m.end()))
                 found.append(Figure(m.group(0), Decimal(0), KIND_VERSION, start=m.start(), end=m.end(),
                                     key=tuple(int(p) for p in m.group(0).lstrip("vV").split("."))))
+        if "ver" in folded or "rel" in folded or "rev" in folded:
+            _read_named_versions(text, found, taken)
         for m in _NUMBER.finditer(text):
             if _overlaps(taken, m.start(), m.end()):
                 continue
@@ -547,6 +551,21 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
                 found.append(figure)
     found.sort(key=lambda q: q.start)
     return _share_across_ranges(text, found)
+
+
+def _read_named_versions(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    """"version 5", "release 3.2", "rev. 4": the number a version word names is a version
+    (`/v5/` in a page's address names it), not a count; not before a unit ("version 2 days")."""
+    for m in _VERSION_WORD.finditer(text):
+        if _overlaps(taken, m.start(1), m.end(1)):
+            continue
+        unit = _UNIT_AFTER.match(text, m.end())
+        if unit and _unit_word(unit.group(1)):
+            continue
+        number = m.group(1).lstrip("vV")
+        taken.append((m.start(1), m.end(1)))
+        found.append(Figure(m.group(1), Decimal(0), KIND_VERSION, start=m.start(1), end=m.end(1),
+                            key=tuple(int(p) for p in number.split("."))))
 
 
 def _is_dotted_thousands(raw: str) -> bool:
@@ -591,8 +610,8 @@ def names_same(figure: Figure, other: Figure) -> bool:
     parts (3.10 is not 3.1, though equal in value; 3.11 is v3.11 and is named by its release
     3.11.2), anything else as `Figure.matches` says."""
     mine = version_parts(figure)
-    if mine is None or (len(mine) < 2 and figure.kind != KIND_VERSION):
-        return figure.matches(other)  # "Windows 11", a year: by value ("v2" is named by "version 2" below)
+    if mine is None or (len(mine) < 2 and figure.kind != KIND_VERSION):  # "Windows 11", a year: by value
+        return figure.matches(other) or (mine is not None and other.kind == KIND_VERSION and other.key == mine)
     return version_parts(other) == mine or in_series(figure, other)
 
 

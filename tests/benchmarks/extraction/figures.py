@@ -8,8 +8,8 @@ rule (`claims.grounding`, what verify runs) is asked:
 - **quoted whole**: the passage as a claim citing itself; every figure must be grounded;
 - **restated**: each figure of the passage rendered as a report writes it (`honest_forms`: as
   the reader read it, other separators, cents for a dollar amount below 1, "percent", "times",
-  a version with or without its `v`, an hour in minutes) in a one-sentence claim citing the
-  passage; each must be grounded;
+  a version with or without its `v` ("version 1" for a one-part `v1`), an hour in minutes) in a
+  one-sentence claim citing the passage; each must be grounded;
 - **computed**: for two amounts of one currency in the passage, "A is R times B" with R rounded
   to two places; must be grounded;
 - **altered** (`altered_forms`): the figure with one digit changed, a digit of another script
@@ -113,6 +113,8 @@ def render(figure: Figure, style: str = "plain") -> str | None:
         return figure.text if style == "plain" else None
     if figure.kind == KIND_VERSION:
         parts = ".".join(str(p) for p in figure.key)
+        if len(figure.key) < 2 and style == "bare":
+            return f"version {parts}"  # a bare "1" is a count, which "v1" does not state
         return ("v" + parts) if style == "prefix" or len(figure.key) < 3 and style == "plain" else (
             parts if style in ("plain", "bare") else None)
     if not renderable(figure):
