@@ -116,7 +116,7 @@ def test_a_list_under_an_absence_lead_in_is_read_with_it() -> None:
     forms = _gaps("The pages read do not state:\n\n- Northwind's retention prices.\n- Acme's archive price.\n")
     assert forms == [(ABSENCE, "The pages read do not state: Northwind's retention prices."),
                      (ABSENCE, "The pages read do not state: Acme's archive price.")]
-    assert [f for f, _t in _gaps("Two caveats:\n\n- Acme was fined.\n")] == [OTHER]
+    assert [f for f, _t in _gaps("Some caveats:\n\n- Acme was fined.\n")] == [OTHER]
 
 
 def test_a_report_whose_gaps_state_the_world_fails_at_the_line(tmp_path: Path) -> None:
@@ -271,10 +271,77 @@ def test_without_a_checker_a_statement_a_passage_holds_whole_is_refused(tmp_path
     report.write_text(text.replace(GAPS_LINE, GAPS_LINE + attack), encoding="utf-8")
     check = failing(run_checklist(run))["report.gaps.absence"]
     assert "holds every word of it" in check.message and "larger than sys.maxsize" in check.message
+    listed = _claims_json(run)["absences"]  # and `claims --json` lists it with its state
+    assert [(a["state"], a["text"]) for a in listed] == [("refused", attack[2:].strip())]
+    assert "larger than sys.maxsize" in listed[0]["passages"][0]["text"]
     honest = "- The pages read do not state how much memory a TaskGroup uses.\n"
     report.write_text(text.replace(GAPS_LINE, GAPS_LINE + honest), encoding="utf-8")
     bad = failing(run_checklist(run))
     assert "report.gaps.absence" not in bad and "report.gaps.form" not in bad, bad
+    assert [a["state"] for a in _claims_json(run)["absences"]] == ["stands"]
+
+
+def _claims_json(run: Path) -> dict:
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    done = subprocess.run([sys.executable, "-m", "web_research", "claims", str(run), "--json"], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)
+
+
+# The held-out audit's quick-tier rewordings: each says a page lacks what a stored passage states,
+# in other words than the passage's (inflections, synonyms, a number in words, a verb of relating
+# the key-term test used to read as content). Beside them, honest statements of what no page says.
+QUICK = [
+    ("No page read relates len() to sys.maxsize.", True),  # the passage's own terms
+    ("No page read connects len() and sys.maxsize.", True),  # another verb of relating
+    ("The pages read do not say whether len() can exceed sys.maxsize.", True),  # a synonym: larger / exceed
+    ("No page read says what happens to lengths larger than sys.maxsize.", True),  # inflections
+    ("The pages read do not state whether ranges bigger than sys.maxsize are allowed.", True),  # bigger, allowed
+    ("No page read gives the cost of a SET command in PostgreSQL.", False),
+    ("The pages read do not state how much memory a TaskGroup uses.", False),
+    ("No page read gives the price of PostgreSQL support.", False),
+    ("The pages read do not state when Python 3.11 reaches end of life.", False),
+    ("The pages read do not compare TaskGroup's performance with gather().", False),
+    ("The pages read do not say whether int() is thread-safe.", False),
+    ("The pages read do not state the default value of work_mem.", False),
+]
+
+
+@pytest.mark.parametrize("statement, refused", QUICK, ids=[s for s, _r in QUICK])
+def test_without_a_checker_a_reworded_statement_is_refused_and_an_honest_one_stands(benchmark_pages, statement: str,
+                                                                                   refused: bool) -> None:
+    what = absence_what(statement)
+    terms = key_terms(what)
+    item = absence.AbsenceItem(7, statement, tuple(terms), tuple(closest_passages(terms, benchmark_pages,
+                                                                                  names=name_terms(what))))
+    checks = absence.unjudged_checks(Path("report.md"), [item], None)
+    assert bool(checks) == refused, (terms, [p.text[:160] for p in item.passages])
+    if refused:
+        assert checks[0].line == 7 and "sys.maxsize" in checks[0].message  # the passage shown
+
+
+def test_a_term_is_found_in_the_words_a_page_says_it_with() -> None:
+    from web_research.evidence.closest_passages import holds, span  # noqa: PLC0415
+
+    assert holds("Team plan: $12 per seat", "cost") and holds("billed at 1.6x", "price")
+    assert holds("up to two hosts", "2") and holds("2 hosts", key_terms("two")[0])
+    assert not holds("costs 300 a year", "30") and not holds("Introspection", "int")
+    assert holds("asyncio.TaskGroup()", "group") and holds("the lengths", "length")
+    assert span("See len() may raise an error when larger than sys.maxsize", ["len", "maxsize"]) == 53
+    assert span("len() ... " + "x" * 500 + " maxsize", ["len", "maxsize"]) > absence.NEAR_CHARS
+    assert span("only len()", ["len", "maxsize"]) is None
+
+
+def test_the_passage_that_holds_every_term_is_shown_first() -> None:
+    """A page that repeats the statement's rarest name outranked, window for window, the one passage
+    that holds every term: the checker saw the refuting passage second or not at all."""
+    noisy = Page("https://a.example/", "A", "\n\n".join(f"Brightpath Brightpath queue note {i}." for i in range(40)))
+    refuting = Page("https://b.example/", "B", "Intro.\n\nBrightpath queues cost less than Acme queues.\n")
+    terms = key_terms("whether Brightpath queues cost less than Acme's")
+    passages = closest_passages(terms, [noisy, refuting], names=name_terms("whether Brightpath queues cost less"))
+    assert passages[0].url == "https://b.example/" and set(passages[0].terms) == set(terms), passages
 
 
 def test_the_checker_is_told_the_absence_item_kind() -> None:
