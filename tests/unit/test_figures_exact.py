@@ -495,3 +495,60 @@ def test_an_identifier_refusal_names_what_the_pages_name() -> None:
     result = grounded("The API uses version 6", "The API bills per call.", urls=V5)
     assert result.reasons == ("the cited pages name v5",)
     assert grounded("It costs $5", "It bills per call.").reasons == ("the excerpts state no USD amount",)
+
+
+# --- pairs of our own, in the audit's families (wrong beside honest) ------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # fractions
+    ("It costs $2\u00bc per host", "It costs $21.25 per host.", False),
+    ("It costs $2\u00bc per host", "It costs $2.25 per host.", True),
+    ("It takes 2 1/2 hours", "It takes 21 hours.", False),
+    ("It takes 2 1/2 hours", "It takes 150 minutes.", True),
+    ("It takes a quarter of an hour", "It takes 20 minutes.", False),
+    ("It takes three quarters of an hour", "It takes 45 minutes.", True),
+    # look-alikes
+    ("It costs $1O per host", "It costs $10 per host.", False),
+    ("It has 1,OOO users", "It has 1,000 users.", False),
+    ("Logs are kept \u04170 days", "Logs are kept 30 days.", False),  # a Cyrillic Ze for 3
+    ("Logs are kept 3\u041e days", "Logs are kept 30 days.", False),  # a Cyrillic O for 0
+    ("Logs are kept 30 days", "Logs are kept 30 days.", True),
+    # counts
+    ("Acme runs ten regions", "Acme runs 12 regions.", False),
+    ("Acme runs eleven regions", "Acme runs 11 regions.", True),
+    ("It bills twice a year", "It bills once a year.", False),
+    ("It bills twice a year", "It bills 2 times a year.", True),
+    ("It takes a couple of hours", "It takes 2 hours.", True),
+    # units
+    ("It stores 5 GB", "It stores 5 GiB.", False),
+    ("It waits 48 hours", "It waits 2 days.", True),
+    ("It costs $10 per month", "It costs $10 per year.", False),
+    ("It costs $5/user/month", "It costs $5 per user per month.", True),
+    ("Retention went from 7 to 30 days", "Retention went from 7 hours to 30 days.", False),
+    ("Retention went from 7 to 30 days", "Retention went from 7 days to 30 days.", True),
+    # arithmetic words, in the order a from-to pair gives
+    ("Prices tripled from $15 to $5", "Prices went from $15 to $5.", False),
+    ("Prices tripled from $5 to $15", "Prices went from $5 to $15.", True),
+    ("Prices doubled from $10 to $5", "Prices went from $10 to $5.", False),
+    ("It fell by a quarter, from $30 to $20", "It went from $30 to $20.", False),
+    ("It fell by a third, from $30 to $20", "It went from $30 to $20.", True),
+    ("Acme is 50% more expensive than Beta, at $10 against $5", "Acme: $10. Beta: $5.", False),
+    ("Acme is 100% more expensive than Beta, at $10 against $5", "Acme: $10. Beta: $5.", True),
+    ("Acme is 50% cheaper than Beta, at $5 against $10", "Acme: $5. Beta: $10.", True),
+    ("Acme's $5 is a third of Beta's $10", "Acme: $5. Beta: $10.", False),
+    ("Acme's $5 is half of Beta's $10", "Acme: $5. Beta: $10.", True),
+    # versions and dates
+    ("Node.js 21 adds it", "Added in v20.1.0.", False),
+    ("Node.js 20 adds it", "Added in v20.1.0.", True),
+    ("In FY2026 revenue rose", "In FY2025 revenue rose.", False),
+    ("In FY2026 revenue rose", "In FY 2026 revenue rose.", True),
+    ("Since March 2026 it bills per GB", "On 2026-04-15 it began billing per GB.", False),
+    ("Since March 2026 it bills per GB", "On 2026-03-15 it began billing per GB.", True),
+    ("The limit is 2^31", "The limit is 2^32.", False),
+    ("The limit is 2^31", "The limit is 2147483648.", True),
+])
+def test_pairs_of_our_own(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result
+    if not ok:
+        assert [q.text for q in result.missing], result

@@ -122,7 +122,7 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
         if target.kind in (KIND_MULTIPLIER, KIND_PERCENT) and compatible(x, y) and _base(y):
             ratio = _base(x) / _base(y)
             if target.kind == KIND_MULTIPLIER:
-                if ratio > 0 and _close(ratio, want, within):
+                if forward and ratio > 0 and _close(ratio, want, within):  # "tripled from $5 to $15", not back
                     return Derivation(target, f"{target.text} = {x.text} / {y.text} (a ratio: {_fmt(ratio)}x)")
                 continue
             share = ratio * _HUNDRED

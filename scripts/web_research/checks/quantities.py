@@ -61,7 +61,7 @@ KINDS = (KIND_MONEY, KIND_PERCENT, KIND_MULTIPLIER, KIND_NUMBER, KIND_YEAR, KIND
 SOFT_KINDS: tuple[str, ...] = ()
 
 MAX_TEXT_CHARS = 20_000  # a claim longer than this is cut: bounds the work on hostile input
-MAX_EXPONENT = 30  # `10^6`: a larger power is not read as one (bounds Decimal's work)
+MAX_EXPONENT = 64  # `10^6`, `2^63`: a larger power is not read as one (bounds Decimal's work)
 
 # Units whose spellings are folded; two different known units never match.
 _UNITS = {
@@ -157,6 +157,7 @@ _CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|((?i
 _MINOR_AFTER = re.compile(r"\s?(?:(euro[\s-]?cents?|eurocents?)\b|(cents?)\b|(\u00a2)|(pence)\b)", re.I)
 _MINOR_CURRENCIES = ("EUR", "USD", "USD", "GBP")  # by group of _MINOR_AFTER
 _HUNDRED = Decimal(100)
+_FISCAL_YEAR = re.compile(r"(?:FY|fy)[0-9]{4}")
 _FRACTION_OF = re.compile(r"\s+(?:of|the)\b", re.I)
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
 _UNIT_AFTER = re.compile(r"(?:-|\s)?([A-Za-z]+)\b")
@@ -219,7 +220,9 @@ _A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER
                      + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r")?"
                      r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?![\w'\u2019]|-[A-Za-z])",
                      re.I)
+_SHARE_OF_BEFORE = re.compile(r"\b(?:half|" + "|".join(number_words_table.DENOMINATORS) + r")\s+(?:of\s+)?$", re.I)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s*)$")
+_OF_A_UNIT = re.compile(r"\s+of\s+an?\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")\b", re.I)
 _AND_A_HALF_BEFORE = re.compile(r"\b(?:" + _NUMBER_WORD + r")\s+and\s+an?\s+$", re.I)
 _A_UNIT_HINTS = tuple(unit[:4] for unit in number_words_table.UNITS_AFTER_A)
 _WORD_HINT = re.compile(r"\b(?:(?:" + _NUMBER_WORD + r")(?:\b|" + number_words_table.FOLD + ")|(?:" + _GROUP + r")\b)",
@@ -384,7 +387,7 @@ def _ascii_fraction(m: re.Match) -> str:
 _NOT_NAMES = frozenset("""top best worst over under only about around nearly almost up to from for with at by of in on
 and or the a an all first last next every per save get just more than less fewer now since until after before within
 plus""".split())
-_NAME_BEFORE = re.compile(r"(?<![\w'\u2019.$\u20ac\u00a3])([A-Za-z][\w+#]*)\s$")
+_NAME_BEFORE = re.compile(r"(?<![\w'\u2019.$\u20ac\u00a3])([A-Za-z][\w+#]*(?:\.[A-Za-z][\w+#]*)*)\s$")  # Node.js 20
 _PLAIN_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _WORD_AFTER = re.compile(r"\s+[A-Za-z]")
 
@@ -421,6 +424,10 @@ _COMPOUND = re.compile(r"\b(?:" + "|".join(w for w, v in _WORD_UNITS.items() if 
 _ROMAN = re.compile(r"(?<![\w.'\u2019-])(?=[IVX]{2})(X{0,3})(IX|IV|V?I{0,3})(?![\w.'\u2019-])")
 _ROMAN_COUNTED = re.compile(r"\s+([a-z]+)\b")
 _LOOK_ALIKE = re.compile(r"(?<![\w.,'\u2019-])[$\u20ac\u00a3]?([0-9lIO][0-9lIO.,]*)(?<![.,])(?![\w'\u2019-])")
+# A letter of a script with Latin look-alikes glued to a digit ("З0" with a Cyrillic Ze for 3).
+_LETTER_BY_DIGIT = re.compile(r"[^\W\d_](?=[0-9])|(?<=[0-9])[^\W\d_]")
+_LOOK_ALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN SMALL LETTER DOTLESS",
+                       "LATIN CAPITAL LETTER SMALL", "LATIN LETTER SMALL", "MODIFIER LETTER")
 _NUMBER_FORMS_READ = frozenset("\u00bc\u00bd\u00be\u2189" + "".join(map(chr, range(0x2150, 0x2160))))
 
 
@@ -444,6 +451,12 @@ def unreadable_figures(text: str) -> list[tuple[str, str]]:
             if m.group(0) not in ("", "XXX") and counted and _counted_word(counted.group(1)) \
                     and not re.search(r"[A-Z]\w*\s$", text[max(0, m.start() - 24):m.start()]) and "/" not in before:
                 found.append((m.group(0), f"'{m.group(0)}' is a Roman numeral: write the figure in digits 0-9"))
+    if not text.isascii():
+        for m in _LETTER_BY_DIGIT.finditer(text):
+            letter = m.group(0)
+            if letter.isalpha() and unicodedata.name(letter, "").startswith(_LOOK_ALIKE_SCRIPTS):
+                found.append((letter, f"'{letter}' is {unicodedata.name(letter)}, beside a digit: write the figure "
+                                      "in digits 0-9"))
     for m in _LOOK_ALIKE.finditer(text):
         token = m.group(1)
         if _look_alike(token, text, m.end()):
@@ -611,7 +624,8 @@ def names_same(figure: Figure, other: Figure) -> bool:
     3.11.2), anything else as `Figure.matches` says."""
     mine = version_parts(figure)
     if mine is None or (len(mine) < 2 and figure.kind != KIND_VERSION):  # "Windows 11", a year: by value
-        return figure.matches(other) or (mine is not None and other.kind == KIND_VERSION and other.key == mine)
+        return figure.matches(other) or (mine is not None and other.kind == KIND_VERSION and (
+            other.key == mine or in_series(figure, other)))  # "Node.js 20" by v20.1.0
     return version_parts(other) == mine or in_series(figure, other)
 
 
@@ -684,6 +698,8 @@ def _read_number(text: str, start: int, end: int, value: Decimal | None) -> Figu
         left = start - len(currency_match.group(0))
     else:
         previous = text[start - 1] if start else ""
+        if start >= 2 and _FISCAL_YEAR.fullmatch(text, start - 2, end) and not text[start - 3:start - 2].isalnum():
+            return Figure(text[start:end], value, KIND_YEAR, start=start, end=end)  # "FY2026" names 2026
         if previous and (previous.isalnum() or previous in "_.^"):
             return None  # S3, p99, Q3, .5 in a version, the exponent of 10^6: not a figure of its own
         if previous == "/" and start >= 2 and text[start - 2].isalpha():
@@ -877,8 +893,8 @@ def _read_units_of_one(text: str, found: list[Figure], taken: list[tuple[int, in
             continue
         article, unit, and_half, half_unit = m.groups()
         if article:
-            if re.search(r"\bhalf\s+$", text[max(0, m.start() - 6):m.start()], re.I):
-                continue  # "half a day": a share of a unit (`_read_shares`)
+            if _SHARE_OF_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+                continue  # "half a day", "three quarters of an hour": a share of a unit (`_read_shares`)
             previous = re.search(r"(\S+)\s+$", text[max(0, m.start() - 24):m.start()])
             word = previous.group(1).lower().strip(".,;:") if previous else ""
             if word in number_words_table.RATE_BEFORE or word in _UNITS or word in _CURRENCY_WORDS \
@@ -924,7 +940,12 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
             if denominator.lower().startswith("quarter") and _IN_BEFORE.search(text, max(0, start - 8), start):
                 continue
             value = Decimal(100 * count) / number_words_table.DENOMINATORS[denominator.lower()]  # "two thirds": 200/3 %
-            figure = Figure(m.group(0), value, KIND_PERCENT, start=start, end=end, falling=falling, rising=rising)
+            of_unit = _OF_A_UNIT.match(rest)
+            if of_unit:  # "three quarters of an hour": 0.75 hours
+                figure = Figure(text[start:end + of_unit.end()], value / _HUNDRED, KIND_NUMBER,
+                                unit=_UNITS[of_unit.group(1).lower()], start=start, end=end + of_unit.end())
+            else:
+                figure = Figure(m.group(0), value, KIND_PERCENT, start=start, end=end, falling=falling, rising=rising)
         else:
             word = multiple.lower()
             following = _NEXT_WORD.match(rest)
