@@ -552,3 +552,56 @@ def test_pairs_of_our_own(claim: str, excerpt: str, ok: bool) -> None:
     assert result.ok is ok, result
     if not ok:
         assert [q.text for q in result.missing], result
+
+
+FALL = "The price was $50; it is now $40."
+RISE = "The price was $40; it is now $50."
+YEARS = "In 2025 it cost $8; in 2026 it costs $10."
+
+
+@pytest.mark.parametrize("word", ["fell", "dropped", "decreased", "slashed", "cut", "reduced", "lowered", "plunged",
+                                  "is down"])
+def test_each_word_of_decrease_before_a_change(word: str) -> None:
+    assert grounded(f"The price {word} 20% to $40", FALL).ok
+    assert not grounded(f"The price {word} 25% to $40", FALL).ok
+
+
+@pytest.mark.parametrize("phrase", ["a 20% decrease", "a 20% drop", "a 20% reduction", "a 20% price cut",
+                                    "a 20% discount", "20% lower", "20% less"])
+def test_each_word_of_decrease_after_a_change(phrase: str) -> None:
+    assert grounded(f"It saw {phrase}, to $40", FALL).ok
+    assert not grounded(f"It saw {phrase.replace('20', '25')}, to $40", FALL).ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme cut its price by 20% to $40", FALL, True),
+    ("Acme cut its price by 25% to $40", FALL, False),
+    ("Acme raised its price by 25% to $50", RISE, True),
+    ("Acme raised its price by 20% to $50", RISE, False),
+    ("It saw a 25% price increase to $50", RISE, True),
+    ("It saw a 25% price increase to $40", FALL, False),  # "to $40": where it went, so a fall
+    ("At $40 the fee is $10 cheaper", FALL, True),
+    ("At $40 the fee is $15 cheaper", FALL, False),
+    ("Up to 25% off applies", "Up to 25% off applies.", True),
+    ("A 20% cut from $50 to $40", "It rose from $40 to $50.", False),  # the page's own order wins
+    ("A 25% rise from $40 to $50", "It rose from $40 to $50.", True),
+    # a year: the one the change is in, or the base it is measured from
+    ("Prices went up 25% in 2025", YEARS, False),
+    ("Prices went up 25% since 2025", YEARS, True),
+    ("Prices went up 25% compared with 2025", YEARS, True),
+    ("It costs $2 more than in 2025", YEARS, True),
+    ("It costs $2 more than in 2026", YEARS, False),
+    # an amount after a cited percent change
+    ("With the 10% discount the $100 plan costs $90", "The $100 plan has a 10% discount.", True),
+    ("With the 10% discount the $100 plan costs $80", "The $100 plan has a 10% discount.", False),
+    ("After a 5% increase the $100 plan costs $105", "The $100 plan gets a 5% increase.", True),
+    # "1 in 4" is the share it states
+    ("1 in 4 users pay", "25% of users pay.", True),
+    ("1 in 3 users pay", "25% of users pay.", False),
+    ("One in four users pays", "25% of users pay.", True),
+    ("3 out of 4 users pay", "75% of users pay.", True),
+    ("3 out of 4 users pay", "3 of 5 users pay.", False),
+])
+def test_changes_shares_and_years_in_the_words_reports_use(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result

@@ -43,7 +43,10 @@ class Operand(NamedTuple):
     # $50 before $40 (group 0, 1...); a figure an excerpt ties to a year is in the year group at
     # that year. A change or difference between two of one group runs from the earlier step.
     order: tuple[int, int] | None = None
-    anchored: bool = False  # tied to a year the claim states ("up 25% in 2026")
+    # Tied to a year the claim states: "later" when the claim puts the change in it ("up 25% in
+    # 2026"), "earlier" when it is the base ("$10 less than in 2025", "since 2025"); else "".
+    anchor: str = ""
+    role: str = ""  # "from" or "to": the claim writes "from $50" or "to $40" of it alone
 
 
 class Derivation(NamedTuple):
@@ -119,6 +122,8 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
         x, y = a.figure, b.figure
         ordered = _same_group(a, b)
         forward = not ordered or a.order[1] > b.order[1]  # type: ignore[index]  # from y to x
+        if not ordered and (a.role == "from" or b.role == "to"):
+            forward = False  # "rose 25% to $40": $40 is where it went
         if target.kind in (KIND_MULTIPLIER, KIND_PERCENT) and compatible(x, y) and _base(y):
             ratio = _base(x) / _base(y)
             if target.kind == KIND_MULTIPLIER:
@@ -146,6 +151,10 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference)")
             if y.kind == KIND_PERCENT and _close(_base(x) * y.value / _HUNDRED, _target_base(target), within):
                 return Derivation(target, f"{target.text} = {y.text} of {x.text}")
+            if y.kind == KIND_PERCENT and (y.falling or y.rising):  # "$100 less a 10% discount is $90"
+                after = _base(x) * (_HUNDRED + (-y.value if y.falling else y.value)) / _HUNDRED
+                if _close(after, _target_base(target), within):
+                    return Derivation(target, f"{target.text} = {x.text} {'-' if y.falling else '+'} {y.text}")
     if target.kind in (KIND_MONEY, KIND_NUMBER):  # an operand times a cited multiplier
         for a, b in permutations([o for o in operands[:MAX_OPERANDS] if o.figure.value and (
                 operand(o.figure) or o.figure.kind == KIND_MULTIPLIER)], 2):
@@ -168,7 +177,10 @@ def _may_pair(a: Operand, b: Operand) -> bool:
     two years of which the claim states one ("up 25% in 2026": the figures for 2025 and 2026)."""
     if a.stated or b.stated:
         return True
-    return _same_group(a, b) and a.order[0] == YEAR_GROUP and (a.anchored or b.anchored)  # type: ignore[index]
+    if not (_same_group(a, b) and a.order[0] == YEAR_GROUP):  # type: ignore[index]
+        return False
+    later, earlier = (a, b) if a.order[1] > b.order[1] else (b, a)  # type: ignore[index]
+    return later.anchor == "later" or earlier.anchor == "earlier"
 
 
 def _same_group(a: Operand, b: Operand) -> bool:
@@ -255,7 +267,8 @@ def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: S
     if figure.kind == KIND_MONEY:
         return f"the excerpts state no {figure.currency} amount"
     if figure.unit:
-        return f"the excerpts state no {_shown_measure(figure.unit)}"
+        measure = _shown_measure(figure.unit)
+        return f"the excerpts state no {'duration' if measure == 'time' else measure if measure == 'size' else 'count of ' + measure + 's'}"
     return ""
 
 
@@ -281,6 +294,8 @@ def _comparable(figure: Figure, other: Figure) -> bool:
 
 
 _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.I)
+_TO_BEFORE = re.compile(r"(?<!\bup )\bto\s+$", re.I)
+_BASE_YEAR_BEFORE = re.compile(r"\b(?:than|since|from|compared\s+(?:with|to)|vs\.?|versus|over)\s+(?:in\s+)?$", re.I)
 _TO_BETWEEN = re.compile(r"\s*(?:\bto\b|->|\u2192)\s*", re.I)
 _CLAUSE_END = re.compile(r"[;\n|]|\.(?:\s|$)")
 _MAX_YEAR_GAP = 60  # characters between a figure and the year it belongs to
@@ -312,23 +327,33 @@ def year_of(text: str, figure: Figure, years: Sequence[Figure]) -> int | None:
 def operands_of(claim: str, stated: Sequence[Figure],
                 excerpts: Sequence[tuple[str, Sequence[Figure]]]) -> list[Operand]:
     """The operands a claim's computed figures may use: each figure of each cited excerpt
-    (`text`, as `quantities.readable` gives it, and its figures), with whether the claim states it,
-    its place in a from-to pair the claim states, or else the year its excerpt ties it to."""
+    (`text`, as `quantities.readable` gives it, and its figures), with whether the claim states it
+    and its order: the excerpt's own from-to pair first (the page says which way it went), then
+    the claim's, then the year the excerpt ties it to."""
     steps: list[tuple[Figure, tuple[int, int]]] = []
     for group, (a, b) in enumerate(from_to_pairs(claim, stated)):
         steps += [(a, (group, 0)), (b, (group, 1))]
-    claim_years = {int(f.value) for f in stated if f.kind == KIND_YEAR}
+    roles = [(f, "from" if _FROM_BEFORE.search(claim, max(0, f.start - 8), f.start) else "to")
+             for f in stated if _FROM_BEFORE.search(claim, max(0, f.start - 8), f.start)
+             or _TO_BEFORE.search(claim, max(0, f.start - 8), f.start)]
+    anchors = {int(f.value): "earlier" if _BASE_YEAR_BEFORE.search(claim, max(0, f.start - 24), f.start) else "later"
+               for f in stated if f.kind == KIND_YEAR or (f.kind == KIND_NUMBER and f.unit is None and f.noun is None
+                                                          and f.text.isdigit() and 1900 <= f.value <= 2100)}
     out = []
     for index, (text, found) in enumerate(excerpts):
-        years = [f for f in found if f.kind == KIND_YEAR] if claim_years else []
+        own = {}
+        for k, (a, b) in enumerate(from_to_pairs(text, found)):
+            own[id(a)], own[id(b)] = (1000 + 64 * index + k, 0), (1000 + 64 * index + k, 1)
+        years = [f for f in found if f.kind == KIND_YEAR] if anchors else []
         for f in found:
-            order = next((step for s, step in steps if s.matches(f)), None)
-            anchored = False
+            order = own.get(id(f)) or next((step for s, step in steps if s.matches(f)), None)
+            anchor = ""
             if order is None and years and operand(f):
                 year = year_of(text, f, years)
                 if year is not None:
-                    order, anchored = (YEAR_GROUP, year), year in claim_years
-            out.append(Operand(f, index, any(s.matches(f) for s in stated), order, anchored))
+                    order, anchor = (YEAR_GROUP, year), anchors.get(year, "")
+            role = next((r for s, r in roles if s.matches(f)), "")
+            out.append(Operand(f, index, any(s.matches(f) for s in stated), order, anchor, role))
     return out
 
 

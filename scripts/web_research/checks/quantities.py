@@ -177,6 +177,9 @@ _MONTH_DATE = re.compile(
     r"|(" + _MONTHS + r")\.?\s+([0-9]{4}))\b", re.I)
 _VERSION = re.compile(r"(?:(?<![\w.])[vV][0-9]+(?:\.[0-9]+)*|(?<=[A-Z])v[0-9]+(?:\.[0-9]+)+"
                       r"|(?<![\w.])[0-9]+(?:\.[0-9]+){2,})(?![\w]|\.\w)")
+_COUNT = r"(?:[0-9]{1,3}|" + "|".join(list(number_words_table.UNITS)[1:] + list(number_words_table.TENS)) + ")"
+_ONE_IN = re.compile(r"(?<![\w.,$])(" + _COUNT + r") (?:in|out of) (" + _COUNT + r")\b(?![.,][0-9]|\s*(?:%|percent))",
+                     re.I)
 _VERSION_WORD = re.compile(r"\b(?:version|release|revision|ver\.|rev\.)\s+([vV]?[0-9]{1,4}(?:\.[0-9]{1,4}){0,3})"
                            r"(?![\w%$.,]|[.,][0-9])", re.I)
 # "v1.29", "v2": a version however many parts it has; "TLSv1.3" too (not "IPv6": no dot)
@@ -189,17 +192,24 @@ _MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep"
 # A word of decrease or increase before a figure ("fell 15%", "slashed by $10", "up 25%"; not "up to
 # 25%", a bound) or after it ("a 25% cut", "$10 less", "20% lower", "30% more"): the direction a
 # change states, read the same way in a claim and a page (`Figure.falling`, `Figure.rising`).
-_FALLING_BEFORE = re.compile(r"\b(?:fell|falls?|falling|fallen|dropped|dropping|drops?|down|decreased?|decreasing|"
-                             r"declined?|declining|cuts?|cutting|reduced?|reducing|reduction|lowered|lower|shrank|"
-                             r"shrunk|slashed|slash(?:es|ing)?|discount(?:ed)?|savings?|saved)\b(?:\s+(?:by|to|of|in|"
-                             r"about|around|some|nearly|almost|over|under|more than|up to))?\s*$", re.I)
-_RISING_BEFORE = re.compile(r"\b(?:rose|rises?|rising|risen|grew|grows?|growing|grown|increased?|increasing|"
-                            r"jumped|jumps?|climbed|climbs?|raised|raises?|hiked?|gained|gains?|up)\b"
-                            r"(?:\s+(?:by|of|about|around|some|nearly|almost|over|more than))?\s*$", re.I)
-_FALLING_AFTER = re.compile(r"[\s-]*(?:cut|cuts|drop|drops|reduction|decrease|decline|fall|discount|off|lower|less|"
-                            r"cheaper|down|saving|savings|smaller|fewer|shorter)\b", re.I)
-_RISING_AFTER = re.compile(r"[\s-]*(?:rise|increase|jump|hike|growth|gain|more|higher|dearer|larger|bigger|"
-                           r"greater|markup|premium)\b", re.I)
+_FALL_VERBS = (r"fell|falls?|falling|fallen|dropped|dropping|drops?|decreased?|decreasing|declined?|declining|"
+               r"cuts?|cutting|reduced?|reducing|lowered|lowers?|shrank|shrunk|slashed|slash(?:es|ing)?|"
+               r"discounted|trimmed|trims?|plunged|plummeted|tumbled|sank|dipped|slid|saves?|saved|saving")
+_RISE_VERBS = (r"rose|rises?|rising|risen|grew|grows?|growing|grown|increased?|increasing|jumped|jumps?|climbed|"
+               r"climbs?|raised|raises?|hiked?|hiking|gained|gains?|soared|surged|spiked|lifted|boosted")
+_FALLING_BEFORE = re.compile(r"\b(?:(?:" + _FALL_VERBS + r"|down|reduction|lower|discount|savings?)\b(?:\s+(?:by|to|of|"
+                             r"in|about|around|some|nearly|almost|over|under|more than|up to))?"
+                             r"|(?:" + _FALL_VERBS + r")(?:\s+[A-Za-z']+){1,2}\s+by(?:\s+(?:about|around|some|nearly|"
+                             r"almost|over|more than))?)\s*$", re.I)  # "fell 15%", "cut its price by 20%"
+_RISING_BEFORE = re.compile(r"\b(?:(?:" + _RISE_VERBS + r"|up|increase|hike|rise)\b(?:\s+(?:by|of|about|around|some|"
+                            r"nearly|almost|over|more than))?"
+                            r"|(?:" + _RISE_VERBS + r")(?:\s+[A-Za-z']+){1,2}\s+by(?:\s+(?:about|around|some|nearly|"
+                            r"almost|over|more than))?)\s*$", re.I)  # "up 25%", "raised the fee by 25%"
+# After the figure: a noun of change, maybe after one word ("a 20% price cut"), or a comparative.
+_FALLING_AFTER = re.compile(r"[\s-]*(?:(?:[a-z]+[\s-])?(?:cut|cuts|drop|drops|reduction|decrease|decline|fall|discount|"
+                            r"saving|savings)|off|lower|less|cheaper|down|smaller|fewer|shorter)\b", re.I)
+_RISING_AFTER = re.compile(r"[\s-]*(?:(?:[a-z]+[\s-])?(?:rise|increase|jump|hike|growth|gain|markup|premium|uplift)"
+                           r"|more|higher|dearer|larger|bigger|greater)\b", re.I)
 _YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|by|until|till|from|before|after|during|of|year|fy|early|late|mid)"
                           r"[\s-]*|[(,]\s*)$", re.I)
 
@@ -537,6 +547,8 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
         return []
     found: list[Figure] = []
     taken: list[tuple[int, int]] = []
+    if " in " in text or " out of " in text:
+        _read_one_in(text, found, taken)
     if has_digit:
         _read_dates(text, found, taken)
         for m in _VERSION.finditer(text) if text.count(".") >= 2 or _V_DIGIT.search(text) else ():
@@ -564,6 +576,25 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
                 found.append(figure)
     found.sort(key=lambda q: q.start)
     return _share_across_ranges(text, found)
+
+
+def _read_one_in(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    """"1 in 4", "one in four", "3 out of 4": the share it is (25%, 75%), read the same way in a
+    claim and a page; only a smaller count in a larger one up to 100."""
+    for m in _ONE_IN.finditer(text):
+        numerator, denominator = (_count_value(g) for g in m.groups())
+        if numerator is None or denominator is None or not 0 < numerator < denominator <= 100 \
+                or _overlaps(taken, m.start(), m.end()) or text[m.start() - 1:m.start()] in ("$", "."):
+            continue
+        taken.append((m.start(), m.end()))
+        found.append(Figure(m.group(0), Decimal(100 * numerator) / denominator, KIND_PERCENT, start=m.start(),
+                            end=m.end()))
+
+
+def _count_value(word: str) -> int | None:
+    if word.isdigit():
+        return int(word)
+    return _WORD_UNITS.get(word.lower(), _WORD_TENS.get(word.lower()))
 
 
 def _read_named_versions(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
