@@ -68,8 +68,16 @@ class GapsSentence(NamedTuple):
     what: str = ""  # an absence statement: what it says the pages lack
 
 
+# A second clause that asserts something besides what the pages lack ("..., which was withdrawn
+# after a breach"; "...; Acme was fined"; "... because Acme hides them"): no absence statement.
+_ASIDE = re.compile(r"[;\u2014\u2013]|[,(]\s*(?:which|who|whose|but|yet|so)\b|\s-\s"
+                    r"|\b(?:because|although|though|whereas|despite|even\s+though|given\s+that|now\s+that)\b",
+                    re.IGNORECASE)
+
+
 def absence_what(text: str) -> str | None:
-    """What an absence statement says the pages lack, or None when `text` is not one."""
+    """What an absence statement says the pages lack, or None when `text` is not one (nor is one
+    that asserts something besides, `_ASIDE`)."""
     match = _ABSENCE.match(" ".join(text.split()))
     if match is None:
         return None
@@ -78,7 +86,7 @@ def absence_what(text: str) -> str | None:
     if not stems & ABSENCE_VERBS:
         return None
     what = match.group("what").strip()
-    return what if re.search(r"\w", what) else None
+    return what if re.search(r"\w", what) and not _ASIDE.search(what) else None
 
 
 def _fixed(text: str) -> bool:
@@ -153,7 +161,8 @@ def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:
     more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
     return fail("report.gaps.form", (
         f"{len(problems)} sentence(s) no check reads ({shown}{more}). Gaps & Limitations says only what the pages "
-        f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored); or cites the passage "
+        f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored; one clause, with no aside "
+        "such as ', which ...', '; ...', ' \u2014 ...' or 'because ...'); or cites the passage "
         f"that states it, as a claim; or is one of: {' '.join(FIXED_SENTENCES)} Evidence the run cannot use is "
         f"named as \"{UNCONFIRMED_LABEL} <subtopic names, run files, check ids>.\" Rewrite each so, or drop it"),
         path, problems[0][0])
