@@ -433,7 +433,8 @@ _COMPOUND = re.compile(r"\b(?:" + "|".join(w for w, v in _WORD_UNITS.items() if 
 
 _ROMAN = re.compile(r"(?<![\w.'\u2019-])(?=[IVX]{2})(X{0,3})(IX|IV|V?I{0,3})(?![\w.'\u2019-])")
 _ROMAN_COUNTED = re.compile(r"\s+([a-z]+)\b")
-_LOOK_ALIKE = re.compile(r"(?<![\w.,'\u2019-])[$\u20ac\u00a3]?([0-9lIO][0-9lIO.,]*)(?<![.,])(?![\w'\u2019-])")
+_LOOK_ALIKE = re.compile(r"(?<![\w.,'\u2019])[-+]?[$\u20ac\u00a3]?[vV]?([0-9lIO][0-9lIO.,]*)(?<![.,])"
+                         r"(?:x|k|K|M|B|bn|mn|ms|s|h|d|[KMGTP]i?B)?(?![\w'\u2019-])")  # "l0x", "1OGB"
 # A letter of a script with Latin look-alikes glued to a digit ("З0" with a Cyrillic Ze for 3).
 _LETTER_BY_DIGIT = re.compile(r"[^\W\d_](?=[0-9])|(?<=[0-9])[^\W\d_]")
 _LOOK_ALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN SMALL LETTER DOTLESS",
