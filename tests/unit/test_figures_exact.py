@@ -605,3 +605,25 @@ def test_each_word_of_decrease_after_a_change(phrase: str) -> None:
 def test_changes_shares_and_years_in_the_words_reports_use(claim: str, excerpt: str, ok: bool) -> None:
     result = grounded(claim, excerpt)
     assert result.ok is ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Storage went up 25%, from $0.08 to $0.10 per GB-month", "Storage now costs $0.10 per GB-month (was $0.08).", True),
+    ("Storage went up 20%, from $0.08 to $0.10 per GB-month", "It went from $0.08 per GB-month to $0.10 per GB-month.",
+     False),
+    ("Storage went up 25%, from $0.08 to $0.10 per GB", "Storage: $0.08/GB in 2025, $0.10/GB in 2026.", True),
+    ("Prices rose 25% from 2025 to 2026", YEARS, True),
+    ("Prices rose 25% from 2026 to 2027", YEARS, False),
+    ("Prices rose 25% in 2026", "| Year | Price |\n|---|---|\n| 2025 | $8 |\n| 2026 | $10 |", True),
+    ("Prices rose 20% in 2026", "| Year | Price |\n|---|---|\n| 2025 | $8 |\n| 2026 | $10 |", False),
+    ("Prices rose 25% in 2026", "The 2025 price was $8 and the 2026 price is $10.", True),
+    ("It costs $2 less than in 2025", "The 2025 price was $10 and the 2026 price is $8.", True),
+    ("It costs $2 more than in 2025", "The 2025 price was $10 and the 2026 price is $8.", False),
+    ("It includes a TB of storage", "It includes 1 TB of storage.", True),
+    ("It includes a TB of storage", "It includes 2 TB of storage.", False),
+    ("It gives a month's notice", "It gives 30 days' notice.", False),
+    ("It gives a month's notice", "It gives one month's notice.", True),
+])
+def test_years_and_units_as_pages_lay_them_out(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result

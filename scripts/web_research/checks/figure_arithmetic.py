@@ -82,8 +82,8 @@ def compatible(a: Figure, b: Figure) -> bool:
     of one measure (both plain, or units of one measure), never durations (see `operand`)."""
     if a.kind != b.kind or a.kind not in ARITHMETIC_KINDS or not (operand(a) and operand(b)):
         return False
-    if a.kind == KIND_MONEY and (a.currency != b.currency or a.per != b.per):
-        return False
+    if a.kind == KIND_MONEY and (a.currency != b.currency or (a.per and b.per and a.per != b.per)):
+        return False  # "$0.10 per GB (was $0.08)": a per-unit written once is both's
     if (a.unit is None) != (b.unit is None):
         return False
     return a.unit is None or MEASURES[a.unit][0] == MEASURES[b.unit][0]
@@ -297,7 +297,8 @@ _FROM_BEFORE = re.compile(r"\bfrom\s+$", re.I)
 _TO_BEFORE = re.compile(r"(?<!\bup )\bto\s+$", re.I)
 _BASE_YEAR_BEFORE = re.compile(r"\b(?:than|since|from|compared\s+(?:with|to)|vs\.?|versus|over)\s+(?:in\s+)?$", re.I)
 _TO_BETWEEN = re.compile(r"\s*(?:\bto\b|->|\u2192)\s*", re.I)
-_CLAUSE_END = re.compile(r"[;\n|]|\.(?:\s|$)")
+_CLAUSE_END = re.compile(r"[;\n]|\|\s*\||\.(?:\s|$)")  # a table row ends at "| |"
+_YEAR_RIGHT_AFTER = re.compile(r"\s*[(,]?\s*(?:(?:in|for|during)\s+)?", re.I)
 _MAX_YEAR_GAP = 60  # characters between a figure and the year it belongs to
 
 
@@ -311,17 +312,34 @@ def from_to_pairs(text: str, figures: Sequence[Figure]) -> list[tuple[Figure, Fi
 
 
 def year_of(text: str, figure: Figure, years: Sequence[Figure]) -> int | None:
-    """The year `text` ties `figure` to: the nearest year in its clause ("In 2025 it cost $8;
-    in 2026 it costs $10": $8 is 2025's), None when its clause names none."""
-    best: tuple[int, int] | None = None
+    """The year `text` ties `figure` to: one written right after it ("$8 in 2025", "$8 (2025)"),
+    else the nearest before it in its clause ("In 2025 it cost $8", "| 2025 | $8 |", "the 2025
+    price was $8"), else the nearest after it; None when its clause names none."""
+    before: tuple[int, int] | None = None
+    after: tuple[int, int] | None = None
     for year in years:
-        lo, hi = (year.end, figure.start) if year.end <= figure.start else (figure.end, year.start)
-        if hi - lo > _MAX_YEAR_GAP or hi < lo or _CLAUSE_END.search(text, lo, hi):
+        if year.end <= figure.start:
+            lo, hi = year.end, figure.start
+        elif year.start >= figure.end:
+            lo, hi = figure.end, year.start
+            if _YEAR_RIGHT_AFTER.fullmatch(text, lo, hi):
+                return int(year.value)
+        else:
             continue
-        gap = hi - lo
-        if best is None or gap < best[0]:
-            best = (gap, int(year.value))
-    return best[1] if best else None
+        if hi - lo > _MAX_YEAR_GAP or _CLAUSE_END.search(text, lo, hi):
+            continue
+        if year.end <= figure.start and (before is None or hi - lo < before[0]):
+            before = (hi - lo, int(year.value))
+        elif year.start >= figure.end and (after is None or hi - lo < after[0]):
+            after = (hi - lo, int(year.value))
+    chosen = before or after
+    return chosen[1] if chosen else None
+
+
+def _a_year(figure: Figure) -> bool:
+    return figure.kind == KIND_YEAR or (figure.kind == KIND_NUMBER and figure.unit is None and figure.per is None
+                                        and figure.text.isdigit() and len(figure.text) == 4
+                                        and 1900 <= figure.value <= 2100)
 
 
 def operands_of(claim: str, stated: Sequence[Figure],
@@ -337,18 +355,17 @@ def operands_of(claim: str, stated: Sequence[Figure],
              for f in stated if _FROM_BEFORE.search(claim, max(0, f.start - 8), f.start)
              or _TO_BEFORE.search(claim, max(0, f.start - 8), f.start)]
     anchors = {int(f.value): "earlier" if _BASE_YEAR_BEFORE.search(claim, max(0, f.start - 24), f.start) else "later"
-               for f in stated if f.kind == KIND_YEAR or (f.kind == KIND_NUMBER and f.unit is None and f.noun is None
-                                                          and f.text.isdigit() and 1900 <= f.value <= 2100)}
+               for f in stated if _a_year(f) and (f.kind == KIND_YEAR or f.noun is None)}
     out = []
     for index, (text, found) in enumerate(excerpts):
         own = {}
         for k, (a, b) in enumerate(from_to_pairs(text, found)):
             own[id(a)], own[id(b)] = (1000 + 64 * index + k, 0), (1000 + 64 * index + k, 1)
-        years = [f for f in found if f.kind == KIND_YEAR] if anchors else []
+        years = [f for f in found if _a_year(f)] if anchors else []
         for f in found:
             order = own.get(id(f)) or next((step for s, step in steps if s.matches(f)), None)
             anchor = ""
-            if order is None and years and operand(f):
+            if order is None and years and operand(f) and not _a_year(f):
                 year = year_of(text, f, years)
                 if year is not None:
                     order, anchor = (YEAR_GROUP, year), anchors.get(year, "")

@@ -226,9 +226,9 @@ _WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(
                     r"(?:[\s-]+(?:" + _NUMBER_WORD + "|" + _GROUP + r"))*(?:-?" + number_words_table.FOLD
                     + r"|\s+" + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r"(?![\w-]))?\b", re.I)
 # "a year", "an hour", "an hour and a half" (`number_words.UNITS_AFTER_A`); "a half-hour", "half a day".
-_A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")(\s+"
+_A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")(?:s(?= (?:notice|worth)\b))?(\s+"
                      + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r")?"
-                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?![\w'\u2019]|-[A-Za-z])",
+                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-[A-Za-z])",
                      re.I)
 _SHARE_OF_BEFORE = re.compile(r"\b(?:half|" + "|".join(number_words_table.DENOMINATORS) + r")\s+(?:of\s+)?$", re.I)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s*)$")
