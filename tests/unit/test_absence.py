@@ -126,6 +126,37 @@ def test_each_gaps_sentence_takes_one_form_and_the_rest_is_other() -> None:
     assert [f for f, _t in forms] == [RECORDED, ABSENCE, FIXED, UNCONFIRMED, CLAIM, OTHER, OTHER]
 
 
+@pytest.mark.parametrize("line, form", [
+    # the unconfirmed form named words as a run file or a check id, and they reached the person
+    ("- Unconfirmed evidence: findings/acme-was-fined-for-hidden-fees.md (provenance.sealed).", OTHER),
+    ("- Unconfirmed evidence: acme.was-fined.for-hiding-log-fees.", OTHER),
+    ("- Unconfirmed evidence: report.withdrawn-after-breach.", OTHER),
+    ("- Unconfirmed evidence: sources/acme-charges-250000-dollars.txt.", OTHER),
+    ("- Unconfirmed evidence: checks/acme-was-fined.json.", OTHER),
+    # the honest forms failure-modes.md gives
+    ("- Unconfirmed evidence: findings/pricing.md (findings.pricing.citations.verbatim).", UNCONFIRMED),
+    ("- Unconfirmed evidence: sources/0c0427753cf3ee41.txt (provenance.links).", UNCONFIRMED),
+    ("- Unconfirmed evidence: checks/verdicts-2.json (checks.verdicts), report.coverage.1.2.", UNCONFIRMED),
+    ('- Unconfirmed evidence: subtopic "Pricing" (report.claims.grounded).', UNCONFIRMED),
+])
+def test_the_unconfirmed_form_names_only_the_runs_files_and_check_ids(line: str, form: str) -> None:
+    assert [f for f, _t in _gaps(line + "\n", (), ("Pricing", "pricing"))] == [form]
+
+
+def test_every_check_id_the_plugin_names_is_one_the_unconfirmed_form_reads() -> None:
+    from web_research.checks import checklist  # noqa: PLC0415
+    from web_research.checks.gaps_prose import is_check_id  # noqa: PLC0415
+
+    failure_modes = formats.reference_file("failure-modes.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"^\s{4}([a-z]+(?:\.[a-z0-9_<>-]+)+)", checklist.__doc__, re.M))
+    named |= {m for m in re.findall(r"`([a-z]+(?:\.[a-z0-9_<>*-]+)+)`", failure_modes) if "/" not in m
+              and not m.endswith((".md", ".json")) and m.split(".")[0] in ("plan", "run", "report", "findings",
+                                                                          "provenance", "citations", "sources",
+                                                                          "checks")}
+    assert len(named) > 60
+    assert [i for i in sorted(named) if not is_check_id(i)] == []
+
+
 def test_a_list_under_an_absence_lead_in_is_read_with_it() -> None:
     forms = _gaps("The pages read do not state:\n\n- Northwind's retention prices.\n- Acme's archive price.\n")
     assert forms == [(ABSENCE, "The pages read do not state: Northwind's retention prices."),

@@ -55,8 +55,21 @@ _ABSENCE = re.compile(
     re.IGNORECASE | re.DOTALL)
 _SEPARATORS = re.compile(r"[\s,;:()\"'\u201c\u201d\u2018\u2019`*.]+|\b(?:and|subtopic|subtopics|file|files|the|of)\b",
                          re.IGNORECASE)
-_RUN_FILE = re.compile(r"\b(?:findings|sources|briefs|checks)/[\w.-]{1,120}")
-_CHECK_ID = re.compile(r"\b[a-z]+(?:\.[a-z0-9_<>-]+)+\b")
+# What the unconfirmed form may name besides the plan's subtopics: the run's files by the names the
+# plugin gives them (a subtopic's findings or brief by its slug, a snapshot by its id, a verdicts file)
+# and check ids made of the words check ids use (`CHECK_ID_WORDS`, a subtopic's slug, a bullet's id).
+# Any other "file" or "id" is words: "findings/acme-was-fined-for-hidden-fees.md", "acme.was-fined".
+_SNAPSHOT_FILE = re.compile(r"\bsources/[0-9a-f]{16}(?:\.txt|\.json|\.warc\.gz)(?![\w.-])")
+_VERDICTS_FILE = re.compile(r"\bchecks/verdicts-[1-9][0-9]{0,3}\.json(?![\w.-])")
+_CHECK_ID = re.compile(r"\b[a-z]+(?:\.[a-z0-9_<>*-]+)+(?![\w<>*-])")
+CHECK_ID_WORDS = frozenset("""
+plan run report findings provenance citations sources checks exists readable parses names brief_hash none claims
+grounded frontmatter extra layout length markdown memory reason status subtopic text bidi blank controls uncited
+unexpected links sealed coverage figures gaps form nonempty headings label references sections duplicate missing
+order title tldr bullets sites abandoned checked verdict verdicts absence integrity records required optional
+verbatim snapshot final_url retrieved site_root repeated_url undefined orphan numbering first_use placement
+<slug> <id> <rule> *
+""".split())
 
 
 class GapsSentence(NamedTuple):
@@ -98,10 +111,24 @@ def _unconfirmed(text: str, names: Sequence[str]) -> bool:
     said = " ".join(text.split())
     if not said.casefold().startswith(UNCONFIRMED_LABEL.casefold()):
         return False
-    rest = _CHECK_ID.sub(" ", _RUN_FILE.sub(" ", said[len(UNCONFIRMED_LABEL):].casefold()))
+    slugs = {n for n in names if re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", n)}
+    rest = said[len(UNCONFIRMED_LABEL):]
+    if slugs:
+        rest = re.sub(r"\b(?:findings|briefs)/(?:" + "|".join(map(re.escape, sorted(slugs, key=len, reverse=True)))
+                      + r")\.md(?![\w.-])", " ", rest)
+    rest = _VERDICTS_FILE.sub(" ", _SNAPSHOT_FILE.sub(" ", rest))
+    rest = _CHECK_ID.sub(lambda m: " " if is_check_id(m.group(0), slugs) else m.group(0), rest).casefold()
     for name in sorted((" ".join(n.split()).casefold() for n in names if n.strip()), key=len, reverse=True):
         rest = rest.replace(name, " ")
     return bool(said[len(UNCONFIRMED_LABEL):].strip()) and not _SEPARATORS.sub("", rest)
+
+
+def is_check_id(text: str, slugs: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether `text` is made as check ids are: its dot-separated parts words of CHECK_ID_WORDS,
+    a subtopic's slug (`slugs`) or a bullet's id (digits: `report.coverage.1.2`)."""
+    parts = text.split(".")
+    return parts[0] in ("plan", "run", "report", "findings", "provenance", "citations", "sources", "checks") and all(
+        p in CHECK_ID_WORDS or p in slugs or p.isdigit() for p in parts[1:])
 
 
 def _cited(sentence: Sentence) -> bool:
