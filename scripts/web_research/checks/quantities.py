@@ -932,6 +932,10 @@ def _read_units_of_one(text: str, found: list[Figure], taken: list[tuple[int, in
             if word in number_words_table.RATE_BEFORE or word in _UNITS or word in _CURRENCY_WORDS \
                     or any(c.isdigit() for c in word):
                 continue
+            clause = re.split(r"[.;:!?]\s", text[max(0, m.start() - 60):m.start()])[-1]
+            if word not in number_words_table.DURATION_BEFORE and re.search(r"[0-9%]|\b(?:" + _NUMBER_WORD + r")\b",
+                                                                            clause, re.I):
+                continue  # "5 GB of logs a day": a rate of what the clause counts
             value = Decimal("1.5") if and_half else Decimal(1)
         else:
             unit, value = half_unit, Decimal("0.5")
