@@ -361,7 +361,12 @@ def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool
 @pytest.mark.parametrize("claim, excerpt, says", [
     ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 is -20%"),
     ("Prices fell 15%", "Prices rose 15%.", "15% is a rise"),
-    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", "the excerpts give $30, $20"),
+    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.",
+     "from $30 (2025) to $20 (2026) is -10 USD"),
+    ("Prices went down 20% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", "from $8 (2025) to $10 (2026) is +25%"),
+    ("Logs are kept 30 Tage", "Logs are kept 30 days.", "'tage' is no unit the check reads"),
+    ("It costs $12", "It costs $10 per host.", "the excerpts give $10 per host"),
+    ("Prices rose 30%", "It went from $8 to $10.", "no two cited figures give it"),
     ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
 ])
 def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:
@@ -630,6 +635,8 @@ def test_years_and_units_as_pages_lay_them_out(claim: str, excerpt: str, ok: boo
 
 
 @pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Prices rose 25%", "It went from $8 to $10.", True),  # the page's own from-to pair is the change
+    ("Prices fell 25%", "It went from $8 to $10.", False),
     ("Acme ingests 5 GB of logs a day", "Acme ingests 5 GB of logs per day.", True),  # a rate, no "1 day"
     ("Acme bills 2 hosts an hour", "Acme bills 2 hosts per hour.", True),
     ("Acme keeps 5 plans, each for a year", "Acme keeps 5 plans, each for 2 years.", False),
