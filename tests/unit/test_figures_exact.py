@@ -627,3 +627,21 @@ def test_changes_shares_and_years_in_the_words_reports_use(claim: str, excerpt: 
 def test_years_and_units_as_pages_lay_them_out(claim: str, excerpt: str, ok: bool) -> None:
     result = grounded(claim, excerpt)
     assert result.ok is ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme ingests 5 GB of logs a day", "Acme ingests 5 GB of logs per day.", True),  # a rate, no "1 day"
+    ("Acme bills 2 hosts an hour", "Acme bills 2 hosts per hour.", True),
+    ("Acme keeps 5 plans, each for a year", "Acme keeps 5 plans, each for 2 years.", False),
+    ("Acme keeps 5 plans, each for a year", "Acme keeps 5 plans, each for 1 year.", True),
+    ("Both plans include one seat", "Both plans include 2 seats.", False),
+    ("Both plans include one seat", "Both plans include 1 seat.", True),
+    ("Acme has seven tiers", "Acme has 6 tiers.", False),
+    ("Acme has seven tiers", "Acme has 7 tiers.", True),
+    ("The API allows a thousand requests a minute", "The API allows 100 requests per minute.", False),
+    ("The API allows a hundred requests a minute", "The API allows 100 requests per minute.", True),
+    ("It has one or more regions", "It has regions.", True),
+    ("Each of the three tiers bills per GB", "Tiers bill per GB.", True),
+])
+def test_rates_and_counts_in_sentences(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok

@@ -125,5 +125,9 @@ UNITS_AFTER_A = ("millisecond", "minute", "hour", "day", "week", "month", "year"
                  "gigabyte", "terabyte", "petabyte", "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib")
 # Before "a <unit>", words that make it a rate ("twice a year", "$10 a month", "5 times a day").
 RATE_BEFORE = frozenset("once twice thrice times per every".split())
+# Before "a <unit>", words that make it a duration even after a figure in its clause ("5 plans, each
+# for a year"); after a figure and any other word it is a rate ("5 GB of logs a day").
+DURATION_BEFORE = frozenset("""for within in after over under than about around nearly almost only just least most
+lasts last lasted takes take took is are was were be of until till past""".split())
 AND_A_HALF = "and a half"
 

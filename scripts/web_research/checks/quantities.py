@@ -433,7 +433,8 @@ _COMPOUND = re.compile(r"\b(?:" + "|".join(w for w, v in _WORD_UNITS.items() if 
 
 _ROMAN = re.compile(r"(?<![\w.'\u2019-])(?=[IVX]{2})(X{0,3})(IX|IV|V?I{0,3})(?![\w.'\u2019-])")
 _ROMAN_COUNTED = re.compile(r"\s+([a-z]+)\b")
-_LOOK_ALIKE = re.compile(r"(?<![\w.,'\u2019-])[$\u20ac\u00a3]?([0-9lIO][0-9lIO.,]*)(?<![.,])(?![\w'\u2019-])")
+_LOOK_ALIKE = re.compile(r"(?<![\w.,'\u2019])[-+]?[$\u20ac\u00a3]?[vV]?([0-9lIO][0-9lIO.,]*)(?<![.,])"
+                         r"(?:x|k|K|M|B|bn|mn|ms|s|h|d|[KMGTP]i?B)?(?![\w'\u2019-])")  # "l0x", "1OGB"
 # A letter of a script with Latin look-alikes glued to a digit ("З0" with a Cyrillic Ze for 3).
 _LETTER_BY_DIGIT = re.compile(r"[^\W\d_](?=[0-9])|(?<=[0-9])[^\W\d_]")
 _LOOK_ALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN SMALL LETTER DOTLESS",
@@ -931,6 +932,10 @@ def _read_units_of_one(text: str, found: list[Figure], taken: list[tuple[int, in
             if word in number_words_table.RATE_BEFORE or word in _UNITS or word in _CURRENCY_WORDS \
                     or any(c.isdigit() for c in word):
                 continue
+            clause = re.split(r"[.;:!?]\s", text[max(0, m.start() - 60):m.start()])[-1]
+            if word not in number_words_table.DURATION_BEFORE and re.search(r"[0-9%]|\b(?:" + _NUMBER_WORD + r")\b",
+                                                                            clause, re.I):
+                continue  # "5 GB of logs a day": a rate of what the clause counts
             value = Decimal("1.5") if and_half else Decimal(1)
         else:
             unit, value = half_unit, Decimal("0.5")
