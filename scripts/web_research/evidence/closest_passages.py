@@ -87,7 +87,7 @@ SYNONYMS = (
     ("free", "no charge", "no cost", "no-cost", "$0", "complimentary", "gratis"),
     ("limit", "cap", "caps", "capped", "maxim", "max", "quota", "ceiling", "up to", "at most"),
     ("minim", "min", "at least", "floor"),
-    ("larg", "big", "bigg", "great", "exceed", "beyond"),
+    ("larg", "big", "bigg", "great", "huge", "higher", "exceed", "beyond", "past", "above", "more than"),
     ("small", "little", "tiny"),
     ("size", "length", "len", "count", "amount"),
     ("recommend", "prefer", "advis", "suggest", "encourag"),
@@ -135,7 +135,7 @@ def stem(word: str) -> str:
     "larger" -> "larg", "policies" -> "polic"); at least four letters are kept (three for "-er":
     "lower" -> "low")."""
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if suffix in ("er", "ers") else 4) \
+        if word.endswith(suffix) and len(word) - len(suffix) >= (3 if suffix in ("er", "ers", "s") else 4) \
                 and not (suffix in ("ed", "er", "es") and word[-len(suffix) - 1] == "e"):  # "exceed", "agree"
             word = word[: -len(suffix)]
             break
