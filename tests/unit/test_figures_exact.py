@@ -637,6 +637,9 @@ def test_years_and_units_as_pages_lay_them_out(claim: str, excerpt: str, ok: boo
 @pytest.mark.parametrize("claim, excerpt, ok", [
     ("Prices rose 25%", "It went from $8 to $10.", True),  # the page's own from-to pair is the change
     ("Prices fell 25%", "It went from $8 to $10.", False),
+    ("In 2026 it ran 2 regions", "In 2025 it ran 3 regions; in 2026 it ran 5 regions.", False),  # no difference
+    ("In 2026 it ran 2 more regions", "In 2025 it ran 3 regions; in 2026 it ran 5 regions.", True),
+    ("The threshold is 2", "Lower the threshold from 3 to 1.", False),
     ("Acme ingests 5 GB of logs a day", "Acme ingests 5 GB of logs per day.", True),  # a rate, no "1 day"
     ("Acme bills 2 hosts an hour", "Acme bills 2 hosts per hour.", True),
     ("Acme keeps 5 plans, each for a year", "Acme keeps 5 plans, each for 2 years.", False),

@@ -118,7 +118,7 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
     within = tolerance(target)
     want = target.value
     for a, b in permutations(usable, 2):
-        if not _may_pair(a, b):
+        if not _may_pair(a, b, target):
             continue
         x, y = a.figure, b.figure
         ordered = _same_group(a, b)
@@ -173,13 +173,17 @@ def _a_difference(target: Figure, ordered: bool) -> bool:
     return ordered or target.falling or target.rising or target.noun in _POINTS
 
 
-def _may_pair(a: Operand, b: Operand) -> bool:
+def _may_pair(a: Operand, b: Operand, target: Figure) -> bool:
     """Two operands arithmetic may combine: the claim states one of them, or both are tied to
-    two years of which the claim states one ("up 25% in 2026": the figures for 2025 and 2026)."""
+    two years of which the claim states one ("up 25% in 2026": the figures for 2025 and 2026),
+    or they are the ends of a change the page states ("went from $8 to $10") and the claim
+    states that change by a word of direction or a multiple ("rose 25%", "tripled")."""
     if a.stated or b.stated:
         return True
+    if not (target.kind == KIND_MULTIPLIER or target.falling or target.rising):
+        return False  # "In 2026 it had 2 regions" is no difference of the page's 3 and 5
     if _same_group(a, b) and a.order[0] >= EXCERPT_GROUPS:  # type: ignore[index]
-        return True  # the page's own "from $8 to $10": the change it states
+        return target.kind in (KIND_MULTIPLIER, KIND_PERCENT)
     if not (_same_group(a, b) and a.order[0] == YEAR_GROUP):  # type: ignore[index]
         return False
     later, earlier = (a, b) if a.order[1] > b.order[1] else (b, a)  # type: ignore[index]
@@ -286,7 +290,7 @@ def _what_the_years_give(figure: Figure, operands: Sequence[Operand]) -> str | N
         return None
     tied = [o for o in operands if o.order and o.order[0] == YEAR_GROUP]
     for a, b in permutations(tied, 2):
-        if not (_may_pair(a, b) and a.order[1] > b.order[1] and compatible(a.figure, b.figure)  # type: ignore[index]
+        if not (_may_pair(a, b, figure) and a.order[1] > b.order[1] and compatible(a.figure, b.figure)  # type: ignore[index]
                 and (figure.kind == KIND_PERCENT or _same_kind(figure, a.figure)) and _base(b.figure)):
             continue
         x, y = a.figure, b.figure
