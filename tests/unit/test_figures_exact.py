@@ -655,3 +655,18 @@ def test_years_and_units_as_pages_lay_them_out(claim: str, excerpt: str, ok: boo
 ])
 def test_rates_and_counts_in_sentences(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("It is rated 4 out of 5 stars", "It is rated 4/5 stars.", True),  # a fraction is the share it states
+    ("It is rated 3 out of 5 stars", "It is rated 4/5 stars.", False),
+    ("It is rated 4/5", "It is rated 80%.", True),
+    ("1/3 of users pay", "A third of users pay.", True),
+    ("1/4 of users pay", "A third of users pay.", False),
+    ("It takes two to three days", "It takes 3 to 5 days.", False),  # both ends of a range in words
+    ("It takes two to three days", "It takes 2 to 3 days.", True),
+    ("It takes one or two days", "It takes 1 or 2 days.", True),
+    ("It takes one or two days", "It takes 2 or 3 days.", False),
+])
+def test_fractions_as_shares_and_ranges_in_words(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
