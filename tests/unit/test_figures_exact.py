@@ -367,6 +367,7 @@ def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool
     ("Logs are kept 30 Tage", "Logs are kept 30 days.", "'tage' is no unit the check reads"),
     ("It costs $12", "It costs $10 per host.", "the excerpts give $10 per host"),
     ("Prices rose 30%", "It went from $8 to $10.", "no two cited figures give it"),
+    ("Acme lists one price per GB", "Acme lists a price per GB.", "write 'a' or 'a single'"),
     ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
 ])
 def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:
