@@ -671,3 +671,17 @@ def test_rates_and_counts_in_sentences(claim: str, excerpt: str, ok: bool) -> No
 ])
 def test_fractions_as_shares_and_ranges_in_words(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("In Q3 2026 it bills per GB", "In Q4 2026 it bills per GB.", False),
+    ("In Q3 2026 it bills per GB", "In Q3 2026 it bills per GB.", True),
+    ("In 2026 it bills per GB", "In Q3 2026 it bills per GB.", True),
+    ("In FY26 revenue rose", "In FY25 revenue rose.", False),
+    ("In FY26 revenue rose", "In FY2026 revenue rose.", True),
+    ("In FY2026 revenue rose", "In FY2025 revenue rose.", False),
+    ("In FY2026 revenue rose", "In FY 2026 revenue rose.", True),
+    ("S3 and Q3 stay names", "S3 and Q3 stay names.", True),
+])
+def test_quarters_and_fiscal_years_are_dates(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
