@@ -361,7 +361,12 @@ def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool
 @pytest.mark.parametrize("claim, excerpt, says", [
     ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 is -20%"),
     ("Prices fell 15%", "Prices rose 15%.", "15% is a rise"),
-    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", "the excerpts give $30, $20"),
+    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.",
+     "from $30 (2025) to $20 (2026) is -10 USD"),
+    ("Prices went down 20% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", "from $8 (2025) to $10 (2026) is +25%"),
+    ("Logs are kept 30 Tage", "Logs are kept 30 days.", "'tage' is no unit the check reads"),
+    ("It costs $12", "It costs $10 per host.", "the excerpts give $10 per host"),
+    ("Prices rose 30%", "It went from $8 to $10.", "no two cited figures give it"),
     ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
 ])
 def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:
@@ -630,6 +635,11 @@ def test_years_and_units_as_pages_lay_them_out(claim: str, excerpt: str, ok: boo
 
 
 @pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Prices rose 25%", "It went from $8 to $10.", True),  # the page's own from-to pair is the change
+    ("Prices fell 25%", "It went from $8 to $10.", False),
+    ("In 2026 it ran 2 regions", "In 2025 it ran 3 regions; in 2026 it ran 5 regions.", False),  # no difference
+    ("In 2026 it ran 2 more regions", "In 2025 it ran 3 regions; in 2026 it ran 5 regions.", True),
+    ("The threshold is 2", "Lower the threshold from 3 to 1.", False),
     ("Acme ingests 5 GB of logs a day", "Acme ingests 5 GB of logs per day.", True),  # a rate, no "1 day"
     ("Acme bills 2 hosts an hour", "Acme bills 2 hosts per hour.", True),
     ("Acme keeps 5 plans, each for a year", "Acme keeps 5 plans, each for 2 years.", False),
@@ -644,4 +654,19 @@ def test_years_and_units_as_pages_lay_them_out(claim: str, excerpt: str, ok: boo
     ("Each of the three tiers bills per GB", "Tiers bill per GB.", True),
 ])
 def test_rates_and_counts_in_sentences(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("It is rated 4 out of 5 stars", "It is rated 4/5 stars.", True),  # a fraction is the share it states
+    ("It is rated 3 out of 5 stars", "It is rated 4/5 stars.", False),
+    ("It is rated 4/5", "It is rated 80%.", True),
+    ("1/3 of users pay", "A third of users pay.", True),
+    ("1/4 of users pay", "A third of users pay.", False),
+    ("It takes two to three days", "It takes 3 to 5 days.", False),  # both ends of a range in words
+    ("It takes two to three days", "It takes 2 to 3 days.", True),
+    ("It takes one or two days", "It takes 1 or 2 days.", True),
+    ("It takes one or two days", "It takes 2 or 3 days.", False),
+])
+def test_fractions_as_shares_and_ranges_in_words(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok

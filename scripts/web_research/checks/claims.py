@@ -454,7 +454,7 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
         absent = missing + refused
         for q in refused:
             missing.append(q)
-            reasons.append(why_refused(q, claim_text, stated, absent, available))
+            reasons.append(why_refused(q, claim_text, stated, absent, available, operands))
     for text, why in unreadable:
         missing.append(Quantity(text, Decimal(0), KIND_NUMBER))
         reasons.append(why)

@@ -32,6 +32,7 @@ _HUNDRED = Decimal(100)
 _SHOWN = re.compile(r"[0-9]+(?:[.,]([0-9]+))?")
 _POINTS = frozenset({"point", "points", "percentage", "pp"})  # "5 percentage points": a difference of percents
 YEAR_GROUP = -1  # `Operand.order`'s group of the figures an excerpt ties to a year
+EXCERPT_GROUPS = 1000  # `Operand.order`'s groups from here on: an excerpt's own from-to pairs
 _WORD_TOLERANCE = {KIND_PERCENT: Decimal("0.5"), KIND_MULTIPLIER: Decimal("0.01")}
 
 
@@ -117,7 +118,7 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
     within = tolerance(target)
     want = target.value
     for a, b in permutations(usable, 2):
-        if not _may_pair(a, b):
+        if not _may_pair(a, b, target):
             continue
         x, y = a.figure, b.figure
         ordered = _same_group(a, b)
@@ -172,11 +173,17 @@ def _a_difference(target: Figure, ordered: bool) -> bool:
     return ordered or target.falling or target.rising or target.noun in _POINTS
 
 
-def _may_pair(a: Operand, b: Operand) -> bool:
+def _may_pair(a: Operand, b: Operand, target: Figure) -> bool:
     """Two operands arithmetic may combine: the claim states one of them, or both are tied to
-    two years of which the claim states one ("up 25% in 2026": the figures for 2025 and 2026)."""
+    two years of which the claim states one ("up 25% in 2026": the figures for 2025 and 2026),
+    or they are the ends of a change the page states ("went from $8 to $10") and the claim
+    states that change by a word of direction or a multiple ("rose 25%", "tripled")."""
     if a.stated or b.stated:
         return True
+    if not (target.kind == KIND_MULTIPLIER or target.falling or target.rising):
+        return False  # "In 2026 it had 2 regions" is no difference of the page's 3 and 5
+    if _same_group(a, b) and a.order[0] >= EXCERPT_GROUPS:  # type: ignore[index]
+        return target.kind in (KIND_MULTIPLIER, KIND_PERCENT)
     if not (_same_group(a, b) and a.order[0] == YEAR_GROUP):  # type: ignore[index]
         return False
     later, earlier = (a, b) if a.order[1] > b.order[1] else (b, a)  # type: ignore[index]
@@ -241,19 +248,24 @@ def what_they_give(target: Figure, stated: Sequence[Figure], pairs: Sequence[tup
 
 
 def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: Sequence[Figure],
-                available: Sequence[Figure]) -> str:
+                available: Sequence[Figure], operands: Sequence[Operand] = ()) -> str:
     """In few words, why no cited excerpt grounds `figure` (a figure of the claim `claim`, which
     states `stated`, of which `missing` are grounded by nothing): the same figure stated the
-    other way ("fell" for "rose"), what the claim's own figures give, which operand no excerpt
-    states, or the excerpts' figures of its kind."""
+    other way ("fell" for "rose"), what the claim's own figures or the years it names give,
+    which operand no excerpt states, or the excerpts' figures of its kind."""
     turned = next((f for f in available if f.kind == figure.kind and abs(f.value) == abs(figure.value)
                    and (f.falling, f.rising) != (figure.falling, figure.rising) and (f.falling or f.rising)), None)
     if turned is not None:
         return f"the excerpt's {turned.text} is a {'fall' if turned.falling else 'rise'}"
+    if figure.kind == KIND_NUMBER and figure.noun and any(f.value == figure.value and f.unit for f in available):
+        return f"'{figure.noun}' is no unit the check reads (it reads units in English)"
     grounded = [q for q in stated if q not in missing and q is not figure]
     gives = what_they_give(figure, grounded, from_to_pairs(claim, stated))
     if gives:
         return f"as arithmetic on the claim's cited figures, {gives}"
+    by_year = _what_the_years_give(figure, operands)
+    if by_year:
+        return by_year
     if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
         absent = [q.text for q in missing if q is not figure and q.kind in ARITHMETIC_KINDS]
         if absent:
@@ -262,14 +274,34 @@ def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: S
     if same:
         return f"the excerpts give {', '.join(same[:3])}" + (" ..." if len(same) > 3 else "")
     if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
-        return ("no two cited figures give it (a computed figure is grounded when the claim states one of its "
-                "operands and an excerpt it cites states the other)")
+        return "no two cited figures give it (the claim states one operand, a cited excerpt the other)"
     if figure.kind == KIND_MONEY:
         return f"the excerpts state no {figure.currency} amount"
     if figure.unit:
         measure = _shown_measure(figure.unit)
         return f"the excerpts state no {'duration' if measure == 'time' else measure if measure == 'size' else 'count of ' + measure + 's'}"
     return ""
+
+
+def _what_the_years_give(figure: Figure, operands: Sequence[Operand]) -> str | None:
+    """For a change or difference the claim puts in a year: what the figures an excerpt ties to
+    that year and another give ("from $8 (2025) to $10 (2026) is +25%")."""
+    if figure.kind not in (KIND_PERCENT, KIND_MONEY, KIND_NUMBER):
+        return None
+    tied = [o for o in operands if o.order and o.order[0] == YEAR_GROUP]
+    for a, b in permutations(tied, 2):
+        if not (_may_pair(a, b, figure) and a.order[1] > b.order[1] and compatible(a.figure, b.figure)  # type: ignore[index]
+                and (figure.kind == KIND_PERCENT or _same_kind(figure, a.figure)) and _base(b.figure)):
+            continue
+        x, y = a.figure, b.figure
+        if figure.kind == KIND_PERCENT:
+            change = (_base(x) / _base(y) - 1) * _HUNDRED
+            gives = f"{'+' if change > 0 else ''}{_fmt(change)}%"
+        else:
+            difference = _base(x) - _base(y)
+            gives = f"{'+' if difference > 0 else ''}{_fmt(difference)}" + (f" {x.currency}" if x.currency else "")
+        return f"from {y.text} ({b.order[1]}) to {x.text} ({a.order[1]}) is {gives}"  # type: ignore[index]
+    return None
 
 
 def why_not_named(figure: Figure, named: Sequence[Figure]) -> str:
@@ -360,7 +392,7 @@ def operands_of(claim: str, stated: Sequence[Figure],
     for index, (text, found) in enumerate(excerpts):
         own = {}
         for k, (a, b) in enumerate(from_to_pairs(text, found)):
-            own[id(a)], own[id(b)] = (1000 + 64 * index + k, 0), (1000 + 64 * index + k, 1)
+            own[id(a)], own[id(b)] = (EXCERPT_GROUPS + 64 * index + k, 0), (EXCERPT_GROUPS + 64 * index + k, 1)
         years = [f for f in found if _a_year(f)] if anchors else []
         for f in found:
             order = own.get(id(f)) or next((step for s, step in steps if s.matches(f)), None)

@@ -158,7 +158,6 @@ _MINOR_AFTER = re.compile(r"\s?(?:(euro[\s-]?cents?|eurocents?)\b|(cents?)\b|(\u
 _MINOR_CURRENCIES = ("EUR", "USD", "USD", "GBP")  # by group of _MINOR_AFTER
 _HUNDRED = Decimal(100)
 _FISCAL_YEAR = re.compile(r"(?:FY|fy)[0-9]{4}")
-_FRACTION_OF = re.compile(r"\s+(?:of|the)\b", re.I)
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
 _UNIT_AFTER = re.compile(r"(?:-|\s)?([A-Za-z]+)\b")
 _PER_AFTER = re.compile(r"\s?(?:/|\bper\s+(?:a\s+|an\s+|each\s+|one\s+)?)\s?([A-Za-z]+)\b")
@@ -231,6 +230,7 @@ _A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER
                      r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-[A-Za-z])",
                      re.I)
 _SHARE_OF_BEFORE = re.compile(r"\b(?:half|" + "|".join(number_words_table.DENOMINATORS) + r")\s+(?:of\s+)?$", re.I)
+_WORDS_RANGE = re.compile(r"\s*(?:-|to|or)\s*(?:" + _NUMBER_WORD + r")\b", re.I)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s*)$")
 _OF_A_UNIT = re.compile(r"\s+of\s+an?\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")\b", re.I)
 _AND_A_HALF_BEFORE = re.compile(r"\b(?:" + _NUMBER_WORD + r")\s+and\s+an?\s+$", re.I)
@@ -823,8 +823,8 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     elif (ordinal := _ORDINAL_AFTER.match(rest, position)):
         position = ordinal.end()
     noun = None
-    if kind == KIND_NUMBER and "\u2044" in raw_number and _FRACTION_OF.match(rest, position):
-        kind, value = KIND_PERCENT, value * _HUNDRED  # "½ of users", "3/4 the price": a share, as "half" is
+    if kind == KIND_NUMBER and "\u2044" in raw_number and " " not in raw_number and not _unit_follows(rest, position):
+        kind, value = KIND_PERCENT, value * _HUNDRED  # "½ of users", "4/5 stars": a share, as "half" and "4 in 5" are
     if kind in (KIND_NUMBER, KIND_MONEY):
         unit_match = _UNIT_AFTER.match(rest, position)
         if unit_match and _unit_word(unit_match.group(1)):
@@ -855,6 +855,11 @@ def direction(text: str, start: int, end: int) -> tuple[bool, bool]:
     falling = bool(_FALLING_BEFORE.search(text, before, start) or _FALLING_AFTER.match(text, end))
     rising = not falling and bool(_RISING_BEFORE.search(text, before, start) or _RISING_AFTER.match(text, end))
     return falling, rising
+
+
+def _unit_follows(rest: str, position: int) -> bool:
+    unit = _UNIT_AFTER.match(rest, position)
+    return bool(unit and _unit_word(unit.group(1))) or bool(_PER_AFTER.match(rest, position))
 
 
 def _unit_word(word: str) -> bool:
@@ -895,6 +900,8 @@ def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
 def _counts(text: str, start: int, words: list[str], rest: str) -> bool:
     """Whether count words stand before what they count ("two free plans", "Three vendors"), not
     in an idiom (`number_words.NOT_COUNTED_AFTER`, `PRONOUN_ONE_AFTER`)."""
+    if _WORDS_RANGE.match(rest):
+        return True  # "two to three days", "one or two regions": the first end of a range
     following = re.match(r" ([A-Za-z]+)\b(?!-)(?: ([A-Za-z]+))?", rest)
     if following is None or following.group(1).lower() in number_words_table.NOT_COUNTED_AFTER:
         return False
