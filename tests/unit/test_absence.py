@@ -85,6 +85,11 @@ def _closest(statement: str, pages: list[Page]) -> list:
     ("The pages read do not state which plans include SSO, or whether it costs extra.",
      "which plans include SSO, or whether it costs extra."),
     ("The pages read do not give a per-GB price for year-long retention.", "a per-GB price for year-long retention."),
+    ("The pages read do not state whether Acme was fined.", "whether Acme was fined."),
+    ("No page read gives a price for data that is archived.", "a price for data that is archived."),
+    ("The pages read do not state prices for other vendors (e.g. Lumen).", "prices for other vendors (e.g. Lumen)."),
+    ("The pages read do not state what the price is when data is archived.",
+     "what the price is when data is archived."),
 ])
 def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: str, what: str) -> None:
     assert absence_what(statement) == what
@@ -105,6 +110,12 @@ def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: st
     "The pages read do not state Acme's archive price - Acme was fined for hiding it.",
     "No page read gives Acme's archive price (which Acme hides from buyers).",
     "The pages read do not give Acme's price, although Acme was fined for hiding it.",
+    # what is missing said as a fact: read, listed under the lead-in, as the report's word
+    "The pages read do not say Acme was fined for hidden fees.",
+    "The pages read do not state: Acme was fined for hidden fees.",
+    "No page read states Acme's Standard plan is being withdrawn.",
+    "The pages read do not state Acme's archive price. Acme hides it from buyers.",
+    "No page read gives a price for rehydrating archived logs. | Why | Acme hides it |",  # a table run on into it
 ])
 def test_any_other_sentence_is_no_absence_statement(statement: str) -> None:
     assert absence_what(statement) is None

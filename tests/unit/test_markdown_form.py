@@ -128,6 +128,8 @@ def test_a_statement_where_no_check_read_it_is_an_error_at_its_line(run_copy: Pa
     ("Northwind Telemetry does ~not~ price per monitored host[^3].", "report.markdown", "a pair of `~`"),
     ("Northwind Telemetry does not\b\b\b\b price per monitored host[^3].", "report.text.controls", "U+0008"),
     ("Northwind Telemetry does not\rNorthwind prices per monitored host[^3].", "report.text.controls", "U+000D"),
+    ("Northwind Telemetry does n\u0336o\u0336t\u0336 price per monitored host[^3].", "report.text.controls", "U+0336"),
+    ("Northwind Telemetry does n\u0338o\u0338t\u0338 price per monitored host[^3].", "report.text.controls", "U+0338"),
     ("Northwind Telemetry prices &#x2028;per monitored host[^3].", "report.markdown", "a character reference"),
     ("Northwind prices per host, as [its page](https://evil.example/pricing) says[^3].", "report.markdown",
      "a link to https://evil.example/pricing"),

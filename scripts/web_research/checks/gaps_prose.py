@@ -82,10 +82,20 @@ class GapsSentence(NamedTuple):
 
 
 # A second clause that asserts something besides what the pages lack ("..., which was withdrawn
-# after a breach"; "...; Acme was fined"; "... because Acme hides them"): no absence statement.
-_ASIDE = re.compile(r"[;\u2014\u2013]|[,(]\s*(?:which|who|whose|but|yet|so)\b|\s-\s"
-                    r"|\b(?:because|although|though|whereas|despite|even\s+though|given\s+that|now\s+that)\b",
-                    re.IGNORECASE)
+# after a breach", "... because Acme hides them"): no absence statement.
+# So is a second sentence ("... logs. | Why | Acme hides it |", a table run on into the line) and a
+# table's pipes.
+_ASIDE = re.compile(r"[|\u2014\u2013]|[,(]\s*(?:which|who|whose|but|yet|so)\b|\s-\s"
+                    r"|\b(?:because|although|though|whereas|despite|even\s+though|given\s+that|now\s+that)\b"
+                    r"|(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bno)(?<!\.)[.!?]\s+\S", re.IGNORECASE)
+# A bare clause: what the pages lack said as a statement ("The pages read do not state: Acme was
+# fined for hidden fees", which a person reads, listed, as a fact). A finite verb of be, have, do or
+# a modal is only read inside a question or a that-clause (whether, how, why, that, ...).
+_FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|will|would|can|could|may|might|must|"
+                     r"should|shall|isn['\u2019]t|aren['\u2019]t|wasn['\u2019]t|weren['\u2019]t|hasn['\u2019]t|"
+                     r"hadn['\u2019]t|doesn['\u2019]t|didn['\u2019]t|won['\u2019]t|can['\u2019]t)\b", re.IGNORECASE)
+_OPENS_CLAUSE = re.compile(r"\b(?:whether|if|how|why|when|where|which|what|who|whom|whose|that|once|until|unless|"
+                           r"while|whenever|wherever)\b", re.IGNORECASE)
 
 
 def absence_what(text: str) -> str | None:
@@ -99,7 +109,13 @@ def absence_what(text: str) -> str | None:
     if not stems & ABSENCE_VERBS:
         return None
     what = match.group("what").strip()
-    return what if re.search(r"\w", what) and not _ASIDE.search(what) else None
+    if not re.search(r"\w", what) or _ASIDE.search(what):
+        return None
+    for part in what.split(";"):  # things listed with semicolons: each a thing or a question
+        finite = _FINITE.search(part)
+        if finite is not None and not _OPENS_CLAUSE.search(part, 0, finite.start()):
+            return None
+    return what
 
 
 def _fixed(text: str) -> bool:
@@ -188,8 +204,10 @@ def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:
     more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
     return fail("report.gaps.form", (
         f"{len(problems)} sentence(s) no check reads ({shown}{more}). Gaps & Limitations says only what the pages "
-        f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored; one clause, with no aside "
-        "such as ', which ...', '; ...', ' \u2014 ...' or 'because ...'); or cites the passage "
+        f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored; <what> is one clause, a "
+        "thing or a question ('whether Acme throttles overages'), never a statement ('Acme throttles overages'), "
+        "with no aside such as ', which ...', ' \u2014 ...', 'because ...' or a second sentence); or cites the "
+        "passage "
         f"that states it, as a claim; or is one of: {' '.join(FIXED_SENTENCES)} Evidence the run cannot use is "
         f"named as \"{UNCONFIRMED_LABEL} <subtopic names, run files, check ids>.\" Rewrite each so, or drop it"),
         path, problems[0][0])

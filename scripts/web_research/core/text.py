@@ -58,13 +58,17 @@ def _folding(chars: "set[str] | frozenset[str]") -> dict[int, str | None]:
 # the line and paragraph separators. A terminal acts on them (a backspace deletes the word before
 # it on screen, a lone carriage return writes over the line), and Python's `splitlines` breaks a
 # line at them where a Markdown viewer does not: what `cat` or a viewer shows is not what is checked.
-_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]|\r(?!\n)")
+# The combining overlays that strike the letter before them through (tilde, stroke, solidus, vertical
+# line, ring, reverse solidus overlays): "does n\u0336o\u0336t\u0336 charge" shows "not" struck out, as `~~not~~`
+# does, while the checks read it; a negated relation they make ("=\u0338") is written composed ("\u2260").
+_CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u0334-\u0338\u20d2\u20d3\u20d8-\u20da"
+                       "\u20e5\u20e6\u20ea\u20eb]|\r(?!\n)")
 
 
 def control_chars(text: str) -> list[tuple[int, str]]:
     """(offset, `U+XXXX`) of each control character of `text` a person's screen would act on
     or show otherwise than the checks read it (see `_CONTROLS`)."""
-    if text.isprintable():
+    if text.isprintable() and text.isascii():
         return []
     return [(m.start(), f"U+{ord(m.group(0)):04X}") for m in _CONTROLS.finditer(text)]
 
