@@ -685,3 +685,27 @@ def test_fractions_as_shares_and_ranges_in_words(claim: str, excerpt: str, ok: b
 ])
 def test_quarters_and_fiscal_years_are_dates(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("It takes 1 hour 30 minutes", "It takes 90 minutes.", True),  # one duration, as a reader takes it
+    ("It takes 1 hour 30 minutes", "It takes 1 hour.", False),
+    ("It takes one hour and thirty minutes", "It takes 90 minutes.", True),
+    ("It keeps logs 2 years and 6 months", "It keeps logs 30 months.", True),
+    ("It keeps logs 2 years and 6 months", "It keeps logs 2 years.", False),
+    ("Plans keep 7, 30 or 90 days", "Plans keep 7, 30 or 90 days.", True),
+    ("It is free for 1 year, 6 months of support included", "Free for 1 year; 6 months of support.", True),
+    ("It lasted a decade", "It lasted 10 years.", True),
+    ("It lasted a decade", "It lasted 12 years.", False),
+])
+def test_durations_joined_and_decades(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, says", [
+    ("It costs $41\u20442", "'41\u20442' may read as 41/2 or as 4 1/2"),
+    ("It costs $4\u20442", None),  # one digit: 4/2, no doubt
+])
+def test_a_fraction_slash_after_two_digits_is_refused(claim: str, says: str | None) -> None:
+    found = [why for _what, why in unreadable_figures(claim)]
+    assert (says is None and not found) or any(says in why for why in found), found
