@@ -367,6 +367,7 @@ def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool
     ("Logs are kept 30 Tage", "Logs are kept 30 days.", "'tage' is no unit the check reads"),
     ("It costs $12", "It costs $10 per host.", "the excerpts give $10 per host"),
     ("Prices rose 30%", "It went from $8 to $10.", "no two cited figures give it"),
+    ("Acme lists one price per GB", "Acme lists a price per GB.", "write 'a' or 'a single'"),
     ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
 ])
 def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:
@@ -669,4 +670,18 @@ def test_rates_and_counts_in_sentences(claim: str, excerpt: str, ok: bool) -> No
     ("It takes one or two days", "It takes 2 or 3 days.", False),
 ])
 def test_fractions_as_shares_and_ranges_in_words(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("In Q3 2026 it bills per GB", "In Q4 2026 it bills per GB.", False),
+    ("In Q3 2026 it bills per GB", "In Q3 2026 it bills per GB.", True),
+    ("In 2026 it bills per GB", "In Q3 2026 it bills per GB.", True),
+    ("In FY26 revenue rose", "In FY25 revenue rose.", False),
+    ("In FY26 revenue rose", "In FY2026 revenue rose.", True),
+    ("In FY2026 revenue rose", "In FY2025 revenue rose.", False),
+    ("In FY2026 revenue rose", "In FY 2026 revenue rose.", True),
+    ("S3 and Q3 stay names", "S3 and Q3 stay names.", True),
+])
+def test_quarters_and_fiscal_years_are_dates(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok

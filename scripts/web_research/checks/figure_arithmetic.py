@@ -275,6 +275,10 @@ def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: S
         return f"the excerpts give {', '.join(same[:3])}" + (" ..." if len(same) > 3 else "")
     if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
         return "no two cited figures give it (the claim states one operand, a cited excerpt the other)"
+    if figure.kind == KIND_NUMBER and figure.text.lower() == "one":
+        return "a count no excerpt states; if it counts nothing, write 'a' or 'a single'"
+    if figure.kind == KIND_NUMBER and figure.text.isalpha():
+        return "a count in words no excerpt states"
     if figure.kind == KIND_MONEY:
         return f"the excerpts state no {figure.currency} amount"
     if figure.unit:

@@ -25,7 +25,9 @@ sources: "one of", "group one", "two vendors", number_words.py), and "a" or
 "an" before a unit is one ("a year"). A count is never a year because of its value
 ("2050 customers" is compared as a number, like any count).
 
-What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`).
+What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`); but a quarter
+with its year and a fiscal year are dates ("Q3 2026", "FY26"), and a claim that glues the
+look-alike letters l, I or O to digits ("l2") is refused (`unreadable_figures`).
 
 Issue 44 made each figure exact. Only ASCII 0-9 are digits (`unreadable_figures` names any
 other script's digit a claim writes, "৪" reading like 8); a vulgar fraction is its value ("4½"
@@ -169,6 +171,7 @@ _BETWEEN_NUMBERS = 40
 # Spans that are taken whole before numbers are looked at.
 _ISO_DATE = re.compile(r"(?<![\w.])([0-9]{4})-([0-9]{2})-([0-9]{2})"
                        r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?(?![\w])")
+_QUARTER = re.compile(r"\b(?:Q([1-4])\s+(?:FY\s?)?([0-9]{4})|FY\s?([0-9]{4}|[0-9]{2}))\b(?![.,][0-9])")
 _TIME = re.compile(r"(?<![\w.:])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?![\w:])")
 _MONTH_DATE = re.compile(
     r"\b(?:([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTHS + r")\.?(?:,?\s+([0-9]{4}))?"
@@ -618,6 +621,13 @@ def _is_dotted_thousands(raw: str) -> bool:
 
 
 def _read_dates(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    if "Q" in text or "FY" in text:  # "Q3 2026", "FY26": a quarter or a fiscal year is a date
+        for m in _QUARTER.finditer(text):
+            quarter, year = m.group(1), m.group(2) or m.group(3)
+            year_value = int(year) + (2000 if len(year) == 2 else 0)
+            taken.append((m.start(), m.end()))
+            found.append(Figure(m.group(0), Decimal(year_value), KIND_DATE, start=m.start(), end=m.end(),
+                                key=(year_value, None, None, int(quarter) if quarter else None)))
     if "-" in text:  # cheap tests first: verify stays fast
         for m in _ISO_DATE.finditer(text):
             taken.append((m.start(), m.end()))
