@@ -330,6 +330,12 @@ def test_without_a_checker_a_statement_a_passage_holds_whole_is_refused(tmp_path
     listed = _claims_json(run)["absences"]  # and `claims --json` lists it with its state
     assert [(a["state"], a["text"]) for a in listed] == [("refused", attack[2:].strip())]
     assert "larger than sys.maxsize" in listed[0]["passages"][0]["text"]
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    shown = subprocess.run([sys.executable, "-m", "web_research", "claims", str(run)], capture_output=True,
+                           text=True, check=True).stdout
+    assert f"absence refused\n  statement: {attack[2:].strip()}\n  passage 1 " in shown
     honest = "- The pages read do not state how much memory a TaskGroup uses.\n"
     report.write_text(text.replace(GAPS_LINE, GAPS_LINE + honest), encoding="utf-8")
     bad = failing(run_checklist(run))

@@ -55,6 +55,9 @@ def _errors(run: Path, heading: str) -> dict[str, object]:
     "### Cost controls for high-volume logs are missing",
     "### How usage above the commitment is billed",
     "### Pricing comparison",
+    "### [Enterprise commitments and overages](https://evil.example/fined)",
+    "### *Enterprise commitments and overages*",
+    "### Enterprise commitments and \u043everages",  # a Cyrillic o
 ])
 def test_a_heading_that_is_no_subtopic_name_fails_at_its_line(run_copy: Path, heading: str) -> None:
     check = _errors(run_copy, heading)["report.headings.label"]

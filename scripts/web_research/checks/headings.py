@@ -63,8 +63,10 @@ def plan_name_error(plan: Plan, path: Path | None = None) -> PlanError | None:
 
 def heading_key(text: str) -> str:
     """A heading or a subtopic's name as the rule compares them: reference marks left out, runs of
-    whitespace as one space, case folded."""
-    return " ".join(_MARK.sub("", text).split()).casefold()
+    whitespace as one space, composed (NFC: "e" and a combining acute are "\u00e9"), case folded."""
+    import unicodedata  # lazy: verify only
+
+    return unicodedata.normalize("NFC", " ".join(_MARK.sub("", text).split())).casefold()
 
 
 def heading_label_check(path: Path, report, subtopic_names: Sequence[str]) -> Check | None:  # noqa: ANN001 - a Report

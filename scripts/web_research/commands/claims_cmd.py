@@ -54,8 +54,10 @@ def run(args: argparse.Namespace) -> int:
                    "claims": [{**r.as_dict(shown[r.path]), "check": check_key(r)} for r in records],
                    "absences": absence_states(run_dir, parsed, display_path(str(run_dir / REPORT_FILE)))}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
-    elif records:
-        print(render_text(records, shown))
+    else:
+        absences = absence_states(run_dir, parsed, display_path(str(run_dir / REPORT_FILE)))
+        if records or absences:
+            print("\n".join(filter(None, [render_text(records, shown), render_absences(absences)])))
     return EXIT_OK
 
 
@@ -89,6 +91,19 @@ def _unusable(parsed, only: tuple | None = None) -> bool:
         print(f"web-research claims: {display_path(str(path))}: {error.reason}; its claims cannot be read",
               file=sys.stderr)
     return bool(found)
+
+
+def render_absences(absences: Iterable[Mapping]) -> str:
+    """report.md's statements of absence, one stanza each: file:line, key, state, the statement and
+    the passages shown against it."""
+    out = []
+    for a in absences:
+        out.append(f"{a['file']}:{a['line']} {a['check']} absence {a['state']}"
+                   + (f" ({a['reason']})" if a.get("reason") else ""))
+        out.append(f"  statement: {a['text']}")
+        for n, p in enumerate(a["passages"], start=1):
+            out.append(f"  passage {n} {p['url']} \"{p['text']}\"")
+    return "\n".join(out)
 
 
 def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> str:
