@@ -359,7 +359,8 @@ def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool
 
 
 @pytest.mark.parametrize("claim, excerpt, says", [
-    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 is -20%"),
+    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 (-20%)"),
+    ("Acme made a 25% cut from $50 to $40", "Acme's price was $50; it is $40.", "from $50 to $40 is -20%"),
     ("Prices fell 15%", "Prices rose 15%.", "15% is a rise"),
     ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.",
      "from $30 (2025) to $20 (2026) is -10 USD"),
@@ -368,6 +369,7 @@ def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool
     ("It costs $12", "It costs $10 per host.", "the excerpts give $10 per host"),
     ("Prices rose 30%", "It went from $8 to $10.", "no two cited figures give it"),
     ("Acme lists one price per GB", "Acme lists a price per GB.", "write 'a' or 'a single'"),
+    ("A 20% cut from $50 to $40", "It rose from $40 to $50.", "the excerpt goes from $40 to $50 (+25%)"),
     ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
 ])
 def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:
@@ -685,3 +687,27 @@ def test_fractions_as_shares_and_ranges_in_words(claim: str, excerpt: str, ok: b
 ])
 def test_quarters_and_fiscal_years_are_dates(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("It takes 1 hour 30 minutes", "It takes 90 minutes.", True),  # one duration, as a reader takes it
+    ("It takes 1 hour 30 minutes", "It takes 1 hour.", False),
+    ("It takes one hour and thirty minutes", "It takes 90 minutes.", True),
+    ("It keeps logs 2 years and 6 months", "It keeps logs 30 months.", True),
+    ("It keeps logs 2 years and 6 months", "It keeps logs 2 years.", False),
+    ("Plans keep 7, 30 or 90 days", "Plans keep 7, 30 or 90 days.", True),
+    ("It is free for 1 year, 6 months of support included", "Free for 1 year; 6 months of support.", True),
+    ("It lasted a decade", "It lasted 10 years.", True),
+    ("It lasted a decade", "It lasted 12 years.", False),
+])
+def test_durations_joined_and_decades(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, says", [
+    ("It costs $41\u20442", "'41\u20442' may read as 41/2 or as 4 1/2"),
+    ("It costs $4\u20442", None),  # one digit: 4/2, no doubt
+])
+def test_a_fraction_slash_after_two_digits_is_refused(claim: str, says: str | None) -> None:
+    found = [why for _what, why in unreadable_figures(claim)]
+    assert (says is None and not found) or any(says in why for why in found), found

@@ -75,6 +75,7 @@ _UNITS = {
     **dict.fromkeys(("wk", "wks", "week", "weeks"), "week"),
     **dict.fromkeys(("mo", "mos", "month", "months"), "month"),
     **dict.fromkeys(("yr", "yrs", "year", "years"), "year"),
+    **dict.fromkeys(("decade", "decades"), "decade"),
     **dict.fromkeys(("b", "byte", "bytes"), "byte"),
     **dict.fromkeys(("kb", "kilobyte", "kilobytes"), "kb"),
     **dict.fromkeys(("mb", "megabyte", "megabytes"), "mb"),
@@ -95,7 +96,7 @@ _SECOND, _BYTE = Decimal(1), Decimal(1)
 MEASURES: dict[str, tuple[str, Decimal]] = {
     "millisecond": ("time", _SECOND / 1000), "second": ("time", _SECOND), "minute": ("time", Decimal(60)),
     "hour": ("time", Decimal(3600)), "day": ("time", Decimal(86_400)), "week": ("time", Decimal(604_800)),
-    "month": ("calendar", Decimal(1)), "year": ("calendar", Decimal(12)),
+    "month": ("calendar", Decimal(1)), "year": ("calendar", Decimal(12)), "decade": ("calendar", Decimal(120)),
     "byte": ("size", _BYTE), "kb": ("size", Decimal(10) ** 3), "mb": ("size", Decimal(10) ** 6),
     "gb": ("size", Decimal(10) ** 9), "tb": ("size", Decimal(10) ** 12), "pb": ("size", Decimal(10) ** 15),
     "kib": ("size", Decimal(2) ** 10), "mib": ("size", Decimal(2) ** 20), "gib": ("size", Decimal(2) ** 30),
@@ -234,6 +235,7 @@ _A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER
                      re.I)
 _SHARE_OF_BEFORE = re.compile(r"\b(?:half|" + "|".join(number_words_table.DENOMINATORS) + r")\s+(?:of\s+)?$", re.I)
 _WORDS_RANGE = re.compile(r"\s*(?:-|to|or)\s*(?:" + _NUMBER_WORD + r")\b", re.I)
+_JOINED_DURATION = re.compile(r"\s+(?:and\s+)?")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s*)$")
 _OF_A_UNIT = re.compile(r"\s+of\s+an?\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")\b", re.I)
 _AND_A_HALF_BEFORE = re.compile(r"\b(?:" + _NUMBER_WORD + r")\s+and\s+an?\s+$", re.I)
@@ -442,6 +444,7 @@ _LOOK_ALIKE = re.compile(r"(?<![\w.,'\u2019])[-+]?[$\u20ac\u00a3]?[vV]?([0-9lIO]
 _LETTER_BY_DIGIT = re.compile(r"[^\W\d_](?=[0-9])|(?<=[0-9])[^\W\d_]")
 _LOOK_ALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN SMALL LETTER DOTLESS",
                        "LATIN CAPITAL LETTER SMALL", "LATIN LETTER SMALL", "MODIFIER LETTER")
+_GLUED_FRACTION = re.compile("(?<![0-9])([0-9]{2,})\u2044([0-9]+)")  # "41⁄2": 41/2 or 4 1/2
 _NUMBER_FORMS_READ = frozenset("\u00bc\u00bd\u00be\u2189" + "".join(map(chr, range(0x2150, 0x2160))))
 
 
@@ -477,6 +480,10 @@ def unreadable_figures(text: str) -> list[tuple[str, str]]:
             letters = "".join(dict.fromkeys(c for c in token if c in "lIO"))
             found.append((m.group(0), f"'{m.group(0)}' mixes the letter(s) {letters} with digits: write the figure "
                                       "in digits 0-9"))
+    if "\u2044" in text:
+        for m in _GLUED_FRACTION.finditer(text):
+            found.append((m.group(0), f"'{m.group(0)}' may read as {m.group(1)}/{m.group(2)} or as {m.group(1)[:-1]} "
+                                      f"{m.group(1)[-1]}/{m.group(2)}: write a decimal"))
     if "-" in text:
         for m in _COMPOUND.finditer(text):
             found.append((m.group(0), f"'{m.group(0)}' reads as 2.50 or as 250: write the figure in digits"))
@@ -579,7 +586,26 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
             if figure is not None:
                 found.append(figure)
     found.sort(key=lambda q: q.start)
-    return _share_across_ranges(text, found)
+    return _joined_durations(text, _share_across_ranges(text, found))
+
+
+def _joined_durations(text: str, found: list[Figure]) -> list[Figure]:
+    """"1 hour 30 minutes", "2 years and 6 months": one duration in the smaller unit (90 minutes),
+    as a reader takes it; a list of one unit ("7, 30 or 90 days") stays a list."""
+    out: list[Figure] = []
+    for figure in found:
+        last = out[-1] if out else None
+        if (last is not None and last.kind == figure.kind == KIND_NUMBER and last.unit and figure.unit
+                and MEASURES[last.unit][0] == MEASURES[figure.unit][0]
+                and MEASURES[last.unit][1] > MEASURES[figure.unit][1] and last.per is None and figure.per is None
+                and _JOINED_DURATION.fullmatch(text, last.end, figure.start)):
+            size = MEASURES[figure.unit][1]
+            total = (last.value * MEASURES[last.unit][1] + figure.value * size) / size
+            out[-1] = Figure(text[last.start:figure.end], total, KIND_NUMBER, unit=figure.unit, start=last.start,
+                             end=figure.end, falling=last.falling, rising=last.rising)
+        else:
+            out.append(figure)
+    return out
 
 
 def _read_one_in(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
