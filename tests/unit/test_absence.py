@@ -90,6 +90,14 @@ def _closest(statement: str, pages: list[Page]) -> list:
     ("The pages read do not state prices for other vendors (e.g. Lumen).", "prices for other vendors (e.g. Lumen)."),
     ("The pages read do not state what the price is when data is archived.",
      "what the price is when data is archived."),
+    ("The pages read do not state whether prices differ by region, e.g. EU versus US.",
+     "whether prices differ by region, e.g. EU versus US."),
+    ("No page read specifies the minimum term, in months, for Acme's enterprise tier.",
+     "the minimum term, in months, for Acme's enterprise tier."),
+    ("The pages read do not confirm the figures with a second, independent source.",
+     "the figures with a second, independent source."),
+    ("The pages read do not say what happens when a TaskGroup is cancelled from outside.",
+     "what happens when a TaskGroup is cancelled from outside."),
 ])
 def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: str, what: str) -> None:
     assert absence_what(statement) == what
@@ -116,6 +124,8 @@ def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: st
     "No page read states Acme's Standard plan is being withdrawn.",
     "The pages read do not state Acme's archive price. Acme hides it from buyers.",
     "No page read gives a price for rehydrating archived logs. | Why | Acme hides it |",  # a table run on into it
+    "The pages read do not state otherwise than that Acme was fined.",  # a denial said as an absence
+    "No page read gives a price for rehydrating archived logs, the feature Acme withdrew.",  # an appended aside
 ])
 def test_any_other_sentence_is_no_absence_statement(statement: str) -> None:
     assert absence_what(statement) is None

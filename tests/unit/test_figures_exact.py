@@ -359,7 +359,8 @@ def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool
 
 
 @pytest.mark.parametrize("claim, excerpt, says", [
-    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 is -20%"),
+    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 (-20%)"),
+    ("Acme made a 25% cut from $50 to $40", "Acme's price was $50; it is $40.", "from $50 to $40 is -20%"),
     ("Prices fell 15%", "Prices rose 15%.", "15% is a rise"),
     ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.",
      "from $30 (2025) to $20 (2026) is -10 USD"),
@@ -368,6 +369,7 @@ def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool
     ("It costs $12", "It costs $10 per host.", "the excerpts give $10 per host"),
     ("Prices rose 30%", "It went from $8 to $10.", "no two cited figures give it"),
     ("Acme lists one price per GB", "Acme lists a price per GB.", "write 'a' or 'a single'"),
+    ("A 20% cut from $50 to $40", "It rose from $40 to $50.", "the excerpt goes from $40 to $50 (+25%)"),
     ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
 ])
 def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:

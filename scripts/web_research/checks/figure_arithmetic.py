@@ -259,6 +259,14 @@ def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: S
         return f"the excerpt's {turned.text} is a {'fall' if turned.falling else 'rise'}"
     if figure.kind == KIND_NUMBER and figure.noun and any(f.value == figure.value and f.unit for f in available):
         return f"'{figure.noun}' is no unit the check reads (it reads units in English)"
+    if figure.kind == KIND_PERCENT:
+        pages = [o for o in operands if o.order and o.order[0] >= EXCERPT_GROUPS and o.stated]
+        for a, b in permutations(pages, 2):
+            if a.order[0] == b.order[0] and a.order[1] > b.order[1] and compatible(a.figure, b.figure) \
+                    and _base(b.figure):  # type: ignore[index]
+                change = (_base(a.figure) / _base(b.figure) - 1) * _HUNDRED
+                return (f"the excerpt goes from {b.figure.text} to {a.figure.text} "
+                        f"({'+' if change > 0 else ''}{_fmt(change)}%)")
     grounded = [q for q in stated if q not in missing and q is not figure]
     gives = what_they_give(figure, grounded, from_to_pairs(claim, stated))
     if gives:
@@ -401,7 +409,7 @@ def operands_of(claim: str, stated: Sequence[Figure],
         for f in found:
             order = own.get(id(f)) or next((step for s, step in steps if s.matches(f)), None)
             anchor = ""
-            if order is None and years and operand(f) and not _a_year(f):
+            if order is None and years and operand(f) and not _a_year(f) and len(out) < MAX_OPERANDS:
                 year = year_of(text, f, years)
                 if year is not None:
                     order, anchor = (YEAR_GROUP, year), anchors.get(year, "")
