@@ -90,6 +90,14 @@ def _closest(statement: str, pages: list[Page]) -> list:
     ("The pages read do not state prices for other vendors (e.g. Lumen).", "prices for other vendors (e.g. Lumen)."),
     ("The pages read do not state what the price is when data is archived.",
      "what the price is when data is archived."),
+    ("The pages read do not state whether prices differ by region, e.g. EU versus US.",
+     "whether prices differ by region, e.g. EU versus US."),
+    ("No page read specifies the minimum term, in months, for Acme's enterprise tier.",
+     "the minimum term, in months, for Acme's enterprise tier."),
+    ("The pages read do not confirm the figures with a second, independent source.",
+     "the figures with a second, independent source."),
+    ("The pages read do not say what happens when a TaskGroup is cancelled from outside.",
+     "what happens when a TaskGroup is cancelled from outside."),
 ])
 def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: str, what: str) -> None:
     assert absence_what(statement) == what
@@ -116,6 +124,8 @@ def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: st
     "No page read states Acme's Standard plan is being withdrawn.",
     "The pages read do not state Acme's archive price. Acme hides it from buyers.",
     "No page read gives a price for rehydrating archived logs. | Why | Acme hides it |",  # a table run on into it
+    "The pages read do not state otherwise than that Acme was fined.",  # a denial said as an absence
+    "No page read gives a price for rehydrating archived logs, the feature Acme withdrew.",  # an appended aside
 ])
 def test_any_other_sentence_is_no_absence_statement(statement: str) -> None:
     assert absence_what(statement) is None
@@ -379,9 +389,9 @@ QUICK = [
 def test_without_a_checker_a_reworded_statement_is_refused_and_an_honest_one_stands(benchmark_pages, statement: str,
                                                                                    refused: bool) -> None:
     what = absence_what(statement)
-    terms = key_terms(what)
-    item = absence.AbsenceItem(7, statement, tuple(terms), tuple(closest_passages(terms, benchmark_pages,
-                                                                                  names=name_terms(what))))
+    terms, names = key_terms(what), name_terms(what)
+    item = absence.AbsenceItem(7, statement, tuple(terms), tuple(closest_passages(terms, benchmark_pages, names=names)),
+                               names)
     checks = absence.unjudged_checks(Path("report.md"), [item], None)
     assert bool(checks) == refused, (terms, [p.text[:160] for p in item.passages])
     if refused:
@@ -408,6 +418,17 @@ def test_the_passage_that_holds_every_term_is_shown_first() -> None:
     terms = key_terms("whether Brightpath queues cost less than Acme's")
     passages = closest_passages(terms, [noisy, refuting], names=name_terms("whether Brightpath queues cost less"))
     assert passages[0].url == "https://b.example/" and set(passages[0].terms) == set(terms), passages
+    # and without a checker, a name spelt apart and a synonym do not get a rewording past it
+    what = "whether Bright Path queues are cheaper than Acme's"
+    terms, names = key_terms(what), name_terms(what)
+    item = absence.AbsenceItem(3, f"No page read states {what}.", tuple(terms),
+                               tuple(closest_passages(terms, [noisy, refuting], names=names)), names)
+    assert absence.unjudged_checks(Path("report.md"), [item], None)
+    honest = "whether Bright Path queues are cheaper in Germany"
+    terms, names = key_terms(honest), name_terms(honest)
+    item = absence.AbsenceItem(3, f"No page read states {honest}.", tuple(terms),
+                               tuple(closest_passages(terms, [noisy, refuting], names=names)), names)
+    assert not absence.unjudged_checks(Path("report.md"), [item], None)
 
 
 def test_the_checker_is_told_the_absence_item_kind() -> None:

@@ -91,11 +91,26 @@ _ASIDE = re.compile(r"[|\u2014\u2013]|[,(]\s*(?:which|who|whose|but|yet|so)\b|\s
 # A bare clause: what the pages lack said as a statement ("The pages read do not state: Acme was
 # fined for hidden fees", which a person reads, listed, as a fact). A finite verb of be, have, do or
 # a modal is only read inside a question or a that-clause (whether, how, why, that, ...).
+# "... otherwise than that Acme was fined", "... the opposite": a denial said as an absence.
+_DENIAL = re.compile(r"^(?:anything\s+)?(?:otherwise|else\s+than|other\s+than|the\s+(?:opposite|contrary|reverse))\b",
+                     re.IGNORECASE)
+_PARENTHESES = re.compile(r"\([^()]*\)")
+_DETERMINED = re.compile(r"\s*(?:the|a|an|its|their|his|her|this|these|those|our|one|each|every)\s", re.IGNORECASE)
+_LISTED = re.compile(r"\b(?:and|or|nor|etc)\b|\.\.\.|\u2026", re.IGNORECASE)
 _FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|will|would|can|could|may|might|must|"
                      r"should|shall|isn['\u2019]t|aren['\u2019]t|wasn['\u2019]t|weren['\u2019]t|hasn['\u2019]t|"
                      r"hadn['\u2019]t|doesn['\u2019]t|didn['\u2019]t|won['\u2019]t|can['\u2019]t)\b", re.IGNORECASE)
 _OPENS_CLAUSE = re.compile(r"\b(?:whether|if|how|why|when|where|which|what|who|whom|whose|that|once|until|unless|"
                            r"while|whenever|wherever)\b", re.IGNORECASE)
+
+
+def _appended(what: str) -> bool:
+    """Whether `what` ends with a noun phrase set off by a comma that lists nothing ("a price for
+    rehydration, the feature Acme withdrew"): an appositive, which says something of what it
+    follows, not one more thing the pages lack (a list's last part says and, or, nor; a phrase
+    put in between, ", in months, for Acme's tier", goes on without a determiner)."""
+    parts = _PARENTHESES.sub(" ", what).split(",")
+    return len(parts) > 1 and _LISTED.search(parts[-1]) is None and _DETERMINED.match(parts[-1]) is not None
 
 
 def absence_what(text: str) -> str | None:
@@ -105,11 +120,11 @@ def absence_what(text: str) -> str | None:
     if match is None:
         return None
     verb = (match.group("verb1") or match.group("verb2")).lower()
-    stems = {verb, verb[:-1], verb[:-2], verb[:-3]} if len(verb) > 4 else {verb, verb[:-1]}
+    stems = {verb, verb[:-1], verb[:-2], verb[:-3], verb[:-3] + "y"} if len(verb) > 4 else {verb, verb[:-1]}
     if not stems & ABSENCE_VERBS:
         return None
     what = match.group("what").strip()
-    if not re.search(r"\w", what) or _ASIDE.search(what):
+    if not re.search(r"\w", what) or _ASIDE.search(what) or _DENIAL.search(what) or _appended(what):
         return None
     for part in what.split(";"):  # things listed with semicolons: each a thing or a question
         finite = _FINITE.search(part)
