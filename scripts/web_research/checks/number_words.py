@@ -121,7 +121,7 @@ citations researcher researchers subtopic subtopics bullet bullets finding findi
 # After "one day", words that make it a time, not a duration ("One day, ...", "one day the price...").
 ONE_DAY_TIME_BEFORE = frozenset("the it we you they he she i a an this someone soon later".split())
 # Units "a" or "an" counts one of ("a year", "an hour", "a terabyte"); not "second" ("a second vendor").
-UNITS_AFTER_A = ("millisecond", "minute", "hour", "day", "week", "month", "year", "decade", "byte", "kilobyte", "megabyte",
+UNITS_AFTER_A = ("millisecond", "minute", "hour", "day", "week", "fortnight", "month", "year", "decade", "byte", "kilobyte", "megabyte",
                  "gigabyte", "terabyte", "petabyte", "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib")
 # Before "a <unit>", words that make it a rate ("twice a year", "$10 a month", "5 times a day").
 RATE_BEFORE = frozenset("once twice thrice times per every".split())
