@@ -236,7 +236,7 @@ _WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(
 # "a year", "an hour", "an hour and a half" (`number_words.UNITS_AFTER_A`); "a half-hour", "half a day".
 _A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")(?:s(?= (?:notice|worth)\b))?(\s+"
                      + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r")?"
-                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-[A-Za-z])",
+                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-(?!long\b|old\b)[A-Za-z])",
                      re.I)
 _SHARE_OF_BEFORE = re.compile(r"\b(?:half|" + "|".join(number_words_table.DENOMINATORS) + r")\s+(?:of\s+)?$", re.I)
 _WORDS_RANGE = re.compile(r"\s*(?:-|to|or)\s*(?:" + _NUMBER_WORD + r")\b", re.I)
