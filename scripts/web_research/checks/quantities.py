@@ -37,6 +37,13 @@ is 4.5, never 41); number words come from one table (number_words.py: "a dozen",
 `v1.29` is 1.29, and a release names its series (`in_series`, `names_same`); a page's address
 names versions and years (`url_identifiers`).
 
+A held-out audit then added: a word of decrease or increase before or after a figure gives it a
+direction ("a 25% cut", "$10 less", "up 25%": `direction`); "version 5" is a version; a fraction
+is read only where it is one ("4⅟2", "4¹⁄₂", "1/2 the price", "3 out of 4"; "24/7" and "on 1/2"
+stay apart) and a claim's "41⁄2" (41/2 or 4 1/2), Roman numerals, circled numbers and letters
+for digits ("l2", "1O", a Cyrillic "З0") are refused with their names; "1 hour 30 minutes" is
+one duration.
+
 `figures_in(text)` is the reading every caller uses (it normalizes first);
 `extract_quantities` reads already-normalized text. Pure, standard library only.
 """
