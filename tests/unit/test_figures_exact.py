@@ -732,3 +732,15 @@ def test_a_fraction_slash_after_two_digits_is_refused(claim: str, says: str | No
 ])
 def test_more_forms_of_the_audits_families(claim: str, excerpt: str, ok: bool, urls: tuple[str, ...]) -> None:
     assert grounded(claim, excerpt, urls=urls).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("A week-long trial is free", "A 14-day trial is free.", False),
+    ("A week-long trial is free", "A 7-day trial is free.", True),
+    ("A two-week trial is free", "A 7-day trial is free.", False),
+    ("A two-week trial is free", "A 14-day trial is free.", True),
+    ("A twenty-five percent cut from fifty dollars to forty dollars", "It went from $50 to $40.", False),
+    ("A twenty percent cut from fifty dollars to forty dollars", "It went from $50 to $40.", True),
+])
+def test_changes_and_durations_in_words(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok

@@ -37,6 +37,13 @@ is 4.5, never 41); number words come from one table (number_words.py: "a dozen",
 `v1.29` is 1.29, and a release names its series (`in_series`, `names_same`); a page's address
 names versions and years (`url_identifiers`).
 
+A held-out audit then added: a word of decrease or increase before or after a figure gives it a
+direction ("a 25% cut", "$10 less", "up 25%": `direction`); "version 5" is a version; a fraction
+is read only where it is one ("4⅟2", "4¹⁄₂", "1/2 the price", "3 out of 4"; "24/7" and "on 1/2"
+stay apart) and a claim's "41⁄2" (41/2 or 4 1/2), Roman numerals, circled numbers and letters
+for digits ("l2", "1O", a Cyrillic "З0") are refused with their names; "1 hour 30 minutes" is
+one duration.
+
 `figures_in(text)` is the reading every caller uses (it normalizes first);
 `extract_quantities` reads already-normalized text. Pure, standard library only.
 """
@@ -236,7 +243,7 @@ _WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(
 # "a year", "an hour", "an hour and a half" (`number_words.UNITS_AFTER_A`); "a half-hour", "half a day".
 _A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")(?:s(?= (?:notice|worth)\b))?(\s+"
                      + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r")?"
-                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-[A-Za-z])",
+                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-(?!long\b|old\b)[A-Za-z])",
                      re.I)
 _SHARE_OF_BEFORE = re.compile(r"\b(?:half|" + "|".join(number_words_table.DENOMINATORS) + r")\s+(?:of\s+)?$", re.I)
 _WORDS_RANGE = re.compile(r"\s*(?:-|to|or)\s*(?:" + _NUMBER_WORD + r")\b", re.I)
