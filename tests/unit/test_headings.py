@@ -7,12 +7,11 @@ few words the question, the plan or the claims use ("### 2026 list prices").
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from example_run import EXAMPLE_DIR
+from example_run import EXAMPLE_DIR, copy_example_to
 from web_research import formats
 from web_research.checks import checklist
 
@@ -24,7 +23,7 @@ LINE = REPORT.splitlines().index(HEADING) + 1
 @pytest.fixture(scope="module")
 def run_copy(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("headings") / "run"
-    shutil.copytree(EXAMPLE_DIR, target)
+    copy_example_to(target)
     return target
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import collections
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from example_run import SCRIPTS_DIR
+from example_run import SCRIPTS_DIR, copy_example_to
 from page_server import PageServer
 from web_research import formats
 from web_research.cli import main
@@ -178,7 +177,7 @@ def chromium():
 def test_the_views_link_opens_the_live_page_with_the_passage_highlighted(chromium, tmp_path, capsys) -> None:
     pytest.importorskip("trafilatura")
     run = tmp_path / "run"
-    shutil.copytree(EXAMPLE, run)
+    copy_example_to(run)
     with PageServer() as server:
         url = server.serve("/vendor", LIVE_PAGE, content_type="text/html; charset=utf-8")
         assert main(["fetch", url, "--run", str(run), "--allow-loopback"]) == EXIT_OK, capsys.readouterr().err
@@ -289,7 +288,7 @@ def test_table_list_and_definition_passages_are_highlighted_and_annotated_as_sho
     from web_research.report.export import archived_html, text_content
 
     run = tmp_path / "run"
-    shutil.copytree(EXAMPLE, run)
+    copy_example_to(run)
     with PageServer() as server:
         url = server.serve("/storage", markup, content_type="text/html; charset=utf-8")
         assert main(["fetch", url, "--run", str(run), "--allow-loopback"]) == EXIT_OK, capsys.readouterr().err

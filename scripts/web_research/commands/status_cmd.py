@@ -27,7 +27,8 @@ from pathlib import Path
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from ..metrics.pricing import about, agent_model, agent_tokens, cost, cost_text, load_prices, metrics_costs
-from .verify_cmd import open_run_dir
+from .verify_cmd import RulesReading, open_run_dir
+from ..checks.rules_version import RULES_VERSION, rules_line
 from .. import formats
 from ..checks.checklist import parse_and_check
 from ..checks.claims import claims_of
@@ -182,7 +183,8 @@ def status_data(run_dir: Path) -> dict:
                              "sources": None, "claims": None} if parsed.report is None
                        else {"file": formats.REPORT_FILE, "sources": len(parsed.report.citations),
                              "claims": len(claims_of(parsed.report.doc))}),
-            "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings)},
+            "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings),
+                       "rules": RulesReading(run_dir, parsed, checks).as_json()},
             "abandoned": _abandoned(checks),
             "recheck": recheck_status(run_dir),
             **_spend_of(run_dir, parsed)}
@@ -276,12 +278,16 @@ def status_lines(run_dir: Path) -> list[str]:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
                      f"{len(claims_of(parsed.report.doc))} claims")
     lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)
-    verdict = "passes" if passed(checks) else "fails"
+    rules = RulesReading(run_dir, parsed, checks)
+    verdict = "passes" if passed(checks) else "needs the current rules' round" if rules.needs_round else "fails"
     detail = f"{len(errors)} error(s), {len(warnings)} warning(s)"
     abandoned = _abandoned(checks)
     if abandoned is not None:
         lines.append(f"Abandoned: {abandoned}")
     lines.append(f"Verify: {verdict} ({detail}); run 'web-research verify' for details")
+    if rules.made_under != RULES_VERSION:
+        lines.append(f"Rules: {rules_line(rules.made_under, rules.recorded)}"
+                     + (f"; {len(rules.pending)} claim(s) need a verdict under them" if rules.pending else ""))
     rechecked = recheck_line(recheck_status(run_dir))
     if rechecked is not None:
         lines.append(rechecked)
