@@ -153,33 +153,9 @@ MARKDOWN_ALLOWED_FORMS = (
 
 # A `###` heading of Findings is a label, not a statement (checks/headings.py holds it; report-template.md
 # states HEADING_RULE word for word, and every refusal quotes it). A heading cites nothing and no
-# checker reads it, so it may only name: the plan's words (written before any page was read), or
-# a few words the question, the plan or the report's checked claims already hold.
-HEADING_MAX_WORDS = 8
-# Words that make a few words a statement: forms of be, have and do, the modals, the negations
-# (and what a contraction leaves of them: "isn't" is "isn" and "t").
-HEADING_STATEMENT_WORDS = frozenset((
-    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "having", "do", "does",
-    "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "cannot", "not",
-    "never", "no", "nor", "isn", "aren", "wasn", "weren", "hasn", "haven", "hadn", "doesn", "didn", "don",
-    "won", "wouldn", "shouldn", "couldn", "mustn", "ain", "isnt", "arent", "wasnt", "werent", "hasnt",
-    "havent", "hadnt", "doesnt", "dont", "didnt", "wont", "wouldnt", "shouldnt", "couldnt", "mustnt", "cant",
-    "aint", "shant"))
-# Words a label may use without a source: articles, prepositions, conjunctions, and a few nouns
-# that name a part of a report rather than say anything of its subject.
-HEADING_LABEL_WORDS = frozenset((
-    "a", "an", "the", "and", "or", "of", "for", "in", "on", "at", "by", "to", "from", "with", "without",
-    "per", "vs", "versus", "via", "across", "between", "within", "over", "under", "than", "as", "into",
-    "about", "after", "before", "beyond", "above", "below", "since", "during", "through", "against",
-    "among", "like", "plus", "all", "any", "some", "both", "its", "their", "each", "how", "what", "which",
-    "who", "when", "where", "why", "whether",
-    "overview", "summary", "comparison", "compared", "differences", "similarities", "other", "notes",
-    "background", "context", "details", "general", "key", "main", "takeaways", "highlights", "caveats",
-    "themes", "trends", "results", "observations", "recommendations", "s"))
-HEADING_RULE = (
-    "A `###` heading is a label: a subtopic's name from plan.md, or at most "
-    f"{HEADING_MAX_WORDS} words the question, plan or claims use, with no sentence end, no verb such as "
-    "is, has or can, no \"not\" or \"no\", and no figure the question does not name.")
+# checker reads it, so it may only be words nobody wrote after reading a page: a first-wave
+# subtopic's name, as plan.md gives it (the code folds case and runs of spaces, nothing else).
+HEADING_RULE = "Each `###` heading is a subtopic's name as plan.md's `## Subtopics` gives it, and nothing else."
 
 
 def allowed_forms() -> str:

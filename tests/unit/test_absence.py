@@ -80,6 +80,24 @@ def _closest(statement: str, pages: list[Page]) -> list:
     ("None of the pages read names the context (postmaster, sighup or user) of each setting.",
      "the context (postmaster, sighup or user) of each setting."),
     ("The pages read do not state: the price of rehydration.", "the price of rehydration."),
+    ("No page read gives Acme's, Lumen's or Northwind's archive price, nor a date for it.",
+     "Acme's, Lumen's or Northwind's archive price, nor a date for it."),
+    ("The pages read do not state which plans include SSO, or whether it costs extra.",
+     "which plans include SSO, or whether it costs extra."),
+    ("The pages read do not give a per-GB price for year-long retention.", "a per-GB price for year-long retention."),
+    ("The pages read do not state whether Acme was fined.", "whether Acme was fined."),
+    ("No page read gives a price for data that is archived.", "a price for data that is archived."),
+    ("The pages read do not state prices for other vendors (e.g. Lumen).", "prices for other vendors (e.g. Lumen)."),
+    ("The pages read do not state what the price is when data is archived.",
+     "what the price is when data is archived."),
+    ("The pages read do not state whether prices differ by region, e.g. EU versus US.",
+     "whether prices differ by region, e.g. EU versus US."),
+    ("No page read specifies the minimum term, in months, for Acme's enterprise tier.",
+     "the minimum term, in months, for Acme's enterprise tier."),
+    ("The pages read do not confirm the figures with a second, independent source.",
+     "the figures with a second, independent source."),
+    ("The pages read do not say what happens when a TaskGroup is cancelled from outside.",
+     "what happens when a TaskGroup is cancelled from outside."),
 ])
 def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: str, what: str) -> None:
     assert absence_what(statement) == what
@@ -91,6 +109,23 @@ def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: st
     "The cited excerpts quote its rows but not its header row.",
     "The pages read do not matter: Acme was fined.",  # an absence form's words, no verb of saying
     "Acme was fined, and the pages read do not state why.",  # the form not first
+    # an absence form carrying a second clause that asserts (the checker is shown the whole, but a
+    # quick tier has no checker): each is no statement of absence, so report.gaps.form refuses it
+    "The pages read do not state Acme's Standard price, which was withdrawn after a data breach.",
+    "The pages read do not state Acme's archive price; Acme was fined for hiding it.",
+    "No page read gives Acme's archive price because Acme hides its fees.",
+    "The pages read do not state Acme's archive price \u2014 Acme was fined for hiding it.",
+    "The pages read do not state Acme's archive price - Acme was fined for hiding it.",
+    "No page read gives Acme's archive price (which Acme hides from buyers).",
+    "The pages read do not give Acme's price, although Acme was fined for hiding it.",
+    # what is missing said as a fact: read, listed under the lead-in, as the report's word
+    "The pages read do not say Acme was fined for hidden fees.",
+    "The pages read do not state: Acme was fined for hidden fees.",
+    "No page read states Acme's Standard plan is being withdrawn.",
+    "The pages read do not state Acme's archive price. Acme hides it from buyers.",
+    "No page read gives a price for rehydrating archived logs. | Why | Acme hides it |",  # a table run on into it
+    "The pages read do not state otherwise than that Acme was fined.",  # a denial said as an absence
+    "No page read gives a price for rehydrating archived logs, the feature Acme withdrew.",  # an appended aside
 ])
 def test_any_other_sentence_is_no_absence_statement(statement: str) -> None:
     assert absence_what(statement) is None
@@ -112,11 +147,42 @@ def test_each_gaps_sentence_takes_one_form_and_the_rest_is_other() -> None:
     assert [f for f, _t in forms] == [RECORDED, ABSENCE, FIXED, UNCONFIRMED, CLAIM, OTHER, OTHER]
 
 
+@pytest.mark.parametrize("line, form", [
+    # the unconfirmed form named words as a run file or a check id, and they reached the person
+    ("- Unconfirmed evidence: findings/acme-was-fined-for-hidden-fees.md (provenance.sealed).", OTHER),
+    ("- Unconfirmed evidence: acme.was-fined.for-hiding-log-fees.", OTHER),
+    ("- Unconfirmed evidence: report.withdrawn-after-breach.", OTHER),
+    ("- Unconfirmed evidence: sources/acme-charges-250000-dollars.txt.", OTHER),
+    ("- Unconfirmed evidence: checks/acme-was-fined.json.", OTHER),
+    # the honest forms failure-modes.md gives
+    ("- Unconfirmed evidence: findings/pricing.md (findings.pricing.citations.verbatim).", UNCONFIRMED),
+    ("- Unconfirmed evidence: sources/0c0427753cf3ee41.txt (provenance.links).", UNCONFIRMED),
+    ("- Unconfirmed evidence: checks/verdicts-2.json (checks.verdicts), report.coverage.1.2.", UNCONFIRMED),
+    ('- Unconfirmed evidence: subtopic "Pricing" (report.claims.grounded).', UNCONFIRMED),
+])
+def test_the_unconfirmed_form_names_only_the_runs_files_and_check_ids(line: str, form: str) -> None:
+    assert [f for f, _t in _gaps(line + "\n", (), ("Pricing", "pricing"))] == [form]
+
+
+def test_every_check_id_the_plugin_names_is_one_the_unconfirmed_form_reads() -> None:
+    from web_research.checks import checklist  # noqa: PLC0415
+    from web_research.checks.gaps_prose import is_check_id  # noqa: PLC0415
+
+    failure_modes = formats.reference_file("failure-modes.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"^\s{4}([a-z]+(?:\.[a-z0-9_<>-]+)+)", checklist.__doc__, re.M))
+    named |= {m for m in re.findall(r"`([a-z]+(?:\.[a-z0-9_<>*-]+)+)`", failure_modes) if "/" not in m
+              and not m.endswith((".md", ".json")) and m.split(".")[0] in ("plan", "run", "report", "findings",
+                                                                          "provenance", "citations", "sources",
+                                                                          "checks")}
+    assert len(named) > 60
+    assert [i for i in sorted(named) if not is_check_id(i)] == []
+
+
 def test_a_list_under_an_absence_lead_in_is_read_with_it() -> None:
     forms = _gaps("The pages read do not state:\n\n- Northwind's retention prices.\n- Acme's archive price.\n")
     assert forms == [(ABSENCE, "The pages read do not state: Northwind's retention prices."),
                      (ABSENCE, "The pages read do not state: Acme's archive price.")]
-    assert [f for f, _t in _gaps("Two caveats:\n\n- Acme was fined.\n")] == [OTHER]
+    assert [f for f, _t in _gaps("Some caveats:\n\n- Acme was fined.\n")] == [OTHER]
 
 
 def test_a_report_whose_gaps_state_the_world_fails_at_the_line(tmp_path: Path) -> None:
@@ -271,10 +337,87 @@ def test_without_a_checker_a_statement_a_passage_holds_whole_is_refused(tmp_path
     report.write_text(text.replace(GAPS_LINE, GAPS_LINE + attack), encoding="utf-8")
     check = failing(run_checklist(run))["report.gaps.absence"]
     assert "holds every word of it" in check.message and "larger than sys.maxsize" in check.message
+    listed = _claims_json(run)["absences"]  # and `claims --json` lists it with its state
+    assert [(a["state"], a["text"]) for a in listed] == [("refused", attack[2:].strip())]
+    assert "larger than sys.maxsize" in listed[0]["passages"][0]["text"]
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    shown = subprocess.run([sys.executable, "-m", "web_research", "claims", str(run)], capture_output=True,
+                           text=True, check=True).stdout
+    assert f"absence refused\n  statement: {attack[2:].strip()}\n  passage 1 " in shown
     honest = "- The pages read do not state how much memory a TaskGroup uses.\n"
     report.write_text(text.replace(GAPS_LINE, GAPS_LINE + honest), encoding="utf-8")
     bad = failing(run_checklist(run))
     assert "report.gaps.absence" not in bad and "report.gaps.form" not in bad, bad
+    assert [a["state"] for a in _claims_json(run)["absences"]] == ["stands"]
+
+
+def _claims_json(run: Path) -> dict:
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    done = subprocess.run([sys.executable, "-m", "web_research", "claims", str(run), "--json"], capture_output=True,
+                          text=True, check=True)
+    return json.loads(done.stdout)
+
+
+# The held-out audit's quick-tier rewordings: each says a page lacks what a stored passage states,
+# in other words than the passage's (inflections, synonyms, a number in words, a verb of relating
+# the key-term test used to read as content). Beside them, honest statements of what no page says.
+QUICK = [
+    ("No page read relates len() to sys.maxsize.", True),  # the passage's own terms
+    ("No page read connects len() and sys.maxsize.", True),  # another verb of relating
+    ("The pages read do not say whether len() can exceed sys.maxsize.", True),  # a synonym: larger / exceed
+    ("No page read says what happens to lengths larger than sys.maxsize.", True),  # inflections
+    ("The pages read do not state whether ranges bigger than sys.maxsize are allowed.", True),  # bigger, allowed
+    ("No page read states that len() fails for ranges past sys.maxsize.", True),  # fails / raise, past / larger
+    ("No page read says SET LOCAL ends with the transaction.", True),  # "the end of the current transaction"
+    ("No page read gives the cost of a SET command in PostgreSQL.", False),
+    ("No page read says how long asyncio.sleep() takes on Windows.", False),
+    ("The pages read do not state which Python release removed asyncio.async().", False),
+    ("The pages read do not state how much memory a TaskGroup uses.", False),
+    ("No page read gives the price of PostgreSQL support.", False),
+    ("The pages read do not state when Python 3.11 reaches end of life.", False),
+    ("The pages read do not compare TaskGroup's performance with gather().", False),
+    ("The pages read do not say whether int() is thread-safe.", False),
+    ("The pages read do not state the default value of work_mem.", False),
+]
+
+
+@pytest.mark.parametrize("statement, refused", QUICK, ids=[s for s, _r in QUICK])
+def test_without_a_checker_a_reworded_statement_is_refused_and_an_honest_one_stands(benchmark_pages, statement: str,
+                                                                                   refused: bool) -> None:
+    what = absence_what(statement)
+    terms = key_terms(what)
+    item = absence.AbsenceItem(7, statement, tuple(terms), tuple(closest_passages(terms, benchmark_pages,
+                                                                                  names=name_terms(what))))
+    checks = absence.unjudged_checks(Path("report.md"), [item], None)
+    assert bool(checks) == refused, (terms, [p.text[:160] for p in item.passages])
+    if refused:
+        assert checks[0].line == 7 and ("sys.maxsize" in checks[0].message or "SET LOCAL" in checks[0].message)
+
+
+def test_a_term_is_found_in_the_words_a_page_says_it_with() -> None:
+    from web_research.evidence.closest_passages import holds, span  # noqa: PLC0415
+
+    assert holds("Team plan: $12 per seat", "cost") and holds("billed at 1.6x", "price")
+    assert holds("up to two hosts", "2") and holds("2 hosts", key_terms("two")[0])
+    assert not holds("costs 300 a year", "30") and not holds("Introspection", "int")
+    assert holds("asyncio.TaskGroup()", "group") and holds("the lengths", "length")
+    assert span("See len() may raise an error when larger than sys.maxsize", ["len", "maxsize"]) == 53
+    assert span("len() ... " + "x" * 500 + " maxsize", ["len", "maxsize"]) > absence.NEAR_CHARS
+    assert span("only len()", ["len", "maxsize"]) is None
+
+
+def test_the_passage_that_holds_every_term_is_shown_first() -> None:
+    """A page that repeats the statement's rarest name outranked, window for window, the one passage
+    that holds every term: the checker saw the refuting passage second or not at all."""
+    noisy = Page("https://a.example/", "A", "\n\n".join(f"Brightpath Brightpath queue note {i}." for i in range(40)))
+    refuting = Page("https://b.example/", "B", "Intro.\n\nBrightpath queues cost less than Acme queues.\n")
+    terms = key_terms("whether Brightpath queues cost less than Acme's")
+    passages = closest_passages(terms, [noisy, refuting], names=name_terms("whether Brightpath queues cost less"))
+    assert passages[0].url == "https://b.example/" and set(passages[0].terms) == set(terms), passages
 
 
 def test_the_checker_is_told_the_absence_item_kind() -> None:

@@ -3,6 +3,7 @@ dispatch prompt, an answer by number turned into one verdicts file, sealed at st
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -19,10 +20,28 @@ CHECKER = formats.CHECKER_SUBAGENT_TYPE
 AGENT = "c0ffee00c0ffee00c"
 
 
+@pytest.fixture(scope="module")
+def _prepared(tmp_path_factory) -> tuple[Path, Path]:
+    """(the folder of every test's harness, a copy of it as `run` hands it over): the set-up
+    starts a dozen hook processes, so it is done once and its result copied back before each
+    test, to the same absolute path, since the records and seals name their paths."""
+    folder = tmp_path_factory.mktemp("checker-gate")
+    live, template = folder / "harness", folder / "template"
+    _prepare(Harness(live))
+    shutil.copytree(live, template, symlinks=True)
+    return live, template
+
+
 @pytest.fixture
-def run(tmp_path: Path) -> Harness:
+def run(_prepared: tuple[Path, Path]) -> Harness:
     """The sealed example run with `Tier: standard`: its report needs a claim check."""
-    h = Harness(tmp_path)
+    live, template = _prepared
+    shutil.rmtree(live)
+    shutil.copytree(template, live, symlinks=True)
+    return Harness(live)
+
+
+def _prepare(h: Harness) -> None:
     h.start_run()
     h.copy_example_run(sealed=False)
     for meta in sorted((h.run_dir / "sources").glob("*.json")):
@@ -30,7 +49,6 @@ def run(tmp_path: Path) -> Harness:
     h.seal_as_produced(snapshots=False)
     plan = h.run_dir / "plan.md"
     plan.write_text(plan.read_text().replace("## Budget\n", "## Budget\n\nTier: standard\n", 1))
-    return h
 
 
 def dispatch(h: Harness, prompt: str, tool_use_id: str = "toolu_check1", background: bool = False):

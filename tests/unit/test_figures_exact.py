@@ -322,3 +322,392 @@ def test_the_arithmetic_a_claim_asks_for_is_bounded() -> None:
     assert time.perf_counter() - start < 5
     assert len(result.derived) <= MAX_COMPUTED
     assert any("split the claim" in why for why in result.reasons)
+
+
+# --- a held-out audit: each wrong form beside its honest one -------------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a change states its direction, before the figure or after it ("a 20% cut", "$10 less")
+    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", False),
+    ("Acme made a 20% cut from $50 to $40", "Acme's price went from $50 to $40.", True),
+    ("Acme made a 20% rise from $50 to $40", "Acme's price went from $50 to $40.", False),
+    ("A 25% drop from $40 to $30", "It went from $40 to $30.", True),
+    ("A 25% drop from $30 to $40", "It went from $30 to $40.", False),
+    ("A 20% reduction, from $50 to $40", "It went from $50 to $40.", True),
+    ("It slashed the fee 20%, from $50 to $40", "It went from $50 to $40.", True),
+    ("Acme's $30 is 25% less than Beta's $40", "Acme: $30. Beta: $40.", True),
+    ("Acme's $30 is 25% more than Beta's $40", "Acme: $30. Beta: $40.", False),
+    ("Prices fell 15%", "Prices rose 15%.", False),
+    ("Prices fell 15%", "Prices fell by 15%.", True),
+    ("Prices fell 15%", "A 15% discount applies.", True),
+    # the unit of a from-to pair is both ends'
+    ("Storage went up 25%, from $0.08 to $0.10 per GB-month", "It rose from $0.08 to $0.10 per GB-month.", True),
+    ("Storage went up 30%, from $0.08 to $0.10 per GB-month", "It rose from $0.08 to $0.10 per GB-month.", False),
+    # a year beside a change names its operands: the figures the excerpt ties to the years
+    ("Prices went up 25% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", True),
+    ("Prices went down 20% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", False),
+    ("Prices went up 30% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", False),
+    ("It costs $10 less than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", True),
+    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", False),
+    ("It costs $15 less than in 2025", "In 2025 it cost $30; in 2026 it costs $20.", False),
+])
+def test_a_change_is_checked_in_its_direction(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result
+    if not ok:
+        assert result.reasons and all(result.reasons), result
+
+
+@pytest.mark.parametrize("claim, excerpt, says", [
+    ("Acme made a 25% cut from $50 to $40", "Acme's price went from $50 to $40.", "from $50 to $40 (-20%)"),
+    ("Acme made a 25% cut from $50 to $40", "Acme's price was $50; it is $40.", "from $50 to $40 is -20%"),
+    ("Prices fell 15%", "Prices rose 15%.", "15% is a rise"),
+    ("It costs $10 more than in 2025", "In 2025 it cost $30; in 2026 it costs $20.",
+     "from $30 (2025) to $20 (2026) is -10 USD"),
+    ("Prices went down 20% in 2026", "In 2025 it cost $8; in 2026 it costs $10.", "from $8 (2025) to $10 (2026) is +25%"),
+    ("Logs are kept 30 Tage", "Logs are kept 30 days.", "'tage' is no unit the check reads"),
+    ("It costs $12", "It costs $10 per host.", "the excerpts give $10 per host"),
+    ("Prices rose 30%", "It went from $8 to $10.", "no two cited figures give it"),
+    ("Acme lists one price per GB", "Acme lists a price per GB.", "write 'a' or 'a single'"),
+    ("A 20% cut from $50 to $40", "It rose from $40 to $50.", "the excerpt goes from $40 to $50 (+25%)"),
+    ("The trial lasts 30 days", "The trial lasts 14 days.", "the excerpts give 14 days"),
+])
+def test_a_refusal_says_what_the_page_has_or_the_arithmetic_gives(claim: str, excerpt: str, says: str) -> None:
+    result = grounded(claim, excerpt)
+    assert not result.ok and any(says in why for why in result.reasons), result.reasons
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a fraction slash or numerator form never folds into the digit before it
+    ("It costs $4\u215f2 per host", "It costs $20.50 per host.", False),
+    ("It costs $4\u215f2 per host", "It costs $4.50 per host.", True),
+    ("It costs $4\u00b9\u2044\u2082 per host", "It costs $4 per host.", False),
+    ("It costs $4\u00b9\u2044\u2082 per host", "It costs $4.50 per host.", True),
+    ("It uses 3\u22154 of it", "It uses 3/4 of it.", False),  # a division slash: refused, named
+    # ASCII "1/2": a fraction where it reads as one, a date or a ratio otherwise
+    ("It is 1/2 the price", "It is half the price.", True),
+    ("It is 1/2 the price", "It is a third of the price.", False),
+    ("3/4 of users pay", "75% of users pay.", True),
+    ("2/3 of users pay", "75% of users pay.", False),
+    ("The job takes 1/2 hour", "The job takes 30 minutes.", True),
+    ("The job takes 1/2 hour", "The job takes 45 minutes.", False),
+    ("It runs 24/7", "It runs 24/7.", True),
+    ("It ends on 1/2", "It ends on 1/2.", True),
+    ("It ends on 1/2", "It ends on 1/3.", False),
+])
+def test_fraction_forms_read_as_written(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, named", [
+    ("Acme runs \u216b regions", "ROMAN NUMERAL TWELVE"),
+    ("Acme runs \u217b regions", "SMALL ROMAN NUMERAL TWELVE"),
+    ("Acme runs \u2460 region", "CIRCLED DIGIT ONE"),
+    ("Acme runs \u3007 regions", "IDEOGRAPHIC NUMBER ZERO"),
+    ("Acme runs XII regions", "'XII' is a Roman numeral"),
+    ("Acme runs l2 regions", "'l2' mixes the letter(s) l"),
+    ("Acme runs I2 regions", "'I2' mixes the letter(s) I"),
+    ("Acme runs 1O regions", "'1O' mixes the letter(s) O"),
+    ("It costs $l0 per host", "'$l0' mixes"),
+    ("It costs $O.5 per host", "'$O.5' mixes"),
+])
+def test_a_number_character_or_look_alike_is_refused_with_its_name(claim: str, named: str) -> None:
+    result = grounded(claim, "Acme runs 12 regions, 10 of them in Europe; it costs $10 per host, $0.5 per GB.")
+    assert not result.ok
+    assert any(named in why for why in result.reasons), result.reasons
+
+
+@pytest.mark.parametrize("claim", [
+    "Acme runs 12 regions", "Phase III trials ran in 12 regions", "World War II ended", "Acme's O2 offers 12 regions",
+    "It uses I2C buses in 12 regions", "Louis XIV reigned", "# XXX this is a note", "It stores 10 GiB in S3",
+    "An IV is 12 bytes", "It costs $10 per host",
+])
+def test_names_that_look_like_numbers_are_no_figures_refused(claim: str) -> None:
+    result = grounded(claim, "Acme runs 12 regions; it costs $10 per host and 10 GiB; an IV is 12 bytes.")
+    assert result.ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # a count word before what it counts, and "a"/"an" before a unit, are figures
+    ("The trial lasts one week", "The trial lasts 14 days.", False),
+    ("The trial lasts one week", "The trial lasts 7 days.", True),
+    ("The trial lasts a year", "The trial lasts 30 days.", False),
+    ("The trial lasts a year", "The trial lasts 12 months.", True),
+    ("Acme has two free plans", "Acme has one free plan.", False),
+    ("Acme has two free plans", "Acme has 2 free plans.", True),
+    ("Acme has one free plan", "Acme has two free plans.", False),
+    ("Acme has one free plan", "Acme has a single free plan, 1 in all.", True),
+    ("Acme keeps logs one day", "Acme keeps logs 2 days.", False),
+    ("Acme keeps logs one day", "Acme keeps logs 24 hours.", True),
+    ("A one-year plan costs $10", "A 2-year plan costs $10.", False),
+    ("A one-year plan costs $10", "A 1-year plan costs $10.", True),
+    ("Support answers within an hour", "Support answers within 4 hours.", False),
+    ("Support answers within an hour", "Support answers within 60 minutes.", True),
+    # "and a half", "a half-hour": the half is of the unit, never 50%
+    ("The job takes an hour and a half", "The job takes 60 minutes.", False),
+    ("The job takes an hour and a half", "The job takes 90 minutes.", True),
+    ("The job takes one and a half hours", "The job takes 1 hour.", False),
+    ("The job takes one and a half hours", "The job takes 90 minutes.", True),
+    ("The job takes a half-hour", "The job takes 45 minutes.", False),
+    ("The job takes a half-hour", "The job takes 30 minutes.", True),
+    ("A half-day outage hit it", "A 6-hour outage hit it.", False),
+    ("A half-day outage hit it", "A 12-hour outage hit it.", True),
+    # the idioms stay no figure
+    ("Acme is one of the vendors that bill per GB", "Acme bills per GB.", True),
+    ("Acme has a few free plans", "Acme has 3 free plans.", True),
+    ("It costs $10 a month", "It costs $10 per month.", True),
+    ("It bills twice a year", "It bills twice a year.", True),
+    ("One day, Acme may bill per GB", "Acme bills per host.", True),
+    ("No one bills per GB", "Acme bills per host.", True),
+    ("Pick the cheaper one", "Acme bills per host.", True),
+    ("Two of the vendors bill per GB", "Acme bills per GB.", True),
+    ("All three vendors bill per GB", "Acme bills per GB.", True),
+    ("It rests on one vendor page", "Acme bills per GB.", True),
+    ("It uses two-factor sign-in", "It uses 2FA.", True),
+    ("Half a day is enough", "12 hours is enough.", True),
+    ("Prices are stated in one unit", "Acme bills per GB.", True),
+    ("Vendor group one bills per GB", "Acme bills per GB.", True),
+    ("Formula One teams pay per GB", "Acme bills per GB.", True),
+    ("Acme has three free plans", "Acme has two free plans.", False),
+    ("Acme has three free plans", "Acme offers 3 free plans.", True),
+])
+def test_counts_and_units_of_one_in_words(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result
+
+
+V5 = ("https://api.example.com/v5/docs/billing",)
+
+
+@pytest.mark.parametrize("claim, excerpt, urls, ok", [
+    ("The API uses version 5", "The API bills per call.", V5, True),
+    ("The API uses version 6", "The API bills per call.", V5, False),
+    ("Acme's API version 5 bills per call", "It bills per call.", V5, True),
+    ("In release 3.2 it bills per call", "It bills per call.", ("https://x.org/docs/3.2/",), True),
+    ("In release 3.3 it bills per call", "It bills per call.", ("https://x.org/docs/3.2/",), False),
+    ("Version 5 bills per call", "It bills per call.", (), False),
+    ("Acme's v2 API bills per call", "Release 2 of the API bills per call.", (), True),
+    # a version names no count, in an excerpt or an address
+    ("Acme runs 5 regions", "Acme API v5 runs in many regions.", (), False),
+    ("Acme runs 5 regions", "Acme runs 5 regions.", V5, True),
+    ("It costs $5 per call", "It bills per call.", V5, False),
+    ("Logs are kept version 2 days", "Logs are kept 2 days.", (), True),  # a unit: no version
+])
+def test_a_version_word_names_a_version_an_address_may_ground(claim: str, excerpt: str, urls: tuple[str, ...],
+                                                                ok: bool) -> None:
+    result = grounded(claim, excerpt, urls=urls)
+    assert result.ok is ok, result
+
+
+def test_an_identifier_refusal_names_what_the_pages_name() -> None:
+    result = grounded("The API uses version 6", "The API bills per call.", urls=V5)
+    assert result.reasons == ("the cited pages name v5",)
+    assert grounded("It costs $5", "It bills per call.").reasons == ("the excerpts state no USD amount",)
+
+
+# --- pairs of our own, in the audit's families (wrong beside honest) ------------------------------
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    # fractions
+    ("It costs $2\u00bc per host", "It costs $21.25 per host.", False),
+    ("It costs $2\u00bc per host", "It costs $2.25 per host.", True),
+    ("It takes 2 1/2 hours", "It takes 21 hours.", False),
+    ("It takes 2 1/2 hours", "It takes 150 minutes.", True),
+    ("It takes a quarter of an hour", "It takes 20 minutes.", False),
+    ("It takes three quarters of an hour", "It takes 45 minutes.", True),
+    # look-alikes
+    ("It costs $1O per host", "It costs $10 per host.", False),
+    ("It has 1,OOO users", "It has 1,000 users.", False),
+    ("Logs are kept \u04170 days", "Logs are kept 30 days.", False),  # a Cyrillic Ze for 3
+    ("Logs are kept 3\u041e days", "Logs are kept 30 days.", False),  # a Cyrillic O for 0
+    ("Logs are kept 30 days", "Logs are kept 30 days.", True),
+    # counts
+    ("Acme runs ten regions", "Acme runs 12 regions.", False),
+    ("Acme runs eleven regions", "Acme runs 11 regions.", True),
+    ("It bills twice a year", "It bills once a year.", False),
+    ("It bills twice a year", "It bills 2 times a year.", True),
+    ("It takes a couple of hours", "It takes 2 hours.", True),
+    # units
+    ("It stores 5 GB", "It stores 5 GiB.", False),
+    ("It waits 48 hours", "It waits 2 days.", True),
+    ("It costs $10 per month", "It costs $10 per year.", False),
+    ("It costs $5/user/month", "It costs $5 per user per month.", True),
+    ("Retention went from 7 to 30 days", "Retention went from 7 hours to 30 days.", False),
+    ("Retention went from 7 to 30 days", "Retention went from 7 days to 30 days.", True),
+    # arithmetic words, in the order a from-to pair gives
+    ("Prices tripled from $15 to $5", "Prices went from $15 to $5.", False),
+    ("Prices tripled from $5 to $15", "Prices went from $5 to $15.", True),
+    ("Prices doubled from $10 to $5", "Prices went from $10 to $5.", False),
+    ("It fell by a quarter, from $30 to $20", "It went from $30 to $20.", False),
+    ("It fell by a third, from $30 to $20", "It went from $30 to $20.", True),
+    ("Acme is 50% more expensive than Beta, at $10 against $5", "Acme: $10. Beta: $5.", False),
+    ("Acme is 100% more expensive than Beta, at $10 against $5", "Acme: $10. Beta: $5.", True),
+    ("Acme is 50% cheaper than Beta, at $5 against $10", "Acme: $5. Beta: $10.", True),
+    ("Acme's $5 is a third of Beta's $10", "Acme: $5. Beta: $10.", False),
+    ("Acme's $5 is half of Beta's $10", "Acme: $5. Beta: $10.", True),
+    # versions and dates
+    ("Node.js 21 adds it", "Added in v20.1.0.", False),
+    ("Node.js 20 adds it", "Added in v20.1.0.", True),
+    ("In FY2026 revenue rose", "In FY2025 revenue rose.", False),
+    ("In FY2026 revenue rose", "In FY 2026 revenue rose.", True),
+    ("Since March 2026 it bills per GB", "On 2026-04-15 it began billing per GB.", False),
+    ("Since March 2026 it bills per GB", "On 2026-03-15 it began billing per GB.", True),
+    ("The limit is 2^31", "The limit is 2^32.", False),
+    ("The limit is 2^31", "The limit is 2147483648.", True),
+])
+def test_pairs_of_our_own(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result
+    if not ok:
+        assert [q.text for q in result.missing], result
+
+
+FALL = "The price was $50; it is now $40."
+RISE = "The price was $40; it is now $50."
+YEARS = "In 2025 it cost $8; in 2026 it costs $10."
+
+
+@pytest.mark.parametrize("word", ["fell", "dropped", "decreased", "slashed", "cut", "reduced", "lowered", "plunged",
+                                  "is down"])
+def test_each_word_of_decrease_before_a_change(word: str) -> None:
+    assert grounded(f"The price {word} 20% to $40", FALL).ok
+    assert not grounded(f"The price {word} 25% to $40", FALL).ok
+
+
+@pytest.mark.parametrize("phrase", ["a 20% decrease", "a 20% drop", "a 20% reduction", "a 20% price cut",
+                                    "a 20% discount", "20% lower", "20% less"])
+def test_each_word_of_decrease_after_a_change(phrase: str) -> None:
+    assert grounded(f"It saw {phrase}, to $40", FALL).ok
+    assert not grounded(f"It saw {phrase.replace('20', '25')}, to $40", FALL).ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme cut its price by 20% to $40", FALL, True),
+    ("Acme cut its price by 25% to $40", FALL, False),
+    ("Acme raised its price by 25% to $50", RISE, True),
+    ("Acme raised its price by 20% to $50", RISE, False),
+    ("It saw a 25% price increase to $50", RISE, True),
+    ("It saw a 25% price increase to $40", FALL, False),  # "to $40": where it went, so a fall
+    ("At $40 the fee is $10 cheaper", FALL, True),
+    ("At $40 the fee is $15 cheaper", FALL, False),
+    ("Up to 25% off applies", "Up to 25% off applies.", True),
+    ("A 20% cut from $50 to $40", "It rose from $40 to $50.", False),  # the page's own order wins
+    ("A 25% rise from $40 to $50", "It rose from $40 to $50.", True),
+    # a year: the one the change is in, or the base it is measured from
+    ("Prices went up 25% in 2025", YEARS, False),
+    ("Prices went up 25% since 2025", YEARS, True),
+    ("Prices went up 25% compared with 2025", YEARS, True),
+    ("It costs $2 more than in 2025", YEARS, True),
+    ("It costs $2 more than in 2026", YEARS, False),
+    # an amount after a cited percent change
+    ("With the 10% discount the $100 plan costs $90", "The $100 plan has a 10% discount.", True),
+    ("With the 10% discount the $100 plan costs $80", "The $100 plan has a 10% discount.", False),
+    ("After a 5% increase the $100 plan costs $105", "The $100 plan gets a 5% increase.", True),
+    # "1 in 4" is the share it states
+    ("1 in 4 users pay", "25% of users pay.", True),
+    ("1 in 3 users pay", "25% of users pay.", False),
+    ("One in four users pays", "25% of users pay.", True),
+    ("3 out of 4 users pay", "75% of users pay.", True),
+    ("3 out of 4 users pay", "3 of 5 users pay.", False),
+])
+def test_changes_shares_and_years_in_the_words_reports_use(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Storage went up 25%, from $0.08 to $0.10 per GB-month", "Storage now costs $0.10 per GB-month (was $0.08).", True),
+    ("Storage went up 20%, from $0.08 to $0.10 per GB-month", "It went from $0.08 per GB-month to $0.10 per GB-month.",
+     False),
+    ("Storage went up 25%, from $0.08 to $0.10 per GB", "Storage: $0.08/GB in 2025, $0.10/GB in 2026.", True),
+    ("Prices rose 25% from 2025 to 2026", YEARS, True),
+    ("Prices rose 25% from 2026 to 2027", YEARS, False),
+    ("Prices rose 25% in 2026", "| Year | Price |\n|---|---|\n| 2025 | $8 |\n| 2026 | $10 |", True),
+    ("Prices rose 20% in 2026", "| Year | Price |\n|---|---|\n| 2025 | $8 |\n| 2026 | $10 |", False),
+    ("Prices rose 25% in 2026", "The 2025 price was $8 and the 2026 price is $10.", True),
+    ("It costs $2 less than in 2025", "The 2025 price was $10 and the 2026 price is $8.", True),
+    ("It costs $2 more than in 2025", "The 2025 price was $10 and the 2026 price is $8.", False),
+    ("It includes a TB of storage", "It includes 1 TB of storage.", True),
+    ("It includes a TB of storage", "It includes 2 TB of storage.", False),
+    ("It gives a month's notice", "It gives 30 days' notice.", False),
+    ("It gives a month's notice", "It gives one month's notice.", True),
+])
+def test_years_and_units_as_pages_lay_them_out(claim: str, excerpt: str, ok: bool) -> None:
+    result = grounded(claim, excerpt)
+    assert result.ok is ok, result
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Prices rose 25%", "It went from $8 to $10.", True),  # the page's own from-to pair is the change
+    ("Prices fell 25%", "It went from $8 to $10.", False),
+    ("In 2026 it ran 2 regions", "In 2025 it ran 3 regions; in 2026 it ran 5 regions.", False),  # no difference
+    ("In 2026 it ran 2 more regions", "In 2025 it ran 3 regions; in 2026 it ran 5 regions.", True),
+    ("The threshold is 2", "Lower the threshold from 3 to 1.", False),
+    ("Acme ingests 5 GB of logs a day", "Acme ingests 5 GB of logs per day.", True),  # a rate, no "1 day"
+    ("Acme bills 2 hosts an hour", "Acme bills 2 hosts per hour.", True),
+    ("Acme keeps 5 plans, each for a year", "Acme keeps 5 plans, each for 2 years.", False),
+    ("Acme keeps 5 plans, each for a year", "Acme keeps 5 plans, each for 1 year.", True),
+    ("Both plans include one seat", "Both plans include 2 seats.", False),
+    ("Both plans include one seat", "Both plans include 1 seat.", True),
+    ("Acme has seven tiers", "Acme has 6 tiers.", False),
+    ("Acme has seven tiers", "Acme has 7 tiers.", True),
+    ("The API allows a thousand requests a minute", "The API allows 100 requests per minute.", False),
+    ("The API allows a hundred requests a minute", "The API allows 100 requests per minute.", True),
+    ("It has one or more regions", "It has regions.", True),
+    ("Each of the three tiers bills per GB", "Tiers bill per GB.", True),
+])
+def test_rates_and_counts_in_sentences(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("It is rated 4 out of 5 stars", "It is rated 4/5 stars.", True),  # a fraction is the share it states
+    ("It is rated 3 out of 5 stars", "It is rated 4/5 stars.", False),
+    ("It is rated 4/5", "It is rated 80%.", True),
+    ("1/3 of users pay", "A third of users pay.", True),
+    ("1/4 of users pay", "A third of users pay.", False),
+    ("It takes two to three days", "It takes 3 to 5 days.", False),  # both ends of a range in words
+    ("It takes two to three days", "It takes 2 to 3 days.", True),
+    ("It takes one or two days", "It takes 1 or 2 days.", True),
+    ("It takes one or two days", "It takes 2 or 3 days.", False),
+])
+def test_fractions_as_shares_and_ranges_in_words(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("In Q3 2026 it bills per GB", "In Q4 2026 it bills per GB.", False),
+    ("In Q3 2026 it bills per GB", "In Q3 2026 it bills per GB.", True),
+    ("In 2026 it bills per GB", "In Q3 2026 it bills per GB.", True),
+    ("In FY26 revenue rose", "In FY25 revenue rose.", False),
+    ("In FY26 revenue rose", "In FY2026 revenue rose.", True),
+    ("In FY2026 revenue rose", "In FY2025 revenue rose.", False),
+    ("In FY2026 revenue rose", "In FY 2026 revenue rose.", True),
+    ("S3 and Q3 stay names", "S3 and Q3 stay names.", True),
+])
+def test_quarters_and_fiscal_years_are_dates(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("It takes 1 hour 30 minutes", "It takes 90 minutes.", True),  # one duration, as a reader takes it
+    ("It takes 1 hour 30 minutes", "It takes 1 hour.", False),
+    ("It takes one hour and thirty minutes", "It takes 90 minutes.", True),
+    ("It keeps logs 2 years and 6 months", "It keeps logs 30 months.", True),
+    ("It keeps logs 2 years and 6 months", "It keeps logs 2 years.", False),
+    ("Plans keep 7, 30 or 90 days", "Plans keep 7, 30 or 90 days.", True),
+    ("It is free for 1 year, 6 months of support included", "Free for 1 year; 6 months of support.", True),
+    ("It lasted a decade", "It lasted 10 years.", True),
+    ("It lasted a decade", "It lasted 12 years.", False),
+])
+def test_durations_joined_and_decades(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, says", [
+    ("It costs $41\u20442", "'41\u20442' may read as 41/2 or as 4 1/2"),
+    ("It costs $4\u20442", None),  # one digit: 4/2, no doubt
+])
+def test_a_fraction_slash_after_two_digits_is_refused(claim: str, says: str | None) -> None:
+    found = [why for _what, why in unreadable_figures(claim)]
+    assert (says is None and not found) or any(says in why for why in found), found

@@ -1,9 +1,11 @@
 """Headings are labels, not statements (issue 43; checks/headings.py, formats.HEADING_RULE).
 
 A `###` heading cites nothing and no checker reads it: "### Acme was fined for hidden log
-fees..." passed every check. Each attack below fails `report.headings.label` at its line,
-and beside them the honest labels real reports use still verify: a subtopic's name, and a
-few words the question, the plan or the claims use ("### 2026 list prices").
+fees..." passed every check, and so did a heading that rearranged a claim's own words into
+their opposite ("### Brightpath offers free plan" above "Brightpath offers no free plan"). A
+heading is a first-wave subtopic's name as plan.md gives it, and nothing else: each attack
+below fails `report.headings.label` at its line, naming the allowed headings, and beside them
+the honest forms (a subtopic's name, in another case or spacing) still verify.
 """
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from web_research.checks import checklist
 REPORT = (EXAMPLE_DIR / formats.REPORT_FILE).read_text(encoding="utf-8")
 HEADING = "### Enterprise commitments and overages"
 LINE = REPORT.splitlines().index(HEADING) + 1
+# A claim under the heading, as an audit's report wrote one, and the headings made of its words.
+CLAIM = "Acme offers no free plan for logs, and its enterprise commitments cost less than list[^6]."
 
 
 @pytest.fixture(scope="module")
@@ -33,73 +37,67 @@ def _errors(run: Path, heading: str) -> dict[str, object]:
     return {c.id: c for c in checks if not c.ok and c.severity == "error"}
 
 
-@pytest.mark.parametrize("heading,says", [
-    ("### Acme was fined for hidden log fees", "says 'was'"),
-    ("### Acme fined for hidden log fees", "uses 'fined', 'hidden'"),
-    ("### Acme does not throttle overages", "says 'does', 'not'"),
-    ("### No commitment needed", "says 'no'"),
-    ("### Acme can raise prices", "says 'can'"),
-    ("### Acme isn't throttled", "says 'isnt'"),
-    ("### Acme isn\u2019t throttled", "says 'isnt'"),
-    ("### Overages are billed on demand", "says 'are'"),
-    ("### Commitments. Acme throttles", "ends a sentence"),
-    ("### Enterprise commitments, overages, discounts, retention tiers, archives, vendors and buyers",
-     "has 10 words"),
-    ("### Acme's Standard plan withdrawn after breach", "uses 'standard', 'withdrawn', 'breach'"),
-    ("### Acme overcharged buyers", "uses 'overcharged'"),
+@pytest.mark.parametrize("heading", [
+    "### Acme was fined for hidden log fees",
+    "### Acme fined for hidden log fees",
+    "### Acme does not throttle overages",
+    "### No commitment needed",
+    "### Acme isn\u2019t throttled",
+    "### Acme's Standard plan withdrawn after breach",
+    # the audit's: a claim's own words, rearranged to say the opposite or to answer the question
+    "### Acme offers free plan",
+    "### Enterprise commitments cost less",
+    "### Acme offers free plan for logs",
+    # a subtopic's name with words added, or a second wave's name, or another plan's words
+    "### Enterprise commitments and overages: Acme throttles",
+    "### Enterprise commitments and overages (none published)",
+    "### Cost controls for high-volume logs are missing",
+    "### How usage above the commitment is billed",
+    "### Pricing comparison",
+    "### [Enterprise commitments and overages](https://evil.example/fined)",
+    "### *Enterprise commitments and overages*",
+    "### Enterprise commitments and \u043everages",  # a Cyrillic o
 ])
-def test_a_heading_that_states_something_fails_at_its_line(run_copy: Path, heading: str, says: str) -> None:
+def test_a_heading_that_is_no_subtopic_name_fails_at_its_line(run_copy: Path, heading: str) -> None:
     check = _errors(run_copy, heading)["report.headings.label"]
-    assert says in check.message and check.line == LINE, check.message
+    assert check.line == LINE and f'"{heading}"' in check.message, check.message
     assert formats.HEADING_RULE in check.message  # the refusal quotes the rule the template states
+    assert '"### Billing units and retention tiers"' in check.message  # and lists the allowed headings
 
 
 @pytest.mark.parametrize("heading", [
     HEADING,  # a subtopic's name, as the plan gives it
     "### Enterprise Commitments  and Overages",  # ... in another case and spacing
     "### Billing units and retention tiers",  # another subtopic's name
-    "### 2026 list prices",  # an identifier of the question, and the claims' words
-    "### Commitments and overage billing",
-    "### Acme vs Lumen vs Northwind",
-    "### Committed-volume discounts",
-    "### Overview",
-    "### Pricing comparison",
-    "### Costs after the commitment",
+    "### Cost controls for high-volume logs",  # a failed subtopic's name
 ])
-def test_honest_labels_pass(run_copy: Path, heading: str) -> None:
+def test_a_subtopic_name_passes(run_copy: Path, heading: str) -> None:
     assert _errors(run_copy, heading) == {}
 
 
-def test_a_subtopic_name_of_the_second_wave_is_held_as_a_label(tmp_path: Path) -> None:
-    """A second wave is planned after the findings came back: a report heading that is one of
-    its names is held as a label (its words count as the plan's), never taken as plan words."""
+def test_the_claims_own_words_pass_below_a_subtopic_name(run_copy: Path) -> None:
+    """What the refused headings said goes in a cited sentence, which the checks read."""
+    (run_copy / formats.REPORT_FILE).write_text(REPORT.replace(HEADING, HEADING + "\n\n" + CLAIM, 1),
+                                                encoding="utf-8")
+    _parsed, checks = checklist.parse_and_check(run_copy)
+    assert "report.headings.label" not in {c.id for c in checks if not c.ok}
+
+
+def test_a_subtopic_name_of_the_second_wave_is_no_heading(tmp_path: Path) -> None:
+    """A second wave is planned after the findings came back: its names are no headings (its
+    claims go under the first wave's, second-wave.md), as finish never quotes them in Gaps."""
     from example_run import copy_example
 
-    from web_research.checks.headings import Vocabulary, label_problem
-
-    assert label_problem("Acme fined for hidden fees", Vocabulary(["Acme fees"])) is not None
-    assert label_problem("Acme fined for hidden fees", Vocabulary(["Acme fined for hidden fees"])) is None
-    assert label_problem("Acme was fined for hidden fees", Vocabulary(["Acme was fined for hidden fees"])) \
-        is not None
     run = copy_example(tmp_path)
     plan = run / formats.PLAN_FILE
     plan.write_text(plan.read_text(encoding="utf-8").replace("Searches per subagent: 5", "Searches per subagent: 5\n"
-                    "Deepen: yes") + "\n## Second wave\n\n### Acme was fined for rate cards\n- 1.1\n\n"
-                    "### Overage rate cards\n- 1.2\n", encoding="utf-8")
-    for heading, failing in (("### Acme was fined for rate cards", True), ("### Overage rate cards", False)):
+                    "Deepen: yes") + "\n## Second wave\n\n### Acme was fined for rate cards\n- 1.1: fines\n\n"
+                    "### Overage rate cards\n- 1.2: rate cards\n", encoding="utf-8")
+    for heading, failing in (("### Acme was fined for rate cards", True), ("### Overage rate cards", True),
+                             (HEADING, False)):
         (run / formats.REPORT_FILE).write_text(REPORT.replace(HEADING, heading, 1), encoding="utf-8")
         bad = {c.id for c in checklist.run_checklist(run) if not c.ok and c.severity == "error"}
         assert ("report.headings.label" in bad) == failing, (heading, bad)
-
-
-def test_a_label_word_is_matched_without_its_inflection_only() -> None:
-    from web_research.checks.headings import Vocabulary, stem
-
-    words = Vocabulary(["Acme prices logs per GB, with fees of a few cents in tiers; commitment overages billed"])
-    for word in ("pricing", "priced", "price", "fee", "log", "gb", "tier", "committed", "overage", "billing"):
-        assert words.has(word), (word, stem(word))
-    for word in ("offers", "inflated", "withdrawn", "overcharged", "ab", "perks", "fined"):
-        assert not words.has(word), (word, stem(word))
 
 
 # --- plan subtopic names (plan.names; refused before briefs are rendered) ---------------------------

@@ -127,6 +127,8 @@ def test_a_statement_where_no_check_read_it_is_an_error_at_its_line(run_copy: Pa
     ("Northwind Telemetry does ~not~ price per monitored host[^3].", "report.markdown", "a pair of `~`"),
     ("Northwind Telemetry does not\b\b\b\b price per monitored host[^3].", "report.text.controls", "U+0008"),
     ("Northwind Telemetry does not\rNorthwind prices per monitored host[^3].", "report.text.controls", "U+000D"),
+    ("Northwind Telemetry does n\u0336o\u0336t\u0336 price per monitored host[^3].", "report.text.controls", "U+0336"),
+    ("Northwind Telemetry does n\u0338o\u0338t\u0338 price per monitored host[^3].", "report.text.controls", "U+0338"),
     ("Northwind Telemetry prices &#x2028;per monitored host[^3].", "report.markdown", "a character reference"),
     ("Northwind prices per host, as [its page](https://evil.example/pricing) says[^3].", "report.markdown",
      "a link to https://evil.example/pricing"),
@@ -353,6 +355,21 @@ BLANKS = [
     ("a soft hyphen", "de\u00adfault", "U+00AD SOFT HYPHEN"),
     ("a zero-width space", "15\u200bdays", "U+200B ZERO WIDTH SPACE"),
     ("a word joiner", "15\u2060days", "U+2060 WORD JOINER"),
+    # the held-out audit's, and the classes they stand for (core/text.invisible_kind)
+    ("a Khitan filler", "\U00016fe4" * 30 + HIDDEN, "U+16FE4 KHITAN SMALL SCRIPT FILLER"),
+    ("a musical null notehead", "\U0001d159" * 30 + HIDDEN, "U+1D159 MUSICAL SYMBOL NULL NOTEHEAD"),
+    ("a variation selector", "15\ufe00days", "U+FE00 VARIATION SELECTOR-1"),
+    ("a supplementary variation selector", "15\U000e0100days", "U+E0100 VARIATION SELECTOR-17"),
+    ("variation selectors smuggled after an emoji", "\u2705\ufe0f\ufe0f\ufe0e", "U+FE0F VARIATION SELECTOR-16"),
+    ("a selector after a letter", "15 days\ufe0f", "U+FE0F VARIATION SELECTOR-16"),
+    ("a private-use character", "\ue000" * 20 + HIDDEN, "U+E000 private-use"),
+    ("a supplementary private-use character", "\U00100000" + HIDDEN, "U+100000 private-use"),
+    ("a tag character", "15\U000e0041days", "U+E0041 TAG LATIN CAPITAL LETTER A"),
+    ("a reserved default-ignorable", "15\U000e0fffdays", "U+E0FFF default-ignorable"),
+    ("a noncharacter", "15\ufdd0days", "U+FDD0 noncharacter"),
+    ("a Mongolian free variation selector", "15\u180bdays", "U+180B MONGOLIAN FREE VARIATION SELECTOR ONE"),
+    ("a zero-width joiner between Latin letters", "da\u200dys", "U+200D ZERO WIDTH JOINER"),
+    ("an ideographic space run", "\u3000\u3000" + HIDDEN, "U+3000 IDEOGRAPHIC SPACE"),
 ]
 
 
@@ -369,9 +386,87 @@ def test_a_blank_looking_character_is_refused_at_its_line_with_its_name(run_copy
     CITED.replace("15 days", "15\u00a0days"),  # a no-break space between a figure and its unit
     CITED.replace("Acme's", "Acme\u2019s"),  # a typographic apostrophe
     CITED.replace("defaults to", "defaults\u2009to"),  # one thin space
+    CITED.replace("Acme's", "\u26a0\ufe0f Acme's"),  # an emoji's presentation selector, once, after it
+    CITED.replace("Acme's", "\U0001f468\u200d\U0001f4bb Acme's"),  # an emoji sequence
+    CITED.replace("Acme's", "Acme's (\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645)"),  # Persian's ZWNJ
+    CITED.replace("Acme's", "Acme's (\u65e5\u672c\u3000\u8a9e, caf\u00e9, \u0627\u0644\u0639\u0631\u0628\u064a\u0629)"),
 ])
 def test_the_honest_forms_of_those_characters_pass(run_copy: Path, honest: str) -> None:
     assert _errors(run_copy, _at("### Billing units and retention tiers", honest)) == {}
+
+
+# Every class of core/text.invisible_kind, and the places a check reads in report.md: each is refused
+# wherever it stands (blank_check reads the whole file, Sources titles included, and a findings file
+# the same way), and honest text in other scripts passes.
+INVISIBLE_RANGES = [(0x00AD, 0x00AD), (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
+                    (0x200B, 0x200D), (0x2060, 0x2065), (0x206A, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F),
+                    (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+                    (0xE0000, 0xE0FFF), (0xE000, 0xF8FF), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD), (0xFDD0, 0xFDEF),
+                    (0x2800, 0x2800), (0x16FE4, 0x16FE4), (0x1D159, 0x1D159), (0x0600, 0x0605), (0x110BD, 0x110BD),
+                    (0x13430, 0x1343F), (0x0378, 0x0379)]
+PLACES = {  # a line of the example report -> where in it the character goes
+    "claim": "Acme Observability bills two dimensions",
+    "heading": "### Billing units and retention tiers",
+    "tldr": "- Vendors bill logs by different units",
+    "gaps": "- No page read gives a price for rehydrating archived logs.",
+    "sources title": "[^1]: **Title**: ",
+}
+HONEST_SCRIPTS = [(0x00C0, 0x00FF), (0x0100, 0x017F), (0x0391, 0x03C9), (0x0410, 0x044F), (0x05D0, 0x05EA),
+                  (0x0621, 0x064A), (0x0905, 0x0939), (0x3041, 0x3096), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3),
+                  (0x1F600, 0x1F64F), (0x2200, 0x22FF), (0x20A0, 0x20C0)]
+
+
+def _code_point(ranges):
+    return st.sampled_from(ranges).flatmap(lambda r: st.integers(r[0], r[1])).map(chr)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ch=_code_point(INVISIBLE_RANGES), place=st.sampled_from(sorted(PLACES)), repeat=st.integers(1, 3))
+def test_every_invisible_class_is_refused_wherever_a_check_reads(ch: str, place: str, repeat: int) -> None:
+    from web_research.checks.text_controls import blank_check, bidi_check
+
+    line = next(n for n, text in enumerate(LINES) if text.startswith(PLACES[place]))
+    lines = list(LINES)
+    cut = len(PLACES[place]) + 4
+    lines[line] = lines[line][:cut] + ch * repeat + lines[line][cut:]
+    text = "\n".join(lines) + "\n"
+    refused = [c for c in (blank_check("report", Path("report.md"), text),
+                           bidi_check("report", Path("report.md"), text)) if not c.ok]
+    assert refused and refused[0].line == line + 1, (hex(ord(ch)), place)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.lists(_code_point(HONEST_SCRIPTS), min_size=1, max_size=40).map("".join),
+       spaced=st.sampled_from([" ", "\u00a0", "\u2009", "\u3000", "\u202f"]))
+def test_honest_text_in_other_scripts_passes(text: str, spaced: str) -> None:
+    from web_research.core.text import blank_chars, strip_invisible
+
+    line = f"Acme {text}{spaced}{text[::-1]} bills per GB."
+    assert blank_chars(line) == ([], 0)
+    assert strip_invisible(line) == line
+    assert blank_chars(f"{line} 1\ufe0f\u20e3 \u2764\ufe0f\u200d\U0001f525") == ([], 0)  # a keycap, an emoji sequence
+
+
+def test_the_invisible_tables_are_unicodes() -> None:
+    """core/text.py writes Default_Ignorable_Code_Point and Cf out as ranges (UNICODE_VERSION): they
+    are the `regex` module's (a newer Unicode than this Python's), and the classes hold every
+    private-use, surrogate and unassigned code point this Python knows."""
+    import unicodedata
+
+    import regex
+
+    from web_research.core import text as core_text
+
+    every = "".join(map(chr, range(0x110000)))
+    ignorable = [m.start() for m in regex.finditer(r"\p{Default_Ignorable_Code_Point}", every)]
+    fmt = [m.start() for m in regex.finditer(r"\p{Cf}", every)]
+    assert {c for low, high in core_text._IGNORABLE_RANGES for c in range(low, high + 1)} == set(ignorable)
+    assert {ord(ch) for ch in core_text.FORMAT_CHARS} == set(fmt)
+    assert all(core_text.invisible_kind(chr(c)) in (core_text.IGNORABLE, core_text.FORMAT) for c in ignorable)
+    for code in range(0xA0, 0x110000, 29):  # one code point in 29, every block touched
+        ch = chr(code)
+        if unicodedata.category(ch) in ("Co", "Cs", "Cn", "Cf"):
+            assert core_text.invisible_kind(ch) is not None, hex(code)
 
 
 def test_a_findings_file_with_blank_looking_characters_fails_and_the_researcher_is_told(tmp_path: Path) -> None:

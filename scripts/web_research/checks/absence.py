@@ -23,8 +23,11 @@ lengths larger than sys.maxsize". So each absence statement (checks/gaps_prose.p
 **Without a checker** (tier `quick`, or a plan with no `Tier:` line) nobody can read the
 passages, so the plugin holds the one thing it can compute (`unjudged_checks`): an absence
 statement fails `report.gaps.absence` when one passage of a stored page holds every key term
-of it: that is where a page most likely states it, and the report must not say the pages lack
-what they may well state. A statement whose words no single passage holds together stands.
+of it within `NEAR_CHARS` characters: that is where a page most likely states it, and the report
+must not say the pages lack what they may well state. A term is held in any of the words a page
+may say it with (closest_passages.alternatives: inflections, a number in digits or in words,
+the words of its class, "cost" for "price"), so a statement reworded past the page's own words
+is still refused. A statement whose terms no passage holds close together stands.
 This refuses some honest statements (a page may hold every word and still not say it); a
 quick run trades that for having no judge, and the message says how to proceed.
 """
@@ -38,7 +41,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .. import formats
 from ..core.result import Check, fail, ok
-from ..evidence.closest_passages import Page, Passage, closest_passages, key_terms, name_terms
+from ..evidence.closest_passages import Page, Passage, closest_passages, key_terms, name_terms, span
 from ..evidence.excerpts import normalize
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, url_key
 from .finish_lines import is_own, own_lines
@@ -46,11 +49,13 @@ from ..run.finish_record import read_record
 from .claims import _run_seals  # the run's seals, as every reader of stored pages takes them
 from .gaps_prose import ABSENCE, GapsSentence, gaps_sentences
 from .parsed_run import ParsedRun
+from ..core.clip import clip
 
 KEY_CHARS = 16
 MAX_PAGES_READ = 1000  # snapshots searched; a run's budget stores far fewer
 MAX_CHARS_READ = 100_000_000  # all stored text searched, in characters
 MAX_ITEMS = 40  # absence statements judged; a report with more fails (`_too_many`)
+NEAR_CHARS = 300  # without a checker: the key terms of a statement this close together in a passage refute it
 CHECK_ID = "report.gaps.absence"
 MARK = "a statement of absence"  # how the checker's prompt heads an item
 
@@ -156,7 +161,8 @@ def unjudged_checks(report: Path, items: Sequence[AbsenceItem], why_partial: str
     """`report.gaps.absence` in a run with no claim-checker (see the module docstring)."""
     checks = []
     for item in items:
-        close = next((p for p in item.passages if set(p.terms) >= set(item.terms)), None) if item.terms else None
+        close = next((p for p in item.passages if set(p.terms) >= set(item.terms)
+                      and (span(p.text, item.terms) or 0) <= NEAR_CHARS), None) if item.terms else None
         if close is not None:
             checks.append(fail(CHECK_ID, (
                 f"line {item.line}: \"{_short(item.text, 160)}\": a stored page holds every word of it in one "
@@ -195,8 +201,7 @@ def _passage(p: Passage, limit: int = 300) -> str:
 
 
 def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return clip(text, limit)
 
 
 # --------------------------------------------------------------------------

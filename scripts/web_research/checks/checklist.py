@@ -68,8 +68,8 @@ subtopic slug from plan.md; severities are errors unless marked (warning).
                                           carries a reference in that sentence
     report.headings.figures               no heading in TL;DR or Findings states a figure (but a plan
                                           subtopic's name)
-    report.headings.label                 each ### heading of Findings is a plan subtopic's name or a
-                                          label: formats.HEADING_RULE (headings.py)
+    report.headings.label                 each ### heading of Findings is a first-wave subtopic's name:
+                                          formats.HEADING_RULE (headings.py)
     report.gaps.figures                   a sentence in Gaps & Limitations that states a figure carries
                                           a reference, or is the plan's (finish's own lines are not read)
     report.gaps.form                      every other sentence of Gaps & Limitations takes a form a check
@@ -368,23 +368,12 @@ def _report_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
             blank_check("report", path, text)] + \
         report_checks(path, parsed.report, question, gaps_needed, findings_citations) + \
         statement_checks(path, parsed.report, names, question, ids, own, planned) + \
-        present([heading_label_check(path, parsed.report, [s.name for s in parsed.plan.subtopics]
-                                     if parsed.plan is not None else [], _plan_texts(parsed.plan))]) + \
+        present([heading_label_check(path, parsed.report, [s.name for s in parsed.plan.subtopics])
+                 if parsed.plan is not None else None]) + \
         ([gaps_form_check(path, gaps_sentences(parsed.report, finish_lines(parsed),
                                                 names + [s.slug for s in parsed.plan.all_subtopics]))]
          if parsed.plan is not None else []) + \
         [report_form_check(path, parsed.report, (c.url for c in findings_citations if c.url))]
-
-
-def _plan_texts(plan: Any) -> list[str]:
-    """The words of the plan a heading may name with: the first wave's, written before any page
-    was read, and the second wave's names (written after the findings came back, so a heading
-    that is one is held as a label, not taken as the plan's: headings.py)."""
-    if plan is None:
-        return []
-    return [plan.question, plan.synthesis, plan.scope_notes or "",
-            *(text for s in plan.subtopics for text in (s.name, *s.establish)),
-            *(s.name for s in plan.second_wave)]
 
 
 def _acknowledge_gaps(parsed: ParsedRun, checks: list[Check]) -> list[Check]:

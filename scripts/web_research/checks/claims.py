@@ -43,7 +43,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping, NamedTuple, Seq
 from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .figure_arithmetic import Operand, derive, what_they_give
+from .figure_arithmetic import derive, operands_of, why_not_named, why_refused
 from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, is_identifier, names_same,
                          readable, unreadable_figures, url_identifiers)
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
@@ -57,6 +57,7 @@ from ..evidence.matcher import StoredPage
 from ..evidence.snapshots import SnapshotError, SnapshotIndex
 from .parsed_run import ParsedRun
 from .citation_entries import Citation
+from ..core.clip import clip
 
 
 # Plan bullet ids (`2.1`, coverage.py) name a point, they state no figure: a leading
@@ -433,13 +434,12 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
             if any(names_same(q, other) for other in names):
                 continue
             missing.append(q)
-            reasons.append("")
+            reasons.append(why_not_named(q, [*available, *names]))
             continue
         if not any(q.matches(other) for other in available):
             pending.append(q)
     if pending:
-        operands = [Operand(f, index, any(s.matches(f) for s in stated))
-                    for index, found in enumerate(per_excerpt) for f in found]
+        operands = operands_of(claim_text, stated, [(readable(t), found) for t, found in zip(texts, per_excerpt)])
         refused = []
         for index, q in enumerate(pending):
             if index >= MAX_COMPUTED:
@@ -454,29 +454,13 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
         absent = missing + refused
         for q in refused:
             missing.append(q)
-            reasons.append(_why_not_computed(q, stated, absent))
+            reasons.append(why_refused(q, claim_text, stated, absent, available, operands))
     for text, why in unreadable:
         missing.append(Quantity(text, Decimal(0), KIND_NUMBER))
         reasons.append(why)
     order = sorted(range(len(missing)), key=lambda i: missing[i].start)
     return Grounding(True, stated, tuple(missing[i] for i in order), tuple(reasons[i] for i in order),
                      tuple(derived))
-
-
-def _why_not_computed(figure: Quantity, stated: Sequence[Quantity], missing: Sequence[Quantity]) -> str:
-    """Why a figure that arithmetic might give was refused: what the claim's own cited figures
-    give instead, or which of its operands no excerpt states."""
-    if figure.kind not in ("percent", "multiplier"):
-        return ""
-    grounded = [q for q in stated if q not in missing and q is not figure]
-    gives = what_they_give(figure, grounded)
-    if gives:
-        return f"as arithmetic on the claim's cited figures, {gives}"
-    absent = [q.text for q in missing if q is not figure and q.kind in ("money", "number", "percent")]
-    if absent:
-        return f"its operand {', '.join(repr(a) for a in absent)} is in no excerpt the claim cites"
-    return ("no two cited figures give it (a computed figure is grounded when the claim states one of its "
-            "operands and an excerpt it cites states the other)")
 
 
 # Cached: the report repeats its findings files' claims and excerpts, and one excerpt backs many claims.
@@ -741,5 +725,4 @@ def _source_lines(path: Path, line: int, count: int = 6) -> str:
 
 
 def _shorten(text: str, limit: int = 160) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return clip(text, limit)

@@ -23,13 +23,16 @@ from decimal import Decimal, InvalidOperation
 from itertools import permutations
 from typing import NamedTuple, Sequence
 
-from .quantities import KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER, KIND_PERCENT, MEASURES, Figure
+from .quantities import (KIND_DATE, KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER, KIND_PERCENT, KIND_VERSION, KIND_YEAR,
+                         MEASURES, Figure)
 
 ARITHMETIC_KINDS = (KIND_MONEY, KIND_NUMBER, KIND_PERCENT)
 MAX_OPERANDS = 120  # figures looked at per claim: bounds the pairs on a long, hostile excerpt
 _HUNDRED = Decimal(100)
 _SHOWN = re.compile(r"[0-9]+(?:[.,]([0-9]+))?")
 _POINTS = frozenset({"point", "points", "percentage", "pp"})  # "5 percentage points": a difference of percents
+YEAR_GROUP = -1  # `Operand.order`'s group of the figures an excerpt ties to a year
+EXCERPT_GROUPS = 1000  # `Operand.order`'s groups from here on: an excerpt's own from-to pairs
 _WORD_TOLERANCE = {KIND_PERCENT: Decimal("0.5"), KIND_MULTIPLIER: Decimal("0.01")}
 
 
@@ -37,6 +40,14 @@ class Operand(NamedTuple):
     figure: Figure
     excerpt: int  # which cited excerpt states it
     stated: bool  # the claim states it too
+    # (group, step): operands of one group come in this order. The claim's "from $50 to $40" puts
+    # $50 before $40 (group 0, 1...); a figure an excerpt ties to a year is in the year group at
+    # that year. A change or difference between two of one group runs from the earlier step.
+    order: tuple[int, int] | None = None
+    # Tied to a year the claim states: "later" when the claim puts the change in it ("up 25% in
+    # 2026"), "earlier" when it is the base ("$10 less than in 2025", "since 2025"); else "".
+    anchor: str = ""
+    role: str = ""  # "from" or "to": the claim writes "from $50" or "to $40" of it alone
 
 
 class Derivation(NamedTuple):
@@ -72,8 +83,8 @@ def compatible(a: Figure, b: Figure) -> bool:
     of one measure (both plain, or units of one measure), never durations (see `operand`)."""
     if a.kind != b.kind or a.kind not in ARITHMETIC_KINDS or not (operand(a) and operand(b)):
         return False
-    if a.kind == KIND_MONEY and (a.currency != b.currency or a.per != b.per):
-        return False
+    if a.kind == KIND_MONEY and (a.currency != b.currency or (a.per and b.per and a.per != b.per)):
+        return False  # "$0.10 per GB (was $0.08)": a per-unit written once is both's
     if (a.unit is None) != (b.unit is None):
         return False
     return a.unit is None or MEASURES[a.unit][0] == MEASURES[b.unit][0]
@@ -107,34 +118,44 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
     within = tolerance(target)
     want = target.value
     for a, b in permutations(usable, 2):
-        if not (a.stated or b.stated):
+        if not _may_pair(a, b, target):
             continue
         x, y = a.figure, b.figure
+        ordered = _same_group(a, b)
+        forward = not ordered or a.order[1] > b.order[1]  # type: ignore[index]  # from y to x
+        if not ordered and (a.role == "from" or b.role == "to"):
+            forward = False  # "rose 25% to $40": $40 is where it went
         if target.kind in (KIND_MULTIPLIER, KIND_PERCENT) and compatible(x, y) and _base(y):
             ratio = _base(x) / _base(y)
             if target.kind == KIND_MULTIPLIER:
-                if ratio > 0 and _close(ratio, want, within):
+                if forward and ratio > 0 and _close(ratio, want, within):  # "tripled from $5 to $15", not back
                     return Derivation(target, f"{target.text} = {x.text} / {y.text} (a ratio: {_fmt(ratio)}x)")
                 continue
             share = ratio * _HUNDRED
-            if not target.falling and want > 0 and _close(share, want, within):
+            if not (target.falling or target.rising or ordered) and want > 0 and _close(share, want, within):
                 return Derivation(target, f"{target.text} = {x.text} / {y.text} (a share: {_fmt(share)}%)")
+            if not forward:
+                continue
             change = (ratio - 1) * _HUNDRED
-            expected = -abs(want) if target.falling else want
-            if _close(change, expected, within):  # from y to x
+            if _directed(change, target, within):  # from y to x
                 return Derivation(target, f"{target.text} = the change from {y.text} to {x.text} "
                                           f"({'+' if change > 0 else ''}{_fmt(change)}%)")
-            if x.kind == KIND_PERCENT and _close(_base(x) - _base(y), expected, within):
+            if x.kind == KIND_PERCENT and _directed(_base(x) - _base(y), target, within):
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference in points)")
         elif target.kind == KIND_NUMBER and target.noun in _POINTS and x.kind == KIND_PERCENT:
-            if compatible(x, y) and x.value >= y.value and _close(x.value - y.value, abs(want), within):  # "up 5 points"
+            if compatible(x, y) and forward and (ordered or x.value >= y.value) \
+                    and _directed(x.value - y.value, target, within, ordered=ordered):  # "up 5 points"
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference in points)")
         elif target.kind in (KIND_MONEY, KIND_NUMBER) and _same_kind(target, x):
-            if compatible(x, y) and _base(x) >= _base(y) and _close(_base(x) - _base(y), abs(_target_base(target)),
-                                                                   within):
+            if compatible(x, y) and forward and (ordered or _base(x) >= _base(y)) and _a_difference(target, ordered) \
+                    and _directed(_base(x) - _base(y), target, within, _target_base(target), ordered):
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference)")
             if y.kind == KIND_PERCENT and _close(_base(x) * y.value / _HUNDRED, _target_base(target), within):
                 return Derivation(target, f"{target.text} = {y.text} of {x.text}")
+            if y.kind == KIND_PERCENT and (y.falling or y.rising):  # "$100 less a 10% discount is $90"
+                after = _base(x) * (_HUNDRED + (-y.value if y.falling else y.value)) / _HUNDRED
+                if _close(after, _target_base(target), within):
+                    return Derivation(target, f"{target.text} = {x.text} {'-' if y.falling else '+'} {y.text}")
     if target.kind in (KIND_MONEY, KIND_NUMBER):  # an operand times a cited multiplier
         for a, b in permutations([o for o in operands[:MAX_OPERANDS] if o.figure.value and (
                 operand(o.figure) or o.figure.kind == KIND_MULTIPLIER)], 2):
@@ -143,6 +164,52 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
                     and _same_kind(target, x) and _close(_base(x) * y.value, _target_base(target), within):
                 return Derivation(target, f"{target.text} = {y.text} {x.text}")
     return None
+
+
+def _a_difference(target: Figure, ordered: bool) -> bool:
+    """Whether an amount or count may be a difference: a word says so ("$2 more", "10 fewer",
+    "down $5") or it runs between a from-to pair or two years. A bare "2" of "on 1/2" is no
+    difference of the page's 1 and 3."""
+    return ordered or target.falling or target.rising or target.noun in _POINTS
+
+
+def _may_pair(a: Operand, b: Operand, target: Figure) -> bool:
+    """Two operands arithmetic may combine: the claim states one of them, or both are tied to
+    two years of which the claim states one ("up 25% in 2026": the figures for 2025 and 2026),
+    or they are the ends of a change the page states ("went from $8 to $10") and the claim
+    states that change by a word of direction or a multiple ("rose 25%", "tripled")."""
+    if a.stated or b.stated:
+        return True
+    if not (target.kind == KIND_MULTIPLIER or target.falling or target.rising):
+        return False  # "In 2026 it had 2 regions" is no difference of the page's 3 and 5
+    if _same_group(a, b) and a.order[0] >= EXCERPT_GROUPS:  # type: ignore[index]
+        return target.kind in (KIND_MULTIPLIER, KIND_PERCENT)
+    if not (_same_group(a, b) and a.order[0] == YEAR_GROUP):  # type: ignore[index]
+        return False
+    later, earlier = (a, b) if a.order[1] > b.order[1] else (b, a)  # type: ignore[index]
+    return later.anchor == "later" or earlier.anchor == "earlier"
+
+
+def _same_group(a: Operand, b: Operand) -> bool:
+    return a.order is not None and b.order is not None and a.order[0] == b.order[0] and a.order[1] != b.order[1]
+
+
+def _directed(value: Decimal, target: Figure, within: Decimal, size: Decimal | None = None,
+              ordered: bool = True) -> bool:
+    """Whether a change or difference `value` is what `target` states: down when a word of
+    decrease stands beside it ("a 20% cut", "$10 less"), up for one of increase ("up 25%"),
+    either way when none does; a figure written with its sign ("-20%") keeps it. A difference
+    of two operands in no known order ("$12 is $2 more than Beta's $10") is by its size."""
+    want = target.value if size is None else size
+    if not ordered:
+        return _close(abs(value), abs(want), within)
+    if target.falling:
+        return _close(value, -abs(want), within)
+    if target.rising:
+        return _close(value, abs(want), within)
+    if want < 0:
+        return _close(value, want, within)
+    return _close(abs(value), want, within)
 
 
 def _target_base(target: Figure) -> Decimal:
@@ -159,11 +226,16 @@ def _same_kind(target: Figure, figure: Figure) -> bool:
     return not target.unit and not figure.unit
 
 
-def what_they_give(target: Figure, stated: Sequence[Figure]) -> str | None:
+def what_they_give(target: Figure, stated: Sequence[Figure], pairs: Sequence[tuple[Figure, Figure]] = ()) -> str | None:
     """What the claim's own figures of one kind give, for a refusal of `target`, a multiplier or a
-    percent ("$0.10 / $0.05 gives 2x"); None when the claim states no two such figures."""
+    percent ("$0.10 / $0.05 gives 2x"; for a from-to pair the claim states, the change it is);
+    None when the claim states no two such figures."""
     if target.kind not in (KIND_MULTIPLIER, KIND_PERCENT):
         return None
+    for first, second in pairs:
+        if first in stated and second in stated and compatible(first, second) and target.kind == KIND_PERCENT:
+            change = (_base(second) / _base(first) - 1) * _HUNDRED
+            return f"from {first.text} to {second.text} is {'+' if change > 0 else ''}{_fmt(change)}%"
     for x, y in permutations([f for f in stated if operand(f)], 2):
         if not compatible(x, y) or abs(_base(x)) < abs(_base(y)):
             continue
@@ -173,3 +245,179 @@ def what_they_give(target: Figure, stated: Sequence[Figure]) -> str | None:
         return (f"{y.text} is {_fmt(100 / ratio)}% of {x.text}; from {y.text} to {x.text} is "
                 f"+{_fmt((ratio - 1) * _HUNDRED)}%, from {x.text} to {y.text} {_fmt((1 / ratio - 1) * _HUNDRED)}%")
     return None
+
+
+def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: Sequence[Figure],
+                available: Sequence[Figure], operands: Sequence[Operand] = ()) -> str:
+    """In few words, why no cited excerpt grounds `figure` (a figure of the claim `claim`, which
+    states `stated`, of which `missing` are grounded by nothing): the same figure stated the
+    other way ("fell" for "rose"), what the claim's own figures or the years it names give,
+    which operand no excerpt states, or the excerpts' figures of its kind."""
+    turned = next((f for f in available if f.kind == figure.kind and abs(f.value) == abs(figure.value)
+                   and (f.falling, f.rising) != (figure.falling, figure.rising) and (f.falling or f.rising)), None)
+    if turned is not None:
+        return f"the excerpt's {turned.text} is a {'fall' if turned.falling else 'rise'}"
+    if figure.kind == KIND_NUMBER and figure.noun and any(f.value == figure.value and f.unit for f in available):
+        return f"'{figure.noun}' is no unit the check reads (it reads units in English)"
+    if figure.kind == KIND_PERCENT:
+        pages = [o for o in operands if o.order and o.order[0] >= EXCERPT_GROUPS and o.stated]
+        for a, b in permutations(pages, 2):
+            if a.order[0] == b.order[0] and a.order[1] > b.order[1] and compatible(a.figure, b.figure) \
+                    and _base(b.figure):  # type: ignore[index]
+                change = (_base(a.figure) / _base(b.figure) - 1) * _HUNDRED
+                return (f"the excerpt goes from {b.figure.text} to {a.figure.text} "
+                        f"({'+' if change > 0 else ''}{_fmt(change)}%)")
+    grounded = [q for q in stated if q not in missing and q is not figure]
+    gives = what_they_give(figure, grounded, from_to_pairs(claim, stated))
+    if gives:
+        return f"as arithmetic on the claim's cited figures, {gives}"
+    by_year = _what_the_years_give(figure, operands)
+    if by_year:
+        return by_year
+    if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
+        absent = [q.text for q in missing if q is not figure and q.kind in ARITHMETIC_KINDS]
+        if absent:
+            return f"its operand {', '.join(repr(a) for a in absent)} is in no excerpt the claim cites"
+    same = list(dict.fromkeys(f.text for f in available if _comparable(figure, f)))
+    if same:
+        return f"the excerpts give {', '.join(same[:3])}" + (" ..." if len(same) > 3 else "")
+    if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
+        return "no two cited figures give it (the claim states one operand, a cited excerpt the other)"
+    if figure.kind == KIND_NUMBER and figure.text.lower() == "one":
+        return "a count no excerpt states; if it counts nothing, write 'a' or 'a single'"
+    if figure.kind == KIND_NUMBER and figure.text.isalpha():
+        return "a count in words no excerpt states"
+    if figure.kind == KIND_MONEY:
+        return f"the excerpts state no {figure.currency} amount"
+    if figure.unit:
+        measure = _shown_measure(figure.unit)
+        return f"the excerpts state no {'duration' if measure == 'time' else measure if measure == 'size' else 'count of ' + measure + 's'}"
+    return ""
+
+
+def _what_the_years_give(figure: Figure, operands: Sequence[Operand]) -> str | None:
+    """For a change or difference the claim puts in a year: what the figures an excerpt ties to
+    that year and another give ("from $8 (2025) to $10 (2026) is +25%")."""
+    if figure.kind not in (KIND_PERCENT, KIND_MONEY, KIND_NUMBER):
+        return None
+    tied = [o for o in operands if o.order and o.order[0] == YEAR_GROUP]
+    for a, b in permutations(tied, 2):
+        if not (_may_pair(a, b, figure) and a.order[1] > b.order[1] and compatible(a.figure, b.figure)  # type: ignore[index]
+                and (figure.kind == KIND_PERCENT or _same_kind(figure, a.figure)) and _base(b.figure)):
+            continue
+        x, y = a.figure, b.figure
+        if figure.kind == KIND_PERCENT:
+            change = (_base(x) / _base(y) - 1) * _HUNDRED
+            gives = f"{'+' if change > 0 else ''}{_fmt(change)}%"
+        else:
+            difference = _base(x) - _base(y)
+            gives = f"{'+' if difference > 0 else ''}{_fmt(difference)}" + (f" {x.currency}" if x.currency else "")
+        return f"from {y.text} ({b.order[1]}) to {x.text} ({a.order[1]}) is {gives}"  # type: ignore[index]
+    return None
+
+
+def why_not_named(figure: Figure, named: Sequence[Figure]) -> str:
+    """In few words, why an identifier (a version, year or date) is refused: the identifiers of
+    its kind the cited excerpts, titles and addresses do name."""
+    kinds = (KIND_YEAR, KIND_DATE) if figure.kind in (KIND_YEAR, KIND_DATE) else (KIND_VERSION,)
+    same = list(dict.fromkeys(f.text for f in named if f.kind in kinds))
+    if not same:
+        return ""
+    return f"the cited pages name {', '.join(same[:3])}" + (" ..." if len(same) > 3 else "")
+
+
+def _comparable(figure: Figure, other: Figure) -> bool:
+    """Whether `other` is a figure of `figure`'s kind and measure, to show beside a refusal."""
+    if other.kind != figure.kind or figure.kind not in (*ARITHMETIC_KINDS, KIND_MULTIPLIER):
+        return False
+    if figure.kind == KIND_MONEY:
+        return other.currency == figure.currency
+    if figure.unit and other.unit:
+        return _shown_measure(figure.unit) == _shown_measure(other.unit)
+    return figure.kind != KIND_NUMBER or (figure.unit is None) == (other.unit is None)
+
+
+_FROM_BEFORE = re.compile(r"\bfrom\s+$", re.I)
+_TO_BEFORE = re.compile(r"(?<!\bup )\bto\s+$", re.I)
+_BASE_YEAR_BEFORE = re.compile(r"\b(?:than|since|from|compared\s+(?:with|to)|vs\.?|versus|over)\s+(?:in\s+)?$", re.I)
+_TO_BETWEEN = re.compile(r"\s*(?:\bto\b|->|\u2192)\s*", re.I)
+_CLAUSE_END = re.compile(r"[;\n]|\|\s*\||\.(?:\s|$)")  # a table row ends at "| |"
+_YEAR_RIGHT_AFTER = re.compile(r"\s*[(,]?\s*(?:(?:in|for|during)\s+)?", re.I)
+_MAX_YEAR_GAP = 60  # characters between a figure and the year it belongs to
+
+
+def from_to_pairs(text: str, figures: Sequence[Figure]) -> list[tuple[Figure, Figure]]:
+    """The (from, to) pairs `text` states ("from $50 to $40"), in the claim's order."""
+    pairs = []
+    for a, b in zip(figures, figures[1:]):
+        if _FROM_BEFORE.search(text, max(0, a.start - 8), a.start) and _TO_BETWEEN.fullmatch(text, a.end, b.start):
+            pairs.append((a, b))
+    return pairs
+
+
+def year_of(text: str, figure: Figure, years: Sequence[Figure]) -> int | None:
+    """The year `text` ties `figure` to: one written right after it ("$8 in 2025", "$8 (2025)"),
+    else the nearest before it in its clause ("In 2025 it cost $8", "| 2025 | $8 |", "the 2025
+    price was $8"), else the nearest after it; None when its clause names none."""
+    before: tuple[int, int] | None = None
+    after: tuple[int, int] | None = None
+    for year in years:
+        if year.end <= figure.start:
+            lo, hi = year.end, figure.start
+        elif year.start >= figure.end:
+            lo, hi = figure.end, year.start
+            if _YEAR_RIGHT_AFTER.fullmatch(text, lo, hi):
+                return int(year.value)
+        else:
+            continue
+        if hi - lo > _MAX_YEAR_GAP or _CLAUSE_END.search(text, lo, hi):
+            continue
+        if year.end <= figure.start and (before is None or hi - lo < before[0]):
+            before = (hi - lo, int(year.value))
+        elif year.start >= figure.end and (after is None or hi - lo < after[0]):
+            after = (hi - lo, int(year.value))
+    chosen = before or after
+    return chosen[1] if chosen else None
+
+
+def _a_year(figure: Figure) -> bool:
+    return figure.kind == KIND_YEAR or (figure.kind == KIND_NUMBER and figure.unit is None and figure.per is None
+                                        and figure.text.isdigit() and len(figure.text) == 4
+                                        and 1900 <= figure.value <= 2100)
+
+
+def operands_of(claim: str, stated: Sequence[Figure],
+                excerpts: Sequence[tuple[str, Sequence[Figure]]]) -> list[Operand]:
+    """The operands a claim's computed figures may use: each figure of each cited excerpt
+    (`text`, as `quantities.readable` gives it, and its figures), with whether the claim states it
+    and its order: the excerpt's own from-to pair first (the page says which way it went), then
+    the claim's, then the year the excerpt ties it to."""
+    steps: list[tuple[Figure, tuple[int, int]]] = []
+    for group, (a, b) in enumerate(from_to_pairs(claim, stated)):
+        steps += [(a, (group, 0)), (b, (group, 1))]
+    roles = [(f, "from" if _FROM_BEFORE.search(claim, max(0, f.start - 8), f.start) else "to")
+             for f in stated if _FROM_BEFORE.search(claim, max(0, f.start - 8), f.start)
+             or _TO_BEFORE.search(claim, max(0, f.start - 8), f.start)]
+    anchors = {int(f.value): "earlier" if _BASE_YEAR_BEFORE.search(claim, max(0, f.start - 24), f.start) else "later"
+               for f in stated if _a_year(f) and (f.kind == KIND_YEAR or f.noun is None)}
+    out = []
+    for index, (text, found) in enumerate(excerpts):
+        own = {}
+        for k, (a, b) in enumerate(from_to_pairs(text, found)):
+            own[id(a)], own[id(b)] = (EXCERPT_GROUPS + 64 * index + k, 0), (EXCERPT_GROUPS + 64 * index + k, 1)
+        years = [f for f in found if _a_year(f)] if anchors else []
+        for f in found:
+            order = own.get(id(f)) or next((step for s, step in steps if s.matches(f)), None)
+            anchor = ""
+            if order is None and years and operand(f) and not _a_year(f) and len(out) < MAX_OPERANDS:
+                year = year_of(text, f, years)
+                if year is not None:
+                    order, anchor = (YEAR_GROUP, year), anchors.get(year, "")
+            role = next((r for s, r in roles if s.matches(f)), "")
+            out.append(Operand(f, index, any(s.matches(f) for s in stated), order, anchor, role))
+    return out
+
+
+def _shown_measure(unit: str) -> str:
+    measure = MEASURES[unit][0]
+    return "time" if measure == "calendar" else measure  # "a year" is refused beside "30 days"

@@ -30,6 +30,7 @@ from ..core.result import Check, fail, ok
 from .claims import Sentence, header_cells, lead_for, lead_ins, sentences_of
 from .report import Report
 from .report_references import valid_label
+from ..core.clip import clip
 
 GAPS = formats.REPORT_SECTIONS[2]
 RECORDED, CLAIM, ABSENCE, FIXED, UNCONFIRMED, OTHER = "recorded", "claim", "absence", "fixed", "unconfirmed", "other"
@@ -54,8 +55,21 @@ _ABSENCE = re.compile(
     re.IGNORECASE | re.DOTALL)
 _SEPARATORS = re.compile(r"[\s,;:()\"'\u201c\u201d\u2018\u2019`*.]+|\b(?:and|subtopic|subtopics|file|files|the|of)\b",
                          re.IGNORECASE)
-_RUN_FILE = re.compile(r"\b(?:findings|sources|briefs|checks)/[\w.-]{1,120}")
-_CHECK_ID = re.compile(r"\b[a-z]+(?:\.[a-z0-9_<>-]+)+\b")
+# What the unconfirmed form may name besides the plan's subtopics: the run's files by the names the
+# plugin gives them (a subtopic's findings or brief by its slug, a snapshot by its id, a verdicts file)
+# and check ids made of the words check ids use (`CHECK_ID_WORDS`, a subtopic's slug, a bullet's id).
+# Any other "file" or "id" is words: "findings/acme-was-fined-for-hidden-fees.md", "acme.was-fined".
+_SNAPSHOT_FILE = re.compile(r"\bsources/[0-9a-f]{16}(?:\.txt|\.json|\.warc\.gz)(?![\w.-])")
+_VERDICTS_FILE = re.compile(r"\bchecks/verdicts-[1-9][0-9]{0,3}\.json(?![\w.-])")
+_CHECK_ID = re.compile(r"\b[a-z]+(?:\.[a-z0-9_<>*-]+)+(?![\w<>*-])")
+CHECK_ID_WORDS = frozenset("""
+plan run report findings provenance citations sources checks exists readable parses names brief_hash none claims
+grounded frontmatter extra layout length markdown memory reason status subtopic text bidi blank controls uncited
+unexpected links sealed coverage figures gaps form nonempty headings label references sections duplicate missing
+order title tldr bullets sites abandoned checked verdict verdicts absence integrity records required optional
+verbatim snapshot final_url retrieved site_root repeated_url undefined orphan numbering first_use placement
+<slug> <id> <rule> *
+""".split())
 
 
 class GapsSentence(NamedTuple):
@@ -67,17 +81,56 @@ class GapsSentence(NamedTuple):
     what: str = ""  # an absence statement: what it says the pages lack
 
 
+# A second clause that asserts something besides what the pages lack ("..., which was withdrawn
+# after a breach", "... because Acme hides them"): no absence statement.
+# So is a second sentence ("... logs. | Why | Acme hides it |", a table run on into the line) and a
+# table's pipes.
+_ASIDE = re.compile(r"[|\u2014\u2013]|[,(]\s*(?:which|who|whose|but|yet|so)\b|\s-\s"
+                    r"|\b(?:because|although|though|whereas|despite|even\s+though|given\s+that|now\s+that)\b"
+                    r"|(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bno)(?<!\.)[.!?]\s+\S", re.IGNORECASE)
+# A bare clause: what the pages lack said as a statement ("The pages read do not state: Acme was
+# fined for hidden fees", which a person reads, listed, as a fact). A finite verb of be, have, do or
+# a modal is only read inside a question or a that-clause (whether, how, why, that, ...).
+# "... otherwise than that Acme was fined", "... the opposite": a denial said as an absence.
+_DENIAL = re.compile(r"^(?:anything\s+)?(?:otherwise|else\s+than|other\s+than|the\s+(?:opposite|contrary|reverse))\b",
+                     re.IGNORECASE)
+_PARENTHESES = re.compile(r"\([^()]*\)")
+_DETERMINED = re.compile(r"\s*(?:the|a|an|its|their|his|her|this|these|those|our|one|each|every)\s", re.IGNORECASE)
+_LISTED = re.compile(r"\b(?:and|or|nor|etc)\b|\.\.\.|\u2026", re.IGNORECASE)
+_FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|will|would|can|could|may|might|must|"
+                     r"should|shall|isn['\u2019]t|aren['\u2019]t|wasn['\u2019]t|weren['\u2019]t|hasn['\u2019]t|"
+                     r"hadn['\u2019]t|doesn['\u2019]t|didn['\u2019]t|won['\u2019]t|can['\u2019]t)\b", re.IGNORECASE)
+_OPENS_CLAUSE = re.compile(r"\b(?:whether|if|how|why|when|where|which|what|who|whom|whose|that|once|until|unless|"
+                           r"while|whenever|wherever)\b", re.IGNORECASE)
+
+
+def _appended(what: str) -> bool:
+    """Whether `what` ends with a noun phrase set off by a comma that lists nothing ("a price for
+    rehydration, the feature Acme withdrew"): an appositive, which says something of what it
+    follows, not one more thing the pages lack (a list's last part says and, or, nor; a phrase
+    put in between, ", in months, for Acme's tier", goes on without a determiner)."""
+    parts = _PARENTHESES.sub(" ", what).split(",")
+    return len(parts) > 1 and _LISTED.search(parts[-1]) is None and _DETERMINED.match(parts[-1]) is not None
+
+
 def absence_what(text: str) -> str | None:
-    """What an absence statement says the pages lack, or None when `text` is not one."""
+    """What an absence statement says the pages lack, or None when `text` is not one (nor is one
+    that asserts something besides, `_ASIDE`)."""
     match = _ABSENCE.match(" ".join(text.split()))
     if match is None:
         return None
     verb = (match.group("verb1") or match.group("verb2")).lower()
-    stems = {verb, verb[:-1], verb[:-2], verb[:-3]} if len(verb) > 4 else {verb, verb[:-1]}
+    stems = {verb, verb[:-1], verb[:-2], verb[:-3], verb[:-3] + "y"} if len(verb) > 4 else {verb, verb[:-1]}
     if not stems & ABSENCE_VERBS:
         return None
     what = match.group("what").strip()
-    return what if re.search(r"\w", what) else None
+    if not re.search(r"\w", what) or _ASIDE.search(what) or _DENIAL.search(what) or _appended(what):
+        return None
+    for part in what.split(";"):  # things listed with semicolons: each a thing or a question
+        finite = _FINITE.search(part)
+        if finite is not None and not _OPENS_CLAUSE.search(part, 0, finite.start()):
+            return None
+    return what
 
 
 def _fixed(text: str) -> bool:
@@ -89,10 +142,24 @@ def _unconfirmed(text: str, names: Sequence[str]) -> bool:
     said = " ".join(text.split())
     if not said.casefold().startswith(UNCONFIRMED_LABEL.casefold()):
         return False
-    rest = _CHECK_ID.sub(" ", _RUN_FILE.sub(" ", said[len(UNCONFIRMED_LABEL):].casefold()))
+    slugs = {n for n in names if re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", n)}
+    rest = said[len(UNCONFIRMED_LABEL):]
+    if slugs:
+        rest = re.sub(r"\b(?:findings|briefs)/(?:" + "|".join(map(re.escape, sorted(slugs, key=len, reverse=True)))
+                      + r")\.md(?![\w.-])", " ", rest)
+    rest = _VERDICTS_FILE.sub(" ", _SNAPSHOT_FILE.sub(" ", rest))
+    rest = _CHECK_ID.sub(lambda m: " " if is_check_id(m.group(0), slugs) else m.group(0), rest).casefold()
     for name in sorted((" ".join(n.split()).casefold() for n in names if n.strip()), key=len, reverse=True):
         rest = rest.replace(name, " ")
     return bool(said[len(UNCONFIRMED_LABEL):].strip()) and not _SEPARATORS.sub("", rest)
+
+
+def is_check_id(text: str, slugs: set[str] | frozenset[str] = frozenset()) -> bool:
+    """Whether `text` is made as check ids are: its dot-separated parts words of CHECK_ID_WORDS,
+    a subtopic's slug (`slugs`) or a bullet's id (digits: `report.coverage.1.2`)."""
+    parts = text.split(".")
+    return parts[0] in ("plan", "run", "report", "findings", "provenance", "citations", "sources", "checks") and all(
+        p in CHECK_ID_WORDS or p in slugs or p.isdigit() for p in parts[1:])
 
 
 def _cited(sentence: Sentence) -> bool:
@@ -140,8 +207,7 @@ def gaps_sentences(report: Report, own: Callable[[str], bool], names: Sequence[s
 
 
 def _quote(text: str, limit: int = 90) -> str:
-    text = " ".join(text.split())
-    return '"' + (text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026") + '"'
+    return '"' + clip(text, limit) + '"'
 
 
 def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:
@@ -153,7 +219,10 @@ def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:
     more = f"; and {len(problems) - MAX_LISTED} more" if len(problems) > MAX_LISTED else ""
     return fail("report.gaps.form", (
         f"{len(problems)} sentence(s) no check reads ({shown}{more}). Gaps & Limitations says only what the pages "
-        f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored); or cites the passage "
+        f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored; <what> is one clause, a "
+        "thing or a question ('whether Acme throttles overages'), never a statement ('Acme throttles overages'), "
+        "with no aside such as ', which ...', ' \u2014 ...', 'because ...' or a second sentence); or cites the "
+        "passage "
         f"that states it, as a claim; or is one of: {' '.join(FIXED_SENTENCES)} Evidence the run cannot use is "
         f"named as \"{UNCONFIRMED_LABEL} <subtopic names, run files, check ids>.\" Rewrite each so, or drop it"),
         path, problems[0][0])

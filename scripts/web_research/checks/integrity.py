@@ -69,6 +69,7 @@ from ..evidence.excerpts import RULE_SHORT_PART, RULE_SPREAD, MatchResult, norma
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
 from .whole_figures import CutFigure, cut_figures, describe
+from ..core.clip import clip
 
 INTEGRITY_CHECK_ID = "citations.integrity"
 SOURCES_CHECK_ID = "sources.records"
@@ -367,7 +368,7 @@ def _aggregate(Check: Any, check_id: str, path: str, found: list[_Finding], pass
 
 
 def _shorten(text: str, limit: int = 240) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return clip(text, limit, collapse=False)
 
 
 @lru_cache(maxsize=8192)

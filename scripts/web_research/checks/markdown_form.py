@@ -42,6 +42,7 @@ from ..core.markdown_doc import (
 )
 from ..core.result import Check, fail, ok
 from .report import Report
+from ..core.clip import clip
 
 MAX_LISTED = 6
 _REFERENCE_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:")
@@ -78,8 +79,7 @@ def _refusal(line: int, what: str, instead: str) -> tuple[int, str]:
 
 
 def _short(text: str, limit: int = 40) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+    return clip(text, limit)
 
 
 def form_problems(doc: Document, cited_urls: Collection[str]) -> list[tuple[int, str]]:

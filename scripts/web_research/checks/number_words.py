@@ -12,9 +12,17 @@ read each entry both ways: the word gives its value, and the value is grounded b
   words ("double", "twice", "triple", "thrice", "quadruple"; `MULTIPLES`);
 - fractions: a count word and a denominator word ("a tenth", "two fifths", "three quarters"), read
   as the share they are (a tenth is 10%), and "half"; a singular one ("a fifth") only where a share
-  reads, so "a fifth vendor" stays an ordinal (quantities._read_shares).
+  reads, so "a fifth vendor" stays an ordinal (quantities._read_shares);
+- counted things: a count word before what it counts ("two free plans", "one week", "one TB"), and
+  "a" or "an" before a unit of time or size ("a year", "an hour"; not in a rate: "$10 a month",
+  "twice a year"); "and a half" adds a half ("one and a half hours", "an hour and a half"), and
+  "half" before a unit is half of it ("a half-hour", "half a day").
 
-Not numbers (the rules of quantities.py, each tested beside its number): "one of", "one-time",
+Not numbers (the rules of quantities.py, each tested beside its number): "one of", "two of the
+vendors" (a partitive), "all three vendors" and "the two plans" (a set the report names), "one
+vendor page" (the run's own sources), "group one" and "Formula One" (labels), "in one unit", "One
+reason is" (idioms: "one" counts only after a verb or adverb), "one another", "no one", "the
+cheaper one", "one day, ..." (a time), "a few", "a couple of", "two-factor", "one-time",
 "double" as a type or a noun ("C doubles", "a double", "IEEE 754 double"), "double-check". "zero"
 is a figure alone ("zero free plans"), not in a compound that names a kind of thing ("zero trust",
 "zero-day": `ZERO_COMPOUNDS`). A units word then a tens word ("two-fifty") reads as 2.50 or as
@@ -87,3 +95,39 @@ def ambiguous_compound(words: list[str]) -> bool:
     """Whether hyphenated number words are a units word then a tens word ("two-fifty"), which
     reads as 2.50 or as 250: no figure on a page, and refused in a claim."""
     return len(words) == 2 and words[0] in UNITS and 0 < UNITS[words[0]] < 10 and words[1] in TENS
+
+
+# After a count word, words that make it no count of a thing ("one of", "two or three", "one can").
+NOT_COUNTED_AFTER = frozenset("""of another or and to by after in on at for from with as than is are was were be been
+has have had it its this that which who can could should would will may might must shall do does did
+per each every here there only more less""".split())
+# Before "one", words that make it a pronoun ("the cheaper one", "no one", "which one").
+PRONOUN_ONE_AFTER = frozenset("the this that any no each every which another some someone only".split())
+# Before "one", words that make it an idiom, as does the start of a sentence ("in one unit", "at
+# one point", "One reason is..."): "one" counts only after a verb or an adverb ("has one free plan").
+IDIOM_ONE_AFTER = frozenset("in at on for from with by to into under over of per as".split())
+# Before a count, words that make it name a set the text already has ("all three vendors", "the
+# two plans", "these four regions"): the report's own sources, not a figure a page states.
+SET_BEFORE = frozenset("all the these those both its their our your his her".split())
+# Before a count word, words that make it a label ("vendor group one", "phase two", "day one"), as
+# does a name with a capital ("Formula One", "Group Two").
+LABEL_BEFORE = frozenset("""group groups phase tier step option level stage part chapter section version release type
+class category zone round wave item case scenario day number no track stream batch cohort team""".split())
+# Counted, these are the run's own sources, which a report counts and no page states ("rests on one
+# vendor page", "seven vendors charge per host", "two independent sources"): no figure.
+SOURCE_NOUNS = frozenset("""source sources page pages site sites vendor vendors provider providers article articles post
+posts study studies report reports document documents excerpt excerpts passage passages reference references citation
+citations researcher researchers subtopic subtopics bullet bullets finding findings run runs""".split())
+# After "one day", words that make it a time, not a duration ("One day, ...", "one day the price...").
+ONE_DAY_TIME_BEFORE = frozenset("the it we you they he she i a an this someone soon later".split())
+# Units "a" or "an" counts one of ("a year", "an hour", "a terabyte"); not "second" ("a second vendor").
+UNITS_AFTER_A = ("millisecond", "minute", "hour", "day", "week", "month", "year", "decade", "byte", "kilobyte", "megabyte",
+                 "gigabyte", "terabyte", "petabyte", "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib")
+# Before "a <unit>", words that make it a rate ("twice a year", "$10 a month", "5 times a day").
+RATE_BEFORE = frozenset("once twice thrice times per every".split())
+# Before "a <unit>", words that make it a duration even after a figure in its clause ("5 plans, each
+# for a year"); after a figure and any other word it is a rate ("5 GB of logs a day").
+DURATION_BEFORE = frozenset("""for within in after over under than about around nearly almost only just least most
+lasts last lasted takes take took is are was were be of until till past""".split())
+AND_A_HALF = "and a half"
+

@@ -19,11 +19,15 @@ multiplier (`1.6x`, `3×`, `3 times`, `3-fold`) and a unit; ranges and lists
 (`10 to 30 percent`, `$5-10`) share what is written once for all; versions
 (`3.11`, `v1.2.3`), years and dates are figures too. A number written in
 words is a figure when a magnitude, a currency, a percent, a multiplier or a
-unit goes with it ("one million dollars", "five percent", "seven days"):
-"two vendors" states no figure. A count is never a year because of its value
+unit goes with it ("one million dollars", "five percent", "seven days"), or
+it counts a thing ("two free plans"; not an idiom, a label or the run's own
+sources: "one of", "group one", "two vendors", number_words.py), and "a" or
+"an" before a unit is one ("a year"). A count is never a year because of its value
 ("2050 customers" is compared as a number, like any count).
 
-What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`).
+What is not a figure: digits glued to letters (`S3`, `p99`, `Q3`, `HTTP/2`); but a quarter
+with its year and a fiscal year are dates ("Q3 2026", "FY26"), and a claim that glues the
+look-alike letters l, I or O to digits ("l2") is refused (`unreadable_figures`).
 
 Issue 44 made each figure exact. Only ASCII 0-9 are digits (`unreadable_figures` names any
 other script's digit a claim writes, "৪" reading like 8); a vulgar fraction is its value ("4½"
@@ -43,7 +47,7 @@ import unicodedata
 from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
 
-from ..evidence.excerpts import normalize
+from ..evidence.excerpts import SCRIPT_CHARS, normalize
 from . import number_words as number_words_table
 
 KIND_MONEY = "money"
@@ -59,7 +63,7 @@ KINDS = (KIND_MONEY, KIND_PERCENT, KIND_MULTIPLIER, KIND_NUMBER, KIND_YEAR, KIND
 SOFT_KINDS: tuple[str, ...] = ()
 
 MAX_TEXT_CHARS = 20_000  # a claim longer than this is cut: bounds the work on hostile input
-MAX_EXPONENT = 30  # `10^6`: a larger power is not read as one (bounds Decimal's work)
+MAX_EXPONENT = 64  # `10^6`, `2^63`: a larger power is not read as one (bounds Decimal's work)
 
 # Units whose spellings are folded; two different known units never match.
 _UNITS = {
@@ -71,6 +75,7 @@ _UNITS = {
     **dict.fromkeys(("wk", "wks", "week", "weeks"), "week"),
     **dict.fromkeys(("mo", "mos", "month", "months"), "month"),
     **dict.fromkeys(("yr", "yrs", "year", "years"), "year"),
+    **dict.fromkeys(("decade", "decades"), "decade"),
     **dict.fromkeys(("b", "byte", "bytes"), "byte"),
     **dict.fromkeys(("kb", "kilobyte", "kilobytes"), "kb"),
     **dict.fromkeys(("mb", "megabyte", "megabytes"), "mb"),
@@ -91,7 +96,7 @@ _SECOND, _BYTE = Decimal(1), Decimal(1)
 MEASURES: dict[str, tuple[str, Decimal]] = {
     "millisecond": ("time", _SECOND / 1000), "second": ("time", _SECOND), "minute": ("time", Decimal(60)),
     "hour": ("time", Decimal(3600)), "day": ("time", Decimal(86_400)), "week": ("time", Decimal(604_800)),
-    "month": ("calendar", Decimal(1)), "year": ("calendar", Decimal(12)),
+    "month": ("calendar", Decimal(1)), "year": ("calendar", Decimal(12)), "decade": ("calendar", Decimal(120)),
     "byte": ("size", _BYTE), "kb": ("size", Decimal(10) ** 3), "mb": ("size", Decimal(10) ** 6),
     "gb": ("size", Decimal(10) ** 9), "tb": ("size", Decimal(10) ** 12), "pb": ("size", Decimal(10) ** 15),
     "kib": ("size", Decimal(2) ** 10), "mib": ("size", Decimal(2) ** 20), "gib": ("size", Decimal(2) ** 30),
@@ -155,6 +160,7 @@ _CURRENCY_AFTER = re.compile(r"\s?(?:(" + "|".join(_CURRENCY_CODES) + r")\b|((?i
 _MINOR_AFTER = re.compile(r"\s?(?:(euro[\s-]?cents?|eurocents?)\b|(cents?)\b|(\u00a2)|(pence)\b)", re.I)
 _MINOR_CURRENCIES = ("EUR", "USD", "USD", "GBP")  # by group of _MINOR_AFTER
 _HUNDRED = Decimal(100)
+_FISCAL_YEAR = re.compile(r"(?:FY|fy)[0-9]{4}")
 _ORDINAL_AFTER = re.compile(r"(?:st|nd|rd|th)\b")
 _UNIT_AFTER = re.compile(r"(?:-|\s)?([A-Za-z]+)\b")
 _PER_AFTER = re.compile(r"\s?(?:/|\bper\s+(?:a\s+|an\s+|each\s+|one\s+)?)\s?([A-Za-z]+)\b")
@@ -166,6 +172,7 @@ _BETWEEN_NUMBERS = 40
 # Spans that are taken whole before numbers are looked at.
 _ISO_DATE = re.compile(r"(?<![\w.])([0-9]{4})-([0-9]{2})-([0-9]{2})"
                        r"(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2})?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?(?![\w])")
+_QUARTER = re.compile(r"\b(?:Q([1-4])\s+(?:FY\s?)?([0-9]{4})|FY\s?([0-9]{4}|[0-9]{2}))\b(?![.,][0-9])")
 _TIME = re.compile(r"(?<![\w.:])[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?![\w:])")
 _MONTH_DATE = re.compile(
     r"\b(?:([0-9]{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(" + _MONTHS + r")\.?(?:,?\s+([0-9]{4}))?"
@@ -173,6 +180,11 @@ _MONTH_DATE = re.compile(
     r"|(" + _MONTHS + r")\.?\s+([0-9]{4}))\b", re.I)
 _VERSION = re.compile(r"(?:(?<![\w.])[vV][0-9]+(?:\.[0-9]+)*|(?<=[A-Z])v[0-9]+(?:\.[0-9]+)+"
                       r"|(?<![\w.])[0-9]+(?:\.[0-9]+){2,})(?![\w]|\.\w)")
+_COUNT = r"(?:[0-9]{1,3}|" + "|".join(list(number_words_table.UNITS)[1:] + list(number_words_table.TENS)) + ")"
+_ONE_IN = re.compile(r"(?<![\w.,$])(" + _COUNT + r") (?:in|out of) (" + _COUNT + r")\b(?![.,][0-9]|\s*(?:%|percent))",
+                     re.I)
+_VERSION_WORD = re.compile(r"\b(?:version|release|revision|ver\.|rev\.)\s+([vV]?[0-9]{1,4}(?:\.[0-9]{1,4}){0,3})"
+                           r"(?![\w%$.,]|[.,][0-9])", re.I)
 # "v1.29", "v2": a version however many parts it has; "TLSv1.3" too (not "IPv6": no dot)
 _V_DIGIT = re.compile(r"(?<![\w.])[vV][0-9]|(?<=[A-Z])v[0-9]")
 _DIGIT = re.compile(r"[0-9]")
@@ -180,9 +192,27 @@ _DIGIT = re.compile(r"[0-9]")
 # case-insensitive regex alternation scans a claim ten times slower, and casefolding covers each
 # letter the pattern's re.I would match (the long s, U+017F, folds to "s").
 _MONTH_PREFIXES = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_FALLING_BEFORE = re.compile(r"\b(?:fell|falls?|falling|dropped|drops?|down|decreased?|decreasing|declined?|cut|"
-                             r"reduced?|lowered|shrank|shrunk)\b(?:\s+(?:by|to|of|in|about|around|some|"
-                             r"nearly|almost|over|under|more than|up to))?\s*$", re.I)
+# A word of decrease or increase before a figure ("fell 15%", "slashed by $10", "up 25%"; not "up to
+# 25%", a bound) or after it ("a 25% cut", "$10 less", "20% lower", "30% more"): the direction a
+# change states, read the same way in a claim and a page (`Figure.falling`, `Figure.rising`).
+_FALL_VERBS = (r"fell|falls?|falling|fallen|dropped|dropping|drops?|decreased?|decreasing|declined?|declining|"
+               r"cuts?|cutting|reduced?|reducing|lowered|lowers?|shrank|shrunk|slashed|slash(?:es|ing)?|"
+               r"discounted|trimmed|trims?|plunged|plummeted|tumbled|sank|dipped|slid|saves?|saved|saving")
+_RISE_VERBS = (r"rose|rises?|rising|risen|grew|grows?|growing|grown|increased?|increasing|jumped|jumps?|climbed|"
+               r"climbs?|raised|raises?|hiked?|hiking|gained|gains?|soared|surged|spiked|lifted|boosted")
+_FALLING_BEFORE = re.compile(r"\b(?:(?:" + _FALL_VERBS + r"|down|reduction|lower|discount|savings?)\b(?:\s+(?:by|to|of|"
+                             r"in|about|around|some|nearly|almost|over|under|more than|up to))?"
+                             r"|(?:" + _FALL_VERBS + r")(?:\s+[A-Za-z']+){1,2}\s+by(?:\s+(?:about|around|some|nearly|"
+                             r"almost|over|more than))?)\s*$", re.I)  # "fell 15%", "cut its price by 20%"
+_RISING_BEFORE = re.compile(r"\b(?:(?:" + _RISE_VERBS + r"|up|increase|hike|rise)\b(?:\s+(?:by|of|about|around|some|"
+                            r"nearly|almost|over|more than))?"
+                            r"|(?:" + _RISE_VERBS + r")(?:\s+[A-Za-z']+){1,2}\s+by(?:\s+(?:about|around|some|nearly|"
+                            r"almost|over|more than))?)\s*$", re.I)  # "up 25%", "raised the fee by 25%"
+# After the figure: a noun of change, maybe after one word ("a 20% price cut"), or a comparative.
+_FALLING_AFTER = re.compile(r"[\s-]*(?:(?:[a-z]+[\s-])?(?:cut|cuts|drop|drops|reduction|decrease|decline|fall|discount|"
+                            r"saving|savings)|off|lower|less|cheaper|down|smaller|fewer|shorter)\b", re.I)
+_RISING_AFTER = re.compile(r"[\s-]*(?:(?:[a-z]+[\s-])?(?:rise|increase|jump|hike|growth|gain|markup|premium|uplift)"
+                           r"|more|higher|dearer|larger|bigger|greater)\b", re.I)
 _YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|by|until|till|from|before|after|during|of|year|fy|early|late|mid)"
                           r"[\s-]*|[(,]\s*)$", re.I)
 
@@ -197,7 +227,19 @@ _NUMBER_WORD = "|".join(number_words_table.number_words())
 _WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
                     + r")|(?:" + _NUMBER_WORD + r"))"
                     r"(?:[\s-]+(?:" + _NUMBER_WORD + "|" + _GROUP + r"))*(?:-?" + number_words_table.FOLD
-                    + r")?\b", re.I)
+                    + r"|\s+" + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r"(?![\w-]))?\b", re.I)
+# "a year", "an hour", "an hour and a half" (`number_words.UNITS_AFTER_A`); "a half-hour", "half a day".
+_A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")(?:s(?= (?:notice|worth)\b))?(\s+"
+                     + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r")?"
+                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-[A-Za-z])",
+                     re.I)
+_SHARE_OF_BEFORE = re.compile(r"\b(?:half|" + "|".join(number_words_table.DENOMINATORS) + r")\s+(?:of\s+)?$", re.I)
+_WORDS_RANGE = re.compile(r"\s*(?:-|to|or)\s*(?:" + _NUMBER_WORD + r")\b", re.I)
+_JOINED_DURATION = re.compile(r"\s+(?:and\s+)?")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s*)$")
+_OF_A_UNIT = re.compile(r"\s+of\s+an?\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")\b", re.I)
+_AND_A_HALF_BEFORE = re.compile(r"\b(?:" + _NUMBER_WORD + r")\s+and\s+an?\s+$", re.I)
+_A_UNIT_HINTS = tuple(unit[:4] for unit in number_words_table.UNITS_AFTER_A)
 _WORD_HINT = re.compile(r"\b(?:(?:" + _NUMBER_WORD + r")(?:\b|" + number_words_table.FOLD + ")|(?:" + _GROUP + r")\b)",
                         re.I)
 
@@ -231,7 +273,6 @@ FIGURE_WORDS = frozenset((*_UNITS, *_CURRENCY_WORDS, *(c.lower() for c in _CURRE
                           doubled doubles doubling twice triple tripled triples tripling thrice quadruple quadrupled
                           quadruples quadrupling st nd rd th""".split(), *number_words_table.GROUPS,
                           *number_words_table.DENOMINATORS))
-_IDIOMS_OF_ONE = frozenset({"day", "second", "minute", "week", "month", "year", "hour"})  # "one day, ..."
 _HALF_A_UNIT = re.compile(r"\s+an?\s+")
 _HALF_OF_MAGNITUDE = re.compile(r"\s+an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
                                 + r")\b", re.I)
@@ -252,8 +293,9 @@ class Figure(NamedTuple):
     start: int = 0
     end: int = 0
     key: tuple = ()
-    falling: bool = False  # a word of decrease stands just before it ("fell 15%", "a 15% drop" not)
+    falling: bool = False  # a word of decrease stands beside it ("fell 15%", "a 15% drop", "$10 less")
     noun: str | None = None  # a plain number's next word when it is no unit ("3 plans": "plans"); None: bare
+    rising: bool = False  # a word of increase stands beside it ("up 25%", "30% more")
 
     def matches(self, other: "Figure") -> bool:
         """Whether `other` (from an excerpt or title) states this figure (from a claim).
@@ -270,8 +312,8 @@ class Figure(NamedTuple):
         if self.kind == KIND_DATE:
             return other.kind == KIND_DATE and _date_agrees(self.key, other.key)
         if other.kind == KIND_VERSION:
-            parts = version_parts(self)
-            return parts is not None and parts == other.key  # "1.29" is "v1.29"
+            parts = version_parts(self)  # "1.29" is "v1.29"; a count ("5 regions") is no "v5"
+            return parts is not None and len(parts) >= 2 and parts == other.key
         if other.kind == KIND_DATE:
             return self.kind in (KIND_NUMBER, KIND_YEAR) and self.unit is None and other.value == self.value \
                 and bool(other.key) and other.key[0] is not None
@@ -296,6 +338,8 @@ class Figure(NamedTuple):
             return False  # "3 plans", "one of" state no duration or size
         elif theirs and self.noun is not None and MEASURES[theirs][0] in DIMENSIONS:
             return False
+        if (self.falling and other.rising) or (self.rising and other.falling):
+            return False  # "fell 15%" is not "rose 15%"
         return a == b or (a == -b and (self.falling or other.falling))  # "fell 15%" states "-15%"
 
     def text_key(self) -> str:
@@ -311,7 +355,7 @@ def figures_in(text: str, bare_words: bool = False) -> list[Figure]:
     (`excerpts.normalize`), so any text can be passed as written.
 
     `bare_words`: also a number in words with nothing to qualify it ("three regions"). A
-    claim's "two vendors" states no figure, but an excerpt's "three regions" gives the 3
+    claim's "two vendors" or "one of" states no figure, but an excerpt's "three regions" gives the 3
     that a claim's "3 regions" states: what grounds a figure reads them (claims.grounding)."""
     return extract_quantities(readable(text), bare_words)
 
@@ -321,19 +365,44 @@ def readable(text: str) -> str:
     punctuation, never a minus sign). Figure positions are positions in this text."""
     if "\u2014" in text or "\u2015" in text:
         text = text.replace("\u2014", " \u2014 ").replace("\u2015", " \u2015 ")
-    if not text.isascii() and _VULGAR_AFTER_DIGIT.search(text):
-        text = _VULGAR_AFTER_DIGIT.sub(r"\1 \2", text)  # "4½" is 4 1⁄2, never 41⁄2 (NFKC joins them)
-    return normalize(text)
+    if not text.isascii():
+        if _VULGAR_AFTER_DIGIT.search(text):
+            text = _VULGAR_AFTER_DIGIT.sub(r"\1 \2", text)  # "4½", "4⅟2": 4 1⁄2, never 41⁄2 (NFKC joins them)
+        if "\u2044" in text:
+            text = _SCRIPT_FRACTION.sub(_script_fraction, text)  # "4¹⁄₂" is 4 1⁄2, not 4 to the power 1
+    text = normalize(text)
+    if "/" in text:
+        text = _ASCII_FRACTION.sub(_ascii_fraction, text)
+    return text
 
 
-_VULGAR_AFTER_DIGIT = re.compile("([0-9])([\u00bc-\u00be\u2150-\u215e\u2189])")
+_VULGAR_AFTER_DIGIT = re.compile("([0-9])([\u00bc-\u00be\u2150-\u215f\u2189])")
+_SCRIPT_FRACTION = re.compile("([0-9]?)([\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+)\u2044([\u2080-\u2089]+)")
+# "1/2", "3/4 of users", "9/10": a fraction where it reads as one (a one-digit numerator below a
+# usual denominator, standing alone); "24/7", "50/50", "1/2/2026", "10/100 Mbps" and "on 1/2" (a
+# date) stay two numbers.
+_ASCII_FRACTION = re.compile(r"(?<![\w/.,^$\u20ac\u00a3-])([1-9])/(16|12|10|[2-8])(?![\w/]|[.,:][0-9])")
+_DATE_WORD_BEFORE = re.compile(r"\b(?:on|by|since|until|till|from|before|after|due|dated?)\s+$", re.I)
+
+
+def _script_fraction(m: re.Match) -> str:
+    whole, numerator, denominator = m.groups()
+    fraction = unicodedata.normalize("NFKC", numerator) + "\u2044" + unicodedata.normalize("NFKC", denominator)
+    return f"{whole} {fraction}" if whole else fraction
+
+
+def _ascii_fraction(m: re.Match) -> str:
+    numerator, denominator = int(m.group(1)), int(m.group(2))
+    if numerator >= denominator or _DATE_WORD_BEFORE.search(m.string, max(0, m.start() - 8), m.start()):
+        return m.group(0)
+    return f"{numerator}\u2044{denominator}"
 
 
 # Words that stand before a count, not a name: "Top 10", "Over 500", "Save 20".
 _NOT_NAMES = frozenset("""top best worst over under only about around nearly almost up to from for with at by of in on
 and or the a an all first last next every per save get just more than less fewer now since until after before within
 plus""".split())
-_NAME_BEFORE = re.compile(r"(?<![\w'\u2019.$\u20ac\u00a3])([A-Za-z][\w+#]*)\s$")
+_NAME_BEFORE = re.compile(r"(?<![\w'\u2019.$\u20ac\u00a3])([A-Za-z][\w+#]*(?:\.[A-Za-z][\w+#]*)*)\s$")  # Node.js 20
 _PLAIN_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _WORD_AFTER = re.compile(r"\s+[A-Za-z]")
 
@@ -367,6 +436,18 @@ _COMPOUND = re.compile(r"\b(?:" + "|".join(w for w, v in _WORD_UNITS.items() if 
                        + "|".join(_WORD_TENS) + r")\b", re.I)
 
 
+_ROMAN = re.compile(r"(?<![\w.'\u2019-])(?=[IVX]{2})(X{0,3})(IX|IV|V?I{0,3})(?![\w.'\u2019-])")
+_ROMAN_COUNTED = re.compile(r"\s+([a-z]+)\b")
+_LOOK_ALIKE = re.compile(r"(?<![\w.,'\u2019])[-+]?[$\u20ac\u00a3]?[vV]?([0-9lIO][0-9lIO.,]*)(?<![.,])"
+                         r"(?:x|k|K|M|B|bn|mn|ms|s|h|d|[KMGTP]i?B)?(?![\w'\u2019-])")  # "l0x", "1OGB"
+# A letter of a script with Latin look-alikes glued to a digit ("З0" with a Cyrillic Ze for 3).
+_LETTER_BY_DIGIT = re.compile(r"[^\W\d_](?=[0-9])|(?<=[0-9])[^\W\d_]")
+_LOOK_ALIKE_SCRIPTS = ("CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LATIN SMALL LETTER DOTLESS",
+                       "LATIN CAPITAL LETTER SMALL", "LATIN LETTER SMALL", "MODIFIER LETTER")
+_GLUED_FRACTION = re.compile("(?<![0-9])([0-9]{2,})\u2044([0-9]+)")  # "41⁄2": 41/2 or 4 1/2
+_NUMBER_FORMS_READ = frozenset("\u00bc\u00bd\u00be\u2189" + "".join(map(chr, range(0x2150, 0x2160))))
+
+
 def unreadable_figures(text: str) -> list[tuple[str, str]]:
     """(what, why) for each figure of `text`, as written, that no check can read as it means:
     a digit of another script or form (only ASCII 0-9 are digits: "৪" is BENGALI DIGIT FOUR,
@@ -375,13 +456,67 @@ def unreadable_figures(text: str) -> list[tuple[str, str]]:
     text = text[:MAX_TEXT_CHARS]
     found: list[tuple[str, str]] = []
     if not text.isascii():
-        for char in dict.fromkeys(c for c in text if not c.isascii() and unicodedata.category(c) == "Nd"):
+        for char in dict.fromkeys(c for c in text if not c.isascii() and _number_character(c)):
             name = unicodedata.name(char, f"U+{ord(char):04X}")
             found.append((char, f"'{char}' is {name}, not a digit the check reads: write the figure in ASCII digits 0-9"))
+        if "\u2215" in text:
+            found.append(("\u2215", "'\u2215' is DIVISION SLASH: write a fraction as a decimal or with '/'"))
+    if "I" in text or "V" in text or "X" in text:
+        for m in _ROMAN.finditer(text):
+            counted = _ROMAN_COUNTED.match(text, m.end())
+            before = text[max(0, m.start() - 2):m.start()]
+            if m.group(0) not in ("", "XXX") and counted and _counted_word(counted.group(1)) \
+                    and not re.search(r"[A-Z]\w*\s$", text[max(0, m.start() - 24):m.start()]) and "/" not in before:
+                found.append((m.group(0), f"'{m.group(0)}' is a Roman numeral: write the figure in digits 0-9"))
+    if not text.isascii():
+        for m in _LETTER_BY_DIGIT.finditer(text):
+            letter = m.group(0)
+            if letter.isalpha() and unicodedata.name(letter, "").startswith(_LOOK_ALIKE_SCRIPTS):
+                found.append((letter, f"'{letter}' is {unicodedata.name(letter)}, beside a digit: write the figure "
+                                      "in digits 0-9"))
+    for m in _LOOK_ALIKE.finditer(text):
+        token = m.group(1)
+        if _look_alike(token, text, m.end()):
+            letters = "".join(dict.fromkeys(c for c in token if c in "lIO"))
+            found.append((m.group(0), f"'{m.group(0)}' mixes the letter(s) {letters} with digits: write the figure "
+                                      "in digits 0-9"))
+    if "\u2044" in text:
+        for m in _GLUED_FRACTION.finditer(text):
+            found.append((m.group(0), f"'{m.group(0)}' may read as {m.group(1)}/{m.group(2)} or as {m.group(1)[:-1]} "
+                                      f"{m.group(1)[-1]}/{m.group(2)}: write a decimal"))
     if "-" in text:
         for m in _COMPOUND.finditer(text):
             found.append((m.group(0), f"'{m.group(0)}' reads as 2.50 or as 250: write the figure in digits"))
     return found
+
+
+def _counted_word(word: str) -> bool:
+    """Whether a word after a Roman numeral is what it counts: a unit or a plural noun ("XII
+    regions"), not a word that merely ends in s ("XXX this", "IV is")."""
+    return word in _UNITS or (len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is"))
+                              and word not in _NOT_NOUNS)
+
+
+def _number_character(char: str) -> bool:
+    """A character that writes a number but is no ASCII digit and no form the reader reads (a
+    vulgar fraction, a superscript): another script's digit, a Roman numeral (U+216B), a circled
+    or parenthesized number."""
+    category = unicodedata.category(char)
+    if category in ("Nd", "Nl"):
+        return True
+    return category == "No" and char not in _NUMBER_FORMS_READ and char not in SCRIPT_CHARS
+
+
+def _look_alike(token: str, text: str, end: int) -> bool:
+    """Whether a token of digits and the letters l, I or O reads as a figure written with a
+    letter for a digit ("l2 regions", "1O hosts", "$l0"): a lower-case l anywhere, any of them
+    after a digit, a leading O before a decimal point ("O.5"), and a leading I before a
+    lower-case word ("I2 regions"; "O2", "I2C" name things)."""
+    if not any(c.isdigit() for c in token) or not any(c in "lIO" for c in token):
+        return False
+    if "l" in token or token[0].isdigit() or token[:2] in ("O.", "O,"):
+        return True
+    return token[0] == "I" and bool(re.match(r"\s+[a-z]", text[end:end + 3]))
 
 
 _URL_PART = re.compile(r"(?:[vV])?[0-9]{1,4}(?:\.[0-9]{1,4}){0,3}")
@@ -419,10 +554,12 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
     has_digit = bool(_DIGIT.search(text))
     folded = text.casefold()
     has_share = any(hint in folded for hint in _SHARE_HINTS)
-    if not has_digit and not has_share and not _WORD_HINT.search(text):
+    if not has_digit and not has_share and not _WORD_HINT.search(text) and not _A_UNIT.search(text):
         return []
     found: list[Figure] = []
     taken: list[tuple[int, int]] = []
+    if " in " in text or " out of " in text:
+        _read_one_in(text, found, taken)
     if has_digit:
         _read_dates(text, found, taken)
         for m in _VERSION.finditer(text) if text.count(".") >= 2 or _V_DIGIT.search(text) else ():
@@ -430,6 +567,8 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
                 taken.append((m.start(), m.end()))
                 found.append(Figure(m.group(0), Decimal(0), KIND_VERSION, start=m.start(), end=m.end(),
                                     key=tuple(int(p) for p in m.group(0).lstrip("vV").split("."))))
+        if "ver" in folded or "rel" in folded or "rev" in folded:
+            _read_named_versions(text, found, taken)
         for m in _NUMBER.finditer(text):
             if _overlaps(taken, m.start(), m.end()):
                 continue
@@ -437,6 +576,8 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
             if figure is not None:
                 found.append(figure)
                 taken.append((figure.start, figure.end))
+    if any(hint in folded for hint in _A_UNIT_HINTS) and ("a" in folded or "half" in folded):
+        _read_units_of_one(text, found, taken)
     if has_share:
         _read_shares(text, found, taken)
     for m in _WORDS.finditer(text):
@@ -445,7 +586,60 @@ def extract_quantities(text: str, bare_words: bool = False) -> list[Figure]:
             if figure is not None:
                 found.append(figure)
     found.sort(key=lambda q: q.start)
-    return _share_across_ranges(text, found)
+    return _joined_durations(text, _share_across_ranges(text, found))
+
+
+def _joined_durations(text: str, found: list[Figure]) -> list[Figure]:
+    """"1 hour 30 minutes", "2 years and 6 months": one duration in the smaller unit (90 minutes),
+    as a reader takes it; a list of one unit ("7, 30 or 90 days") stays a list."""
+    out: list[Figure] = []
+    for figure in found:
+        last = out[-1] if out else None
+        if (last is not None and last.kind == figure.kind == KIND_NUMBER and last.unit and figure.unit
+                and MEASURES[last.unit][0] == MEASURES[figure.unit][0]
+                and MEASURES[last.unit][1] > MEASURES[figure.unit][1] and last.per is None and figure.per is None
+                and _JOINED_DURATION.fullmatch(text, last.end, figure.start)):
+            size = MEASURES[figure.unit][1]
+            total = (last.value * MEASURES[last.unit][1] + figure.value * size) / size
+            out[-1] = Figure(text[last.start:figure.end], total, KIND_NUMBER, unit=figure.unit, start=last.start,
+                             end=figure.end, falling=last.falling, rising=last.rising)
+        else:
+            out.append(figure)
+    return out
+
+
+def _read_one_in(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    """"1 in 4", "one in four", "3 out of 4": the share it is (25%, 75%), read the same way in a
+    claim and a page; only a smaller count in a larger one up to 100."""
+    for m in _ONE_IN.finditer(text):
+        numerator, denominator = (_count_value(g) for g in m.groups())
+        if numerator is None or denominator is None or not 0 < numerator < denominator <= 100 \
+                or _overlaps(taken, m.start(), m.end()) or text[m.start() - 1:m.start()] in ("$", "."):
+            continue
+        taken.append((m.start(), m.end()))
+        found.append(Figure(m.group(0), Decimal(100 * numerator) / denominator, KIND_PERCENT, start=m.start(),
+                            end=m.end()))
+
+
+def _count_value(word: str) -> int | None:
+    if word.isdigit():
+        return int(word)
+    return _WORD_UNITS.get(word.lower(), _WORD_TENS.get(word.lower()))
+
+
+def _read_named_versions(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    """"version 5", "release 3.2", "rev. 4": the number a version word names is a version
+    (`/v5/` in a page's address names it), not a count; not before a unit ("version 2 days")."""
+    for m in _VERSION_WORD.finditer(text):
+        if _overlaps(taken, m.start(1), m.end(1)):
+            continue
+        unit = _UNIT_AFTER.match(text, m.end())
+        if unit and _unit_word(unit.group(1)):
+            continue
+        number = m.group(1).lstrip("vV")
+        taken.append((m.start(1), m.end(1)))
+        found.append(Figure(m.group(1), Decimal(0), KIND_VERSION, start=m.start(1), end=m.end(1),
+                            key=tuple(int(p) for p in number.split("."))))
 
 
 def _is_dotted_thousands(raw: str) -> bool:
@@ -453,6 +647,13 @@ def _is_dotted_thousands(raw: str) -> bool:
 
 
 def _read_dates(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    if "Q" in text or "FY" in text:  # "Q3 2026", "FY26": a quarter or a fiscal year is a date
+        for m in _QUARTER.finditer(text):
+            quarter, year = m.group(1), m.group(2) or m.group(3)
+            year_value = int(year) + (2000 if len(year) == 2 else 0)
+            taken.append((m.start(), m.end()))
+            found.append(Figure(m.group(0), Decimal(year_value), KIND_DATE, start=m.start(), end=m.end(),
+                                key=(year_value, None, None, int(quarter) if quarter else None)))
     if "-" in text:  # cheap tests first: verify stays fast
         for m in _ISO_DATE.finditer(text):
             taken.append((m.start(), m.end()))
@@ -490,8 +691,9 @@ def names_same(figure: Figure, other: Figure) -> bool:
     parts (3.10 is not 3.1, though equal in value; 3.11 is v3.11 and is named by its release
     3.11.2), anything else as `Figure.matches` says."""
     mine = version_parts(figure)
-    if mine is None or (len(mine) < 2 and figure.kind != KIND_VERSION):
-        return figure.matches(other)  # "Windows 11", a year: by value ("v2" is named by "version 2" below)
+    if mine is None or (len(mine) < 2 and figure.kind != KIND_VERSION):  # "Windows 11", a year: by value
+        return figure.matches(other) or (mine is not None and other.kind == KIND_VERSION and (
+            other.key == mine or in_series(figure, other)))  # "Node.js 20" by v20.1.0
     return version_parts(other) == mine or in_series(figure, other)
 
 
@@ -564,6 +766,8 @@ def _read_number(text: str, start: int, end: int, value: Decimal | None) -> Figu
         left = start - len(currency_match.group(0))
     else:
         previous = text[start - 1] if start else ""
+        if start >= 2 and _FISCAL_YEAR.fullmatch(text, start - 2, end) and not text[start - 3:start - 2].isalnum():
+            return Figure(text[start:end], value, KIND_YEAR, start=start, end=end)  # "FY2026" names 2026
         if previous and (previous.isalnum() or previous in "_.^"):
             return None  # S3, p99, Q3, .5 in a version, the exponent of 10^6: not a figure of its own
         if previous == "/" and start >= 2 and text[start - 2].isalpha():
@@ -655,6 +859,8 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     elif (ordinal := _ORDINAL_AFTER.match(rest, position)):
         position = ordinal.end()
     noun = None
+    if kind == KIND_NUMBER and "\u2044" in raw_number and " " not in raw_number and not _unit_follows(rest, position):
+        kind, value = KIND_PERCENT, value * _HUNDRED  # "½ of users", "4/5 stars": a share, as "half" and "4 in 5" are
     if kind in (KIND_NUMBER, KIND_MONEY):
         unit_match = _UNIT_AFTER.match(rest, position)
         if unit_match and _unit_word(unit_match.group(1)):
@@ -673,9 +879,23 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
     if (kind == KIND_NUMBER and unit is None and not scaled and raw_number.isdigit() and len(raw_number) == 4
             and _YEAR_BEFORE.search(text[max(0, left - 12):left])):
         kind = KIND_YEAR  # "in 2026", "(2026)": named for the reader; compared like a number
-    falling = value > 0 and bool(_FALLING_BEFORE.search(text, max(0, left - 24), left))
+    falling, rising = direction(text, left, end + position) if value > 0 else (False, False)
     return Figure(text[left:end + position], value, kind, currency, unit, per, left, end + position,
-                  falling=falling, noun=noun if kind in (KIND_NUMBER, KIND_YEAR) else None)
+                  falling=falling, noun=noun if kind in (KIND_NUMBER, KIND_YEAR) else None, rising=rising)
+
+
+def direction(text: str, start: int, end: int) -> tuple[bool, bool]:
+    """(falling, rising): whether a word of decrease or of increase stands beside the figure at
+    text[start:end] (see `_FALLING_BEFORE`)."""
+    before = max(0, start - 24)
+    falling = bool(_FALLING_BEFORE.search(text, before, start) or _FALLING_AFTER.match(text, end))
+    rising = not falling and bool(_RISING_BEFORE.search(text, before, start) or _RISING_AFTER.match(text, end))
+    return falling, rising
+
+
+def _unit_follows(rest: str, position: int) -> bool:
+    unit = _UNIT_AFTER.match(rest, position)
+    return bool(unit and _unit_word(unit.group(1))) or bool(_PER_AFTER.match(rest, position))
 
 
 def _unit_word(word: str) -> bool:
@@ -696,18 +916,74 @@ def _read_words(text: str, m: re.Match, bare: bool = False) -> Figure | None:
         head = words[-1][:-len(number_words_table.FOLD)]
         value = _words_value(words[:-1] + [head] if head else words[:-1])
         return Figure(m.group(0), value, KIND_MULTIPLIER, start=start, end=end) if value else None
-    value = _words_value(words)
+    half = words[-3:] == number_words_table.AND_A_HALF.split()
+    value = _words_value(words[:-3] if half else words) + (Decimal("0.5") if half else 0)
     has_magnitude = words[-1] in _MAGNITUDE_WORDS or words[-1] in number_words_table.GROUPS
     currency, position, value = _currency_following(rest, 0, value)
     figure = _qualify(text, "", value, currency, start, end, rest, position, True)
-    qualified = figure.kind != KIND_NUMBER or (figure.unit is not None and (value > 1 or (
-        value == 1 and figure.unit not in _IDIOMS_OF_ONE)))  # "one TB", but "one day" is an idiom
     following = re.match(r"[\s-]+([A-Za-z]+)", rest)
-    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest) and not (
-        following and following.group(1).lower() in number_words_table.ZERO_COMPOUNDS)  # "zero trust" is none
-    if not (has_magnitude or qualified or zero or bare):
-        return None  # "two vendors", "one of them", "one day", "zero-day": no figure
+    if words == ["zero"] and following and following.group(1).lower() in number_words_table.ZERO_COMPOUNDS:
+        return None  # "zero trust", "zero-day": a kind of thing
+    if figure.unit == "day" and value == 1 and _one_day_is_a_time(text, start, figure.end):
+        return None  # "One day, ...": a time
+    qualified = figure.kind != KIND_NUMBER or figure.unit is not None
+    zero = words == ["zero"] and not re.match(r"-[A-Za-z]", rest)
+    if not (has_magnitude or qualified or zero or bare or _counts(text, start, words, rest)):
+        return None  # "one of them", "the cheaper one", "two-factor", "zero-day": no figure
     return figure
+
+
+def _counts(text: str, start: int, words: list[str], rest: str) -> bool:
+    """Whether count words stand before what they count ("two free plans", "Three vendors"), not
+    in an idiom (`number_words.NOT_COUNTED_AFTER`, `PRONOUN_ONE_AFTER`)."""
+    if _WORDS_RANGE.match(rest):
+        return True  # "two to three days", "one or two regions": the first end of a range
+    following = re.match(r" ([A-Za-z]+)\b(?!-)(?: ([A-Za-z]+))?", rest)
+    if following is None or following.group(1).lower() in number_words_table.NOT_COUNTED_AFTER:
+        return False
+    if {w.lower() for w in following.groups() if w} & number_words_table.SOURCE_NOUNS:
+        return False
+    previous = _PREVIOUS_WORD.search(text, max(0, start - 16), start)
+    before = previous.group(1).lower() if previous else ""
+    if before in number_words_table.LABEL_BEFORE or (previous and (
+            text[start].isupper() or previous.group(1)[0].isupper() and not _SENTENCE_START.search(text[:previous.start()]))):
+        return False  # "group one", "Formula One", "Group Two": a label
+    if words == ["one"]:
+        return bool(before) and before not in number_words_table.PRONOUN_ONE_AFTER | number_words_table.IDIOM_ONE_AFTER \
+            and not re.search(r"[.!?:;]\s*$", text[:previous.start() + len(previous.group(1))] if previous else "")
+    return before not in number_words_table.SET_BEFORE
+
+
+def _one_day_is_a_time(text: str, start: int, end: int) -> bool:
+    """"One day, ...", "one day the price rose": a time, not a duration of one day."""
+    after = re.match(r"\s*(,|[A-Za-z]+)", text[end:end + 16])
+    return bool(after) and (after.group(1) == "," or after.group(1).lower() in number_words_table.ONE_DAY_TIME_BEFORE)
+
+
+def _read_units_of_one(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
+    """"a year", "an hour and a half", "a half-hour" (`_A_UNIT`); not a rate ("$10 a month",
+    "twice a year": `number_words.RATE_BEFORE`)."""
+    for m in _A_UNIT.finditer(text):
+        if _overlaps(taken, m.start(), m.end()):
+            continue
+        article, unit, and_half, half_unit = m.groups()
+        if article:
+            if _SHARE_OF_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+                continue  # "half a day", "three quarters of an hour": a share of a unit (`_read_shares`)
+            previous = re.search(r"(\S+)\s+$", text[max(0, m.start() - 24):m.start()])
+            word = previous.group(1).lower().strip(".,;:") if previous else ""
+            if word in number_words_table.RATE_BEFORE or word in _UNITS or word in _CURRENCY_WORDS \
+                    or any(c.isdigit() for c in word):
+                continue
+            clause = re.split(r"[.;:!?]\s", text[max(0, m.start() - 60):m.start()])[-1]
+            if word not in number_words_table.DURATION_BEFORE and re.search(r"[0-9%]|\b(?:" + _NUMBER_WORD + r")\b",
+                                                                            clause, re.I):
+                continue  # "5 GB of logs a day": a rate of what the clause counts
+            value = Decimal("1.5") if and_half else Decimal(1)
+        else:
+            unit, value = half_unit, Decimal("0.5")
+        found.append(Figure(m.group(0), value, KIND_NUMBER, unit=_UNITS[unit.lower()], start=m.start(), end=m.end()))
+        taken.append((m.start(), m.end()))
 
 
 def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -> None:
@@ -719,8 +995,10 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
             continue
         half, numerator, denominator, multiple = m.groups()
         rest = text[end:end + 60]
-        falling = bool(_FALLING_BEFORE.search(text, max(0, start - 24), start))
+        falling, rising = direction(text, start, end)
         if half:
+            if _AND_A_HALF_BEFORE.search(text, max(0, start - 32), start):
+                continue  # "one and a half": a number in words
             if _HALF_OF_MAGNITUDE.match(rest):
                 continue  # "half a million": a number in words
             a_unit = _HALF_A_UNIT.match(rest)
@@ -741,7 +1019,12 @@ def _read_shares(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
             if denominator.lower().startswith("quarter") and _IN_BEFORE.search(text, max(0, start - 8), start):
                 continue
             value = Decimal(100 * count) / number_words_table.DENOMINATORS[denominator.lower()]  # "two thirds": 200/3 %
-            figure = Figure(m.group(0), value, KIND_PERCENT, start=start, end=end, falling=falling)
+            of_unit = _OF_A_UNIT.match(rest)
+            if of_unit:  # "three quarters of an hour": 0.75 hours
+                figure = Figure(text[start:end + of_unit.end()], value / _HUNDRED, KIND_NUMBER,
+                                unit=_UNITS[of_unit.group(1).lower()], start=start, end=end + of_unit.end())
+            else:
+                figure = Figure(m.group(0), value, KIND_PERCENT, start=start, end=end, falling=falling, rising=rising)
         else:
             word = multiple.lower()
             following = _NEXT_WORD.match(rest)
@@ -804,14 +1087,19 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
             if b.kind == KIND_MONEY:
                 value = _amount(a.text, value, b.currency)
             out[i] = Figure(a.text, value, b.kind, b.currency if b.kind == KIND_MONEY else None,
-                            b.unit, b.per, a.start, a.end, falling=a.falling,
+                            b.unit, b.per, a.start, a.end, falling=a.falling, rising=a.rising,
                             noun=b.noun if b.kind in (KIND_NUMBER, KIND_YEAR) else None)  # "3, 5 and 7 plans"
+    for i in range(len(out) - 2, -1, -1):  # "from $0.08 to $0.10 per GB": the per-unit is both ends'
+        a, b = out[i], out[i + 1]
+        if (a.kind == KIND_MONEY and b.kind == KIND_MONEY and a.currency == b.currency and a.per is None
+                and b.per is not None and _linked(text, a, b)):
+            out[i] = a._replace(per=b.per)
     for i in range(1, len(out)):  # carry a leading currency forward
         a, b = out[i - 1], out[i]
         if (_linked(text, a, b, _RANGE) and a.kind == KIND_MONEY and b.kind in (KIND_NUMBER, KIND_YEAR)
                 and b.unit is None):
             out[i] = Figure(b.text, _amount(b.text, b.value, a.currency), KIND_MONEY, a.currency, a.unit, a.per, b.start, b.end,
-                            falling=b.falling)
+                            falling=b.falling, rising=b.rising)
     return out
 
 

@@ -54,6 +54,7 @@ from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
 from ..core.markdown_doc import REF, TEXT, Block
+from ..core.clip import clip
 
 TLDR, FINDINGS, GAPS, SOURCES = formats.REPORT_SECTIONS
 MAX_LISTED = 6
@@ -62,8 +63,7 @@ _MARK_TEXT = re.compile(r"\[\^[^\]\s]*\]")
 
 
 def _quote(text: str, limit: int = 90) -> str:
-    text = " ".join(text.split())
-    return '"' + (text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026") + '"'
+    return '"' + clip(text, limit) + '"'
 
 
 def _figures(found: Iterable) -> str:

@@ -8,9 +8,10 @@ while every check, through `normalize`, reads 15. Claims, excerpts and titles al
 these two kinds of file, so one check over the whole text refuses the trick wherever it is.
 A control character does the same in a terminal: backspaces after "not" make `cat report.md`
 show "does charge" where every check reads "does not charge". A blank-looking character (a
-braille blank, a Hangul filler, a zero-width space, a soft hyphen, a run of wide spaces:
-`core.text.blank_chars`) does it in any viewer: a bare URL followed by a hundred braille blanks
-pushes "and charges $250,000 per year" out of sight. One no-break or thin space between two
+braille blank, a Hangul filler, a zero-width space, a variation selector, a private-use
+character, a run of wide spaces: `core.text.invisible_kind` and `blank_chars`) does it in any
+viewer: a bare URL followed by a hundred braille blanks pushes "and charges $250,000 per year"
+out of sight. One no-break or thin space between two
 words ("10\u00a0GB") is honest and passes.
 """
 from __future__ import annotations

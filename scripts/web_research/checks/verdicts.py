@@ -61,6 +61,7 @@ from ..core.schema_validation import schema_validator
 from . import absence
 from .claims import ClaimRecord, claim_records, plan_bullet_ids
 from .parsed_run import ParsedRun
+from ..core.clip import clip
 
 SCHEMA = "verdicts.schema.json"
 KEY_CHARS = 16
@@ -313,6 +314,33 @@ def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     return checks
 
 
+def absence_states(run_dir: Path, parsed: ParsedRun, shown: str = formats.REPORT_FILE) -> list[dict]:
+    """Each statement of absence of report.md with its state, as `claims --json` lists it beside the
+    claims: its line, words, key, key terms, the passages shown against it, and `state`: the
+    decided verdict (`supported`: it stands; `partial`, `unsupported`: a stored page states it),
+    `unchecked` or `awaiting votes`; in a run without a claim check, `refused` (a passage holds
+    its terms close together: absence.unjudged_checks) or `stands`."""
+    if parsed.plan is None or parsed.report is None:
+        return []
+    items, _why = absence.run_items(parsed)
+    budget = effective_budget(parsed.plan)
+    report = parsed.report_path or Path(run_dir) / formats.REPORT_FILE
+    if not budget.claim_check:
+        refused = {c.line for c in absence.unjudged_checks(report, items, None) if not c.ok}
+        decided = {item.key: ("refused" if item.line in refused else "stands", "") for item in items}
+    else:
+        known = verdicts_by_claim(verdict_files(run_dir))
+        decided = {}
+        for item in items:
+            decision = decide(known.get(item.key, []), budget.voting)
+            decided[item.key] = (decision.verdict or ("awaiting votes" if decision.votes_needed else "unchecked"),
+                                 decision.reason)
+    return [{"file": shown, "line": item.line, "text": item.text, "check": item.key, "terms": list(item.terms),
+             "state": decided[item.key][0], "reason": decided[item.key][1],
+             "passages": [{"url": p.url, "title": p.title, "text": p.text} for p in item.passages]}
+            for item in items]
+
+
 # A cited sentence in Gaps & Limitations is a claim: it is judged, and must be supported there too
 # (a claim judged partial and moved there word for word, footnote and all, would reach the person).
 GAPS_CLAIM = ("A cited sentence in Gaps & Limitations is a claim like any other: narrow it to what its passage "
@@ -320,5 +348,4 @@ GAPS_CLAIM = ("A cited sentence in Gaps & Limitations is a claim like any other:
 
 
 def _shorten(text: str, limit: int = 140) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return clip(text, limit)

@@ -3,7 +3,9 @@
 One stanza per claim of report.md and of each findings file: file:line, the
 claim hash, its footnotes and the verdict of the figures rule, then the claim
 text and each cited excerpt with its URL. Mechanical on purpose: it is the
-input of the claim checker.
+input of the claim checker. `--json` also lists report.md's statements of
+absence (`absences`: each with the passages shown against it and its state,
+verdicts.absence_states).
 
 `--prompt` prints exactly the prompt of the next `claim-checker` agent
 (report/claim_checker.py): the report's claims that still need a verdict and
@@ -26,7 +28,7 @@ from ..formats import PLAN_FILE, REPORT_FILE
 from .verify_cmd import display_path, open_run_dir
 from ..checks.checklist import parse_and_check
 from ..checks.claims import ClaimRecord, footnote_list, run_claims
-from ..checks.verdicts import check_key
+from ..checks.verdicts import absence_states, check_key
 from ..report.claim_checker import prompt_for_run
 
 
@@ -49,10 +51,13 @@ def run(args: argparse.Namespace) -> int:
     shown = {r.path: display_path(str(r.path)) for r in records}
     if args.json:
         payload = {"output_dir": str(run_dir),
-                   "claims": [{**r.as_dict(shown[r.path]), "check": check_key(r)} for r in records]}
+                   "claims": [{**r.as_dict(shown[r.path]), "check": check_key(r)} for r in records],
+                   "absences": absence_states(run_dir, parsed, display_path(str(run_dir / REPORT_FILE)))}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
-    elif records:
-        print(render_text(records, shown))
+    else:
+        absences = absence_states(run_dir, parsed, display_path(str(run_dir / REPORT_FILE)))
+        if records or absences:
+            print("\n".join(filter(None, [render_text(records, shown), render_absences(absences)])))
     return EXIT_OK
 
 
@@ -86,6 +91,19 @@ def _unusable(parsed, only: tuple | None = None) -> bool:
         print(f"web-research claims: {display_path(str(path))}: {error.reason}; its claims cannot be read",
               file=sys.stderr)
     return bool(found)
+
+
+def render_absences(absences: Iterable[Mapping]) -> str:
+    """report.md's statements of absence, one stanza each: file:line, key, state, the statement and
+    the passages shown against it."""
+    out = []
+    for a in absences:
+        out.append(f"{a['file']}:{a['line']} {a['check']} absence {a['state']}"
+                   + (f" ({a['reason']})" if a.get("reason") else ""))
+        out.append(f"  statement: {a['text']}")
+        for n, p in enumerate(a["passages"], start=1):
+            out.append(f"  passage {n} {p['url']} \"{p['text']}\"")
+    return "\n".join(out)
 
 
 def render_text(records: Iterable[ClaimRecord], display: Mapping[Path, str]) -> str:

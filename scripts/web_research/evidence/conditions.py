@@ -20,6 +20,7 @@ from typing import NamedTuple
 
 from .excerpt_context import ExcerptContext
 from .excerpts import normalize
+from ..core.clip import clip
 
 # Kinds of condition, each a list of phrases; the first of each kind is how the kind is named.
 KINDS: dict[str, tuple[str, ...]] = {
@@ -120,7 +121,7 @@ def _sentence_start(text: str, position: int) -> int:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= MAX_CLAUSE_CHARS else text[:MAX_CLAUSE_CHARS - 1].rstrip() + "\u2026"
+    return clip(text, MAX_CLAUSE_CHARS, collapse=False)
 
 
 def _clause(text: str, start: int, end: int) -> str:

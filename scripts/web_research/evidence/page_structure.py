@@ -37,6 +37,7 @@ from lxml import etree
 from .excerpts import find_at_bounds, normalize
 from .notices import NOTICE_START, WITHDRAWN
 from .page_blocks import BLOCK_TAGS, _furniture, _never_text, _walk_blocks, drop_invisible
+from ..core.clip import clip
 
 MAX_OCCURRENCES = 200  # places of one anchor looked at in a page
 MAX_TERMS = 3  # enclosing definitions named
@@ -523,5 +524,4 @@ def _tail(text: str) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 1].rstrip() + "\u2026"
+    return clip(text, limit)

@@ -203,4 +203,4 @@ def figure_changes(changes: tuple[Change, ...]) -> tuple[Change, ...]:
 
 
 def _cut(text: str) -> str:
-    return text if len(text) <= MAX_CHANGE_CHARS else text[:MAX_CHANGE_CHARS - 1] + "\u2026"
+    return cut(text, MAX_CHANGE_CHARS)

@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from .. import formats
 from ..core.fsutil import RunFileError, atomic_write_text, is_within, read_run_text
 from ..core.schema_validation import schema_errors
+from ..core.clip import clip
 
 SCHEMA = "recheck.schema.json"
 RECORD_VERSION = 1
@@ -173,7 +174,7 @@ class RecheckRecord:
 
 def cut(text: str, limit: int) -> str:
     """`text` within `limit` characters (an ellipsis marks a cut)."""
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+    return clip(text, limit, collapse=False)
 
 
 # --- Times and names ------------------------------------------------------------------

@@ -25,6 +25,7 @@ from ..checks.parsed_run import ParsedRun
 from ..checks.verdicts import (VerdictFile, decide, next_file_number, report_records, unique_by_key, verdict_files,
                                verdicts_by_claim)
 from ..run.budget import effective_budget
+from ..core.clip import clip
 
 ROUND_CHECK = "check"
 ROUND_VOTE = "vote"
@@ -187,7 +188,7 @@ def parse_answer(text: str, keys: Sequence[str]) -> tuple[list[tuple[str, str, s
 def _one_line(reason: str) -> str:
     text = " ".join(str(reason).split()) or NO_REASON
     limit = formats.MAX_VERDICT_REASON_CHARS
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+    return clip(text, limit)
 
 
 def _answer_items(text: str) -> list[tuple[int, str, str]]:

@@ -8,12 +8,13 @@ rule (`claims.grounding`, what verify runs) is asked:
 - **quoted whole**: the passage as a claim citing itself; every figure must be grounded;
 - **restated**: each figure of the passage rendered as a report writes it (`honest_forms`: as
   the reader read it, other separators, cents for a dollar amount below 1, "percent", "times",
-  a version with or without its `v`, an hour in minutes) in a one-sentence claim citing the
-  passage; each must be grounded;
+  a version with or without its `v` ("version 1" for a one-part `v1`), an hour in minutes) in a
+  one-sentence claim citing the passage; each must be grounded;
 - **computed**: for two amounts of one currency in the passage, "A is R times B" with R rounded
   to two places; must be grounded;
 - **altered** (`altered_forms`): the figure with one digit changed, a digit of another script
-  in place of an ASCII one, a vulgar fraction folded on ("3½"), or its unit, currency or kind
+  or a letter (l, O) in place of an ASCII one, a vulgar fraction or a numerator form folded on
+  ("3½", "3⅟2"), a count one more in words ("13 regions" as "fourteen regions"), or its unit, currency or kind
   swapped; each must be refused with a message naming it, unless the passage happens to state
   the altered figure too (then it is not counted).
 
@@ -45,16 +46,20 @@ else:
     from .quotable import KIND_OF, main_element, parse, stretches
 
 from web_research.checks.claims import Claim, ClaimRecord, claims_checks, grounding  # noqa: E402
+from web_research.checks import number_words  # noqa: E402
 from web_research.checks.number_words import in_words  # noqa: E402
 from web_research.checks.quantities import (KIND_DATE, KIND_MONEY, KIND_MULTIPLIER, KIND_NUMBER,  # noqa: E402
                                             KIND_PERCENT, KIND_VERSION, KIND_YEAR, MEASURES, Figure, figures_in,
                                             names_same)
 
 MAX_PASSAGE_CHARS = 1500
+# Nouns after which a count in words is no figure (number_words.py): not altered into one.
+_NOT_COUNTED = (number_words.NOT_COUNTED_AFTER | number_words.SOURCE_NOUNS | number_words.LABEL_BEFORE
+                | set(number_words.number_words()))
 _SYMBOLS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
 _UNIT_WORDS = {"millisecond": "ms", "second": "seconds", "minute": "minutes", "hour": "hours", "day": "days",
-               "week": "weeks", "month": "months", "year": "years", "byte": "bytes", "kb": "KB", "mb": "MB",
-               "gb": "GB", "tb": "TB", "pb": "PB", "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB",
+               "week": "weeks", "month": "months", "year": "years", "decade": "decades", "byte": "bytes", "kb": "KB",
+               "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB", "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB",
                "host": "hosts", "seat": "seats", "user": "users", "event": "events", "request": "requests"}
 _SMALLER = {"hour": ("minutes", 60), "minute": ("seconds", 60), "day": ("hours", 24), "week": ("days", 7)}
 _FUNCTION_WORDS = frozenset("of in on at to for from by with per and or than as the a an is are was were be".split())
@@ -113,6 +118,8 @@ def render(figure: Figure, style: str = "plain") -> str | None:
         return figure.text if style == "plain" else None
     if figure.kind == KIND_VERSION:
         parts = ".".join(str(p) for p in figure.key)
+        if len(figure.key) < 2 and style == "bare":
+            return f"version {parts}"  # a bare "1" is a count, which "v1" does not state
         return ("v" + parts) if style == "prefix" or len(figure.key) < 3 and style == "plain" else (
             parts if style in ("plain", "bare") else None)
     if not renderable(figure):
@@ -170,9 +177,19 @@ def altered_forms(figure: Figure) -> list[tuple[str, str]]:
         out.append((plain[:i] + str((int(plain[i]) + 1) % 10) + plain[i + 1:], "digit"))
         j = digits[0]
         out.append((plain[:j] + LOOK_ALIKE[plain[j]] + plain[j + 1:], "look-alike"))
+        letters = {"1": "l", "0": "O"}
+        k = next((d for d in digits if plain[d] in letters), None)
+        if k is not None and len(digits) > 1:  # a digit stays: "l2", "1O" (a lone "l" is a word)
+            out.append((plain[:k] + letters[plain[k]] + plain[k + 1:], "letter for digit"))
     if figure.kind in (KIND_NUMBER, KIND_MONEY) and figure.value == figure.value.to_integral_value() and digits:
         i = digits[-1]
         out.append((plain[:i + 1] + "\u00bd" + plain[i + 1:], "folded fraction"))
+        out.append((plain[:i + 1] + "\u215f2" + plain[i + 1:], "numerator form"))
+    counted = figure.noun if figure.noun and figure.noun.isalpha() and figure.noun not in _NOT_COUNTED else None
+    if figure.kind == KIND_NUMBER and 1 < figure.value < 98 and figure.value == int(figure.value) and digits \
+            and plain[:digits[-1] + 1].isdigit() and (figure.unit or counted):
+        words = in_words(int(figure.value) + 1)
+        out.append((f"{words}{plain[digits[-1] + 1:]}" if figure.unit else f"{words} {counted}", "count in words"))
     swapped = _swapped(figure, plain)
     if swapped:
         out.append((swapped, "unit"))

@@ -723,7 +723,8 @@ class Orchestrator:
         if SHAPE not in self.body(req):
             raise PromptError(f"SKILL.md no longer shows the reference shape {SHAPE}")
         question = self.run(req)["research_question"]
-        findings_sections, gaps, tldr, handmade = [], [], [], []
+        findings_sections: dict[str, list[str]] = {}
+        gaps, tldr, handmade = [], [], []
         first = True
         for b in self.briefs(req):
             topic = next(t for t in self.topics + self.second_wave if t.name == original_name(b["subtopic"]))
@@ -733,7 +734,12 @@ class Orchestrator:
             status = meta.get("status")
             if not text or status != formats.STATUS_OK:  # finish writes its Gaps bullet (SKILL.md)
                 continue
-            lines = [f"### {topic.name}", ""]
+            # A heading is a first-wave subtopic's name (report-template.md): a second-wave topic's
+            # claims go under the first-wave subtopic whose bullet it targets (second-wave.md).
+            named = {original_name(b["subtopic"]): b["subtopic"] for b in self.briefs(req)}  # as plan.md has it
+            home = topic if topic in self.topics else self.topics[int(topic.establish[0].split(".")[0]) - 1]
+            heading = named.get(home.name, home.name)
+            lines = findings_sections.setdefault(f"### {heading}", [])
             for claim, number in claims:
                 if drift and first:
                     claim = re.sub(r"\b(\d+) units", lambda m: f"{int(m.group(1)) + DRIFT} units", claim, count=1)
@@ -744,7 +750,6 @@ class Orchestrator:
                 lines.append(cited)
                 tldr.append(cited.lstrip("- "))
                 handmade.append(re.sub(r"^\[\^\d+\]:", f"[^{len(handmade) + 1}]:", entries[number]))
-            findings_sections.append("\n".join(lines))
         if "`finish` adds a bullet for each subtopic" not in " ".join(self.body(req).split()):
             raise PromptError("SKILL.md no longer says finish writes the recorded failures' Gaps bullets")
         gaps.append(HONEST_ABSENCE)  # what the pages read do not state, in the template's form
@@ -763,7 +768,8 @@ class Orchestrator:
                         else "The remaining subtopics could not be established; see Gaps & Limitations.")
         sections = [f"{formats.REPORT_TITLE_PREFIX}{question}", "",
                     "## TL;DR", "", *[f"- {t}" for t in tldr[:formats.TLDR_MAX_BULLETS]], "",
-                    "## Findings", "", "\n\n".join(findings_sections) or "No subtopic produced cited findings.", ""]
+                    "## Findings", "", "\n\n".join("\n".join([h, "", *lines]) for h, lines in findings_sections.items() if lines)
+                    or "No subtopic produced cited findings.", ""]
         if not broken:
             sections += ["## Gaps & Limitations", "", *gaps, ""]
         if self.report_mode == "lapsed":
