@@ -744,3 +744,15 @@ def test_more_forms_of_the_audits_families(claim: str, excerpt: str, ok: bool, u
 ])
 def test_changes_and_durations_in_words(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme is one company that bills per GB", "Acme bills per GB.", True),  # "one" as "a"
+    ("There is one free plan", "There are two free plans.", False),
+    ("There is one free plan", "There is 1 free plan.", True),
+    ("Acme offers only one free plan", "Acme offers two free plans.", False),
+    ("Acme offers only one free plan", "Acme offers 1 free plan.", True),
+    ("Acme is the only one that bills per GB", "Acme bills per GB.", True),
+])
+def test_one_counts_only_where_it_counts(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok

@@ -969,6 +969,8 @@ def _counts(text: str, start: int, words: list[str], rest: str) -> bool:
     if before in number_words_table.LABEL_BEFORE or (previous and (
             text[start].isupper() or previous.group(1)[0].isupper() and not _SENTENCE_START.search(text[:previous.start()]))):
         return False  # "group one", "Formula One", "Group Two": a label
+    if words == ["one"] and before in number_words_table.BEING_BEFORE:
+        return bool(re.search(r"\bthere\s+\w+\s+$", text[max(0, start - 24):start], re.I))  # "there is one plan"
     if words == ["one"]:
         return bool(before) and before not in number_words_table.PRONOUN_ONE_AFTER | number_words_table.IDIOM_ONE_AFTER \
             and not re.search(r"[.!?:;]\s*$", text[:previous.start() + len(previous.group(1))] if previous else "")
