@@ -11,10 +11,19 @@ measure; `compatible`).
 
 The operands are figures of the cited excerpts, and at least one of them is a figure the
 claim itself states: "up 25%" alone names nothing it is computed from, and among the many
-figures of a table some pair gives almost any percent. An identifier (a version, a year, a
-number in a name) is never computed. What was computed, and from what, is said to the claim checker (`Derivation.text`);
-a refusal says what the claim's own figures give instead (`what_they_give`). Which of two
-operands came first (a rise or a fall) is the checker's to judge, told the computation. Pure.
+figures of a table some pair gives almost any percent. Two exceptions, both for a change the
+claim states with a word of direction or a multiple: the ends of a change the page states
+("went from $8 to $10"), and the figures an excerpt ties to two years of which the claim names
+one ("up 25% in 2026", "$10 less than in 2025"; `year_of`). An identifier (a version, a year,
+a number in a name) is never computed.
+
+A change runs one way (`Operand.order`): the page's own from-to pair first, then the claim's
+("a 20% cut from $50 to $40"), then the years (from the earlier); "to $40" alone marks where it
+went. Its direction is the one a word beside the figure states (`Figure.falling`, `.rising`: "a
+25% cut" is -25%, "up 25%" +25%; either, with none). A difference of two amounts or counts needs
+such a word or an order ("$2 more", "from 3 to 5"): a bare "2" is no difference of a page's 1
+and 3. What was computed, and from what, is said to the claim checker (`Derivation.text`); a
+refusal says in few words what the page or the claim's own figures give instead (`why_refused`). Pure.
 """
 from __future__ import annotations
 
