@@ -96,6 +96,9 @@ def test_evidence_that_fails_is_told_apart_and_exits_1(tmp_path: Path) -> None:
     assert data["rules"]["needs_verdict"]  # still said, beside the failure
     text = run_cli("verify", str(run)).stdout
     assert "fail on the run's own evidence or report" in text and "No evidence fails" not in text
+    # A check made stricter since the run is named as such beside the failure, never excused.
+    verbatim = change_of("report.citations.verbatim", UNRECORDED_VERSION)
+    assert f"report.citations.verbatim was made stricter in version {verbatim.version} ({verbatim.what})" in text
     assert text.splitlines()[-1].startswith("FAILED:")
 
 

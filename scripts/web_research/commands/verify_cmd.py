@@ -29,7 +29,8 @@ from typing import Sequence
 from ..core.terminal import one_line
 from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_OLDER_RULES, EXIT_USAGE
 from ..checks.checklist import parse_and_check
-from ..checks.rules_version import RULES_VERSION, UNRECORDED_VERSION, Failures, rules_line, sort_failures
+from ..checks.rules_version import (RULES_VERSION, UNRECORDED_VERSION, Failures, change_of, rules_line,
+                                    sort_failures)
 from ..run.choices import read_start_record
 from ..core.result import passed
 from ..formats import PRIOR_RUN_MARKERS
@@ -138,8 +139,16 @@ class RulesReading:
                        + "; ".join(f"{', '.join(ids)} (version {change.version}: {change.what})"
                                    for change, ids in by_change.items()))
         if f.evidence:
+            stricter: dict = {}
+            for check in f.evidence:
+                change = change_of(check.id, self.made_under)
+                if change is not None:
+                    stricter.setdefault(change, set()).add(check.id)
             out.append(f"  {len(f.evidence)} check(s) fail on the run's own evidence or report, whatever the "
-                       "rules' version: " + ", ".join(sorted({c.id for c in f.evidence})))
+                       "rules' version: " + ", ".join(sorted({c.id for c in f.evidence}))
+                       + "".join(f"; the rule of {', '.join(sorted(ids))} was made stricter in version "
+                                 f"{change.version} ({change.what}): its message says which part fails"
+                                 for change, ids in stricter.items()))
         elif f.needs_verdict or f.new_rules:
             out.append("  No evidence fails: every other check passes under the current rules.")
         if f.needs_verdict or f.new_rules:
