@@ -744,3 +744,32 @@ def test_more_forms_of_the_audits_families(claim: str, excerpt: str, ok: bool, u
 ])
 def test_changes_and_durations_in_words(claim: str, excerpt: str, ok: bool) -> None:
     assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme is one company that bills per GB", "Acme bills per GB.", True),  # "one" as "a"
+    ("There is one free plan", "There are two free plans.", False),
+    ("There is one free plan", "There is 1 free plan.", True),
+    ("Acme offers only one free plan", "Acme offers two free plans.", False),
+    ("Acme offers only one free plan", "Acme offers 1 free plan.", True),
+    ("Acme is the only one that bills per GB", "Acme bills per GB.", True),
+])
+def test_one_counts_only_where_it_counts(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("The rate rose 50 basis points, from 2% to 2.5%", "It went from 2% to 2.5%.", True),
+    ("The rate rose 25 basis points, from 2% to 2.5%", "It went from 2% to 2.5%.", False),
+    ("The rate rose 50 bps to 2.5%", "The rate was 2%; it is 2.5%.", True),
+    ("It needs version 16", "PostgreSQL 16.2 is required.", True),  # a release of the series
+    ("It needs version 15", "PostgreSQL 16.2 is required.", False),
+    ("It needs 16 hosts", "PostgreSQL 16.2 is required.", False),
+    ("About 33\u2153% of users pay", "A third of users pay.", True),
+])
+def test_basis_points_series_and_thirds(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+def test_a_refused_version_names_the_releases_the_excerpt_gives() -> None:
+    assert grounded("It needs version 15", "PostgreSQL 16.2 is required.").reasons == ("the cited pages name 16.2",)

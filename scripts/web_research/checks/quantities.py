@@ -722,8 +722,10 @@ def in_series(figure: Figure, release: Figure) -> bool:
     """Whether `release` (a version) is a release of the series `figure` names: 3.11.2 of 3.11,
     never 3.11 of 3.11.2."""
     parts = version_parts(figure)
-    return release.kind == KIND_VERSION and parts is not None and len(parts) < len(release.key) \
-        and release.key[:len(parts)] == parts
+    theirs = release.key if release.kind == KIND_VERSION else version_parts(release)  # "16.2" as "v16.2"
+    if release.kind != KIND_VERSION and (release.kind != KIND_NUMBER or not figure.kind == KIND_VERSION):
+        theirs = None  # a plain "16.2" names a release only of a series a version word names ("version 16")
+    return theirs is not None and parts is not None and len(parts) < len(theirs) and theirs[:len(parts)] == parts
 
 
 def _month_number(name: str) -> int:
@@ -969,6 +971,8 @@ def _counts(text: str, start: int, words: list[str], rest: str) -> bool:
     if before in number_words_table.LABEL_BEFORE or (previous and (
             text[start].isupper() or previous.group(1)[0].isupper() and not _SENTENCE_START.search(text[:previous.start()]))):
         return False  # "group one", "Formula One", "Group Two": a label
+    if words == ["one"] and before in number_words_table.BEING_BEFORE:
+        return bool(re.search(r"\bthere\s+\w+\s+$", text[max(0, start - 24):start], re.I))  # "there is one plan"
     if words == ["one"]:
         return bool(before) and before not in number_words_table.PRONOUN_ONE_AFTER | number_words_table.IDIOM_ONE_AFTER \
             and not re.search(r"[.!?:;]\s*$", text[:previous.start() + len(previous.group(1))] if previous else "")
