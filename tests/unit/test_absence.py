@@ -389,9 +389,9 @@ QUICK = [
 def test_without_a_checker_a_reworded_statement_is_refused_and_an_honest_one_stands(benchmark_pages, statement: str,
                                                                                    refused: bool) -> None:
     what = absence_what(statement)
-    terms = key_terms(what)
-    item = absence.AbsenceItem(7, statement, tuple(terms), tuple(closest_passages(terms, benchmark_pages,
-                                                                                  names=name_terms(what))))
+    terms, names = key_terms(what), name_terms(what)
+    item = absence.AbsenceItem(7, statement, tuple(terms), tuple(closest_passages(terms, benchmark_pages, names=names)),
+                               names)
     checks = absence.unjudged_checks(Path("report.md"), [item], None)
     assert bool(checks) == refused, (terms, [p.text[:160] for p in item.passages])
     if refused:
@@ -418,6 +418,17 @@ def test_the_passage_that_holds_every_term_is_shown_first() -> None:
     terms = key_terms("whether Brightpath queues cost less than Acme's")
     passages = closest_passages(terms, [noisy, refuting], names=name_terms("whether Brightpath queues cost less"))
     assert passages[0].url == "https://b.example/" and set(passages[0].terms) == set(terms), passages
+    # and without a checker, a name spelt apart and a synonym do not get a rewording past it
+    what = "whether Bright Path queues are cheaper than Acme's"
+    terms, names = key_terms(what), name_terms(what)
+    item = absence.AbsenceItem(3, f"No page read states {what}.", tuple(terms),
+                               tuple(closest_passages(terms, [noisy, refuting], names=names)), names)
+    assert absence.unjudged_checks(Path("report.md"), [item], None)
+    honest = "whether Bright Path queues are cheaper in Germany"
+    terms, names = key_terms(honest), name_terms(honest)
+    item = absence.AbsenceItem(3, f"No page read states {honest}.", tuple(terms),
+                               tuple(closest_passages(terms, [noisy, refuting], names=names)), names)
+    assert not absence.unjudged_checks(Path("report.md"), [item], None)
 
 
 def test_the_checker_is_told_the_absence_item_kind() -> None:

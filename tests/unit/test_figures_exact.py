@@ -711,3 +711,65 @@ def test_durations_joined_and_decades(claim: str, excerpt: str, ok: bool) -> Non
 def test_a_fraction_slash_after_two_digits_is_refused(claim: str, says: str | None) -> None:
     found = [why for _what, why in unreadable_figures(claim)]
     assert (says is None and not found) or any(says in why for why in found), found
+
+
+@pytest.mark.parametrize("claim, excerpt, ok, urls", [
+    ("At $40 it is cheaper by 20%", FALL, True, ()),
+    ("At $40 it is cheaper by 25%", FALL, False, ()),
+    ("A 20% markdown took it to $40", FALL, True, ()),
+    ("A 25% markdown took it to $40", FALL, False, ()),
+    ("It was marked down 20% to $40", FALL, True, ()),
+    ("The trial lasts a fortnight", "The trial lasts 14 days.", True, ()),
+    ("The trial lasts a fortnight", "The trial lasts 7 days.", False, ()),
+    ("Acme runs lO regions", "Acme runs 10 regions.", False, ()),
+    ("Storage went up 25%, from $0.08 per GB-month to $0.10", "It went from $0.08 to $0.10 per GB-month.", True, ()),
+    ("It takes one-and-a-half hours", "It takes 90 minutes.", True, ()),
+    ("It takes one-and-a-half hours", "It takes 60 minutes.", False, ()),
+    ("The API version 2024-01-01 bills per call", "It bills per call.", True, ("https://api.x.com/2024-01-01/calls",)),
+    ("The API version 2024-02-01 bills per call", "It bills per call.", False, ("https://api.x.com/2024-01-01/calls",)),
+    ("It is 2.5 times the price", "It is two and a half times the price.", True, ()),
+    ("Acme charges $5 per host and $10 for support", "Acme charges $5 per host and $10 for support.", True, ()),
+])
+def test_more_forms_of_the_audits_families(claim: str, excerpt: str, ok: bool, urls: tuple[str, ...]) -> None:
+    assert grounded(claim, excerpt, urls=urls).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("A week-long trial is free", "A 14-day trial is free.", False),
+    ("A week-long trial is free", "A 7-day trial is free.", True),
+    ("A two-week trial is free", "A 7-day trial is free.", False),
+    ("A two-week trial is free", "A 14-day trial is free.", True),
+    ("A twenty-five percent cut from fifty dollars to forty dollars", "It went from $50 to $40.", False),
+    ("A twenty percent cut from fifty dollars to forty dollars", "It went from $50 to $40.", True),
+])
+def test_changes_and_durations_in_words(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("Acme is one company that bills per GB", "Acme bills per GB.", True),  # "one" as "a"
+    ("There is one free plan", "There are two free plans.", False),
+    ("There is one free plan", "There is 1 free plan.", True),
+    ("Acme offers only one free plan", "Acme offers two free plans.", False),
+    ("Acme offers only one free plan", "Acme offers 1 free plan.", True),
+    ("Acme is the only one that bills per GB", "Acme bills per GB.", True),
+])
+def test_one_counts_only_where_it_counts(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+@pytest.mark.parametrize("claim, excerpt, ok", [
+    ("The rate rose 50 basis points, from 2% to 2.5%", "It went from 2% to 2.5%.", True),
+    ("The rate rose 25 basis points, from 2% to 2.5%", "It went from 2% to 2.5%.", False),
+    ("The rate rose 50 bps to 2.5%", "The rate was 2%; it is 2.5%.", True),
+    ("It needs version 16", "PostgreSQL 16.2 is required.", True),  # a release of the series
+    ("It needs version 15", "PostgreSQL 16.2 is required.", False),
+    ("It needs 16 hosts", "PostgreSQL 16.2 is required.", False),
+    ("About 33\u2153% of users pay", "A third of users pay.", True),
+])
+def test_basis_points_series_and_thirds(claim: str, excerpt: str, ok: bool) -> None:
+    assert grounded(claim, excerpt).ok is ok
+
+
+def test_a_refused_version_names_the_releases_the_excerpt_gives() -> None:
+    assert grounded("It needs version 15", "PostgreSQL 16.2 is required.").reasons == ("the cited pages name 16.2",)

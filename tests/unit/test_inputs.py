@@ -41,6 +41,13 @@ def test_surrounding_whitespace_is_trimmed() -> None:
     assert from_raw("\n  What is X?  \n\n").question == "What is X?"
 
 
+def test_characters_that_show_as_nothing_are_no_part_of_the_question() -> None:
+    """The question becomes report.md's title, which text.blank reads: pasted with a zero-width space,
+    a soft hyphen or a braille blank, an honest run could never verify."""
+    assert from_raw("What is\u200b X\u00ad?\u2800").question == "What is X?"
+    assert from_raw("research_question: \"Caf\u00e9 \u65e5\u672c \u26a0\ufe0f?\"").question == "Caf\u00e9 \u65e5\u672c \u26a0?"
+
+
 def test_contract_mapping() -> None:
     text = (
         'research_question: "How do vendors price logs: a 2026 view?"\n'
@@ -135,8 +142,11 @@ _question_chars = st.characters(blacklist_categories=("Cs",), blacklist_characte
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=_question_chars, min_size=1, max_size=80))
 def test_any_text_without_contract_keys_is_the_question(text: str) -> None:
-    """Whatever the text, it is either the question verbatim or a clear InputError."""
-    stripped = text.strip()
+    """Whatever the text, it is either the question verbatim (without the characters that show as
+    nothing: core/text.strip_invisible) or a clear InputError."""
+    from web_research.core.text import strip_invisible
+
+    stripped = strip_invisible(text).strip()
     if stripped.startswith("--") or any(key in text for key in contract_keys()):
         return  # option parsing and contract mappings are covered above
     if not stripped:

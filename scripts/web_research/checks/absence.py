@@ -65,6 +65,7 @@ class AbsenceItem(NamedTuple):
     text: str
     terms: tuple[str, ...]
     passages: tuple[Passage, ...]
+    names: frozenset[str] = frozenset()  # the terms that are names (closest_passages.name_terms)
 
     @property
     def key(self) -> str:
@@ -88,9 +89,9 @@ def absence_items(sentences: Sequence[GapsSentence], pages: Callable[[], Sequenc
     stored = pages()
     items = []
     for s in wanted:
-        terms = key_terms(s.what)
-        found = closest_passages(terms, stored, names=name_terms(s.what)) if terms else []
-        items.append(AbsenceItem(s.line, s.text, tuple(terms), tuple(found)))
+        terms, names = key_terms(s.what), name_terms(s.what)
+        found = closest_passages(terms, stored, names=names) if terms else []
+        items.append(AbsenceItem(s.line, s.text, tuple(terms), tuple(found), names))
     return items
 
 
@@ -162,7 +163,7 @@ def unjudged_checks(report: Path, items: Sequence[AbsenceItem], why_partial: str
     checks = []
     for item in items:
         close = next((p for p in item.passages if set(p.terms) >= set(item.terms)
-                      and (span(p.text, item.terms) or 0) <= NEAR_CHARS), None) if item.terms else None
+                      and (span(p.text, item.terms, item.names) or 0) <= NEAR_CHARS), None) if item.terms else None
         if close is not None:
             checks.append(fail(CHECK_ID, (
                 f"line {item.line}: \"{_short(item.text, 160)}\": a stored page holds every word of it in one "

@@ -11,10 +11,19 @@ measure; `compatible`).
 
 The operands are figures of the cited excerpts, and at least one of them is a figure the
 claim itself states: "up 25%" alone names nothing it is computed from, and among the many
-figures of a table some pair gives almost any percent. An identifier (a version, a year, a
-number in a name) is never computed. What was computed, and from what, is said to the claim checker (`Derivation.text`);
-a refusal says what the claim's own figures give instead (`what_they_give`). Which of two
-operands came first (a rise or a fall) is the checker's to judge, told the computation. Pure.
+figures of a table some pair gives almost any percent. Two exceptions, both for a change the
+claim states with a word of direction or a multiple: the ends of a change the page states
+("went from $8 to $10"), and the figures an excerpt ties to two years of which the claim names
+one ("up 25% in 2026", "$10 less than in 2025"; `year_of`). An identifier (a version, a year,
+a number in a name) is never computed.
+
+A change runs one way (`Operand.order`): the page's own from-to pair first, then the claim's
+("a 20% cut from $50 to $40"), then the years (from the earlier); "to $40" alone marks where it
+went. Its direction is the one a word beside the figure states (`Figure.falling`, `.rising`: "a
+25% cut" is -25%, "up 25%" +25%; either, with none). A difference of two amounts or counts needs
+such a word or an order ("$2 more", "from 3 to 5"): a bare "2" is no difference of a page's 1
+and 3. What was computed, and from what, is said to the claim checker (`Derivation.text`); a
+refusal says in few words what the page or the claim's own figures give instead (`why_refused`). Pure.
 """
 from __future__ import annotations
 
@@ -30,7 +39,8 @@ ARITHMETIC_KINDS = (KIND_MONEY, KIND_NUMBER, KIND_PERCENT)
 MAX_OPERANDS = 120  # figures looked at per claim: bounds the pairs on a long, hostile excerpt
 _HUNDRED = Decimal(100)
 _SHOWN = re.compile(r"[0-9]+(?:[.,]([0-9]+))?")
-_POINTS = frozenset({"point", "points", "percentage", "pp"})  # "5 percentage points": a difference of percents
+_BASIS_POINTS = frozenset({"basis", "bps", "bp"})  # "50 basis points": a hundredth of a percentage point each
+_POINTS = frozenset({"point", "points", "percentage", "pp"}) | _BASIS_POINTS  # "5 percentage points"
 YEAR_GROUP = -1  # `Operand.order`'s group of the figures an excerpt ties to a year
 EXCERPT_GROUPS = 1000  # `Operand.order`'s groups from here on: an excerpt's own from-to pairs
 _WORD_TOLERANCE = {KIND_PERCENT: Decimal("0.5"), KIND_MULTIPLIER: Decimal("0.01")}
@@ -143,8 +153,9 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
             if x.kind == KIND_PERCENT and _directed(_base(x) - _base(y), target, within):
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference in points)")
         elif target.kind == KIND_NUMBER and target.noun in _POINTS and x.kind == KIND_PERCENT:
+            scale = Decimal(100) if target.noun in _BASIS_POINTS else Decimal(1)  # "50 basis points" is 0.5
             if compatible(x, y) and forward and (ordered or x.value >= y.value) \
-                    and _directed(x.value - y.value, target, within, ordered=ordered):  # "up 5 points"
+                    and _directed((x.value - y.value) * scale, target, within, ordered=ordered):  # "up 5 points"
                 return Derivation(target, f"{target.text} = {x.text} - {y.text} (a difference in points)")
         elif target.kind in (KIND_MONEY, KIND_NUMBER) and _same_kind(target, x):
             if compatible(x, y) and forward and (ordered or _base(x) >= _base(y)) and _a_difference(target, ordered) \
@@ -320,7 +331,8 @@ def why_not_named(figure: Figure, named: Sequence[Figure]) -> str:
     """In few words, why an identifier (a version, year or date) is refused: the identifiers of
     its kind the cited excerpts, titles and addresses do name."""
     kinds = (KIND_YEAR, KIND_DATE) if figure.kind in (KIND_YEAR, KIND_DATE) else (KIND_VERSION,)
-    same = list(dict.fromkeys(f.text for f in named if f.kind in kinds))
+    same = list(dict.fromkeys(f.text for f in named if f.kind in kinds or (
+        KIND_VERSION in kinds and f.kind == KIND_NUMBER and not f.unit and re.fullmatch(r"[0-9]+\.[0-9]+", f.text))))
     if not same:
         return ""
     return f"the cited pages name {', '.join(same[:3])}" + (" ..." if len(same) > 3 else "")

@@ -102,10 +102,13 @@ NOT_COUNTED_AFTER = frozenset("""of another or and to by after in on at for from
 has have had it its this that which who can could should would will may might must shall do does did
 per each every here there only more less""".split())
 # Before "one", words that make it a pronoun ("the cheaper one", "no one", "which one").
-PRONOUN_ONE_AFTER = frozenset("the this that any no each every which another some someone only".split())
+PRONOUN_ONE_AFTER = frozenset("the this that any no each every which another some someone".split())
 # Before "one", words that make it an idiom, as does the start of a sentence ("in one unit", "at
 # one point", "One reason is..."): "one" counts only after a verb or an adverb ("has one free plan").
 IDIOM_ONE_AFTER = frozenset("in at on for from with by to into under over of per as".split())
+# Before "one", a verb of being makes it "a" ("Acme is one company that..."), but after "there"
+# it counts ("there is one free plan").
+BEING_BEFORE = frozenset("is are was were be been being remains remained becomes became".split())
 # Before a count, words that make it name a set the text already has ("all three vendors", "the
 # two plans", "these four regions"): the report's own sources, not a figure a page states.
 SET_BEFORE = frozenset("all the these those both its their our your his her".split())
@@ -121,7 +124,7 @@ citations researcher researchers subtopic subtopics bullet bullets finding findi
 # After "one day", words that make it a time, not a duration ("One day, ...", "one day the price...").
 ONE_DAY_TIME_BEFORE = frozenset("the it we you they he she i a an this someone soon later".split())
 # Units "a" or "an" counts one of ("a year", "an hour", "a terabyte"); not "second" ("a second vendor").
-UNITS_AFTER_A = ("millisecond", "minute", "hour", "day", "week", "month", "year", "decade", "byte", "kilobyte", "megabyte",
+UNITS_AFTER_A = ("millisecond", "minute", "hour", "day", "week", "fortnight", "month", "year", "decade", "byte", "kilobyte", "megabyte",
                  "gigabyte", "terabyte", "petabyte", "kb", "mb", "gb", "tb", "pb", "kib", "mib", "gib", "tib")
 # Before "a <unit>", words that make it a rate ("twice a year", "$10 a month", "5 times a day").
 RATE_BEFORE = frozenset("once twice thrice times per every".split())

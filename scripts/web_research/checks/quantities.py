@@ -37,6 +37,13 @@ is 4.5, never 41); number words come from one table (number_words.py: "a dozen",
 `v1.29` is 1.29, and a release names its series (`in_series`, `names_same`); a page's address
 names versions and years (`url_identifiers`).
 
+A held-out audit then added: a word of decrease or increase before or after a figure gives it a
+direction ("a 25% cut", "$10 less", "up 25%": `direction`); "version 5" is a version; a fraction
+is read only where it is one ("4⅟2", "4¹⁄₂", "1/2 the price", "3 out of 4"; "24/7" and "on 1/2"
+stay apart) and a claim's "41⁄2" (41/2 or 4 1/2), Roman numerals, circled numbers and letters
+for digits ("l2", "1O", a Cyrillic "З0") are refused with their names; "1 hour 30 minutes" is
+one duration.
+
 `figures_in(text)` is the reading every caller uses (it normalizes first);
 `extract_quantities` reads already-normalized text. Pure, standard library only.
 """
@@ -73,6 +80,7 @@ _UNITS = {
     **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), "hour"),
     **dict.fromkeys(("d", "day", "days"), "day"),
     **dict.fromkeys(("wk", "wks", "week", "weeks"), "week"),
+    **dict.fromkeys(("fortnight", "fortnights"), "fortnight"),
     **dict.fromkeys(("mo", "mos", "month", "months"), "month"),
     **dict.fromkeys(("yr", "yrs", "year", "years"), "year"),
     **dict.fromkeys(("decade", "decades"), "decade"),
@@ -96,6 +104,7 @@ _SECOND, _BYTE = Decimal(1), Decimal(1)
 MEASURES: dict[str, tuple[str, Decimal]] = {
     "millisecond": ("time", _SECOND / 1000), "second": ("time", _SECOND), "minute": ("time", Decimal(60)),
     "hour": ("time", Decimal(3600)), "day": ("time", Decimal(86_400)), "week": ("time", Decimal(604_800)),
+    "fortnight": ("time", Decimal(1_209_600)),
     "month": ("calendar", Decimal(1)), "year": ("calendar", Decimal(12)), "decade": ("calendar", Decimal(120)),
     "byte": ("size", _BYTE), "kb": ("size", Decimal(10) ** 3), "mb": ("size", Decimal(10) ** 6),
     "gb": ("size", Decimal(10) ** 9), "tb": ("size", Decimal(10) ** 12), "pb": ("size", Decimal(10) ** 15),
@@ -168,6 +177,7 @@ _PER_AFTER = re.compile(r"\s?(?:/|\bper\s+(?:a\s+|an\s+|each\s+|one\s+)?)\s?([A-
 _CONNECTOR = re.compile(r"^-?\s*(?:-|\u2013|\u2014|to|and|or|,|,\s*or|,\s*and|through|thru)\s*$", re.I)
 _RANGE = re.compile(r"^\s*(?:-|\u2013|\u2014|to|through|thru)\s*$", re.I)  # "$5-10", "$5 to 10"
 _BETWEEN_NUMBERS = 40
+_RANGE_FROM = re.compile(r"^\s*(?:-|\u2013|to|through|thru)\s*$", re.I)
 
 # Spans that are taken whole before numbers are looked at.
 _ISO_DATE = re.compile(r"(?<![\w.])([0-9]{4})-([0-9]{2})-([0-9]{2})"
@@ -200,17 +210,19 @@ _FALL_VERBS = (r"fell|falls?|falling|fallen|dropped|dropping|drops?|decreased?|d
                r"discounted|trimmed|trims?|plunged|plummeted|tumbled|sank|dipped|slid|saves?|saved|saving")
 _RISE_VERBS = (r"rose|rises?|rising|risen|grew|grows?|growing|grown|increased?|increasing|jumped|jumps?|climbed|"
                r"climbs?|raised|raises?|hiked?|hiking|gained|gains?|soared|surged|spiked|lifted|boosted")
-_FALLING_BEFORE = re.compile(r"\b(?:(?:" + _FALL_VERBS + r"|down|reduction|lower|discount|savings?)\b(?:\s+(?:by|to|of|"
+_FALLING_BEFORE = re.compile(r"\b(?:(?:cheaper|less|smaller|fewer|shorter)\s+by\s+"
+                             r"|(?:" + _FALL_VERBS + r"|down|reduction|markdown|lower|discount|savings?)\b(?:\s+(?:by|to|of|"
                              r"in|about|around|some|nearly|almost|over|under|more than|up to))?"
                              r"|(?:" + _FALL_VERBS + r")(?:\s+[A-Za-z']+){1,2}\s+by(?:\s+(?:about|around|some|nearly|"
                              r"almost|over|more than))?)\s*$", re.I)  # "fell 15%", "cut its price by 20%"
-_RISING_BEFORE = re.compile(r"\b(?:(?:" + _RISE_VERBS + r"|up|increase|hike|rise)\b(?:\s+(?:by|of|about|around|some|"
+_RISING_BEFORE = re.compile(r"\b(?:(?:more\s+expensive|dearer|higher|larger|bigger|greater|longer)\s+by\s+"
+                            r"|(?:" + _RISE_VERBS + r"|up|increase|hike|rise)\b(?:\s+(?:by|of|about|around|some|"
                             r"nearly|almost|over|more than))?"
                             r"|(?:" + _RISE_VERBS + r")(?:\s+[A-Za-z']+){1,2}\s+by(?:\s+(?:about|around|some|nearly|"
                             r"almost|over|more than))?)\s*$", re.I)  # "up 25%", "raised the fee by 25%"
 # After the figure: a noun of change, maybe after one word ("a 20% price cut"), or a comparative.
 _FALLING_AFTER = re.compile(r"[\s-]*(?:(?:[a-z]+[\s-])?(?:cut|cuts|drop|drops|reduction|decrease|decline|fall|discount|"
-                            r"saving|savings)|off|lower|less|cheaper|down|smaller|fewer|shorter)\b", re.I)
+                            r"markdown|saving|savings)|off|lower|less|cheaper|down|smaller|fewer|shorter)\b", re.I)
 _RISING_AFTER = re.compile(r"[\s-]*(?:(?:[a-z]+[\s-])?(?:rise|increase|jump|hike|growth|gain|markup|premium|uplift)"
                            r"|more|higher|dearer|larger|bigger|greater)\b", re.I)
 _YEAR_BEFORE = re.compile(r"(?:\b(?:in|since|by|until|till|from|before|after|during|of|year|fy|early|late|mid)"
@@ -227,18 +239,18 @@ _NUMBER_WORD = "|".join(number_words_table.number_words())
 _WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
                     + r")|(?:" + _NUMBER_WORD + r"))"
                     r"(?:[\s-]+(?:" + _NUMBER_WORD + "|" + _GROUP + r"))*(?:-?" + number_words_table.FOLD
-                    + r"|\s+" + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r"(?![\w-]))?\b", re.I)
+                    + r"|[\s-]+" + number_words_table.AND_A_HALF.replace(" ", r"[\s-]+") + r"(?![\w-]))?\b", re.I)
 # "a year", "an hour", "an hour and a half" (`number_words.UNITS_AFTER_A`); "a half-hour", "half a day".
 _A_UNIT = re.compile(r"\b(?:(an?)\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")(?:s(?= (?:notice|worth)\b))?(\s+"
                      + number_words_table.AND_A_HALF.replace(" ", r"\s+") + r")?"
-                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-[A-Za-z])",
+                     r"|(?:an?\s+)?half[\s-](" + "|".join(number_words_table.UNITS_AFTER_A) + r"))(?!\w|-(?!long\b|old\b)[A-Za-z])",
                      re.I)
 _SHARE_OF_BEFORE = re.compile(r"\b(?:half|" + "|".join(number_words_table.DENOMINATORS) + r")\s+(?:of\s+)?$", re.I)
 _WORDS_RANGE = re.compile(r"\s*(?:-|to|or)\s*(?:" + _NUMBER_WORD + r")\b", re.I)
 _JOINED_DURATION = re.compile(r"\s+(?:and\s+)?")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s*)$")
 _OF_A_UNIT = re.compile(r"\s+of\s+an?\s+(" + "|".join(number_words_table.UNITS_AFTER_A) + r")\b", re.I)
-_AND_A_HALF_BEFORE = re.compile(r"\b(?:" + _NUMBER_WORD + r")\s+and\s+an?\s+$", re.I)
+_AND_A_HALF_BEFORE = re.compile(r"\b(?:" + _NUMBER_WORD + r")[\s-]+and[\s-]+an?[\s-]+$", re.I)
 _A_UNIT_HINTS = tuple(unit[:4] for unit in number_words_table.UNITS_AFTER_A)
 _WORD_HINT = re.compile(r"\b(?:(?:" + _NUMBER_WORD + r")(?:\b|" + number_words_table.FOLD + ")|(?:" + _GROUP + r")\b)",
                         re.I)
@@ -478,8 +490,9 @@ def unreadable_figures(text: str) -> list[tuple[str, str]]:
         token = m.group(1)
         if _look_alike(token, text, m.end()):
             letters = "".join(dict.fromkeys(c for c in token if c in "lIO"))
-            found.append((m.group(0), f"'{m.group(0)}' mixes the letter(s) {letters} with digits: write the figure "
-                                      "in digits 0-9"))
+            how = "mixes the letter(s) {} with digits".format(letters) if any(c.isdigit() for c in token) else \
+                "writes letters that look like digits"
+            found.append((m.group(0), f"'{m.group(0)}' {how}: write the figure in digits 0-9"))
     if "\u2044" in text:
         for m in _GLUED_FRACTION.finditer(text):
             found.append((m.group(0), f"'{m.group(0)}' may read as {m.group(1)}/{m.group(2)} or as {m.group(1)[:-1]} "
@@ -512,7 +525,9 @@ def _look_alike(token: str, text: str, end: int) -> bool:
     letter for a digit ("l2 regions", "1O hosts", "$l0"): a lower-case l anywhere, any of them
     after a digit, a leading O before a decimal point ("O.5"), and a leading I before a
     lower-case word ("I2 regions"; "O2", "I2C" name things)."""
-    if not any(c.isdigit() for c in token) or not any(c in "lIO" for c in token):
+    if not any(c.isdigit() for c in token):  # "lO regions", "lOO hosts": letters standing for 10, 100
+        return token[0] == "l" and "O" in token and bool(re.match(r"\s+[a-z]", text[end:end + 3]))
+    if not any(c in "lIO" for c in token):
         return False
     if "l" in token or token[0].isdigit() or token[:2] in ("O.", "O,"):
         return True
@@ -520,6 +535,7 @@ def _look_alike(token: str, text: str, end: int) -> bool:
 
 
 _URL_PART = re.compile(r"(?:[vV])?[0-9]{1,4}(?:\.[0-9]{1,4}){0,3}")
+_URL_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 
 
 def url_identifiers(url: str) -> list[Figure]:
@@ -530,6 +546,11 @@ def url_identifiers(url: str) -> list[Figure]:
     path = url.split("://", 1)[-1].partition("/")[2].split("?", 1)[0].split("#", 1)[0]
     out: list[Figure] = []
     for segment in path.split("/")[:12]:
+        date = _URL_DATE.fullmatch(segment)
+        if date:  # "/2024-01-01/": an API version written as a date
+            out.append(Figure(segment, Decimal(date.group(1)), KIND_DATE,
+                              key=(int(date.group(1)), int(date.group(2)), int(date.group(3)))))
+            continue
         if not _URL_PART.fullmatch(segment):
             continue
         parts = tuple(int(p) for p in segment.lstrip("vV").split("."))
@@ -701,8 +722,10 @@ def in_series(figure: Figure, release: Figure) -> bool:
     """Whether `release` (a version) is a release of the series `figure` names: 3.11.2 of 3.11,
     never 3.11 of 3.11.2."""
     parts = version_parts(figure)
-    return release.kind == KIND_VERSION and parts is not None and len(parts) < len(release.key) \
-        and release.key[:len(parts)] == parts
+    theirs = release.key if release.kind == KIND_VERSION else version_parts(release)  # "16.2" as "v16.2"
+    if release.kind != KIND_VERSION and (release.kind != KIND_NUMBER or not figure.kind == KIND_VERSION):
+        theirs = None  # a plain "16.2" names a release only of a series a version word names ("version 16")
+    return theirs is not None and parts is not None and len(parts) < len(theirs) and theirs[:len(parts)] == parts
 
 
 def _month_number(name: str) -> int:
@@ -948,6 +971,8 @@ def _counts(text: str, start: int, words: list[str], rest: str) -> bool:
     if before in number_words_table.LABEL_BEFORE or (previous and (
             text[start].isupper() or previous.group(1)[0].isupper() and not _SENTENCE_START.search(text[:previous.start()]))):
         return False  # "group one", "Formula One", "Group Two": a label
+    if words == ["one"] and before in number_words_table.BEING_BEFORE:
+        return bool(re.search(r"\bthere\s+\w+\s+$", text[max(0, start - 24):start], re.I))  # "there is one plan"
     if words == ["one"]:
         return bool(before) and before not in number_words_table.PRONOUN_ONE_AFTER | number_words_table.IDIOM_ONE_AFTER \
             and not re.search(r"[.!?:;]\s*$", text[:previous.start() + len(previous.group(1))] if previous else "")
@@ -1094,6 +1119,11 @@ def _share_across_ranges(text: str, found: list[Figure]) -> list[Figure]:
         if (a.kind == KIND_MONEY and b.kind == KIND_MONEY and a.currency == b.currency and a.per is None
                 and b.per is not None and _linked(text, a, b)):
             out[i] = a._replace(per=b.per)
+    for i in range(1, len(out)):  # "from $0.08 per GB to $0.10": the per-unit is both ends'
+        a, b = out[i - 1], out[i]
+        if (a.kind == KIND_MONEY and b.kind == KIND_MONEY and a.currency == b.currency and b.per is None
+                and a.per is not None and _linked(text, a, b, _RANGE_FROM)):
+            out[i] = b._replace(per=a.per)
     for i in range(1, len(out)):  # carry a leading currency forward
         a, b = out[i - 1], out[i]
         if (_linked(text, a, b, _RANGE) and a.kind == KIND_MONEY and b.kind in (KIND_NUMBER, KIND_YEAR)

@@ -83,7 +83,7 @@ CURRENCY = "<an amount of money>"  # "$12", "12 EUR": how a page states a price 
 _CURRENCY = r"[$\u00a3\u20ac\u00a5]\s?\d|\d\s?(?:usd|eur|gbp|dollars?|euros?|cents?)\b"
 SYNONYMS = (
     ("price", "pric", "cost", "charg", "fee", "fees", "pay", "paid", "bill", "rate", "spend", "expens", CURRENCY),
-    ("cheap", "inexpensive", "lower", "reduc", "discount", "saving"),
+    ("cheap", "inexpensive", "lower", "less", "reduc", "discount", "saving"),
     ("free", "no charge", "no cost", "no-cost", "$0", "complimentary", "gratis"),
     ("limit", "cap", "caps", "capped", "maxim", "max", "quota", "ceiling", "up to", "at most"),
     ("minim", "min", "at least", "floor"),
@@ -92,7 +92,7 @@ SYNONYMS = (
     ("size", "length", "len", "count", "amount"),
     ("recommend", "prefer", "advis", "suggest", "encourag"),
     ("compar", "versus", "vs", "contrast", "differ"),
-    ("support", "offer", "provid", "includ", "availab", "allow", "enabl", "come with"),
+    ("support", "offer", "provid", "includ", "availab", "allow", "permit", "enabl", "come with"),
     ("deprecat", "remov", "withdraw", "withdrawn", "discontinu", "obsolet", "retir", "sunset", "end of life",
      "no longer"),
     ("requir", "need", "mandatory", "necessar"),
@@ -101,7 +101,14 @@ SYNONYMS = (
     ("stor", "retain", "retention", "keep", "kept", "persist"),
     ("year", "annual", "yearly"),
     ("month", "monthly"),
+    ("week", "weekly"),
     ("day", "daily"),
+    ("hour", "hourly"),
+    ("percent", "%", "per cent", "pct"),
+    ("user", "seat", "member", "account"),
+    ("host", "node", "server", "machine", "instance"),
+    ("cancel", "terminat", "abort", "stop"),
+    ("speed", "fast", "quick", "latency", "perform", "throughput"),
 )
 NUMBER_WORDS = {"zero": "0", "none": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
                 "seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
@@ -174,9 +181,11 @@ def alternatives(term: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))
 
 
-def _pattern(word: str) -> str:
+def _pattern(word: str, name: bool = False) -> str:
     if word == CURRENCY:
         return _CURRENCY
+    if name and len(word) >= 4 and word.isalnum():
+        return re.escape(word)  # a name's part inside another's spelling: "Bright Path", "Brightpath"
     if word[:1].isdigit() or word.startswith("$"):
         return r"(?<![\w.,$])" + re.escape(word) + r"(?![\d]|[.,]\d)"  # a number whole
     if len(word) <= 3:
@@ -186,31 +195,33 @@ def _pattern(word: str) -> str:
     return re.escape(word)  # inside words: "group" in "TaskGroup"
 
 
-_PATTERNS: dict[str, re.Pattern[str]] = {}
+_PATTERNS: dict[tuple[str, bool], re.Pattern[str]] = {}
 
 
-def _compiled(term: str) -> re.Pattern[str]:
-    pattern = _PATTERNS.get(term)
+def _compiled(term: str, name: bool = False) -> re.Pattern[str]:
+    pattern = _PATTERNS.get((term, name))
     if pattern is None:
-        pattern = re.compile("|".join(_pattern(w) for w in alternatives(term)), re.IGNORECASE)
+        pattern = re.compile("|".join(_pattern(w, name) for w in alternatives(term)), re.IGNORECASE)
         if len(_PATTERNS) < 4096:
-            _PATTERNS[term] = pattern
+            _PATTERNS[(term, name)] = pattern
     return pattern
 
 
-def holds(text: str, term: str) -> bool:
-    """Whether `text` holds `term` in one of its `alternatives` (see the module docstring)."""
-    return _compiled(term).search(text) is not None
+def holds(text: str, term: str, names: frozenset[str] = frozenset()) -> bool:
+    """Whether `text` holds `term` in one of its `alternatives` (see the module docstring); a
+    name's (`names`) anywhere inside a word."""
+    return _compiled(term, term in names).search(text) is not None
 
 
 MAX_PLACES = 200  # places of one term looked at in a passage
 
 
-def span(text: str, terms: Sequence[str]) -> int | None:
+def span(text: str, terms: Sequence[str], names: frozenset[str] = frozenset()) -> int | None:
     """The fewest characters of `text` that hold every one of `terms` (each in one of its
-    `alternatives`), or None when one is missing: how close together a passage says them."""
+    `alternatives`; `names` as `holds` reads them), or None when one is missing: how close
+    together a passage says them."""
     places = sorted((m.start(), m.end(), i) for i, term in enumerate(terms)
-                    for m in _bounded(_compiled(term).finditer(text)))
+                    for m in _bounded(_compiled(term, term in names).finditer(text)))
     need, seen, best, low = len(terms), {}, None, 0
     for high in range(len(places)):
         seen[places[high][2]] = seen.get(places[high][2], 0) + 1
@@ -248,9 +259,9 @@ def closest_passages(terms: Sequence[str], pages: Iterable[Page], limit: int = M
     [] when no page holds any. `names`: the terms that are names (`name_terms`)."""
     if not terms:
         return []
-    # The terms first, then the other words they may be said with, as far as a search takes words.
-    query = " ".join(dict.fromkeys([*terms, *(w for t in terms for w in alternatives(t)[1:] if w != CURRENCY)])
-                     )[:MAX_FIND_CHARS]
+    # Windows start where the statement's own terms stand; `holds` reads each window for every word a
+    # term may be said with (searching for those too made the search three times slower).
+    query = " ".join(terms)[:MAX_FIND_CHARS]
     scored: list[tuple[int, int, Page]] = []
     counts = dict.fromkeys(terms, 0)
     chars = 0
@@ -261,7 +272,7 @@ def closest_passages(terms: Sequence[str], pages: Iterable[Page], limit: int = M
         for term in terms:
             found = sum(lowered.count(w) for w in alternatives(term) if w != CURRENCY)
             counts[term] += found
-            held += found > 0 and holds(page.text, term)
+            held += found > 0  # (inside words: which pages to search first, not what a passage holds)
         if held:
             scored.append((-held, order, page))
     scored.sort(key=lambda item: item[:2])
@@ -272,7 +283,7 @@ def closest_passages(terms: Sequence[str], pages: Iterable[Page], limit: int = M
     for _held, order, page in scored[:MAX_PAGES_SEARCHED]:
         for window in find_windows(page.text, query, max_windows=WINDOWS_PER_PAGE, window_chars=window_chars):
             piece = page.text[window.start:window.end]
-            held_terms = tuple(t for t in terms if holds(piece, t))
+            held_terms = tuple(t for t in terms if holds(piece, t, names))
             score = sum(weight[t] for t in held_terms) + window.phrase
             ranked.append((len(held_terms) < len(terms), -score, order, window.start,
                            Passage(page.url, page.title, window.start, window.end, _clean(piece), held_terms,

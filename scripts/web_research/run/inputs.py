@@ -23,6 +23,7 @@ from typing import Any, Mapping
 import yaml
 
 from .budget import DEFAULT_TIER
+from ..core.text import strip_invisible
 from ..core.schema_validation import load_schema, schema_validator
 
 SCHEMA_NAME = "start-input.schema.json"
@@ -215,8 +216,14 @@ def validate(mapping: Mapping[Any, Any]) -> StartInput:
     if resume and plain.get("refresh"):
         raise InputError("refresh: true with resume; expected one of them: refresh archives the run that "
                          "resume would continue")
+    # Without the characters that show as nothing (core/text.py): the question becomes the report's
+    # title, which may hold none of them, and it says what it said (a zero-width space or a braille
+    # blank pasted with it is no word of it).
+    question = strip_invisible(str(plain.get(QUESTION_KEY, ""))).strip()
+    if QUESTION_KEY in plain and not question:
+        raise InputError(f"{QUESTION_KEY}: holds only characters that show as nothing; expected a question")
     return StartInput(
-        question=str(plain.get(QUESTION_KEY, "")).strip(),
+        question=question,
         resume=resume,
         output_dir=plain.get("output_dir"),
         auto_proceed=bool(plain.get("auto_proceed", False)),

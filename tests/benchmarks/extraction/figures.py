@@ -58,8 +58,9 @@ _NOT_COUNTED = (number_words.NOT_COUNTED_AFTER | number_words.SOURCE_NOUNS | num
                 | set(number_words.number_words()))
 _SYMBOLS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
 _UNIT_WORDS = {"millisecond": "ms", "second": "seconds", "minute": "minutes", "hour": "hours", "day": "days",
-               "week": "weeks", "month": "months", "year": "years", "decade": "decades", "byte": "bytes", "kb": "KB",
-               "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB", "kib": "KiB", "mib": "MiB", "gib": "GiB", "tib": "TiB",
+               "week": "weeks", "fortnight": "fortnights", "month": "months", "year": "years", "decade": "decades",
+               "byte": "bytes", "kb": "KB", "mb": "MB", "gb": "GB", "tb": "TB", "pb": "PB", "kib": "KiB", "mib": "MiB",
+               "gib": "GiB", "tib": "TiB",
                "host": "hosts", "seat": "seats", "user": "users", "event": "events", "request": "requests"}
 _SMALLER = {"hour": ("minutes", 60), "minute": ("seconds", 60), "day": ("hours", 24), "week": ("days", 7)}
 _FUNCTION_WORDS = frozenset("of in on at to for from by with per and or than as the a an is are was were be".split())
