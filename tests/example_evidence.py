@@ -10,8 +10,10 @@ record as `fetch` records a WARC (`snapshots.store_snapshot`'s `archive` object)
 The seals are the hooks' own (guard/effects/seals.py, the producers a run calls): each snapshot
 with its record and WARC as after a researcher's fetch, each brief as `briefs` rendered it, each
 findings file as its researcher left it, report.md and plan.md as at the Stop gate's pass; the
-folder copy `.web-research/seals.json` is what standalone `verify` reads. Run it after changing
-any of the example's evidence:
+folder copy `.web-research/seals.json` is what standalone `verify` reads. `start`'s record
+(`.web-research/start.json`) is written as `start` writes it, naming the rules version the example
+is kept under (checks/rules_version.py). Run it after changing any of the example's evidence or the
+rules version:
 
     .venv/bin/python tests/example_evidence.py [--warcs] examples/observability-pricing
 """
@@ -19,15 +21,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 import tempfile
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlsplit
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
 
 from web_research import formats  # noqa: E402
+from web_research.commands.start_cmd import _write_record  # noqa: E402
+from web_research.run.plan import load_plan, start_record_path  # noqa: E402
 from web_research.evidence import ledger  # noqa: E402
 from web_research.evidence.archive import body_sha256, build_warc  # noqa: E402
 from web_research.evidence.provenance import MAX_EVIDENCE_BYTES  # noqa: E402
@@ -70,8 +77,13 @@ def write_warcs(run: Path) -> int:
 
 
 def seal(run: Path) -> int:
-    """Seal `run`'s evidence as the hooks of a run do, and write the folder copy of the seals."""
+    """Seal `run`'s evidence as the hooks of a run do, and write the folder copy of the seals. A folder
+    inside this repository is named in the copy by its path from the repository's root (the copy's
+    `run_dir`), so the committed example names no machine's folder."""
     run = run.resolve()
+    if run.is_relative_to(REPO_ROOT):
+        os.chdir(REPO_ROOT)
+        run = run.relative_to(REPO_ROOT)
     copy = run / ".web-research" / "seals.json"
     copy.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory() as data:
@@ -88,6 +100,16 @@ def seal(run: Path) -> int:
         return len(ledger.seals(seals.ledger_entries(env, str(run))))
 
 
+def record_start(run: Path) -> Path:
+    """Write the record `start` writes (`start_cmd._write_record`): the question and tier the plan
+    states and the rules version the example is kept under (test_rules_version holds it current).
+    No `start` ever ran for the example, so no deepen choice was made: the record leaves it null,
+    which imposes nothing (run/choices.py), and tests may plan a second wave on a copy."""
+    plan = load_plan(run / formats.PLAN_FILE, run)
+    _write_record(run, SimpleNamespace(question=plan.question, tier=plan.tier, deepen=None))
+    return start_record_path(run)
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     warcs = "--warcs" in args
@@ -96,4 +118,5 @@ if __name__ == "__main__":
         sys.exit("usage: tests/example_evidence.py [--warcs] RUN_FOLDER")
     if warcs:
         print(f"{write_warcs(folders[0])} WARC(s) written")
+    print(f"start's record written: {record_start(folders[0])}")
     print(f"{seal(folders[0])} file(s) sealed; the copy is {folders[0] / '.web-research' / 'seals.json'}")

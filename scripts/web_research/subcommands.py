@@ -25,7 +25,8 @@ import textwrap
 from typing import TYPE_CHECKING, Callable, Mapping, NamedTuple, Sequence
 
 from . import __version__
-from .exitcodes import EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_PRIOR_RUN, EXIT_USAGE
+from .exitcodes import (EXIT_BROKEN_PIPE, EXIT_CHECK_FAILED, EXIT_NO_VERDICT, EXIT_OK, EXIT_OLDER_RULES, EXIT_PRIOR_RUN,
+                        EXIT_USAGE)
 
 if TYPE_CHECKING:
     from argparse import ArgumentParser
@@ -77,7 +78,9 @@ _HELP: dict[str, tuple[str, tuple[str, ...]]] = {
                "checks and a one-line summary; --verbose prints every check; --deep also extracts every page "
                "again from its archived WARC and reports any whose text differs from the stored one.",
                (f"{EXIT_OK:>3}  no error-severity check failed (warnings allowed)",
-                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _NOT_A_RUN)),
+                f"{EXIT_CHECK_FAILED:>3}  an error-severity check failed", _NOT_A_RUN,
+                f"{EXIT_OLDER_RULES:>3}  the run was made under older rules and lacks only the current rules' round "
+                "(claims to judge, checks added since); no evidence fails")),
     "finish": ("Number report.md's [^<subtopic-slug>:<n>] references by first use, write its Sources section "
                "from the findings files, run the verification checklist, and print the skill's return object "
                "(or the claim-checker to dispatch, or what to fix first). Counts the rounds of fixes; once they are "

@@ -6,7 +6,6 @@ import hashlib
 from datetime import datetime, timezone
 import io
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ from web_research.evidence.reextract import NEVER_ARCHIVED, SAME, reextract_run
 from web_research.evidence.snapshots import find_snapshot, load_snapshot, snapshot_id
 from web_research.evidence.transport import FetchError, FetchLimits, fetch_page
 from web_research.exitcodes import EXIT_CHECK_FAILED, EXIT_OK
+from example_run import copy_example_to
 
 warcio = pytest.importorskip("warcio")
 from warcio.archiveiterator import ArchiveIterator  # noqa: E402 - after the skip
@@ -165,7 +165,7 @@ def test_a_damaged_warc_is_named(http_server: PageServer, run_dir: Path, capsys)
 
 def unarchived_example(folder: Path) -> Path:
     """A copy of the example as a run from before fetch kept WARCs: no WARC, no `archive` in its records."""
-    shutil.copytree(EXAMPLE, folder)
+    copy_example_to(folder)
     for meta_path in (folder / "sources").glob("*.json"):
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         (folder / "sources" / meta.pop("archive")["file"]).unlink()

@@ -4,15 +4,15 @@ claim-check requirement) reads it held to start's record."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from cli_support import run_cli
-from hook_harness import EXAMPLE_RUN, QUESTION, plan_text
+from hook_harness import QUESTION, plan_text
 from web_research.run.choices import load_run_plan, read_start_record
 from web_research.run.plan import PlanError, parse_plan
+from example_run import copy_example_to
 
 PLAN = plan_text(["Billing units", "Retention tiers"])  # its Budget says 'Tier: standard'
 
@@ -60,7 +60,7 @@ def test_verify_holds_the_claim_check_the_person_asked_for(tmp_path: Path):
     """The bundled example passes with no Tier line (no claim check). Opened by a start that
     recorded the default tier, the same files fail: dropping the Tier line skips no check."""
     run = tmp_path / "run"
-    shutil.copytree(EXAMPLE_RUN, run)
+    copy_example_to(run)
     assert run_cli(["verify", str(run)], tmp_path).returncode == 0
     question = parse_plan((run / "plan.md").read_text(encoding="utf-8")).question
     (run / ".web-research" / "start.json").write_text(json.dumps(

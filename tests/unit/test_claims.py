@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from decimal import Decimal
@@ -18,6 +17,7 @@ from web_research.checks.checklist import run_checklist
 from web_research.checks.claims import Claim, find_claims, grounding
 from web_research.checks.quantities import (KIND_DATE, KIND_MONEY, KIND_PERCENT, KIND_VERSION, KIND_YEAR,
                                              extract_quantities)
+from example_run import copy_example_to
 
 EXAMPLE = formats.PLUGIN_ROOT / "examples" / "observability-pricing"
 
@@ -118,7 +118,7 @@ def test_the_hash_ignores_footnote_numbers_and_markup() -> None:
 @pytest.fixture
 def run(tmp_path: Path) -> Path:
     folder = tmp_path / "run"
-    shutil.copytree(EXAMPLE, folder)
+    copy_example_to(folder)
     return folder
 
 

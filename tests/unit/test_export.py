@@ -3,7 +3,6 @@ schemas (vendored under tests/fixtures/, see tests/fixtures/README-vendored-sche
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import jsonschema
@@ -17,6 +16,7 @@ from web_research.exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from web_research.evidence.snapshots import find_snapshot
 from web_research.evidence.quote_links import shown_text, shown_words
 from web_research.report.export import csl_id, date_parts, stated_metadata
+from example_run import copy_example_to
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "observability-pricing"
@@ -123,7 +123,7 @@ def test_output_to_a_file_and_refusals(tmp_path: Path, capsys) -> None:
     assert "reference(s) written to" in capsys.readouterr().out
     assert json.loads(target.read_text(encoding="utf-8"))[0]["id"].startswith("acme-example-")
     run = tmp_path / "no-report"
-    shutil.copytree(EXAMPLE, run)
+    copy_example_to(run)
     (run / formats.REPORT_FILE).unlink()
     assert main(["export", str(run), "--format", "csl-json"]) == EXIT_USAGE
     assert "nothing to export" in capsys.readouterr().err
@@ -149,7 +149,7 @@ PRICING = "https://docs.acme.example/logs/pricing"
 def _with_site_metadata(tmp_path: Path) -> Path:
     """The example, its pricing page's record stating what fetch now reads from the page's metadata."""
     run = tmp_path / "run"
-    shutil.copytree(EXAMPLE, run)
+    copy_example_to(run)
     record = find_snapshot(run, PRICING).meta_path
     data = json.loads(record.read_text(encoding="utf-8"))
     data.update(site_name="Acme Observability Docs", published="2026-03-02T10:00:00Z")
@@ -287,7 +287,7 @@ def _table_run(tmp_path: Path) -> Path:
     from web_research.evidence.snapshots import text_sha256
 
     run = tmp_path / "run"
-    shutil.copytree(EXAMPLE, run)
+    copy_example_to(run)
     snap = find_snapshot(run, PRICING)
     text = snap.text().replace("\n\nPrices on this page", "\n| Dimension | Billed |\n|---|---|\n"
                                "| Ingested data | per GB |\n| Indexed events | per million events |\n\nPrices on this page", 1)
@@ -296,8 +296,14 @@ def _table_run(tmp_path: Path) -> Path:
     record.update(sha256=text_sha256(text), chars=len(text))
     snap.meta_path.write_text(json.dumps(record), encoding="utf-8")
     old = "Log Management is billed on two dimensions: data ingested, per GB, and events indexed, per million events."
-    for path in (run / formats.REPORT_FILE, run / "findings" / "billing-units-and-retention-tiers.md"):
-        path.write_text(path.read_text(encoding="utf-8").replace(old, TABLE_EXCERPT, 1), encoding="utf-8")
+    # The rows give no count of the dimensions: the claims citing them say the dimensions without it.
+    claims = {formats.REPORT_FILE: ("bills two dimensions, data", "bills data"),
+              "findings/billing-units-and-retention-tiers.md": ("bills logs in two parts: a", "bills logs by a")}
+    for name, (said, unsaid) in claims.items():
+        path = run / name
+        text = path.read_text(encoding="utf-8").replace(old, TABLE_EXCERPT, 1)
+        assert said in text
+        path.write_text(text.replace(said, unsaid, 1), encoding="utf-8")
     return run
 
 

@@ -191,7 +191,7 @@ def test_a_bidirectional_control_in_the_report_or_findings_is_refused(tmp_path) 
 
 
 def test_a_direction_mark_or_a_zero_width_space_is_only_stripped(tmp_path) -> None:
-    from example_run import copy_example
+    from example_run import copy_example, failing
 
     from web_research import formats
     from web_research.checks.checklist import run_checklist
@@ -200,17 +200,17 @@ def test_a_direction_mark_or_a_zero_width_space_is_only_stripped(tmp_path) -> No
     report = run / formats.REPORT_FILE
     text = report.read_text(encoding="utf-8")
     report.write_text(text.replace("above 150%", "above 150%\u200e", 1), encoding="utf-8")
-    assert [c.id for c in run_checklist(run) if not c.ok] == []
+    assert list(failing(run_checklist(run))) == []  # an unsealed copy's warning aside
     # A zero-width space is read as nothing by the figure checks, and refused where a person reads
     # it (issue 43: report.text.blank), never as a figure of its own.
     report.write_text(text.replace("above 150%", "above 1\u200b50%\u200e", 1), encoding="utf-8")
-    assert [c.id for c in run_checklist(run) if not c.ok] == ["report.text.blank"]
+    assert list(failing(run_checklist(run))) == ["report.text.blank"]
 
 
 def test_verify_grounds_a_figure_by_the_sealed_title_of_the_cited_page_only(tmp_path) -> None:
     import json
 
-    from example_run import copy_example
+    from example_run import copy_example, failing
 
     from web_research import formats
     from web_research.checks.checklist import run_checklist
@@ -228,7 +228,7 @@ def test_verify_grounds_a_figure_by_the_sealed_title_of_the_cited_page_only(tmp_
     meta["other_titles"] = [meta["title"]]  # the title the entry cites stays one the page declares
     meta["title"] = "Pricing 3.11 - Lumen Logs"
     snap.meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    assert [c.id for c in run_checklist(run) if not c.ok] == []
+    assert list(failing(run_checklist(run))) == []  # an unsealed copy's warning aside
     # In a run with seals, a snapshot record no fetch sealed lends no title.
     assert sealed_page_titles(run, {})(url) == ()
     assert sealed_page_titles(run, {f"{formats.SOURCES_DIR}/{snap.meta_path.name}": object()})(url) == \

@@ -3,7 +3,6 @@ TL;DR or Findings statement of the bundled example's report, always fails verifi
 from __future__ import annotations
 
 import re
-import shutil
 import tempfile
 from functools import lru_cache
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from example_run import EXAMPLE_DIR
+from example_run import EXAMPLE_DIR, copy_example_to
 from web_research import formats
 from web_research.checks.checklist import run_checklist
 from web_research.checks.citation_entries import parse_citations
@@ -92,7 +91,7 @@ def _statements() -> tuple[str, tuple[int, ...], tuple]:
 def _fails(report_text: str) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         run = Path(tmp) / "run"
-        shutil.copytree(EXAMPLE_DIR, run)
+        copy_example_to(run)
         (run / formats.REPORT_FILE).write_text(report_text, encoding="utf-8")
         return [c.id for c in run_checklist(run) if not c.ok and c.severity == "error"]
 

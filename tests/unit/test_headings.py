@@ -9,12 +9,11 @@ the honest forms (a subtopic's name, in another case or spacing) still verify.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from example_run import EXAMPLE_DIR
+from example_run import EXAMPLE_DIR, copy_example_to
 from web_research import formats
 from web_research.checks import checklist
 
@@ -28,7 +27,7 @@ CLAIM = "Acme offers no free plan for logs, and its enterprise commitments cost 
 @pytest.fixture(scope="module")
 def run_copy(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("headings") / "run"
-    shutil.copytree(EXAMPLE_DIR, target)
+    copy_example_to(target)
     return target
 
 

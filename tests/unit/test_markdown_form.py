@@ -10,14 +10,13 @@ Findings and Gaps, never do.
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from example_run import BILLING, EXAMPLE_DIR, copy_example, findings_path
+from example_run import BILLING, EXAMPLE_DIR, copy_example, findings_path, copy_example_to
 from web_research import formats
 from web_research.checks import checklist
 from web_research.checks.claims import find_claims
@@ -52,7 +51,7 @@ def _at(heading: str, block: str, after: bool = True) -> str:
 @pytest.fixture(scope="module")
 def run_copy(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("forms") / "run"
-    shutil.copytree(EXAMPLE_DIR, target)
+    copy_example_to(target)
     return target
 
 

@@ -31,3 +31,10 @@ def test_the_set_up_lists_are_pyprojects_and_readmes() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert _listed(bootstrap.CORE_NAMES) == _names(project["dependencies"])
     assert _listed(bootstrap.FETCH_NAMES) - {"lxml"} == _names(project["optional-dependencies"]["fetch"])
+
+
+def test_the_set_up_line_says_how_long_as_readme_measured_it() -> None:
+    """The time the set-up line gives is the one README's measurements support, quoted there word for word."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f'"{bootstrap.PIP_HOW}"' in readme and f'"{bootstrap.UV_HOW}"' in readme
+    assert "about a minute" not in bootstrap.UV_HOW

@@ -3,7 +3,6 @@ recorded by `fetch` and read again from a page's WARC for a snapshot made before
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from web_research.evidence.page_meta import MAX_VALUE_CHARS, PageMeta, page_meta
 from web_research.evidence.snapshots import SnapshotIndex, find_snapshot
 from web_research.exitcodes import EXIT_OK
 from web_research.report.export import stated_metadata
+from example_run import copy_example_to
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "observability-pricing"
 
@@ -56,7 +56,7 @@ PAGE = _head('<meta property="og:site_name" content="Acme Cloud Storage">',
 def test_fetch_records_them_and_an_older_snapshot_reads_them_from_its_warc(tmp_path: Path, capsys) -> None:
     pytest.importorskip("trafilatura")
     run = tmp_path / "run"
-    shutil.copytree(EXAMPLE, run)
+    copy_example_to(run)
     with PageServer() as server:
         url = server.serve("/storage", PAGE, content_type="text/html; charset=utf-8")
         assert main(["fetch", url, "--run", str(run), "--allow-loopback"]) == EXIT_OK, capsys.readouterr().err

@@ -13,6 +13,7 @@ from web_research import formats
 from web_research.run.briefs import compose_agent_prompt, load_template, render_brief, write_briefs
 from web_research.checks.findings import findings_checks, load_findings
 from web_research.run.plan import parse_plan
+from example_run import copy_example_to, reseal
 
 REFS = formats.REFERENCES_DIR
 SKILL = formats.SKILL_DIR / "SKILL.md"
@@ -220,16 +221,16 @@ def test_claims_said_to_come_from_memory_warn(tmp_path: Path):
 # --- Retrieved comes from the fetch stamp -----------------------------------------------------------
 
 def test_a_retrieved_date_other_than_the_fetch_day_warns(tmp_path: Path):
-    import shutil
 
     from web_research.checks.checklist import run_checklist
     from web_research.core.result import passed
 
     run = tmp_path / "run"
-    shutil.copytree(formats.PLUGIN_ROOT / "examples" / "observability-pricing", run)
+    copy_example_to(run)
     billing = run / "findings" / "billing-units-and-retention-tiers.md"
     text = billing.read_text(encoding="utf-8")
     billing.write_text(text.replace("**Retrieved**: 2026-04-18", "**Retrieved**: 2026-04-20", 1), encoding="utf-8")
+    reseal(run)
     checks = run_checklist(run)
     bad = [c for c in checks if not c.ok]
     assert [c.id for c in bad] == ["findings.billing-units-and-retention-tiers.citations.retrieved"], bad

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from hook_harness import CLI, EXAMPLE_RUN, LAUNCHER, Harness, recorded
+from example_run import copy_example_to
+from hook_harness import CLI, LAUNCHER, Harness, recorded
 from web_research.evidence import ledger
 from web_research.checks.checklist import run_checklist
 from web_research.core.result import passed
@@ -327,11 +328,19 @@ def _verify(run_dir: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(CLI), "verify", str(run_dir), "--verbose"], capture_output=True, text=True, timeout=120)
 
 
-def test_standalone_verify_of_a_folder_without_seals_says_so_and_passes(tmp_path: Path):
-    shutil.copytree(EXAMPLE_RUN, tmp_path / "run")
+def test_standalone_verify_of_a_folder_without_seals_warns_it_is_not_verifiable(tmp_path: Path):
+    """Issue 45: a hand-made run, or a copy without its seals, passes only with a warning that says
+    why; the same folder sealed as a run seals it has none."""
+    copy_example_to(tmp_path / "run")
     result = _verify(tmp_path / "run")
     assert result.returncode == 0, result.stdout
-    assert "provenance.sealed: provenance: unsealed" in result.stdout
+    (line,) = [x for x in result.stdout.splitlines() if "provenance.sealed" in x]
+    assert line.startswith("! provenance.sealed: ") and "not verifiable" in line, line
+    assert result.stdout.splitlines()[-1].endswith(" 1 warning(s)")
+    copy_example_to(tmp_path / "sealed", sealed=True)
+    sealed = _verify(tmp_path / "sealed")
+    assert sealed.returncode == 0 and sealed.stdout.splitlines()[-1].endswith(" 0 warning(s)"), sealed.stdout
+    assert "sealed and intact" in sealed.stdout
 
 
 def test_standalone_verify_reads_the_folder_copy_and_says_how_far_to_trust_it(run: Harness):

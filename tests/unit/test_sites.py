@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import subprocess
 import sys
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from example_run import EXAMPLE_DIR
+from example_run import EXAMPLE_DIR, copy_example_to
 from web_research import formats
 from web_research.evidence import sites
 from web_research.checks.checklist import run_checklist
@@ -94,7 +93,7 @@ def test_two_pages_of_one_vendor_are_one_site_in_claims_json(run: Path) -> None:
 @pytest.fixture
 def run(tmp_path: Path) -> Path:
     folder = tmp_path / "run"
-    shutil.copytree(EXAMPLE_DIR, folder)
+    copy_example_to(folder)
     return folder
 
 

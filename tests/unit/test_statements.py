@@ -5,14 +5,13 @@ in TL;DR or Findings of a report built from the bundled example, always fails ve
 (as an uncited statement, an uncited figure, a heading's figure, or an ungrounded claim)."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from example_run import EXAMPLE_DIR
+from example_run import EXAMPLE_DIR, copy_example_to
 from web_research import formats
 from web_research.checks import checklist
 from web_research.checks.claims import find_claims
@@ -150,7 +149,7 @@ def inserted(draw) -> str:
 @pytest.fixture(scope="module")
 def run_copy(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("property") / "run"
-    shutil.copytree(EXAMPLE_DIR, target)
+    copy_example_to(target)
     return target
 
 

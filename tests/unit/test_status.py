@@ -99,3 +99,30 @@ def test_status_counts_the_claims_that_claims_lists(tmp_path: Path) -> None:
         assert {slug: int(row[2]) for slug, row in rows.items()} == \
             {BILLING: per_file[BILLING], COMMITMENTS: per_file[COMMITMENTS], COST: 0}
     assert per_file["report.md"] == 14  # the example's 13 and the added one
+
+
+def test_status_says_when_the_spending_record_is_not_this_folders_run(tmp_path: Path) -> None:
+    """The bundled example's metrics.json was copied from an end-to-end run of the same question
+    (its README says so): status names what does not fit, from the record and the folder; a record
+    whose researchers are the plan's subtopics and whose page reads cover the stored pages gets no note."""
+    metrics = json.loads((EXAMPLE_DIR / "metrics.json").read_text(encoding="utf-8"))
+    from web_research.run.plan import load_plan
+
+    slugs = {s.slug for s in load_plan(EXAMPLE_DIR / "plan.md").all_subtopics}
+    foreign = sorted(r["slug"] for r in metrics["researchers"] if r["slug"] not in slugs)
+    stored = len(list((EXAMPLE_DIR / "sources").glob("*.json")))
+    result = run_cli("status", str(EXAMPLE_DIR))
+    (note,) = [ln for ln in result.stdout.splitlines() if ln.startswith("This record does not describe")]
+    assert foreign and f"its researchers {', '.join(foreign)} are not this plan's subtopics" in note
+    assert f"it counts {metrics['totals']['page_reads']} page read(s) where this folder stores {stored}" in note
+    data = json.loads(run_cli("status", str(EXAMPLE_DIR), "--json").stdout)
+    assert data["mismatch"] == note
+
+    run = copy_example(tmp_path)
+    for researcher, slug in zip(metrics["researchers"], sorted(slugs)):
+        researcher["slug"] = slug
+    metrics["totals"]["page_reads"] = stored
+    (run / "metrics.json").write_text(json.dumps(metrics), encoding="utf-8")
+    fitted = run_cli("status", str(run))
+    assert "This record does not describe" not in fitted.stdout
+    assert json.loads(run_cli("status", str(run), "--json").stdout)["mismatch"] is None

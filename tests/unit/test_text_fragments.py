@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 import os
-import shutil
+import re
 import struct
 import subprocess
 import sys
@@ -14,11 +14,12 @@ from urllib.parse import unquote
 
 import pytest
 
-from example_run import SCRIPTS_DIR
+from example_run import SCRIPTS_DIR, copy_example_to
 from page_server import PageServer
 from web_research import formats
 from web_research.cli import main
-from web_research.evidence.quote_links import encode_term, live_link, quote_selector, text_fragment
+from web_research.evidence.quote_links import (content_quote_selector, encode_term, live_link, quote_selector,
+                                              text_fragment)
 from web_research.evidence.snapshots import find_snapshot
 from web_research.exitcodes import EXIT_OK
 
@@ -59,6 +60,24 @@ def test_a_prefix_only_when_the_start_occurs_earlier() -> None:
     # A browser matches without regard to case; the prefix is the block before when the start opens one.
     page = "The cold class is slow.\n| Hot | $0.02 | none |\n| Cold | $0.004 | 90 days |"
     assert text_fragment(page, page.index("Cold"), len(page) - 2) == ":~:text=none-,Cold,90%20days"
+
+
+def test_a_content_quote_is_the_pages_text_content_with_cells_run_together() -> None:
+    """textContent joins cells where the markup has no whitespace between them: `exact`, its prefix
+    and its suffix are taken from it, so an annotation tool finds them; a word of one cell never runs
+    into another word of the same cell, and the occurrence is the stored text's."""
+    page = "Intro words here.\n| Hot | $0.02 |\n| Cold | $0.004 |\nAfter  the\ntable."
+    content = "Intro words here.HotPrice $0.02ColdPrice $0.004After the table."
+    content = content.replace("Price ", "")
+    selector = content_quote_selector(page, page.index("Cold"), page.index("004") + 3, content)
+    assert selector == {"type": "TextQuoteSelector", "exact": "Cold$0.004",
+                        "prefix": "Intro words here.Hot$0.02", "suffix": "After the table."}
+    assert "".join(selector[k] for k in ("prefix", "exact", "suffix")) in content
+    assert content_quote_selector(page, page.index("After"), len(page), "After-the table.") is None
+    twice = "Cold $0.004 first.\n| Cold | $0.004 |"
+    at = twice.rindex("Cold")
+    assert content_quote_selector(twice, at, len(twice) - 2, "Cold $0.004 first.Cold$0.004")["exact"] == "Cold$0.004"
+    assert content_quote_selector(twice, 0, 11, "Cold $0.004 first.Cold$0.004")["prefix"] == ""
 
 
 def test_the_directive_follows_the_urls_own_fragment() -> None:
@@ -158,7 +177,7 @@ def chromium():
 def test_the_views_link_opens_the_live_page_with_the_passage_highlighted(chromium, tmp_path, capsys) -> None:
     pytest.importorskip("trafilatura")
     run = tmp_path / "run"
-    shutil.copytree(EXAMPLE, run)
+    copy_example_to(run)
     with PageServer() as server:
         url = server.serve("/vendor", LIVE_PAGE, content_type="text/html; charset=utf-8")
         assert main(["fetch", url, "--run", str(run), "--allow-loopback"]) == EXIT_OK, capsys.readouterr().err
@@ -249,32 +268,49 @@ STRUCTURED_PASSAGES = [
 ]
 
 
+# The same page as a minifier or a template engine writes it: no whitespace between tags, so the page's
+# textContent runs the cells, items, terms and descriptions together ("Cold$0.00490 days"), though a
+# browser shows them apart; annotation tools anchor a quote against that textContent.
+COMPACT_PAGE = re.sub(r">\s+<", "><", STRUCTURED_PAGE)
+
+
 @pytest.mark.browser
-def test_table_list_and_definition_passages_are_highlighted_and_annotated_as_shown(chromium, tmp_path, capsys) -> None:
+@pytest.mark.parametrize("markup", [STRUCTURED_PAGE, COMPACT_PAGE], ids=["spaced", "compact"])
+def test_table_list_and_definition_passages_are_highlighted_and_annotated_as_shown(chromium, tmp_path, capsys,
+                                                                                   markup) -> None:
     """The live link and the annotation's quote are the page's own text: each link highlights its
-    passage in Chromium, and each `exact` (with its prefix and suffix) is in the page's textContent.
-    The stored text's own marks (pipes, list dashes) in either would find nothing: checked too."""
+    passage in Chromium, and each `exact` (with its prefix and suffix), as the export builds it from
+    the page's WARC, is in the page's textContent as Chromium computes it. The stored text's own marks
+    (pipes, list dashes) in either would find nothing: checked too, and so is the shown text on the
+    compact page (what `exact` was before it was taken from the textContent)."""
     pytest.importorskip("trafilatura")
     from web_research.evidence.matcher import StoredPage, find_excerpt
+    from web_research.report.export import archived_html, text_content
 
     run = tmp_path / "run"
-    shutil.copytree(EXAMPLE, run)
+    copy_example_to(run)
     with PageServer() as server:
-        url = server.serve("/storage", STRUCTURED_PAGE, content_type="text/html; charset=utf-8")
+        url = server.serve("/storage", markup, content_type="text/html; charset=utf-8")
         assert main(["fetch", url, "--run", str(run), "--allow-loopback"]) == EXIT_OK, capsys.readouterr().err
         capsys.readouterr()
         stored = StoredPage(find_snapshot(run, url).text())
         assert "| Cold | $0.004 | 90 days |" in stored.text  # the stored text draws the table
+        archived = text_content(archived_html(find_snapshot(run, url)) or "")
+        assert archived is not None
         live = chromium.new_page(viewport={"width": 1000, "height": 700})
         live.goto(url)
         content = " ".join(live.evaluate("document.body.textContent").split())
+        assert " ".join(archived.split()) == content  # the export reads textContent as Chromium does
         for excerpt, where, elsewhere in STRUCTURED_PASSAGES:
             found = find_excerpt(excerpt, stored)
             assert found.ok, (excerpt, found)
             start, end = found.spans[0][0], found.spans[-1][1]
-            selector = quote_selector(stored.text, start, end)
+            selector = content_quote_selector(stored.text, start, end, archived)
+            assert selector is not None, excerpt
             assert selector["exact"] in content and "|" not in selector["exact"], selector
             assert selector["prefix"] + selector["exact"] + selector["suffix"] in content, selector
+            shown = quote_selector(stored.text, start, end)["exact"]
+            assert (shown in content) == (markup is STRUCTURED_PAGE), shown
             assert " ".join(stored.text[start:end].split()) not in content  # the stored form is not the page's
             link = live_link(url, text_fragment(stored.text, start, end))
             live.goto("about:blank")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from example_run import BILLING, EXAMPLE_DIR, copy_example, findings_path, line_of, replace_once, run_cli
+from example_run import BILLING, EXAMPLE_DIR, copy_example, findings_path, line_of, replace_once, reseal, run_cli
 from web_research.checks.checklist import run_checklist
 
 SCRIPT_LAUNCHER = Path(__file__).resolve().parents[2] / "scripts" / "web-research"
@@ -33,6 +33,7 @@ def test_by_default_only_failing_checks_are_listed(tmp_path: Path) -> None:
     run = copy_example(tmp_path)
     replace_once(findings_path(run, BILLING), "status: ok\n", "status: done\n")
     (run / "findings" / "scratch.md").write_text("notes\n", encoding="utf-8")
+    reseal(run)  # checked as a run that made these files: its seals hold, only the two defects show
     lines = run_cli("verify", str(run), cwd=tmp_path).stdout.splitlines()
     assert [line.split(":")[0] for line in lines[:-1]] == [f"\u2717 findings.{BILLING}.status",
                                                            "! findings.unexpected"]
@@ -55,6 +56,7 @@ def test_a_failing_error_check_exits_1_and_names_path_and_line(tmp_path: Path) -
 def test_warnings_alone_keep_exit_0_and_are_marked(tmp_path: Path) -> None:
     run = copy_example(tmp_path)
     (run / "findings" / "scratch.md").write_text("notes\n", encoding="utf-8")
+    reseal(run)
     result = run_cli("verify", str(run), cwd=tmp_path)
     assert result.returncode == 0
     assert "! findings.unexpected: run/findings/scratch.md: " in result.stdout
@@ -64,10 +66,13 @@ def test_warnings_alone_keep_exit_0_and_are_marked(tmp_path: Path) -> None:
 def test_json_has_the_documented_shape(tmp_path: Path) -> None:
     run = copy_example(tmp_path)
     replace_once(run / "report.md", "off list[^9],", "off list[^9][^11],")
+    reseal(run)
     result = run_cli("verify", str(run), "--json")
     assert result.returncode == 1
     payload = json.loads(result.stdout)
-    assert set(payload) == {"output_dir", "ok", "passed", "errors", "warnings", "checks"}
+    assert set(payload) == {"output_dir", "ok", "passed", "errors", "warnings", "rules", "checks"}
+    assert set(payload["rules"]) == {"made_under", "recorded", "current", "needs_verdict", "added_since",
+                                     "evidence_fails"}
     assert payload["output_dir"] == str(run.resolve()) and payload["ok"] is False
     for check in payload["checks"]:
         assert set(check) == {"id", "ok", "severity", "message", "path", "line"}
@@ -86,6 +91,7 @@ def test_json_counts_errors_and_warnings_as_the_summary_line_does(tmp_path: Path
     replace_once(run / "findings" / "billing-units-and-retention-tiers.md", "\nNone.\n",
                  "\nNone, as far as I know.\n")  # a warning (findings.<slug>.memory)
     (run / "findings" / "notes.md").write_text("scratch\n", encoding="utf-8")  # another warning
+    reseal(run)
     payload = json.loads(run_cli("verify", str(run), "--json").stdout)
     checks = payload["checks"]
     assert payload["errors"] == sum(1 for c in checks if not c["ok"] and c["severity"] == "error") == 1

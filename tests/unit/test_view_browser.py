@@ -113,7 +113,7 @@ def save_screenshot(page, tmp_path: Path, name: str) -> Path:
 
 
 def test_bundled_example_footnote_shows_its_excerpt_highlighted_in_the_page(browser, tmp_path):
-    page = open_view(browser, view_runs.example(tmp_path), DESKTOP)  # as bundled: no seals, metrics
+    page = open_view(browser, view_runs.example(tmp_path), DESKTOP)  # a copy without its seals; metrics
     panel = click_footnote(page, "4")
     assert "Retention periods and archives | Acme Observability Docs" in panel.locator("h3").inner_text()
     fields = panel.locator("dl").inner_text()

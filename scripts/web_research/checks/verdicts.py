@@ -214,6 +214,40 @@ def _gaps_lines(parsed: ParsedRun) -> range:
     return range(section.line, section.end + 1) if section is not None else range(0)
 
 
+class Pending(NamedTuple):
+    """A claim or statement of absence with no decided verdict yet."""
+
+    key: str
+    line: int
+    kind: str  # "claim" | "statement of absence"
+    text: str
+    votes_needed: int  # 0: never judged under its current key
+
+
+def pending_verdicts(run_dir: Path, parsed: ParsedRun) -> list[Pending]:
+    """report.md's claims and statements of absence that still need a verdict (none when the plan's
+    tier has no claim check), in the report's order; what `report.claims.checked` counts."""
+    if parsed.plan is None or parsed.report is None or parsed.report_path is None:
+        return []
+    budget = effective_budget(parsed.plan)
+    if not budget.claim_check:
+        return []
+    return _pending(report_records(parsed), absence.run_items(parsed)[0],
+                    verdicts_by_claim(verdict_files(run_dir)), budget.voting)
+
+
+def _pending(records: Sequence[ClaimRecord], absences: Sequence[absence.AbsenceItem],
+             known: dict[str, list[Verdict]], voting: bool) -> list[Pending]:
+    keyed = [(check_key(r), r.claim.line, "claim", r.claim.text) for r in records] + \
+        [(item.key, item.line, "statement of absence", item.text) for item in absences]
+    out = []
+    for key, line, kind, text in keyed:
+        decision = decide(known.get(key, []), voting)
+        if decision.verdict is None:
+            out.append(Pending(key, line, kind, text, decision.votes_needed))
+    return out
+
+
 def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
     and statements of absence without a decided verdict), `report.claims.verdict` (error: a claim judged
@@ -241,14 +275,10 @@ def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     gaps = _gaps_lines(parsed)
     unchecked: list[str] = []
     awaiting: list[str] = []
-    keyed = [(check_key(r), r.claim.line, "claim") for r in records] + \
-        [(item.key, item.line, "statement of absence") for item in absences]
-    for key, line, kind in keyed:
-        decision = decide(known.get(key, []), budget.voting)
-        if decision.verdict is None:
-            where = f"line {line} ({kind} {key})"
-            (awaiting if decision.votes_needed else unchecked).append(
-                where + (f", {decision.votes_needed} more vote(s)" if decision.votes_needed else ""))
+    for item in _pending(records, absences, known, budget.voting):
+        where = f"line {item.line} ({item.kind} {item.key})"
+        (awaiting if item.votes_needed else unchecked).append(
+            where + (f", {item.votes_needed} more vote(s)" if item.votes_needed else ""))
     for r in records:
         key = check_key(r)
         decision = decide(known.get(key, []), budget.voting)

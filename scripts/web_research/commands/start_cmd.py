@@ -30,6 +30,7 @@ from ..core.fsutil import atomic_write_text
 from ..run.budget import budget_for
 from ..run.plan import start_record_path
 from ..checks.resume import assess
+from ..checks.rules_version import RULES_VERSION
 from ..run.resume import NotARun, PlanChanged
 from ..run.runfolder import archive_prior_run, checked_run_dir, entries_to_archive, evidence_present
 
@@ -146,10 +147,12 @@ def _budget(tier: str | None, deepen: bool) -> dict[str, Any]:
 
 
 def _write_record(run_dir: Path, request: StartInput) -> None:
-    """The record of start's inputs that the plan is completed from and held to (run/choices.py).
+    """The record of start's inputs that the plan is completed from and held to (run/choices.py),
+    and the rules the run is made under (checks/rules_version.py: verify reads a run by them).
     plan.md is the model's to create, so its first Write overwrites nothing (the client's Write
     tool tells the model an unread file cannot be overwritten: it would Read first, a turn)."""
-    record = {"research_question": request.question, "tier": request.tier, "deepen": request.deepen}
+    record = {"research_question": request.question, "tier": request.tier, "deepen": request.deepen,
+              "rules_version": RULES_VERSION}
     atomic_write_text(start_record_path(run_dir), json.dumps(record, ensure_ascii=False, indent=1) + "\n")
 
 

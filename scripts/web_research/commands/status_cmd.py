@@ -11,7 +11,10 @@ budget, refused calls, tokens, dollars (pricing.py) and time, and the run's tota
 from files the hooks write: `metrics.json` (measured at each researcher's stop
 and at the main agent's Stop) and `.web-research/progress.json` (updated at
 every search and page read, so a run in progress shows who is running and how
-much of each budget is used). `--json` prints the same as one JSON object.
+much of each budget is used). A record that does not describe the folder's run (researchers the
+plan has no subtopic for, fewer page reads than stored page snapshots: a record copied from
+another run, as the bundled example's is) is said to be so. `--json` prints the same as one JSON
+object.
 """
 from __future__ import annotations
 
@@ -24,7 +27,8 @@ from pathlib import Path
 
 from ..exitcodes import EXIT_OK, EXIT_USAGE
 from ..metrics.pricing import about, agent_model, agent_tokens, cost, cost_text, load_prices, metrics_costs
-from .verify_cmd import open_run_dir
+from .verify_cmd import RulesReading, open_run_dir
+from ..checks.rules_version import RULES_VERSION, rules_line
 from .. import formats
 from ..checks.checklist import parse_and_check
 from ..checks.claims import claims_of
@@ -98,6 +102,33 @@ def _k(value: object) -> str:
     return f"{round(value / 1000)}k" if isinstance(value, int) and value >= 1000 else ("-" if value is None else str(value))
 
 
+def record_mismatch(plan_slugs: "set[str] | None", data: dict, snapshots: int) -> str | None:
+    """Why the spending record does not describe this folder's run, or None: researchers named by
+    slugs the plan has no subtopic for, or fewer page reads than the page snapshots the folder
+    stores (every snapshot is one page read by a researcher's fetch). Pure."""
+    parts = []
+    if plan_slugs is not None:
+        foreign = sorted({r["slug"] for r in data["researchers"]
+                          if isinstance(r.get("slug"), str) and r["slug"] not in plan_slugs})
+        if foreign:
+            parts.append(f"its researchers {', '.join(foreign)} are not this plan's subtopics")
+    totals = data.get("totals") if isinstance(data.get("totals"), dict) else {}
+    reads = totals.get("page_reads")
+    if isinstance(reads, int) and not isinstance(reads, bool) and snapshots > reads:
+        parts.append(f"it counts {reads} page read(s) where this folder stores {snapshots} page snapshot(s)")
+    if not parts:
+        return None
+    return ("This record does not describe this folder's run: " + "; ".join(parts)
+            + ". It was copied from another run, or pages were read outside the hooks.")
+
+
+def _record_mismatch(run_dir: Path, parsed, data: dict) -> str | None:
+    slugs = {s.slug for s in parsed.plan.all_subtopics} if parsed.plan is not None else None
+    sources = run_dir / formats.SOURCES_DIR
+    snapshots = sum(1 for _ in sources.glob("*.json")) if sources.is_dir() and not sources.is_symlink() else 0
+    return record_mismatch(slugs, data, snapshots)
+
+
 def spend_lines(data: dict) -> list[str]:
     if not data["researchers"] and not data["totals"]:
         return ["Spending: none recorded (the hooks record it while a run is active)"]
@@ -112,7 +143,8 @@ def spend_lines(data: dict) -> list[str]:
                      str(r.get("denied", "-")), str(r.get("tool_calls", "-")), tokens,
                      "-" if r.get("input_tokens") is None else str(r.get("cost_text", "-")),
                      "-" if r.get("wall_seconds") is None else str(round(r["wall_seconds"]))])
-    lines = ["Spending (measured by the hooks):", *_table(rows, right={2, 3, 4, 5, 6, 7, 8})]
+    lines = ["Spending (measured by the hooks):", *([data["mismatch"]] if data.get("mismatch") else []),
+             *_table(rows, right={2, 3, 4, 5, 6, 7, 8})]
     totals = data["totals"]
     if isinstance(totals, dict):
         lines.append(f"Run totals: {totals.get('researchers', 0)} researchers ({totals.get('dispatches', 0)} "
@@ -151,10 +183,17 @@ def status_data(run_dir: Path) -> dict:
                              "sources": None, "claims": None} if parsed.report is None
                        else {"file": formats.REPORT_FILE, "sources": len(parsed.report.citations),
                              "claims": len(claims_of(parsed.report.doc))}),
-            "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings)},
+            "verify": {"passes": passed(checks), "errors": len(errors), "warnings": len(warnings),
+                       "rules": RulesReading(run_dir, parsed, checks).as_json()},
             "abandoned": _abandoned(checks),
             "recheck": recheck_status(run_dir),
-            **spend(run_dir)}
+            **_spend_of(run_dir, parsed)}
+
+
+def _spend_of(run_dir: Path, parsed) -> dict:
+    """What the run spent (`spend`), with `mismatch`: why the record is not this run's, or None."""
+    data = spend(run_dir)
+    return {**data, "mismatch": _record_mismatch(run_dir, parsed, data)}
 
 
 def _findings_path(parsed, slug: str) -> Path:
@@ -239,17 +278,21 @@ def status_lines(run_dir: Path) -> list[str]:
         lines.append(f"Report: {formats.REPORT_FILE} present, {len(parsed.report.citations)} sources, "
                      f"{len(claims_of(parsed.report.doc))} claims")
     lines.extend(c.message for c in checks if c.id == INTEGRITY_CHECK_ID)
-    verdict = "passes" if passed(checks) else "fails"
+    rules = RulesReading(run_dir, parsed, checks)
+    verdict = "passes" if passed(checks) else "needs the current rules' round" if rules.needs_round else "fails"
     detail = f"{len(errors)} error(s), {len(warnings)} warning(s)"
     abandoned = _abandoned(checks)
     if abandoned is not None:
         lines.append(f"Abandoned: {abandoned}")
     lines.append(f"Verify: {verdict} ({detail}); run 'web-research verify' for details")
+    if rules.made_under != RULES_VERSION:
+        lines.append(f"Rules: {rules_line(rules.made_under, rules.recorded)}"
+                     + (f"; {len(rules.pending)} claim(s) need a verdict under them" if rules.pending else ""))
     rechecked = recheck_line(recheck_status(run_dir))
     if rechecked is not None:
         lines.append(rechecked)
     lines.append("")
-    lines.extend(spend_lines(spend(run_dir)))
+    lines.extend(spend_lines(_spend_of(run_dir, parsed)))
     return lines
 
 

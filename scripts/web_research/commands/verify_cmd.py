@@ -7,8 +7,15 @@ summary line states (`passed`, `errors`, `warnings`: failing checks of each seve
 `--deep` also extracts every page again from its WARC and compares the text with the stored one
 (checks/archives.py; seconds a page, and it needs the fetch extra).
 
+A run made under older rules (checks/rules_version.py: `start` records the rules' version) is
+read under the current ones, and what fails is sorted: claims that need a verdict under the
+current rules (listed), checks added since the run was made, and evidence that fails; a few
+lines say which, and what to do.
+
 Exit 0 when no error-severity check fails (warnings allowed), 1 when one
-does, 2 when the folder cannot be checked at all or holds no run (one line on stderr).
+does, 4 when the run was made under older rules and only the current rules' round is missing
+(claims to judge, checks added since; no evidence fails), 2 when the folder cannot be checked at
+all or holds no run (one line on stderr).
 """
 from __future__ import annotations
 
@@ -20,8 +27,11 @@ from pathlib import Path
 from typing import Sequence
 
 from ..core.terminal import one_line
-from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
-from ..checks.checklist import run_checklist
+from ..exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_OLDER_RULES, EXIT_USAGE
+from ..checks.checklist import parse_and_check
+from ..checks.rules_version import (RULES_VERSION, UNRECORDED_VERSION, Failures, change_of, rules_line,
+                                    sort_failures)
+from ..run.choices import read_start_record
 from ..core.result import passed
 from ..formats import PRIOR_RUN_MARKERS
 
@@ -85,7 +95,85 @@ def _marks() -> dict[str, str]:
     return MARKS
 
 
-def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str:
+MAX_PENDING_LISTED = 12
+
+
+class RulesReading:
+    """Which rules the run was made under and, for older rules, its failures sorted (rules_version)."""
+
+    def __init__(self, run_dir: Path, parsed: object, checks: Sequence) -> None:
+        recorded = read_start_record(run_dir).rules_version
+        self.recorded = recorded is not None
+        self.made_under = recorded if recorded is not None else UNRECORDED_VERSION
+        self.older = self.made_under < RULES_VERSION
+        self.failures: Failures | None = sort_failures(checks, self.made_under) if self.older else None
+        self.pending: list = []
+        if self.failures is not None and self.failures.needs_verdict:
+            from ..checks.verdicts import pending_verdicts  # lazy: only an older run with claims to judge
+
+            self.pending = pending_verdicts(run_dir, parsed)
+
+    @property
+    def needs_round(self) -> bool:
+        """An older run whose only failures are the current rules': exit 4, not 1."""
+        return self.failures is not None and self.failures.only_newer_rules
+
+    def lines(self, run_dir: Path) -> list[str]:
+        """What the person reads after the failing checks (nothing for a run under the current rules)."""
+        if self.made_under == RULES_VERSION:
+            return []
+        out = [f"Rules: {rules_line(self.made_under, self.recorded)}."]
+        f = self.failures
+        if f is None:
+            return out
+        if self.pending:
+            listed = [f"report.md:{p.line} ({p.kind} {p.key}) \"{_shorten(p.text)}\"" for p in self.pending]
+            more = len(listed) - MAX_PENDING_LISTED
+            out.append(f"  {len(self.pending)} claim(s) need a verdict under the current rules: "
+                       + "; ".join(listed[:MAX_PENDING_LISTED]) + (f"; and {more} more" if more > 0 else ""))
+        if f.new_rules:
+            by_change: dict = {}
+            for check, change in f.new_rules:
+                by_change.setdefault(change, []).append(check.id)
+            out.append(f"  {len(f.new_rules)} check(s) fail rules added since version {self.made_under}: "
+                       + "; ".join(f"{', '.join(ids)} (version {change.version}: {change.what})"
+                                   for change, ids in by_change.items()))
+        if f.evidence:
+            stricter: dict = {}
+            for check in f.evidence:
+                change = change_of(check.id, self.made_under)
+                if change is not None:
+                    stricter.setdefault(change, set()).add(check.id)
+            out.append(f"  {len(f.evidence)} check(s) fail on the run's own evidence or report, whatever the "
+                       "rules' version: " + ", ".join(sorted({c.id for c in f.evidence}))
+                       + "".join(f"; the rule of {', '.join(sorted(ids))} was made stricter in version "
+                                 f"{change.version} ({change.what}): its message says which part fails"
+                                 for change, ids in stricter.items()))
+        elif f.needs_verdict or f.new_rules:
+            out.append("  No evidence fails: every other check passes under the current rules.")
+        if f.needs_verdict or f.new_rules:
+            out.append(f"  To bring it under the current rules, resume the run in Claude Code (/web-research "
+                       f"--resume {run_dir}): the report is fixed as each check above says, and finish asks for "
+                       f"the claim-checker's round on the claims listed (web-research claims {run_dir} --prompt "
+                       "shows them).")
+        return out
+
+    def as_json(self) -> dict:
+        f = self.failures
+        return {"made_under": self.made_under, "recorded": self.recorded, "current": RULES_VERSION,
+                "needs_verdict": [{"line": p.line, "kind": p.kind, "key": p.key, "text": p.text}
+                                  for p in self.pending],
+                "added_since": sorted({c.id for c, _ in f.new_rules}) if f else [],
+                "evidence_fails": bool(f.evidence) if f else None}
+
+
+def _shorten(text: str, limit: int = 90) -> str:
+    text = one_line(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False,
+                  rules: RulesReading | None = None) -> str:
     """The people's view: the failing checks (every check, after a heading, when
     `verbose`), then a summary line. A message quotes report and page text: its control
     and format characters are taken out (core/terminal.py), one line per check."""
@@ -101,8 +189,12 @@ def format_checks(checks: Sequence, run_dir: Path, verbose: bool = False) -> str
         if where and check.line:
             where = f"{where}:{check.line}"
         lines.append(f"{mark} {check.id}: {where + ': ' if where else ''}{one_line(check.message)}")
+    if rules is not None:
+        lines.extend(rules.lines(run_dir))
     passed, errors, warnings = counts(checks)
     verdict = "FAILED" if errors else "PASSED"
+    if errors and rules is not None and rules.needs_round:
+        verdict = "NEEDS THE CURRENT RULES' ROUND"
     lines.append(f"{verdict}: {passed} of {len(checks)} checks passed, {errors} error(s), {warnings} warning(s)")
     return "\n".join(lines)
 
@@ -128,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
     if run_dir is None:
         return EXIT_USAGE
     try:
-        checks = run_checklist(run_dir)
+        parsed, checks = parse_and_check(run_dir)
         if getattr(args, "deep", False):
             missing = _deep_needs()
             if missing:
@@ -137,16 +229,18 @@ def run(args: argparse.Namespace) -> int:
             from ..checks.archives import archive_checks  # lazy: imports the extraction code
 
             checks = [*checks, *archive_checks(run_dir)]
+        rules = RulesReading(run_dir, parsed, checks)
     except Exception as exc:  # noqa: BLE001 - a verifier bug must not look like a failed check (exit 1)
         print(f"web-research verify: {args.dir}: cannot check the run ({type(exc).__name__}: "
               f"{' '.join(str(exc).split())[:300]})", file=sys.stderr)
         return EXIT_USAGE
     good = passed(checks)
+    code = EXIT_OK if good else EXIT_OLDER_RULES if rules.needs_round else EXIT_CHECK_FAILED
     if args.json:
         passing, errors, warnings = counts(checks)
         payload = {"output_dir": str(run_dir), "ok": good, "passed": passing, "errors": errors,
-                   "warnings": warnings, "checks": [c.as_dict() for c in checks]}
+                   "warnings": warnings, "rules": rules.as_json(), "checks": [c.as_dict() for c in checks]}
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        print(format_checks(checks, run_dir, verbose=getattr(args, "verbose", False)))
-    return EXIT_OK if good else EXIT_CHECK_FAILED
+        print(format_checks(checks, run_dir, verbose=getattr(args, "verbose", False), rules=rules))
+    return code

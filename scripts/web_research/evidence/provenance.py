@@ -19,7 +19,8 @@ compares the files with their seals:
 Seals come from the ledger (the Stop gate inside a run: required) or from the
 folder copy `.web-research/seals.json` (standalone verify). A folder copy is
 only as trustworthy as the folder it sits in, and the line says so; with no
-copy at all (a run made before seals, the bundled example) the line is a note.
+copy at all (a run made before seals, a folder made by hand) the line is a warning: the evidence
+is not verifiable.
 """
 from __future__ import annotations
 
@@ -148,12 +149,11 @@ def provenance_checks(run_dir: Path, source: SealSource) -> "list[Check]":
             seals: Mapping[str, Seal] = {}
         else:
             why = f" ({RUN_STATE_DIR}/{SEALS_COPY_FILE}: {source.problem})" if source.problem else ""
-            check = ok(CHECK_ID, f"provenance: unsealed: this folder has no readable record of seals{why}, "
-                                 "so where its snapshots and findings came from cannot be shown (a run "
-                                 "made before seals, or a copy without them)", run_dir)
-            if source.problem:
-                return [fail(CHECK_ID, check.message, seals_copy_path(run_dir), severity="warning")]
-            return [check]
+            return [fail(CHECK_ID, f"provenance: not verifiable: this folder has no readable record of seals{why}, "
+                                   "so nothing shows that its snapshots and findings are what the plugin's fetch "
+                                   "and researchers produced (a run made before seals, a copy without "
+                                   f"{RUN_STATE_DIR}/{SEALS_COPY_FILE}, or evidence made by hand)",
+                         seals_copy_path(run_dir) if source.problem else run_dir, severity="warning")]
     else:
         seals = source.seals
     strict = source.required or source.seals is not None

@@ -20,10 +20,12 @@ block by block.
 - `live_link(url, fragment)`: the page's URL with the directive after its own fragment.
 - `quote_selector(page, start, end)`: {type, exact, prefix, suffix} of the Web Annotation Data
   Model (https://www.w3.org/TR/annotation-model/#text-quote-selector), the text as shown,
-  whitespace normalized as the model asks.
+  whitespace normalized as the model asks; `content_quote_selector` the same taken from the page's
+  textContent (what annotation tools anchor against), where the run archived the page's HTML.
 """
 from __future__ import annotations
 
+import itertools
 import re
 from typing import NamedTuple
 from urllib.parse import quote
@@ -159,6 +161,41 @@ def quote_selector(page: str, start: int, end: int) -> dict[str, str]:
     exact = shown_text(page, shown_words(page, start, end))
     return {"type": "TextQuoteSelector", "exact": exact,
             "prefix": _context(page, start, before=True), "suffix": _context(page, end, before=False)}
+
+
+def content_quote_selector(page: str, start: int, end: int, content: str) -> dict[str, str] | None:
+    """The TextQuoteSelector of the passage `page[start:end]` (the stored text) as it stands in
+    `content`, the page's textContent as a browser computes it (`page_structure.text_content` of the
+    archived HTML), whitespace collapsed; None when the passage's words are not found there in order.
+
+    textContent runs adjacent cells, items, terms and descriptions together wherever the markup
+    puts no whitespace between them (`<td>Cold</td><td>$0.004</td>`: "Cold$0.004"), which is what an
+    annotation tool anchors `exact` against; the shown text separates them. So the words are looked
+    for in `content` in order, with a space between two words of one block and an optional one
+    between blocks, and `exact`, `prefix` and `suffix` are taken from `content` itself. Where the
+    passage occurs more than once, the occurrence is the one whose count of earlier occurrences
+    matches the stored text's."""
+    words = shown_words(page, start, end)
+    if not words:
+        return None
+    collapsed = " ".join(content.split())
+    parts = [re.escape(page[words[0].start:words[0].end])]
+    for before, word in zip(words, words[1:]):
+        joined = before.end == word.start and not page[word.start - 1].isspace()
+        parts.append("" if joined else (" " if before.block == word.block else " ?"))
+        parts.append(re.escape(page[word.start:word.end]))
+    pattern = re.compile("".join(parts))
+    matches = list(itertools.islice(pattern.finditer(collapsed), MAX_OCCURRENCES))
+    if not matches:
+        return None
+    earlier = len(re.findall(re.escape(shown_text(page, words)), shown_text(page, shown_words(page, 0, start))))
+    found = matches[min(earlier, len(matches) - 1)]
+    a, b = found.span()
+    return {"type": "TextQuoteSelector", "exact": collapsed[a:b],
+            "prefix": collapsed[max(0, a - CONTEXT_CHARS):a], "suffix": collapsed[b:b + CONTEXT_CHARS]}
+
+
+MAX_OCCURRENCES = 1000  # occurrences of a passage in one page looked at
 
 
 def _context(page: str, at: int, *, before: bool) -> str:

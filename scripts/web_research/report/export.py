@@ -12,8 +12,11 @@
   Annotation per claim of the report and excerpt it cites. Its `partOf` collection's label states
   the run's outcome (verify's verdict on the folder), first. Each annotation's bodies are the
   claim and the claim-checker's verdict on it (purpose `assessing`); the target is the page's URL
-  with a TextQuoteSelector of the passage as the page shows it (evidence/quote_links.py), where the
-  one matcher finds the excerpt (evidence/matcher.py), else the excerpt alone, and `TimeState`s
+  with a TextQuoteSelector of the passage where the one matcher finds the excerpt
+  (evidence/matcher.py): its words as they stand in the page's textContent, which annotation tools
+  anchor against, where the run archived the page's HTML (adjacent table cells run together there
+  when the markup puts no space between them), else as the page shows them
+  (evidence/quote_links.py); the excerpt alone when it is not found. And `TimeState`s
   naming when the page was fetched and the copies kept of it (its WARC, its stored text).
 
 An unverified run is exported only when the person asks (`export --unverified`), and then says
@@ -37,7 +40,7 @@ from ..core.result import Check
 from ..evidence.excerpts import is_layout
 from ..evidence.matcher import StoredPage, find_excerpt
 from ..evidence.page_meta import PageMeta, page_metadata
-from ..evidence.quote_links import quote_selector
+from ..evidence.quote_links import content_quote_selector, quote_selector
 from ..evidence.sites import site_of
 from ..evidence.snapshots import Snapshot, SnapshotError, SnapshotIndex, url_key
 from ..run.budget import effective_budget
@@ -109,17 +112,40 @@ def stated_metadata(snap: Snapshot | None) -> PageMeta:
         return PageMeta()
     if snap.site_name is not None:
         return PageMeta(snap.site_name, snap.published or "")
-    if snap.archive_path is None or snap.content_type not in HTML_TYPES:
-        return PageMeta()
+    html = archived_html(snap)
+    return PageMeta() if html is None else page_metadata(html)
+
+
+def archived_html(snap: Snapshot | None) -> str | None:
+    """The page's HTML as its WARC holds it, decoded; None for a page with no archive, not HTML,
+    or when the WARC cannot be read (or warcio, the fetch extra, is missing)."""
+    if snap is None or snap.archive_path is None or snap.content_type not in HTML_TYPES:
+        return None
     try:
         from ..evidence.archive import ArchiveError, read_warc  # lazy: warcio, the fetch extra
     except ImportError:
-        return PageMeta()
+        return None
     try:
         replayed = read_warc(snap.archive_path, snap.run_dir)
     except (ArchiveError, ImportError):
-        return PageMeta()
-    return page_metadata(_decode(replayed.page.body, replayed.page.charset))
+        return None
+    return _decode(replayed.page.body, replayed.page.charset)
+
+
+def text_content(html: str) -> str | None:
+    """`document.body.textContent` of `html` as a browser computes it: every text node of the body
+    in document order, script and style text included, comments not (lxml's HTML parser; the
+    fetch extra). None when it cannot be parsed."""
+    try:
+        from lxml import etree, html as lxml_html  # lazy: lxml, the fetch extra
+    except ImportError:
+        return None
+    try:
+        root = lxml_html.document_fromstring(re.sub(r"^\s*<\?xml[^>]*>", "", html, count=1))
+    except (etree.ParserError, ValueError):
+        return None
+    body = root.find("body")
+    return (body if body is not None else root).text_content()
 
 
 def _decode(body: bytes, charset: str | None) -> str:
@@ -222,6 +248,7 @@ _GENERATOR = {"type": "Software", "name": f"web-research {__version__}"}
 def annotations(parsed: ParsedRun, index: SnapshotIndex, created: str) -> list[dict[str, Any]]:
     """One Web Annotation per claim of report.md and excerpt it cites, with the claim's verdict."""
     pages: dict[str, StoredPage | None] = {}
+    contents: dict[str, str | None] = {}
     verdict = verdict_reader(parsed)
     keyed = {check_key(r): r for r in report_records(parsed)}
     out: list[dict[str, Any]] = []
@@ -238,7 +265,10 @@ def annotations(parsed: ParsedRun, index: SnapshotIndex, created: str) -> list[d
             if page is not None:
                 found = find_excerpt(excerpt, page)
                 if found.ok and found.spans:
-                    selector = quote_selector(page.text, found.spans[0][0], found.spans[-1][1])
+                    start, end = found.spans[0][0], found.spans[-1][1]
+                    content = _content(contents, index, url)
+                    selector = ((content_quote_selector(page.text, start, end, content) if content else None)
+                                or quote_selector(page.text, start, end))
             target: dict[str, Any] = {"source": url, "selector": selector}
             states = _time_states(index.find(url))
             if states:
@@ -266,6 +296,18 @@ def _time_states(snap: Snapshot | None) -> list[dict[str, Any]]:
         return []
     return [{"type": "TimeState", "sourceDate": snap.retrieved_at, "cached": path.resolve().as_uri()}
             for path in (snap.archive_path, snap.text_path) if path is not None]
+
+
+def _content(contents: dict[str, str | None], index: SnapshotIndex, url: str) -> str | None:
+    """The textContent of `url`'s archived HTML, read once a page; None without one."""
+    snap = index.find(url)
+    if snap is None:
+        return None
+    key = str(snap.text_path)
+    if key not in contents:
+        html = archived_html(snap)
+        contents[key] = text_content(html) if html is not None else None
+    return contents[key]
 
 
 def _stored(pages: dict[str, StoredPage | None], index: SnapshotIndex, url: str) -> StoredPage | None:

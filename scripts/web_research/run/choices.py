@@ -1,10 +1,11 @@
 """The person's choices at `start`, held by code: the question and the tier.
 
 `start` records what it was given in `<run>/.web-research/start.json` (the question verbatim,
-the tier, deepen). plan.md is the model's to fill in: it refines the subtopics, but the
-question and the tier stay the person's. Everything that reads the tier (the briefs and their
-budgets, `estimate`, `gaps`, the hooks' limits, the claim-checker requirement in verify) loads the
-plan through `load_run_plan` / `parse_run_plan`, which refuse a plan whose question or `Tier:`
+the tier, deepen) and the rules version the run is made under (checks/rules_version.py). plan.md
+is the model's to fill in: it refines the subtopics, but the question and the tier stay the person's.
+Everything that reads the tier (the briefs and their budgets, `estimate`, `gaps`, the hooks' limits,
+the claim-checker requirement in verify) loads the plan through `load_run_plan` / `parse_run_plan`,
+which refuse a plan whose question or `Tier:`
 line differs from the record and say what to write (`budget.tier_refusal`). A different tier or question is a new run.
 
 A folder without the record (a run made before it existed, or by hand) imposes nothing. Inside a
@@ -32,6 +33,7 @@ class StartRecord:
     question: str | None
     tier: str | None
     deepen: bool | None
+    rules_version: int | None = None  # checks/rules_version.py; None: not recorded (version 1)
 
 
 NOTHING_RECORDED = StartRecord(None, None, None)
@@ -46,9 +48,12 @@ def read_start_record(run_dir: Path) -> StartRecord:
     if not isinstance(data, dict):
         return NOTHING_RECORDED
     question, tier, deepen = data.get("research_question"), data.get("tier"), data.get("deepen")
+    rules = data.get("rules_version")
     return StartRecord(question if isinstance(question, str) and question.strip() else None,
                        tier if isinstance(tier, str) and tier in TIERS else None,
-                       deepen if isinstance(deepen, bool) else None)
+                       deepen if isinstance(deepen, bool) else None,
+                       rules if isinstance(rules, int) and not isinstance(rules, bool) and 1 <= rules < 10**6
+                       else None)
 
 
 def parse_run_plan(text: str, path: Path, record: StartRecord) -> Plan:
