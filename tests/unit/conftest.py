@@ -8,7 +8,7 @@ from typing import Iterator
 
 import pytest
 
-from hook_harness import SUBTOPICS, Harness
+from hook_harness import SUBTOPICS, Harness, PreparedHarnesses
 from web_research import formats
 from page_server import PageServer
 
@@ -49,21 +49,35 @@ def h(tmp_path) -> Harness:
     return Harness(tmp_path)
 
 
-@pytest.fixture
-def active(h: Harness) -> Harness:
-    """The harness with a run opened by the real `start`."""
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory) -> PreparedHarnesses:
+    """Harness states built once per test module (hook_harness.PreparedHarnesses)."""
+    return PreparedHarnesses(tmp_path_factory.mktemp("prepared"))
+
+
+def _open_run(h: Harness) -> None:
     h.start_run()
-    return h
+
+
+def _dispatch_first_researcher(h: Harness) -> list[dict]:
+    h.start_run()
+    infos = h.render_briefs(SUBTOPICS[:2])
+    assert h.hook(h.agent_call(h.prompt_for(infos[0]), "toolu_0")).decision == "allow"
+    h.start_agent("agentA", h.prompt_for(infos[0]))
+    return infos
 
 
 @pytest.fixture
-def researcher(active: Harness):
+def active(prepared: PreparedHarnesses) -> Harness:
+    """A harness with a run opened by the real `start`."""
+    return prepared.get("active", _open_run)[0]
+
+
+@pytest.fixture
+def researcher(prepared: PreparedHarnesses):
     """A run with two briefs and the first one's researcher (agentA) dispatched and started:
     (harness, the briefs' infos)."""
-    infos = active.render_briefs(SUBTOPICS[:2])
-    assert active.hook(active.agent_call(active.prompt_for(infos[0]), "toolu_0")).decision == "allow"
-    active.start_agent("agentA", active.prompt_for(infos[0]))
-    return active, infos
+    return prepared.get("researcher", _dispatch_first_researcher)
 
 
 @pytest.fixture

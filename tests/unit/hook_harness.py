@@ -10,7 +10,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parents[2]
 LAUNCHER = REPO / "hooks" / "run"
@@ -364,3 +364,30 @@ class Harness:
         seals.seal_briefs(env, str(self.run_dir), [(str(p), p.stem) for p in sorted((self.run_dir / "briefs").glob("*.md"))])
         for path in sorted((self.run_dir / "findings").glob("*.md")):
             seals.seal_findings(env, str(self.run_dir), str(path), None, path.stem)
+
+
+class PreparedHarnesses:
+    """Harness states that take several processes to reach (a run opened by the real `start`,
+    briefs rendered, a researcher dispatched), each built once by its `build` and handed to every
+    later test as a fresh copy at the same absolute path, since the records, ledger and seals
+    name their paths. The folder a test used is moved aside (kept for a look after a failure),
+    so nothing it left, or a process it left running, reaches the next test. Use one per test
+    module: the state stays young (a dispatch reservation expires after an hour, rules/dispatch.py)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._built: dict[str, Any] = {}
+        self._used = 0
+
+    def get(self, key: str, build: Callable[[Harness], Any]) -> tuple[Harness, Any]:
+        """(a harness in the state `build` left, a copy of what `build` returned)."""
+        live, template = self.folder / key / "harness", self.folder / key / "template"
+        if key not in self._built:
+            value = build(Harness(live))
+            shutil.copytree(live, template, symlinks=True)
+            self._built[key] = value
+        else:
+            self._used += 1
+            live.rename(self.folder / key / f"used-{self._used}")
+            shutil.copytree(template, live, symlinks=True)
+        return Harness(live), copy.deepcopy(self._built[key])

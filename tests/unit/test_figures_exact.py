@@ -609,6 +609,8 @@ def test_each_word_of_decrease_after_a_change(phrase: str) -> None:
     ("One in four users pays", "25% of users pay.", True),
     ("3 out of 4 users pay", "75% of users pay.", True),
     ("3 out of 4 users pay", "3 of 5 users pay.", False),
+    ("It restarts 5 in 10 minutes", "It restarts 5 in 10 minutes.", True),
+    ("It restarts 5 in 10 minutes", "It restarts 50% of the time.", False),
 ])
 def test_changes_shares_and_years_in_the_words_reports_use(claim: str, excerpt: str, ok: bool) -> None:
     result = grounded(claim, excerpt)

@@ -635,8 +635,9 @@ def _read_one_in(text: str, found: list[Figure], taken: list[tuple[int, int]]) -
     for m in _ONE_IN.finditer(text):
         numerator, denominator = (_count_value(g) for g in m.groups())
         if numerator is None or denominator is None or not 0 < numerator < denominator <= 100 \
-                or _overlaps(taken, m.start(), m.end()) or text[m.start() - 1:m.start()] in ("$", "."):
-            continue
+                or _overlaps(taken, m.start(), m.end()) or text[m.start() - 1:m.start()] in ("$", ".") \
+                or _duration_follows(text, m.end()):
+            continue  # "5 in 10 minutes" counts no share
         taken.append((m.start(), m.end()))
         found.append(Figure(m.group(0), Decimal(100 * numerator) / denominator, KIND_PERCENT, start=m.start(),
                             end=m.end()))
@@ -914,6 +915,11 @@ def direction(text: str, start: int, end: int) -> tuple[bool, bool]:
     falling = bool(_FALLING_BEFORE.search(text, before, start) or _FALLING_AFTER.match(text, end))
     rising = not falling and bool(_RISING_BEFORE.search(text, before, start) or _RISING_AFTER.match(text, end))
     return falling, rising
+
+
+def _duration_follows(text: str, end: int) -> bool:
+    unit = _UNIT_AFTER.match(text, end)
+    return bool(unit and _unit_word(unit.group(1)) and MEASURES[_UNITS[unit.group(1).lower()]][0] in DIMENSIONS)
 
 
 def _unit_follows(rest: str, position: int) -> bool:

@@ -92,7 +92,7 @@ SYNONYMS = (
     ("size", "length", "len", "count", "amount"),
     ("recommend", "prefer", "advis", "suggest", "encourag"),
     ("compar", "versus", "vs", "contrast", "differ"),
-    ("support", "offer", "provid", "includ", "availab", "allow", "enabl", "come with"),
+    ("support", "offer", "provid", "includ", "availab", "allow", "permit", "enabl", "come with"),
     ("deprecat", "remov", "withdraw", "withdrawn", "discontinu", "obsolet", "retir", "sunset", "end of life",
      "no longer"),
     ("requir", "need", "mandatory", "necessar"),
@@ -259,9 +259,9 @@ def closest_passages(terms: Sequence[str], pages: Iterable[Page], limit: int = M
     [] when no page holds any. `names`: the terms that are names (`name_terms`)."""
     if not terms:
         return []
-    # The terms first, then the other words they may be said with, as far as a search takes words.
-    query = " ".join(dict.fromkeys([*terms, *(w for t in terms for w in alternatives(t)[1:] if w != CURRENCY)])
-                     )[:MAX_FIND_CHARS]
+    # Windows start where the statement's own terms stand; `holds` reads each window for every word a
+    # term may be said with (searching for those too made the search three times slower).
+    query = " ".join(terms)[:MAX_FIND_CHARS]
     scored: list[tuple[int, int, Page]] = []
     counts = dict.fromkeys(terms, 0)
     chars = 0
@@ -272,7 +272,7 @@ def closest_passages(terms: Sequence[str], pages: Iterable[Page], limit: int = M
         for term in terms:
             found = sum(lowered.count(w) for w in alternatives(term) if w != CURRENCY)
             counts[term] += found
-            held += found > 0 and holds(page.text, term, names)
+            held += found > 0  # (inside words: which pages to search first, not what a passage holds)
         if held:
             scored.append((-held, order, page))
     scored.sort(key=lambda item: item[:2])
