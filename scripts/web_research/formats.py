@@ -253,8 +253,8 @@ REFERENCES_DIR = SKILL_DIR / "references"
 # it word for word; test_figure_rule checks both, and that the code reads each example as it says.
 FIGURE_RULE = (
     "A figure is any number in digits (0-9 only): a price, a percentage, a multiplier such as 3x, a count, "
-    "a range, a version such as 3.11, a year or a date; a number in words with a unit, currency, percent or "
-    "magnitude (\"seven days\", \"a dozen hosts\"); a share or multiple in words (\"half\", \"a tenth\", "
+    "a range, a version such as 3.11, a year or a date; a number in words that counts or measures something "
+    "(\"two free plans\", \"a year\", \"a dozen hosts\"); a share or multiple in words (\"half\", \"a tenth\", "
     "\"doubled\"); and a number inside `code`. Each figure a claim states appears, with the same value, sign, "
     "unit and currency (a count is no duration; 10 cents is $0.10), in an excerpt the claim cites, or is "
     "computed from figures there, one stated beside it (\"twice\", \"40% of\"); a version, year or date, or a "
