@@ -180,13 +180,13 @@ def _joined(text: str, at: int) -> bool:
 
 
 def _emoji(ch: str) -> bool:
-    import unicodedata
+    import unicodedata  # lazy: only a text with a joiner or selector in it pays for it
 
     return len(ch) == 1 and ch > "\x7f" and unicodedata.category(ch) in ("So", "Sk")
 
 
 def _letter(ch: str) -> bool:
-    import unicodedata
+    import unicodedata  # lazy: only a text with a joiner or selector in it pays for it
 
     return ch > "\x7f" and invisible_kind(ch) is None and unicodedata.category(ch)[0] in "LM"
 
