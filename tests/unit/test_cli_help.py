@@ -117,3 +117,15 @@ def test_the_top_level_help_lists_commands_for_people_apart_from_the_skills(caps
         assert f"\n  {name} " in people and f"\n  {name} " not in skill
     for name in ("start", "briefs", "finish", "fetch"):
         assert f"\n  {name} " in skill and f"\n  {name} " not in people
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_readme_names_every_flag_a_person_may_pass(command: str) -> None:
+    """Issue 45: every option of every subcommand appears in README (its command table or its sections)."""
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    sub = build_parser(command)._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+    flags = [s for action in sub._actions for s in action.option_strings if s.startswith("--") and s != "--help"]
+    assert [f for f in flags if f"{f}" not in readme] == [], command
+

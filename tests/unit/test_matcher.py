@@ -58,9 +58,20 @@ def test_the_mapped_text_is_exactly_normalize(text: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(_TEXT, st.data())
 def test_any_stretch_of_a_page_is_found_where_it_stands(text: str, data: st.DataObject) -> None:
-    page = StoredPage(text)
     a = data.draw(st.integers(0, len(text)))
     b = data.draw(st.integers(a, len(text)))
+    _found_where_it_stands(text, a, b)
+
+
+def test_a_superscript_run_goes_on_across_an_invisible_character() -> None:
+    """Hypothesis found it: the soft hyphen inside "⁶\u00ad⁶" split the run, so the page's whole
+    stretch became one piece and the span of "aaaa" took the superscripts with it."""
+    _found_where_it_stands("aaaa\u2076\u00ad\u2076", 0, 4)
+    _found_where_it_stands("aaaa\u2076\u00ad\u2076", 4, 7)
+
+
+def _found_where_it_stands(text: str, a: int, b: int) -> None:
+    page = StoredPage(text)
     piece = normalize(text[a:b])
     result = find_excerpt(text[a:b], page)
     if not piece or not result.ok:

@@ -22,6 +22,7 @@ import re
 import unicodedata
 from array import array
 
+from ..core.text import strip_invisible
 from .excerpts import SCRIPT_CHARS, MatchResult, Reading, fold, match_excerpt, page_readings
 
 # Characters `fold` changes or that may combine with the one before: non-ASCII runs (with
@@ -121,13 +122,19 @@ def _fold_segment(text: str, a: int, b: int) -> list[tuple[str, tuple[int, int]]
     segment = text[a:b]
     whole = fold(segment)
     clusters: list[tuple[int, int]] = []
+    shown = -1  # the index of the last cluster holding a character that shows, and its script run
+    shown_script = ""
     for offset, char in enumerate(segment):
-        joins = clusters and (unicodedata.combining(char)
-                              or (char in SCRIPT_CHARS and _script(char) == _script(segment[offset - 1])))
-        if joins:
+        hidden = not strip_invisible(char)
+        if clusters and unicodedata.combining(char):
             clusters[-1] = (clusters[-1][0], offset + 1)
+        elif shown >= 0 and char in SCRIPT_CHARS and _script(char) == shown_script:
+            # a superscript run goes on across characters that show as nothing ("⁶\u00ad⁶" is "^66")
+            clusters[shown:] = [(clusters[shown][0], offset + 1)]
         else:
             clusters.append((offset, offset + 1))
+        if not hidden:
+            shown, shown_script = len(clusters) - 1, _script(char)
     pieces = [(fold(segment[x:y]), (a + x, a + y)) for x, y in clusters]
     if "".join(piece for piece, _ in pieces) != whole:
         return [(whole, (a, b))]
