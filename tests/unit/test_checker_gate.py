@@ -3,16 +3,14 @@ dispatch prompt, an answer by number turned into one verdicts file, sealed at st
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
-from hook_harness import CLI, Harness, agent_result
-from test_seals import fetch_returned, ledger_entries
+from hook_harness import CLI, Harness, PreparedHarnesses, agent_result
+from test_seals import ledger_entries, seal_example_run
 from web_research import formats
 from web_research.evidence import ledger
-from web_research.evidence.snapshots import load_snapshot
 from web_research.checks.checklist import parse_and_check
 from web_research.report.claim_checker import prompt_for_run
 
@@ -20,35 +18,17 @@ CHECKER = formats.CHECKER_SUBAGENT_TYPE
 AGENT = "c0ffee00c0ffee00c"
 
 
-@pytest.fixture(scope="module")
-def _prepared(tmp_path_factory) -> tuple[Path, Path]:
-    """(the folder of every test's harness, a copy of it as `run` hands it over): the set-up
-    starts a dozen hook processes, so it is done once and its result copied back before each
-    test, to the same absolute path, since the records and seals name their paths."""
-    folder = tmp_path_factory.mktemp("checker-gate")
-    live, template = folder / "harness", folder / "template"
-    _prepare(Harness(live))
-    shutil.copytree(live, template, symlinks=True)
-    return live, template
+def _needing_a_claim_check(h: Harness) -> None:
+    """The sealed example run with `Tier: standard`: its report needs a claim check."""
+    seal_example_run(h)
+    plan = h.run_dir / "plan.md"
+    plan.write_text(plan.read_text().replace("## Budget\n", "## Budget\n\nTier: standard\n", 1))
 
 
 @pytest.fixture
-def run(_prepared: tuple[Path, Path]) -> Harness:
+def run(prepared: PreparedHarnesses) -> Harness:
     """The sealed example run with `Tier: standard`: its report needs a claim check."""
-    live, template = _prepared
-    shutil.rmtree(live)
-    shutil.copytree(template, live, symlinks=True)
-    return Harness(live)
-
-
-def _prepare(h: Harness) -> None:
-    h.start_run()
-    h.copy_example_run(sealed=False)
-    for meta in sorted((h.run_dir / "sources").glob("*.json")):
-        assert h.hook(fetch_returned(h, load_snapshot(meta).requested_url)).stdout == ""
-    h.seal_as_produced(snapshots=False)
-    plan = h.run_dir / "plan.md"
-    plan.write_text(plan.read_text().replace("## Budget\n", "## Budget\n\nTier: standard\n", 1))
+    return prepared.get("claim-check", _needing_a_claim_check)[0]
 
 
 def dispatch(h: Harness, prompt: str, tool_use_id: str = "toolu_check1", background: bool = False):

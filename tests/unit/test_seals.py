@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from example_run import copy_example_to
-from hook_harness import CLI, LAUNCHER, Harness, recorded
+from hook_harness import CLI, LAUNCHER, Harness, PreparedHarnesses, recorded
 from web_research.evidence import ledger
 from web_research.checks.checklist import run_checklist
 from web_research.core.result import passed
@@ -29,17 +29,20 @@ TRUE_SENTENCE = "Indexed retention defaults to 15 days."
 FORGED_SENTENCE = "Indexed retention defaults to 45 days."
 
 
-@pytest.fixture
-def run(tmp_path: Path) -> Harness:
-    """An active run holding the bundled example, every file sealed as the hooks seal them:
+def seal_example_run(h: Harness) -> None:
+    """Open a run and put the bundled example in it, every file sealed as the hooks seal them:
     snapshots through a researcher's fetch PostToolUse, briefs and findings at production."""
-    h = Harness(tmp_path)
     h.start_run()
     h.copy_example_run(sealed=False)
     for meta in sorted((h.run_dir / "sources").glob("*.json")):
         assert h.hook(fetch_returned(h, load_snapshot(meta).requested_url)).stdout == ""
     h.seal_as_produced(snapshots=False)
-    return h
+
+
+@pytest.fixture
+def run(prepared: PreparedHarnesses) -> Harness:
+    """An active run holding the bundled example, every file sealed (seal_example_run)."""
+    return prepared.get("sealed-example", seal_example_run)[0]
 
 
 def fetch_command(h: Harness, url: str) -> str:
