@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli_support import VALID_PLAN, run_cli
-from hook_harness import QUESTION, Harness
+from hook_harness import QUESTION, Harness, PreparedHarnesses
 from test_seals import ledger_entries
 from web_research import formats
 from web_research.run.budget import TIERS
@@ -143,15 +143,19 @@ def test_completing_fills_the_plugin_fields_drops_a_stale_reason_and_keeps_the_b
 
 # --- the hooks ----------------------------------------------------------------------------------
 
-@pytest.fixture
-def dispatched(tmp_path: Path):
-    h = Harness(tmp_path)
+def _dispatch_by_reference(h: Harness) -> dict:
     h.start_run()
     infos = h.render_briefs(["Billing units", "Retention tiers"])
     result = h.hook(h.agent_call(f"Brief: {infos[0]['brief_path']}", "toolu_1"))
     assert result.decision == "allow", result.reason
     h.start_agent("agentA", result.updated_input["prompt"])
-    return h, infos[0]
+    return infos[0]
+
+
+@pytest.fixture
+def dispatched(prepared: PreparedHarnesses):
+    """(a harness whose agentA was dispatched by a reference to the first brief, that brief's info)."""
+    return prepared.get("dispatched", _dispatch_by_reference)
 
 
 def test_a_dispatch_writes_the_stub_and_briefs_lists_it_again(dispatched) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hook_harness import CLI, Harness
+from hook_harness import CLI, Harness, PreparedHarnesses
 from web_research.evidence import ledger
 from web_research.guard.handlers import post_briefs
 from web_research.guard.rules import budgets as rules
@@ -187,8 +187,12 @@ def test_dispatches_beyond_the_run_cap_are_denied(tmp_path: Path):
 # --- through the hooks ---------------------------------------------------------------
 
 @pytest.fixture
-def h(tmp_path: Path) -> Harness:
-    h = Harness(tmp_path)
+def h(prepared: PreparedHarnesses) -> Harness:
+    """A run whose briefs give 2 searches and 1 page read per researcher, agentA started on the first."""
+    return prepared.get("budget-of-two", _budget_of_two)[0]
+
+
+def _budget_of_two(h: Harness) -> None:
     h.start_run()
     h.render_briefs(["Billing units", "Retention tiers"])
     text = (h.run_dir / "plan.md").read_text().replace("Searches per subagent: 5", "Searches per subagent: 2\n"
@@ -196,7 +200,6 @@ def h(tmp_path: Path) -> Harness:
     (h.run_dir / "plan.md").write_text(text)
     briefs = rerender(h)  # the budget is fixed when the briefs are rendered
     h.start_agent(AGENT, h.prompt_for(briefs[0]))
-    return h
 
 
 def rerender(h: Harness) -> list[dict]:
