@@ -775,3 +775,14 @@ def test_basis_points_series_and_thirds(claim: str, excerpt: str, ok: bool) -> N
 
 def test_a_refused_version_names_the_releases_the_excerpt_gives() -> None:
     assert grounded("It needs version 15", "PostgreSQL 16.2 is required.").reasons == ("the cited pages name 16.2",)
+
+
+# --- a sixth audit: held-out forms, each beside its opposite -------------------------------------
+
+@pytest.mark.parametrize("claim, excerpts, ok", [
+    ("It is usually 2^63 \u2212 1", ("It is usually 2**63 - 1 on a 64-bit platform.",), True),  # Python's power
+    ("It is usually `2**63 - 1`", ("It is usually 2**63 - 1 on a 64-bit platform.",), True),
+    ("It is usually `2**64 - 1`", ("It is usually 2**63 - 1 on a 64-bit platform.",), False),  # not the "64-bit"
+])
+def test_held_out_forms(claim: str, excerpts: tuple[str, ...], ok: bool) -> None:
+    assert grounding(Claim(1, claim, (1, 2)[:len(excerpts)]), excerpts).ok is ok, claim

@@ -155,7 +155,7 @@ _NUMBER = re.compile(
 # A euro amount written the European way: one dot, then exactly three digits ("€1.000").
 # Not after a leading zero ("€0.015" is a price per unit).
 _DOT_THOUSANDS = re.compile(r"[-+]?([1-9][0-9]{0,2}\.[0-9]{3})(?![0-9.,])")
-_POWER = re.compile(r"\^(-?[0-9]{1,3})(?![0-9])")
+_POWER = re.compile(r"(?:\^|\*\*)(-?[0-9]{1,3})(?![0-9])")  # 10^6, and Python's 2**63
 _E_NOTATION = re.compile(r"[eE]([-+]?[0-9]{1,2})(?![\w.])")  # 1e6, 1.5E9: a power of ten
 _SIGN = "-+"
 _CURRENCY_BEFORE = re.compile(
