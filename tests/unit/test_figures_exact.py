@@ -94,7 +94,7 @@ def test_each_number_word_form_is_read(words: str, value: Decimal, kind: str) ->
 @pytest.mark.parametrize("text", [
     "C doubles are wide", "store it as a double.", "a double is wide", "one of the vendors", "dozens of hosts",
     "a credit score", "a tenth release", "a fifth vendor", "zero-day exploits", "a one-time fee", "double-check it",
-    "a zero trust network", "zero-shot prompts", "a CVSS score of high",
+    "a zero trust network", "zero-shot prompts", "a CVSS score of high", "a score of high",
 ])
 def test_a_number_word_used_as_no_number_states_no_figure(text: str) -> None:
     assert figures_in(text) == [], text
@@ -783,6 +783,8 @@ def test_a_refused_version_names_the_releases_the_excerpt_gives() -> None:
     ("It is usually 2^63 \u2212 1", ("It is usually 2**63 - 1 on a 64-bit platform.",), True),  # Python's power
     ("It is usually `2**63 - 1`", ("It is usually 2**63 - 1 on a 64-bit platform.",), True),
     ("It is usually `2**64 - 1`", ("It is usually 2**63 - 1 on a 64-bit platform.",), False),  # not the "64-bit"
+    ("The plan includes a score of seats", ("The plan includes 12 seats.",), False),  # a score is 20
+    ("The plan includes a score of seats", ("The plan includes 20 seats.",), True),
 ])
 def test_held_out_forms(claim: str, excerpts: tuple[str, ...], ok: bool) -> None:
     assert grounding(Claim(1, claim, (1, 2)[:len(excerpts)]), excerpts).ok is ok, claim

@@ -6,8 +6,9 @@ read each entry both ways: the word gives its value, and the value is grounded b
 
 - counts: "zero" to "nineteen", the tens, and their hyphenated compounds ("twenty-five");
 - magnitudes: "hundred" to "trillion", and "dozen" (12) and "score" (20), which count only after
-  a number word, or "dozen" after "a" ("a dozen", "two dozen", "four score"; "dozens of", "a
-  score of 9.8" and "a credit score" state no figure);
+  a number word, or "dozen" after "a" ("a dozen", "two dozen", "four score"), or "score" after "a"
+  before "of" and a word ("a score of seats"; "dozens of", "a score of 9.8" and "a credit score"
+  state no figure);
 - multiples: "-fold" after a number word ("tenfold", "ten-fold": a multiplier), and the multiple
   words ("double", "twice", "triple", "thrice", "quadruple"; `MULTIPLES`);
 - fractions: a count word and a denominator word ("a tenth", "two fifths", "three quarters"), read
@@ -43,6 +44,9 @@ MAGNITUDES = {"hundred": Decimal(100), "thousand": Decimal(1000), "million": Dec
 # "dozen" after "a" or "half a" too ("a score of 9.8" is a rating).
 GROUPS = {"dozen": Decimal(12), "score": Decimal(20)}
 GROUPS_AFTER_A = ("dozen",)
+# ... and "score" after "a" only before "of" and a word ("a score of seats" is 20 of them; "a score
+# of 9.8" and "a credit score" state no figure).
+GROUPS_AFTER_A_OF = ("score",)
 # "zero" is a figure ("zero free plans") but in these compounds, which name a kind of thing.
 ZERO_COMPOUNDS = frozenset({"trust", "day", "days", "copy", "knowledge", "touch", "shot", "sum", "width", "point"})
 # Denominators of a fraction in words (singular and plural); "half" and "quarter" too.
