@@ -180,6 +180,33 @@ def test_a_reference_that_names_nothing_stops_finish_with_its_line(tmp_path, bad
     assert (run / "report.md").read_text(encoding="utf-8") == broken  # nothing rewritten
 
 
+@pytest.mark.parametrize("char, name", [
+    ("\u2028", "U+2028 LINE SEPARATOR"), ("\u2029", "U+2029 PARAGRAPH SEPARATOR"), ("\x85", "U+0085 NEXT LINE (NEL)"),
+    ("\x1e", "U+001E RECORD SEPARATOR"), ("\x0c", "U+000C FORM FEED"), ("\r", "U+000D CARRIAGE RETURN"),
+    ("\r\n", None),  # the honest form: a Windows line end is one line end to every reader
+])
+def test_a_character_only_some_programs_end_a_line_at_stops_finish_before_it_writes(tmp_path, char, name):
+    """str.splitlines ends a line at U+2028 and its kin, Markdown does not: references placed by one
+    numbering were written into another's line, over the draft's words (issue 43)."""
+    run = copy_example(tmp_path)
+    draft = to_references(run)
+    lines = draft.split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith("- Vendors bill logs"))
+    column = lines[at].index(" ", 10) + 1
+    lines[at] = lines[at][:column - 1] + char + lines[at][column:]
+    broken = "\n".join(lines)
+    (run / "report.md").write_bytes(broken.encode("utf-8"))
+    done = finish(run)
+    if name is None:
+        assert "report.text.controls" not in done.stdout and "[^" + BILLING + ":" not in \
+            (run / "report.md").read_text(encoding="utf-8")
+        return
+    assert done.returncode == 1
+    assert f"report.text.controls: report.md:{at + 1}: column {column}: {name}" in done.stdout, done.stdout
+    assert (run / "report.md").read_bytes() == broken.encode("utf-8")  # nothing rewritten
+    assert name.split()[0] in run_cli("verify", str(run)).stdout
+
+
 def test_a_number_without_an_entry_is_never_read_through_an_earlier_numbering(tmp_path):
     """The model rewrites a finished report with numbers of its own and no Sources: [^1] is now
     meant for the true-up page, which the last finish numbered 7. finish refuses and says how to

@@ -15,6 +15,7 @@ from ..core.result import Check, Problem, fail, ok
 from .citation_checks import citation_checks, citation_problems
 from .citation_entries import Citation, citations_of, markers_of
 from ..core.markdown_doc import CODE, TEXT, Block, Document, Section, parse_markdown
+from ..core.text import markdown_lines
 
 
 @dataclass(slots=True)
@@ -42,7 +43,7 @@ class Report:
 def parse_report(text: str) -> Report:
     """Split report.md into its title line, `##` sections, citations and markers."""
     text = text.removeprefix("\ufeff")  # editors on Windows may add a byte-order mark
-    lines = text.splitlines()
+    lines = markdown_lines(text)  # numbered as Markdown numbers them (never str.splitlines: core/text.py)
     title = title_line = None
     for number, line in enumerate(lines, start=1):
         if line.strip():

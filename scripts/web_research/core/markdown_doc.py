@@ -38,8 +38,8 @@ from markdown_it import MarkdownIt
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.footnote.index import footnote_ref
 
-# What markdown-it takes for a line break (its "normalize" step).
-_NEWLINE = re.compile(r"\r\n?|\n")
+from .text import markdown_lines
+
 # `**Label**: value` (a field of a footnote definition)
 LABELLED_FIELD = re.compile(r"^\s*\*\*([^*\n]+?)\*\*\s*:\s?(.*)$")
 
@@ -241,9 +241,7 @@ def _inline_outside_definitions(state) -> None:  # noqa: ANN001 - markdown-it's 
 def parse_markdown(text: str, first_line: int = 1) -> Document:
     """Parse `text` once (cached by content: 16 holds a run's report and its findings files)."""
     tokens = _parser().parse(text, {})
-    lines = _NEWLINE.split(text)  # the lines markdown-it numbers (str.splitlines also breaks at \f, \u2028...)
-    if lines[-1] == "":
-        lines.pop()  # the text ends with a newline, or is empty
+    lines = markdown_lines(text)  # the lines markdown-it numbers (str.splitlines also breaks at \f, \u2028...)
     offset = first_line
     headings: list[Heading] = []
     references: list[Reference] = []

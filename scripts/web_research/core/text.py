@@ -65,6 +65,43 @@ _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u0334-\
                        "\u20e5\u20e6\u20ea\u20eb]|\r(?!\n)")
 
 
+# Where a line ends, as Markdown (markdown-it, GitHub) and an editor see it: a line feed, a carriage
+# return, or the two together. Python's `str.splitlines` also ends one at each of `SPLITLINES_ONLY`:
+# a program that numbers report.md's lines one way and places text by the other's numbers writes
+# into the wrong line (finish wrote references over a draft's words that way: issue 43).
+_LINE_END = re.compile(r"\r\n?|\n")
+SPLITLINES_ONLY = {"\x0b": "LINE TABULATION", "\x0c": "FORM FEED", "\x1c": "FILE SEPARATOR",
+                   "\x1d": "GROUP SEPARATOR", "\x1e": "RECORD SEPARATOR", "\x85": "NEXT LINE (NEL)",
+                   "\u2028": "LINE SEPARATOR", "\u2029": "PARAGRAPH SEPARATOR"}
+_LINE_DISAGREEMENT = re.compile("[" + "".join(SPLITLINES_ONLY) + "]|\r(?!\n)")
+
+
+def markdown_lines(text: str) -> list[str]:
+    """`text`'s lines as Markdown numbers them (see `_LINE_END`), without their ends; a text that
+    ends with a line end has no empty last line (as with `str.splitlines`)."""
+    lines = _LINE_END.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def line_break_disagreements(text: str, limit: int = 6) -> list[tuple[int, int, str]]:
+    """(line, column, `U+XXXX NAME`), both 1-based in Markdown's numbering, of each character
+    where programs disagree whether a line ends: one of `SPLITLINES_ONLY`, or a carriage return
+    alone (a line end to Markdown and `splitlines`, none to a split at line feeds). The first
+    `limit` of them: each costs a count of the text before it."""
+    out: list[tuple[int, int, str]] = []
+    for m in _LINE_DISAGREEMENT.finditer(text):
+        if len(out) >= limit:
+            break
+        before = text[:m.start()]
+        line = len(_LINE_END.findall(before)) + 1
+        start = max(before.rfind("\n"), before.rfind("\r")) + 1
+        ch = m.group(0)
+        out.append((line, m.start() - start + 1, f"U+{ord(ch):04X} {SPLITLINES_ONLY.get(ch, 'CARRIAGE RETURN')}"))
+    return out
+
+
 def control_chars(text: str) -> list[tuple[int, str]]:
     """(offset, `U+XXXX`) of each control character of `text` a person's screen would act on
     or show otherwise than the checks read it (see `_CONTROLS`)."""

@@ -23,6 +23,7 @@ from .. import formats
 from ..checks.citation_entries import Citation
 from ..checks.report_references import EXAMPLE, SHAPE, SOURCES, Mark, find_references, reference
 from ..core.markdown_doc import parse_markdown
+from ..core.text import markdown_lines
 
 # The first line of a findings entry, `[^n]: rest`, renumbered as it is copied into Sources.
 _ENTRY_FIRST_LINE = re.compile(r"^ {0,3}\[\^[0-9]+\]:[ \t]*(.*)$")
@@ -63,6 +64,7 @@ def entries_of(slug: str, text: str, citations: Sequence[Citation]) -> dict[int,
 class Problem(NamedTuple):
     line: int
     message: str
+    check_id: str = "report.references"  # the check the problem is reported as
 
 
 class Assembly(NamedTuple):
@@ -88,7 +90,7 @@ def assemble(report: str, findings: Mapping[str, Mapping[int, Entry]], recorded:
     numbering recorded is an old-format report (footnotes and Sources written by the
     model): it is left as written. Problems (a reference naming no findings entry, a
     numbered marker that cannot be traced) stop the assembly: nothing is rewritten."""
-    lines = report.removeprefix("\ufeff").splitlines()
+    lines = markdown_lines(report.removeprefix("\ufeff"))  # as find_references numbers them
     marks = find_references(report.removeprefix("\ufeff"))
     if not any(m.slug is not None for m in marks) and not recorded:
         return Assembly(None, {}, ["report.md cites no [^<subtopic-slug>:<n>] reference and finish has not run "

@@ -27,6 +27,7 @@ from ..checks.parsed_run import ParsedRun
 from ..checks.report import gaps_text, parse_report
 from ..core.fsutil import RunFileError, atomic_write_text, read_run_text
 from ..core.result import Check
+from ..core.text import line_break_disagreements, markdown_lines
 from ..run.finish_record import FinishRecord, read_record, write_record
 from ..run.return_object import return_object
 from .assembly import Problem, assemble, entries_of, sources_span
@@ -34,6 +35,7 @@ from .gaps import gap_lines, own_lines, place, without
 
 CLAIMS_CHECKED = "report.claims.checked"
 REFERENCES_CHECK = "report.references"
+CONTROLS_CHECK = "report.text.controls"
 # Runs that only wait for a claim-checker are free, up to this many (one check, two votes,
 # a re-check after a rewrite, with room to spare); beyond it they count as rounds of fixes.
 FREE_CHECKER_WAITS = 6
@@ -51,6 +53,9 @@ def assemble_report(run_dir: Path, record: FinishRecord) -> tuple[list[str], lis
         text = read_run_text(report_path, run_dir)
     except RunFileError:
         return [], []  # nothing to assemble: the checklist says what is wrong with report.md (report.exists)
+    breaks = line_break_disagreements(text)
+    if breaks:
+        return [], [line_break_problem(line, column, name) for line, column, name in breaks]
     parsed, _checks = parse_and_check(run_dir, extra=())
     findings = {}
     for slug, found in parsed.findings.items():
@@ -68,11 +73,20 @@ def assemble_report(run_dir: Path, record: FinishRecord) -> tuple[list[str], lis
         if new_text != text:
             atomic_write_text(run_dir / formats.RUN_STATE_DIR / formats.REPORT_BEFORE_FINISH_FILE, text)
             atomic_write_text(report_path, new_text)
-        lines = new_text.splitlines()
+        lines = markdown_lines(new_text)
         span = sources_span(lines)
         record["numbering"] = {str(n): key for n, key in sorted(result.numbering.items())}
         record["sources"] = "\n".join(lines[span[0]:span[1] + 1]).strip() if span else None
     return result.notes, []
+
+
+def line_break_problem(line: int, column: int, name: str) -> Problem:
+    """A character some programs end a line at and Markdown does not (core/text.py): finish writes
+    nothing into such a draft, since a reference placed by one numbering lands in another's line."""
+    return Problem(line, f"column {column}: {name}, a line break to some programs (Python's str.splitlines) "
+                         "and none to Markdown, so the lines a person sees and those the checks read differ; "
+                         "finish wrote nothing: delete it, or write a line break or a space in its place",
+                   CONTROLS_CHECK)
 
 
 def _unreadable(parsed: ParsedRun) -> dict[str, str]:
@@ -111,7 +125,7 @@ def check_report(run_dir: Path, problems: list[Problem]) -> Checked:
     """Run the checklist, unless the assembly stopped. (A partial claim fails every round until it
     is narrowed, moved or dropped: verdicts.py.)"""
     if problems:
-        return Checked([], [REFERENCES_CHECK])
+        return Checked([], sorted({p.check_id for p in problems}))
     _parsed, checks = parse_and_check(run_dir)
     return Checked(checks, sorted({c.id for c in checks if not c.ok and c.severity == "error"}))
 

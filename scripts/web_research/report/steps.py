@@ -24,7 +24,8 @@ from ..checks.coverage import STATE_COVERED, BulletState
 from ..core.fsutil import RunFileError, atomic_write_text, read_run_text
 from ..core.message_fit import escaped_len, fit, short
 from ..core.terminal import printable
-from .finish import CHECK, CLAIMS_CHECKED, DONE, REFERENCES_CHECK, Outcome
+from ..core.text import markdown_lines
+from .finish import CHECK, CLAIMS_CHECKED, DONE, Outcome
 
 MAX_TEXT = 9_000  # escaped characters of finish's answer: the hook's own words around it stay within message_fit.CLIENT_LIMIT
 MAX_GAPS = 2_500  # characters of the coverage list given with the report's template
@@ -61,8 +62,8 @@ def failures_of(outcome: Outcome, run_dir: Path) -> list[Failure]:
     """Every failing check, errors first, then warnings."""
     report = run_dir / formats.REPORT_FILE
     if outcome.problems:
-        return [Failure(REFERENCES_CHECK, *_line(REFERENCES_CHECK, str(report), line, message, run_dir), line, True)
-                for line, message in outcome.problems]
+        return [Failure(check_id, *_line(check_id, str(report), line, message, run_dir), line, True)
+                for line, message, check_id in outcome.problems]
     failing = sorted((c for c in outcome.checks if not c.ok), key=lambda c: c.severity != "error")
     out = []
     for c in failing:
@@ -93,7 +94,7 @@ def _line(check_id: str, path: str | None, line: int | None, message: str, run_d
 def report_lines(run_dir: Path) -> list[str]:
     """report.md's lines as the file holds them now ([] when it cannot be read)."""
     try:
-        return read_run_text(run_dir / formats.REPORT_FILE, run_dir).removeprefix("\ufeff").splitlines()
+        return markdown_lines(read_run_text(run_dir / formats.REPORT_FILE, run_dir).removeprefix("\ufeff"))
     except RunFileError:
         return []
 
