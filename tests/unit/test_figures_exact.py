@@ -785,6 +785,9 @@ def test_a_refused_version_names_the_releases_the_excerpt_gives() -> None:
     ("It is usually `2**64 - 1`", ("It is usually 2**63 - 1 on a 64-bit platform.",), False),  # not the "64-bit"
     ("The plan includes a score of seats", ("The plan includes 12 seats.",), False),  # a score is 20
     ("The plan includes a score of seats", ("The plan includes 20 seats.",), True),
+    ("Acme cut its hot storage price by 50%", ("Acme cut the price from $0.20 to $0.10 per GB.",), True),  # 4 words
+    ("Acme cut its hot storage price by 25%", ("Acme cut the price from $0.20 to $0.10 per GB.",), False),
+    ("Acme raised its hot storage price by 50%", ("Acme cut the price from $0.20 to $0.10 per GB.",), False),
 ])
 def test_held_out_forms(claim: str, excerpts: tuple[str, ...], ok: bool) -> None:
     assert grounding(Claim(1, claim, (1, 2)[:len(excerpts)]), excerpts).ok is ok, claim

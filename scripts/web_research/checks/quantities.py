@@ -213,12 +213,12 @@ _RISE_VERBS = (r"rose|rises?|rising|risen|grew|grows?|growing|grown|increased?|i
 _FALLING_BEFORE = re.compile(r"\b(?:(?:cheaper|less|smaller|fewer|shorter)\s+by\s+"
                              r"|(?:" + _FALL_VERBS + r"|down|reduction|markdown|lower|discount|savings?)\b(?:\s+(?:by|to|of|"
                              r"in|about|around|some|nearly|almost|over|under|more than|up to))?"
-                             r"|(?:" + _FALL_VERBS + r")(?:\s+[A-Za-z']+){1,2}\s+by(?:\s+(?:about|around|some|nearly|"
+                             r"|(?:" + _FALL_VERBS + r")(?:\s+[A-Za-z']+){1,4}\s+by(?:\s+(?:about|around|some|nearly|"
                              r"almost|over|more than))?)\s*$", re.I)  # "fell 15%", "cut its price by 20%"
 _RISING_BEFORE = re.compile(r"\b(?:(?:more\s+expensive|dearer|higher|larger|bigger|greater|longer)\s+by\s+"
                             r"|(?:" + _RISE_VERBS + r"|up|increase|hike|rise)\b(?:\s+(?:by|of|about|around|some|"
                             r"nearly|almost|over|more than))?"
-                            r"|(?:" + _RISE_VERBS + r")(?:\s+[A-Za-z']+){1,2}\s+by(?:\s+(?:about|around|some|nearly|"
+                            r"|(?:" + _RISE_VERBS + r")(?:\s+[A-Za-z']+){1,4}\s+by(?:\s+(?:about|around|some|nearly|"
                             r"almost|over|more than))?)\s*$", re.I)  # "up 25%", "raised the fee by 25%"
 # After the figure: a noun of change, maybe after one word ("a 20% price cut"), or a comparative.
 _FALLING_AFTER = re.compile(r"[\s-]*(?:(?:[a-z]+[\s-])?(?:cut|cuts|drop|drops|reduction|decrease|decline|fall|discount|"
@@ -913,7 +913,7 @@ def _qualify(text: str, raw_number: str, value: Decimal, currency: str | None, l
 def direction(text: str, start: int, end: int) -> tuple[bool, bool]:
     """(falling, rising): whether a word of decrease or of increase stands beside the figure at
     text[start:end] (see `_FALLING_BEFORE`)."""
-    before = max(0, start - 24)
+    before = max(0, start - 48)  # "cut its hot storage price by 50%"
     falling = bool(_FALLING_BEFORE.search(text, before, start) or _FALLING_AFTER.match(text, end))
     rising = not falling and bool(_RISING_BEFORE.search(text, before, start) or _RISING_AFTER.match(text, end))
     return falling, rising
