@@ -96,6 +96,7 @@ def _closest(statement: str, pages: list[Page]) -> list:
      "the minimum term, in months, for Acme's enterprise tier."),
     ("The pages read do not confirm the figures with a second, independent source.",
      "the figures with a second, independent source."),
+    ("No page read gives Acme's prices since 2024 (in months, per GB).", "Acme's prices since 2024 (in months, per GB)."),
     ("The pages read do not say what happens when a TaskGroup is cancelled from outside.",
      "what happens when a TaskGroup is cancelled from outside."),
 ])
@@ -126,6 +127,10 @@ def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: st
     "No page read gives a price for rehydrating archived logs. | Why | Acme hides it |",  # a table run on into it
     "The pages read do not state otherwise than that Acme was fined.",  # a denial said as an absence
     "No page read gives a price for rehydrating archived logs, the feature Acme withdrew.",  # an appended aside
+    "No page read gives a price for the Standard plan (withdrawn after a data breach).",  # an aside in parentheses
+    "No page read gives a price for the Standard plan (Acme is withdrawing it).",
+    "No page read gives a price for the Standard plan since Acme withdrew it after a data breach.",  # a reason
+    "No page read explains why Acme hid its log fees from customers.",  # 'why' presupposes Acme hid them
 ])
 def test_any_other_sentence_is_no_absence_statement(statement: str) -> None:
     assert absence_what(statement) is None
