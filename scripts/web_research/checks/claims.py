@@ -446,7 +446,7 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
                 missing.append(q)
                 reasons.append(f"the check computes at most {MAX_COMPUTED} figures of one claim: split the claim")
                 continue
-            derivation = derive(q, operands)
+            derivation = derive(q, operands, claim_text)
             if derivation is not None:
                 derived.append(derivation.text)
             else:
