@@ -13,6 +13,7 @@ from cli_support import VALID_PLAN, run_cli
 from hook_harness import QUESTION, Harness, PreparedHarnesses
 from test_seals import ledger_entries
 from web_research import formats
+from web_research.checks.rules_version import RULES_VERSION
 from web_research.run.budget import TIERS
 from web_research.run.findings_reply import completed_text
 from web_research.run.findings_stub import stub_text
@@ -44,7 +45,7 @@ def test_start_records_its_inputs_and_the_plans_write_is_completed_from_them(tmp
         f"## {name}" for name in formats.PLAN_SECTIONS]
     assert f"\n{question}\n" in plan and "\nTier: deep\nDeepen: yes\n" in plan
     record = json.loads((Path(out["output_dir"]) / ".web-research" / "start.json").read_text(encoding="utf-8"))
-    assert record == {"research_question": question, "tier": "deep", "deepen": True}
+    assert record == {"research_question": question, "tier": "deep", "deepen": True, "rules_version": RULES_VERSION}
     with pytest.raises(PlanError) as error:  # the skeleton alone is no plan: the model fills it in
         parse_plan(plan)
     assert "no Subtopics" not in str(error.value) and len(error.value.errors) >= 2

@@ -268,6 +268,7 @@ REFUSED = [
     lambda s: f"- {s}.",  # in Gaps, before TL;DR or after Sources: refused; in TL;DR or Findings: uncited
     lambda s: f'Acme bills per GB, see [its page](https://docs.acme.example/logs/retention "{s}")[^2].',
     lambda s: f"| Vendor | {s} |\n|---|---|\n| Acme bills per GB[^2] | |",
+    lambda s: f"| Vendor | Unit |\n|---|---|\n| Acme | bills per GB[^2] | {s} |",  # beyond the header: dropped
     lambda s: "Acme bills per GB[^2] https://docs.acme.example/logs/retention" + "\u2800" * 40 + f" {s}.",
     lambda s: "Acme bills per GB[^2]" + "\u3164" * 40 + f" {s}.",
 ]
@@ -293,6 +294,7 @@ ALLOWED = [
     lambda c: f"- Retention:\n  - Acme:\n    - {c}",
     lambda c: f"Acme's retention documentation gives this default:\n\n- {c}",
     lambda c: f"| Vendor | Retention |\n|---|---|\n| Acme | {c} |",
+    lambda c: f"| Vendor | Retention |\n|---|---|\n| Acme | {c} | |",  # an empty cell beyond the header hides nothing
     lambda c: c.replace("indexed", "`indexed`"),
     lambda c: c.replace("indexed retention", "*indexed retention*").replace("15 days", "**15 days**"),
     lambda c: c.replace("Acme's", "[Acme's](https://docs.acme.example/logs/retention)"),

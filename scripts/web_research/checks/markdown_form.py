@@ -36,7 +36,7 @@ from typing import Collection, Iterable, Sequence
 
 from .. import formats
 from ..core.markdown_doc import (
-    CELL, CODE, REF, TEXT, FORM_CODE_BLOCK, FORM_CONTAINER, FORM_EMPTY_TABLE, FORM_ENTITY, FORM_FENCE,
+    CELL, CODE, REF, TEXT, FORM_CODE_BLOCK, FORM_CONTAINER, FORM_EMPTY_TABLE, FORM_ENTITY, FORM_EXTRA_CELLS, FORM_FENCE,
     FORM_HR, FORM_HTML_BLOCK, FORM_HTML_INLINE, FORM_IMAGE, FORM_LINK, FORM_LINK_TITLE, FORM_NESTED_HEADING, FORM_SETEXT,
     FORM_STRIKETHROUGH, FORM_UNREAD, Block, Document, Form,
 )
@@ -65,6 +65,8 @@ _REFUSED = {
     FORM_ENTITY: ("a character reference", "write the character itself (`<`, `>` or `&` in a `code span` if need be)"),
     FORM_EMPTY_TABLE: ("a table with no row under its header",
                        "give it rows, each with its reference, or write a cited sentence instead"),
+    FORM_EXTRA_CELLS: ("a table row with more cells than its header has columns (GitHub and the checks drop the "
+                        "cells beyond them)", "give the table a header cell for each column, or drop the extra cells"),
     FORM_LINK_TITLE: ("a link title (`[text](url \"title\")`, shown as a tooltip no check reads)",
                       "write the link as `[text](url)`, and put what the title said in a cited sentence"),
 }
@@ -136,7 +138,7 @@ def _form_problem(form: Form, cited_urls: Collection[str]) -> list[tuple[int, st
     kind = form.kind
     if kind in _REFUSED:
         what, instead = _REFUSED[kind]
-        detail = f" `{_short(form.detail)}`" if kind in (FORM_ENTITY, FORM_HTML_INLINE, FORM_LINK_TITLE) \
+        detail = f" `{_short(form.detail)}`" if kind in (FORM_ENTITY, FORM_HTML_INLINE, FORM_LINK_TITLE, FORM_EXTRA_CELLS) \
             and form.detail else ""
         return [_refusal(form.line, what + detail, instead)]
     if kind == FORM_CONTAINER:

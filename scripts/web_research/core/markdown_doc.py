@@ -68,6 +68,7 @@ FORM_LINK = "link"  # detail: its target
 FORM_LINK_TITLE = "link_title"  # a link's title (`[text](url "title")`, a tooltip): detail is the title
 FORM_CONTAINER = "container"  # a list or quote ("list" or "quote"); depth: lists, quotes and definitions around it
 FORM_EMPTY_TABLE = "empty_table"  # a table with a header and no row
+FORM_EXTRA_CELLS = "extra_cells"  # a row's cells beyond its header's columns (dropped): detail is their text
 FORM_UNREAD = "unread"  # a line the parser turned into nothing: detail is the line
 
 
@@ -254,7 +255,7 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
     containers: list[str] = []  # open list/quote/definition tokens
     definition: list | None = None  # [label, line, end, lines] of the open definition
     row: list[Span] | None = None
-    row_line = table_line = rows = 0
+    row_line = table_line = rows = columns = 0
     item_paragraph = False
     paragraph: tuple[int, int, int] | None = None  # (level, first, last) of a paragraph that just closed
     index = 0
@@ -335,6 +336,12 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
             if definition is None:
                 forms.extend(_inline_forms(token, row_line, len(containers)))
         elif kind == "tr_close" and row is not None:
+            if rows == 1:
+                columns = sum(1 for span in row if span.kind == CELL) + 1
+            elif row_line - offset < len(lines):
+                extra = [c for c in _row_cells(lines[row_line - offset])[columns:] if c.strip()]
+                if extra:
+                    forms.append(Form(FORM_EXTRA_CELLS, row_line, " | ".join(extra)[:80], len(containers)))
             if definition is None:
                 blocks.append(Block("row", row_line, row_line, tuple(row), table=table_line))
                 references.extend(Reference(s.text, s.line, s.column) for s in row if s.kind == REF)
@@ -357,6 +364,20 @@ _LEAF_BLOCKS = frozenset({"paragraph_open", "heading_open", "table_open", "fence
 _BLOCK_FORMS = {"html_block": FORM_HTML_BLOCK, "fence": FORM_FENCE, "code_block": FORM_CODE_BLOCK, "hr": FORM_HR}
 # A line of nothing but list and quote marks (an empty item, a blank line inside a quote).
 _MARKS_ONLY = re.compile(r"^[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])(?:[ \t>]+|$))*[ \t>]*$")
+
+
+_ROW_PREFIX = re.compile(r"^[ \t>]*")  # a quote's markers and indentation before a table row
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a pipe no backslash escapes (one in a code span splits too, as in GFM)
+
+
+def _row_cells(raw: str) -> list[str]:
+    """A table row's cells as GFM splits its line: at each unescaped pipe, the pipes that open
+    and close the row dropped. markdown-it drops the cells beyond the header's columns, as GitHub
+    does; this counts them (a cell a viewer shows in the source, or another viewer renders, no check read)."""
+    text = _ROW_PREFIX.sub("", raw).strip()
+    text = text[1:] if text.startswith("|") else text
+    text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
+    return _CELL_BORDER.split(text)
 
 
 def _last_line(token, lines: list[str]) -> int:  # noqa: ANN001 - a markdown-it Token
