@@ -813,6 +813,11 @@ def test_a_refused_version_names_the_releases_the_excerpt_gives() -> None:
      ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.",), False),
     ("Storage costs twice the rate", ("Hot storage costs $0.10 per GB and archive storage costs $0.05 per GB.",),
      False),  # the words name no one figure on either side
+    # a change the page states runs one way
+    ("Acme raised the price from $0.10 to $0.20 per GB", ("Acme cut the price from $0.20 to $0.10 per GB.",), False),
+    ("Acme cut the price from $0.20 to $0.10 per GB", ("Acme cut the price from $0.20 to $0.10 per GB.",), True),
+    ("Acme raised the price from $0.10 to $0.20 per GB",
+     ("Acme cut the price from $0.20 to $0.10 per GB.", "In 2026 it went from $0.10 to $0.20 per GB."), True),
     # a multiplier restated as a change
     ("The 30-day option bills 60% more than the 15-day rate", ("The 30-day option is billed at 1.6x the 15-day rate.",),
      True),

@@ -430,6 +430,25 @@ def from_to_pairs(text: str, figures: Sequence[Figure]) -> list[tuple[Figure, Fi
     return pairs
 
 
+def reversed_pair(claim: str, stated: Sequence[Figure],
+                  excerpts: Sequence[tuple[str, Sequence[Figure]]]) -> tuple[Figure, Figure, Figure, Figure] | None:
+    """A from-to pair the claim states the other way round from a cited excerpt ("raised from
+    $0.10 to $0.20" where the page "cut from $0.20 to $0.10"), which no cited excerpt states
+    the claim's way: (the claim's from, its to, the excerpt's from, its to), or None. Each figure
+    is grounded on its own; the change they make is not."""
+    claimed = from_to_pairs(claim, stated)
+    if not claimed:
+        return None
+    pages = [pair for text, found in excerpts for pair in from_to_pairs(text, found)]
+    for a, b in claimed:
+        if any(a.matches(x) and b.matches(y) for x, y in pages):
+            continue
+        turned = next(((x, y) for x, y in pages if b.matches(x) and a.matches(y)), None)
+        if turned is not None:
+            return a, b, *turned
+    return None
+
+
 def year_of(text: str, figure: Figure, years: Sequence[Figure]) -> int | None:
     """The year `text` ties `figure` to: one written right after it ("$8 in 2025", "$8 (2025)"),
     else the nearest before it in its clause ("In 2025 it cost $8", "| 2025 | $8 |", "the 2025
