@@ -788,6 +788,41 @@ def test_a_refused_version_names_the_releases_the_excerpt_gives() -> None:
     ("Acme cut its hot storage price by 50%", ("Acme cut the price from $0.20 to $0.10 per GB.",), True),  # 4 words
     ("Acme cut its hot storage price by 25%", ("Acme cut the price from $0.20 to $0.10 per GB.",), False),
     ("Acme raised its hot storage price by 50%", ("Acme cut the price from $0.20 to $0.10 per GB.",), False),
+    # the claim's two operands are the ones: not the page's $0.02 with the claim's $0.04
+    ("Hot storage at $0.10 per GB costs twice Beta's indexing at $0.04 per GB",
+     ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.", "Beta charges $0.04 per GB indexed."),
+     False),
+    ("Hot storage at $0.10 per GB costs twice Beta's ingestion at $0.05 per GB",
+     ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.", "Beta charges $0.05 per GB ingested."),
+     True),
+    # no operand stated: the pair the claim's words name on each side
+    ("Beta's ingestion charge is half of Acme's hot storage price",
+     ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.", "Beta charges $0.05 per GB ingested."),
+     True),
+    ("Beta's indexing charge is half of Acme's hot storage price",  # $0.02 is half of $0.04, but not these
+     ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.", "Beta charges $0.04 per GB indexed."),
+     False),
+    ("Acme's hot storage costs five times its archive storage",
+     ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.",), True),
+    ("Acme's hot storage costs tenfold its archive storage",
+     ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.",), False),
+    ("Beta's cold tier costs a tenth of Acme's hot storage price",
+     ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.", "Beta's cold tier costs $0.01 per GB."),
+     True),
+    ("Acme's archive storage costs a tenth of its hot storage",
+     ("Hot storage costs $0.10 per GB and archive storage costs $0.02 per GB.",), False),
+    ("Storage costs twice the rate", ("Hot storage costs $0.10 per GB and archive storage costs $0.05 per GB.",),
+     False),  # the words name no one figure on either side
+    # a change the page states runs one way
+    ("Acme raised the price from $0.10 to $0.20 per GB", ("Acme cut the price from $0.20 to $0.10 per GB.",), False),
+    ("Acme cut the price from $0.20 to $0.10 per GB", ("Acme cut the price from $0.20 to $0.10 per GB.",), True),
+    ("Acme raised the price from $0.10 to $0.20 per GB",
+     ("Acme cut the price from $0.20 to $0.10 per GB.", "In 2026 it went from $0.10 to $0.20 per GB."), True),
+    # a multiplier restated as a change
+    ("The 30-day option bills 60% more than the 15-day rate", ("The 30-day option is billed at 1.6x the 15-day rate.",),
+     True),
+    ("The 30-day option bills 16% more than the 15-day rate", ("The 30-day option is billed at 1.6x the 15-day rate.",),
+     False),
 ])
 def test_held_out_forms(claim: str, excerpts: tuple[str, ...], ok: bool) -> None:
     assert grounding(Claim(1, claim, (1, 2)[:len(excerpts)]), excerpts).ok is ok, claim

@@ -43,7 +43,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping, NamedTuple, Seq
 from ..core.result import Check
 from ..evidence.excerpts import normalize
 from ..formats import BULLET_ID_PATTERN
-from .figure_arithmetic import derive, operands_of, why_not_named, why_refused
+from .figure_arithmetic import derive, operands_of, reversed_pair, why_not_named, why_refused
 from .quantities import (KIND_NUMBER, KIND_VERSION, Quantity, figures_in, identifiers_in, is_identifier, names_same,
                          readable, unreadable_figures, url_identifiers)
 from ..core.markdown_doc import BREAK, CELL, CODE, REF, TEXT, Block, Document, Lead, parse_markdown
@@ -446,7 +446,7 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
                 missing.append(q)
                 reasons.append(f"the check computes at most {MAX_COMPUTED} figures of one claim: split the claim")
                 continue
-            derivation = derive(q, operands)
+            derivation = derive(q, operands, claim_text)
             if derivation is not None:
                 derived.append(derivation.text)
             else:
@@ -455,6 +455,12 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
         for q in refused:
             missing.append(q)
             reasons.append(why_refused(q, claim_text, stated, absent, available, operands))
+    turned = reversed_pair(claim_text, stated, [(readable(t), found) for t, found in zip(texts, per_excerpt)]) \
+        if len(stated) > 1 else None
+    if turned is not None and turned[0] not in missing and turned[1] not in missing:
+        missing.append(turned[0])
+        reasons.append(f"the claim goes from {turned[0].text} to {turned[1].text}; the excerpt goes the other way, "
+                       f"from {turned[2].text} to {turned[3].text}")
     for text, why in unreadable:
         missing.append(Quantity(text, Decimal(0), KIND_NUMBER))
         reasons.append(why)

@@ -11,11 +11,16 @@ measure; `compatible`).
 
 The operands are figures of the cited excerpts, and at least one of them is a figure the
 claim itself states: "up 25%" alone names nothing it is computed from, and among the many
-figures of a table some pair gives almost any percent. Two exceptions, both for a change the
-claim states with a word of direction or a multiple: the ends of a change the page states
-("went from $8 to $10"), and the figures an excerpt ties to two years of which the claim names
-one ("up 25% in 2026", "$10 less than in 2025"; `year_of`). An identifier (a version, a year,
-a number in a name) is never computed.
+figures of a table some pair gives almost any percent. A claim that states two operands of one
+kind is computed from those two only ("$0.10 is twice Beta's $0.04" is 2.5x, whatever a page's
+$0.02 gives with $0.04; `_paired_by_claim`). Three exceptions: for a change the claim states
+with a word of direction or a multiple, the ends of a change the page states ("went from $8 to
+$10") and the figures an excerpt ties to two years of which the claim names one ("up 25% in
+2026", "$10 less than in 2025"; `year_of`); and for a ratio or share a claim states with no
+operand, the pair its words name, each the one figure whose excerpt words the claim's words
+on that side of it match best ("Beta's ingestion charge is half of Acme's hot storage price";
+`_named_pair`). A percent of change may restate a cited multiplier ("60% more" for 1.6x). An
+identifier (a version, a year, a number in a name) is never computed.
 
 A change runs one way (`Operand.order`): the page's own from-to pair first, then the claim's
 ("a 20% cut from $50 to $40"), then the years (from the earlier); "to $40" alone marks where it
@@ -58,6 +63,9 @@ class Operand(NamedTuple):
     # 2026"), "earlier" when it is the base ("$10 less than in 2025", "since 2025"); else "".
     anchor: str = ""
     role: str = ""  # "from" or "to": the claim writes "from $50" or "to $40" of it alone
+    # The words the excerpt says it with (from the figure before it to this one): what a claim that
+    # states no operand must name it by ("half of Acme's hot storage price": `_named_pair`).
+    words: frozenset[str] = frozenset()
 
 
 class Derivation(NamedTuple):
@@ -122,13 +130,17 @@ def _fmt(value: Decimal) -> str:
     return format(rounded.normalize(), "f")
 
 
-def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
+def derive(target: Figure, operands: Sequence[Operand], claim: str = "") -> Derivation | None:
     """The arithmetic on two cited operands that gives `target` (see the module docstring), or None."""
     usable = [o for o in operands[:MAX_OPERANDS] if operand(o.figure)]
     within = tolerance(target)
     want = target.value
+    paired = _paired_by_claim(usable)
+    named = _named_pair(target, usable, claim)
     for a, b in permutations(usable, 2):
-        if not _may_pair(a, b, target):
+        if a.stated != b.stated and id(a if a.stated else b) in paired:
+            continue  # "$0.10 is twice Beta's $0.04": the claim names both operands; no other figure stands in
+        if not (_may_pair(a, b, target) or (a, b) == named):
             continue
         x, y = a.figure, b.figure
         ordered = _same_group(a, b)
@@ -167,6 +179,11 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
                 after = _base(x) * (_HUNDRED + (-y.value if y.falling else y.value)) / _HUNDRED
                 if _close(after, _target_base(target), within):
                     return Derivation(target, f"{target.text} = {x.text} {'-' if y.falling else '+'} {y.text}")
+    if target.kind == KIND_PERCENT and (target.falling or target.rising):  # "60% more" for a cited 1.6x
+        for o in operands[:MAX_OPERANDS]:
+            if o.figure.kind == KIND_MULTIPLIER and o.figure.value > 0 \
+                    and _directed((o.figure.value - 1) * _HUNDRED, target, within):
+                return Derivation(target, f"{target.text} = {o.figure.text} - 1 (a multiplier as a change)")
     if target.kind in (KIND_MONEY, KIND_NUMBER):  # an operand times a cited multiplier
         for a, b in permutations([o for o in operands[:MAX_OPERANDS] if o.figure.value and (
                 operand(o.figure) or o.figure.kind == KIND_MULTIPLIER)], 2):
@@ -175,6 +192,51 @@ def derive(target: Figure, operands: Sequence[Operand]) -> Derivation | None:
                     and _same_kind(target, x) and _close(_base(x) * y.value, _target_base(target), within):
                 return Derivation(target, f"{target.text} = {y.text} {x.text}")
     return None
+
+
+_STOP_WORDS = frozenset("""the a an and or of in on at to for from by with per is are was were be its it their this
+that than as costs cost charges charge price prices each every""".split())
+
+
+def label_words(text: str) -> frozenset[str]:
+    """The words a figure is said with, folded so that "indexed" names "indexing" (a five-letter
+    stem, "'s" dropped), without function words and words every price sentence has."""
+    words = (w.lower().removesuffix("'s").removesuffix("\u2019s") for w in re.findall(r"[A-Za-z][A-Za-z'\u2019]+", text))
+    return frozenset(w[:5] for w in words if len(w) > 2 and w not in _STOP_WORDS)
+
+
+def _paired_by_claim(usable: Sequence[Operand]) -> set[int]:
+    """The stated operands the claim states another operand of the same kind beside: those pair
+    only with each other ("$0.10 costs twice Beta's $0.04" is 2.5x, not $0.04 over a page's $0.02)."""
+    stated = [o for o in usable if o.stated]
+    return {id(o) for o in stated if any(compatible(o.figure, p.figure) and not o.figure.matches(p.figure)
+                                         for p in stated)}
+
+
+def _named_pair(target: Figure, usable: Sequence[Operand], claim: str) -> tuple[Operand, Operand] | None:
+    """For a ratio or share whose operands the claim names only in words ("Beta's ingestion charge
+    is half of Acme's hot storage price"): the operand the words before the figure name best and
+    the one the words after it name best, each the only best among figures of its kind. None when
+    either is unnamed or a tie, or the claim states an operand (then `_may_pair` decides)."""
+    if not claim or target.kind not in (KIND_MULTIPLIER, KIND_PERCENT) or target.falling or target.rising \
+            or any(o.stated for o in usable):
+        return None
+    start = max(0, claim.rfind(";", 0, target.start) + 1)
+    end = claim.find(";", target.end)
+    before, after = label_words(claim[start:target.start]), label_words(claim[target.end:end if end >= 0 else None])
+    first = _best_named(before, usable)
+    second = _best_named(after, [o for o in usable if first is not None and compatible(o.figure, first.figure)])
+    if first is None or second is None or first.figure.matches(second.figure):
+        return None
+    return first, second
+
+
+def _best_named(words: frozenset[str], candidates: Sequence[Operand]) -> Operand | None:
+    scored = sorted(((len(words & o.words), i) for i, o in enumerate(candidates)), reverse=True)
+    if not scored or scored[0][0] == 0 or (len(scored) > 1 and scored[1][0] == scored[0][0]
+                                          and not candidates[scored[1][1]].figure.matches(candidates[scored[0][1]].figure)):
+        return None
+    return candidates[scored[0][1]]
 
 
 def _a_difference(target: Figure, ordered: bool) -> bool:
@@ -293,7 +355,8 @@ def why_refused(figure: Figure, claim: str, stated: Sequence[Figure], missing: S
     if same:
         return f"the excerpts give {', '.join(same[:3])}" + (" ..." if len(same) > 3 else "")
     if figure.kind in (KIND_MULTIPLIER, KIND_PERCENT):
-        return "no two cited figures give it (the claim states one operand, a cited excerpt the other)"
+        return ("no two cited figures give it (state one of its operands, or name each in the excerpts' words "
+                "on its side: 'X is half of Y')")
     if figure.kind == KIND_NUMBER and figure.text.lower() == "one":
         return "a count no excerpt states; if it counts nothing, write 'a' or 'a single'"
     if figure.kind == KIND_NUMBER and figure.text.isalpha():
@@ -367,6 +430,25 @@ def from_to_pairs(text: str, figures: Sequence[Figure]) -> list[tuple[Figure, Fi
     return pairs
 
 
+def reversed_pair(claim: str, stated: Sequence[Figure],
+                  excerpts: Sequence[tuple[str, Sequence[Figure]]]) -> tuple[Figure, Figure, Figure, Figure] | None:
+    """A from-to pair the claim states the other way round from a cited excerpt ("raised from
+    $0.10 to $0.20" where the page "cut from $0.20 to $0.10"), which no cited excerpt states
+    the claim's way: (the claim's from, its to, the excerpt's from, its to), or None. Each figure
+    is grounded on its own; the change they make is not."""
+    claimed = from_to_pairs(claim, stated)
+    if not claimed:
+        return None
+    pages = [pair for text, found in excerpts for pair in from_to_pairs(text, found)]
+    for a, b in claimed:
+        if any(a.matches(x) and b.matches(y) for x, y in pages):
+            continue
+        turned = next(((x, y) for x, y in pages if b.matches(x) and a.matches(y)), None)
+        if turned is not None:
+            return a, b, *turned
+    return None
+
+
 def year_of(text: str, figure: Figure, years: Sequence[Figure]) -> int | None:
     """The year `text` ties `figure` to: one written right after it ("$8 in 2025", "$8 (2025)"),
     else the nearest before it in its clause ("In 2025 it cost $8", "| 2025 | $8 |", "the 2025
@@ -414,6 +496,10 @@ def operands_of(claim: str, stated: Sequence[Figure],
                for f in stated if _a_year(f) and (f.kind == KIND_YEAR or f.noun is None)}
     out = []
     for index, (text, found) in enumerate(excerpts):
+        ordered = sorted(found, key=lambda f: f.start)
+        labels = {id(f): label_words(text[(ordered[k - 1].end if k else 0):
+                                          (f.end if k < len(ordered) - 1 else len(text))])
+                  for k, f in enumerate(ordered)}
         own = {}
         for k, (a, b) in enumerate(from_to_pairs(text, found)):
             own[id(a)], own[id(b)] = (EXCERPT_GROUPS + 64 * index + k, 0), (EXCERPT_GROUPS + 64 * index + k, 1)
@@ -426,7 +512,7 @@ def operands_of(claim: str, stated: Sequence[Figure],
                 if year is not None:
                     order, anchor = (YEAR_GROUP, year), anchors.get(year, "")
             role = next((r for s, r in roles if s.matches(f)), "")
-            out.append(Operand(f, index, any(s.matches(f) for s in stated), order, anchor, role))
+            out.append(Operand(f, index, any(s.matches(f) for s in stated), order, anchor, role, labels[id(f)]))
     return out
 
 
