@@ -161,6 +161,9 @@ def test_each_gaps_sentence_takes_one_form_and_the_rest_is_other() -> None:
     ("- Unconfirmed evidence: checks/acme-was-fined.json.", OTHER),
     # the honest forms failure-modes.md gives
     ("- Unconfirmed evidence: findings/pricing.md (findings.pricing.citations.verbatim).", UNCONFIRMED),
+    ("- Unconfirmed evidence: findings/pricing.md.", UNCONFIRMED),  # the sentence's full stop ends the name
+    ("- Unconfirmed evidence: sources/0c0427753cf3ee41.txt.", UNCONFIRMED),
+    ("- Unconfirmed evidence: findings/pricing.md.acme-was-fined.", OTHER),
     ("- Unconfirmed evidence: sources/0c0427753cf3ee41.txt (provenance.links).", UNCONFIRMED),
     ("- Unconfirmed evidence: checks/verdicts-2.json (checks.verdicts), report.coverage.1.2.", UNCONFIRMED),
     ('- Unconfirmed evidence: subtopic "Pricing" (report.claims.grounded).', UNCONFIRMED),

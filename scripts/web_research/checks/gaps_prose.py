@@ -59,8 +59,10 @@ _SEPARATORS = re.compile(r"[\s,;:()\"'\u201c\u201d\u2018\u2019`*.]+|\b(?:and|sub
 # plugin gives them (a subtopic's findings or brief by its slug, a snapshot by its id, a verdicts file)
 # and check ids made of the words check ids use (`CHECK_ID_WORDS`, a subtopic's slug, a bullet's id).
 # Any other "file" or "id" is words: "findings/acme-was-fined-for-hidden-fees.md", "acme.was-fined".
-_SNAPSHOT_FILE = re.compile(r"\bsources/[0-9a-f]{16}(?:\.txt|\.json|\.warc\.gz)(?![\w.-])")
-_VERDICTS_FILE = re.compile(r"\bchecks/verdicts-[1-9][0-9]{0,3}\.json(?![\w.-])")
+# A file's name ends where no name character follows, nor a dot that goes on with one (a sentence's
+# full stop may follow it: "Unconfirmed evidence: findings/pricing.md.").
+_SNAPSHOT_FILE = re.compile(r"\bsources/[0-9a-f]{16}(?:\.txt|\.json|\.warc\.gz)(?![\w-]|\.[\w-])")
+_VERDICTS_FILE = re.compile(r"\bchecks/verdicts-[1-9][0-9]{0,3}\.json(?![\w-]|\.[\w-])")
 _CHECK_ID = re.compile(r"\b[a-z]+(?:\.[a-z0-9_<>*-]+)+(?![\w<>*-])")
 CHECK_ID_WORDS = frozenset("""
 plan run report findings provenance citations sources checks exists readable parses names brief_hash none claims
@@ -167,7 +169,7 @@ def _unconfirmed(text: str, names: Sequence[str]) -> bool:
     rest = said[len(UNCONFIRMED_LABEL):]
     if slugs:
         rest = re.sub(r"\b(?:findings|briefs)/(?:" + "|".join(map(re.escape, sorted(slugs, key=len, reverse=True)))
-                      + r")\.md(?![\w.-])", " ", rest)
+                      + r")\.md(?![\w-]|\.[\w-])", " ", rest)
     rest = _VERDICTS_FILE.sub(" ", _SNAPSHOT_FILE.sub(" ", rest))
     rest = _CHECK_ID.sub(lambda m: " " if is_check_id(m.group(0), slugs) else m.group(0), rest).casefold()
     for name in sorted((" ".join(n.split()).casefold() for n in names if n.strip()), key=len, reverse=True):
