@@ -40,6 +40,21 @@ def unasked_figures(text: str, asked: Sequence[Figure], identifiers_only: bool =
             if not ((not identifiers_only or is_identifier(seen, q)) and any(q.matches(other) for other in asked))]
 
 
+# A count in words is a figure (issue 44: "two free plans"): in a name, a number word above one
+# counts what follows it when a plural noun comes within the next words ("The five vendors that
+# overcharge", "Top three enterprise plans"); after a label's noun it names ("Vendor group five
+# pricing", "Phase two rollout").
+_COUNTED = re.compile(r"^(?:[\s-]+(?!(?:that|which|who|of|for|in|on|by|and|or|with)\b)[A-Za-z'\u2019-]+){0,2}?"
+                      r"[\s-]+[A-Za-z'\u2019-]*[a-rt-z]s\b(?<!ss\b)")
+
+
+def counts_in_words(text: str) -> list[Figure]:
+    """The counts in words `text` states (see `_COUNTED`); digits are `figures_in`'s to read."""
+    seen = readable(text)
+    return [q for q in figures_in(text, bare_words=True)
+            if q.value > 1 and not any(ch.isdigit() for ch in q.text) and _COUNTED.match(seen[q.end:])]
+
+
 def plan_name_error(plan: Plan, path: Path | None = None) -> PlanError | None:
     """A PlanError naming each subtopic whose name states an amount or count (a figure that is no
     year, date, version or name) the research question does not state, or None. A name is
@@ -47,12 +62,14 @@ def plan_name_error(plan: Plan, path: Path | None = None) -> PlanError | None:
     that no check reads against a page: an amount there comes from a model's memory, and with
     auto_proceed nobody approves the plan. (A figure of the question, the person's own, may
     stand in a name.)"""
-    asked = figures_in(plan.question)
+    asked = figures_in(plan.question) + figures_in(plan.question, bare_words=True)
     errors = []
     for subtopic in plan.all_subtopics:
         seen = readable(subtopic.name)
         stated = [q for q in unasked_figures(subtopic.name, asked, identifiers_only=False)
                   if not is_identifier(seen, q)]  # a year, version or name ("Python 3.12", "Phase 2") names
+        stated += [q for q in counts_in_words(subtopic.name) if not any(q.matches(other) for other in asked)
+                   and all(q.start != s.start for s in stated)]
         if stated:
             errors.append(PlanError(path, subtopic.line, (
                 f"subtopic '{subtopic.name}' states {', '.join(repr(q.text) for q in stated)}, an amount or count the "
