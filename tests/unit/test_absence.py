@@ -96,6 +96,7 @@ def _closest(statement: str, pages: list[Page]) -> list:
      "the minimum term, in months, for Acme's enterprise tier."),
     ("The pages read do not confirm the figures with a second, independent source.",
      "the figures with a second, independent source."),
+    ("No page read gives Acme's prices since 2024 (in months, per GB).", "Acme's prices since 2024 (in months, per GB)."),
     ("The pages read do not say what happens when a TaskGroup is cancelled from outside.",
      "what happens when a TaskGroup is cancelled from outside."),
 ])
@@ -126,6 +127,10 @@ def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: st
     "No page read gives a price for rehydrating archived logs. | Why | Acme hides it |",  # a table run on into it
     "The pages read do not state otherwise than that Acme was fined.",  # a denial said as an absence
     "No page read gives a price for rehydrating archived logs, the feature Acme withdrew.",  # an appended aside
+    "No page read gives a price for the Standard plan (withdrawn after a data breach).",  # an aside in parentheses
+    "No page read gives a price for the Standard plan (Acme is withdrawing it).",
+    "No page read gives a price for the Standard plan since Acme withdrew it after a data breach.",  # a reason
+    "No page read explains why Acme hid its log fees from customers.",  # 'why' presupposes Acme hid them
 ])
 def test_any_other_sentence_is_no_absence_statement(statement: str) -> None:
     assert absence_what(statement) is None
@@ -156,6 +161,9 @@ def test_each_gaps_sentence_takes_one_form_and_the_rest_is_other() -> None:
     ("- Unconfirmed evidence: checks/acme-was-fined.json.", OTHER),
     # the honest forms failure-modes.md gives
     ("- Unconfirmed evidence: findings/pricing.md (findings.pricing.citations.verbatim).", UNCONFIRMED),
+    ("- Unconfirmed evidence: findings/pricing.md.", UNCONFIRMED),  # the sentence's full stop ends the name
+    ("- Unconfirmed evidence: sources/0c0427753cf3ee41.txt.", UNCONFIRMED),
+    ("- Unconfirmed evidence: findings/pricing.md.acme-was-fined.", OTHER),
     ("- Unconfirmed evidence: sources/0c0427753cf3ee41.txt (provenance.links).", UNCONFIRMED),
     ("- Unconfirmed evidence: checks/verdicts-2.json (checks.verdicts), report.coverage.1.2.", UNCONFIRMED),
     ('- Unconfirmed evidence: subtopic "Pricing" (report.claims.grounded).', UNCONFIRMED),

@@ -59,8 +59,10 @@ _SEPARATORS = re.compile(r"[\s,;:()\"'\u201c\u201d\u2018\u2019`*.]+|\b(?:and|sub
 # plugin gives them (a subtopic's findings or brief by its slug, a snapshot by its id, a verdicts file)
 # and check ids made of the words check ids use (`CHECK_ID_WORDS`, a subtopic's slug, a bullet's id).
 # Any other "file" or "id" is words: "findings/acme-was-fined-for-hidden-fees.md", "acme.was-fined".
-_SNAPSHOT_FILE = re.compile(r"\bsources/[0-9a-f]{16}(?:\.txt|\.json|\.warc\.gz)(?![\w.-])")
-_VERDICTS_FILE = re.compile(r"\bchecks/verdicts-[1-9][0-9]{0,3}\.json(?![\w.-])")
+# A file's name ends where no name character follows, nor a dot that goes on with one (a sentence's
+# full stop may follow it: "Unconfirmed evidence: findings/pricing.md.").
+_SNAPSHOT_FILE = re.compile(r"\bsources/[0-9a-f]{16}(?:\.txt|\.json|\.warc\.gz)(?![\w-]|\.[\w-])")
+_VERDICTS_FILE = re.compile(r"\bchecks/verdicts-[1-9][0-9]{0,3}\.json(?![\w-]|\.[\w-])")
 _CHECK_ID = re.compile(r"\b[a-z]+(?:\.[a-z0-9_<>*-]+)+(?![\w<>*-])")
 CHECK_ID_WORDS = frozenset("""
 plan run report findings provenance citations sources checks exists readable parses names brief_hash none claims
@@ -82,11 +84,15 @@ class GapsSentence(NamedTuple):
 
 
 # A second clause that asserts something besides what the pages lack ("..., which was withdrawn
-# after a breach", "... because Acme hides them"): no absence statement.
+# after a breach", "... because Acme hides them", "... since Acme withdrew it": a 'since' before
+# anything but a date gives a reason or an event); a question that presupposes its answer's fact
+# ("why Acme hid its fees" says Acme hid them): no absence statement.
 # So is a second sentence ("... logs. | Why | Acme hides it |", a table run on into the line) and a
 # table's pipes.
+_MONTHS = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
 _ASIDE = re.compile(r"[|\u2014\u2013]|[,(]\s*(?:which|who|whose|but|yet|so)\b|\s-\s"
-                    r"|\b(?:because|although|though|whereas|despite|even\s+though|given\s+that|now\s+that)\b"
+                    r"|\b(?:because|although|though|whereas|despite|even\s+though|given\s+that|now\s+that|why"
+                    rf"|how\s+come)\b|\bsince\s+(?!\d|{_MONTHS}\b|(?:the\s+)?(?:start|beginning|end)\b)"
                     r"|(?<!\be\.g)(?<!\bi\.e)(?<!\bvs)(?<!\betc)(?<!\bno)(?<!\.)[.!?]\s+\S", re.IGNORECASE)
 # A bare clause: what the pages lack said as a statement ("The pages read do not state: Acme was
 # fined for hidden fees", which a person reads, listed, as a fact). A finite verb of be, have, do or
@@ -102,6 +108,22 @@ _FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|will|would|
                      r"hadn['\u2019]t|doesn['\u2019]t|didn['\u2019]t|won['\u2019]t|can['\u2019]t)\b", re.IGNORECASE)
 _OPENS_CLAUSE = re.compile(r"\b(?:whether|if|how|why|when|where|which|what|who|whom|whose|that|once|until|unless|"
                            r"while|whenever|wherever)\b", re.IGNORECASE)
+
+
+# What a parenthesis in an absence statement may hold: examples or names, each part of at most three
+# words ("(postmaster, sighup or user)", "(e.g. Lumen)", "(published committed-volume discounts)"); longer, or with a finite
+# verb, it is an aside that states something ("(withdrawn after a data breach)").
+_EXAMPLES_LEAD = re.compile(r"^\s*(?:e\.g\.|i\.e\.|such\s+as|say|like)\s*", re.IGNORECASE)
+_PARTS = re.compile(r",|;|\b(?:and|or|nor|versus|vs\.?)\b", re.IGNORECASE)
+
+
+def _parenthetical_aside(what: str) -> bool:
+    """Whether a parenthesis of `what` holds more than names or examples (see `_PARTS`)."""
+    for inside in re.findall(r"\(([^()]*)\)", what):
+        parts = _PARTS.split(_EXAMPLES_LEAD.sub("", inside))
+        if _FINITE.search(inside) or any(len(part.split()) > 3 for part in parts):
+            return True
+    return False
 
 
 def _appended(what: str) -> bool:
@@ -124,7 +146,8 @@ def absence_what(text: str) -> str | None:
     if not stems & ABSENCE_VERBS:
         return None
     what = match.group("what").strip()
-    if not re.search(r"\w", what) or _ASIDE.search(what) or _DENIAL.search(what) or _appended(what):
+    if not re.search(r"\w", what) or _ASIDE.search(what) or _DENIAL.search(what) or _appended(what) \
+            or _parenthetical_aside(what):
         return None
     for part in what.split(";"):  # things listed with semicolons: each a thing or a question
         finite = _FINITE.search(part)
@@ -146,7 +169,7 @@ def _unconfirmed(text: str, names: Sequence[str]) -> bool:
     rest = said[len(UNCONFIRMED_LABEL):]
     if slugs:
         rest = re.sub(r"\b(?:findings|briefs)/(?:" + "|".join(map(re.escape, sorted(slugs, key=len, reverse=True)))
-                      + r")\.md(?![\w.-])", " ", rest)
+                      + r")\.md(?![\w-]|\.[\w-])", " ", rest)
     rest = _VERDICTS_FILE.sub(" ", _SNAPSHOT_FILE.sub(" ", rest))
     rest = _CHECK_ID.sub(lambda m: " " if is_check_id(m.group(0), slugs) else m.group(0), rest).casefold()
     for name in sorted((" ".join(n.split()).casefold() for n in names if n.strip()), key=len, reverse=True):
@@ -221,7 +244,8 @@ def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:
         f"{len(problems)} sentence(s) no check reads ({shown}{more}). Gaps & Limitations says only what the pages "
         f"do not establish, as {ABSENCE_FORM} (judged against every page the run stored; <what> is one clause, a "
         "thing or a question ('whether Acme throttles overages'), never a statement ('Acme throttles overages'), "
-        "with no aside such as ', which ...', ' \u2014 ...', 'because ...' or a second sentence); or cites the "
+        "with no aside such as ', which ...', ' \u2014 ...', 'because ...', 'since ...', '(...)' around more than "
+        "names, a 'why' that presupposes its answer, or a second sentence); or cites the "
         "passage "
         f"that states it, as a claim; or is one of: {' '.join(FIXED_SENTENCES)} Evidence the run cannot use is "
         f"named as \"{UNCONFIRMED_LABEL} <subtopic names, run files, check ids>.\" Rewrite each so, or drop it"),
