@@ -826,3 +826,9 @@ def test_a_refused_version_names_the_releases_the_excerpt_gives() -> None:
 ])
 def test_held_out_forms(claim: str, excerpts: tuple[str, ...], ok: bool) -> None:
     assert grounding(Claim(1, claim, (1, 2)[:len(excerpts)]), excerpts).ok is ok, claim
+
+
+def test_a_reversed_change_is_named_as_the_pair() -> None:
+    result = grounded("Acme raised the price from $0.10 to $0.20 per GB", "Acme cut the price from $0.20 to $0.10 per GB.")
+    assert [q.text for q in result.missing] == ["from $0.10 to $0.20 per GB"]
+    assert result.reasons == ("the excerpt goes the other way, from $0.20 to $0.10 per GB",)

@@ -458,9 +458,8 @@ def grounding(claim: Claim, excerpts: Iterable[str], titles: Iterable[str] = (),
     turned = reversed_pair(claim_text, stated, [(readable(t), found) for t, found in zip(texts, per_excerpt)]) \
         if len(stated) > 1 else None
     if turned is not None and turned[0] not in missing and turned[1] not in missing:
-        missing.append(turned[0])
-        reasons.append(f"the claim goes from {turned[0].text} to {turned[1].text}; the excerpt goes the other way, "
-                       f"from {turned[2].text} to {turned[3].text}")
+        missing.append(turned[0]._replace(text=f"from {turned[0].text} to {turned[1].text}"))
+        reasons.append(f"the excerpt goes the other way, from {turned[2].text} to {turned[3].text}")
     for text, why in unreadable:
         missing.append(Quantity(text, Decimal(0), KIND_NUMBER))
         reasons.append(why)
