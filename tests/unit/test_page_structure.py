@@ -145,6 +145,20 @@ def test_a_lists_lead_in_two_items_up_reaches_the_checker() -> None:
     assert second is not None and second.lead_in and second.lead_in.endswith("None of them is true:")
 
 
+NESTED = b"""<html><body><main><h1>Myths</h1><p>The following claims are false:</p><ul><li>Retention<ul>
+<li>Retention is free on the Team plan.</li><li>Retention can be extended.</li></ul></li></ul>
+<p>Plain facts:</p><ul><li>Archives cost less.</li></ul></main></body></html>"""
+
+
+@pytest.mark.parametrize("excerpt, lead_in", [
+    ("Retention is free on the Team plan.", "The following claims are false: Retention"),  # the outer one says what
+    ("Archives cost less.", "Plain facts:"),  # the honest form: one list, its own lead-in alone
+])
+def test_a_nested_items_lead_in_holds_each_enclosing_lists(excerpt: str, lead_in: str) -> None:
+    [item] = _written(NESTED, excerpt)
+    assert item is not None and item.lead_in == lead_in
+
+
 def test_a_withdrawn_notice_above_the_excerpt_reaches_the_checker() -> None:
     [priced] = _written(LEAD_IN, "The Standard plan costs $15 per month for every team.")
     assert priced is not None and priced.notice == "The Standard plan was withdrawn on 1 December."

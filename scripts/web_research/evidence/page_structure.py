@@ -476,11 +476,24 @@ def _span(cell: etree._Element) -> int:
         return 1
 
 
+MAX_LIST_DEPTH = 4  # enclosing lists whose lead-ins are read
+
+
 def _lead_in(element: etree._Element) -> str:
     """What introduces the list (or table) the excerpt stands in: the text just before the list,
-    or a table's caption or the paragraph before it when that ends with a colon."""
+    or a table's caption or the paragraph before it when that ends with a colon. In a nested
+    list, each enclosing list's lead-in too, outermost first ("The following claims are false:
+    Retention"): the outer one says what the items are."""
     item = next((node for node in [element, *element.iterancestors()] if _tag(node) == "li"), None)
     holder = item.getparent() if item is not None and _tag(item.getparent()) in LIST_TAGS else None
+    if holder is not None:
+        leads = []
+        for node in [holder, *holder.iterancestors()]:
+            if _tag(node) in LIST_TAGS and len(leads) < MAX_LIST_DEPTH:
+                text = _before(node)
+                if text:
+                    leads.append(_tail(text))
+        return " ".join(reversed(leads))
     table = None
     if holder is None:
         table = next((node for node in [element, *element.iterancestors()] if _tag(node) == "table"), None)
