@@ -200,6 +200,10 @@ def test_spellings_of_the_pages_title_pass(run: Path, title: str) -> None:
 
 
 def test_any_title_the_page_declares_counts() -> None:
+    # the main part before a longer site name, in a snapshot that records no other title
+    assert title_matches("Log Management Pricing", ("Log Management Pricing | Acme Observability Docs",))
+    assert not title_matches("Log Management Pricing | Acme Was Fined",
+                             ("Log Management Pricing | Acme Observability Docs",))
     assert title_matches("Acme pricing, explained", (PRICING_TITLE, "Acme pricing, explained"))
     assert not title_matches("Acme pricing, explained!", (PRICING_TITLE, "Acme pricing, explained"))
 

@@ -402,13 +402,17 @@ def _title_matches(cited: str, page_titles: tuple[str, ...]) -> bool:
 def title_matches(cited: str, page_titles: Iterable[str]) -> bool:
     """True when the cited title is one of the page's titles, or the main part of one (its
     longest segment between separators: "Enterprise Pricing" for "Enterprise Pricing - Acme
-    Docs", never "Acme Docs"), after `title_form`. Nothing else: a title with words added,
-    even around the page's own, is no title of the page."""
+    Docs", never "Acme Docs"; or its longest before the last, where a site names itself:
+    "Log Management Pricing" for "Log Management Pricing | Acme Observability Docs", whose site
+    name is the longer), after `title_form`. Nothing else: a title with words added, even
+    around the page's own, is no title of the page."""
     mine = title_form(cited)
     if not mine:
         return True  # an empty title is the `required` rule's defect
     for title in page_titles:
         theirs = title_form(title)
-        if theirs and (mine == theirs or mine == max(_TITLE_SEPARATORS.split(theirs), key=len)):
+        parts = _TITLE_SEPARATORS.split(theirs)
+        if theirs and (mine == theirs or mine == max(parts, key=len)
+                       or (len(parts) > 1 and mine == max(parts[:-1], key=len))):
             return True
     return False
