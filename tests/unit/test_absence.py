@@ -406,6 +406,23 @@ def test_without_a_checker_a_reworded_statement_is_refused_and_an_honest_one_sta
         assert checks[0].line == 7 and ("sys.maxsize" in checks[0].message or "SET LOCAL" in checks[0].message)
 
 
+@pytest.mark.parametrize("page_text, refused", [
+    ("Northwind retains logs for 30 days. Retention costs $0.10 per GB a month.", True),  # one sentence and the next
+    ("Northwind retention is priced at $0.10 per GB a month.", True),
+    # the honest form (the audit's page): Northwind named, ingestion priced, cold storage two sentences on
+    ("Northwind ingest limits\nIngestion costs $0.14 per GB. Trials last 20 days. Each account gets 102 TB of cold "
+     "storage.", False),
+])
+def test_without_a_checker_the_terms_must_stand_in_one_sentence_or_the_next(page_text: str, refused: bool) -> None:
+    statement = "No page read gives a retention price for Northwind."
+    what = absence_what(statement)
+    terms, names = key_terms(what), name_terms(what)
+    page = Page("https://northwind.example/limits", "Northwind limits", page_text)
+    item = absence.AbsenceItem(3, statement, tuple(terms), tuple(closest_passages(terms, [page], names=names)),
+                               names)
+    assert bool(absence.unjudged_checks(Path("report.md"), [item], None)) == refused
+
+
 def test_a_term_is_found_in_the_words_a_page_says_it_with() -> None:
     from web_research.evidence.closest_passages import holds, span  # noqa: PLC0415
 

@@ -23,7 +23,8 @@ lengths larger than sys.maxsize". So each absence statement (checks/gaps_prose.p
 **Without a checker** (tier `quick`, or a plan with no `Tier:` line) nobody can read the
 passages, so the plugin holds the one thing it can compute (`unjudged_checks`): an absence
 statement fails `report.gaps.absence` when one passage of a stored page holds every key term
-of it within `NEAR_CHARS` characters: that is where a page most likely states it, and the report
+of it within `NEAR_CHARS` characters and two sentences that follow each other (`_said_together`):
+that is where a page most likely states it, and the report
 must not say the pages lack what they may well state. A term is held in any of the words a page
 may say it with (closest_passages.alternatives: inflections, a number in digits or in words,
 the words of its class, "cost" for "price"), so a statement reworded past the page's own words
@@ -158,12 +159,29 @@ def judged_failures(report: Path, items: Iterable[AbsenceItem], decided: Callabl
     return checks
 
 
+# Where a sentence ends: its stop and the space after it, or a line break.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
+
+
+def _said_together(text: str, terms: Sequence[str], names: frozenset[str]) -> bool:
+    """Whether `text` holds every term within `NEAR_CHARS` characters and within two sentences
+    that follow each other: a page says a thing in a sentence, or in one and the next ("Northwind
+    stores logs for 30 days. Retention costs $0.10 per GB."); a page that names Northwind, then
+    prices ingestion, then gives cold storage in a third sentence does not say Northwind's
+    retention price."""
+    if span(text, terms, names) is None:
+        return True  # the search found them where this reading does not: refused, as before
+    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()] or [text]
+    return any((span(" ".join(sentences[i:i + 2]), terms, names) or NEAR_CHARS + 1) <= NEAR_CHARS
+               for i in range(len(sentences)))
+
+
 def unjudged_checks(report: Path, items: Sequence[AbsenceItem], why_partial: str | None) -> list[Check]:
     """`report.gaps.absence` in a run with no claim-checker (see the module docstring)."""
     checks = []
     for item in items:
         close = next((p for p in item.passages if set(p.terms) >= set(item.terms)
-                      and (span(p.text, item.terms, item.names) or 0) <= NEAR_CHARS), None) if item.terms else None
+                      and _said_together(p.text, item.terms, item.names)), None) if item.terms else None
         if close is not None:
             checks.append(fail(CHECK_ID, (
                 f"line {item.line}: \"{_short(item.text, 160)}\": a stored page holds every word of it in one "
