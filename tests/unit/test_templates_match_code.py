@@ -93,7 +93,7 @@ def test_template_names_the_allowed_forms_the_refusals_give() -> None:
     named = {"html_block": "HTML", "html_inline": "HTML", "fence": "code blocks", "code_block": "code blocks",
              "hr": "thematic breaks", "setext": "underlined with", "nested_heading": None, "image": "images",
              "strikethrough": "strikethrough", "entity": "character references", "empty_table": None,
-             "link_title": "link titles"}
+             "link_title": "link titles", "extra_cells": "a row with more cells than its header"}
     assert set(named) == set(_REFUSED)
     for kind, words in named.items():
         assert words is None or words in text, kind
