@@ -99,6 +99,12 @@ def _closest(statement: str, pages: list[Page]) -> list:
     ("No page read gives Acme's prices since 2024 (in months, per GB).", "Acme's prices since 2024 (in months, per GB)."),
     ("The pages read do not say what happens when a TaskGroup is cancelled from outside.",
      "what happens when a TaskGroup is cancelled from outside."),
+    # questions in the present tense ask without asserting; a footnote mark is no bracketed aside
+    ("No page read explains how Acme prices archived logs.", "how Acme prices archived logs."),
+    ("No page read says when the Standard plan ends.", "when the Standard plan ends."),
+    ("The pages read do not state whether Acme hid its fees.", "whether Acme hid its fees."),
+    ("No page read says how indexed logs are priced.", "how indexed logs are priced."),
+    ("No page read gives a price for the Standard plan [EU].", "a price for the Standard plan [EU]."),
 ])
 def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: str, what: str) -> None:
     assert absence_what(statement) == what
@@ -131,6 +137,11 @@ def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: st
     "No page read gives a price for the Standard plan (Acme is withdrawing it).",
     "No page read gives a price for the Standard plan since Acme withdrew it after a data breach.",  # a reason
     "No page read explains why Acme hid its log fees from customers.",  # 'why' presupposes Acme hid them
+    # a second audit's rewordings: a past deed of a named subject in a question, an aside in brackets
+    "No page read explains how Acme hid its log fees from customers.",
+    "No page read says when Acme withdrew the Standard plan after a data breach.",
+    "No page read says where Northwind stored the leaked logs.",
+    "No page read gives a price for the Standard plan [withdrawn after a data breach].",
 ])
 def test_any_other_sentence_is_no_absence_statement(statement: str) -> None:
     assert absence_what(statement) is None

@@ -100,7 +100,13 @@ _ASIDE = re.compile(r"[|\u2014\u2013]|[,(]\s*(?:which|who|whose|but|yet|so)\b|\s
 # "... otherwise than that Acme was fined", "... the opposite": a denial said as an absence.
 _DENIAL = re.compile(r"^(?:anything\s+)?(?:otherwise|else\s+than|other\s+than|the\s+(?:opposite|contrary|reverse))\b",
                      re.IGNORECASE)
-_PARENTHESES = re.compile(r"\([^()]*\)")
+_PARENTHESES = re.compile(r"\([^()]*\)|\[(?!\^)[^\[\]]*\]")  # "(...)" and "[...]", a footnote mark aside
+# A question whose named subject did something in the past presupposes it did ("how Acme hid its
+# fees", "when Acme withdrew the plan"): the fact is the report's word, and no tier's check reads
+# it as one. Present tense ("how Acme prices ...") and "whether" ask without asserting.
+_PAST = (r"(?:hid|withdrew|made|took|gave|got|kept|sold|bought|paid|left|lost|began|broke|chose|knew|led|"
+         r"met|ran|said|sent|spent|stole|told|went|won|wrote|hidden|[a-z]{2,}ed)")
+_PRESUPPOSED = re.compile(r"\b(?:how|when|where|who|which|what)\s+(?:the\s+)?(?:[A-Z][\w.-]*\s+){1,3}" + _PAST + r"\b")
 _DETERMINED = re.compile(r"\s*(?:the|a|an|its|their|his|her|this|these|those|our|one|each|every)\s", re.IGNORECASE)
 _LISTED = re.compile(r"\b(?:and|or|nor|etc)\b|\.\.\.|\u2026", re.IGNORECASE)
 _FINITE = re.compile(r"\b(?:is|are|was|were|has|have|had|does|do|did|will|would|can|could|may|might|must|"
@@ -119,7 +125,8 @@ _PARTS = re.compile(r",|;|\b(?:and|or|nor|versus|vs\.?)\b", re.IGNORECASE)
 
 def _parenthetical_aside(what: str) -> bool:
     """Whether a parenthesis of `what` holds more than names or examples (see `_PARTS`)."""
-    for inside in re.findall(r"\(([^()]*)\)", what):
+    for inside in re.findall(r"\(([^()]*)\)|\[(?!\^)([^\[\]]*)\]", what):
+        inside = "".join(inside)
         parts = _PARTS.split(_EXAMPLES_LEAD.sub("", inside))
         if _FINITE.search(inside) or any(len(part.split()) > 3 for part in parts):
             return True
@@ -147,7 +154,7 @@ def absence_what(text: str) -> str | None:
         return None
     what = match.group("what").strip()
     if not re.search(r"\w", what) or _ASIDE.search(what) or _DENIAL.search(what) or _appended(what) \
-            or _parenthetical_aside(what):
+            or _parenthetical_aside(what) or _PRESUPPOSED.search(what):
         return None
     for part in what.split(";"):  # things listed with semicolons: each a thing or a question
         finite = _FINITE.search(part)
