@@ -237,7 +237,8 @@ _NUMBER_WORD = "|".join(number_words_table.number_words())
 # "seven", "twenty-five", "one million", "a million", "half a million", "three hundred thousand", "a dozen",
 # "tenfold".
 _WORDS = re.compile(r"\b(?:(?:half\s+)?an?\s+(?:" + _MAGNITUDE + "|" + "|".join(number_words_table.GROUPS_AFTER_A)
-                    + r")|an?\s+(?:" + "|".join(number_words_table.GROUPS_AFTER_A_OF) + r")(?=\s+of\s+(?!(?:"
+                    + r")|the\s+(?:" + "|".join(number_words_table.GROUPS_AFTER_A) + r")"
+                    + r"|an?\s+(?:" + "|".join(number_words_table.GROUPS_AFTER_A_OF) + r")(?=\s+of\s+(?!(?:"
                     + _NUMBER_WORD + r"|high|low|medium|moderate|critical|none)\b)[A-Za-z])"
                     + r"|(?:" + _NUMBER_WORD + r"))"
                     r"(?:[\s-]+(?:" + _NUMBER_WORD + "|" + _GROUP + r"))*(?:-?" + number_words_table.FOLD
