@@ -123,6 +123,7 @@ def archived_html(snap: Snapshot | None) -> str | None:
         return None
     try:
         from ..evidence.archive import ArchiveError, read_warc  # lazy: warcio, the fetch extra
+        from ..evidence.extraction import _decode  # lazy: only an export with archived pages reads one
     except ImportError:
         return None
     try:
@@ -146,16 +147,6 @@ def text_content(html: str) -> str | None:
         return None
     body = root.find("body")
     return (body if body is not None else root).text_content()
-
-
-def _decode(body: bytes, charset: str | None) -> str:
-    for candidate in (charset, "utf-8"):
-        if candidate:
-            try:
-                return body.decode(candidate)
-            except (LookupError, UnicodeDecodeError):
-                continue
-    return body.decode("cp1252", errors="replace")
 
 
 def csl_items(parsed: ParsedRun, index: SnapshotIndex, outcome: Outcome | None = None) -> list[dict[str, Any]]:
