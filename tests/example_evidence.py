@@ -12,10 +12,11 @@ with its record and WARC as after a researcher's fetch, each brief as `briefs` r
 findings file as its researcher left it, report.md and plan.md as at the Stop gate's pass; the
 folder copy `.web-research/seals.json` is what standalone `verify` reads. `start`'s record
 (`.web-research/start.json`) is written as `start` writes it, naming the rules version the example
-is kept under (checks/rules_version.py). Run it after changing any of the example's evidence or the
-rules version:
+is kept under (checks/rules_version.py). `--judge` writes the verdicts file of the example's
+claim-checker answer (`EXAMPLE_ANSWER`, a person's). Run it after changing any of the example's
+evidence or the rules version:
 
-    .venv/bin/python tests/example_evidence.py [--warcs] examples/observability-pricing
+    .venv/bin/python tests/example_evidence.py [--warcs] [--judge] examples/observability-pricing
 """
 from __future__ import annotations
 
@@ -95,9 +96,40 @@ def seal(run: Path) -> int:
         seals.seal_briefs(env, str(run), [(str(path), path.stem) for path in briefs])
         for path in sorted((run / formats.FINDINGS_DIR).glob("*.md")):
             seals.seal_findings(env, str(run), str(path), None, path.stem, status=findings_status(str(path)))
+        for path in sorted((run / formats.CHECKS_DIR).glob(f"{formats.VERDICTS_FILE_PREFIX}*.json")):
+            seals.seal_verdicts(env, str(run), str(path), None, ledger.file_sha256(path, MAX_EVIDENCE_BYTES))
         seals.seal_at_pass(env, str(run), {name: ledger.file_sha256(run / name, MAX_EVIDENCE_BYTES)
                                            for name in (formats.REPORT_FILE, formats.PLAN_FILE)})
         return len(ledger.seals(seals.ledger_entries(env, str(run))))
+
+
+# The example's claim-checker answer, given by a person who read each passage shown: its plan has no
+# Tier: line, so only its statements of absence are judged (checks/absence.py), and no passage shown
+# states what they say is missing.
+EXAMPLE_ANSWER = """\
+1 supported: the passages say archives must be rehydrated and restoring is billed separately, but none gives a price
+2 supported: passage 3 is a forum post, not an Acme or Northwind page; passage 4 names commitments but no discount
+3 supported: Lumen prices per GB without a figure; no passage gives per-GB list prices in one unit for all three
+"""
+
+
+def judge(run: Path) -> int:
+    """Write the verdicts file the hooks write from a claim-checker's answer (`EXAMPLE_ANSWER`) to the
+    prompt `claims --prompt` renders for the run now (sealed with the rest by `seal`). Refuses when
+    the prompt is not the one the answer was given for."""
+    from web_research.checks.checklist import parse_and_check
+    from web_research.report.claim_checker import parse_answer, prompt_for_run, verdicts_json
+
+    prompt, why = prompt_for_run(run, parse_and_check(run, extra=())[0])
+    if prompt is None:
+        return 0
+    verdicts, problems = parse_answer(EXAMPLE_ANSWER, prompt.keys)
+    if problems:
+        sys.exit(f"the example's checker answer does not fit the prompt ({'; '.join(problems)}):\n{prompt.text}")
+    path = Path(prompt.verdicts_path)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(verdicts_json(verdicts), encoding="utf-8")
+    return len(verdicts)
 
 
 def record_start(run: Path) -> Path:
@@ -113,10 +145,12 @@ def record_start(run: Path) -> Path:
 if __name__ == "__main__":
     args = sys.argv[1:]
     warcs = "--warcs" in args
-    folders = [Path(a) for a in args if a != "--warcs"]
+    folders = [Path(a) for a in args if a not in ("--warcs", "--judge")]
     if len(folders) != 1 or not (folders[0] / formats.PLAN_FILE).is_file():
-        sys.exit("usage: tests/example_evidence.py [--warcs] RUN_FOLDER")
+        sys.exit("usage: tests/example_evidence.py [--warcs] [--judge] RUN_FOLDER")
     if warcs:
         print(f"{write_warcs(folders[0])} WARC(s) written")
     print(f"start's record written: {record_start(folders[0])}")
+    if "--judge" in args:
+        print(f"{judge(folders[0])} verdict(s) written from the example's checker answer")
     print(f"{seal(folders[0])} file(s) sealed; the copy is {folders[0] / '.web-research' / 'seals.json'}")

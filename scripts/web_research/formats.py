@@ -147,7 +147,7 @@ MARKDOWN_ALLOWED_FORMS = (
     "`code spans`",
     "*emphasis*",
     "**bold**",
-    "links to a cited page",
+    "inline links to a cited page",
 )
 
 

@@ -112,10 +112,38 @@ def seal_run(run: Path, entries: list[ledger.Entry]) -> None:
     """Write a built run's seals as the hooks keep them: `entries` (the snapshots' seals) plus one
     seal per findings file and brief, folded into `.web-research/seals.json`, the copy verify reads."""
     entries = list(entries)
-    for folder, artifact in (("findings", ledger.FINDINGS), ("briefs", ledger.BRIEF)):
-        for path in sorted((run / folder).glob("*.md")):
+    for folder, artifact, pattern in (("findings", ledger.FINDINGS, "*.md"), ("briefs", ledger.BRIEF, "*.md"),
+                                      (formats.CHECKS_DIR, ledger.VERDICTS, "verdicts-*.json")):
+        for path in sorted((run / folder).glob(pattern)):
             entries.append(ledger.entry(ledger.SEAL, None, path.stem, artifact=artifact,
                                         path=f"{folder}/{path.name}", sha256=ledger.file_sha256(path, 1 << 24)))
     (run / ".web-research").mkdir()
     copy = ledger.seals_copy(run, ledger.seals(entries))
     (run / ".web-research" / "seals.json").write_text(json.dumps(copy, indent=2), encoding="utf-8")
+
+
+def judge_statements(run: Path, verdict: str = "supported") -> Path | None:
+    """Answer the claim-checker's next prompt for `run` as a checker would, `verdict` for every
+    claim and statement of absence it lists, written where the hooks write it; None when nothing
+    awaits a verdict. For a test whose run carries honest statements of absence: every tier
+    judges them (checks/absence.py)."""
+    from web_research.report.claim_checker import parse_answer, prompt_for_run, verdicts_json
+
+    prompt, _why = prompt_for_run(run, parse_and_check(run, extra=())[0])
+    if prompt is None:
+        return None
+    answer = "\n".join(f"{n} {verdict}: as the passages shown say" for n in range(1, len(prompt.keys) + 1))
+    verdicts, problems = parse_answer(answer, prompt.keys)
+    assert not problems, problems
+    path = Path(prompt.verdicts_path)
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(verdicts_json(verdicts), encoding="utf-8")
+    return path
+
+
+def without_verdicts(run: Path) -> Path:
+    """A copy of the example made another run's: its `checks/` (the verdicts a person gave the
+    example's statements of absence, EXAMPLE_ANSWER in tests/example_evidence.py) taken out, so the
+    first checker of the copy (given a Tier line, say) judges its claims and statements afresh."""
+    shutil.rmtree(run / formats.CHECKS_DIR, ignore_errors=True)
+    return run

@@ -332,10 +332,12 @@ class Harness:
         path = self.data / "logs" / "hooks.log"
         return path.read_text() if path.exists() else ""
 
-    def copy_example_run(self, sealed: bool = True) -> None:
+    def copy_example_run(self, sealed: bool = True, verdicts: bool = True) -> None:
         """Put the bundled, passing example run into the run folder; `sealed`: and seal its
-        briefs and findings files as the hooks would have when they were produced."""
-        for name in ("plan.md", "report.md", "briefs", "findings", "sources"):
+        briefs and findings files as the hooks would have when they were produced. `verdicts`:
+        with the verdicts a person gave its statements of absence (`checks/`); without, a copy
+        given a Tier line is a run whose first checker judges its claims and statements afresh."""
+        for name in ("plan.md", "report.md", "briefs", "findings", "sources") + (("checks",) if verdicts else ()):
             source = EXAMPLE_RUN / name
             target = self.run_dir / name
             if source.is_dir():
@@ -353,6 +355,7 @@ class Harness:
         """Seal every snapshot, brief and findings file of the run folder through the hooks' own
         code (snapshots as a researcher's fetch returning them)."""
         from web_research.commands.fetch_cmd import render_window
+        from web_research.evidence import ledger
         from web_research.guard.effects import seals
         from web_research.evidence.snapshots import load_snapshot
 
@@ -364,6 +367,8 @@ class Harness:
         seals.seal_briefs(env, str(self.run_dir), [(str(p), p.stem) for p in sorted((self.run_dir / "briefs").glob("*.md"))])
         for path in sorted((self.run_dir / "findings").glob("*.md")):
             seals.seal_findings(env, str(self.run_dir), str(path), None, path.stem)
+        for path in sorted((self.run_dir / "checks").glob("verdicts-*.json")):  # the example's statements of absence
+            seals.seal_verdicts(env, str(self.run_dir), str(path), None, ledger.file_sha256(path, 1 << 20))
 
 
 class PreparedHarnesses:

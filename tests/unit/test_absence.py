@@ -346,30 +346,56 @@ def test_a_newly_stored_page_asks_again(tmp_path: Path) -> None:
     assert prompt is not None and "Each TaskGroup uses memory" in prompt.text
 
 
-# --- a tier with no checker ----------------------------------------------------------------------------
+# --- a tier with no claim check: statements of absence are judged all the same -----------------------
 
-def test_without_a_checker_a_statement_a_passage_holds_whole_is_refused(tmp_path: Path) -> None:
-    run, _ = build(tmp_path)  # no Tier line: no claim check
+def _run_in_tier(root: Path, tier: str | None, gaps: str) -> Path:
+    run, _ = build(root)
+    if tier is not None:
+        plan = run / "plan.md"
+        plan.write_text(plan.read_text(encoding="utf-8").replace("## Budget\n", f"## Budget\n\nTier: {tier}\n"),
+                        encoding="utf-8")
     report = run / "report.md"
-    text = report.read_text(encoding="utf-8")
-    attack = "- No page read relates len() to sys.maxsize.\n"
-    report.write_text(text.replace(GAPS_LINE, GAPS_LINE + attack), encoding="utf-8")
-    check = failing(run_checklist(run))["report.gaps.absence"]
-    assert "holds every word of it" in check.message and "larger than sys.maxsize" in check.message
-    listed = _claims_json(run)["absences"]  # and `claims --json` lists it with its state
-    assert [(a["state"], a["text"]) for a in listed] == [("refused", attack[2:].strip())]
-    assert "larger than sys.maxsize" in listed[0]["passages"][0]["text"]
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    report.write_text(report.read_text(encoding="utf-8").replace(GAPS_LINE, GAPS_LINE + gaps), encoding="utf-8")
+    return run
 
-    shown = subprocess.run([sys.executable, "-m", "web_research", "claims", str(run)], capture_output=True,
-                           text=True, check=True).stdout
-    assert f"absence refused\n  statement: {attack[2:].strip()}\n  passage 1 " in shown
-    honest = "- The pages read do not state how much memory a TaskGroup uses.\n"
-    report.write_text(text.replace(GAPS_LINE, GAPS_LINE + honest), encoding="utf-8")
+
+def test_without_a_claim_check_a_statement_of_absence_is_judged_all_the_same(tmp_path: Path) -> None:
+    """A plan with no Tier: line (the quick tier's budget, whose 2 subtopics this run's 3 exceed: the
+    same `claim_check` false) judges no cited claim, but a statement that the pages lack something
+    goes before the checker with the passages closest to it: the audit's synonyms ("how long Acme
+    keeps logs" against "retained for 15 days") passed a key-term test, which refused honest ones."""
+    from web_research.run.budget import TIERS  # noqa: PLC0415
+
+    assert not TIERS["quick"].claim_check
+    tier = None
+    attack = "- No page read says whether len() may exceed sys.maxsize.\n"
+    run = _run_in_tier(tmp_path / "attack", tier, attack)
     bad = failing(run_checklist(run))
-    assert "report.gaps.absence" not in bad and "report.gaps.form" not in bad, bad
-    assert [a["state"] for a in _claims_json(run)["absences"]] == ["stands"]
+    assert "report.claims.checked" in bad and "statement(s) of absence" in bad["report.claims.checked"].message
+    assert [a["state"] for a in _claims_json(run)["absences"]] == ["unchecked"]
+    prompt = _prompt(run)
+    assert prompt is not None and len(prompt.keys) == 1  # the statement only: no cited claim is judged here
+    assert absence.MARK in prompt.text and "larger than sys.maxsize" in prompt.text and "\nClaim: " not in prompt.text
+    _answer(run, MAXSIZE)
+    bad = failing(run_checklist(run))
+    assert "report.claims.checked" not in bad and "a stored page states it" in bad["report.gaps.absence"].message
+    assert [a["state"] for a in _claims_json(run)["absences"]] == ["unsupported"]
+
+    honest = "- The pages read do not state how much memory a TaskGroup uses.\n"
+    run = _run_in_tier(tmp_path / "honest", tier, honest)
+    _answer(run, MAXSIZE)
+    checks = run_checklist(run)
+    assert not {"report.gaps.absence", "report.claims.checked", "report.gaps.form"} & set(failing(checks))
+    passed = next(c for c in checks if c.id == "report.claims.checked" and c.ok)
+    assert "1 statement(s) of absence have a current verdict" in passed.message
+    assert [a["state"] for a in _claims_json(run)["absences"]] == ["supported"]
+
+
+def test_without_a_claim_check_and_no_statement_of_absence_no_checker_is_asked(tmp_path: Path) -> None:
+    run = _run_in_tier(tmp_path, None, "")
+    assert "report.claims.checked" not in failing(run_checklist(run))
+    prompt, why = prompt_for_parsed_run(run, parse_and_check(run, extra=())[0])
+    assert prompt is None and "judges no cited claim" in why
 
 
 def _claims_json(run: Path) -> dict:
@@ -381,57 +407,27 @@ def _claims_json(run: Path) -> dict:
     return json.loads(done.stdout)
 
 
-# The held-out audit's quick-tier rewordings: each says a page lacks what a stored passage states,
-# in other words than the passage's (inflections, synonyms, a number in words, a verb of relating
-# the key-term test used to read as content). Beside them, honest statements of what no page says.
-QUICK = [
-    ("No page read relates len() to sys.maxsize.", True),  # the passage's own terms
-    ("No page read connects len() and sys.maxsize.", True),  # another verb of relating
-    ("The pages read do not say whether len() can exceed sys.maxsize.", True),  # a synonym: larger / exceed
-    ("No page read says what happens to lengths larger than sys.maxsize.", True),  # inflections
-    ("The pages read do not state whether ranges bigger than sys.maxsize are allowed.", True),  # bigger, allowed
-    ("No page read states that len() fails for ranges past sys.maxsize.", True),  # fails / raise, past / larger
-    ("No page read says SET LOCAL ends with the transaction.", True),  # "the end of the current transaction"
-    ("No page read gives the cost of a SET command in PostgreSQL.", False),
-    ("No page read says how long asyncio.sleep() takes on Windows.", False),
-    ("The pages read do not state which Python release removed asyncio.async().", False),
-    ("The pages read do not state how much memory a TaskGroup uses.", False),
-    ("No page read gives the price of PostgreSQL support.", False),
-    ("The pages read do not state when Python 3.11 reaches end of life.", False),
-    ("The pages read do not compare TaskGroup's performance with gather().", False),
-    ("The pages read do not say whether int() is thread-safe.", False),
-    ("The pages read do not state the default value of work_mem.", False),
+# The held-out audit's rewordings: each says a page lacks what a stored passage states, in other
+# words than the passage's (inflections, synonyms, a number in words, a verb of relating). The
+# search must put the passage that states it before the checker.
+REWORDED = [
+    ("No page read relates len() to sys.maxsize.", "sys.maxsize"),  # the passage's own terms
+    ("No page read connects len() and sys.maxsize.", "sys.maxsize"),  # another verb of relating
+    ("The pages read do not say whether len() can exceed sys.maxsize.", "sys.maxsize"),  # larger / exceed
+    ("No page read says what happens to lengths larger than sys.maxsize.", "sys.maxsize"),  # inflections
+    ("The pages read do not state whether ranges bigger than sys.maxsize are allowed.", "sys.maxsize"),
+    ("No page read states that len() fails for ranges past sys.maxsize.", "sys.maxsize"),  # fails / raise
+    ("No page read says SET LOCAL ends with the transaction.", "SET LOCAL"),  # "the end of the current transaction"
 ]
 
 
-@pytest.mark.parametrize("statement, refused", QUICK, ids=[s for s, _r in QUICK])
-def test_without_a_checker_a_reworded_statement_is_refused_and_an_honest_one_stands(benchmark_pages, statement: str,
-                                                                                   refused: bool) -> None:
+@pytest.mark.parametrize("statement, stated", REWORDED, ids=[s for s, _w in REWORDED])
+def test_the_passage_a_reworded_statement_denies_is_shown_to_the_checker(benchmark_pages, statement: str,
+                                                                        stated: str) -> None:
     what = absence_what(statement)
     terms, names = key_terms(what), name_terms(what)
-    item = absence.AbsenceItem(7, statement, tuple(terms), tuple(closest_passages(terms, benchmark_pages, names=names)),
-                               names)
-    checks = absence.unjudged_checks(Path("report.md"), [item], None)
-    assert bool(checks) == refused, (terms, [p.text[:160] for p in item.passages])
-    if refused:
-        assert checks[0].line == 7 and ("sys.maxsize" in checks[0].message or "SET LOCAL" in checks[0].message)
-
-
-@pytest.mark.parametrize("page_text, refused", [
-    ("Northwind retains logs for 30 days. Retention costs $0.10 per GB a month.", True),  # one sentence and the next
-    ("Northwind retention is priced at $0.10 per GB a month.", True),
-    # the honest form (the audit's page): Northwind named, ingestion priced, cold storage two sentences on
-    ("Northwind ingest limits\nIngestion costs $0.14 per GB. Trials last 20 days. Each account gets 102 TB of cold "
-     "storage.", False),
-])
-def test_without_a_checker_the_terms_must_stand_in_one_sentence_or_the_next(page_text: str, refused: bool) -> None:
-    statement = "No page read gives a retention price for Northwind."
-    what = absence_what(statement)
-    terms, names = key_terms(what), name_terms(what)
-    page = Page("https://northwind.example/limits", "Northwind limits", page_text)
-    item = absence.AbsenceItem(3, statement, tuple(terms), tuple(closest_passages(terms, [page], names=names)),
-                               names)
-    assert bool(absence.unjudged_checks(Path("report.md"), [item], None)) == refused
+    shown = closest_passages(terms, benchmark_pages, names=names)
+    assert any(stated in p.text and set(p.terms) >= set(terms) for p in shown), (terms, [p.text[:160] for p in shown])
 
 
 def test_a_term_is_found_in_the_words_a_page_says_it_with() -> None:
@@ -442,7 +438,7 @@ def test_a_term_is_found_in_the_words_a_page_says_it_with() -> None:
     assert not holds("costs 300 a year", "30") and not holds("Introspection", "int")
     assert holds("asyncio.TaskGroup()", "group") and holds("the lengths", "length")
     assert span("See len() may raise an error when larger than sys.maxsize", ["len", "maxsize"]) == 53
-    assert span("len() ... " + "x" * 500 + " maxsize", ["len", "maxsize"]) > absence.NEAR_CHARS
+    assert span("len() ... " + "x" * 500 + " maxsize", ["len", "maxsize"]) > 300
     assert span("only len()", ["len", "maxsize"]) is None
 
 
@@ -454,17 +450,10 @@ def test_the_passage_that_holds_every_term_is_shown_first() -> None:
     terms = key_terms("whether Brightpath queues cost less than Acme's")
     passages = closest_passages(terms, [noisy, refuting], names=name_terms("whether Brightpath queues cost less"))
     assert passages[0].url == "https://b.example/" and set(passages[0].terms) == set(terms), passages
-    # and without a checker, a name spelt apart and a synonym do not get a rewording past it
+    # and a name spelt apart and a synonym do not get a rewording past it: the checker sees it first
     what = "whether Bright Path queues are cheaper than Acme's"
-    terms, names = key_terms(what), name_terms(what)
-    item = absence.AbsenceItem(3, f"No page read states {what}.", tuple(terms),
-                               tuple(closest_passages(terms, [noisy, refuting], names=names)), names)
-    assert absence.unjudged_checks(Path("report.md"), [item], None)
-    honest = "whether Bright Path queues are cheaper in Germany"
-    terms, names = key_terms(honest), name_terms(honest)
-    item = absence.AbsenceItem(3, f"No page read states {honest}.", tuple(terms),
-                               tuple(closest_passages(terms, [noisy, refuting], names=names)), names)
-    assert not absence.unjudged_checks(Path("report.md"), [item], None)
+    passages = closest_passages(key_terms(what), [noisy, refuting], names=name_terms(what))
+    assert passages and passages[0].url == "https://b.example/", passages
 
 
 def test_the_checker_is_told_the_absence_item_kind() -> None:

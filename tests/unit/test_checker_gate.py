@@ -20,7 +20,7 @@ AGENT = "c0ffee00c0ffee00c"
 
 def _needing_a_claim_check(h: Harness) -> None:
     """The sealed example run with `Tier: standard`: its report needs a claim check."""
-    seal_example_run(h)
+    seal_example_run(h, verdicts=False)
     plan = h.run_dir / "plan.md"
     plan.write_text(plan.read_text().replace("## Budget\n", "## Budget\n\nTier: standard\n", 1))
 
@@ -127,12 +127,15 @@ def test_a_check_prompt_alone_names_the_checker(run: Harness):
         run.record_path.write_text(json.dumps(record))
 
 
-def test_no_checker_for_a_plan_without_a_tier_line(run: Harness):
-    prompt = rendered(run).text
+def test_without_a_tier_line_the_checker_judges_only_the_statements_of_absence(run: Harness):
     plan = run.run_dir / "plan.md"
     plan.write_text(plan.read_text().replace("Tier: standard\n", ""))
-    result = dispatch(run, prompt)
-    assert result.decision == "deny" and "no claim check" in result.reason
+    prompt = rendered(run)
+    assert prompt.text.count("a statement of absence") == len(prompt.keys) == 3 and "\nClaim: " not in prompt.text
+    verdicts = run_checker(run)
+    assert json.loads(verdicts.read_text())["verdicts"][0]["verdict"] == "supported"
+    result = dispatch(run, f"Check: {run.run_dir}", "toolu_check2")  # nothing left to judge
+    assert result.decision == "deny" and "judges no cited claim" in result.reason, result.reason
 
 
 def test_a_second_checker_for_the_same_file_waits(run: Harness):

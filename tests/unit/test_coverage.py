@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from example_run import EXAMPLE_DIR, copy_example, failing, findings_path, replace_once, run_cli
+from example_run import EXAMPLE_DIR, copy_example, failing, findings_path, judge_statements, replace_once, run_cli
 from web_research import formats
 from web_research.run.briefs import load_template, render_brief, write_briefs
 from web_research.run.budget import effective_budget
@@ -219,6 +219,7 @@ def _unname_open_bullets(run) -> None:
 def test_verify_fails_on_a_bullet_neither_cited_nor_named_in_gaps(tmp_path):
     run = copy_example(tmp_path)
     _unname_open_bullets(run)
+    judge_statements(run)  # its new statement of absence, judged as a checker would
     bad = failing(run_checklist(run))
     assert set(bad) == {"report.coverage.3.1", "report.coverage.3.2"}
     assert "bullet 3.1" in bad["report.coverage.3.1"].message and "Gaps & Limitations" in bad["report.coverage.3.1"].message
@@ -234,6 +235,7 @@ def test_a_bullet_named_by_its_text_in_gaps_passes(tmp_path):
                  "- The pages read do not establish which built-in controls vendors document for reducing billable log "
                  "volume (sampling, filtering, exclusion rules); whether archived logs can be rehydrated and what that "
                  "costs.")
+    judge_statements(run)
     assert passed(run_checklist(run)), [f"{c.id}: {c.message}" for c in failing(run_checklist(run)).values()]
 
 
@@ -245,6 +247,7 @@ def test_a_bullet_its_findings_no_longer_support_fails_until_gaps_names_it(tmp_p
     report = (run / formats.REPORT_FILE).read_text(encoding="utf-8")
     (run / formats.REPORT_FILE).write_text("\n".join(line for line in report.split("\n") if not line.startswith(
         "- **What discounts are published for committed volume**")), encoding="utf-8")
+    judge_statements(run)
     bad = failing(run_checklist(run))
     assert set(bad) == {"report.coverage.2.3"}
     assert "its state is not-established" in bad["report.coverage.2.3"].message
@@ -252,6 +255,7 @@ def test_a_bullet_its_findings_no_longer_support_fails_until_gaps_names_it(tmp_p
                  "- The pages read do not establish bullet 2.3 (published committed-volume discounts) on a vendor "
                  "page.\n\n"
                  "## Sources\n")
+    judge_statements(run)
     assert passed(run_checklist(run))
 
 
@@ -261,6 +265,7 @@ def test_runs_whose_briefs_carry_no_ids_verify_as_before(tmp_path):
     for brief in (run / formats.BRIEFS_DIR).glob("*.md"):
         brief.write_text(re.sub(r"^- \d\.\d ", "- ", brief.read_text(encoding="utf-8"), flags=re.M),
                          encoding="utf-8")
+    judge_statements(run)
     checks = run_checklist(run)
     assert not [c for c in checks if c.id.startswith("report.coverage.")]
     assert {c.id for c in checks if not c.ok and c.severity == "error"} == {

@@ -10,6 +10,8 @@ import pytest
 
 from cli_support import clean_env, plan_text, run_cli
 from web_research.run import estimate as est
+from web_research import formats
+from web_research.formats import MAX_VERIFY_ROUNDS
 from web_research.run.budget import budget_for
 
 THREE = {"Pricing models": ["Billing units"], "Enterprise discounts": ["Volume discounts"],
@@ -47,10 +49,13 @@ def test_more_than_three_researchers_take_another_wave_and_deep_counts_its_secon
     assert deep.wall_seconds.high == round(2 * 20 * 6 + 4 * est.CHECKER_SECONDS + est.ORCHESTRATOR_SECONDS)
 
 
-def test_no_tier_line_has_no_checkers() -> None:
+def test_no_tier_line_has_checkers_only_for_statements_of_absence() -> None:
+    """No cited claim is judged, but a report's statements of absence are (checks/absence.py): one
+    checker a round at most, none at least (a report may have none)."""
     result = est.estimate(budget_for(None, 2), UNIT)
-    assert result.budget.checker_agents == 0
-    assert result.input_tokens.high == 2 * 13 * 1000 + est.ORCHESTRATOR_INPUT_TOKENS
+    assert result.budget.checker_agents == 1 + formats.MAX_VERIFY_ROUNDS
+    assert result.input_tokens.high == 2 * 13 * 1000 + result.budget.checker_agents * est.CHECKER_INPUT_TOKENS \
+        + est.ORCHESTRATOR_INPUT_TOKENS
 
 
 def test_tiers_order_by_cost_with_the_documented_averages() -> None:
@@ -155,7 +160,7 @@ def test_estimate_json_and_measured_averages(tmp_path: Path) -> None:
     out = json.loads(result.stdout)
     assert out["run_dir"] == str(run)
     assert out["budget"]["tier"] is None and out["budget"]["claim_check"] is False
-    assert out["budget"]["searches"] == 4 and out["budget"]["checker_agents"] == 0
+    assert out["budget"]["searches"] == 4 and out["budget"]["checker_agents"] == 1 + MAX_VERIFY_ROUNDS
     assert out["averages"] == {"input_tokens": 10_000, "output_tokens": 100, "seconds": 10, "source": "metrics",
                                "researchers": 2, "runs": 1}
     assert out["metrics_files_skipped"] == 1

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from example_run import copy_example, replace_once
+from example_run import copy_example, replace_once, without_verdicts
 from page_server import PageServer
 from web_research import formats
 from web_research.checks.checklist import parse_and_check
@@ -83,7 +83,7 @@ def test_the_cheap_placement_gives_the_context_the_whole_page_map_gives(lines: l
 
 
 def _tiered(tmp_path: Path) -> Path:
-    run = copy_example(tmp_path)
+    run = without_verdicts(copy_example(tmp_path))
     replace_once(run / formats.PLAN_FILE, "## Budget\n", "## Budget\n\nTier: standard\n")
     return run
 

@@ -16,7 +16,7 @@ from web_research.exitcodes import EXIT_CHECK_FAILED, EXIT_OK, EXIT_USAGE
 from web_research.evidence.snapshots import find_snapshot
 from web_research.evidence.quote_links import shown_text, shown_words
 from web_research.report.export import csl_id, date_parts, stated_metadata
-from example_run import copy_example_to
+from example_run import copy_example_to, judge_statements
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "observability-pricing"
@@ -304,6 +304,7 @@ def _table_run(tmp_path: Path) -> Path:
         text = path.read_text(encoding="utf-8").replace(old, TABLE_EXCERPT, 1)
         assert said in text
         path.write_text(text.replace(said, unsaid, 1), encoding="utf-8")
+    judge_statements(run)  # the statements of absence stand against one more stored page
     return run
 
 
@@ -330,3 +331,31 @@ def test_an_excerpt_not_in_its_page_is_annotated_as_written(tmp_path: Path, caps
     changed = [i["target"]["selector"] for i in items if "1.5x" in i["target"]["selector"]["exact"]]
     assert changed and all(set(s) == {"type", "exact"} for s in changed), changed
     assert changed[0]["exact"].startswith("Indexed retention defaults to 15 days.")
+
+
+def test_export_reads_an_archived_page_in_the_charset_its_meta_declares(tmp_path: Path, capsys) -> None:
+    """A page whose response names no charset and whose <meta> does (windows-1251, Cyrillic): export's
+    reading of the archived HTML decodes it as extraction and the checker's context do
+    (evidence/extraction.decode_html), not as cp1252, the fallback for bytes that are no UTF-8."""
+    pytest.importorskip("trafilatura")
+
+    from page_server import PageServer  # noqa: PLC0415
+    from web_research.cli import main  # noqa: PLC0415
+    from web_research.evidence.extraction import decode_html  # noqa: PLC0415
+    from web_research.evidence.snapshots import find_snapshot  # noqa: PLC0415
+    from web_research.report.export import archived_html  # noqa: PLC0415
+
+    said = "\u0422\u0430\u0440\u0438\u0444 \u0441\u0442\u043e\u0438\u0442 4 \u0434\u043e\u043b\u043b\u0430\u0440\u0430"
+    body = ('<html><head><meta charset="windows-1251"><title>Pricing</title></head><body><main>'
+            f"<h1>Pricing</h1><p>{said} per host per month, billed yearly.</p>"
+            + "<p>Filler text about the tier and its limits, for the extractor to keep.</p>" * 20
+            + "</main></body></html>").encode("cp1251")
+    assert decode_html(body, None) == body.decode("cp1251")
+    run = copy_example_to(tmp_path / "run")
+    with PageServer() as server:
+        url = server.serve("/tariff", body, content_type="text/html")
+        assert main(["fetch", url, "--run", str(run), "--allow-loopback"]) == 0, capsys.readouterr().err
+    snap = find_snapshot(run, url)
+    assert said in snap.text()
+    html = archived_html(snap)
+    assert html is not None and said in html

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from example_run import BILLING, COMMITMENTS, EXAMPLE_DIR, copy_example, run_cli
+from example_run import BILLING, COMMITMENTS, EXAMPLE_DIR, copy_example, judge_statements, run_cli, without_verdicts
 from web_research import formats
 from web_research.checks.citation_entries import parse_citations
 from web_research.guard.rules.stop_gate import declares_unverified
@@ -158,6 +158,7 @@ def test_an_old_format_report_is_checked_as_written(tmp_path):
     record = json.loads((run / formats.RUN_STATE_DIR / formats.FINISH_RECORD_FILE).read_text(encoding="utf-8"))
     assert "it is checked as written" in record["notes"][0]
     assert (run / "report.md").read_bytes() == fixture.read_bytes()
+    judge_statements(run)  # its statements of absence, as a checker judges them (every tier)
     assert run_cli("verify", str(run)).returncode == 0
 
 
@@ -246,7 +247,7 @@ def test_rounds_of_fixes_then_the_unverified_object(tmp_path):
 
 
 def test_waiting_for_a_claim_checker_is_no_round_of_fixes(tmp_path):
-    run = copy_example(tmp_path)
+    run = without_verdicts(copy_example(tmp_path))
     plan = run / "plan.md"
     plan.write_text(plan.read_text(encoding="utf-8").replace("## Budget\n", "## Budget\n\nTier: standard\n"),
                     encoding="utf-8")

@@ -107,7 +107,9 @@ def test_a_subtopic_name_of_the_second_wave_is_no_heading(tmp_path: Path) -> Non
                                           ("Retention beyond 400 days", "'400 days'"),
                                           ("The five vendors that overcharge for overages", "'five'"),
                                           ("Top three enterprise plans", "'three'"),
-                                          ("Pricing of the dozen largest vendors", "'the dozen'")])
+                                          ("Pricing of the dozen largest vendors", "'the dozen'"),
+                                          ("Half-price enterprise commitments and overages", "'Half'"),
+                                          ("Double-rate overages", "'Double'")])
 def test_a_subtopic_name_states_no_figure_the_question_does_not(name: str, figures: str) -> None:
     """A name becomes a heading and a Gaps line no check reads against a page, and with
     auto_proceed nobody approves the plan: a figure in it would come from a model's memory."""
@@ -124,7 +126,8 @@ def test_a_subtopic_name_states_no_figure_the_question_does_not(name: str, figur
 @pytest.mark.parametrize("name", ["2026 list prices", "Python 3.12 changes", "The 3 largest vendors",
                                   "HTTP/2 and S3 support", "Retention tiers", "Phase 2 rollout", "Tier 1 support",
                                   "The three largest vendors", "Vendor group five pricing", "Phase two rollout",
-                                  "Pricing in one region", "Vendors with dozens of regions"])
+                                  "Pricing in one region", "Vendors with dozens of regions", "Third-party tools",
+                                  "Double-checked invoices"])
 def test_a_subtopic_name_may_state_what_the_question_states(name: str) -> None:
     from cli_support import plan_text
     from web_research.checks.headings import plan_name_error

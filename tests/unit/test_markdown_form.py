@@ -521,10 +521,16 @@ def test_a_header_cell_over_an_empty_column_is_refused(run_copy: Path, table: st
     "| Vendor | Indexed retention default |\n|---|---|\n| Acme | 15 days[^4] |",
     "| Vendor | Indexed retention default | Source |\n|---|---|---|\n| Acme | 15 days | [^4] |",
     "| Vendor | Indexed retention default | |\n|---|---|---|\n| Acme | 15 days[^4] | |",
+    # the audit's honest form: a first header cell left empty over the row labels
+    "|  | Indexed retention default |\n|---|---|\n| Acme | 15 days[^4] |",
 ])
 def test_honest_tables_pass_and_a_column_of_references_is_read_with_its_header(run_copy: Path, table: str) -> None:
     text = _at("### Billing units and retention tiers", table)
     assert _errors(run_copy, text) == {}
+    if table.startswith("|  |"):  # its columns counted from the empty cell on: a cell beyond them is still refused
+        beyond = _at("### Billing units and retention tiers", table + " Acme was fined |")
+        assert "more cells than its header" in _errors(run_copy, beyond)["report.markdown"].message
+        return
     [claim] = [c for c in find_claims(text) if c.text.startswith("Vendor: Acme")]
     assert ("Source" in claim.text) == ("Source" in table)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from example_run import copy_example, replace_once
+from example_run import copy_example, replace_once, without_verdicts
 from web_research import formats
 from web_research.checks.checklist import parse_and_check
 from web_research.evidence.archive import body_sha256, build_warc
@@ -231,7 +231,7 @@ def _archive(run: Path, url: str, body: bytes) -> None:
 
 
 def test_the_checker_sees_a_table_rows_header_from_the_archived_page(tmp_path: Path) -> None:
-    run = copy_example(tmp_path)
+    run = without_verdicts(copy_example(tmp_path))
     replace_once(run / formats.PLAN_FILE, "## Budget\n", "## Budget\n\nTier: standard\n")
     url = "https://lumenlogs.example/pricing"
     snap = SnapshotIndex.build(run).find(url)

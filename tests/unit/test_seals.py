@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from example_run import copy_example_to
+from example_run import copy_example_to, judge_statements
 from hook_harness import CLI, LAUNCHER, Harness, PreparedHarnesses, recorded
 from web_research.evidence import ledger
 from web_research.checks.checklist import run_checklist
@@ -29,11 +29,12 @@ TRUE_SENTENCE = "Indexed retention defaults to 15 days."
 FORGED_SENTENCE = "Indexed retention defaults to 45 days."
 
 
-def seal_example_run(h: Harness) -> None:
+def seal_example_run(h: Harness, verdicts: bool = True) -> None:
     """Open a run and put the bundled example in it, every file sealed as the hooks seal them:
-    snapshots through a researcher's fetch PostToolUse, briefs and findings at production."""
+    snapshots through a researcher's fetch PostToolUse, briefs and findings at production
+    (`verdicts`: and the verdicts its statements of absence were given, see copy_example_run)."""
     h.start_run()
-    h.copy_example_run(sealed=False)
+    h.copy_example_run(sealed=False, verdicts=verdicts)
     for meta in sorted((h.run_dir / "sources").glob("*.json")):
         assert h.hook(fetch_returned(h, load_snapshot(meta).requested_url)).stdout == ""
     h.seal_as_produced(snapshots=False)
@@ -88,9 +89,12 @@ PY'''
 
 
 def forge(h: Harness) -> None:
-    """The orchestrator's one Bash command: page text, its hash and length, and the excerpt."""
+    """The orchestrator's one Bash command: page text, its hash and length, and the excerpt; and a
+    verdicts file for the statements of absence the forged page now stands against (the forger
+    answers for the checker too), so the folder agrees with itself."""
     proc = h.shell(FORGE.format(run=str(h.run_dir), old=TRUE_SENTENCE, new=FORGED_SENTENCE))
     assert proc.returncode == 0, proc.stderr
+    judge_statements(h.run_dir)
 
 
 # --- the ledger ---------------------------------------------------------------------
@@ -164,7 +168,7 @@ def test_seals_planted_before_start_do_not_seal_the_run(tmp_path: Path):
     assert ledger.seals(ledger_entries(h))
     aside = tmp_path / "aside"
     aside.mkdir()
-    for name in ("plan.md", "report.md", "briefs", "findings", "sources", ".web-research"):
+    for name in ("plan.md", "report.md", "briefs", "findings", "sources", "checks", ".web-research"):
         shutil.move(str(h.run_dir / name), str(aside / name))  # start refuses a folder holding them
     h.start_run()
     assert ledger.seals(ledger_entries(h)) == {}
@@ -317,6 +321,8 @@ def test_the_stop_gate_trusts_the_ledger_not_the_folder_copy(run: Harness):
     forge(run)
     copy = run.run_dir / ".web-research" / "seals.json"
     data = json.loads(copy.read_text())
+    for path in (run.run_dir / "checks").glob("verdicts-*.json"):  # and seals the verdicts it wrote
+        data["seals"].setdefault(f"checks/{path.name}", dict(data["seals"]["checks/verdicts-1.json"]))
     for rel, seal in data["seals"].items():  # the forger rewrites the folder copy too
         digest = ledger.file_sha256(run.run_dir / rel, 1 << 24)
         seal["sha256"], seal["hashes"] = digest, [digest]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from example_run import copy_example, failing, replace_once, run_cli
+from example_run import copy_example, failing, replace_once, run_cli, without_verdicts
 from web_research import formats
 from web_research.checks import absence
 from web_research.checks.checklist import parse_and_check, run_checklist
@@ -33,7 +33,7 @@ PLAN_BUDGET = "## Budget\n\n- Researchers: 3\n- Searches per subagent: 5\n"
 
 def tiered(tmp_path: Path, tier: str = "standard") -> Path:
     """The example run with a Tier line (the bundled example has none: no claim check)."""
-    run = copy_example(tmp_path)
+    run = without_verdicts(copy_example(tmp_path))
     replace_once(run / formats.PLAN_FILE, "## Budget\n", f"## Budget\n\nTier: {tier}\n")
     return run
 
@@ -116,9 +116,15 @@ def test_a_doubted_claim_awaits_two_votes() -> None:
 
 # --- the prompt --------------------------------------------------------------------
 
-def test_no_prompt_without_a_tier_line(tmp_path: Path) -> None:
-    prompt, why = prompt_for_run(copy_example(tmp_path))
-    assert prompt is None and "no Tier: line" in why
+def test_without_a_tier_line_only_statements_of_absence_are_judged(tmp_path: Path) -> None:
+    run = copy_example(tmp_path)  # no Tier: line; its three statements of absence judged (checks/verdicts-1.json)
+    prompt, why = prompt_for_run(run)
+    assert prompt is None and "no Tier: line" in why and "every statement of absence" in why
+    for path in (run / "checks").iterdir():
+        path.unlink()
+    prompt, _why = prompt_for_run(run)
+    assert prompt is not None and prompt.text.count("a statement of absence") == 3 and len(prompt.keys) == 3
+    assert "\nClaim: " not in prompt.text  # no cited claim is judged without a claim check
 
 
 def test_the_prompt_lists_each_distinct_claim_once_with_its_excerpts(tmp_path: Path) -> None:
@@ -156,9 +162,14 @@ def test_claims_json_gives_each_claim_its_check_key(tmp_path: Path) -> None:
 
 # --- the verify rule -----------------------------------------------------------------
 
-def test_a_plan_without_a_tier_line_verifies_as_before(tmp_path: Path) -> None:
-    checks = run_checklist(copy_example(tmp_path))
-    assert not [c for c in checks if c.id.startswith(("report.claims.checked", "report.claims.verdict"))]
+def test_a_plan_without_a_tier_line_judges_only_its_statements_of_absence(tmp_path: Path) -> None:
+    checks = run_checklist(copy_example(tmp_path))  # its three statements carry a person's verdicts
+    assert not [c for c in checks if c.id.startswith(("report.claims.checked", "report.claims.verdict")) and not c.ok]
+    assert any(c.id == "report.claims.checked" and c.ok and "judges no cited claim" in c.message for c in checks)
+    checks = run_checklist(without_verdicts(copy_example(tmp_path, "unjudged")))
+    [unchecked] = [c for c in checks if c.id == "report.claims.checked" and not c.ok]
+    assert "3 cited claim(s) or statement(s) of absence have no current verdict" in unchecked.message
+    assert unchecked.message.count("(statement of absence ") == 3 and "(claim " not in unchecked.message
 
 
 def test_claims_without_verdicts_fail_with_what_to_do(tmp_path: Path) -> None:

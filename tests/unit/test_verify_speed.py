@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from example_run import SCRIPTS_DIR, seal_run
+from example_run import SCRIPTS_DIR, judge_statements, seal_run
 from web_research.run.briefs import brief_hash
 from web_research.checks.citation_entries import render_citation
 from web_research.core.slug import slugify
@@ -58,9 +58,9 @@ def _page_fields(n: int, page: int) -> dict[str, str]:
     }
 
 
-def _store_pages(run: Path, quoted: dict[int, list[str]]) -> None:
+def _store_pages(run: Path, quoted: dict[int, list[str]]) -> list:
     """One snapshot per page, its text holding every excerpt quoted from it among filler
-    paragraphs (about 6 KB a page), sealed in the folder copy as the hooks would."""
+    paragraphs (about 6 KB a page), and the seals the hooks would give them."""
     from web_research.evidence import ledger
     from web_research.evidence.snapshots import store_snapshot
 
@@ -76,7 +76,7 @@ def _store_pages(run: Path, quoted: dict[int, list[str]]) -> None:
         for path, artifact in ((snap.text_path, ledger.SNAPSHOT), (snap.meta_path, ledger.SNAPSHOT_META)):
             entries.append(ledger.entry(ledger.SEAL, "agent", None, artifact=artifact, path=f"sources/{path.name}",
                                         sha256=ledger.file_sha256(path, 1 << 24), url=fields["url"]))
-    seal_run(run, entries)
+    return entries
 
 
 def make_large_run(root: Path, pages: int | None = None) -> Path:
@@ -116,8 +116,10 @@ def make_large_run(root: Path, pages: int | None = None) -> Path:
               + "\n\n## Gaps & Limitations\n\n- The pages read do not state per-GB prices in one unit.\n\n"
               + "## Sources\n\n" + "\n\n".join(report_entries) + "\n")
     (run / "report.md").write_text(report, encoding="utf-8")
-    if pages is not None:
-        _store_pages(run, quoted)
+    entries = _store_pages(run, quoted) if pages is not None else None
+    assert judge_statements(run) is not None  # its statement of absence, judged against the stored pages
+    if entries is not None:
+        seal_run(run, entries)
     return run
 
 
@@ -159,7 +161,7 @@ def test_verify_of_a_large_run_costs_a_bounded_number_of_interpreter_starts(tmp_
         bare.append(_cpu_ms([sys.executable, "-c", "pass"], env)[0])
     assert result.stdout.count('"ok": true') > 5 * 10  # the checks really ran
     if variant == "100 sealed snapshots":
-        assert "1000 verified verbatim" in result.stdout and "210 file(s) sealed and intact" in result.stdout
+        assert "1000 verified verbatim" in result.stdout and "211 file(s) sealed and intact" in result.stdout  # and its verdicts file
     ratio = min(verify) / min(bare)
     assert ratio <= MAX_CPU_RATIO[variant], (
         f"verify {min(verify):.0f} ms of CPU vs python {min(bare):.0f} ms: {ratio:.1f}x (best of {RUNS})")

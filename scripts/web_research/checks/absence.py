@@ -20,17 +20,12 @@ lengths larger than sys.maxsize". So each absence statement (checks/gaps_prose.p
   `report.gaps.absence` at its line, with the passage shown, and the run cannot end verified
   while it stands. An honest "not established" is judged supported and passes.
 
-**Without a checker** (tier `quick`, or a plan with no `Tier:` line) nobody can read the
-passages, so the plugin holds the one thing it can compute (`unjudged_checks`): an absence
-statement fails `report.gaps.absence` when one passage of a stored page holds every key term
-of it within `NEAR_CHARS` characters and two sentences that follow each other (`_said_together`):
-that is where a page most likely states it, and the report
-must not say the pages lack what they may well state. A term is held in any of the words a page
-may say it with (closest_passages.alternatives: inflections, a number in digits or in words,
-the words of its class, "cost" for "price"), so a statement reworded past the page's own words
-is still refused. A statement whose terms no passage holds close together stands.
-This refuses some honest statements (a page may hold every word and still not say it); a
-quick run trades that for having no judge, and the message says how to proceed.
+**In every tier.** A run whose plan has no claim check (tier `quick`, a plan with no `Tier:`
+line) does not judge its cited claims, but it judges its statements of absence all the same:
+they are the one kind of sentence no excerpt backs, and no test the plugin can compute tells a
+page that states a thing in other words from one that does not (a key-term test both refused
+honest statements and passed synonyms: "how long Acme keeps logs" against "retained for 15
+days"). The checker is dispatched only when report.md holds such a statement.
 """
 from __future__ import annotations
 
@@ -42,7 +37,7 @@ from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from .. import formats
 from ..core.result import Check, fail, ok
-from ..evidence.closest_passages import Page, Passage, closest_passages, key_terms, name_terms, span
+from ..evidence.closest_passages import Page, Passage, closest_passages, key_terms, name_terms
 from ..evidence.excerpts import normalize
 from ..evidence.snapshots import SnapshotError, SnapshotIndex, url_key
 from .finish_lines import is_own, own_lines
@@ -56,7 +51,6 @@ KEY_CHARS = 16
 MAX_PAGES_READ = 1000  # snapshots searched; a run's budget stores far fewer
 MAX_CHARS_READ = 100_000_000  # all stored text searched, in characters
 MAX_ITEMS = 40  # absence statements judged; a report with more fails (`_too_many`)
-NEAR_CHARS = 300  # without a checker: the key terms of a statement this close together in a passage refute it
 CHECK_ID = "report.gaps.absence"
 MARK = "a statement of absence"  # how the checker's prompt heads an item
 
@@ -157,38 +151,6 @@ def judged_failures(report: Path, items: Iterable[AbsenceItem], decided: Callabl
             f"{_passages_named(item, reason)}. Drop the statement, or say only what no passage states, or cite "
             "the passage in a claim that says what it states; then run finish again"), report, item.line))
     return checks
-
-
-# Where a sentence ends: its stop and the space after it, or a line break.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
-
-
-def _said_together(text: str, terms: Sequence[str], names: frozenset[str]) -> bool:
-    """Whether `text` holds every term within `NEAR_CHARS` characters and within two sentences
-    that follow each other: a page says a thing in a sentence, or in one and the next ("Northwind
-    stores logs for 30 days. Retention costs $0.10 per GB."); a page that names Northwind, then
-    prices ingestion, then gives cold storage in a third sentence does not say Northwind's
-    retention price."""
-    if span(text, terms, names) is None:
-        return True  # the search found them where this reading does not: refused, as before
-    sentences = [s for s in _SENTENCE_END.split(text) if s.strip()] or [text]
-    return any((span(" ".join(sentences[i:i + 2]), terms, names) or NEAR_CHARS + 1) <= NEAR_CHARS
-               for i in range(len(sentences)))
-
-
-def unjudged_checks(report: Path, items: Sequence[AbsenceItem], why_partial: str | None) -> list[Check]:
-    """`report.gaps.absence` in a run with no claim-checker (see the module docstring)."""
-    checks = []
-    for item in items:
-        close = next((p for p in item.passages if set(p.terms) >= set(item.terms)
-                      and _said_together(p.text, item.terms, item.names)), None) if item.terms else None
-        if close is not None:
-            checks.append(fail(CHECK_ID, (
-                f"line {item.line}: \"{_short(item.text, 160)}\": a stored page holds every word of it in one "
-                f"passage, {_passage(close)}. This tier has no claim-checker to read it, so Gaps & Limitations "
-                "may not say the pages lack it: drop the statement, or cite the passage in a claim that says what "
-                "it states"), report, item.line))
-    return checks + _too_many(report, items, why_partial)
 
 
 def summary(report: Path, items: Sequence[AbsenceItem], why_partial: str | None) -> list[Check]:

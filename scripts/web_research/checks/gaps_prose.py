@@ -30,7 +30,7 @@ from ..core.result import Check, fail, ok
 from .claims import Sentence, header_cells, lead_for, lead_ins, sentences_of
 from .report import Report
 from .report_references import valid_label
-from ..core.clip import clip
+from ..core.clip import quoted
 
 GAPS = formats.REPORT_SECTIONS[2]
 RECORDED, CLAIM, ABSENCE, FIXED, UNCONFIRMED, OTHER = "recorded", "claim", "absence", "fixed", "unconfirmed", "other"
@@ -236,13 +236,9 @@ def gaps_sentences(report: Report, own: Callable[[str], bool], names: Sequence[s
     return out
 
 
-def _quote(text: str, limit: int = 90) -> str:
-    return '"' + clip(text, limit) + '"'
-
-
 def gaps_form_check(path: Path, sentences: Sequence[GapsSentence]) -> Check:
     """`report.gaps.form`: every sentence of Gaps & Limitations takes one of the forms above."""
-    problems = [(s.line, _quote(s.text)) for s in sentences if s.form == OTHER]
+    problems = [(s.line, quoted(s.text)) for s in sentences if s.form == OTHER]
     if not problems:
         return ok("report.gaps.form", "every sentence of Gaps & Limitations takes an allowed form", path)
     shown = "; ".join(f"line {line}: {what}" for line, what in problems[:MAX_LISTED])

@@ -263,12 +263,14 @@ _WORD_HINT = re.compile(r"\b(?:(?:" + _NUMBER_WORD + r")(?:\b|" + number_words_t
 # and "quarter" alone are ordinals or periods ("a third vendor", "each quarter"), so a singular one
 # is a share only where a share reads: "a third of", "by a quarter", "a third cheaper", or
 # closing its clause; "half" after "first", "second"... is a period, and a hyphenated word
-# ("half-day", "double-check", "third-party") is no figure.
+# ("half-day", "double-check", "third-party") is no figure, but for one of price ("half-price",
+# "half-off", "double-rate": what "50% off" or "2x the rate" states).
 _DENOMINATOR = "|".join(sorted((w for w in number_words_table.DENOMINATORS if not w.startswith("hal")),
                                key=len, reverse=True))
 _SHARES = re.compile(
     r"\b(?:(half|halved|halves|halving)|(" + "|".join(number_words_table.NUMERATORS) + r")[\s-]+(" + _DENOMINATOR
-    + r")|(" + "|".join(sorted(number_words_table.MULTIPLES, key=len, reverse=True)) + r"))\b(?!-[A-Za-z])", re.I)
+    + r")|(" + "|".join(sorted(number_words_table.MULTIPLES, key=len, reverse=True))
+    + r"))\b(?!-(?!(?:price[ds]?|priced|off|rates?|costs?|fees?)\b)[A-Za-z])", re.I)
 _SHARE_HINTS = ("half", "halv", "third", "quarter", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
                 "twentieth", "hundredth", "thousandth", "doubl", "twice", "tripl", "thrice", "quadrupl")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")

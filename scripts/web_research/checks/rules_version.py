@@ -30,7 +30,7 @@ from typing import NamedTuple, Sequence
 
 from ..core.result import Check
 
-RULES_VERSION = 2
+RULES_VERSION = 3
 UNRECORDED_VERSION = 1  # a run whose start record names no rules version
 VERDICT_CHECK = "report.claims.checked"
 
@@ -63,6 +63,9 @@ CHANGES: tuple[RuleChange, ...] = (
                "(issue 44)"),
     RuleChange(2, ("*.citations.title",), False, "a cited title is its page's own (issue 43)"),
     RuleChange(2, ("*.citations.verbatim",), False, "an excerpt starts and ends at whole figures (issue 37)"),
+    RuleChange(3, (VERDICT_CHECK, "report.gaps.absence"), False,
+               "statements of absence are judged by the claim-checker in every tier, the quick tier and plans with "
+               "no Tier: line included (issue 43): such a statement needs a verdict"),
 )
 
 

@@ -54,16 +54,12 @@ from .report import Report
 from .report_references import EXAMPLE, SHAPE, valid_label
 from ..core.result import Check, fail, ok
 from ..core.markdown_doc import REF, TEXT, Block
-from ..core.clip import clip
+from ..core.clip import quoted
 
 TLDR, FINDINGS, GAPS, SOURCES = formats.REPORT_SECTIONS
 MAX_LISTED = 6
 _SPACES = re.compile(r"\s+")
 _MARK_TEXT = re.compile(r"\[\^[^\]\s]*\]")
-
-
-def _quote(text: str, limit: int = 90) -> str:
-    return '"' + clip(text, limit) + '"'
 
 
 def _figures(found: Iterable) -> str:
@@ -163,13 +159,13 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
                     continue  # nothing to read (an empty cell row, a lone image)
                 stated = [q for s in sentences for q in _stated(s.text)]
                 what = "row" if block.kind == "row" else "item" if block.item else "paragraph"
-                uncited.append((block.line, f"{what} {_quote(words)}" + (f" states {_figures(stated)}" if stated else "")))
+                uncited.append((block.line, f"{what} {quoted(words)}" + (f" states {_figures(stated)}" if stated else "")))
                 continue
             for sentence in sentences:
                 if not _cited(sentence):
                     stated = _stated(sentence.text)
                     if stated:
-                        figure_problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
+                        figure_problems.append((sentence.line, f"{quoted(sentence.text)} states {_figures(stated)}"))
         where = "TL;DR bullet or paragraph" if name == TLDR else "Findings paragraph, item or table row"
         checks.append(_listed(
             check_id, path, uncited, f"every {where} carries a reference",
@@ -181,7 +177,7 @@ def statement_checks(path: Path, report: Report, subtopic_names: Iterable[str] =
                 text = plain_text(_MARK_TEXT.sub("", heading.text))
                 stated = _heading_figures(text, asked, cited)
                 if stated and " ".join(text.split()).casefold() not in names:
-                    heading_problems.append((heading.line, f"{_quote(text)} states {_figures(stated)}"))
+                    heading_problems.append((heading.line, f"{quoted(text)} states {_figures(stated)}"))
     if report.section(TLDR) is not None or report.section(FINDINGS) is not None:
         checks.append(_listed(
             "report.figures.uncited", path, figure_problems,
@@ -222,7 +218,7 @@ def _gaps_check(path: Path, report: Report, bullet_ids: set[str], own: Callable[
                     asked = [q for text in planned for q in figures_in(text)]
                 stated = [q for q in stated if not any(q.matches(other) for other in asked)]
             if stated:
-                problems.append((sentence.line, f"{_quote(sentence.text)} states {_figures(stated)}"))
+                problems.append((sentence.line, f"{quoted(sentence.text)} states {_figures(stated)}"))
     return _listed(
         "report.gaps.figures", path, problems, "Gaps & Limitations states no figure without a reference",
         "Gaps & Limitations says what is not established: say it without the figure (a figure the plan states may "

@@ -40,8 +40,10 @@ partial or unsupported is judged by VOTERS - 1 more checkers, one at a time,
 and the majority of the VOTERS verdicts decides (a three-way split is
 partial). Claims found supported are never voted on.
 
-Only runs whose plan's effective budget has `claim_check` are checked; a plan
-with no `Tier:` line verifies as before. Everything here but the loaders is pure.
+Cited claims are judged only in runs whose plan's effective budget has `claim_check`;
+statements of absence are judged in every run (a tier with no claim check, a plan with
+no `Tier:` line): they are the one kind of sentence in report.md that no excerpt backs,
+so without a judge nothing would read them (issue 43). Everything here but the loaders is pure.
 """
 from __future__ import annotations
 
@@ -230,10 +232,16 @@ def pending_verdicts(run_dir: Path, parsed: ParsedRun) -> list[Pending]:
     if parsed.plan is None or parsed.report is None or parsed.report_path is None:
         return []
     budget = effective_budget(parsed.plan)
-    if not budget.claim_check:
-        return []
-    return _pending(report_records(parsed), absence.run_items(parsed)[0],
+    return _pending(judged_records(parsed), absence.run_items(parsed)[0],
                     verdicts_by_claim(verdict_files(run_dir)), budget.voting)
+
+
+def judged_records(parsed: ParsedRun) -> list[ClaimRecord]:
+    """The cited claims the claim-checker judges: every one in a run with a claim check, none
+    in a run without one (its statements of absence are judged all the same)."""
+    if parsed.plan is None or not effective_budget(parsed.plan).claim_check:
+        return []
+    return report_records(parsed)
 
 
 def _pending(records: Sequence[ClaimRecord], absences: Sequence[absence.AbsenceItem],
@@ -252,14 +260,15 @@ def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
     """`checks.verdicts` (warning: a verdicts file that cannot be used), `report.claims.checked` (claims
     and statements of absence without a decided verdict), `report.claims.verdict` (error: a claim judged
     unsupported, or partial; in Gaps & Limitations too, where a cited sentence is a claim like any other)
-    and `report.gaps.absence` (absence.py). Without a claim check, only absence.py's rule for that case."""
+    and `report.gaps.absence` (absence.py). Without a claim check, statements of absence only."""
     if parsed.plan is None or parsed.report is None or parsed.report_path is None:
         return []
     budget = effective_budget(parsed.plan)
     report = parsed.report_path
     absences, unsearched = absence.run_items(parsed)
-    if not budget.claim_check:
-        return absence.unjudged_checks(report, absences, unsearched)
+    records = judged_records(parsed)
+    if not budget.claim_check and not absences:
+        return []
     files = verdict_files(run_dir)
     checks: list[Check] = []
     for f in files:
@@ -270,7 +279,6 @@ def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
                                + ". Its claims count as unchecked: dispatch a claim-checker again with "
                                + formats.dispatch_call(f"{formats.DISPATCH_CHECK_LABEL} {run_dir}"), Path(run_dir) / f.rel,
                                severity="warning"))
-    records = report_records(parsed)
     known = verdicts_by_claim(files)
     gaps = _gaps_lines(parsed)
     unchecked: list[str] = []
@@ -307,9 +315,10 @@ def verdict_checks(run_dir: Path, parsed: ParsedRun) -> list[Check]:
                 "finish again; repeat while this check fails"), report, None))
     if (records or absences) and not unchecked and not awaiting:
         statements = f" and {len(absences)} statement(s) of absence" if absences else ""
-        checks.insert(0, ok("report.claims.checked",
-                            f"{len(unique_by_key(records))} distinct cited claim(s){statements} have a current verdict",
-                            report))
+        judged = (f"{len(unique_by_key(records))} distinct cited claim(s){statements} have a current verdict"
+                  if budget.claim_check else
+                  f"{len(absences)} statement(s) of absence have a current verdict (this run's plan judges no cited claim)")
+        checks.insert(0, ok("report.claims.checked", judged, report))
     checks += absence.summary(report, absences, unsearched)
     return checks
 
@@ -318,23 +327,17 @@ def absence_states(run_dir: Path, parsed: ParsedRun, shown: str = formats.REPORT
     """Each statement of absence of report.md with its state, as `claims --json` lists it beside the
     claims: its line, words, key, key terms, the passages shown against it, and `state`: the
     decided verdict (`supported`: it stands; `partial`, `unsupported`: a stored page states it),
-    `unchecked` or `awaiting votes`; in a run without a claim check, `refused` (a passage holds
-    its terms close together: absence.unjudged_checks) or `stands`."""
+    `unchecked` or `awaiting votes`, in every tier."""
     if parsed.plan is None or parsed.report is None:
         return []
     items, _why = absence.run_items(parsed)
     budget = effective_budget(parsed.plan)
-    report = parsed.report_path or Path(run_dir) / formats.REPORT_FILE
-    if not budget.claim_check:
-        refused = {c.line for c in absence.unjudged_checks(report, items, None) if not c.ok}
-        decided = {item.key: ("refused" if item.line in refused else "stands", "") for item in items}
-    else:
-        known = verdicts_by_claim(verdict_files(run_dir))
-        decided = {}
-        for item in items:
-            decision = decide(known.get(item.key, []), budget.voting)
-            decided[item.key] = (decision.verdict or ("awaiting votes" if decision.votes_needed else "unchecked"),
-                                 decision.reason)
+    known = verdicts_by_claim(verdict_files(run_dir))
+    decided = {}
+    for item in items:
+        decision = decide(known.get(item.key, []), budget.voting)
+        decided[item.key] = (decision.verdict or ("awaiting votes" if decision.votes_needed else "unchecked"),
+                             decision.reason)
     return [{"file": shown, "line": item.line, "text": item.text, "check": item.key, "terms": list(item.terms),
              "state": decided[item.key][0], "reason": decided[item.key][1],
              "passages": [{"url": p.url, "title": p.title, "text": p.text} for p in item.passages]}

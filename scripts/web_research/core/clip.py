@@ -28,3 +28,8 @@ def clip(text: str, limit: int, collapse: bool = True) -> str:
         if space >= room * (1 - _WORD_SLACK):
             head = head[:space]
     return head.rstrip() + ELLIPSIS
+
+
+def quoted(text: str, limit: int = 90) -> str:
+    """`text` clipped to `limit` in double quotes: how a message quotes a sentence of a run's file."""
+    return '"' + clip(text, limit) + '"'

@@ -324,11 +324,12 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
         elif kind == "table_close" and rows < 2:
             forms.append(Form(FORM_EMPTY_TABLE, table_line, "", len(containers)))
         elif kind == "tr_open":
-            row, row_line, cursor = [], token.map[0] + offset, 0
+            row, row_line, cursor, cells = [], token.map[0] + offset, 0, 0
             rows += 1
         elif kind == "inline" and row is not None:
-            if row:
+            if cells:  # a border before every cell but the first, an empty first cell's too
                 row.append(Span(CELL, "", row_line))
+            cells += 1
             raw = lines[row_line - offset] if row_line - offset < len(lines) else ""
             at = raw.find(token.content, cursor) if token.content else -1
             cursor = at + len(token.content) if at >= 0 else cursor
@@ -337,7 +338,7 @@ def parse_markdown(text: str, first_line: int = 1) -> Document:
                 forms.extend(_inline_forms(token, row_line, len(containers)))
         elif kind == "tr_close" and row is not None:
             if rows == 1:
-                columns = sum(1 for span in row if span.kind == CELL) + 1
+                columns = cells
             elif row_line - offset < len(lines):
                 extra = [c for c in _row_cells(lines[row_line - offset])[columns:] if c.strip()]
                 if extra:

@@ -186,6 +186,17 @@ def clean_text(text: str) -> str:
     return _BLANK_RUNS.sub("\n\n", text).strip()
 
 
+def decode_html(body: bytes, charset: str | None) -> str:
+    """An HTML page's text: in the charset its response declared, else the one its `<meta>` declares
+    in its first 4 KB, else UTF-8 (else cp1252, replacing). The one reading of a page's markup that
+    extraction, the checker's context (structure_child) and export share, so all three read the
+    same characters."""
+    if not charset:
+        declared = _META_CHARSET.search(body[:4096])
+        charset = declared.group(1).decode("ascii", "replace") if declared else None
+    return _decode(body, charset)
+
+
 def _decode(body: bytes, charset: str | None) -> str:
     for candidate in (charset, "utf-8"):
         if not candidate:
@@ -215,11 +226,7 @@ def _extract_html(page: FetchedPage) -> PageText:
     from . import page_blocks  # lazy: needs lxml, from the fetch extra
 
     logging.getLogger("trafilatura").setLevel(logging.CRITICAL)
-    charset = page.charset
-    if not charset:
-        declared = _META_CHARSET.search(page.body[:4096])
-        charset = declared.group(1).decode("ascii") if declared else None
-    markup = _decode(page.body, charset)
+    markup = decode_html(page.body, page.charset)
     title = _html_title(markup)
     tree = trafilatura.load_html(markup)  # parsed once; trafilatura.extract works on a copy
     if tree is not None:

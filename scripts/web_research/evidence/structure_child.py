@@ -120,7 +120,7 @@ def page_structures(requests: Sequence[PageRequest], timeout_s: float = TIMEOUT_
 def _markup(entry: dict, bodies: list[bytes]) -> str | None:
     """The page's HTML as text: the body given, or the archived one read back and checked."""
     from .archive import ArchiveError, check_body, read_warc  # warcio: fetch's libraries, only in the child
-    from .extraction import _META_CHARSET, _decode  # lxml: fetch's libraries, only in the child
+    from .extraction import decode_html  # lxml: fetch's libraries, only in the child
 
     charset = entry.get("charset")
     if "body" in entry:
@@ -140,10 +140,7 @@ def _markup(entry: dict, bodies: list[bytes]) -> str | None:
                 return None  # a PDF or plain text: its stored text is all the structure there is
     if body.startswith(b"%PDF-"):
         return None
-    if not charset:
-        declared = _META_CHARSET.search(body[:4096])
-        charset = declared.group(1).decode("ascii", "replace") if declared else None
-    return _decode(body, charset)
+    return decode_html(body, charset)
 
 
 def _answer(entry: dict, bodies: list[bytes]) -> list[dict | None]:

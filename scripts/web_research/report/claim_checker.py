@@ -22,7 +22,7 @@ from ..checks.claims import ClaimRecord, run_excerpt_contexts
 from ..evidence.conditions import Condition, dropped_conditions
 from ..evidence.excerpt_context import ExcerptContext
 from ..checks.parsed_run import ParsedRun
-from ..checks.verdicts import (VerdictFile, decide, next_file_number, report_records, unique_by_key, verdict_files,
+from ..checks.verdicts import (VerdictFile, decide, judged_records, next_file_number, unique_by_key, verdict_files,
                                verdicts_by_claim)
 from ..run.budget import effective_budget
 from ..core.clip import clip
@@ -222,15 +222,16 @@ def prompt_for_run(run_dir: Path, parsed: ParsedRun) -> tuple[CheckerPrompt | No
         return None, (f"{formats.PLAN_FILE} {problem.reason}" if problem is not None
                       else f"{formats.PLAN_FILE} is missing or does not parse; run verify")
     budget = effective_budget(parsed.plan)
-    if not budget.claim_check:
-        tier = f"tier {budget.tier}" if budget.tier else "no Tier: line"
-        return None, f"this run's plan ({tier}) has no claim check"
     if parsed.report is None:
         problem = parsed.unreadable.get(Path(run_dir) / formats.REPORT_FILE)
         return None, (f"{formats.REPORT_FILE} {problem.reason}" if problem is not None
                       else f"{formats.REPORT_FILE} is missing; write it first")
-    prompt = render_prompt(Path(run_dir), report_records(parsed), verdict_files(Path(run_dir)), budget.voting,
+    prompt = render_prompt(Path(run_dir), judged_records(parsed), verdict_files(Path(run_dir)), budget.voting,
                            run_excerpt_contexts(parsed), run_absence_items(parsed)[0])
     if prompt is None:
+        if not budget.claim_check:
+            tier = f"tier {budget.tier}" if budget.tier else "no Tier: line"
+            return None, (f"this run's plan ({tier}) judges no cited claim, and every statement of absence of "
+                          f"{formats.REPORT_FILE} has a current verdict")
         return None, "every cited claim and statement of absence of report.md has a current verdict"
     return prompt, ""

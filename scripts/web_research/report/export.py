@@ -123,14 +123,14 @@ def archived_html(snap: Snapshot | None) -> str | None:
         return None
     try:
         from ..evidence.archive import ArchiveError, read_warc  # lazy: warcio, the fetch extra
-        from ..evidence.extraction import _decode  # lazy: only an export with archived pages reads one
+        from ..evidence.extraction import decode_html  # lazy: only an export with archived pages reads one
     except ImportError:
         return None
     try:
         replayed = read_warc(snap.archive_path, snap.run_dir)
     except (ArchiveError, ImportError):
         return None
-    return _decode(replayed.page.body, replayed.page.charset)
+    return decode_html(replayed.page.body, replayed.page.charset)
 
 
 def text_content(html: str) -> str | None:

@@ -21,7 +21,9 @@ and those stages agree:
 - the claim check judges report.md's cited claims: one `claim-checker` agent per
   round, and with voting `VOTERS - 1` more on the claims it found partial or
   unsupported; a round for the first check and one after each of the
-  `MAX_VERIFY_ROUNDS` rounds of fixes at most.
+  `MAX_VERIFY_ROUNDS` rounds of fixes at most. A tier without a claim check still
+  has one checker a round judge the report's statements of absence, when it has any
+  (checks/absence.py).
 Nothing here imports more than formats.py: hooks may call it on a hot path.
 """
 from __future__ import annotations
@@ -124,10 +126,9 @@ class Budget(NamedTuple):
 
     @property
     def checkers_per_round(self) -> int:
-        """Checkers of one round of the claim check: one, and with voting the voters it calls."""
-        if not self.claim_check:
-            return 0
-        return VOTERS if self.voting else 1
+        """Checkers of one round at most: one, and with voting the voters it calls. Without a claim
+        check, the one that judges statements of absence (none when the report has none)."""
+        return VOTERS if self.claim_check and self.voting else 1
 
     @property
     def checker_agents(self) -> int:

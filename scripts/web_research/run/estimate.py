@@ -142,7 +142,7 @@ def estimate(budget: Budget, averages: CallAverages = DEFAULT_AVERAGES, prices: 
     calls_low = math.ceil(calls_high * LOW_USE)
     first, parallel = budget.first_wave_researchers, budget.max_parallel
     researchers_low, researchers_high = first, budget.researchers
-    checkers_low = budget.checkers_per_round
+    checkers_low = budget.checkers_per_round if budget.claim_check else 0  # absence statements are optional
     checkers_high = budget.checker_agents
 
     def roles(researchers: int, calls: int, checkers: int) -> dict[str, tuple[float, float]]:
@@ -250,10 +250,10 @@ def estimate_lines(run_dir: Path, result: Estimate, data: Path, skipped: int) ->
     """The estimate as people read it at the review gate."""
     b = result.budget
     tier = f"tier: {b.tier}" if b.tier else "no Tier line in plan.md: the budget of plans written before tiers"
-    checks = "no claim check" if not b.claim_check else (
-        f"the report's claims: 1 checker and {b.checkers_per_round - 1} voters a round" if b.voting
-        else "the report's claims: 1 checker a round") + (
-        f", {CHECK_ROUNDS} rounds at most" if b.claim_check else "")
+    checks = ("no claim check; 1 checker a round for statements of absence, only if the report has any"
+              if not b.claim_check else
+              f"the report's claims: 1 checker and {b.checkers_per_round - 1} voters a round" if b.voting
+              else "the report's claims: 1 checker a round") + f", {CHECK_ROUNDS} rounds at most"
     wave = (f"allowed: up to {b.researchers - b.first_wave_researchers} more researchers after the first findings"
             if b.second_wave else "not allowed")
     a = result.averages
