@@ -116,8 +116,8 @@ def test_an_absence_statement_is_read_with_what_it_says_is_missing(statement: st
     "The cited excerpts quote its rows but not its header row.",
     "The pages read do not matter: Acme was fined.",  # an absence form's words, no verb of saying
     "Acme was fined, and the pages read do not state why.",  # the form not first
-    # an absence form carrying a second clause that asserts (the checker is shown the whole, but a
-    # quick tier has no checker): each is no statement of absence, so report.gaps.form refuses it
+    # an absence form carrying a second clause that asserts (the checker is shown the whole; the form
+    # keeps the assertion out whatever it judges): each is no statement of absence, so report.gaps.form refuses it
     "The pages read do not state Acme's Standard price, which was withdrawn after a data breach.",
     "The pages read do not state Acme's archive price; Acme was fined for hiding it.",
     "No page read gives Acme's archive price because Acme hides its fees.",
@@ -360,13 +360,10 @@ def _run_in_tier(root: Path, tier: str | None, gaps: str) -> Path:
 
 
 def test_without_a_claim_check_a_statement_of_absence_is_judged_all_the_same(tmp_path: Path) -> None:
-    """A plan with no Tier: line (the quick tier's budget, whose 2 subtopics this run's 3 exceed: the
-    same `claim_check` false) judges no cited claim, but a statement that the pages lack something
-    goes before the checker with the passages closest to it: the audit's synonyms ("how long Acme
-    keeps logs" against "retained for 15 days") passed a key-term test, which refused honest ones."""
-    from web_research.run.budget import TIERS  # noqa: PLC0415
-
-    assert not TIERS["quick"].claim_check
+    """A plan with no Tier: line (older runs, hand-written plans) judges no cited claim, but a
+    statement that the pages lack something goes before the checker with the passages closest to
+    it: the audit's synonyms ("how long Acme keeps logs" against "retained for 15 days") passed the
+    key-term test that stood in for a judge there, which also refused honest ones."""
     tier = None
     attack = "- No page read says whether len() may exceed sys.maxsize.\n"
     run = _run_in_tier(tmp_path / "attack", tier, attack)

@@ -47,7 +47,8 @@ def test_the_suggested_tiers() -> None:
     quick, standard, deep = (TIERS[name] for name in ("quick", "standard", "deep"))
     assert DEFAULT_TIER == "standard"
     assert (quick.max_subtopics, quick.searches, quick.page_reads) == (2, 3, 4)
-    assert not (quick.claim_check or quick.voting or quick.second_wave)
+    # every tier judges its cited claims: a claim no model read would reach the person unread (issue 43)
+    assert quick.claim_check and not (quick.voting or quick.second_wave)
     assert (standard.searches, standard.page_reads, standard.claim_check, standard.voting, standard.second_wave) == (
         5, 8, True, False, False)
     assert (deep.max_subtopics, deep.searches, deep.page_reads) == (5, 8, 12)
@@ -120,7 +121,7 @@ def test_upper_bounds_follow_the_budget() -> None:
     assert deep.checker_agents == (1 + formats.MAX_VERIFY_ROUNDS) * VOTERS
     assert budget_for("deep", 5).researchers == 5 + formats.MAX_SECOND_WAVE_SUBTOPICS
     quick = effective_budget(_plan("Tier: quick"))
-    # no claim check, but one checker a round for the report's statements of absence (checks/absence.py)
+    # one checker a round, no voting
     assert (quick.researchers, quick.searches, quick.page_reads, quick.checker_agents) == \
         (2, 6, 8, 1 + formats.MAX_VERIFY_ROUNDS)
     assert quick.to_json()["checker_agents"] == 1 + formats.MAX_VERIFY_ROUNDS and quick.to_json()["tier"] == "quick"

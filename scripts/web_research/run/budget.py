@@ -74,9 +74,10 @@ class TierDefaults(NamedTuple):
 
 
 TIERS: dict[str, TierDefaults] = {
-    # quick: a fast look; two angles, a few pages each, nothing checked twice.
+    # quick: a fast look; two angles, a few pages each, nothing checked twice. Its claims are
+    # judged all the same: a cited claim no model reads would reach the person unread (issue 43).
     TIER_QUICK: TierDefaults(TIER_QUICK, max_subtopics=2, searches=3, page_reads=4,
-                             claim_check=False, voting=False, second_wave=False),
+                             claim_check=True, voting=False, second_wave=False),
     # standard: the default run (3 subtopics is typical, up to 5 allowed); every
     # findings file gets one model check.
     TIER_STANDARD: TierDefaults(TIER_STANDARD, max_subtopics=MAX_SUBTOPICS, searches=DEFAULT_SEARCH_BUDGET,
