@@ -20,7 +20,7 @@ lengths larger than sys.maxsize". So each absence statement (checks/gaps_prose.p
   `report.gaps.absence` at its line, with the passage shown, and the run cannot end verified
   while it stands. An honest "not established" is judged supported and passes.
 
-**In every tier.** A run whose plan has no claim check (tier `quick`, a plan with no `Tier:`
+**In every tier.** A run whose plan has no claim check (a plan with no `Tier:`
 line) does not judge its cited claims, but it judges its statements of absence all the same:
 they are the one kind of sentence no excerpt backs, and no test the plugin can compute tells a
 page that states a thing in other words from one that does not (a key-term test both refused

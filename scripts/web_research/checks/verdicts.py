@@ -41,8 +41,8 @@ and the majority of the VOTERS verdicts decides (a three-way split is
 partial). Claims found supported are never voted on.
 
 Cited claims are judged only in runs whose plan's effective budget has `claim_check`;
-statements of absence are judged in every run (a tier with no claim check, a plan with
-no `Tier:` line): they are the one kind of sentence in report.md that no excerpt backs,
+statements of absence are judged in every run (a plan with no `Tier:` line, which has no claim
+check, included): they are the one kind of sentence in report.md that no excerpt backs,
 so without a judge nothing would read them (issue 43). Everything here but the loaders is pure.
 """
 from __future__ import annotations
